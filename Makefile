@@ -1,0 +1,107 @@
+# perfcard - see README.md. `make demo` and `make test` are the two commands.
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+CUDA_HOME ?= /usr/local/cuda
+VERSION   := 0.1.0
+BUILD     ?= build
+OPT       ?= -O2 -g
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+SAN       ?=
+
+REQUIRED  := libcjson cairo zlib
+HAVE_REQ  := $(shell $(PKG_CONFIG) --exists $(REQUIRED) 2>/dev/null && echo 1 || echo 0)
+HAVE_SQLITE := $(shell $(PKG_CONFIG) --exists sqlite3 2>/dev/null && echo 1 || echo 0)
+HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti.h && \
+                ( test -f $(CUDA_HOME)/lib64/libcupti.so || test -f $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so ) && echo 1 || echo 0)
+
+ifeq ($(MAKECMDGOALS),)
+  NEED_BUILD := 1
+endif
+ifneq ($(filter all demo test bench fuzz $(BUILD)/%,$(MAKECMDGOALS)),)
+  NEED_BUILD := 1
+endif
+ifeq ($(NEED_BUILD),1)
+ifeq ($(HAVE_SQLITE),0)
+  $(info perfcard: Nsight Systems / nvprof SQLite input: off (no sqlite3.pc; install libsqlite3-dev))
+endif
+ifeq ($(HAVE_CUPTI),0)
+  $(info perfcard: CUPTI capture library: off (no cupti.h and libcupti.so under CUDA_HOME=$(CUDA_HOME)))
+endif
+endif
+
+PKGS      := $(REQUIRED) $(if $(filter 1,$(HAVE_SQLITE)),sqlite3)
+CPPFLAGS  += -D_GNU_SOURCE -DPC_VERSION=\"$(VERSION)\" -DPC_HAVE_SQLITE=$(HAVE_SQLITE) -DPC_HAVE_CUPTI=$(HAVE_CUPTI)
+CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
+LDFLAGS   += $(SAN)
+
+LIB_SRC   := $(filter-out src/cli/main.c src/capture/%,$(wildcard src/*/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
+EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
+TEST_SRC  := $(wildcard tests/unit/*.c)
+
+.PHONY: all demo test check-deps deps bench fuzz clean
+all: $(BUILD)/perfcard $(BUILD)/gentrace
+
+deps:
+	@sh tools/setup.sh build
+
+$(BUILD)/%.o: %.c $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/embedded.c: $(EMBED) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libperfcard.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/gentrace: tools/gentrace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $< -lm
+
+$(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard src/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -c $< -o $@
+
+# ---- the two commands -------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@$(BUILD)/perfcard report examples/resnet-mini.pt.trace.json.gz -o out/demo
+
+test: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
+	@sh tests/run.sh
+
+# ---- measurement -------------------------------------------------------
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh tools/bench.sh
+
+FUZZ_TIME ?= 60
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
+	    SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libperfcard.a
+	clang $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined $(shell $(PKG_CONFIG) --cflags $(PKGS)) \
+	    tests/fuzz/fuzz_kineto.c build/fuzz/libperfcard.a $(LDLIBS) -o build/fuzz/fuzz_kineto
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_kineto -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=5 build/fuzz/corpus tests/fuzz/seeds
+
+clean:
+	rm -rf build out

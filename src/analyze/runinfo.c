@@ -1,0 +1,66 @@
+/* Run info: what the trace is, what it holds, on which devices. */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include <string.h>
+
+static const char *cpu_kind_key[CPU_KIND_COUNT] = {"cpu_op", "user_annotation", "python_function",
+                                                   "cuda_runtime", "cuda_driver", "dataloader"};
+static const char *gpu_kind_key[GPU_KIND_COUNT] = {"kernel", "memcpy", "memset", "gpu_annotation", "gpu_sync"};
+
+void an_runinfo(const pc_trace *t, const pc_analyze_opts *o, cJSON *s) {
+    cJSON *ri = sj_obj(s, "run");
+    sj_str(ri, "input", o && o->input_name ? o->input_name : "");
+    sj_str(ri, "format", strtab_get(&t->strs, t->source_format));
+    sj_str(ri, "schema", t->schema_2021 ? "kineto-2021" : "kineto-current");
+    sj_int(ri, "file_bytes", (int64_t)t->stats.file_bytes);
+    sj_int(ri, "parsed_bytes", (int64_t)t->stats.bytes);
+    sj_int(ri, "start_us", t->t_min / 1000);
+    sj_int(ri, "span_ns", t->t_max - t->t_min);
+    cJSON *ev = sj_obj(ri, "events");
+    sj_int(ev, "total", t->stats.events);
+    for (int k = 0; k < CPU_KIND_COUNT; k++) sj_int(ev, cpu_kind_key[k], t->count_cpu[k]);
+    for (int k = 0; k < GPU_KIND_COUNT; k++) sj_int(ev, gpu_kind_key[k], t->count_gpu[k]);
+    sj_int(ev, "memory", (int64_t)t->nmem);
+    sj_int(ev, "counter_samples", (int64_t)t->nctr);
+    sj_int(ev, "flows", t->stats.flows);
+    sj_int(ev, "metadata", t->stats.metadata);
+    sj_int(ev, "unknown", t->stats.unknown);
+    sj_int(ev, "invalid", t->stats.bad_fields);
+    cJSON *uc = sj_arr(ri, "unknown_categories");
+    for (int i = 0; i < t->nunknown_cat; i++) {
+        cJSON *u = cJSON_CreateObject();
+        sj_str(u, "category", t->unknown_cat[i] ? strtab_get(&t->strs, t->unknown_cat[i]) : "(none)");
+        sj_int(u, "count", t->unknown_cat_n[i]);
+        cJSON_AddItemToArray(uc, u);
+    }
+    cJSON *devs = sj_arr(ri, "devices");
+    for (size_t i = 0; i < t->ndev; i++) {
+        const pc_device *d = &t->dev[i];
+        cJSON *j = cJSON_CreateObject();
+        sj_int(j, "id", d->id);
+        sj_str(j, "name", strtab_get(&t->strs, d->name));
+        sj_int(j, "sms", d->num_sms);
+        sj_int(j, "memory_bytes", d->total_mem);
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+        sj_str(j, "compute_capability", cc);
+        cJSON_AddItemToArray(devs, j);
+    }
+    if (t->rank != PC_NONE || t->world_size != PC_NONE) {
+        cJSON *d = sj_obj(ri, "distributed");
+        sj_int(d, "rank", t->rank == PC_NONE ? 0 : t->rank);
+        sj_int(d, "world_size", t->world_size == PC_NONE ? 1 : t->world_size);
+        sj_str(d, "backend", t->backend ? strtab_get(&t->strs, t->backend) : "");
+    } else cJSON_AddNullToObject(ri, "distributed");
+    cJSON *w = sj_arr(ri, "warnings");
+    if (t->truncated) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "the trace is truncated: complete data ends at byte %llu of %llu%s; the report covers the events before it",
+                 (unsigned long long)t->truncated_at, (unsigned long long)t->stats.bytes,
+                 t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
+    sj_bool(ri, "truncated", t->truncated);
+    if (t->truncated) sj_int(ri, "truncated_at_byte", (int64_t)t->truncated_at);
+}

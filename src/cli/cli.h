@@ -1,0 +1,13 @@
+/* cli.h - subcommands. Each returns the process exit code:
+ *   0  success
+ *   1  failure while writing output (or, for diff --fail-on, a regression)
+ *   2  usage error, or an input that cannot be read or is malformed
+ *   3  a report was written from a truncated input (see its warning)
+ * Only this layer prints to the terminal. */
+#ifndef PC_CLI_H
+#define PC_CLI_H
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3 };
+int cmd_report(int argc, char **argv);
+int cmd_summarize(int argc, char **argv);
+void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
+#endif

@@ -1,0 +1,159 @@
+/* perfcard report / summarize: load -> analyze -> summary -> render. */
+#include "cli.h"
+#include "../analyze/analyze.h"
+#include "../load/load.h"
+#include "../render/report.h"
+#include "../summary/summary.h"
+#include "../util/fsutil.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_error(const char *file, const void *e) {
+    const pc_err *err = e;
+    fprintf(stderr, "perfcard: %s: %s\n", file, err->msg);
+}
+
+typedef struct common_opts {
+    const char *out;
+    unsigned formats;
+    const char *templates;
+    pc_analyze_opts an;
+    int quiet;
+} common_opts;
+
+static const char report_help[] =
+    "usage: perfcard report TRACE [options]\n"
+    "\n"
+    "  -o, --output DIR        output directory (default perfcard-report)\n"
+    "      --format LIST       outputs, comma-separated: html,md,json,csv (default html,md,json)\n"
+    "      --templates DIR     use report.html, summary.md, report.css, report.js from DIR\n"
+    "                          where present instead of the built-in ones\n"
+    "  -q, --quiet             do not print the paths written\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz, detected from content).\n"
+    "Exit codes: 0 ok, 1 cannot write output, 2 bad usage or malformed input,\n"
+    "3 report written from a truncated trace.\n";
+
+static int parse_formats(const char *s, unsigned *out) {
+    unsigned f = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (!strcmp(tok, "html")) f |= OUT_HTML;
+        else if (!strcmp(tok, "md")) f |= OUT_MD;
+        else if (!strcmp(tok, "json")) f |= OUT_JSON;
+        else if (!strcmp(tok, "csv")) f |= OUT_CSV;
+        else return -1;
+    }
+    *out = f;
+    return f ? 0 : -1;
+}
+
+/* Loads and analyzes one input. Returns an exit code; *summary set on 0 or 3. */
+static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
+    pc_err err = {0};
+    pc_trace *t = NULL;
+    pc_load_opts lo = {.progress = isatty(2) && !o->quiet};
+    int rc = pc_load(path, &lo, &t, &err);
+    if (rc) {
+        if (err.has_offset)
+            fprintf(stderr, "perfcard: %s: %s (byte offset %llu)\n", path, err.msg, (unsigned long long)err.offset);
+        else cli_error(path, &err);
+        return rc == PC_EIO || rc == PC_EINPUT || rc == PC_EUNSUP ? EXIT_INPUT : EXIT_FAIL;
+    }
+    pc_analyze_opts an = o->an;
+    an.input_name = path;
+    *summary = pc_analyze(t, &an);
+    int truncated = t->truncated;
+    if (truncated)
+        fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
+                path, (unsigned long long)t->truncated_at);
+    pc_trace_free(t);
+    return truncated ? EXIT_TRUNCATED : EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv) {
+    common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
+    static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
+                                       {"templates", required_argument, 0, 'T'}, {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'F':
+            if (parse_formats(optarg, &o.formats)) {
+                fprintf(stderr, "perfcard report: --format takes html,md,json,csv\n");
+                return EXIT_INPUT;
+            }
+            break;
+        case 'T': o.templates = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'h': fputs(report_help, stdout); return EXIT_OK;
+        default: fputs(report_help, stderr); return EXIT_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "perfcard report: expected one TRACE\n\n%s", report_help);
+        return EXIT_INPUT;
+    }
+    const char *path = argv[optind];
+    cJSON *s = NULL;
+    int ec = summarize_input(path, &o, &s);
+    if (!s) return ec;
+    pc_err err = {0};
+    pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates};
+    int rc = pc_report_write(s, &ro, &err);
+    cJSON_Delete(s);
+    if (rc) {
+        fprintf(stderr, "perfcard: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    if (!o.quiet) {
+        if (o.formats & OUT_HTML) printf("%s/report.html\n", o.out);
+        if (o.formats & OUT_MD) printf("%s/summary.md\n", o.out);
+        if (o.formats & OUT_JSON) printf("%s/summary.json\n", o.out);
+    }
+    return ec;
+}
+
+static const char summarize_help[] =
+    "usage: perfcard summarize TRACE [-o FILE]\n"
+    "\n"
+    "Writes only the summary (default FILE: summary.json), for keeping in CI\n"
+    "instead of the trace, or for building a job's report from per-rank summaries.\n"
+    "Exit codes as for report.\n";
+
+int cmd_summarize(int argc, char **argv) {
+    common_opts o = {.out = "summary.json"};
+    static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'h': fputs(summarize_help, stdout); return EXIT_OK;
+        default: fputs(summarize_help, stderr); return EXIT_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "perfcard summarize: expected one TRACE\n\n%s", summarize_help);
+        return EXIT_INPUT;
+    }
+    cJSON *s = NULL;
+    int ec = summarize_input(argv[optind], &o, &s);
+    if (!s) return ec;
+    pc_err err = {0};
+    int rc = pc_summary_write(s, o.out, &err);
+    cJSON_Delete(s);
+    if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return EXIT_FAIL; }
+    if (!o.quiet) printf("%s\n", o.out);
+    return ec;
+}

@@ -1,0 +1,32 @@
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "perfcard %s: static performance reports from GPU profiles\n"
+            "\n"
+            "usage: perfcard <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  report TRACE [-o DIR]          write report.html, summary.md, summary.json\n"
+            "  summarize TRACE [-o FILE]      write only the summary (summary.json)\n"
+            "  version                        print the version\n"
+            "\n"
+            "Run 'perfcard <command> --help' for a command's options.\n"
+            "Exit codes: 0 ok, 1 failure writing output, 2 bad usage or malformed input,\n"
+            "3 report written from a truncated trace.\n",
+            PC_VERSION);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return EXIT_INPUT; }
+    const char *c = argv[1];
+    if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }
+    if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("perfcard %s\n", PC_VERSION); return 0; }
+    if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);
+    fprintf(stderr, "perfcard: unknown command '%s'\n\n", c);
+    usage(stderr);
+    return EXIT_INPUT;
+}

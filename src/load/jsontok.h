@@ -1,0 +1,52 @@
+/* jsontok.h - the JSON scanning primitives of the streaming trace reader.
+ *
+ * The reader keeps a window of the input in memory and parses one unit (a
+ * top-level key and its value, or one event) at a time, in place. Each
+ * primitive below advances a cursor over [p, end) and returns:
+ *   J_OK    the value was read; c->p is past it;
+ *   J_MORE  the window ended inside the value: the caller must extend the
+ *           window and parse the whole unit again (primitives have no side
+ *           effects outside their out-parameters, so a re-parse is safe);
+ *   J_ERR   the bytes are not JSON; c->p points at the offending byte and
+ *           c->why says what was expected.
+ * Strings are returned as (pointer, length) into the window when they have no
+ * escapes, else decoded (UTF-8) into the caller's scratch buffer, which must
+ * be at least as large as the window: decoding never grows a string.
+ */
+#ifndef PC_JSONTOK_H
+#define PC_JSONTOK_H
+#include <stdint.h>
+#include <stddef.h>
+
+enum { J_OK = 0, J_MORE = 1, J_ERR = -1 };
+enum { J_MAX_DEPTH = 256 };
+
+typedef struct jcur {
+    const char *p, *end;
+    char *scratch;        /* decode area for escaped strings */
+    size_t scratch_used;
+    const char *why;      /* message when J_ERR */
+} jcur;
+
+typedef struct jstr { const char *s; size_t n; } jstr;
+
+int j_ws(jcur *c);                     /* skip whitespace; J_MORE at end of window */
+int j_expect(jcur *c, char ch);        /* skip ws then require ch */
+int j_string(jcur *c, jstr *out);      /* at '"' (after ws) */
+int j_skip(jcur *c, int depth);        /* skip any value */
+/* Numbers. j_fixed3 parses a decimal and returns it multiplied by 1000,
+ * rounded half away from zero, exactly (no floating point): microseconds in,
+ * nanoseconds out. Fails with J_ERR on overflow of int64. */
+int j_fixed3(jcur *c, int64_t *out);
+int j_int(jcur *c, int64_t *out);      /* integral value; a fraction is truncated */
+int j_double(jcur *c, double *out);
+/* Parse a string or number as an id: numbers as is; strings that are all
+ * digits as numbers; "stream 7" style as 7 with *is_name=0; other strings
+ * give *out_str and *is_name=1. */
+int j_id(jcur *c, int64_t *out, jstr *out_str, int *is_name);
+
+static inline int j_eq(jstr s, const char *lit, size_t n) {
+    return s.n == n && __builtin_memcmp(s.s, lit, n) == 0;
+}
+#define J_EQ(s, lit) j_eq((s), lit, sizeof(lit) - 1)
+#endif

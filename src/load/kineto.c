@@ -1,0 +1,687 @@
+/* kineto.c - streaming reader of Chrome trace JSON as PyTorch's profiler
+ * (Kineto) writes it, and as perfcard's own capture writes it.
+ *
+ * How it reads: a window of the input is held in memory; the document is
+ * consumed one unit at a time (a top-level key with its value, or one element
+ * of traceEvents). A unit that runs past the window is parsed again once the
+ * window has been extended, so no parser state has to survive a chunk
+ * boundary. Events are parsed in place and committed to the model only when
+ * complete; nothing else of the file is kept. Small top-level values
+ * (deviceProperties, distributedInfo) go through cJSON.
+ *
+ * Both schemas: 2021 categories (Kernel, Operator, Runtime, Memcpy, Memset,
+ * DataLoader; tid "stream 7"; "external id") and current ones (kernel,
+ * cpu_op, cuda_runtime, cuda_driver, gpu_memcpy, gpu_memset, user_annotation,
+ * gpu_user_annotation, python_function, cpu_instant_event; "External id").
+ */
+#include "load.h"
+#include "jsontok.h"
+#include "source.h"
+#include "../util/xalloc.h"
+#include <cjson/cJSON.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { ST_START, ST_KEY_FIRST, ST_KEY_NEXT, ST_EV_FIRST, ST_EV_NEXT, ST_END };
+enum { MAX_CTR = 16 };
+
+typedef struct reader {
+    char *buf, *scratch;
+    size_t cap, len, pos, max_value;
+    uint64_t base;          /* absolute offset of buf[0] */
+    int eof;
+    pc_source *src;         /* or memory: */
+    const char *mem;
+    size_t memlen, mempos;
+    pc_trace *t;
+    int top_is_array;
+    int progress;
+    const char *path;
+    double last_progress;
+} reader;
+
+typedef struct evtmp {
+    char ph;
+    jstr cat, name;
+    int has_ts, has_dur;
+    int64_t ts, dur;
+    int64_t pid, tid;
+    int pid_named, tid_named;
+    jstr tid_s;
+    /* args */
+    int64_t device, stream, corr, ext_id, regs, smem, bytes, seq, fwd_tid;
+    int64_t dev_type, dev_id, mem_bytes, total_alloc, total_res;
+    double bps, wps, occ;
+    uint32_t grid[3], block[3];
+    jstr dims, types;
+    int nctr;
+    jstr ctr_key[MAX_CTR];
+    double ctr_val[MAX_CTR];
+} evtmp;
+
+/* ---------- window management ---------- */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(reader *r, int final) {
+    if (!r->progress || !r->src) return;
+    double t = now_s();
+    if (!final && t - r->last_progress < 0.25) return;
+    r->last_progress = t;
+    uint64_t size = source_file_size(r->src), pos = source_file_pos(r->src);
+    if (final) fprintf(stderr, "\r\033[K");
+    else fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB read)", r->path, size ? 100.0 * (double)pos / (double)size : 0.0,
+                 (double)(r->base + r->len) / 1e6);
+    fflush(stderr);
+}
+
+/* Extends the window: drops consumed bytes, grows when a unit fills it,
+ * reads more. Returns 0, or a PC_E* code. */
+static int refill(reader *r, pc_err *err) {
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->base += r->pos;
+        r->pos = 0;
+    }
+    if (r->len == r->cap) {
+        if (r->cap >= r->max_value)
+            return PC_ERRF_AT(err, PC_EINPUT, r->base, "a single JSON value is larger than %zu MiB", r->max_value >> 20);
+        r->cap *= 2;
+        r->buf = xrealloc(r->buf, r->cap);
+        free(r->scratch);
+        r->scratch = xmalloc(r->cap);
+    }
+    ssize_t n;
+    if (r->src) {
+        n = source_read(r->src, r->buf + r->len, r->cap - r->len, err);
+        if (n < 0) return (int)n;
+        show_progress(r, 0);
+    } else {
+        n = (ssize_t)(r->memlen - r->mempos < r->cap - r->len ? r->memlen - r->mempos : r->cap - r->len);
+        memcpy(r->buf + r->len, r->mem + r->mempos, (size_t)n);
+        r->mempos += (size_t)n;
+    }
+    if (n == 0) r->eof = 1;
+    r->len += (size_t)n;
+    return 0;
+}
+
+/* ---------- event fields ---------- */
+
+static int parse_dims3(jcur *c, uint32_t out[3]) {
+    int r;
+    if ((r = j_ws(c))) return r;
+    if (*c->p != '[') return j_skip(c, 0);
+    c->p++;
+    for (int i = 0;; i++) {
+        if ((r = j_ws(c))) return r;
+        if (*c->p == ']') { c->p++; return J_OK; }
+        if (i > 0) {
+            if (*c->p != ',') { c->why = "expected ',' or ']'"; return J_ERR; }
+            c->p++;
+            if ((r = j_ws(c))) return r;
+        }
+        int64_t v;
+        if (*c->p == '"' || *c->p == '[' || *c->p == '{') { if ((r = j_skip(c, 1))) return r; continue; }
+        if ((r = j_int(c, &v))) return r;
+        if (i < 3) out[i] = v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+    }
+}
+
+/* A raw JSON value as compact text (whitespace outside strings removed),
+ * written to the scratch area. */
+static int capture_compact(jcur *c, jstr *out) {
+    int r = j_ws(c);
+    if (r) return r;
+    const char *start = c->p;
+    if ((r = j_skip(c, 1))) return r;
+    char *d0 = c->scratch + c->scratch_used, *d = d0;
+    int in_str = 0;
+    for (const char *p = start; p < c->p; p++) {
+        char ch = *p;
+        if (in_str) {
+            *d++ = ch;
+            if (ch == '\\' && p + 1 < c->p) *d++ = *++p;
+            else if (ch == '"') in_str = 0;
+        } else if (ch == '"') { in_str = 1; *d++ = ch; }
+        else if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') *d++ = ch;
+    }
+    out->s = d0;
+    out->n = (size_t)(d - d0);
+    c->scratch_used += out->n;
+    return J_OK;
+}
+
+static int num_or_skip(jcur *c, int64_t *v) {
+    int r = j_ws(c);
+    if (r) return r;
+    char ch = *c->p;
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return j_int(c, v);
+    return j_skip(c, 1);
+}
+
+static int dbl_or_skip(jcur *c, double *v) {
+    int r = j_ws(c);
+    if (r) return r;
+    char ch = *c->p;
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return j_double(c, v);
+    return j_skip(c, 1);
+}
+
+static int parse_args(jcur *c, evtmp *e) {
+    int r;
+    if ((r = j_ws(c))) return r;
+    if (*c->p != '{') return j_skip(c, 1);
+    c->p++;
+    if ((r = j_ws(c))) return r;
+    if (*c->p == '}') { c->p++; return J_OK; }
+    for (;;) {
+        jstr k;
+        if ((r = j_ws(c))) return r;
+        if (*c->p != '"') { c->why = "expected a string key"; return J_ERR; }
+        if ((r = j_string(c, &k))) return r;
+        if ((r = j_expect(c, ':'))) return r;
+        if (e->ph == 'C') {
+            double v = 0;
+            if ((r = j_ws(c))) return r;
+            char ch = *c->p;
+            if ((ch == '-' || (ch >= '0' && ch <= '9')) && e->nctr < MAX_CTR) {
+                if ((r = j_double(c, &v))) return r;
+                e->ctr_key[e->nctr] = k;
+                e->ctr_val[e->nctr++] = v;
+            } else if ((r = j_skip(c, 1))) return r;
+        } else switch (k.n) {
+        case 4:
+            if (J_EQ(k, "grid")) r = parse_dims3(c, e->grid);
+            else r = j_skip(c, 1);
+            break;
+        case 5:
+            if (J_EQ(k, "block")) r = parse_dims3(c, e->block);
+            else if (J_EQ(k, "bytes") || J_EQ(k, "Bytes")) r = num_or_skip(c, k.s[0] == 'B' ? &e->mem_bytes : &e->bytes);
+            else r = j_skip(c, 1);
+            break;
+        case 6:
+            if (J_EQ(k, "device")) r = num_or_skip(c, &e->device);
+            else if (J_EQ(k, "stream")) r = num_or_skip(c, &e->stream);
+            else r = j_skip(c, 1);
+            break;
+        case 9:
+            if (J_EQ(k, "Device Id")) r = num_or_skip(c, &e->dev_id);
+            else r = j_skip(c, 1);
+            break;
+        case 10:
+            if (J_EQ(k, "Input Dims")) r = capture_compact(c, &e->dims);
+            else if (J_EQ(k, "Input type")) r = capture_compact(c, &e->types);
+            else r = j_skip(c, 1);
+            break;
+        case 11:
+            if (J_EQ(k, "correlation")) r = num_or_skip(c, &e->corr);
+            else if (J_EQ(k, "External id") || J_EQ(k, "external id")) r = num_or_skip(c, &e->ext_id);
+            else if (J_EQ(k, "Device Type")) r = num_or_skip(c, &e->dev_type);
+            else r = j_skip(c, 1);
+            break;
+        case 12:
+            if (J_EQ(k, "warps per SM")) r = dbl_or_skip(c, &e->wps);
+            else r = j_skip(c, 1);
+            break;
+        case 13:
+            if (J_EQ(k, "shared memory")) r = num_or_skip(c, &e->smem);
+            else if (J_EQ(k, "blocks per SM")) r = dbl_or_skip(c, &e->bps);
+            else if (J_EQ(k, "Fwd thread id")) r = num_or_skip(c, &e->fwd_tid);
+            else r = j_skip(c, 1);
+            break;
+        case 14:
+            if (J_EQ(k, "Total Reserved")) r = num_or_skip(c, &e->total_res);
+            else r = j_skip(c, 1);
+            break;
+        case 15:
+            if (J_EQ(k, "Sequence number")) r = num_or_skip(c, &e->seq);
+            else if (J_EQ(k, "Total Allocated")) r = num_or_skip(c, &e->total_alloc);
+            else r = j_skip(c, 1);
+            break;
+        case 20:
+            if (J_EQ(k, "registers per thread")) r = num_or_skip(c, &e->regs);
+            else r = j_skip(c, 1);
+            break;
+        case 25:
+            if (J_EQ(k, "est. achieved occupancy %")) r = dbl_or_skip(c, &e->occ);
+            else r = j_skip(c, 1);
+            break;
+        default: r = j_skip(c, 1);
+        }
+        if (r) return r;
+        if ((r = j_ws(c))) return r;
+        if (*c->p == ',') { c->p++; continue; }
+        if (*c->p == '}') { c->p++; return J_OK; }
+        c->why = "expected ',' or '}'";
+        return J_ERR;
+    }
+}
+
+static int parse_event(jcur *c, evtmp *e) {
+    int r;
+    memset(e, 0, sizeof *e);
+    e->device = e->stream = e->corr = e->ext_id = e->regs = e->smem = e->bytes = e->seq = e->fwd_tid = PC_NONE;
+    e->dev_type = e->dev_id = e->mem_bytes = e->total_alloc = e->total_res = PC_NONE;
+    e->bps = e->wps = e->occ = -1;
+    if ((r = j_ws(c))) return r;
+    if (*c->p != '{') {
+        e->ph = 0; /* not an object: skipped and counted as unknown */
+        return j_skip(c, 0);
+    }
+    c->p++;
+    if ((r = j_ws(c))) return r;
+    if (*c->p == '}') { c->p++; return J_OK; }
+    for (;;) {
+        jstr k, s;
+        int named;
+        if ((r = j_ws(c))) return r;
+        if (*c->p != '"') { c->why = "expected a string key"; return J_ERR; }
+        if ((r = j_string(c, &k))) return r;
+        if ((r = j_expect(c, ':'))) return r;
+        if ((r = j_ws(c))) return r;
+        if (k.n == 2 && k.s[0] == 'p' && k.s[1] == 'h') {
+            if (*c->p != '"') r = j_skip(c, 1);
+            else if ((r = j_string(c, &s)) == J_OK) e->ph = s.n ? s.s[0] : '?';
+        } else if (k.n == 2 && k.s[0] == 't' && k.s[1] == 's') {
+            if ((r = j_fixed3(c, &e->ts)) == J_OK) e->has_ts = 1;
+            else if (r == J_ERR && (*c->p == '"' || *c->p == 'n')) r = j_skip(c, 1); /* "ts": null */
+        } else if (J_EQ(k, "dur")) {
+            if ((r = j_fixed3(c, &e->dur)) == J_OK) e->has_dur = 1;
+            else if (r == J_ERR && (*c->p == '"' || *c->p == 'n')) r = j_skip(c, 1);
+        } else if (J_EQ(k, "cat")) {
+            r = *c->p == '"' ? j_string(c, &e->cat) : j_skip(c, 1);
+        } else if (J_EQ(k, "name")) {
+            r = *c->p == '"' ? j_string(c, &e->name) : j_skip(c, 1);
+        } else if (J_EQ(k, "pid")) {
+            if (*c->p == '"' || *c->p == '-' || (*c->p >= '0' && *c->p <= '9')) {
+                r = j_id(c, &e->pid, &s, &named);
+                e->pid_named = named;
+            } else r = j_skip(c, 1);
+        } else if (J_EQ(k, "tid")) {
+            if (*c->p == '"' || *c->p == '-' || (*c->p >= '0' && *c->p <= '9')) {
+                r = j_id(c, &e->tid, &e->tid_s, &named);
+                e->tid_named = named;
+            } else r = j_skip(c, 1);
+        } else if (J_EQ(k, "args")) {
+            r = parse_args(c, e);
+        } else {
+            r = j_skip(c, 1);
+        }
+        if (r) return r;
+        if ((r = j_ws(c))) return r;
+        if (*c->p == ',') { c->p++; continue; }
+        if (*c->p == '}') { c->p++; return J_OK; }
+        c->why = "expected ',' or '}' in an event";
+        return J_ERR;
+    }
+}
+
+/* ---------- committing events to the model ---------- */
+
+enum { C_UNKNOWN, C_KERNEL, C_MEMCPY, C_MEMSET, C_GPU_ANNOT, C_GPU_SYNC, C_CPU_OP, C_USER_ANNOT,
+       C_PYFUNC, C_RUNTIME, C_DRIVER, C_DATALOADER, C_MEMORY, C_META, C_FLOW };
+
+static int classify(jstr cat, int *is2021) {
+    *is2021 = 0;
+    switch (cat.n) {
+    case 5:
+        if (J_EQ(cat, "Trace")) return C_META;
+        if (J_EQ(cat, "async")) return C_FLOW;
+        break;
+    case 4: if (J_EQ(cat, "ac2g")) return C_FLOW; break;
+    case 6:
+        if (J_EQ(cat, "kernel")) return C_KERNEL;
+        if (J_EQ(cat, "Kernel")) return *is2021 = 1, C_KERNEL;
+        if (J_EQ(cat, "cpu_op")) return C_CPU_OP;
+        if (J_EQ(cat, "Memcpy")) return *is2021 = 1, C_MEMCPY;
+        if (J_EQ(cat, "Memset")) return *is2021 = 1, C_MEMSET;
+        break;
+    case 7:
+        if (J_EQ(cat, "Runtime")) return *is2021 = 1, C_RUNTIME;
+        if (J_EQ(cat, "fwdbwd")) return C_FLOW;
+        break;
+    case 8:
+        if (J_EQ(cat, "Operator")) return *is2021 = 1, C_CPU_OP;
+        break;
+    case 9: if (J_EQ(cat, "cuda_sync")) return C_GPU_SYNC; break;
+    case 10:
+        if (J_EQ(cat, "gpu_memcpy")) return C_MEMCPY;
+        if (J_EQ(cat, "gpu_memset")) return C_MEMSET;
+        if (J_EQ(cat, "DataLoader")) return *is2021 = 1, C_DATALOADER;
+        break;
+    case 11: if (J_EQ(cat, "cuda_driver")) return C_DRIVER; break;
+    case 12: if (J_EQ(cat, "cuda_runtime")) return C_RUNTIME; break;
+    case 15:
+        if (J_EQ(cat, "user_annotation")) return C_USER_ANNOT;
+        if (J_EQ(cat, "python_function")) return C_PYFUNC;
+        break;
+    case 17: if (J_EQ(cat, "cpu_instant_event")) return C_MEMORY; break;
+    case 19: if (J_EQ(cat, "gpu_user_annotation")) return C_GPU_ANNOT; break;
+    }
+    return C_UNKNOWN;
+}
+
+static uint8_t mem_attr(const char *s, size_t n) {
+    if (n >= 8 && !memcmp(s, "Pageable", 8)) return MEM_PAGEABLE;
+    if (n >= 6 && !memcmp(s, "Pinned", 6)) return MEM_PINNED;
+    if (n >= 6 && !memcmp(s, "Device", 6)) return MEM_DEVICE;
+    if (n >= 7 && !memcmp(s, "Managed", 7)) return MEM_MANAGED;
+    return MEM_UNKNOWN;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" */
+static void copy_kind(pc_gpu_event *g, jstr name) {
+    const char *s = name.s;
+    size_t n = name.n;
+    const char *k = memmem(s, n, "to", 2);
+    if (k && k >= s + 1 && k + 3 <= s + n) {
+        char a = k[-1], b = k[2];
+        if (a == 'H' && b == 'D') g->copy_kind = COPY_HTOD;
+        else if (a == 'D' && b == 'H') g->copy_kind = COPY_DTOH;
+        else if (a == 'D' && b == 'D') g->copy_kind = COPY_DTOD;
+        else if (a == 'H' && b == 'H') g->copy_kind = COPY_HTOH;
+        else if (a == 'P' && b == 'P') g->copy_kind = COPY_PTOP;
+    }
+    const char *lp = memchr(s, '(', n);
+    if (lp) {
+        size_t rest = n - (size_t)(lp + 1 - s);
+        g->src_mem = mem_attr(lp + 1, rest);
+        const char *arrow = memmem(lp, rest, "-> ", 3);
+        if (arrow) g->dst_mem = mem_attr(arrow + 3, n - (size_t)(arrow + 3 - s));
+    }
+}
+
+static int64_t named_id(pc_trace *t, jstr s) {
+    /* non-numeric pid/tid: a stable negative id from the string table */
+    return -(int64_t)strtab_intern(&t->strs, s.s, s.n);
+}
+
+static void commit(reader *rd, evtmp *e) {
+    pc_trace *t = rd->t;
+    t->stats.events++;
+    char ph = e->ph;
+    if (ph == 'M') { t->stats.metadata++; return; }
+    if (ph == 's' || ph == 'f' || ph == 't') { t->stats.flows++; return; }
+    if (ph == 'C') {
+        if (!e->has_ts) { t->stats.bad_fields++; return; }
+        uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);
+        for (int i = 0; i < e->nctr; i++) {
+            pc_counter *k = pc_trace_add_counter(t);
+            k->ts = e->ts;
+            k->value = e->ctr_val[i];
+            k->name = name;
+            k->series = strtab_intern(&t->strs, e->ctr_key[i].s, e->ctr_key[i].n);
+            k->pid = e->pid;
+        }
+        return;
+    }
+    int is2021;
+    int cls = classify(e->cat, &is2021);
+    if (ph == 'i' || ph == 'I') {
+        if (J_EQ(e->name, "[memory]") && e->has_ts) {
+            pc_mem_event *m = pc_trace_add_mem(t);
+            m->ts = e->ts;
+            m->bytes = e->mem_bytes == PC_NONE ? 0 : e->mem_bytes;
+            m->total_allocated = e->total_alloc;
+            m->total_reserved = e->total_res;
+            m->tid = e->tid;
+            m->device_type = (int32_t)(e->dev_type == PC_NONE ? 0 : e->dev_type);
+            m->device_id = (int32_t)e->dev_id;
+            return;
+        }
+        t->stats.metadata++;
+        return;
+    }
+    if (ph == 0 || (ph != 'X')) {
+        if (cls == C_FLOW) t->stats.flows++;
+        else if (cls == C_META) t->stats.metadata++;
+        else pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
+        return;
+    }
+    if (cls == C_META) { t->stats.metadata++; return; }
+    if (cls == C_FLOW) { t->stats.flows++; return; }
+    if (cls == C_UNKNOWN || cls == C_MEMORY) {
+        pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
+        return;
+    }
+    if (!e->has_ts || (e->has_dur && e->dur < 0)) { t->stats.bad_fields++; return; }
+    if (is2021) t->schema_2021 = 1;
+    uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);
+    if (cls <= C_GPU_SYNC) {
+        pc_gpu_event *g = pc_trace_add_gpu(t);
+        g->ts = e->ts;
+        g->dur = e->has_dur ? e->dur : 0;
+        g->name = name;
+        g->kind = cls == C_KERNEL ? GPU_KERNEL : cls == C_MEMCPY ? GPU_MEMCPY : cls == C_MEMSET ? GPU_MEMSET
+                  : cls == C_GPU_ANNOT ? GPU_ANNOT : GPU_SYNC;
+        g->corr = e->corr;
+        g->ext_id = e->ext_id;
+        g->bytes = e->bytes;
+        g->device = (int32_t)(e->device != PC_NONE ? e->device : e->pid_named ? PC_NONE : e->pid);
+        g->stream = (int32_t)(e->stream != PC_NONE ? e->stream : e->tid_named ? PC_NONE : e->tid);
+        memcpy(g->grid, e->grid, sizeof g->grid);
+        memcpy(g->block, e->block, sizeof g->block);
+        g->regs = (int32_t)e->regs;
+        g->smem = (int32_t)e->smem;
+        g->blocks_per_sm = (float)e->bps;
+        g->warps_per_sm = (float)e->wps;
+        g->occupancy = (float)e->occ;
+        if (g->kind == GPU_MEMCPY) copy_kind(g, e->name);
+        return;
+    }
+    pc_cpu_event *c = pc_trace_add_cpu(t);
+    c->ts = e->ts;
+    c->dur = e->has_dur ? e->dur : 0;
+    c->name = name;
+    c->pid = e->pid_named ? PC_NONE : e->pid;
+    c->tid = e->tid_named ? named_id(t, e->tid_s) : e->tid;
+    c->ext_id = e->ext_id;
+    c->corr = e->corr;
+    c->seq = e->seq;
+    c->fwd_tid = (int32_t)e->fwd_tid;
+    if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
+    if (e->types.n) c->input_types = strtab_intern(&t->strs, e->types.s, e->types.n);
+    c->kind = cls == C_CPU_OP ? CPU_OP : cls == C_USER_ANNOT ? CPU_USER_ANNOT : cls == C_PYFUNC ? CPU_PYFUNC
+              : cls == C_RUNTIME ? CPU_RUNTIME : cls == C_DRIVER ? CPU_DRIVER : CPU_DATALOADER;
+}
+
+/* ---------- top-level values through cJSON ---------- */
+
+static int jint(const cJSON *o, const char *k, int dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+}
+
+static void read_devices(pc_trace *t, const cJSON *arr) {
+    const cJSON *d;
+    cJSON_ArrayForEach(d, arr) {
+        if (!cJSON_IsObject(d)) continue;
+        pc_device *dev = pc_trace_device(t, jint(d, "id", (int)t->ndev));
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+        if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
+        if (cJSON_IsNumber(mem)) dev->total_mem = (int64_t)mem->valuedouble;
+        dev->cc_major = jint(d, "computeMajor", 0);
+        dev->cc_minor = jint(d, "computeMinor", 0);
+        dev->num_sms = jint(d, "numSms", 0);
+        dev->max_threads_per_sm = jint(d, "maxThreadsPerMultiprocessor", 0);
+        dev->max_threads_per_block = jint(d, "maxThreadsPerBlock", 0);
+        dev->regs_per_sm = jint(d, "regsPerMultiprocessor", 0);
+        dev->regs_per_block = jint(d, "regsPerBlock", 0);
+        dev->smem_per_sm = jint(d, "sharedMemPerMultiprocessor", 0);
+        dev->smem_per_block = jint(d, "sharedMemPerBlock", 0);
+        dev->warp_size = jint(d, "warpSize", 32);
+    }
+}
+
+static void read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
+    int devs = J_EQ(key, "deviceProperties") || J_EQ(key, "computeProperties");
+    int dist = J_EQ(key, "distributedInfo");
+    if (!devs && !dist) return;
+    cJSON *j = cJSON_ParseWithLength(v, n);
+    if (!j) return;
+    if (devs && cJSON_IsArray(j)) read_devices(t, j);
+    if (dist && cJSON_IsObject(j)) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "rank");
+        if (cJSON_IsNumber(x)) t->rank = (int64_t)x->valuedouble;
+        x = cJSON_GetObjectItemCaseSensitive(j, "world_size");
+        if (cJSON_IsNumber(x)) t->world_size = (int64_t)x->valuedouble;
+        x = cJSON_GetObjectItemCaseSensitive(j, "backend");
+        if (cJSON_IsString(x)) t->backend = strtab_intern(&t->strs, x->valuestring, strlen(x->valuestring));
+    }
+    cJSON_Delete(j);
+}
+
+/* ---------- the unit parser ---------- */
+
+static int parse_unit(reader *rd, jcur *c, int st, int *next) {
+    int r;
+    evtmp e;
+    switch (st) {
+    case ST_START:
+        if ((r = j_ws(c))) return r;
+        if (*c->p == '{') { c->p++; *next = ST_KEY_FIRST; return J_OK; }
+        if (*c->p == '[') { c->p++; rd->top_is_array = 1; *next = ST_EV_FIRST; return J_OK; }
+        c->why = "not a JSON trace (expected '{' or '[')";
+        return J_ERR;
+    case ST_KEY_FIRST:
+    case ST_KEY_NEXT: {
+        if ((r = j_ws(c))) return r;
+        if (*c->p == '}') { c->p++; *next = ST_END; return J_OK; }
+        if (st == ST_KEY_NEXT) {
+            if (*c->p != ',') { c->why = "expected ',' or '}'"; return J_ERR; }
+            c->p++;
+            if ((r = j_ws(c))) return r;
+        }
+        if (*c->p != '"') { c->why = "expected a string key"; return J_ERR; }
+        jstr key;
+        if ((r = j_string(c, &key))) return r;
+        if ((r = j_expect(c, ':'))) return r;
+        if ((r = j_ws(c))) return r;
+        if (J_EQ(key, "traceEvents")) {
+            if (*c->p != '[') { c->why = "traceEvents is not an array"; return J_ERR; }
+            c->p++;
+            *next = ST_EV_FIRST;
+            return J_OK;
+        }
+        const char *v = c->p;
+        if ((r = j_skip(c, 0))) return r;
+        read_top_value(rd->t, key, v, (size_t)(c->p - v));
+        *next = ST_KEY_NEXT;
+        return J_OK;
+    }
+    case ST_EV_FIRST:
+    case ST_EV_NEXT:
+        if ((r = j_ws(c))) return r;
+        if (*c->p == ']') { c->p++; *next = rd->top_is_array ? ST_END : ST_KEY_NEXT; return J_OK; }
+        if (st == ST_EV_NEXT) {
+            if (*c->p != ',') { c->why = "expected ',' or ']' after an event"; return J_ERR; }
+            c->p++;
+            if ((r = j_ws(c))) return r;
+            if (*c->p == ']') { c->p++; *next = rd->top_is_array ? ST_END : ST_KEY_NEXT; return J_OK; } /* trailing comma */
+        }
+        if ((r = parse_event(c, &e))) return r;
+        if (e.ph == 0 && !e.name.n && !e.cat.n) { rd->t->stats.events++; pc_trace_note_unknown(rd->t, 0); }
+        else commit(rd, &e);
+        *next = ST_EV_NEXT;
+        return J_OK;
+    case ST_END:
+        if ((r = j_ws(c))) return r;
+        c->why = "unexpected data after the end of the JSON document";
+        return J_ERR;
+    }
+    return J_ERR;
+}
+
+static int run(reader *rd, pc_err *err) {
+    int st = ST_START, rc;
+    for (;;) {
+        jcur c = {rd->buf + rd->pos, rd->buf + rd->len, rd->scratch, 0, NULL};
+        int next = st;
+        int r = parse_unit(rd, &c, st, &next);
+        if (r == J_OK) {
+            rd->pos = (size_t)(c.p - rd->buf);
+            st = next;
+            continue;
+        }
+        if (r == J_ERR) {
+            uint64_t off = rd->base + (uint64_t)(c.p - rd->buf);
+            return PC_ERRF_AT(err, PC_EINPUT, off, "%s at byte %llu", c.why ? c.why : "syntax error",
+                              (unsigned long long)off);
+        }
+        /* J_MORE */
+        if (rd->eof) {
+            if (st == ST_END) return 0;
+            uint64_t done = rd->base + rd->pos;
+            /* nothing but whitespace: an empty input is not a trace */
+            size_t k = rd->pos;
+            while (k < rd->len && (rd->buf[k] == ' ' || rd->buf[k] == '\n' || rd->buf[k] == '\r' || rd->buf[k] == '\t')) k++;
+            if (st == ST_START && k == rd->len)
+                return PC_ERRF_AT(err, PC_EINPUT, rd->base + rd->len, "empty input: no JSON document");
+            rd->t->truncated = 1;
+            rd->t->truncated_at = done;
+            return 0;
+        }
+        if ((rc = refill(rd, err))) return rc;
+    }
+}
+
+static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
+    free(rd->buf);
+    free(rd->scratch);
+    if (rc == 0 && rd->src && source_truncated(rd->src) && !rd->t->truncated) {
+        /* the JSON closed but the gzip stream did not: keep it, say so */
+        rd->t->truncated = 1;
+        rd->t->truncated_at = rd->base + rd->len;
+    }
+    if (rc) {
+        pc_trace_free(rd->t);
+        *out = NULL;
+        return rc;
+    }
+    (void)err;
+    rd->t->stats.bytes = rd->base + rd->len;
+    rd->t->source_format = strtab_intern(&rd->t->strs, "kineto-json", 11);
+    pc_trace_finish(rd->t);
+    *out = rd->t;
+    return 0;
+}
+
+static void reader_init(reader *rd, size_t max_value) {
+    memset(rd, 0, sizeof *rd);
+    rd->cap = 1 << 20;
+    rd->buf = xmalloc(rd->cap);
+    rd->scratch = xmalloc(rd->cap);
+    rd->max_value = max_value ? max_value : (size_t)256 << 20;
+    rd->t = pc_trace_new();
+}
+
+int pc_load_kineto_mem(const char *data, size_t n, pc_trace **out, pc_err *err) {
+    reader rd;
+    reader_init(&rd, 0);
+    rd.mem = data;
+    rd.memlen = n;
+    rd.t->stats.file_bytes = n;
+    int rc = run(&rd, err);
+    return finish(&rd, out, err, rc);
+}
+
+int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
+int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
+    reader rd;
+    reader_init(&rd, o ? o->max_value : 0);
+    rd.src = src;
+    rd.path = path;
+    rd.progress = o && o->progress;
+    rd.t->stats.file_bytes = source_file_size(src);
+    int rc = run(&rd, err);
+    show_progress(&rd, 1);
+    return finish(&rd, out, err, rc);
+}

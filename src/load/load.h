@@ -1,0 +1,26 @@
+/* load.h - read any supported input into a pc_trace.
+ *
+ * pc_load sniffs the content (gzip magic, SQLite header, a directory of
+ * MindSpore profiler files, else JSON) and dispatches to a format reader.
+ * On success it returns 0 and *out owns a finished trace (pc_trace_free).
+ * A truncated input is not an error: the trace holds every complete event and
+ * has truncated=1 with the byte offset where complete data ends. On failure
+ * it returns a negative PC_E* code, *out is NULL, and err names the problem
+ * and, for malformed input, the byte offset (of the decompressed stream for
+ * gzip files).
+ */
+#ifndef PC_LOAD_H
+#define PC_LOAD_H
+#include "../model/trace.h"
+#include "../util/err.h"
+
+typedef struct pc_load_opts {
+    int progress;          /* print progress on stderr (caller decides: only on a tty) */
+    size_t max_value;      /* largest single JSON value held at once; 0 = 256 MiB */
+} pc_load_opts;
+
+int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
+/* The Chrome-trace JSON reader, on any byte source; used by pc_load and the
+ * fuzzer (which feeds memory). */
+int pc_load_kineto_mem(const char *data, size_t n, pc_trace **out, pc_err *err);
+#endif

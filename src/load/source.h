@@ -1,0 +1,29 @@
+/* source.h - a file as a stream of bytes, decompressed when it is gzip.
+ *
+ * Gzip is recognised by its magic bytes (1f 8b), never by the file name.
+ * Gzip inflation runs on a background thread so that it overlaps parsing.
+ * source_read fills dst with up to n bytes and returns the count, 0 at the
+ * end of the data, or a negative PC_E* code with err filled. A gzip stream
+ * that ends early sets src->truncated (the data up to that point is
+ * delivered; the bytes are not an error). Concatenated gzip members are read
+ * as one stream. source_close accepts NULL.
+ */
+#ifndef PC_SOURCE_H
+#define PC_SOURCE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../util/err.h"
+
+typedef struct pc_source pc_source;
+
+int source_open(pc_source **out, const char *path, pc_err *err);
+ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err);
+int source_is_gzip(const pc_source *s);
+int source_truncated(const pc_source *s);
+uint64_t source_file_size(const pc_source *s);
+uint64_t source_file_pos(const pc_source *s); /* compressed bytes consumed, for progress */
+void source_close(pc_source *s);
+/* Reads up to n bytes from the start of path into buf (for sniffing). */
+ssize_t source_peek(const char *path, unsigned char *buf, size_t n);
+#endif

@@ -1,0 +1,137 @@
+#include "trace.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+pc_trace *pc_trace_new(void) {
+    pc_trace *t = xcalloc(1, sizeof *t);
+    strtab_init(&t->strs);
+    t->rank = t->world_size = PC_NONE;
+    t->t_min = INT64_MAX;
+    t->t_max = INT64_MIN;
+    return t;
+}
+
+void pc_trace_free(pc_trace *t) {
+    if (!t) return;
+    strtab_free(&t->strs);
+    free(t->cpu);
+    free(t->gpu);
+    free(t->mem);
+    free(t->ctr);
+    free(t->dev);
+    free(t);
+}
+
+pc_cpu_event *pc_trace_add_cpu(pc_trace *t) {
+    pc_cpu_event *e = VEC_PUSH(t->cpu, t->ncpu, t->cap_cpu);
+    memset(e, 0, sizeof *e);
+    e->pid = e->tid = 0;
+    e->ext_id = e->corr = e->seq = PC_NONE;
+    e->fwd_tid = PC_NONE;
+    return e;
+}
+
+pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
+    pc_gpu_event *e = VEC_PUSH(t->gpu, t->ngpu, t->cap_gpu);
+    memset(e, 0, sizeof *e);
+    e->corr = e->ext_id = e->bytes = PC_NONE;
+    e->device = e->stream = e->regs = e->smem = PC_NONE;
+    e->blocks_per_sm = e->warps_per_sm = e->occupancy = -1.0f;
+    return e;
+}
+
+pc_mem_event *pc_trace_add_mem(pc_trace *t) {
+    pc_mem_event *e = VEC_PUSH(t->mem, t->nmem, t->cap_mem);
+    memset(e, 0, sizeof *e);
+    e->total_allocated = e->total_reserved = PC_NONE;
+    e->device_id = PC_NONE;
+    return e;
+}
+
+pc_counter *pc_trace_add_counter(pc_trace *t) {
+    pc_counter *e = VEC_PUSH(t->ctr, t->nctr, t->cap_ctr);
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+pc_device *pc_trace_device(pc_trace *t, int id) {
+    for (size_t i = 0; i < t->ndev; i++)
+        if (t->dev[i].id == id) return &t->dev[i];
+    pc_device *d = VEC_PUSH(t->dev, t->ndev, t->cap_dev);
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    d->warp_size = 32;
+    return d;
+}
+
+void pc_trace_note_unknown(pc_trace *t, uint32_t cat) {
+    t->stats.unknown++;
+    for (int i = 0; i < t->nunknown_cat; i++)
+        if (t->unknown_cat[i] == cat) { t->unknown_cat_n[i]++; return; }
+    if (t->nunknown_cat < 16) {
+        t->unknown_cat[t->nunknown_cat] = cat;
+        t->unknown_cat_n[t->nunknown_cat++] = 1;
+    }
+}
+
+#define CMP_TS(A, B)                                  \
+    if ((A)->ts != (B)->ts) return (A)->ts < (B)->ts ? -1 : 1; \
+    if ((A)->dur != (B)->dur) return (A)->dur > (B)->dur ? -1 : 1; /* outer first */
+
+static int cmp_cpu(const void *a, const void *b) {
+    const pc_cpu_event *x = a, *y = b;
+    CMP_TS(x, y);
+    return x->kind - y->kind;
+}
+static int cmp_gpu(const void *a, const void *b) {
+    const pc_gpu_event *x = a, *y = b;
+    CMP_TS(x, y);
+    return x->kind - y->kind;
+}
+static int cmp_mem(const void *a, const void *b) {
+    const pc_mem_event *x = a, *y = b;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+static int cmp_ctr(const void *a, const void *b) {
+    const pc_counter *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->series < y->series ? -1 : x->series > y->series;
+}
+static int cmp_dev(const void *a, const void *b) {
+    return ((const pc_device *)a)->id - ((const pc_device *)b)->id;
+}
+
+static void span(pc_trace *t, int64_t s, int64_t e) {
+    if (s < t->t_min) t->t_min = s;
+    if (e > t->t_max) t->t_max = e;
+}
+
+void pc_trace_finish(pc_trace *t) {
+    /* qsort is not stable; ties are broken by kind then left as found. Equal
+     * keys have equal fields that matter to analyses, so order among them is
+     * immaterial. */
+    qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
+    qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
+    qsort(t->mem, t->nmem, sizeof *t->mem, cmp_mem);
+    qsort(t->ctr, t->nctr, sizeof *t->ctr, cmp_ctr);
+    qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
+    memset(t->count_cpu, 0, sizeof t->count_cpu);
+    memset(t->count_gpu, 0, sizeof t->count_gpu);
+    for (size_t i = 0; i < t->ncpu; i++) {
+        t->count_cpu[t->cpu[i].kind]++;
+        span(t, t->cpu[i].ts, t->cpu[i].ts + t->cpu[i].dur);
+    }
+    for (size_t i = 0; i < t->ngpu; i++) {
+        t->count_gpu[t->gpu[i].kind]++;
+        span(t, t->gpu[i].ts, t->gpu[i].ts + t->gpu[i].dur);
+    }
+    for (size_t i = 0; i < t->nmem; i++) span(t, t->mem[i].ts, t->mem[i].ts);
+    for (size_t i = 0; i < t->nctr; i++) span(t, t->ctr[i].ts, t->ctr[i].ts);
+    if (t->t_min > t->t_max) t->t_min = t->t_max = 0;
+}
+
+size_t pc_trace_bytes(const pc_trace *t) {
+    return t->cap_cpu * sizeof *t->cpu + t->cap_gpu * sizeof *t->gpu + t->cap_mem * sizeof *t->mem +
+           t->cap_ctr * sizeof *t->ctr + t->strs.arena.used_total + t->strs.nslots * 8 + t->strs.cap * 12;
+}

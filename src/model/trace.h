@@ -1,0 +1,146 @@
+/* trace.h - the in-memory trace every loader fills and every analyzer reads.
+ *
+ * Events are stored compactly by kind, in typed arrays, with names interned
+ * in one string table. All times are int64 nanoseconds on the trace's own
+ * clock (Kineto: microseconds since the epoch, parsed exactly; so ts values
+ * are large and must never go through a double). Durations are >= 0.
+ *
+ * Ownership: pc_trace_new returns a trace that pc_trace_free releases with
+ * everything in it. Loaders append with the pc_trace_add_* helpers; after
+ * loading, pc_trace_finish sorts every array by start time so analyzers can
+ * sweep. Nothing here prints or exits.
+ */
+#ifndef PC_TRACE_H
+#define PC_TRACE_H
+#include <stdint.h>
+#include <stddef.h>
+#include "../util/strtab.h"
+
+#define PC_NONE (-1) /* an absent integer field (ids, device, stream) */
+
+/* Host-side ranges: operators, annotations, API calls. */
+enum pc_cpu_kind {
+    CPU_OP = 0,          /* cpu_op / Operator */
+    CPU_USER_ANNOT,      /* user_annotation (ProfilerStep#N, record_function) */
+    CPU_PYFUNC,          /* python_function (nn.Module frames) */
+    CPU_RUNTIME,         /* cuda_runtime / Runtime */
+    CPU_DRIVER,          /* cuda_driver */
+    CPU_DATALOADER,      /* 2021 `DataLoader` category */
+    CPU_KIND_COUNT
+};
+
+typedef struct pc_cpu_event {
+    int64_t ts, dur;
+    int64_t pid, tid;     /* numeric; non-numeric names map to negative ids */
+    int64_t ext_id;       /* External id, or PC_NONE */
+    int64_t corr;         /* correlation (runtime/driver), or PC_NONE */
+    int64_t seq;          /* autograd Sequence number, or PC_NONE */
+    uint32_t name;        /* strtab id */
+    uint32_t input_dims;  /* strtab id of compact JSON text of "Input Dims", 0 if none */
+    uint32_t input_types; /* strtab id of compact JSON text of "Input type", 0 if none */
+    int32_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
+    uint8_t kind;         /* enum pc_cpu_kind */
+    uint8_t pad[3];
+} pc_cpu_event;
+
+/* Device-side activity: kernels, memcpy, memset, GPU copies of annotations. */
+enum pc_gpu_kind { GPU_KERNEL = 0, GPU_MEMCPY, GPU_MEMSET, GPU_ANNOT, GPU_SYNC, GPU_KIND_COUNT };
+
+/* memcpy direction, from the event name ("Memcpy HtoD (Pageable -> Device)") */
+enum pc_copy_kind { COPY_UNKNOWN = 0, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HTOH, COPY_PTOP };
+enum pc_mem_attr { MEM_UNKNOWN = 0, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE, MEM_MANAGED };
+
+typedef struct pc_gpu_event {
+    int64_t ts, dur;
+    int64_t corr;        /* correlation id, PC_NONE if absent */
+    int64_t ext_id;      /* External id, PC_NONE if absent */
+    int64_t bytes;       /* memcpy/memset bytes, PC_NONE if absent */
+    uint32_t name;
+    int32_t device;      /* PC_NONE if unknown */
+    int32_t stream;      /* PC_NONE if unknown */
+    uint32_t grid[3], block[3];  /* 0 when absent */
+    int32_t regs;        /* registers per thread, PC_NONE if absent */
+    int32_t smem;        /* shared memory bytes (static+dynamic), PC_NONE if absent */
+    float blocks_per_sm, warps_per_sm; /* < 0 when absent */
+    float occupancy;     /* "est. achieved occupancy %", < 0 when absent */
+    uint8_t kind;        /* enum pc_gpu_kind */
+    uint8_t copy_kind;   /* enum pc_copy_kind */
+    uint8_t src_mem, dst_mem; /* enum pc_mem_attr */
+} pc_gpu_event;
+
+/* `[memory]` instant events (profile_memory=True). */
+typedef struct pc_mem_event {
+    int64_t ts;
+    int64_t bytes;           /* + allocation, - free */
+    int64_t total_allocated; /* PC_NONE if absent */
+    int64_t total_reserved;  /* PC_NONE if absent */
+    int64_t tid;
+    int32_t device_type;     /* 0 CPU, 1 CUDA (c10::DeviceType) */
+    int32_t device_id;
+} pc_mem_event;
+
+/* Counter samples ("ph":"C"): one row per (event, series) value. */
+typedef struct pc_counter {
+    int64_t ts;
+    double value;
+    uint32_t name;   /* event name, e.g. "cpu" or "queue:train" */
+    uint32_t series; /* args key, e.g. "user" */
+    int64_t pid;
+} pc_counter;
+
+typedef struct pc_device {
+    int id;
+    uint32_t name;
+    int64_t total_mem;
+    int cc_major, cc_minor;
+    int num_sms;
+    int max_threads_per_sm, max_threads_per_block, regs_per_sm, regs_per_block;
+    int smem_per_sm, smem_per_block, warp_size;
+} pc_device;
+
+/* Counts of what the loader saw, reported in run info. */
+typedef struct pc_load_stats {
+    int64_t events;          /* all elements of traceEvents */
+    int64_t metadata;        /* ph M, and spans that only describe the trace */
+    int64_t flows;           /* ac2g / async flow events (s, f, t) */
+    int64_t unknown;         /* categories perfcard does not use */
+    int64_t bad_fields;      /* events missing ts or with a negative duration */
+    uint64_t bytes;          /* bytes of JSON parsed (decompressed) */
+    uint64_t file_bytes;     /* bytes of the file on disk */
+} pc_load_stats;
+
+typedef struct pc_trace {
+    pc_strtab strs;
+    pc_cpu_event *cpu;   size_t ncpu, cap_cpu;
+    pc_gpu_event *gpu;   size_t ngpu, cap_gpu;
+    pc_mem_event *mem;   size_t nmem, cap_mem;
+    pc_counter *ctr;     size_t nctr, cap_ctr;
+    pc_device *dev;      size_t ndev, cap_dev;
+    int64_t count_cpu[CPU_KIND_COUNT];
+    int64_t count_gpu[GPU_KIND_COUNT];
+    /* top unknown categories, for run info */
+    uint32_t unknown_cat[16]; int64_t unknown_cat_n[16]; int nunknown_cat;
+    int64_t rank, world_size;  /* PC_NONE when the trace has no distributedInfo */
+    uint32_t backend;          /* distributedInfo.backend */
+    uint32_t source_format;    /* e.g. "kineto-json" */
+    int schema_2021;           /* 1 when categories were of the 2021 schema */
+    int64_t t_min, t_max;      /* span of all timed events (ns) */
+    pc_load_stats stats;
+    /* set when the input ended before the document did */
+    int truncated;
+    uint64_t truncated_at;     /* byte offset where complete data ends */
+} pc_trace;
+
+pc_trace *pc_trace_new(void);
+void pc_trace_free(pc_trace *t);  /* accepts NULL */
+pc_cpu_event *pc_trace_add_cpu(pc_trace *t);  /* zeroed, ids set to PC_NONE */
+pc_gpu_event *pc_trace_add_gpu(pc_trace *t);
+pc_mem_event *pc_trace_add_mem(pc_trace *t);
+pc_counter *pc_trace_add_counter(pc_trace *t);
+pc_device *pc_trace_device(pc_trace *t, int id); /* finds or adds */
+void pc_trace_note_unknown(pc_trace *t, uint32_t cat);
+/* Sorts arrays by (ts, -dur), counts kinds and computes the span. */
+void pc_trace_finish(pc_trace *t);
+/* Approximate bytes held by the trace, for --verbose and the benchmark. */
+size_t pc_trace_bytes(const pc_trace *t);
+#endif

@@ -1,0 +1,362 @@
+#include "chart.h"
+#include "../util/sbuf.h"
+#include "../util/xalloc.h"
+#include "tmpl.h"
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Okabe & Ito (2008), "Color Universal Design": distinguishable under
+ * protanopia, deuteranopia and tritanopia; then neutral grays. */
+static const unsigned palette[] = {0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0xD55E00,
+                                   0x56B4E9, 0xF0E442, 0x000000, 0x999999, 0x6A3D9A};
+enum { NPAL = sizeof palette / sizeof palette[0] };
+
+void chart_palette_hex(int i, char out[8]) { snprintf(out, 8, "#%06X", palette[((i % NPAL) + NPAL) % NPAL]); }
+
+int chart_category_color(const char *c) {
+    static const char *cats[] = {"kernel", "memcpy", "communication", "cpu", "runtime",
+                                 "dataloader", "memset", "other", "idle", "sync"};
+    static const int col[] = {0, 1, 3, 5, 4, 2, 6, 8, 8, 9};
+    for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+        if (!strcmp(c, cats[i])) return col[i];
+    return 8;
+}
+
+static void set_col(cairo_t *cr, int i) {
+    unsigned c = palette[((i % NPAL) + NPAL) % NPAL];
+    cairo_set_source_rgb(cr, ((c >> 16) & 255) / 255.0, ((c >> 8) & 255) / 255.0, (c & 255) / 255.0);
+}
+
+static void fmt_unit(char *buf, size_t cap, double v, int unit) {
+    sbuf b = {0};
+    switch (unit) {
+    case UNIT_NS: fmt_dur(&b, v); break;
+    case UNIT_PCT: sbuf_printf(&b, "%.0f%%", v); break;
+    case UNIT_BYTES: fmt_bytes(&b, v); break;
+    default:
+        if (fabs(v) >= 1e6) sbuf_printf(&b, "%.3gM", v / 1e6);
+        else if (fabs(v) >= 1e3) sbuf_printf(&b, "%.3gk", v / 1e3);
+        else sbuf_printf(&b, "%.4g", v);
+    }
+    snprintf(buf, cap, "%s", b.data ? b.data : "");
+    sbuf_free(&b);
+}
+
+/* Draws text, shortened with an ellipsis to fit max_w. align: 0 left, 1 right, 2 center */
+static void text(cairo_t *cr, double x, double y, const char *s, double max_w, int align) {
+    char buf[520];
+    snprintf(buf, 500, "%s", s); /* room for the ellipsis */
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, buf, &te);
+    size_t n = strlen(buf);
+    while (max_w > 0 && te.x_advance > max_w && n > 4) {
+        n--;
+        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80) n--; /* keep UTF-8 whole */
+        memcpy(buf + n, "…", 4);
+        cairo_text_extents(cr, buf, &te);
+    }
+    double dx = align == 1 ? -te.x_advance : align == 2 ? -te.x_advance / 2 : 0;
+    cairo_move_to(cr, x + dx, y);
+    cairo_show_text(cr, buf);
+}
+
+static double nice_step(double range, int ticks) {
+    double raw = range / ticks, mag = pow(10, floor(log10(raw))), r = raw / mag;
+    return (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10) * mag;
+}
+
+static void title(cairo_t *cr, const chart *c, double w) {
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, 14);
+    text(cr, 10, 20, c->title ? c->title : "", w - 20, 0);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 11);
+}
+
+static void legend(cairo_t *cr, double x, double y, double w, const char *const *names, const int *cols, size_t n) {
+    double cx = x;
+    for (size_t i = 0; i < n; i++) {
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, names[i], &te);
+        double iw = 16 + te.x_advance + 14;
+        if (cx + iw > x + w && cx > x) { cx = x; y += 16; }
+        set_col(cr, cols[i]);
+        cairo_rectangle(cr, cx, y - 9, 10, 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        text(cr, cx + 14, y, names[i], 0, 0);
+        cx += iw;
+    }
+}
+
+static void draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
+    double label_w = w * 0.42, left = label_w + 16, right = w - 80, top = 34, bottom = h - 34;
+    size_t n = c->n;
+    double maxv = 0;
+    for (size_t i = 0; i < n; i++) maxv = fmax(maxv, c->values[i]);
+    if (maxv <= 0) maxv = 1;
+    double bh = n ? (bottom - top) / n : 0;
+    /* axis and grid */
+    double step = nice_step(maxv, 4);
+    char buf[64];
+    cairo_set_line_width(cr, 1);
+    for (double v = 0; v <= maxv * 1.0001; v += step) {
+        double x = left + (right - left) * v / maxv;
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, x, top);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        fmt_unit(buf, sizeof buf, v, c->unit);
+        text(cr, x, bottom + 14, buf, 0, 2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double y = top + i * bh;
+        set_col(cr, c->colors ? c->colors[i] : 0);
+        cairo_rectangle(cr, left, y + bh * 0.15, (right - left) * c->values[i] / maxv, bh * 0.7);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        text(cr, label_w + 8, y + bh * 0.5 + 4, c->labels[i], label_w - 8, 1);
+        fmt_unit(buf, sizeof buf, c->values[i], c->unit);
+        text(cr, left + (right - left) * c->values[i] / maxv + 4, y + bh * 0.5 + 4, buf, 0, 0);
+    }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    if (c->xlabel) text(cr, (left + right) / 2, h - 6, c->xlabel, 0, 2);
+}
+
+static void draw_pie(cairo_t *cr, const chart *c, double w, double h) {
+    double total = 0;
+    for (size_t i = 0; i < c->n; i++) total += fmax(0, c->values[i]);
+    double r = fmin(w * 0.45, h - 60) / 2, cx = 20 + r, cy = 34 + r + 6;
+    double a = -M_PI / 2;
+    for (size_t i = 0; i < c->n && total > 0; i++) {
+        double da = 2 * M_PI * fmax(0, c->values[i]) / total;
+        set_col(cr, c->colors ? c->colors[i] : (int)i);
+        cairo_move_to(cr, cx, cy);
+        cairo_arc(cr, cx, cy, r, a, a + da);
+        cairo_close_path(cr);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+        a += da;
+    }
+    /* legend with shares */
+    double lx = cx + r + 24, ly = 44;
+    char buf[600], v[64];
+    for (size_t i = 0; i < c->n; i++) {
+        set_col(cr, c->colors ? c->colors[i] : (int)i);
+        cairo_rectangle(cr, lx, ly - 9, 10, 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        fmt_unit(v, sizeof v, c->values[i], c->unit);
+        snprintf(buf, sizeof buf, "%.1f%%  %s", total > 0 ? 100 * c->values[i] / total : 0, c->labels[i]);
+        text(cr, lx + 14, ly, buf, w - lx - 20, 0);
+        ly += 16;
+        if (ly > h - 6) break;
+    }
+}
+
+static void axes_y(cairo_t *cr, double left, double right, double top, double bottom, double maxv, int unit) {
+    char buf[64];
+    double step = nice_step(maxv, 4);
+    cairo_set_line_width(cr, 1);
+    for (double v = 0; v <= maxv * 1.0001; v += step) {
+        double y = bottom - (bottom - top) * v / maxv;
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, left, y);
+        cairo_line_to(cr, right, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        fmt_unit(buf, sizeof buf, v, unit);
+        text(cr, left - 4, y + 4, buf, 0, 1);
+    }
+}
+
+static void ylabel(cairo_t *cr, const char *s, double x, double y) {
+    if (!s) return;
+    cairo_save(cr);
+    cairo_move_to(cr, x, y);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, s, &te);
+    cairo_rel_move_to(cr, -te.x_advance / 2, 0);
+    cairo_show_text(cr, s);
+    cairo_restore(cr);
+}
+
+static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
+    double left = 70, right = w - 16, top = 34, bottom = h - 58;
+    double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+    for (size_t s = 0; s < c->nseries; s++)
+        for (size_t i = 0; i < c->series[s].n; i++) {
+            xmin = fmin(xmin, c->series[s].x[i]);
+            xmax = fmax(xmax, c->series[s].x[i]);
+            ymax = fmax(ymax, c->series[s].y[i]);
+        }
+    if (!(xmax > xmin)) { xmin = 0; xmax = 1; }
+    if (ymax <= 0) ymax = 1;
+    if (c->unit == UNIT_PCT) ymax = fmax(ymax, 100);
+    axes_y(cr, left, right, top, bottom, ymax, c->unit);
+    char buf[64];
+    double step = nice_step(xmax - xmin, 5);
+    for (double v = ceil(xmin / step) * step; v <= xmax; v += step) {
+        double x = left + (right - left) * (v - xmin) / (xmax - xmin);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        fmt_unit(buf, sizeof buf, v, c->xunit);
+        text(cr, x, bottom + 14, buf, 0, 2);
+    }
+    cairo_set_line_width(cr, 1);
+    for (size_t m = 0; m < c->nmarks; m++) {
+        double x = left + (right - left) * (c->marks[m] - xmin) / (xmax - xmin);
+        double d[] = {3, 3};
+        cairo_set_dash(cr, d, 2, 0);
+        cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
+        cairo_move_to(cr, x, top);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
+    cairo_set_line_width(cr, 1.8);
+    const char *names[16];
+    int cols[16];
+    for (size_t s = 0; s < c->nseries; s++) {
+        const chart_series *se = &c->series[s];
+        set_col(cr, se->color);
+        for (size_t i = 0; i < se->n; i++) {
+            double x = left + (right - left) * (se->x[i] - xmin) / (xmax - xmin);
+            double y = bottom - (bottom - top) * fmin(se->y[i], ymax) / ymax;
+            if (i == 0) cairo_move_to(cr, x, y);
+            else cairo_line_to(cr, x, y);
+        }
+        if (se->n == 1) { cairo_rel_line_to(cr, 2, 0); }
+        cairo_stroke(cr);
+        if (s < 16) { names[s] = se->name; cols[s] = se->color; }
+    }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    if (c->xlabel) text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
+    ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
+    legend(cr, left, h - 8, right - left, names, cols, c->nseries < 16 ? c->nseries : 16);
+}
+
+static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
+    double left = 70, right = w - 16, top = 34, bottom = h - 58;
+    double ymax = 0;
+    for (size_t k = 0; k < c->ncat; k++) {
+        double sum = 0;
+        for (size_t s = 0; s < c->nseries; s++) sum += k < c->series[s].n ? fmax(0, c->series[s].y[k]) : 0;
+        ymax = fmax(ymax, sum);
+    }
+    if (ymax <= 0) ymax = 1;
+    axes_y(cr, left, right, top, bottom, ymax, c->unit);
+    double bw = c->ncat ? (right - left) / c->ncat : 0;
+    size_t every = c->ncat > 40 ? c->ncat / 20 : 1;
+    for (size_t k = 0; k < c->ncat; k++) {
+        double y = bottom;
+        for (size_t s = 0; s < c->nseries; s++) {
+            double v = k < c->series[s].n ? fmax(0, c->series[s].y[k]) : 0;
+            double hh = (bottom - top) * v / ymax;
+            set_col(cr, c->series[s].color);
+            cairo_rectangle(cr, left + k * bw + bw * 0.12, y - hh, bw * 0.76, hh);
+            cairo_fill(cr);
+            y -= hh;
+        }
+        if (k % every == 0) {
+            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+            text(cr, left + k * bw + bw / 2, bottom + 14, c->categories[k], bw * every, 2);
+        }
+    }
+    const char *names[16];
+    int cols[16];
+    size_t nn = c->nseries < 16 ? c->nseries : 16;
+    for (size_t s = 0; s < nn; s++) { names[s] = c->series[s].name; cols[s] = c->series[s].color; }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    if (c->xlabel) text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
+    ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
+    legend(cr, left, h - 8, right - left, names, cols, nn);
+}
+
+static void dims(const chart *c, double *w, double *h) {
+    *w = c->width > 0 ? c->width : 760;
+    if (c->height > 0) *h = c->height;
+    else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
+    else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
+    else *h = 300;
+}
+
+static void draw(cairo_t *cr, const chart *c, double w, double h) {
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    title(cr, c, w);
+    switch (c->kind) {
+    case CHART_HBAR: draw_hbar(cr, c, w, h); break;
+    case CHART_PIE: draw_pie(cr, c, w, h); break;
+    case CHART_LINE: draw_line(cr, c, w, h); break;
+    case CHART_STACKED: draw_stacked(cr, c, w, h); break;
+    }
+}
+
+static cairo_status_t to_sbuf(void *closure, const unsigned char *data, unsigned int len) {
+    sbuf_putn(closure, (const char *)data, len);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* Cairo names its defs glyph0-1, clip1, ...: give each chart its own prefix. */
+static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
+    static const char *pats[] = {"id=\"", "href=\"#", "url(#"};
+    while (*s) {
+        int hit = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strncmp(s, pats[i], strlen(pats[i]))) { hit = i; break; }
+        if (hit >= 0) {
+            sbuf_puts(out, pats[hit]);
+            sbuf_puts(out, pfx);
+            s += strlen(pats[hit]);
+        } else sbuf_putc(out, *s++);
+    }
+}
+
+char *chart_svg(const chart *c, const char *pfx) {
+    double w, h;
+    dims(c, &w, &h);
+    sbuf raw = {0};
+    cairo_surface_t *surf = cairo_svg_surface_create_for_stream(to_sbuf, &raw, w, h);
+    cairo_svg_surface_restrict_to_version(surf, CAIRO_SVG_VERSION_1_1);
+    cairo_t *cr = cairo_create(surf);
+    draw(cr, c, w, h);
+    cairo_destroy(cr);
+    cairo_surface_finish(surf);
+    cairo_surface_destroy(surf);
+    sbuf out = {0};
+    const char *svg = raw.data ? strstr(raw.data, "<svg") : NULL;
+    if (!svg) { sbuf_free(&raw); return sbuf_take(&out); }
+    /* open tag, with accessibility attributes and a <title> */
+    const char *gt = strchr(svg, '>');
+    sbuf_puts(&out, "<svg role=\"img\" aria-label=\"");
+    if (c->title) sbuf_html(&out, c->title, strlen(c->title));
+    sbuf_puts(&out, "\"");
+    sbuf_putn(&out, svg + 4, (size_t)(gt - svg - 4));
+    sbuf_puts(&out, "><title>");
+    if (c->title) sbuf_html(&out, c->title, strlen(c->title));
+    sbuf_puts(&out, "</title>");
+    prefix_ids(&out, gt + 1, pfx);
+    sbuf_free(&raw);
+    return sbuf_take(&out);
+}
+
+int chart_png(const chart *c, const char *path, pc_err *err) {
+    double w, h;
+    dims(c, &w, &h);
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+    cairo_t *cr = cairo_create(surf);
+    draw(cr, c, w, h);
+    cairo_destroy(cr);
+    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    cairo_surface_destroy(surf);
+    if (st != CAIRO_STATUS_SUCCESS) return PC_ERRF(err, PC_EIO, "%s: cannot write PNG: %s", path, cairo_status_to_string(st));
+    return 0;
+}

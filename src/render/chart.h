@@ -1,0 +1,50 @@
+/* chart.h - charts drawn with Cairo, as inline SVG (report.html) or PNG
+ * (PNGs under charts/ beside summary.md and in e-mail).
+ *
+ * A chart is described by a plain struct the caller fills (labels and
+ * values, already chosen); chart_svg returns malloc'd SVG text with unique
+ * element ids (so several charts can be inlined in one page), a <title> for
+ * screen readers, and no XML prolog. All text from traces is drawn as glyph
+ * outlines by Cairo, never as markup. Colors come from a fixed palette that
+ * people with common color-vision deficiencies can tell apart (Okabe-Ito),
+ * and categories map to the same color in every chart (chart_category_color).
+ */
+#ifndef PC_CHART_H
+#define PC_CHART_H
+#include <stddef.h>
+#include "../util/err.h"
+
+enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED };
+enum chart_unit { UNIT_NS, UNIT_PCT, UNIT_BYTES, UNIT_COUNT };
+
+typedef struct chart_series {
+    const char *name;
+    const double *x, *y; /* LINE: points; STACKED: y per category (x unused) */
+    size_t n;
+    int color;           /* palette index */
+} chart_series;
+
+typedef struct chart {
+    int kind;
+    const char *title, *xlabel, *ylabel;
+    int unit;             /* of the values (y, or bar length) */
+    int xunit;            /* LINE: of x */
+    /* HBAR / PIE: one value per label */
+    const char *const *labels;
+    const double *values;
+    const int *colors;    /* per item; NULL = palette order */
+    size_t n;
+    /* LINE / STACKED */
+    const chart_series *series;
+    size_t nseries;
+    const char *const *categories; /* STACKED: x labels */
+    size_t ncat;
+    const double *marks; size_t nmarks; /* LINE: vertical markers at these x */
+    double width, height; /* points; 0 = defaults */
+} chart;
+
+char *chart_svg(const chart *c, const char *id_prefix);
+int chart_png(const chart *c, const char *path, pc_err *err);
+int chart_category_color(const char *category); /* palette index */
+void chart_palette_hex(int idx, char out[8]);
+#endif

@@ -1,0 +1,26 @@
+/* report.h - writes the report files of one summary into a directory.
+ *
+ * pc_report_write renders report.html, summary.md (with PNG charts under charts/) and
+ * summary.json, as selected, from the summary alone (it never sees the
+ * trace). Each file is written atomically; the directory is created. Returns
+ * 0 or a PC_E* code with err filled.
+ */
+#ifndef PC_REPORT_H
+#define PC_REPORT_H
+#include <cjson/cJSON.h>
+#include "../util/err.h"
+
+enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8 };
+
+typedef struct pc_report_opts {
+    const char *dir;
+    unsigned formats;          /* OUT_* bits */
+    const char *templates_dir; /* overrides of built-in templates/assets, or NULL */
+    int html_rows;             /* rows per table in HTML; 0 = 50 */
+} pc_report_opts;
+
+int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err);
+/* Returns the text of a template or asset: from templates_dir when it has the
+ * file, else built in. Caller frees. NULL if unknown. */
+char *pc_asset(const char *templates_dir, const char *name, size_t *len);
+#endif

@@ -1,0 +1,224 @@
+#include "tmpl.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_STACK = 32 };
+
+typedef struct rctx {
+    const char *base;
+    const cJSON *stack[MAX_STACK];
+    int depth;
+    esc_mode mode;
+    sbuf *out;
+    pc_err *err;
+} rctx;
+
+void fmt_dur(sbuf *b, double ns) {
+    double a = fabs(ns);
+    if (a < 1e3) sbuf_printf(b, "%.0f ns", ns);
+    else if (a < 1e6) sbuf_printf(b, "%.2f µs", ns / 1e3);
+    else if (a < 1e9) sbuf_printf(b, "%.2f ms", ns / 1e6);
+    else sbuf_printf(b, "%.3f s", ns / 1e9);
+}
+
+void fmt_bytes(sbuf *b, double v) {
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    double a = fabs(v);
+    while (a >= 1024 && i < 4) { a /= 1024; v /= 1024; i++; }
+    if (i == 0) sbuf_printf(b, "%.0f B", v);
+    else sbuf_printf(b, "%.2f %s", v, u[i]);
+}
+
+void fmt_int(sbuf *b, double v) {
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.0f", v);
+    const char *s = tmp;
+    if (*s == '-') sbuf_putc(b, *s++);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        sbuf_putc(b, s[i]);
+        if ((n - i - 1) % 3 == 0 && i + 1 < n) sbuf_putc(b, ',');
+    }
+}
+
+void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
+    if (!v) return;
+    if (cJSON_IsNull(v)) { sbuf_puts(b, "n/a"); return; }
+    if (cJSON_IsBool(v)) { sbuf_puts(b, cJSON_IsTrue(v) ? "yes" : "no"); return; }
+    if (cJSON_IsString(v)) { sbuf_puts(b, v->valuestring); return; }
+    if (!cJSON_IsNumber(v)) return;
+    double x = v->valuedouble;
+    if (!fmt || !*fmt || !strcmp(fmt, "num")) {
+        if (x == floor(x) && fabs(x) < 1e15) sbuf_printf(b, "%.0f", x);
+        else sbuf_printf(b, "%.4g", x);
+    } else if (!strcmp(fmt, "dur")) fmt_dur(b, x);
+    else if (!strcmp(fmt, "pct")) sbuf_printf(b, "%.1f%%", x);
+    else if (!strcmp(fmt, "int")) fmt_int(b, x);
+    else if (!strcmp(fmt, "bytes")) fmt_bytes(b, x);
+    else if (!strcmp(fmt, "rate")) sbuf_printf(b, "%.1f GB/s", x);
+    else if (!strcmp(fmt, "fixed1")) sbuf_printf(b, "%.1f", x);
+    else if (!strcmp(fmt, "fixed2")) sbuf_printf(b, "%.2f", x);
+    else if (!strcmp(fmt, "raw")) sbuf_printf(b, "%.17g", x);
+}
+
+static int known_fmt(const char *f) {
+    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", NULL};
+    for (int i = 0; k[i]; i++)
+        if (!strcmp(f, k[i])) return 1;
+    return 0;
+}
+
+static const cJSON *lookup(rctx *r, const char *path) {
+    if (!strcmp(path, ".")) return r->stack[r->depth - 1];
+    char first[128];
+    const char *dot = strchr(path, '.');
+    size_t n = dot ? (size_t)(dot - path) : strlen(path);
+    if (n >= sizeof first) return NULL;
+    memcpy(first, path, n);
+    first[n] = 0;
+    for (int i = r->depth - 1; i >= 0; i--) {
+        const cJSON *c = r->stack[i];
+        if (!cJSON_IsObject(c)) continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, first);
+        if (!v) continue;
+        while (v && dot) {
+            path = dot + 1;
+            dot = strchr(path, '.');
+            n = dot ? (size_t)(dot - path) : strlen(path);
+            if (n >= sizeof first) return NULL;
+            memcpy(first, path, n);
+            first[n] = 0;
+            v = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, atoi(first)) : cJSON_GetObjectItemCaseSensitive(v, first);
+        }
+        return v;
+    }
+    return NULL;
+}
+
+static int truthy(const cJSON *v) {
+    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v)) return 0;
+    if (cJSON_IsArray(v)) return cJSON_GetArraySize(v) > 0;
+    if (cJSON_IsNumber(v)) return v->valuedouble != 0;
+    if (cJSON_IsString(v)) return v->valuestring[0] != 0;
+    return 1;
+}
+
+static void emit(rctx *r, const char *s, size_t n, int raw) {
+    if (raw || r->mode == ESC_NONE) sbuf_putn(r->out, s, n);
+    else if (r->mode == ESC_HTML) sbuf_html(r->out, s, n);
+    else sbuf_markdown(r->out, s, n);
+}
+
+/* Copies a tag's name, trimmed, into buf. */
+static int tag_name(const char *s, const char *e, char *buf, size_t cap) {
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t')) e--;
+    if ((size_t)(e - s) >= cap) return -1;
+    memcpy(buf, s, (size_t)(e - s));
+    buf[e - s] = 0;
+    return 0;
+}
+
+static int render(rctx *r, const char *s, const char *end);
+
+/* Finds the {{/name}} matching a section opened just before s. */
+static const char *find_close(const char *s, const char *end, const char *name, const char **after) {
+    int depth = 1;
+    size_t nl = strlen(name);
+    while (s < end) {
+        const char *o = memmem(s, (size_t)(end - s), "{{", 2);
+        if (!o) return NULL;
+        const char *c = memmem(o + 2, (size_t)(end - o - 2), "}}", 2);
+        if (!c) return NULL;
+        char kind = o[2];
+        if (kind == '#' || kind == '^' || kind == '/') {
+            char nm[256];
+            if (tag_name(o + 3, c, nm, sizeof nm) == 0 && strlen(nm) == nl && !memcmp(nm, name, nl)) {
+                if (kind == '/') {
+                    if (--depth == 0) { *after = c + 2; return o; }
+                } else depth++;
+            }
+        }
+        s = c + 2;
+    }
+    return NULL;
+}
+
+static int render(rctx *r, const char *s, const char *end) {
+    while (s < end) {
+        const char *o = memmem(s, (size_t)(end - s), "{{", 2);
+        if (!o) { sbuf_putn(r->out, s, (size_t)(end - s)); return 0; }
+        sbuf_putn(r->out, s, (size_t)(o - s));
+        int triple = o + 2 < end && o[2] == '{';
+        const char *c = memmem(o + 2, (size_t)(end - o - 2), triple ? "}}}" : "}}", triple ? 3 : 2);
+        if (!c) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unclosed tag");
+        const char *after = c + (triple ? 3 : 2);
+        char kind = o[2];
+        char name[256];
+        if (triple) {
+            if (tag_name(o + 3, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
+            const cJSON *v = lookup(r, name);
+            if (cJSON_IsString(v)) emit(r, v->valuestring, strlen(v->valuestring), 1);
+            s = after;
+            continue;
+        }
+        if (kind == '!') { s = after; continue; }
+        if (kind == '#' || kind == '^') {
+            if (tag_name(o + 3, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
+            const char *close_after;
+            const char *close = find_close(after, end, name, &close_after);
+            if (!close) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "section {{%c%s}} is not closed", kind, name);
+            const cJSON *v = lookup(r, name);
+            int t = truthy(v);
+            if (kind == '^') {
+                if (!t) { int rc = render(r, after, close); if (rc) return rc; }
+            } else if (t) {
+                if (r->depth >= MAX_STACK) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "sections nested too deep");
+                if (cJSON_IsArray(v)) {
+                    const cJSON *it;
+                    cJSON_ArrayForEach(it, v) {
+                        r->stack[r->depth++] = it;
+                        int rc = render(r, after, close);
+                        r->depth--;
+                        if (rc) return rc;
+                    }
+                } else {
+                    int push = cJSON_IsObject(v);
+                    if (push) r->stack[r->depth++] = v;
+                    int rc = render(r, after, close);
+                    if (push) r->depth--;
+                    if (rc) return rc;
+                }
+            }
+            s = close_after;
+            continue;
+        }
+        if (kind == '/') return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unexpected closing tag");
+        if (tag_name(o + 2, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
+        char *bar = strchr(name, '|');
+        const char *fmt = NULL;
+        if (bar) {
+            *bar = 0;
+            fmt = bar + 1;
+            if (!known_fmt(fmt)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unknown format '%s'", fmt);
+        }
+        const cJSON *v = lookup(r, name);
+        if (v) {
+            sbuf tmp = {0};
+            fmt_value(&tmp, v, fmt);
+            if (tmp.len) emit(r, tmp.data, tmp.len, 0);
+            sbuf_free(&tmp);
+        }
+        s = after;
+    }
+    return 0;
+}
+
+int tmpl_render(const char *t, size_t n, const cJSON *ctx, esc_mode mode, sbuf *out, pc_err *err) {
+    rctx r = {.base = t, .depth = 1, .mode = mode, .out = out, .err = err};
+    r.stack[0] = ctx;
+    return render(&r, t, t + n);
+}

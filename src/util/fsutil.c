@@ -1,0 +1,82 @@
+#include "fsutil.h"
+#include "xalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, data + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return PC_ERRF(err, PC_EIO, "%s: write failed: %s", path, strerror(e));
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *b = xmalloc(cap);
+    for (;;) {
+        if (len + 1 >= cap) {
+            if (cap > max) { fclose(f); free(b); return PC_ERRF(err, PC_EINPUT, "%s: larger than %zu bytes", path, max); }
+            cap *= 2;
+            b = xrealloc(b, cap);
+        }
+        size_t r = fread(b + len, 1, cap - len - 1, f);
+        len += r;
+        if (r == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { free(b); return PC_ERRF(err, PC_EIO, "%s: read error", path); }
+    b[len] = 0;
+    *out = b;
+    *n = len;
+    return 0;
+}
+
+int fs_mkdirs(const char *dir, pc_err *err) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) return PC_ERRF(err, PC_EIO, "%s: cannot create: %s", p, strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(p, 0755) < 0 && errno != EEXIST) return PC_ERRF(err, PC_EIO, "%s: cannot create: %s", p, strerror(errno));
+    struct stat st;
+    if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) return PC_ERRF(err, PC_EIO, "%s: not a directory", p);
+    return 0;
+}
+
+char *fs_join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    char *s = xmalloc(a + b + 2);
+    memcpy(s, dir, a);
+    s[a] = '/';
+    memcpy(s + a + 1, name, b + 1);
+    return s;
+}

@@ -1,0 +1,13 @@
+/* fsutil.h - files written whole or not at all.
+ * fs_write_atomic writes to "path.tmp.PID" and renames over path, so a
+ * reader never sees a half-written file. fs_read_all returns a malloc'd
+ * NUL-terminated copy of a file (caller frees), refusing files over max. */
+#ifndef PC_FSUTIL_H
+#define PC_FSUTIL_H
+#include <stddef.h>
+#include "err.h"
+int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err);
+int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err);
+int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
+char *fs_join(const char *dir, const char *name); /* malloc'd "dir/name" */
+#endif

@@ -1,0 +1,27 @@
+/* sbuf.h - growable byte buffer for building output text.
+ *
+ * The buffer owns its memory (sbuf_free releases it); data is always
+ * NUL-terminated. The escape helpers append s with the quoting of one output
+ * language, so every string that came from a trace passes through exactly
+ * one of them before it reaches a file.
+ */
+#ifndef PC_SBUF_H
+#define PC_SBUF_H
+#include <stddef.h>
+#include <stdarg.h>
+
+typedef struct sbuf { char *data; size_t len, cap; } sbuf;
+
+void sbuf_reserve(sbuf *b, size_t extra);
+void sbuf_putn(sbuf *b, const char *s, size_t n);
+void sbuf_puts(sbuf *b, const char *s);
+void sbuf_putc(sbuf *b, char c);
+void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_free(sbuf *b);
+/* Hands the data to the caller (free() it) and resets b. */
+char *sbuf_take(sbuf *b);
+
+void sbuf_html(sbuf *b, const char *s, size_t n);     /* & < > " ' */
+void sbuf_markdown(sbuf *b, const char *s, size_t n); /* GFM inline text, safe in table cells */
+void sbuf_csv(sbuf *b, const char *s, size_t n);      /* RFC 4180 field */
+#endif

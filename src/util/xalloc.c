@@ -1,0 +1,34 @@
+#include "xalloc.h"
+#include <stdio.h>
+#include <string.h>
+
+static void oom(size_t n) {
+    fprintf(stderr, "perfcard: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+void *xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+void *xcalloc(size_t n, size_t sz) {
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) oom(n * sz);
+    return p;
+}
+void *xrealloc(void *p, size_t n) {
+    p = realloc(p, n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+char *xstrdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+void vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    *arr = xrealloc(*arr, c * es);
+    *cap = c;
+}

@@ -1,0 +1,14 @@
+/* xalloc.h - allocation that aborts with a message on out-of-memory.
+ * Used for internal structures; callers never check for NULL. */
+#ifndef PC_XALLOC_H
+#define PC_XALLOC_H
+#include <stdlib.h>
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grow *arr (element size es) so that it holds at least need elements. */
+void vec_reserve(void **arr, size_t *cap, size_t need, size_t es);
+#define VEC_PUSH(arr, n, cap) \
+    (vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)), &(arr)[(n)++])
+#endif

@@ -1,16 +1,8 @@
 #include "jsontok.h"
 #include <string.h>
 
-static inline int is_ws(unsigned char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
 
-int j_ws(jcur *c) {
-    const char *p = c->p, *e = c->end;
-    while (p < e && is_ws((unsigned char)*p)) p++;
-    c->p = p;
-    return p < e ? J_OK : J_MORE;
-}
-
-int j_expect(jcur *c, char ch) {
+int j_expect_slow(jcur *c, char ch) {
     int r = j_ws(c);
     if (r) return r;
     if (*c->p != ch) {
@@ -95,20 +87,34 @@ static int string_escaped(jcur *c, const char *q, jstr *out) {
     return J_MORE;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Finds the first '"' or '\\' in [p, e); returns e if none. */
+static inline const char *find_quote_or_bs(const char *p, const char *e) {
+#ifdef __SSE2__
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+    while (p + 16 <= e) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (p < e && *p != '"' && *p != '\\') p++;
+    return p;
+}
+
 int j_string(jcur *c, jstr *out) {
     const char *p = c->p + 1, *e = c->end; /* caller saw the quote */
-    const char *q = p;
-    /* Fast path: find the closing quote; escapes send us to the slow path. */
-    for (;;) {
-        const char *hit = memchr(q, '"', (size_t)(e - q));
-        if (!hit) return J_MORE;
-        const char *bs = memchr(q, '\\', (size_t)(hit - q));
-        if (bs) return string_escaped(c, p, out);
-        out->s = p;
-        out->n = (size_t)(hit - p);
-        c->p = hit + 1;
-        return J_OK;
-    }
+    const char *hit = find_quote_or_bs(p, e);
+    if (hit == e) return J_MORE;
+    if (*hit == '\\') return string_escaped(c, p, out);
+    out->s = p;
+    out->n = (size_t)(hit - p);
+    c->p = hit + 1;
+    return J_OK;
 }
 
 static int skip_number(jcur *c) {
@@ -241,7 +247,51 @@ static int dec_scale(const dec *d, int shift, int64_t *out) {
     return J_OK;
 }
 
+/* Fast path for the common shapes "123", "-12", "123.456": returns 1 and sets
+ * *ip (integer part), *frac (first 3 fraction digits, as thousandths), *rnd
+ * (the 4th fraction digit >= 5, or a later nonzero digit when the 4th is 5)
+ * when the number is plain and short; 0 to use the general parser. */
+static inline int fast_dec(jcur *c, int *neg, uint64_t *ip, int64_t *frac, int *rnd, int *has_frac) {
+    const char *p = c->p, *e = c->end;
+    *neg = 0;
+    if (p < e && *p == '-') { *neg = 1; p++; }
+    const char *d0 = p;
+    uint64_t v = 0;
+    while (p < e && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
+    if (p == d0 || p - d0 > 18 || p == e) return 0;
+    int64_t f = 0;
+    int r = 0, hf = 0;
+    if (*p == '.') {
+        p++;
+        hf = 1;
+        const char *f0 = p;
+        while (p < e && (unsigned)(*p - '0') < 10) {
+            long k = p - f0;
+            if (k < 3) f = f * 10 + (*p - '0');
+            else if (k == 3) r = *p >= '5';
+            p++;
+        }
+        if (p == f0 || p == e) return 0;
+        for (long k = p - f0; k < 3; k++) f *= 10;
+    }
+    if (*p == 'e' || *p == 'E') return 0;
+    *ip = v;
+    *frac = f;
+    *rnd = r;
+    *has_frac = hf;
+    c->p = p;
+    return 1;
+}
+
 int j_fixed3(jcur *c, int64_t *out) {
+    int neg, rnd, hf;
+    uint64_t ip;
+    int64_t frac;
+    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf)) {
+        int64_t v = (int64_t)ip * 1000 + frac + rnd;
+        *out = neg ? -v : v;
+        return J_OK;
+    }
     dec d;
     const char *start = c->p;
     int r = read_dec(c, &d);
@@ -251,6 +301,13 @@ int j_fixed3(jcur *c, int64_t *out) {
 }
 
 int j_int(jcur *c, int64_t *out) {
+    int neg, rnd, hf;
+    uint64_t ip;
+    int64_t frac;
+    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf)) {
+        *out = neg ? -(int64_t)ip : (int64_t)ip;
+        return J_OK;
+    }
     dec d;
     const char *start = c->p;
     int r = read_dec(c, &d);

@@ -30,8 +30,19 @@ typedef struct jcur {
 
 typedef struct jstr { const char *s; size_t n; } jstr;
 
-int j_ws(jcur *c);                     /* skip whitespace; J_MORE at end of window */
-int j_expect(jcur *c, char ch);        /* skip ws then require ch */
+/* skip whitespace; J_MORE at end of window (inline: called per token) */
+static inline int j_ws(jcur *c) {
+    const char *p = c->p, *e = c->end;
+    while (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    c->p = p;
+    return p < e ? 0 : 1;
+}
+int j_expect_slow(jcur *c, char ch);
+/* skip ws then require ch */
+static inline int j_expect(jcur *c, char ch) {
+    if (c->p < c->end && *c->p == ch) { c->p++; return 0; }
+    return j_expect_slow(c, ch);
+}
 int j_string(jcur *c, jstr *out);      /* at '"' (after ws) */
 int j_skip(jcur *c, int depth);        /* skip any value */
 /* Numbers. j_fixed3 parses a decimal and returns it multiplied by 1000,

@@ -266,7 +266,15 @@ static int parse_args(jcur *c, evtmp *e) {
 
 static int parse_event(jcur *c, evtmp *e) {
     int r;
-    memset(e, 0, sizeof *e);
+    /* field by field: the counter arrays are large and only nctr matters */
+    e->ph = 0;
+    e->cat = e->name = e->tid_s = e->dims = e->types = (jstr){0};
+    e->has_ts = e->has_dur = 0;
+    e->ts = e->dur = e->pid = e->tid = 0;
+    e->pid_named = e->tid_named = 0;
+    memset(e->grid, 0, sizeof e->grid);
+    memset(e->block, 0, sizeof e->block);
+    e->nctr = 0;
     e->device = e->stream = e->corr = e->ext_id = e->regs = e->smem = e->bytes = e->seq = e->fwd_tid = PC_NONE;
     e->dev_type = e->dev_id = e->mem_bytes = e->total_alloc = e->total_res = PC_NONE;
     e->bps = e->wps = e->occ = -1;

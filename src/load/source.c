@@ -108,6 +108,42 @@ static void *inflater(void *arg) {
     return NULL;
 }
 
+/* Plain files: read ahead on the thread too, so the parser never waits on
+ * the read() copy. */
+static void *reader_thread(void *arg) {
+    pc_source *s = arg;
+    int code = 0;
+    char msg[256] = "";
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (s->count == NBLK && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+        int slot = (s->head + s->count) % NBLK, stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) break;
+        size_t got = 0;
+        int fin = 0;
+        while (got < BLK) {
+            ssize_t n = read(s->fd, s->blk[slot] + got, BLK - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) { code = PC_EIO; snprintf(msg, sizeof msg, "read error: %s", strerror(errno)); fin = 1; break; }
+            if (n == 0) { fin = 1; break; }
+            got += (size_t)n;
+            s->file_pos += (uint64_t)n;
+        }
+        pthread_mutex_lock(&s->mu);
+        if (got) { s->blen[slot] = got; s->count++; }
+        if (fin) { s->done = 1; s->err_code = code; memcpy(s->err_msg, msg, sizeof msg); }
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (fin) break;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->done = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
@@ -131,11 +167,11 @@ int source_open(pc_source **out, const char *path, pc_err *err) {
     unsigned char magic[2];
     ssize_t n = pread(fd, magic, 2, 0);
     s->gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    if (s->gzip) {
+    {
         pthread_mutex_init(&s->mu, NULL);
         pthread_cond_init(&s->cv, NULL);
         for (int i = 0; i < NBLK; i++) s->blk[i] = xmalloc(BLK);
-        if (pthread_create(&s->thr, NULL, inflater, s) != 0) {
+        if (pthread_create(&s->thr, NULL, s->gzip ? inflater : reader_thread, s) != 0) {
             source_close(s);
             return PC_ERRF(err, PC_EIO, "%s: cannot start the gzip thread", path);
         }
@@ -146,15 +182,6 @@ int source_open(pc_source **out, const char *path, pc_err *err) {
 }
 
 ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err) {
-    if (!s->gzip) {
-        for (;;) {
-            ssize_t r = read(s->fd, dst, n);
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) return PC_ERRF(err, PC_EIO, "read error: %s", strerror(errno));
-            s->file_pos += (uint64_t)r;
-            return r;
-        }
-    }
     size_t got = 0;
     pthread_mutex_lock(&s->mu);
     while (got < n) {
@@ -195,11 +222,9 @@ void source_close(pc_source *s) {
         pthread_mutex_unlock(&s->mu);
         pthread_join(s->thr, NULL);
     }
-    if (s->gzip) {
-        for (int i = 0; i < NBLK; i++) free(s->blk[i]);
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
-    }
+    for (int i = 0; i < NBLK; i++) free(s->blk[i]);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
     close(s->fd);
     free(s);
 }

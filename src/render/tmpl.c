@@ -122,10 +122,28 @@ static int tag_name(const char *s, const char *e, char *buf, size_t cap) {
     return 0;
 }
 
+
+/* Mustache's "standalone" rule: a section, inverted-section, closing or
+ * comment tag alone on its line removes the whole line, so templates can put
+ * tags on lines of their own without leaving blank lines behind. */
+static int standalone(const char *base, const char *s, const char *o, const char *tag_end, const char *end,
+                      const char **line_start, const char **line_after) {
+    const char *p = o;
+    while (p > s && (p[-1] == ' ' || p[-1] == '\t')) p--;
+    if (!(p == base || p[-1] == '\n')) return 0;
+    const char *q = tag_end;
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q < end && *q != '\n') return 0;
+    *line_start = p;
+    *line_after = q < end ? q + 1 : q;
+    return 1;
+}
+
 static int render(rctx *r, const char *s, const char *end);
 
 /* Finds the {{/name}} matching a section opened just before s. */
-static const char *find_close(const char *s, const char *end, const char *name, const char **after) {
+static const char *find_close(const char *base, const char *s, const char *end, const char *name, const char **after) {
+    const char *s0 = s;
     int depth = 1;
     size_t nl = strlen(name);
     while (s < end) {
@@ -138,7 +156,12 @@ static const char *find_close(const char *s, const char *end, const char *name, 
             char nm[256];
             if (tag_name(o + 3, c, nm, sizeof nm) == 0 && strlen(nm) == nl && !memcmp(nm, name, nl)) {
                 if (kind == '/') {
-                    if (--depth == 0) { *after = c + 2; return o; }
+                    if (--depth == 0) {
+                        const char *ls, *la;
+                        if (standalone(base, s0, o, c + 2, end, &ls, &la)) { *after = la; return ls; }
+                        *after = c + 2;
+                        return o;
+                    }
                 } else depth++;
             }
         }
@@ -151,12 +174,16 @@ static int render(rctx *r, const char *s, const char *end) {
     while (s < end) {
         const char *o = memmem(s, (size_t)(end - s), "{{", 2);
         if (!o) { sbuf_putn(r->out, s, (size_t)(end - s)); return 0; }
-        sbuf_putn(r->out, s, (size_t)(o - s));
         int triple = o + 2 < end && o[2] == '{';
         const char *c = memmem(o + 2, (size_t)(end - o - 2), triple ? "}}}" : "}}", triple ? 3 : 2);
         if (!c) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unclosed tag");
         const char *after = c + (triple ? 3 : 2);
         char kind = o[2];
+        const char *ls, *la;
+        if (!triple && (kind == '#' || kind == '^' || kind == '!') && standalone(r->base, s, o, after, end, &ls, &la)) {
+            sbuf_putn(r->out, s, (size_t)(ls - s));
+            after = la;
+        } else sbuf_putn(r->out, s, (size_t)(o - s));
         char name[256];
         if (triple) {
             if (tag_name(o + 3, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
@@ -169,7 +196,7 @@ static int render(rctx *r, const char *s, const char *end) {
         if (kind == '#' || kind == '^') {
             if (tag_name(o + 3, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
             const char *close_after;
-            const char *close = find_close(after, end, name, &close_after);
+            const char *close = find_close(r->base, after, end, name, &close_after);
             if (!close) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "section {{%c%s}} is not closed", kind, name);
             const cJSON *v = lookup(r, name);
             int t = truthy(v);
@@ -209,7 +236,8 @@ static int render(rctx *r, const char *s, const char *end) {
         if (v) {
             sbuf tmp = {0};
             fmt_value(&tmp, v, fmt);
-            if (tmp.len) emit(r, tmp.data, tmp.len, 0);
+            /* perfcard's own number formatting needs no escaping; strings do */
+            if (tmp.len) emit(r, tmp.data, tmp.len, !cJSON_IsString(v));
             sbuf_free(&tmp);
         }
         s = after;

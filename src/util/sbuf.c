@@ -76,12 +76,15 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
         case '&': sbuf_puts(b, "&amp;"); break;
         case '\n': case '\r': case '\t': sbuf_putc(b, ' '); break;
         case '\\': case '`': case '*': case '_': case '[': case ']': case '#':
-        case '~': case '!': case '(': case ')': case '{': case '}': case '+':
-        case '-': case '.': case '"': case '\'': case '=': case ':': case '$':
+        case '~': case '!': case '(': case ')': case '$':
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;
         case 0: break;
+        case '-': case '+': case '.': case '=': /* only where they could start a list or heading */
+            if (i == 0) sbuf_putc(b, '\\');
+            sbuf_putc(b, (char)c);
+            break;
         default: sbuf_putc(b, (char)c);
         }
     }

@@ -80,7 +80,7 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard sr
 # ---- the two commands -------------------------------------------------
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(BUILD)/perfcard report examples/resnet-mini.pt.trace.json.gz -o out/demo
+	@$(BUILD)/perfcard report examples/demo.pt.trace.json.gz -o out/demo
 
 test: deps
 	@sh tools/setup.sh test

@@ -70,8 +70,9 @@ static int string_escaped(jcur *c, const char *q, jstr *out) {
             p += 6;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 /* high surrogate: pair it with a following \uDC00..DFFF, else U+FFFD */
-                if (p + 6 > e) return J_MORE;
-                if (p[0] == '\\' && p[1] == 'u' && !hex4(p + 2, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+                /* more input is needed only if what follows could still be "\\uXXXX" */
+                if (p + 6 > e && (p == e || (p[0] == '\\' && (p + 1 == e || p[1] == 'u')))) return J_MORE;
+                if (p + 6 <= e && p[0] == '\\' && p[1] == 'u' && !hex4(p + 2, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     p += 6;
                 } else cp = 0xFFFD;

@@ -111,11 +111,11 @@ void pc_trace_finish(pc_trace *t) {
     /* qsort is not stable; ties are broken by kind then left as found. Equal
      * keys have equal fields that matter to analyses, so order among them is
      * immaterial. */
-    qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
-    qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
-    qsort(t->mem, t->nmem, sizeof *t->mem, cmp_mem);
-    qsort(t->ctr, t->nctr, sizeof *t->ctr, cmp_ctr);
-    qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
+    if (t->ncpu) qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
+    if (t->ngpu) qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
+    if (t->nmem) qsort(t->mem, t->nmem, sizeof *t->mem, cmp_mem);
+    if (t->nctr) qsort(t->ctr, t->nctr, sizeof *t->ctr, cmp_ctr);
+    if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
     memset(t->count_cpu, 0, sizeof t->count_cpu);
     memset(t->count_gpu, 0, sizeof t->count_gpu);
     for (size_t i = 0; i < t->ncpu; i++) {

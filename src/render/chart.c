@@ -339,7 +339,16 @@ char *chart_svg(const chart *c, const char *pfx) {
     sbuf_puts(&out, "<svg role=\"img\" aria-label=\"");
     if (c->title) sbuf_html(&out, c->title, strlen(c->title));
     sbuf_puts(&out, "\"");
-    sbuf_putn(&out, svg + 4, (size_t)(gt - svg - 4));
+    /* inline SVG in HTML needs no namespace declarations; dropping them keeps
+     * the page free of any URL at all */
+    for (const char *p = svg + 4; p < gt;) {
+        if (!strncmp(p, " xmlns", 6)) {
+            const char *q1 = memchr(p, '"', (size_t)(gt - p));
+            const char *q2 = q1 ? memchr(q1 + 1, '"', (size_t)(gt - q1 - 1)) : NULL;
+            if (q2) { p = q2 + 1; continue; }
+        }
+        sbuf_putc(&out, *p++);
+    }
     sbuf_puts(&out, "><title>");
     if (c->title) sbuf_html(&out, c->title, strlen(c->title));
     sbuf_puts(&out, "</title>");

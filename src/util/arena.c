@@ -35,7 +35,7 @@ void *arena_alloc(pc_arena *a, size_t n) {
 
 char *arena_strndup(pc_arena *a, const char *s, size_t n) {
     char *p = arena_alloc(a, n + 1);
-    memcpy(p, s, n);
+    if (n) memcpy(p, s, n);
     p[n] = 0;
     return p;
 }

@@ -14,7 +14,7 @@ static uint32_t hash_bytes(const char *s, size_t n) {
         h ^= h >> 31;
     }
     uint64_t w = 0;
-    memcpy(&w, s + i, n - i);
+    if (n > i) memcpy(&w, s + i, n - i);
     h = (h ^ w) * 0x94d049bb133111ebULL;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ULL;

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Command-line tests of one perfcard binary: exit codes, outputs, errors.
+# Prints PASS/FAIL/SKIP lines. Usage: cli.sh PATH/TO/perfcard
+PC=$(readlink -f "$1")
+cd "$(dirname "$0")/.." || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+tag=${PERFCARD_TEST_TAG:-}
+ok() { echo "PASS ${tag}cli_$1"; }
+bad() { echo "FAIL ${tag}cli_$1: $2"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name" "$*"; fi; }
+
+# report of the bundled example
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/demo" > "$T/out" 2> "$T/err"
+rc=$?
+check report_exit_0 [ $rc -eq 0 ]
+check report_files [ -s "$T/demo/report.html" -a -s "$T/demo/summary.md" -a -s "$T/demo/summary.json" ]
+check report_prints_paths grep -q "report.html" "$T/out"
+check report_no_network_refs sh -c "! grep -Eq 'https?://|<link|src=\"[a-z]+:' '$T/demo/report.html'"
+check report_png_chart [ -s "$T/demo/charts/kernels_dev0.png" ]
+check summary_schema grep -q '"schema":[[:space:]]*"perfcard.summary/1"' "$T/demo/summary.json"
+check md_links_png grep -q '](charts/kernels_dev0.png)' "$T/demo/summary.md"
+
+# truncated: exit 3, a visible warning, a report nonetheless
+gzip -dc examples/demo.pt.trace.json.gz | head -c 150000 > "$T/cut.json"
+"$PC" report "$T/cut.json" -o "$T/cut" > /dev/null 2> "$T/err"
+rc=$?
+check truncated_exit_3 [ $rc -eq 3 ]
+check truncated_stderr_names_byte grep -q "truncated.*byte" "$T/err"
+check truncated_warning_in_html grep -q 'class="warn"' "$T/cut/report.html"
+check truncated_in_summary grep -q '"truncated":[[:space:]]*true' "$T/cut/summary.json"
+
+# malformed: exit 2, file and offset named, nothing written
+printf '{"traceEvents": [{"ph": "X", "ts": 1,, }]}' > "$T/bad.json"
+"$PC" report "$T/bad.json" -o "$T/badout" > /dev/null 2> "$T/err"
+rc=$?
+check malformed_exit_2 [ $rc -eq 2 ]
+check malformed_names_file_and_offset grep -q "bad.json: .*byte 37" "$T/err"
+check malformed_writes_nothing [ ! -e "$T/badout" ]
+: > "$T/empty.json"
+"$PC" report "$T/empty.json" -o "$T/emptyout" > /dev/null 2> "$T/err"
+check empty_exit_2 [ $? -eq 2 ]
+"$PC" report "$T/nonexistent.json" -o "$T/x" > /dev/null 2> "$T/err"
+check missing_exit_2 [ $? -eq 2 ]
+check missing_names_file grep -q "nonexistent.json" "$T/err"
+head -c 3000 /dev/urandom > "$T/random.bin"
+"$PC" report "$T/random.bin" -o "$T/x" > /dev/null 2> "$T/err"
+check random_bytes_exit_2 [ $? -eq 2 ]
+
+# usage
+"$PC" > /dev/null 2>&1; check no_command_exit_2 [ $? -eq 2 ]
+"$PC" report > /dev/null 2>&1; check report_no_trace_exit_2 [ $? -eq 2 ]
+"$PC" report --bogus x > /dev/null 2>&1; check report_bad_option_exit_2 [ $? -eq 2 ]
+"$PC" report --help > "$T/help" 2>&1; check report_help_exit_0 [ $? -eq 0 ]
+check report_help_on_stdout grep -q "usage: perfcard report" "$T/help"
+"$PC" report examples/demo.pt.trace.json.gz --format pdf > /dev/null 2>&1; check bad_format_exit_2 [ $? -eq 2 ]
+
+# --format selects outputs
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/onlyjson" --format json -q
+check format_json_only [ -s "$T/onlyjson/summary.json" -a ! -e "$T/onlyjson/report.html" ]
+
+# summarize writes the summary alone, equal to report's
+"$PC" summarize examples/demo.pt.trace.json.gz -o "$T/s.json" -q
+sed 's/"input": *"[^"]*"//' "$T/s.json" > "$T/a"
+sed 's/"input": *"[^"]*"//' "$T/onlyjson/summary.json" > "$T/b"
+check summarize_same_as_report cmp -s "$T/a" "$T/b"
+
+# --templates overrides one file, the rest stay built in
+mkdir -p "$T/tpl"
+printf '# custom {{run.events.kernel}} kernels\n' > "$T/tpl/summary.md"
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/tplout" --templates "$T/tpl" -q
+check templates_override grep -q "^# custom [0-9]* kernels" "$T/tplout/summary.md"
+check templates_fallback grep -q "perfcard report" "$T/tplout/report.html"
+
+# hostile names are text everywhere
+cat > "$T/hostile.json" <<'J'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "<script>alert(1)</script>|`x`*y*", "pid": 0, "tid": 7, "ts": 1, "dur": 5, "args": {"device": 0}},
+{"ph": "X", "cat": "kernel", "name": "<img src=x onerror=alert(2)>", "pid": 0, "tid": 7, "ts": 10, "dur": 3, "args": {"device": 0}}
+]}
+J
+"$PC" report "$T/hostile.json" -o "$T/host" -q
+check hostile_html_escaped sh -c "! grep -q '<script>alert\|<img src=x' '$T/host/report.html'"
+check hostile_md_escaped sh -c "! grep -q '<script>\|<img' '$T/host/summary.md'"
+check hostile_md_table_cols sh -c "grep '^| ' '$T/host/summary.md' | grep -v '^|---' | awk -F'|' '{print NF}' | sort -u | wc -l | grep -qx 1"

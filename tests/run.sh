@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs every test: unit tests (normal and ASan+UBSan builds) and CLI tests,
+# then prints "N passed, N failed". Exit status 1 when anything failed.
+cd "$(dirname "$0")/.." || exit 2
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+run() { "$@" 2>&1 | tee -a "$log" | grep -v '^PASS' ; }
+echo "== unit tests"
+run ./build/perfcard-tests
+echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 PERFCARD_TEST_TAG="asan:" run ./build/asan/perfcard-tests
+echo "== command-line tests"
+run sh tests/cli.sh ./build/perfcard
+echo "== command-line tests under sanitizers"
+PERFCARD_TEST_TAG="asan:" run sh tests/cli.sh ./build/asan/perfcard
+pass=$(grep -c '^PASS' "$log")
+fail=$(grep -c '^FAIL' "$log")
+skip=$(grep -c '^SKIP' "$log")
+# a crash or sanitizer report outside a test line is a failure too
+if grep -q 'ERROR: AddressSanitizer\|runtime error:\|Segmentation fault' "$log"; then
+    echo "FAIL sanitizer report (see above)"
+    fail=$((fail + 1))
+fi
+[ "$skip" -gt 0 ] && echo "($skip skipped, reasons above)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,14 @@
+/* Small traces the tests build, with the numbers they hold. */
+#ifndef PC_FIXTURES_H
+#define PC_FIXTURES_H
+/* current schema: 3 kernels (dev 0 stream 7: 10 µs, 20.5 µs; dev 1 stream 9: 4 µs),
+ * 1 memcpy, 1 memset, 2 cpu ops, 1 runtime, 1 user annotation, 1 python_function,
+ * 1 [memory] event, 1 counter with 2 series, 2 flows, 1 metadata. */
+extern const char FIX_CURRENT[];
+/* 2021 schema: 2 kernels with tid "stream 7", "external id", Operator, Runtime,
+ * Memcpy, DataLoader, and ts in integer microseconds. */
+extern const char FIX_2021[];
+/* A document of N events, each a kernel of (i+1) µs, for cut tests. Returns a
+ * malloc'd text; ends[i] receives the offset just past event i's '}'. */
+char *fix_kernels(int n, long *ends);
+#endif

@@ -1,0 +1,101 @@
+/* The tokenizer and exact decimal -> nanosecond parsing. */
+#include "test.h"
+#include "load/jsontok.h"
+#include <stdlib.h>
+
+static char scratch[4096];
+
+static int fixed3(const char *s, int64_t *out) {
+    /* the trailing ',' ends the number, as in a real event */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s,", s);
+    jcur c = {buf, buf + strlen(buf), scratch, 0, NULL};
+    return j_fixed3(&c, out);
+}
+
+TEST(jsontok_fixed3_exact_ns) {
+    int64_t v;
+    CHECK(fixed3("1623142623460111", &v) == J_OK); CHECK_EQ_I(v, 1623142623460111000LL);
+    CHECK(fixed3("1712195495519689.047", &v) == J_OK); CHECK_EQ_I(v, 1712195495519689047LL);
+    CHECK(fixed3("63.813", &v) == J_OK); CHECK_EQ_I(v, 63813);
+    CHECK(fixed3("0", &v) == J_OK); CHECK_EQ_I(v, 0);
+    CHECK(fixed3("-1.5", &v) == J_OK); CHECK_EQ_I(v, -1500);
+    CHECK(fixed3("2.0005", &v) == J_OK); CHECK_EQ_I(v, 2001);      /* half away from zero */
+    CHECK(fixed3("2.00049999", &v) == J_OK); CHECK_EQ_I(v, 2000);
+    CHECK(fixed3("1e3", &v) == J_OK); CHECK_EQ_I(v, 1000000);
+    CHECK(fixed3("1.5E-3", &v) == J_OK); CHECK_EQ_I(v, 2);
+    CHECK(fixed3("1.7e15", &v) == J_OK); CHECK_EQ_I(v, 1700000000000000000LL);
+    /* 19 digits: still exact where a double would round to 256 ns */
+    CHECK(fixed3("1712195495519689.0471", &v) == J_OK); CHECK_EQ_I(v, 1712195495519689047LL);
+    CHECK(fixed3("1e20", &v) == J_ERR);
+    CHECK(fixed3("-", &v) == J_ERR);
+    CHECK(fixed3("abc", &v) == J_ERR);
+}
+
+TEST(jsontok_number_at_window_end_needs_more) {
+    const char *s = "12345";
+    jcur c = {s, s + 5, scratch, 0, NULL};
+    int64_t v;
+    CHECK(j_fixed3(&c, &v) == J_MORE);
+    CHECK(c.p == s); /* nothing consumed */
+    const char *t = "12.5";
+    jcur d = {t, t + 4, scratch, 0, NULL};
+    CHECK(j_int(&d, &v) == J_MORE);
+}
+
+static int str(const char *json, jstr *out) {
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s", json);
+    jcur c = {buf, buf + strlen(buf), scratch, 0, NULL};
+    return j_string(&c, out);
+}
+
+TEST(jsontok_strings_and_unicode_escapes) {
+    jstr s;
+    CHECK(str("\"plain\"", &s) == J_OK); CHECK(s.n == 5 && !memcmp(s.s, "plain", 5));
+    CHECK(str("\"a\\\"b\\\\c\\/d\\n\"", &s) == J_OK); CHECK(s.n == 8 && !memcmp(s.s, "a\"b\\c/d\n", 8));
+    CHECK(str("\"\\u00e9\"", &s) == J_OK); CHECK(s.n == 2 && !memcmp(s.s, "\xc3\xa9", 2));
+    CHECK(str("\"\\u003cscript\\u003e\"", &s) == J_OK); CHECK(s.n == 8 && !memcmp(s.s, "<script>", 8));
+    CHECK(str("\"\\ud83d\\ude00\"", &s) == J_OK); CHECK(s.n == 4 && !memcmp(s.s, "\xf0\x9f\x98\x80", 4));
+    CHECK(str("\"\\ud83dx\"", &s) == J_OK); CHECK(s.n == 4 && !memcmp(s.s, "\xef\xbf\xbdx", 4)); /* lone surrogate */
+    CHECK(str("\"\\q\"", &s) == J_ERR);
+    CHECK(str("\"\\u12G4\"", &s) == J_ERR);
+    CHECK(str("\"unterminated", &s) == J_MORE);
+    CHECK(str("\"ends in escape\\", &s) == J_MORE);
+    /* long strings cross the 16-byte SIMD blocks */
+    CHECK(str("\"0123456789abcdef0123456789abcdef01\\\"x\"", &s) == J_OK); CHECK(s.n == 36);
+}
+
+TEST(jsontok_skip_values_and_depth_limit) {
+    const char *ok = "{\"a\": [1, 2.5e3, -3, true, false, null, \"x\", {\"b\": []}]} ";
+    jcur c = {ok, ok + strlen(ok), scratch, 0, NULL};
+    CHECK(j_skip(&c, 0) == J_OK);
+    CHECK(*c.p == ' ');
+    size_t n = 2 * J_MAX_DEPTH + 20;
+    char *deep = malloc(2 * n + 1);
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    deep[2 * n] = 0;
+    jcur d = {deep, deep + 2 * n, scratch, 0, NULL};
+    CHECK(j_skip(&d, 0) == J_ERR);
+    CHECK(strstr(d.why, "nesting") != NULL);
+    free(deep);
+    const char *bad = "[1, tru]";
+    jcur e = {bad, bad + strlen(bad), scratch, 0, NULL};
+    CHECK(j_skip(&e, 0) == J_ERR);
+}
+
+TEST(jsontok_ids_from_strings) {
+    int64_t v;
+    jstr s;
+    int named;
+    const char *a = "\"stream 7\",";
+    jcur c = {a, a + strlen(a), scratch, 0, NULL};
+    CHECK(j_id(&c, &v, &s, &named) == J_OK); CHECK_EQ_I(v, 7); CHECK(!named);
+    const char *b = "\"25738\",";
+    jcur d = {b, b + strlen(b), scratch, 0, NULL};
+    CHECK(j_id(&d, &v, &s, &named) == J_OK); CHECK_EQ_I(v, 25738); CHECK(!named);
+    const char *e = "\"Spans\",";
+    jcur f = {e, e + strlen(e), scratch, 0, NULL};
+    CHECK(j_id(&f, &v, &s, &named) == J_OK); CHECK(named); CHECK(s.n == 5);
+}

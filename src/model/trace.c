@@ -102,6 +102,14 @@ static int cmp_dev(const void *a, const void *b) {
     return ((const pc_device *)a)->id - ((const pc_device *)b)->id;
 }
 
+/* Traces are often written in time order per kind: skip the sort then. */
+static int sorted(const void *a, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
+    const char *p = a;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * sz, p + i * sz) > 0) return 0;
+    return 1;
+}
+
 static void span(pc_trace *t, int64_t s, int64_t e) {
     if (s < t->t_min) t->t_min = s;
     if (e > t->t_max) t->t_max = e;
@@ -111,8 +119,8 @@ void pc_trace_finish(pc_trace *t) {
     /* qsort is not stable; ties are broken by kind then left as found. Equal
      * keys have equal fields that matter to analyses, so order among them is
      * immaterial. */
-    if (t->ncpu) qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
-    if (t->ngpu) qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
+    if (t->ncpu && !sorted(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu)) qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
+    if (t->ngpu && !sorted(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu)) qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
     if (t->nmem) qsort(t->mem, t->nmem, sizeof *t->mem, cmp_mem);
     if (t->nctr) qsort(t->ctr, t->nctr, sizeof *t->ctr, cmp_ctr);
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);

@@ -1,0 +1,59 @@
+#!/bin/sh
+# make bench: throughput and peak memory of `perfcard report` on synthetic
+# Kineto traces (made by build/gentrace), beside Python's json.load and zcat.
+# Sizes in MB can be set with BENCH_SIZES (default "100 200 400").
+set -e
+cd "$(dirname "$0")/.."
+D=build/bench
+mkdir -p "$D"
+SIZES=${BENCH_SIZES:-"100 200 400"}
+largest=$(echo $SIZES | tr ' ' '\n' | sort -n | tail -1)
+# measure CMD...: prints "seconds peak_rss_kib" (best time of 3 runs, max RSS)
+measure() {
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+best = None
+for _ in range(3):
+    t = time.perf_counter()
+    subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+    d = time.perf_counter() - t
+    best = d if best is None or d < best else best
+print("%.3f %d" % (best, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+PY
+}
+for mb in $SIZES; do
+    f=$D/trace-$mb.json
+    [ -s "$f" ] || ./build/gentrace --size "$mb" > "$f"
+done
+f=$D/trace-$largest.json
+[ -s "$f.gz" ] || gzip -1 -c "$f" > "$f.gz"
+echo "perfcard bench on $(nproc) cores ($(uname -m)), synthetic Kineto traces from build/gentrace"
+echo
+printf '%-28s %10s %9s %10s %12s\n' "input" "size MB" "time s" "MB/s" "peak RSS MiB"
+for mb in $SIZES; do
+    f=$D/trace-$mb.json
+    bytes=$(stat -c %s "$f")
+    set -- $(measure ./build/perfcard report "$f" -o "$D/out" -q)
+    printf '%-28s %10.1f %9.3f %10.0f %12.1f\n' "perfcard report $(basename "$f")" "$(echo "$bytes/1048576" | bc -l)" "$1" \
+        "$(echo "$bytes/1000000/$1" | bc -l)" "$(echo "$2/1024" | bc -l)"
+    eval "t_$mb=$1"
+done
+bytes=$(stat -c %s "$f")
+set -- $(measure python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f")
+py=$1
+printf '%-28s %10.1f %9.3f %10.0f %12.1f\n' "python3 json.load" "$(echo "$bytes/1048576" | bc -l)" "$1" "$(echo "$bytes/1000000/$1" | bc -l)" "$(echo "$2/1024" | bc -l)"
+set -- $(measure ./build/perfcard report "$f.gz" -o "$D/out" -q)
+gzt=$1
+gzrss=$2
+set -- $(measure sh -c "zcat '$f.gz' > /dev/null")
+zc=$1
+printf '%-28s %10.1f %9.3f %10s %12.1f\n' "perfcard report .json.gz" "$(echo "$(stat -c %s "$f.gz")/1048576" | bc -l)" "$gzt" "-" "$(echo "$gzrss/1024" | bc -l)"
+printf '%-28s %10s %9.3f\n' "zcat > /dev/null" "" "$zc"
+echo
+eval "tl=\$t_$largest"
+echo "json.load / perfcard on $largest MB:  $(echo "$py/$tl" | bc -l | cut -c1-5)x"
+echo "perfcard .json.gz / zcat:           $(echo "$gzt/$zc" | bc -l | cut -c1-5)x"
+first=$(echo $SIZES | cut -d' ' -f1)
+eval "tf=\$t_$first"
+echo "time per MB, $first MB vs $largest MB:  $(echo "$tf/$first*1000" | bc -l | cut -c1-5) ms vs $(echo "$tl/$largest*1000" | bc -l | cut -c1-5) ms"
+echo "targets: >= 400 MB/s, >= 20x json.load, peak RSS <= 128 MiB, gz <= 1.3x zcat"

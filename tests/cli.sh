@@ -83,3 +83,16 @@ J
 check hostile_html_escaped sh -c "! grep -q '<script>alert\|<img src=x' '$T/host/report.html'"
 check hostile_md_escaped sh -c "! grep -q '<script>\|<img' '$T/host/summary.md'"
 check hostile_md_table_cols sh -c "grep '^| ' '$T/host/summary.md' | grep -v '^|---' | awk -F'|' '{print NF}' | sort -u | wc -l | grep -qx 1"
+
+# operator attribution against an independent Python reading of real traces
+if [ -d ../shared/data/kineto ] && command -v python3 > /dev/null; then
+    for f in ../shared/data/kineto/*/*.json* ../shared/data/kineto/hta/*/*.json*; do
+        case "$f" in *gpu_metrics_expected*) continue ;; esac
+        n=$(basename "$f" | cut -c1-40)
+        "$PC" summarize "$f" -o "$T/attr.json" -q 2> /dev/null
+        if python3 tests/py/check_operators.py "$f" "$T/attr.json" > "$T/attr.out" 2>&1; then ok "attribution_matches_python_$n"
+        else bad "attribution_matches_python_$n" "$(head -3 "$T/attr.out")"; fi
+    done
+else
+    echo "SKIP ${tag}cli_attribution_matches_python: ../shared/data or python3 missing"
+fi

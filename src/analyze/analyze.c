@@ -1,9 +1,23 @@
 #include "analyze.h"
 #include "../summary/summary.h"
+#include <string.h>
 
 cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
+    an_ctx c;
+    memset(&c, 0, sizeof c);
+    c.t = t;
+    if (o) c.o = *o;
+    links_build(t, &c.links);
+    if (t->ndev > 0) {
+        c.dev0 = &t->dev[0];
+        c.peak = peak_lookup(strtab_get(&t->strs, t->dev[0].name));
+    }
     cJSON *s = pc_summary_new();
-    an_runinfo(t, o, s);
-    an_kernels(t, o, s);
+    an_runinfo(&c, s);
+    an_kernels(&c, s);
+    an_operators(&c, s);
+    an_transfers(&c, s);
+    an_memory(&c, s);
+    links_free(&c.links);
     return s;
 }

@@ -9,6 +9,8 @@
 #define PC_ANALYZE_H
 #include <cjson/cJSON.h>
 #include "../model/trace.h"
+#include "links.h"
+#include "peaks.h"
 
 typedef struct pc_analyze_opts {
     const char *input_name;   /* shown in run info */
@@ -19,7 +21,23 @@ typedef struct pc_analyze_opts {
 
 cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o);
 
+/* What every analyzer gets: the trace, the options, the shared links. */
+typedef struct an_ctx {
+    const pc_trace *t;
+    pc_analyze_opts o;
+    pc_links links;
+    const gpu_peak *peak;     /* of the first device, NULL if unknown */
+    const pc_device *dev0;    /* first device, NULL if none */
+} an_ctx;
+
 /* Sections, in the order pc_analyze runs them. */
-void an_runinfo(const pc_trace *t, const pc_analyze_opts *o, cJSON *summary);
-void an_kernels(const pc_trace *t, const pc_analyze_opts *o, cJSON *summary);
+void an_runinfo(const an_ctx *c, cJSON *summary);
+void an_kernels(const an_ctx *c, cJSON *summary);
+void an_operators(const an_ctx *c, cJSON *summary);
+void an_transfers(const an_ctx *c, cJSON *summary);
+void an_memory(const an_ctx *c, cJSON *summary);
+
+/* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
+ * 1 yes, 0 no, -1 unknown. */
+int kernel_uses_tensor_cores(const char *name);
 #endif

@@ -1,18 +1,50 @@
 /* Kernel summary per device, as nvprof's "GPU activities" table:
  *   Time(%) = kernel's total duration / all kernel time on that device;
  *   Total, Calls, Avg = Total/Calls, Min, Max of single launches.
- * Durations are summed, not unioned: concurrent kernels each count. */
+ * Durations are summed, not unioned: concurrent kernels each count.
+ * Plus, per kernel: the operator that launched most of its time, launch
+ * configuration of its longest launch, est. achieved occupancy (the
+ * duration-weighted mean of Kineto's per-launch estimate, as PyTorch's
+ * TensorBoard plugin weights it), and Tensor Core use by name. */
 #include "analyze.h"
+#include "flops.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Tensor Core kernels by name (docs/tensor-cores.md). Patterns are matched
+ * case-insensitively as substrings. */
+static const char *const tc_yes[] = {
+    "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "bf16s1688", "884gemm", "1688gemm",
+    "16816gemm", "hmma", "imma", "xmma", "wgmma", "tensorop", "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma",
+    "sm100_xmma", "gemmk1_tf32", "_tf32_", "cutlass_80_", "cutlass_90_", "hgmma", "mfma", NULL};
+
+static int icontains(const char *s, const char *pat) {
+    size_t n = strlen(pat);
+    for (; *s; s++)
+        if (strncasecmp(s, pat, n) == 0) return 1;
+    return 0;
+}
+
+int kernel_uses_tensor_cores(const char *name) {
+    for (int i = 0; tc_yes[i]; i++)
+        if (icontains(name, tc_yes[i])) return 1;
+    /* Triton kernels may use tl.dot on Tensor Cores: their names do not say */
+    if (!strncmp(name, "triton_", 7) || !strncmp(name, "triton__", 8)) return -1;
+    return 0;
+}
 
 typedef struct krow {
     uint32_t name;
     int32_t device;
     int64_t total, calls, min, max;
+    int64_t longest;          /* gpu index of the longest launch */
+    double occ_weighted, occ_time;
+    uint32_t op;              /* operator name with the most time, 0 if none */
+    int64_t op_time;
 } krow;
 
 static int cmp_row(const void *a, const void *b) {
@@ -22,11 +54,12 @@ static int cmp_row(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-void an_kernels(const pc_trace *t, const pc_analyze_opts *o, cJSON *s) {
-    (void)o;
-    hmap m = {0};
+void an_kernels(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    hmap m = {0}, opm = {0};
     krow *rows = NULL;
-    size_t n = 0, cap = 0;
+    int64_t *optime = NULL; /* per (row, op) pair */
+    size_t n = 0, cap = 0, nop = 0, capop = 0;
     int64_t total = 0, calls = 0;
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
@@ -39,22 +72,38 @@ void an_kernels(const pc_trace *t, const pc_analyze_opts *o, cJSON *s) {
             r->name = g->name;
             r->device = g->device;
             r->min = INT64_MAX;
+            r->longest = (int64_t)i;
             *slot = (uint32_t)(n - 1);
         }
-        krow *r = &rows[*slot];
+        uint32_t ri = *slot;
+        krow *r = &rows[ri];
         r->total += g->dur;
         r->calls++;
         if (g->dur < r->min) r->min = g->dur;
-        if (g->dur > r->max) r->max = g->dur;
+        if (g->dur > r->max) r->max = g->dur, r->longest = (int64_t)i;
+        if (g->occupancy >= 0) {
+            r->occ_weighted += (double)g->occupancy * (double)g->dur;
+            r->occ_time += (double)g->dur;
+        }
+        int32_t op = c->links.gpu_inner[i];
+        if (op >= 0) {
+            uint32_t *os = hmap_get(&opm, hkey2(ri, t->cpu[op].name), &created);
+            if (created) { *VEC_PUSH(optime, nop, capop) = 0; *os = (uint32_t)(nop - 1); }
+            int64_t v = optime[*os] += g->dur;
+            if (v > r->op_time) r->op_time = v, r->op = t->cpu[op].name;
+        }
         total += g->dur;
         calls++;
     }
     hmap_free(&m);
-    qsort(rows, n, sizeof *rows, cmp_row);
+    hmap_free(&opm);
+    free(optime);
+    if (n) qsort(rows, n, sizeof *rows, cmp_row);
     cJSON *k = sj_obj(s, "kernels");
     sj_int(k, "total_ns", total);
     sj_int(k, "calls", calls);
     sj_int(k, "distinct", (int64_t)n);
+    int64_t tc_ns = 0;
     cJSON *devs = sj_arr(k, "devices");
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -66,18 +115,47 @@ void an_kernels(const pc_trace *t, const pc_analyze_opts *o, cJSON *s) {
         sj_int(d, "calls", dcalls);
         cJSON *arr = sj_arr(d, "rows");
         for (size_t q = i; q < j; q++) {
+            const krow *kr = &rows[q];
+            const pc_gpu_event *lg = &t->gpu[kr->longest];
+            const char *name = strtab_get(&t->strs, kr->name);
             cJSON *r = cJSON_CreateObject();
-            sj_str(r, "name", strtab_get(&t->strs, rows[q].name));
-            sj_num(r, "time_pct", dtot ? 100.0 * (double)rows[q].total / (double)dtot : 0);
-            sj_int(r, "total_ns", rows[q].total);
-            sj_int(r, "calls", rows[q].calls);
-            sj_num(r, "avg_ns", (double)rows[q].total / (double)rows[q].calls);
-            sj_int(r, "min_ns", rows[q].min);
-            sj_int(r, "max_ns", rows[q].max);
+            sj_str(r, "name", name);
+            sj_num(r, "time_pct", dtot ? 100.0 * (double)kr->total / (double)dtot : 0);
+            sj_int(r, "total_ns", kr->total);
+            sj_int(r, "calls", kr->calls);
+            sj_num(r, "avg_ns", (double)kr->total / (double)kr->calls);
+            sj_int(r, "min_ns", kr->min);
+            sj_int(r, "max_ns", kr->max);
+            if (kr->op) sj_str(r, "operator", strtab_get(&t->strs, kr->op));
+            else cJSON_AddNullToObject(r, "operator");
+            char buf[64];
+            if (lg->grid[0]) {
+                snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->grid[0], lg->grid[1], lg->grid[2]);
+                sj_str(r, "grid", buf);
+                snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->block[0], lg->block[1], lg->block[2]);
+                sj_str(r, "block", buf);
+            } else {
+                cJSON_AddNullToObject(r, "grid");
+                cJSON_AddNullToObject(r, "block");
+            }
+            if (lg->regs != PC_NONE) sj_int(r, "registers_per_thread", lg->regs);
+            else cJSON_AddNullToObject(r, "registers_per_thread");
+            if (lg->smem != PC_NONE) sj_int(r, "shared_memory_bytes", lg->smem);
+            else cJSON_AddNullToObject(r, "shared_memory_bytes");
+            if (kr->occ_time > 0) sj_num(r, "est_occupancy_pct", kr->occ_weighted / kr->occ_time);
+            else cJSON_AddNullToObject(r, "est_occupancy_pct");
+            int tc = kernel_uses_tensor_cores(name);
+            sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
+            if (tc > 0) tc_ns += kr->total;
+            int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
+            int cc_ok = !c->dev0 || c->dev0->cc_major >= 7;
+            sj_bool(r, "operator_tc_eligible", elig && cc_ok);
             cJSON_AddItemToArray(arr, r);
         }
         cJSON_AddItemToArray(devs, d);
         i = j;
     }
+    sj_int(k, "tensor_core_ns", tc_ns);
+    sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
     free(rows);
 }

@@ -54,7 +54,7 @@ typedef struct evtmp {
     int64_t dev_type, dev_id, mem_bytes, total_alloc, total_res;
     double bps, wps, occ;
     uint32_t grid[3], block[3];
-    jstr dims, types;
+    jstr dims, types, concrete;
     int nctr;
     jstr ctr_key[MAX_CTR];
     double ctr_val[MAX_CTR];
@@ -241,7 +241,8 @@ static int parse_args(jcur *c, evtmp *e) {
             else r = j_skip(c, 1);
             break;
         case 15:
-            if (J_EQ(k, "Sequence number")) r = num_or_skip(c, &e->seq);
+            if (J_EQ(k, "Concrete Inputs")) r = capture_compact(c, &e->concrete);
+            else if (J_EQ(k, "Sequence number")) r = num_or_skip(c, &e->seq);
             else if (J_EQ(k, "Total Allocated")) r = num_or_skip(c, &e->total_alloc);
             else r = j_skip(c, 1);
             break;
@@ -268,7 +269,7 @@ static int parse_event(jcur *c, evtmp *e) {
     int r;
     /* field by field: the counter arrays are large and only nctr matters */
     e->ph = 0;
-    e->cat = e->name = e->tid_s = e->dims = e->types = (jstr){0};
+    e->cat = e->name = e->tid_s = e->dims = e->types = e->concrete = (jstr){0};
     e->has_ts = e->has_dur = 0;
     e->ts = e->dur = e->pid = e->tid = 0;
     e->pid_named = e->tid_named = 0;
@@ -406,6 +407,15 @@ static void copy_kind(pc_gpu_event *g, jstr name) {
     }
 }
 
+static int is_annotation_name(jstr n) {
+    static const char *const pfx[] = {"ProfilerStep#", "enumerate(DataLoader)", "Optimizer.step#", "Optimizer.zero_grad#", NULL};
+    for (int i = 0; pfx[i]; i++) {
+        size_t l = strlen(pfx[i]);
+        if (n.n >= l && !memcmp(n.s, pfx[i], l)) return 1;
+    }
+    return 0;
+}
+
 static int64_t named_id(pc_trace *t, jstr s) {
     /* non-numeric pid/tid: a stable negative id from the string table */
     return -(int64_t)strtab_intern(&t->strs, s.s, s.n);
@@ -481,7 +491,7 @@ static void commit(reader *rd, evtmp *e) {
         g->blocks_per_sm = (float)e->bps;
         g->warps_per_sm = (float)e->wps;
         g->occupancy = (float)e->occ;
-        if (g->kind == GPU_MEMCPY) copy_kind(g, e->name);
+        if (g->kind == GPU_MEMCPY || g->kind == GPU_MEMSET) copy_kind(g, e->name);
         return;
     }
     pc_cpu_event *c = pc_trace_add_cpu(t);
@@ -496,6 +506,9 @@ static void commit(reader *rd, evtmp *e) {
     c->fwd_tid = (int32_t)e->fwd_tid;
     if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
     if (e->types.n) c->input_types = strtab_intern(&t->strs, e->types.s, e->types.n);
+    if (e->concrete.n) c->concrete = strtab_intern(&t->strs, e->concrete.s, e->concrete.n);
+    /* the 2021 schema files record_function ranges as Operators too */
+    if (cls == C_CPU_OP && is2021 && is_annotation_name(e->name)) cls = C_USER_ANNOT;
     c->kind = cls == C_CPU_OP ? CPU_OP : cls == C_USER_ANNOT ? CPU_USER_ANNOT : cls == C_PYFUNC ? CPU_PYFUNC
               : cls == C_RUNTIME ? CPU_RUNTIME : cls == C_DRIVER ? CPU_DRIVER : CPU_DATALOADER;
 }

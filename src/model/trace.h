@@ -38,9 +38,9 @@ typedef struct pc_cpu_event {
     uint32_t name;        /* strtab id */
     uint32_t input_dims;  /* strtab id of compact JSON text of "Input Dims", 0 if none */
     uint32_t input_types; /* strtab id of compact JSON text of "Input type", 0 if none */
+    uint32_t concrete;    /* strtab id of compact JSON text of "Concrete Inputs", 0 if none */
     int32_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
     uint8_t kind;         /* enum pc_cpu_kind */
-    uint8_t pad[3];
 } pc_cpu_event;
 
 /* Device-side activity: kernels, memcpy, memset, GPU copies of annotations. */

@@ -1,0 +1,316 @@
+#include "flops.h"
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pc_dtype_name[DT_COUNT] = {"unknown", "fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int", "bool"};
+static const int dtype_size[DT_COUNT] = {0, 8, 4, 2, 2, 1, 1, 8, 1};
+
+int dtype_from_name(const char *s) {
+    if (!strcmp(s, "float")) return DT_FP32;
+    if (!strcmp(s, "double")) return DT_FP64;
+    if (strstr(s, "Half")) return DT_FP16;
+    if (strstr(s, "BFloat16")) return DT_BF16;
+    if (strstr(s, "Float8")) return DT_FP8;
+    if (!strcmp(s, "signed char") || !strcmp(s, "unsigned char")) return DT_INT8;
+    if (!strcmp(s, "long int") || !strcmp(s, "int") || !strcmp(s, "long") || !strcmp(s, "int64_t")) return DT_INT;
+    if (!strcmp(s, "bool")) return DT_BOOL;
+    return DT_UNKNOWN;
+}
+
+/* "[[1,2],[],[3]]": one list per argument */
+static void parse_dims(op_args *a, const char *s) {
+    if (!s || *s != '[') return;
+    s++;
+    int arg = 0;
+    while (*s && *s != ']' && arg < OPA_MAX) {
+        if (*s == ',') { s++; continue; }
+        if (*s == '[') {
+            s++;
+            int nd = 0, bad = 0;
+            while (*s && *s != ']') {
+                if (*s == ',') { s++; continue; }
+                char *end;
+                long long v = strtoll(s, &end, 10);
+                if (end == s) { bad = 1; while (*s && *s != ']') s++; break; }
+                if (nd < SHAPE_MAX) a->d[arg][nd] = v;
+                nd++;
+                s = end;
+            }
+            if (*s == ']') s++;
+            a->nd[arg] = bad || nd > SHAPE_MAX ? -1 : nd;
+        } else {
+            /* a non-list entry (older traces): skip it */
+            while (*s && *s != ',' && *s != ']') s++;
+            a->nd[arg] = -1;
+        }
+        arg++;
+    }
+    if (arg > a->n) a->n = arg;
+}
+
+/* ["float","float",""] */
+static void parse_types(op_args *a, const char *s) {
+    if (!s || *s != '[') return;
+    s++;
+    int arg = 0;
+    while (*s && *s != ']' && arg < OPA_MAX) {
+        if (*s == ',') { s++; continue; }
+        if (*s == '"') {
+            char buf[64];
+            int n = 0;
+            s++;
+            while (*s && *s != '"') {
+                if (*s == '\\' && s[1]) s++;
+                if (n < 63) buf[n++] = *s;
+                s++;
+            }
+            buf[n] = 0;
+            if (*s == '"') s++;
+            a->dtype[arg++] = dtype_from_name(buf);
+        } else {
+            while (*s && *s != ',' && *s != ']') s++;
+            a->dtype[arg++] = DT_UNKNOWN;
+        }
+    }
+}
+
+/* ["","","[1, 1]","[0, 0]","1"]: int lists or single ints per argument */
+static void parse_concrete(op_args *a, const char *s) {
+    if (!s || *s != '[') return;
+    s++;
+    int arg = 0;
+    while (*s && *s != ']' && arg < OPA_MAX) {
+        if (*s == ',') { s++; continue; }
+        if (*s != '"') { while (*s && *s != ',' && *s != ']') s++; arg++; continue; }
+        s++;
+        const char *e = strchr(s, '"');
+        if (!e) break;
+        int n = 0;
+        const char *p = s;
+        if (*p == '[') p++;
+        while (p < e) {
+            char *end;
+            long long v = strtoll(p, &end, 10);
+            if (end == p && (!strncmp(p, "True", 4) || !strncmp(p, "False", 5))) {
+                v = *p == 'T';
+                end = (char *)p + (*p == 'T' ? 4 : 5);
+            }
+            if (end == p) { if (*p == ']' || *p == ' ' || *p == ',') { p++; continue; } n = -1; break; }
+            if (n >= 0 && n < 4) a->con[arg][n] = v;
+            n++;
+            p = end;
+        }
+        a->ncon[arg] = (e == s) ? -1 : (n > 4 ? -1 : n);
+        s = e + 1;
+        arg++;
+    }
+}
+
+void op_args_parse(op_args *a, const char *dims, const char *types, const char *concrete) {
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1;
+    parse_dims(a, dims);
+    parse_types(a, types);
+    parse_concrete(a, concrete);
+}
+
+static const char *base_name(const char *n) { return !strncmp(n, "aten::", 6) ? n + 6 : n; }
+
+static double numel(const op_args *a, int i) {
+    if (i >= a->n || a->nd[i] < 0) return 0;
+    double e = 1;
+    for (int k = 0; k < a->nd[i]; k++) e *= (double)a->d[i][k];
+    return e;
+}
+
+static int esize(const op_args *a, int i, int fallback) {
+    int dt = i < OPA_MAX ? a->dtype[i] : DT_UNKNOWN;
+    int s = dtype_size[dt];
+    return s ? s : fallback;
+}
+
+static int is(const char *n, const char *const *list) {
+    for (; *list; list++)
+        if (!strcmp(n, *list)) return 1;
+    return 0;
+}
+
+static void gemm(flops_result *r, double batch, int64_t m, int64_t n, int64_t k) {
+    r->is_gemm = 1;
+    r->m = m, r->n = n, r->k = k;
+    r->flops = 2.0 * batch * (double)m * (double)n * (double)k;
+    r->misaligned = (m % 8) || (n % 8) || (k % 8);
+}
+
+static int tensor(const op_args *a, int i, int nd) { return i < a->n && a->nd[i] == nd; }
+
+/* conv forward with output spatial dims known */
+static void conv_fwd(flops_result *r, const op_args *a, int in, int w, const int64_t *out_sp, int nsp, int64_t groups) {
+    double nb = (double)a->d[in][0], c = (double)a->d[in][1], k = (double)a->d[w][0];
+    double rs = 1, pq = 1;
+    for (int i = 0; i < nsp; i++) rs *= (double)a->d[w][2 + i], pq *= (double)out_sp[i];
+    r->flops = 2.0 * nb * k * pq * c * rs / (double)groups;
+    int es = esize(a, in, 4);
+    r->bytes = (numel(a, in) + numel(a, w) + nb * k * pq) * es;
+    r->dtype = a->dtype[in];
+}
+
+int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops_result *r) {
+    memset(r, 0, sizeof *r);
+    const char *n = base_name(full);
+    r->dtype = a->dtype[0];
+    if (!strcmp(n, "mm") && tensor(a, 0, 2) && tensor(a, 1, 2)) {
+        gemm(r, 1, a->d[0][0], a->d[1][1], a->d[0][1]);
+        r->bytes = (numel(a, 0) + numel(a, 1) + (double)(r->m * r->n)) * esize(a, 0, 4);
+        return 1;
+    }
+    if (!strcmp(n, "addmm") && tensor(a, 1, 2) && tensor(a, 2, 2)) {
+        gemm(r, 1, a->d[1][0], a->d[2][1], a->d[1][1]);
+        r->dtype = a->dtype[1];
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + (double)(r->m * r->n)) * esize(a, 1, 4);
+        return 1;
+    }
+    if (!strcmp(n, "bmm") && tensor(a, 0, 3) && tensor(a, 1, 3)) {
+        gemm(r, (double)a->d[0][0], a->d[0][1], a->d[1][2], a->d[0][2]);
+        r->bytes = (numel(a, 0) + numel(a, 1) + (double)(a->d[0][0] * r->m * r->n)) * esize(a, 0, 4);
+        return 1;
+    }
+    if (!strcmp(n, "baddbmm") && tensor(a, 1, 3) && tensor(a, 2, 3)) {
+        gemm(r, (double)a->d[1][0], a->d[1][1], a->d[2][2], a->d[1][2]);
+        r->dtype = a->dtype[1];
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + (double)(a->d[1][0] * r->m * r->n)) * esize(a, 1, 4);
+        return 1;
+    }
+    if (!strcmp(n, "linear") && a->n >= 2 && a->nd[0] >= 1 && tensor(a, 1, 2)) {
+        int nd = a->nd[0];
+        double m = 1;
+        for (int i = 0; i < nd - 1; i++) m *= (double)a->d[0][i];
+        if (a->d[0][nd - 1] != a->d[1][1]) return 0;
+        gemm(r, 1, (int64_t)m, a->d[1][0], a->d[1][1]);
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + m * (double)a->d[1][0]) * esize(a, 0, 4);
+        return 1;
+    }
+    if (!strcmp(n, "matmul") && a->n >= 2 && a->nd[0] >= 1 && a->nd[1] >= 1) {
+        int na = a->nd[0], nb = a->nd[1];
+        if (na == 1 || nb == 1) return 0; /* vector products: not a GEMM */
+        int64_t m = a->d[0][na - 2], k = a->d[0][na - 1], n2 = a->d[1][nb - 1];
+        if (a->d[1][nb - 2] != k) return 0;
+        double batch = 1;
+        int nbat = (na > nb ? na : nb) - 2;
+        for (int i = 0; i < nbat; i++) {
+            int ia = na - 3 - i, ib = nb - 3 - i;
+            int64_t x = ia >= 0 ? a->d[0][ia] : 1, y = ib >= 0 ? a->d[1][ib] : 1;
+            batch *= (double)(x > y ? x : y);
+        }
+        gemm(r, batch, m, n2, k);
+        r->bytes = (numel(a, 0) + numel(a, 1) + batch * (double)(m * n2)) * esize(a, 0, 4);
+        return 1;
+    }
+    static const char *const convs[] = {"conv1d", "conv2d", "conv3d", "convolution", "_convolution", "cudnn_convolution",
+                                        "thnn_conv2d", "slow_conv2d", "_slow_conv2d_forward", "mkldnn_convolution", NULL};
+    if (is(n, convs) && a->n >= 2 && a->nd[0] >= 3 && a->nd[1] == a->nd[0]) {
+        int nsp = a->nd[0] - 2;
+        /* where stride, padding, dilation and groups sit in each signature */
+        int is_cudnn = !strcmp(n, "cudnn_convolution");
+        int si = is_cudnn ? 3 : 3, pi = is_cudnn ? 2 : 4, di = is_cudnn ? 4 : 5;
+        int gi = !strcmp(n, "convolution") || !strcmp(n, "_convolution") ? 8 : is_cudnn ? 5 : 6;
+        if (!strncmp(n, "conv", 4) && n[4] && n[5] == 'd') si = 3, pi = 4, di = 5, gi = 6;
+        if (!strcmp(n, "mkldnn_convolution")) pi = 3, si = 4, di = 5, gi = 6;
+        if (!strcmp(n, "thnn_conv2d") || !strcmp(n, "slow_conv2d") || !strcmp(n, "_slow_conv2d_forward")) si = 4, pi = 5, di = -1, gi = -1;
+        int64_t groups = gi >= 0 && a->ncon[gi] == 1 ? a->con[gi][0] : (a->d[1][1] ? a->d[0][1] / a->d[1][1] : 1);
+        if (groups <= 0) groups = 1;
+        if (a->ncon[si] < 1 || a->ncon[pi] < 1) {
+            /* stride and padding unknown: use the output size the backward saw, if any */
+            if (!hints || hints->nsp != nsp) return 0;
+            conv_fwd(r, a, 0, 1, hints->out_sp, nsp < 3 ? nsp : 3, groups);
+            return 1;
+        }
+        int64_t out[3];
+        for (int i = 0; i < nsp && i < 3; i++) {
+            int64_t st = a->con[si][a->ncon[si] == 1 ? 0 : i], pad = a->con[pi][a->ncon[pi] == 1 ? 0 : i];
+            int64_t dil = di >= 0 && a->ncon[di] >= 1 ? a->con[di][a->ncon[di] == 1 ? 0 : i] : 1;
+            if (st <= 0) return 0;
+            out[i] = (a->d[0][2 + i] + 2 * pad - dil * (a->d[1][2 + i] - 1) - 1) / st + 1;
+        }
+        conv_fwd(r, a, 0, 1, out, nsp < 3 ? nsp : 3, groups);
+        return 1;
+    }
+    int cudnn_bw = !strcmp(n, "cudnn_convolution_backward");
+    if ((cudnn_bw || !strcmp(n, "convolution_backward")) && a->n >= 3 && a->nd[0] >= 3 && a->nd[1] == a->nd[0] && a->nd[2] == a->nd[0]) {
+        /* convolution_backward(grad_output [N,K,P,Q], input [N,C,H,W], weight [K,C/g,R,S], ...);
+         * cudnn_convolution_backward (older) has input first, then grad_output */
+        int go = cudnn_bw ? 1 : 0, in = cudnn_bw ? 0 : 1;
+        int nsp = a->nd[0] - 2;
+        int gidx = cudnn_bw ? 6 : 9, midx = cudnn_bw ? 10 : 10;
+        int64_t groups = a->ncon[gidx] == 1 ? a->con[gidx][0] : (a->d[2][1] ? a->d[in][1] / a->d[2][1] : 1);
+        if (groups <= 0) groups = 1;
+        flops_result f;
+        memset(&f, 0, sizeof f);
+        conv_fwd(&f, a, in, 2, &a->d[go][2], nsp < 3 ? nsp : 3, groups);
+        int passes = 2;
+        if (a->ncon[midx] >= 2) passes = (int)(a->con[midx][0] != 0) + (int)(a->con[midx][1] != 0);
+        if (hints && hints->bw_passes > 0) passes = hints->bw_passes;
+        r->flops = f.flops * passes;
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2)) * esize(a, 0, 4) * 2;
+        r->dtype = a->dtype[in];
+        return 1;
+    }
+    static const char *const sdpa[] = {"scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
+                                       "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+                                       "_flash_attention_forward", NULL};
+    if (is(n, sdpa) && a->n >= 3 && tensor(a, 0, 4) && tensor(a, 1, 4) && tensor(a, 2, 4)) {
+        double b = (double)a->d[0][0], h = (double)a->d[0][1], l = (double)a->d[0][2], e = (double)a->d[0][3];
+        double s = (double)a->d[1][2], ev = (double)a->d[2][3];
+        r->flops = 2 * b * h * l * s * e + 2 * b * h * l * s * ev;
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + b * h * l * ev) * esize(a, 0, 2);
+        return 1;
+    }
+    static const char *const ew[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_",
+                                     "sigmoid", "sigmoid_", "tanh", "tanh_", "gelu", "silu", "silu_", "threshold_backward",
+                                     "clamp_min", "clamp_min_", "neg", "exp", "log", "sqrt", "rsqrt", "pow", "where",
+                                     "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "gelu_backward", "sigmoid_backward",
+                                     "tanh_backward", "silu_backward", "addcmul_", "addcdiv_", NULL};
+    if (is(n, ew)) {
+        /* output elements: the broadcast of the tensor inputs */
+        int ond = 0;
+        int64_t out[SHAPE_MAX] = {0};
+        double in_bytes = 0;
+        int any = 0;
+        for (int i = 0; i < a->n; i++) {
+            if (a->nd[i] < 0 || a->dtype[i] == DT_UNKNOWN) continue;
+            any = 1;
+            in_bytes += numel(a, i) * esize(a, i, 4);
+            int nd = a->nd[i];
+            if (nd > ond) {
+                int64_t tmp[SHAPE_MAX];
+                for (int k = 0; k < nd; k++) tmp[k] = 1;
+                for (int k = 0; k < ond; k++) tmp[nd - ond + k] = out[k];
+                memcpy(out, tmp, sizeof tmp);
+                ond = nd;
+            }
+            for (int k = 0; k < nd; k++) {
+                int64_t v = a->d[i][k], *o = &out[ond - nd + k];
+                if (*o == 1 || *o == 0) *o = v;
+                else if (v != 1 && v != *o) return 0; /* shapes do not broadcast */
+            }
+        }
+        if (!any) return 0;
+        double oe = 1;
+        for (int k = 0; k < ond; k++) oe *= (double)out[k];
+        r->flops = oe;
+        r->bytes = in_bytes + oe * esize(a, 0, 4);
+        return 1;
+    }
+    return 0;
+}
+
+int op_tc_eligible(const char *full) {
+    const char *n = base_name(full);
+    static const char *const list[] = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "conv1d", "conv2d", "conv3d",
+                                       "convolution", "_convolution", "cudnn_convolution", "convolution_backward",
+                                       "cudnn_convolution_backward", "scaled_dot_product_attention", "einsum",
+                                       "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+                                       "conv_transpose2d", "cudnn_convolution_transpose", NULL};
+    if (is(n, list)) return 1;
+    return strstr(n, "ConvolutionBackward") || strstr(n, "MmBackward") || strstr(n, "AddmmBackward") || strstr(n, "BmmBackward");
+}

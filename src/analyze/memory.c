@@ -1,0 +1,136 @@
+/* Memory from `[memory]` events (profile_memory=True): per device, the peak
+ * of "Total Allocated" and "Total Reserved" (or, when a trace lacks those
+ * fields, the peak of the running sum of allocation sizes), and per operator
+ * (the innermost cpu_op running on the allocating thread) the bytes it
+ * allocated and the net change (allocated minus freed), as the
+ * profile_memory tables' "Self CUDA Mem" column does. */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include "../util/hmap.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals; int64_t at_peak_ts; } devmem;
+typedef struct opmem { uint32_t name; int64_t alloc, freed, count; } opmem;
+
+static const pc_trace *st;
+static int cmp_thread_ts(const void *a, const void *b) {
+    const pc_cpu_event *x = &st->cpu[*(const int32_t *)a], *y = &st->cpu[*(const int32_t *)b];
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    int32_t ia = *(const int32_t *)a, ib = *(const int32_t *)b;
+    return ia < ib ? -1 : ia > ib;
+}
+static int cmp_opmem(const void *a, const void *b) {
+    const opmem *x = a, *y = b;
+    if (x->alloc != y->alloc) return x->alloc > y->alloc ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+void an_memory(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    cJSON *mem = sj_obj(s, "memory");
+    sj_int(mem, "events", (int64_t)t->nmem);
+    cJSON *devs = sj_arr(mem, "devices");
+    cJSON *top = sj_arr(mem, "top_operators");
+    if (t->nmem == 0) return;
+    devmem dm[32];
+    int nd = 0;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const pc_mem_event *e = &t->mem[i];
+        int k;
+        for (k = 0; k < nd; k++)
+            if (dm[k].type == e->device_type && dm[k].id == e->device_id) break;
+        if (k == nd) {
+            if (nd == 32) continue;
+            memset(&dm[nd], 0, sizeof dm[nd]);
+            dm[nd].type = e->device_type;
+            dm[nd].id = e->device_id;
+            nd++;
+        }
+        devmem *d = &dm[k];
+        d->running += e->bytes;
+        if (d->running > d->peak_running) d->peak_running = d->running;
+        if (e->total_allocated != PC_NONE) {
+            d->has_totals = 1;
+            if (e->total_allocated > d->peak_alloc) d->peak_alloc = e->total_allocated, d->at_peak_ts = e->ts;
+        }
+        if (e->total_reserved != PC_NONE && e->total_reserved > d->peak_res) d->peak_res = e->total_reserved;
+        if (e->bytes > 0) d->nalloc++;
+    }
+    for (int k = 0; k < nd; k++) {
+        cJSON *j = cJSON_CreateObject();
+        int cuda = dm[k].type == 1;
+        sj_str(j, "device", cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other");
+        sj_int(j, "id", dm[k].id);
+        sj_int(j, "peak_allocated_bytes", dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running);
+        if (dm[k].has_totals) sj_int(j, "peak_reserved_bytes", dm[k].peak_res);
+        else cJSON_AddNullToObject(j, "peak_reserved_bytes");
+        sj_str(j, "source", dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes");
+        sj_int(j, "allocations", dm[k].nalloc);
+        int64_t capb = 0;
+        for (size_t q = 0; cuda && q < t->ndev; q++)
+            if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;
+        if (capb > 0) {
+            sj_int(j, "device_memory_bytes", capb);
+            sj_num(j, "peak_reserved_pct", 100.0 * (double)(dm[k].has_totals ? dm[k].peak_res : dm[k].peak_running) / (double)capb);
+        } else cJSON_AddNullToObject(j, "device_memory_bytes");
+        cJSON_AddItemToArray(devs, j);
+    }
+    /* operators that allocate the most device memory */
+    size_t nc = t->ncpu;
+    int32_t *idx = xmalloc((nc ? nc : 1) * sizeof *idx);
+    size_t ni = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (t->cpu[i].kind == CPU_OP) idx[ni++] = (int32_t)i;
+    st = t;
+    qsort(idx, ni, sizeof *idx, cmp_thread_ts);
+    hmap m = {0};
+    opmem *rows = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const pc_mem_event *e = &t->mem[i];
+        if (e->device_type != 1) continue;
+        /* last op on this thread starting at or before ts, then up to one that contains ts */
+        size_t lo = 0, hi = ni;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const pc_cpu_event *x = &t->cpu[idx[mid]];
+            if (x->tid < e->tid || (x->tid == e->tid && x->ts <= e->ts)) lo = mid + 1;
+            else hi = mid;
+        }
+        int32_t op = -1;
+        if (lo > 0 && t->cpu[idx[lo - 1]].tid == e->tid) {
+            int32_t p = idx[lo - 1];
+            while (p >= 0 && !(t->cpu[p].kind == CPU_OP && t->cpu[p].ts <= e->ts && e->ts <= t->cpu[p].ts + t->cpu[p].dur))
+                p = c->links.parent[p];
+            op = p;
+        }
+        uint32_t name = op >= 0 ? t->cpu[op].name : 0;
+        int created;
+        uint32_t *slot = hmap_get(&m, name, &created);
+        if (created) {
+            opmem *r = VEC_PUSH(rows, n, cap);
+            memset(r, 0, sizeof *r);
+            r->name = name;
+            *slot = (uint32_t)(n - 1);
+        }
+        opmem *r = &rows[*slot];
+        if (e->bytes > 0) r->alloc += e->bytes, r->count++;
+        else r->freed -= e->bytes;
+    }
+    hmap_free(&m);
+    free(idx);
+    if (n) qsort(rows, n, sizeof *rows, cmp_opmem);
+    for (size_t i = 0; i < n && i < 50; i++) {
+        if (!rows[i].alloc) continue;
+        cJSON *j = cJSON_CreateObject();
+        sj_str(j, "name", rows[i].name ? strtab_get(&t->strs, rows[i].name) : "(outside any operator)");
+        sj_int(j, "allocated_bytes", rows[i].alloc);
+        sj_int(j, "freed_bytes", rows[i].freed);
+        sj_int(j, "net_bytes", rows[i].alloc - rows[i].freed);
+        sj_int(j, "allocations", rows[i].count);
+        cJSON_AddItemToArray(top, j);
+    }
+    free(rows);
+}

@@ -1,0 +1,323 @@
+/* Operators, as PyTorch's key_averages().table():
+ *   Calls; CPU total = summed durations of the op's calls; Self CPU = CPU
+ *   total minus the time of the ranges directly inside each call (child ops
+ *   and API calls on the same thread); Self device = GPU time (kernels,
+ *   memcpy, memset) launched directly by the op (it is the innermost cpu_op
+ *   around the launch); Device total = GPU time launched by the op or any op
+ *   inside it. Averages divide by Calls.
+ * GPU work reaches an op through its correlation id (kernel -> runtime call ->
+ * enclosing cpu_op), else through the External id the op shares with it.
+ * GPU time that reaches no op is the "unattributed" row.
+ * Also: top-level operators (what the user called, e.g. aten::conv2d) as
+ * MindInsight's operator types, modules (nn.Module python_function frames),
+ * FLOPs and bytes (flops.h), and percent of peak (peaks.h). */
+#include "analyze.h"
+#include "flops.h"
+#include "../summary/summary.h"
+#include "../util/hmap.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct oprow {
+    uint32_t name, dims;
+    int64_t calls, self_cpu, cpu_total, self_dev, dev_total;
+    int fwd, bwd;
+    double flops, bytes;
+    int64_t flops_calls, misaligned, gemm_calls;
+    int64_t flops_dev_ns;     /* device total of the calls that have FLOPs */
+    int dtype;
+    int64_t tc_ns, gpu_ns_kernels; /* kernel time launched under it, and of that on Tensor Cores */
+    int eligible;
+} oprow;
+
+static int cmp_dev_then_cpu(const void *a, const void *b) {
+    const oprow *x = a, *y = b;
+    if (x->dev_total != y->dev_total) return x->dev_total > y->dev_total ? -1 : 1;
+    if (x->cpu_total != y->cpu_total) return x->cpu_total > y->cpu_total ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void num_or_null(cJSON *o, const char *k, int ok, double v) {
+    if (ok) sj_num(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+void an_operators(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    size_t nc = t->ncpu;
+    int64_t *child = xcalloc(nc ? nc : 1, sizeof *child);
+    int64_t *selfdev = xcalloc(nc ? nc : 1, sizeof *selfdev);
+    int64_t *devtot = xcalloc(nc ? nc : 1, sizeof *devtot);
+    int64_t *tcns = xcalloc(nc ? nc : 1, sizeof *tcns);
+    int64_t *kns = xcalloc(nc ? nc : 1, sizeof *kns);
+    for (size_t i = 0; i < nc; i++)
+        if (l->parent[i] >= 0) child[l->parent[i]] += t->cpu[i].dur;
+
+    /* GPU time to ops */
+    int64_t gpu_total = 0, attributed = 0, by_corr = 0, by_ext = 0, n_unattr = 0;
+    int64_t kernel_total = 0, kernel_attr = 0;
+    uint8_t *tc_cache = NULL;
+    size_t ntc = t->strs.n;
+    tc_cache = xcalloc(ntc ? ntc : 1, 1); /* 0 unknown yet, 1 no, 2 yes */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        gpu_total += e->dur;
+        if (e->kind == GPU_KERNEL) kernel_total += e->dur;
+        int32_t op = l->gpu_inner[g];
+        if (op < 0) { n_unattr++; continue; }
+        attributed += e->dur;
+        if (e->kind == GPU_KERNEL) kernel_attr += e->dur;
+        if (l->gpu_how[g] == LINK_CORRELATION) by_corr++;
+        else by_ext++;
+        selfdev[op] += e->dur;
+        int tc = 0;
+        if (e->kind == GPU_KERNEL) {
+            if (!tc_cache[e->name]) tc_cache[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) > 0 ? 2 : 1;
+            tc = tc_cache[e->name] == 2;
+        }
+        for (int32_t p = op; p >= 0; p = l->parent[p]) {
+            if (t->cpu[p].kind != CPU_OP) continue;
+            devtot[p] += e->dur;
+            if (e->kind == GPU_KERNEL) {
+                kns[p] += e->dur;
+                if (tc) tcns[p] += e->dur;
+            }
+        }
+    }
+    free(tc_cache);
+
+    /* hints for FLOPs: convolution output sizes from the autograd node that
+     * shares the forward call's Sequence number, and which gradients a
+     * convolution backward computed */
+    hmap conv_node = {0};
+    uint8_t *passes = xcalloc(nc ? nc : 1, 1);
+    for (size_t i = 0; i < nc; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_OP) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (e->seq != PC_NONE && e->input_dims && strstr(nm, "ConvolutionBackward"))
+            *hmap_get(&conv_node, (uint64_t)e->seq, NULL) = (uint32_t)i;
+        size_t ln = strlen(nm);
+        if (l->parent[i] >= 0 && ((ln > 15 && !strcmp(nm + ln - 15, "_backward_input")) || (ln > 16 && !strcmp(nm + ln - 16, "_backward_weight"))))
+            passes[l->parent[i]]++;
+    }
+
+    /* aggregate by name (and shapes) */
+    hmap m = {0};
+    oprow *rows = NULL;
+    size_t n = 0, cap = 0;
+    int64_t self_cpu_total = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_OP) continue;
+        uint32_t dims = c->o.group_by_shape ? e->input_dims : 0;
+        int created;
+        uint32_t *slot = hmap_get(&m, hkey2(e->name, dims), &created);
+        if (created) {
+            oprow *r = VEC_PUSH(rows, n, cap);
+            memset(r, 0, sizeof *r);
+            r->name = e->name;
+            r->dims = dims;
+            r->dtype = DT_UNKNOWN;
+            r->eligible = op_tc_eligible(strtab_get(&t->strs, e->name));
+            *slot = (uint32_t)(n - 1);
+        }
+        oprow *r = &rows[*slot];
+        int64_t self = e->dur - child[i];
+        if (self < 0) self = 0;
+        r->calls++;
+        r->cpu_total += e->dur;
+        r->self_cpu += self;
+        self_cpu_total += self;
+        r->self_dev += selfdev[i];
+        r->dev_total += devtot[i];
+        r->tc_ns += tcns[i];
+        r->gpu_ns_kernels += kns[i];
+        if (l->backward[i]) r->bwd = 1;
+        else r->fwd = 1;
+        if (e->input_dims) {
+            op_args a;
+            flops_result fr;
+            op_args_parse(&a, strtab_get(&t->strs, e->input_dims), strtab_get(&t->strs, e->input_types),
+                          strtab_get(&t->strs, e->concrete));
+            flops_hints hint;
+            memset(&hint, 0, sizeof hint);
+            hint.bw_passes = passes[i];
+            const uint32_t *node = e->seq != PC_NONE && a.nd[0] >= 3 && a.nd[1] == a.nd[0] ? hmap_find(&conv_node, (uint64_t)e->seq) : NULL;
+            if (node) {
+                op_args na;
+                op_args_parse(&na, strtab_get(&t->strs, t->cpu[*node].input_dims), NULL, NULL);
+                /* grad_output [N, K, P, Q] must agree with input N and weight K */
+                if (na.nd[0] == a.nd[0] && na.d[0][0] == a.d[0][0] && na.d[0][1] == a.d[1][0]) {
+                    hint.nsp = na.nd[0] - 2;
+                    for (int q = 0; q < hint.nsp && q < 3; q++) hint.out_sp[q] = na.d[0][2 + q];
+                }
+            }
+            if (op_flops(strtab_get(&t->strs, e->name), &a, &hint, &fr)) {
+                r->flops += fr.flops;
+                r->bytes += fr.bytes;
+                r->flops_calls++;
+                r->flops_dev_ns += devtot[i];
+                if (fr.dtype != DT_UNKNOWN) r->dtype = fr.dtype;
+                if (fr.is_gemm) {
+                    r->gemm_calls++;
+                    if (fr.misaligned) r->misaligned++;
+                }
+            }
+        }
+    }
+    hmap_free(&m);
+    hmap_free(&conv_node);
+    free(passes);
+    if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
+
+    cJSON *ops = sj_obj(s, "operators");
+    sj_bool(ops, "grouped_by_shape", c->o.group_by_shape);
+    sj_int(ops, "self_cpu_total_ns", self_cpu_total);
+    sj_int(ops, "device_total_ns", gpu_total);
+    cJSON *at = sj_obj(ops, "attribution");
+    sj_int(at, "gpu_ns", gpu_total);
+    sj_int(at, "attributed_ns", attributed);
+    sj_int(at, "unattributed_ns", gpu_total - attributed);
+    sj_int(at, "kernel_ns", kernel_total);
+    sj_int(at, "kernel_attributed_ns", kernel_attr);
+    sj_int(at, "kernel_unattributed_ns", kernel_total - kernel_attr);
+    sj_int(at, "by_correlation", by_corr);
+    sj_int(at, "by_external_id", by_ext);
+    sj_int(at, "unattributed_events", n_unattr);
+    const char *devname = c->dev0 ? strtab_get(&t->strs, c->dev0->name) : "";
+    sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
+    (void)devname;
+    cJSON *arr = sj_arr(ops, "rows");
+    for (size_t i = 0; i < n; i++) {
+        const oprow *r = &rows[i];
+        cJSON *j = cJSON_CreateObject();
+        sj_str(j, "name", strtab_get(&t->strs, r->name));
+        if (c->o.group_by_shape) sj_str(j, "input_dims", r->dims ? strtab_get(&t->strs, r->dims) : "");
+        sj_int(j, "calls", r->calls);
+        sj_int(j, "self_cpu_ns", r->self_cpu);
+        sj_int(j, "cpu_total_ns", r->cpu_total);
+        sj_num(j, "cpu_avg_ns", (double)r->cpu_total / (double)r->calls);
+        sj_int(j, "self_device_ns", r->self_dev);
+        sj_int(j, "device_total_ns", r->dev_total);
+        sj_num(j, "device_avg_ns", (double)r->dev_total / (double)r->calls);
+        sj_num(j, "self_device_pct", gpu_total ? 100.0 * (double)r->self_dev / (double)gpu_total : 0);
+        sj_num(j, "self_cpu_pct", self_cpu_total ? 100.0 * (double)r->self_cpu / (double)self_cpu_total : 0);
+        sj_str(j, "direction", r->fwd && r->bwd ? "both" : r->bwd ? "bwd" : "fwd");
+        int has_f = r->flops_calls > 0;
+        num_or_null(j, "flops", has_f, r->flops);
+        num_or_null(j, "bytes", has_f, r->bytes);
+        sj_int(j, "flops_calls", r->flops_calls);
+        double tfl = has_f && r->flops_dev_ns > 0 ? r->flops / (double)r->flops_dev_ns / 1e3 : 0; /* flop/ns = GFLOP/s */
+        double gbs = has_f && r->flops_dev_ns > 0 ? r->bytes / (double)r->flops_dev_ns : 0;    /* B/ns = GB/s */
+        num_or_null(j, "achieved_tflops", has_f && r->flops_dev_ns > 0, tfl);
+        num_or_null(j, "achieved_gbs", has_f && r->flops_dev_ns > 0, gbs);
+        sj_str(j, "dtype", pc_dtype_name[r->dtype]);
+        int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
+        double pk = peak_tflops(c->peak, r->dtype, tc);
+        int compute_bound = r->gemm_calls > 0 || r->eligible;
+        if (has_f && r->flops_dev_ns > 0 && c->peak && compute_bound && pk > 0) sj_num(j, "peak_pct", 100.0 * tfl / pk);
+        else if (has_f && r->flops_dev_ns > 0 && c->peak && !compute_bound) sj_num(j, "peak_pct", 100.0 * gbs / c->peak->mem_gbs);
+        else cJSON_AddNullToObject(j, "peak_pct");
+        sj_str(j, "peak_of", compute_bound ? "compute" : "memory bandwidth");
+        sj_int(j, "gemm_calls", r->gemm_calls);
+        sj_int(j, "gemm_not_multiple_of_8", r->misaligned);
+        sj_str(j, "tensor_cores", r->gpu_ns_kernels == 0 ? "n/a" : r->tc_ns == 0 ? "no" : r->tc_ns == r->gpu_ns_kernels ? "yes" : "partly");
+        sj_num(j, "tensor_core_pct", r->gpu_ns_kernels ? 100.0 * (double)r->tc_ns / (double)r->gpu_ns_kernels : 0);
+        sj_bool(j, "tc_eligible", r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
+        cJSON_AddItemToArray(arr, j);
+    }
+    cJSON *un = sj_obj(ops, "unattributed");
+    sj_int(un, "device_ns", gpu_total - attributed);
+    sj_int(un, "events", n_unattr);
+    free(rows);
+
+    /* top-level operators: what the user wrote (as MindInsight's op types) */
+    hmap tm = {0};
+    oprow *tops = NULL;
+    size_t nt = 0, capt = 0;
+    int64_t top_time_total = 0;
+    int use_dev = gpu_total > 0;
+    for (size_t i = 0; i < nc; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_OP || links_op_outer(t, l, (int32_t)i, 0) >= 0) continue;
+        int created;
+        uint32_t *slot = hmap_get(&tm, e->name, &created);
+        if (created) {
+            oprow *r = VEC_PUSH(tops, nt, capt);
+            memset(r, 0, sizeof *r);
+            r->name = e->name;
+            *slot = (uint32_t)(nt - 1);
+        }
+        oprow *r = &tops[*slot];
+        r->calls++;
+        r->cpu_total += e->dur;
+        r->dev_total += devtot[i];
+        top_time_total += use_dev ? devtot[i] : e->dur;
+    }
+    hmap_free(&tm);
+    if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
+    cJSON *types = sj_obj(s, "operator_types");
+    sj_str(types, "time_basis", use_dev ? "device" : "cpu");
+    sj_int(types, "total_ns", top_time_total);
+    cJSON *tarr = sj_arr(types, "rows");
+    for (size_t i = 0; i < nt; i++) {
+        const oprow *r = &tops[i];
+        int64_t tm_ns = use_dev ? r->dev_total : r->cpu_total;
+        cJSON *j = cJSON_CreateObject();
+        sj_str(j, "type", strtab_get(&t->strs, r->name));
+        sj_int(j, "calls", r->calls);
+        sj_int(j, "time_ns", tm_ns);
+        sj_num(j, "share_pct", top_time_total ? 100.0 * (double)tm_ns / (double)top_time_total : 0);
+        sj_num(j, "avg_ns", (double)tm_ns / (double)r->calls);
+        sj_int(j, "device_ns", r->dev_total);
+        sj_int(j, "cpu_ns", r->cpu_total);
+        cJSON_AddItemToArray(tarr, j);
+    }
+    free(tops);
+
+    /* modules */
+    hmap mm = {0};
+    oprow *mods = NULL;
+    size_t nm = 0, capm = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_OP || l->module[i] < 0 || links_op_outer(t, l, (int32_t)i, 0) >= 0) continue;
+        uint32_t mname = t->cpu[l->module[i]].name;
+        int created;
+        uint32_t *slot = hmap_get(&mm, mname, &created);
+        if (created) {
+            oprow *r = VEC_PUSH(mods, nm, capm);
+            memset(r, 0, sizeof *r);
+            r->name = mname;
+            *slot = (uint32_t)(nm - 1);
+        }
+        oprow *r = &mods[*slot];
+        r->calls++;
+        r->cpu_total += e->dur;
+        r->dev_total += devtot[i];
+    }
+    hmap_free(&mm);
+    if (nm) qsort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
+    cJSON *ms = sj_obj(s, "modules");
+    sj_int(ms, "level", l->module_level);
+    cJSON *marr = sj_arr(ms, "rows");
+    for (size_t i = 0; i < nm; i++) {
+        cJSON *j = cJSON_CreateObject();
+        const char *nmx = strtab_get(&t->strs, mods[i].name);
+        sj_str(j, "module", !strncmp(nmx, "nn.Module: ", 11) ? nmx + 11 : nmx);
+        sj_int(j, "top_level_ops", mods[i].calls);
+        sj_int(j, "cpu_ns", mods[i].cpu_total);
+        sj_int(j, "device_ns", mods[i].dev_total);
+        cJSON_AddItemToArray(marr, j);
+    }
+    free(mods);
+    free(child);
+    free(selfdev);
+    free(devtot);
+    free(tcns);
+    free(kns);
+}

@@ -1,0 +1,113 @@
+/* CUDA API calls (nvprof's "API calls": runtime and driver calls by name)
+ * and memory transfers and sets by kind: count, bytes, time, and achieved
+ * bandwidth = bytes / summed duration (GB/s = bytes per ns). */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include "../util/hmap.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct arow { uint32_t key; int kind; int64_t total, calls, min, max, bytes, nbytes; } arow;
+
+static int cmp_total(const void *a, const void *b) {
+    const arow *x = a, *y = b;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void add(arow *r, int64_t dur) {
+    if (r->calls == 0 || dur < r->min) r->min = dur;
+    if (dur > r->max) r->max = dur;
+    r->total += dur;
+    r->calls++;
+}
+
+static const char *copy_name[] = {"Unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+static const char *mem_name[] = {"?", "Pageable", "Pinned", "Device", "Managed"};
+
+void an_transfers(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    hmap m = {0};
+    arow *rows = NULL;
+    size_t n = 0, cap = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
+        int created;
+        uint32_t *slot = hmap_get(&m, e->name, &created);
+        if (created) {
+            arow *r = VEC_PUSH(rows, n, cap);
+            memset(r, 0, sizeof *r);
+            r->key = e->name;
+            r->kind = e->kind;
+            *slot = (uint32_t)(n - 1);
+        }
+        add(&rows[*slot], e->dur);
+        total += e->dur;
+    }
+    hmap_free(&m);
+    if (n) qsort(rows, n, sizeof *rows, cmp_total);
+    cJSON *api = sj_obj(s, "api_calls");
+    sj_int(api, "total_ns", total);
+    cJSON *arr = sj_arr(api, "rows");
+    for (size_t i = 0; i < n; i++) {
+        cJSON *j = cJSON_CreateObject();
+        sj_str(j, "name", strtab_get(&t->strs, rows[i].key));
+        sj_str(j, "api", rows[i].kind == CPU_DRIVER ? "driver" : "runtime");
+        sj_num(j, "time_pct", total ? 100.0 * (double)rows[i].total / (double)total : 0);
+        sj_int(j, "total_ns", rows[i].total);
+        sj_int(j, "calls", rows[i].calls);
+        sj_num(j, "avg_ns", (double)rows[i].total / (double)rows[i].calls);
+        sj_int(j, "min_ns", rows[i].min);
+        sj_int(j, "max_ns", rows[i].max);
+        cJSON_AddItemToArray(arr, j);
+    }
+    free(rows);
+
+    /* memcpy / memset by kind */
+    arow tr[64];
+    memset(tr, 0, sizeof tr);
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *g = &t->gpu[i];
+        if (g->kind != GPU_MEMCPY && g->kind != GPU_MEMSET) continue;
+        /* key: memset flag, copy kind, source and destination memory */
+        unsigned key = g->kind == GPU_MEMSET ? 48u + (unsigned)(g->src_mem % 5)   /* "Memset (Device)" */
+                                              : (unsigned)(g->copy_kind % 6) * 8u + (unsigned)(g->src_mem % 5);
+        if (key >= 64) key = 63;
+        arow *r = &tr[key];
+        r->key = key;
+        r->kind = g->kind;
+        if (!r->calls) r->nbytes = g->dst_mem; /* remember the destination */
+        add(r, g->dur);
+        if (g->bytes != PC_NONE) r->bytes += g->bytes;
+    }
+    qsort(tr, 64, sizeof *tr, cmp_total);
+    cJSON *x = sj_obj(s, "transfers");
+    cJSON *xr = sj_arr(x, "rows");
+    int64_t xt = 0, xb = 0;
+    for (int i = 0; i < 64; i++) {
+        if (!tr[i].calls) continue;
+        char label[96];
+        if (tr[i].kind == GPU_MEMSET) snprintf(label, sizeof label, "Memset (%s)", mem_name[tr[i].key - 48 < 5 ? tr[i].key - 48 : 0]);
+        else snprintf(label, sizeof label, "Memcpy %s (%s -> %s)", copy_name[tr[i].key / 8], mem_name[tr[i].key % 8 % 5],
+                      mem_name[tr[i].nbytes % 5]);
+        cJSON *j = cJSON_CreateObject();
+        sj_str(j, "kind", label);
+        sj_str(j, "op", tr[i].kind == GPU_MEMSET ? "memset" : "memcpy");
+        sj_str(j, "direction", tr[i].kind == GPU_MEMSET ? "" : copy_name[tr[i].key / 8]);
+        sj_str(j, "source_memory", tr[i].kind == GPU_MEMSET ? "" : mem_name[tr[i].key % 8 % 5]);
+        sj_int(j, "count", tr[i].calls);
+        sj_int(j, "bytes", tr[i].bytes);
+        sj_int(j, "total_ns", tr[i].total);
+        sj_num(j, "avg_ns", (double)tr[i].total / (double)tr[i].calls);
+        if (tr[i].total > 0 && tr[i].bytes > 0) sj_num(j, "gbs", (double)tr[i].bytes / (double)tr[i].total);
+        else cJSON_AddNullToObject(j, "gbs");
+        cJSON_AddItemToArray(xr, j);
+        xt += tr[i].total;
+        xb += tr[i].bytes;
+    }
+    sj_int(x, "total_ns", xt);
+    sj_int(x, "bytes", xb);
+}

@@ -1,0 +1,202 @@
+/* FLOPs formulas, Tensor Core rules, and the operator table on fixtures. */
+#include "test.h"
+#include "analyze/analyze.h"
+#include "analyze/flops.h"
+#include "analyze/peaks.h"
+#include "load/load.h"
+#include "summary/summary.h"
+#include <stdlib.h>
+
+static int flops_of(const char *op, const char *dims, const char *types, const char *con, flops_result *r) {
+    op_args a;
+    op_args_parse(&a, dims, types, con);
+    return op_flops(op, &a, NULL, r);
+}
+
+TEST(flops_gemm_hand_computed) {
+    flops_result r;
+    CHECK(flops_of("aten::mm", "[[1024,1024],[1024,1024]]", "[\"float\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 1024 * 1024 * 1024, 0); /* 2·1024³ */
+    CHECK_NEAR(r.bytes, 3.0 * 1024 * 1024 * 4, 0);
+    CHECK(r.is_gemm && !r.misaligned && r.dtype == DT_FP32);
+    CHECK(flops_of("aten::addmm", "[[1000],[32,2048],[2048,1000]]", "[\"c10::Half\",\"c10::Half\",\"c10::Half\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 32 * 1000 * 2048, 0);
+    CHECK(r.m == 32 && r.n == 1000 && r.k == 2048 && r.dtype == DT_FP16);
+    CHECK(!r.misaligned); /* 32, 1000, 2048 are all multiples of 8 */
+    CHECK(flops_of("aten::mm", "[[16,1],[1,256]]", "[\"float\",\"float\"]", NULL, &r));
+    CHECK(r.misaligned); /* K = 1 */
+    CHECK(flops_of("aten::bmm", "[[8,64,32],[8,32,128]]", "[\"float\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 8 * 64 * 128 * 32, 0);
+    CHECK(flops_of("aten::baddbmm", "[[8,64,128],[8,64,32],[8,32,128]]", NULL, NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 8 * 64 * 128 * 32, 0);
+    CHECK(flops_of("aten::linear", "[[4,10,512],[256,512],[256]]", "[\"float\",\"float\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 40 * 256 * 512, 0);
+    CHECK(flops_of("aten::matmul", "[[2,3,64,32],[32,16]]", NULL, NULL, &r));
+    CHECK_NEAR(r.flops, 2.0 * 6 * 64 * 16 * 32, 0);
+    CHECK(!flops_of("aten::mm", "[[4,5],[6,7,8]]", NULL, NULL, &r)); /* wrong ranks: no formula */
+}
+
+TEST(flops_convolution_forward_and_backward) {
+    flops_result r;
+    /* ResNet-50's first layer: N=32, C=3, 224², K=64, 7×7, stride 2, pad 3 -> 112² */
+    CHECK(flops_of("aten::conv2d", "[[32,3,224,224],[64,3,7,7],[],[],[],[],[]]", "[\"float\",\"float\"]",
+                   "[\"\",\"\",\"\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"1\"]", &r));
+    CHECK_NEAR(r.flops, 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7, 0);
+    /* the same from the output size the backward saw, when stride/padding are absent */
+    op_args a;
+    op_args_parse(&a, "[[32,3,224,224],[64,3,7,7],[],[],[],[],[]]", "[\"float\",\"float\"]", NULL);
+    flops_hints h = {.nsp = 2, .out_sp = {112, 112}};
+    CHECK(!op_flops("aten::conv2d", &a, NULL, &r)); /* no stride, no hint: n/a */
+    CHECK(op_flops("aten::conv2d", &a, &h, &r));
+    CHECK_NEAR(r.flops, 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7, 0);
+    /* grouped (depthwise) 3×3: groups from C / weight[1] */
+    CHECK(flops_of("aten::conv2d", "[[8,32,56,56],[32,1,3,3],[],[],[],[],[]]", NULL, "[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"32\"]", &r));
+    CHECK_NEAR(r.flops, 2.0 * 8 * 32 * 56 * 56 * 32 * 9 / 32, 0);
+    /* backward: data + weight gradients = 2 × forward; output_mask can drop one */
+    CHECK(flops_of("aten::convolution_backward", "[[32,64,112,112],[32,3,224,224],[64,3,7,7],[],[],[],[],[],[],[],[]]", NULL, NULL, &r));
+    CHECK_NEAR(r.flops, 2 * 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7, 0);
+    CHECK(flops_of("aten::convolution_backward", "[[32,64,112,112],[32,3,224,224],[64,3,7,7],[],[],[],[],[],[],[],[]]", NULL,
+                   "[\"\",\"\",\"\",\"\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[False, True, False]\"]", &r));
+    CHECK_NEAR(r.flops, 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7, 0);
+}
+
+TEST(flops_attention_and_elementwise) {
+    flops_result r;
+    CHECK(flops_of("aten::scaled_dot_product_attention", "[[2,8,128,64],[2,8,128,64],[2,8,128,64]]", "[\"c10::BFloat16\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 4.0 * 2 * 8 * 128 * 128 * 64, 0);
+    CHECK(r.dtype == DT_BF16);
+    CHECK(flops_of("aten::add", "[[32,64,56,56],[32,64,56,56],[]]", "[\"float\",\"float\",\"Scalar\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 32.0 * 64 * 56 * 56, 0);
+    CHECK_NEAR(r.bytes, 3 * 32.0 * 64 * 56 * 56 * 4, 0);
+    CHECK(flops_of("aten::mul", "[[4,1,8],[3,1]]", "[\"float\",\"float\"]", NULL, &r)); /* broadcast to 4×3×8 */
+    CHECK_NEAR(r.flops, 96, 0);
+    CHECK(!flops_of("aten::mul", "[[4,2],[3]]", "[\"float\",\"float\"]", NULL, &r)); /* does not broadcast */
+    CHECK(!flops_of("aten::embedding_bag", "[[10,4],[5]]", NULL, NULL, &r));       /* no formula: n/a */
+}
+
+TEST(tensor_core_rules_by_kernel_name) {
+    CHECK(kernel_uses_tensor_cores("volta_h884gemm_64x64_ldg8_nn") == 1);
+    CHECK(kernel_uses_tensor_cores("turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_nn") == 1);
+    CHECK(kernel_uses_tensor_cores("ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_tn") == 1);
+    CHECK(kernel_uses_tensor_cores("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1") == 1);
+    CHECK(kernel_uses_tensor_cores("void cutlass::Kernel<cutlass_80_tensorop_s16816gemm_relu_f16_64x64_32x6_nn_align8>(Params)") == 1);
+    CHECK(kernel_uses_tensor_cores("volta_sgemm_128x64_nn") == 0);
+    CHECK(kernel_uses_tensor_cores("volta_scudnn_128x64_relu_interior_nn_v1") == 0);
+    CHECK(kernel_uses_tensor_cores("void at::native::vectorized_elementwise_kernel<4, ...>") == 0);
+    CHECK(kernel_uses_tensor_cores("triton_poi_fused_add_0") == -1);
+    CHECK(op_tc_eligible("aten::conv2d") && op_tc_eligible("aten::addmm") && !op_tc_eligible("aten::relu"));
+}
+
+TEST(peaks_table_lookup) {
+    const gpu_peak *p = peak_lookup("NVIDIA H100 80GB HBM3");
+    CHECK(p && p->mem_gbs == 3350);
+    CHECK_NEAR(peak_tflops(p, DT_BF16, 1), 989.4, 1e-9);
+    CHECK_NEAR(peak_tflops(p, DT_FP32, 1), 494.7, 1e-9); /* TF32 */
+    CHECK_NEAR(peak_tflops(p, DT_FP32, 0), 67, 1e-9);
+    CHECK(peak_lookup("NVIDIA H100 PCIe")->mem_gbs == 2000);
+    CHECK(peak_lookup("NVIDIA H200")->mem_gbs == 4800);
+    CHECK(peak_lookup("Tesla V100-SXM2-32GB")->fp32 == 15.7);
+    CHECK(peak_lookup("NVIDIA A100-SXM4-80GB")->mem_gbs == 2039);
+    CHECK(peak_lookup("NVIDIA L4")->fp32 == 30.3);
+    CHECK(peak_lookup("NVIDIA L40S")->fp32 == 91.6);
+    CHECK(peak_lookup("NVIDIA A10")->fp32 == 31.2);
+    CHECK(peak_lookup("AMD Instinct MI250X") == NULL);
+}
+
+/* main thread: step > linear > addmm > launch -> kernel K1 (10 µs);
+ * relu_ launches K2 (4 µs) by External id only; a kernel with no launch and
+ * no External id (unattributed, 6 µs); backward thread: evaluate_function >
+ * AddmmBackward0 > mm -> K3 (20 µs). */
+static const char OPS[] =
+    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"numSms\": 108}],\n"
+    "\"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100,\"args\":{\"External id\":1,"
+    "\"Input Dims\":[[64,512],[256,512],[256]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":60,\"args\":{\"External id\":2,"
+    "\"Input Dims\":[[256],[64,512],[512,256]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":15,\"args\":{\"correlation\":7}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_tn\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":10,\"args\":{\"correlation\":7,\"device\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu_\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":30,\"args\":{\"External id\":3}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu_kernel\",\"pid\":0,\"tid\":7,\"ts\":240,\"dur\":4,\"args\":{\"External id\":3,\"device\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan_kernel\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":6,\"args\":{\"device\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"autograd::engine::evaluate_function: AddmmBackward0\",\"pid\":1,\"tid\":2,\"ts\":400,\"dur\":100},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"AddmmBackward0\",\"pid\":1,\"tid\":2,\"ts\":405,\"dur\":90},\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,\"ts\":410,\"dur\":50},\n"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":420,\"dur\":10,\"args\":{\"correlation\":9}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,\"ts\":440,\"dur\":20,\"args\":{\"correlation\":9,\"device\":0}}\n"
+    "]}";
+
+static const cJSON *row(const cJSON *s, const char *name) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "operators.rows"))
+        if (!strcmp(sj_getstr(r, "name", ""), name)) return r;
+    return NULL;
+}
+
+TEST(operators_attribution_and_table) {
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(OPS, strlen(OPS), &t, &err) == 0);
+    cJSON *s = pc_analyze(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.gpu_ns", -1), 40000);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.attributed_ns", -1), 34000);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.unattributed_ns", -1), 6000);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.by_correlation", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.by_external_id", -1), 1);
+    const cJSON *lin = row(s, "aten::linear"), *addmm = row(s, "aten::addmm"), *mm = row(s, "aten::mm"), *relu = row(s, "aten::relu_");
+    CHECK(lin && addmm && mm && relu);
+    CHECK_EQ_I(sj_getnum(lin, "self_device_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(lin, "device_total_ns", -1), 10000);
+    CHECK_EQ_I(sj_getnum(addmm, "self_device_ns", -1), 10000);
+    CHECK_EQ_I(sj_getnum(lin, "self_cpu_ns", -1), 40000);   /* 100 - 60 (addmm) */
+    CHECK_EQ_I(sj_getnum(addmm, "self_cpu_ns", -1), 45000); /* 60 - 15 (launch) */
+    CHECK_EQ_I(sj_getnum(relu, "self_device_ns", -1), 4000);
+    CHECK_EQ_S(sj_getstr(mm, "direction", ""), "bwd");
+    CHECK_EQ_S(sj_getstr(addmm, "direction", ""), "fwd");
+    CHECK_NEAR(sj_getnum(addmm, "flops", -1), 2.0 * 64 * 256 * 512, 0);
+    /* 16.78 MFLOP in 10 µs = 1.678 TFLOP/s; A100 fp32 without Tensor Cores: 19.5 */
+    CHECK_NEAR(sj_getnum(addmm, "achieved_tflops", -1), 2.0 * 64 * 256 * 512 / 10000 / 1e3, 1e-9);
+    CHECK_NEAR(sj_getnum(addmm, "peak_pct", -1), 100 * (2.0 * 64 * 256 * 512 / 10000 / 1e3) / 19.5, 1e-9);
+    CHECK_EQ_S(sj_getstr(addmm, "tensor_cores", ""), "no");
+    CHECK(cJSON_IsNull(sj_get(relu, "flops")));         /* no shapes: n/a */
+    CHECK_EQ_I(sj_getnum(s, "operators.unattributed.device_ns", -1), 6000);
+    /* top-level types: linear, relu_, and the backward's evaluate_function */
+    CHECK_EQ_S(sj_getstr(s, "operator_types.rows.0.type", ""), "autograd::engine::evaluate_function: AddmmBackward0");
+    CHECK_EQ_I(sj_getnum(s, "operator_types.rows.0.time_ns", -1), 20000);
+    CHECK_EQ_I(sj_getnum(s, "operator_types.total_ns", -1), 34000);
+    /* kernels know their operator */
+    const cJSON *k;
+    int found = 0;
+    cJSON_ArrayForEach(k, sj_get(s, "kernels.devices.0.rows"))
+        if (!strcmp(sj_getstr(k, "name", ""), "ampere_sgemm_64x64_tn")) {
+            CHECK_EQ_S(sj_getstr(k, "operator", ""), "aten::addmm");
+            CHECK(cJSON_IsTrue(sj_get(k, "operator_tc_eligible")));
+            CHECK_EQ_S(sj_getstr(k, "tensor_cores", ""), "no");
+            found = 1;
+        }
+    CHECK(found);
+    CHECK_EQ_I(sj_getnum(s, "api_calls.rows.0.calls", -1), 2);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}
+
+TEST(operators_group_by_shape) {
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5,\"args\":{\"Input Dims\":[[2,2],[2,2]]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,\"args\":{\"Input Dims\":[[4,4],[4,4]]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{\"Input Dims\":[[2,2],[2,2]]}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    pc_analyze_opts o = {.group_by_shape = 1};
+    cJSON *s = pc_analyze(t, &o);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.rows")), 2);
+    CHECK_EQ_I(sj_getnum(s, "operators.rows.0.calls", -1) + sj_getnum(s, "operators.rows.1.calls", -1), 3);
+    cJSON_Delete(s);
+    s = pc_analyze(t, NULL);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.rows")), 1);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

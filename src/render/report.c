@@ -117,6 +117,45 @@ static void kernel_charts(chart_out *co, cJSON *v, int rows) {
     }
 }
 
+/* Pie (top 9 + "other", so that each slice keeps a distinct color) and bar
+ * (top 20) of the operator types. */
+static void type_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "operator_types.rows");
+    int n = cJSON_GetArraySize(rows);
+    if (n == 0) return;
+    int nb = n < 20 ? n : 20, np = n <= 10 ? n : 9;
+    const char **labels = xcalloc(21, sizeof *labels);
+    double *vals = xcalloc(21, sizeof *vals);
+    int colors[21];
+    const char *basis = sj_getstr(v, "operator_types.time_basis", "device");
+    for (int i = 0; i < nb; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        labels[i] = sj_getstr(r, "type", "");
+        vals[i] = sj_getnum(r, "time_ns", 0);
+        colors[i] = 0;
+    }
+    char title[128];
+    snprintf(title, sizeof title, "Top %d operator types by %s time", nb, basis);
+    chart bar = {.kind = CHART_HBAR, .title = title, .xlabel = !strcmp(basis, "device") ? "device time" : "CPU time",
+                 .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)nb};
+    add_chart(co, "types_bar", &bar, labels, vals, (size_t)nb, UNIT_NS);
+    double other = 0;
+    for (int i = np; i < n; i++) other += sj_getnum(cJSON_GetArrayItem(rows, i), "time_ns", 0);
+    for (int i = 0; i < np; i++) colors[i] = i < 8 ? i : 9; /* 8 is the gray of "other" */
+    int npie = np;
+    if (n > np) {
+        labels[npie] = "other types";
+        vals[npie] = other;
+        colors[npie] = 8;
+        npie++;
+    }
+    snprintf(title, sizeof title, "Share of %s time by operator type", basis);
+    chart pie = {.kind = CHART_PIE, .title = title, .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)npie};
+    add_chart(co, "types_pie", &pie, labels, vals, (size_t)npie, UNIT_NS);
+    free(labels);
+    free(vals);
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
@@ -124,6 +163,14 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     cJSON_AddStringToObject(view, "version", PC_VERSION);
     chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
     kernel_charts(&co, v, rows);
+    type_charts(&co, v);
+    static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};
+    for (int i = 0; bounded[i]; i++) {
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);
+        if (sec) limit(sec, "rows", rows);
+    }
+    cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
+    if (mem) limit(mem, "top_operators", rows < 20 ? rows : 20);
     (void)o;
     *rc = co.rc;
     return v;

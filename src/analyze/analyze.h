@@ -21,14 +21,29 @@ typedef struct pc_analyze_opts {
 
 cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o);
 
-/* What every analyzer gets: the trace, the options, the shared links. */
+/* A training step: [start, end) in ns. cpu_* is the step range itself;
+ * end also covers the GPU work launched inside it (see steps.c). */
+typedef struct pc_step {
+    int64_t start, end, cpu_start, cpu_end;
+    uint32_t name;
+    int64_t number;           /* N of ProfilerStep#N, else the index */
+} pc_step;
+
+/* What every analyzer gets: the trace, the options, the shared links, the steps. */
 typedef struct an_ctx {
     const pc_trace *t;
     pc_analyze_opts o;
     pc_links links;
     const gpu_peak *peak;     /* of the first device, NULL if unknown */
     const pc_device *dev0;    /* first device, NULL if none */
+    pc_step *steps;           /* at least one: the whole trace when it has no steps */
+    size_t nsteps;
+    const char *step_source;  /* how steps were found, or NULL when the trace has none */
+    int bad_pattern;          /* --step-pattern did not compile */
 } an_ctx;
+
+/* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern). */
+void steps_find(an_ctx *c);
 
 /* Sections, in the order pc_analyze runs them. */
 void an_runinfo(const an_ctx *c, cJSON *summary);
@@ -36,6 +51,9 @@ void an_kernels(const an_ctx *c, cJSON *summary);
 void an_operators(const an_ctx *c, cJSON *summary);
 void an_transfers(const an_ctx *c, cJSON *summary);
 void an_memory(const an_ctx *c, cJSON *summary);
+void an_steps(const an_ctx *c, cJSON *summary);       /* phases, breakdown, data wait, communication */
+void an_gpu_metrics(const an_ctx *c, cJSON *summary); /* utilization, SM efficiency, occupancy, idle */
+void an_counters(const an_ctx *c, cJSON *summary);    /* data queues and CPU utilization */
 
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */

@@ -463,7 +463,15 @@ static void commit(reader *rd, evtmp *e) {
         else pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
         return;
     }
-    if (cls == C_META) { t->stats.metadata++; return; }
+    if (cls == C_META) {
+        /* "PyTorch Profiler (0)": the window the profiler recorded */
+        if (e->has_ts && e->has_dur && e->dur > 0) {
+            if (!t->prof_end || e->ts < t->prof_start) t->prof_start = e->ts;
+            if (e->ts + e->dur > t->prof_end) t->prof_end = e->ts + e->dur;
+        }
+        t->stats.metadata++;
+        return;
+    }
     if (cls == C_FLOW) { t->stats.flows++; return; }
     if (cls == C_UNKNOWN || cls == C_MEMORY) {
         pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
@@ -529,10 +537,11 @@ static void read_devices(pc_trace *t, const cJSON *arr) {
         if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
         if (cJSON_IsNumber(mem)) dev->total_mem = (int64_t)mem->valuedouble;
-        dev->cc_major = jint(d, "computeMajor", 0);
-        dev->cc_minor = jint(d, "computeMinor", 0);
-        dev->num_sms = jint(d, "numSms", 0);
-        dev->max_threads_per_sm = jint(d, "maxThreadsPerMultiprocessor", 0);
+        /* deviceProperties, and the older computeProperties spellings */
+        dev->cc_major = jint(d, "computeMajor", jint(d, "major", 0));
+        dev->cc_minor = jint(d, "computeMinor", jint(d, "minor", 0));
+        dev->num_sms = jint(d, "numSms", jint(d, "multiProcessorCount", 0));
+        dev->max_threads_per_sm = jint(d, "maxThreadsPerMultiprocessor", jint(d, "maxThreadsPerMultiProcessor", 0));
         dev->max_threads_per_block = jint(d, "maxThreadsPerBlock", 0);
         dev->regs_per_sm = jint(d, "regsPerMultiprocessor", 0);
         dev->regs_per_block = jint(d, "regsPerBlock", 0);

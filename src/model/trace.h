@@ -125,6 +125,7 @@ typedef struct pc_trace {
     uint32_t source_format;    /* e.g. "kineto-json" */
     int schema_2021;           /* 1 when categories were of the 2021 schema */
     int64_t t_min, t_max;      /* span of all timed events (ns) */
+    int64_t prof_start, prof_end; /* the profiler's own span ("Trace" events), 0 if absent */
     pc_load_stats stats;
     /* set when the input ended before the document did */
     int truncated;

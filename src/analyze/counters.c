@@ -1,0 +1,192 @@
+/* Counter samples ("ph": "C"): CPU utilization and data queues.
+ *
+ * CPU utilization: counter "cpu" with series user, system, iowait, idle (in
+ * percent of all CPUs, from /proc/stat deltas) and process (the traced
+ * process tree, in percent of all CPUs), as perfcard's capture writes them.
+ * Averages are over samples; per step, over the samples inside the step.
+ * Data queues: counters named "queue:<name>" with series size and capacity.
+ * A step "had an empty queue" when a sample inside it shows size 0, as
+ * MindInsight counts steps whose device queue was empty (the step waited for
+ * data). Series in the summary are downsampled to at most 400 points
+ * (the mean of each bucket). */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include "../util/xalloc.h"
+#include <string.h>
+
+enum { MAX_POINTS = 400 };
+static const char *const cpu_series[] = {"user", "system", "iowait", "idle", "process"};
+enum { NCPU_SERIES = 5 };
+
+static long step_of(const an_ctx *c, int64_t ts) {
+    for (size_t i = 0; i < c->nsteps; i++)
+        if (ts >= c->steps[i].start && ts < c->steps[i].end) return (long)i;
+    return -1;
+}
+
+static void cpu_section(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    cJSON *cpu = sj_obj(s, "cpu");
+    uint32_t name = strtab_find(&t->strs, "cpu", 3);
+    uint32_t sid[NCPU_SERIES];
+    for (int k = 0; k < NCPU_SERIES; k++) sid[k] = strtab_find(&t->strs, cpu_series[k], strlen(cpu_series[k]));
+    /* samples: rows grouped by timestamp */
+    size_t n = 0;
+    for (size_t i = 0; i < t->nctr; i++) n += name && t->ctr[i].name == name;
+    sj_bool(cpu, "present", n > 0);
+    if (!n) {
+        sj_str(cpu, "missing", "no CPU utilization samples in this trace: `perfcard capture` records them (PyTorch profiler traces do not have them)");
+        return;
+    }
+    size_t ns = c->nsteps;
+    double *ssum = xcalloc(ns * NCPU_SERIES, sizeof *ssum);
+    int64_t *scnt = xcalloc(ns * NCPU_SERIES, sizeof *scnt);
+    double tot[NCPU_SERIES] = {0};
+    int64_t cnt[NCPU_SERIES] = {0};
+    /* distinct timestamps for the series */
+    size_t nts = 0;
+    int64_t last = INT64_MIN;
+    for (size_t i = 0; i < t->nctr; i++)
+        if (t->ctr[i].name == name && t->ctr[i].ts != last) nts++, last = t->ctr[i].ts;
+    size_t per = nts > MAX_POINTS ? (nts + MAX_POINTS - 1) / MAX_POINTS : 1;
+    cJSON *series = sj_arr(cpu, "series");
+    double bsum[NCPU_SERIES] = {0};
+    int bcnt[NCPU_SERIES] = {0};
+    size_t in_bucket = 0;
+    int64_t bts = 0;
+    last = INT64_MIN;
+    for (size_t i = 0; i <= t->nctr; i++) {
+        int flush = i == t->nctr || (t->ctr[i].name == name && t->ctr[i].ts != last && last != INT64_MIN);
+        if (flush && last != INT64_MIN) {
+            in_bucket++;
+            if (in_bucket == per || i == t->nctr) {
+                cJSON *p = cJSON_CreateObject();
+                sj_int(p, "t_ns", bts - t->t_min);
+                for (int k = 0; k < NCPU_SERIES; k++)
+                    if (bcnt[k]) sj_num(p, cpu_series[k], bsum[k] / bcnt[k]);
+                cJSON_AddItemToArray(series, p);
+                memset(bsum, 0, sizeof bsum);
+                memset(bcnt, 0, sizeof bcnt);
+                in_bucket = 0;
+            }
+        }
+        if (i == t->nctr) break;
+        const pc_counter *e = &t->ctr[i];
+        if (e->name != name) continue;
+        if (e->ts != last) {
+            if (in_bucket == 0 && bcnt[0] + bcnt[1] + bcnt[2] + bcnt[3] + bcnt[4] == 0) bts = e->ts;
+            last = e->ts;
+        }
+        for (int k = 0; k < NCPU_SERIES; k++) {
+            if (!sid[k] || e->series != sid[k]) continue;
+            tot[k] += e->value;
+            cnt[k]++;
+            bsum[k] += e->value;
+            bcnt[k]++;
+            long si = step_of(c, e->ts);
+            if (si >= 0) ssum[si * NCPU_SERIES + k] += e->value, scnt[si * NCPU_SERIES + k]++;
+        }
+    }
+    sj_int(cpu, "samples", (int64_t)nts);
+    cJSON *avg = sj_obj(cpu, "average");
+    for (int k = 0; k < NCPU_SERIES; k++) {
+        if (cnt[k]) sj_num(avg, cpu_series[k], tot[k] / (double)cnt[k]);
+        else cJSON_AddNullToObject(avg, cpu_series[k]);
+    }
+    cJSON *ps = sj_arr(cpu, "per_step");
+    for (size_t si = 0; si < ns; si++) {
+        cJSON *r = cJSON_CreateObject();
+        sj_int(r, "step", c->steps[si].number);
+        for (int k = 0; k < NCPU_SERIES; k++) {
+            if (scnt[si * NCPU_SERIES + k]) sj_num(r, cpu_series[k], ssum[si * NCPU_SERIES + k] / (double)scnt[si * NCPU_SERIES + k]);
+            else cJSON_AddNullToObject(r, cpu_series[k]);
+        }
+        cJSON_AddItemToArray(ps, r);
+    }
+    free(ssum);
+    free(scnt);
+}
+
+static void queue_section(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    cJSON *qs = sj_obj(s, "queues");
+    cJSON *arr = sj_arr(qs, "rows");
+    uint32_t size_id = strtab_find(&t->strs, "size", 4), cap_id = strtab_find(&t->strs, "capacity", 8);
+    uint32_t names[32];
+    int nq = 0;
+    for (size_t i = 0; i < t->nctr && nq < 32; i++) {
+        const char *nm = strtab_get(&t->strs, t->ctr[i].name);
+        if (strncmp(nm, "queue:", 6)) continue;
+        int seen = 0;
+        for (int q = 0; q < nq; q++) seen |= names[q] == t->ctr[i].name;
+        if (!seen) names[nq++] = t->ctr[i].name;
+    }
+    sj_bool(qs, "present", nq > 0);
+    if (!nq) {
+        sj_str(qs, "missing", "no queue samples in this trace: `perfcard capture` records them (perfcard_queue_sample), and MindSpore profiler output has them");
+        return;
+    }
+    for (int q = 0; q < nq; q++) {
+        size_t ns = c->nsteps, n = 0;
+        uint8_t *empty = xcalloc(ns, 1), *seen = xcalloc(ns, 1);
+        double sum = 0, capv = 0;
+        int64_t zero = 0;
+        for (size_t i = 0; i < t->nctr; i++) {
+            const pc_counter *e = &t->ctr[i];
+            if (e->name != names[q]) continue;
+            if (e->series == cap_id) capv = e->value;
+            if (e->series != size_id) continue;
+            n++;
+            sum += e->value;
+            long si = step_of(c, e->ts);
+            if (si >= 0) {
+                seen[si] = 1;
+                if (e->value <= 0) empty[si] = 1;
+            }
+            if (e->value <= 0) zero++;
+        }
+        size_t per = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
+        cJSON *r = cJSON_CreateObject();
+        sj_str(r, "name", strtab_get(&t->strs, names[q]) + 6);
+        sj_int(r, "samples", (int64_t)n);
+        sj_num(r, "capacity", capv);
+        sj_num(r, "avg_size", n ? sum / (double)n : 0);
+        sj_int(r, "empty_samples", zero);
+        int64_t es = 0, sw = 0;
+        for (size_t i = 0; i < ns; i++) es += empty[i], sw += seen[i];
+        sj_int(r, "steps_with_samples", sw);
+        sj_int(r, "empty_steps", es);
+        sj_num(r, "empty_steps_pct", sw ? 100.0 * (double)es / (double)sw : 0);
+        cJSON *ser = sj_arr(r, "series");
+        double bs = 0;
+        size_t bn = 0;
+        int64_t bt = 0;
+        for (size_t i = 0; i < t->nctr; i++) {
+            const pc_counter *e = &t->ctr[i];
+            if (e->name != names[q] || e->series != size_id) continue;
+            if (bn == 0) bt = e->ts;
+            bs += e->value;
+            if (++bn == per) {
+                cJSON *p = cJSON_CreateObject();
+                sj_int(p, "t_ns", bt - t->t_min);
+                sj_num(p, "size", bs / (double)bn);
+                cJSON_AddItemToArray(ser, p);
+                bs = 0, bn = 0;
+            }
+        }
+        if (bn) {
+            cJSON *p = cJSON_CreateObject();
+            sj_int(p, "t_ns", bt - t->t_min);
+            sj_num(p, "size", bs / (double)bn);
+            cJSON_AddItemToArray(ser, p);
+        }
+        cJSON_AddItemToArray(arr, r);
+        free(empty);
+        free(seen);
+    }
+}
+
+void an_counters(const an_ctx *c, cJSON *s) {
+    cpu_section(c, s);
+    queue_section(c, s);
+}

@@ -1,0 +1,406 @@
+/* Steps and where their time goes.
+ *
+ * Steps: ProfilerStep#N ranges (or perfcard.step#N, or ranges whose name
+ * matches --step-pattern). A step's window starts at its range's start (or
+ * the previous window's end, if later) and ends at the later of the range's
+ * end and the end of the last GPU work launched inside the range, so GPU
+ * work queued by a step counts in that step. A trace without steps is one
+ * window, and the summary says so.
+ *
+ * Phases (MindInsight's step trace), per window [start, end):
+ *   fp_start = start of the first kernel launched by a forward operator (not
+ *              under data loading); bp_end = end of the last kernel launched
+ *              by a backward operator (or of the last forward kernel when the
+ *              step has no backward); with --fp-point/--bp-point, the first
+ *              kernel under the named operator and the end of the last one;
+ *              with no kernels in the step, the same on CPU operators;
+ *   iteration interval = fp_start - start (waiting for data included);
+ *   forward and backward = bp_end - fp_start;  tail = end - bp_end
+ *   (optimizer step, gradient all-reduce). The three sum to the duration.
+ * GPU time breakdown (PyTorch's overview): every instant of the window
+ *   counted once, in the first category active at it: kernel (not NCCL) >
+ *   memcpy > memset > communication (NCCL kernels) > CUDA runtime > data
+ *   loading > CPU operator > other (idle).
+ * Data loading wait: union of DataLoader ranges inside the window.
+ * Communication: union of NCCL kernels inside the window, and the part of it
+ *   overlapping non-NCCL kernels (on other streams). */
+#include "analyze.h"
+#include "intervals.h"
+#include "../summary/summary.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int is_step_name(const char *n) {
+    return !strncmp(n, "ProfilerStep#", 13) || !strncmp(n, "perfcard.step#", 14);
+}
+
+int name_is_dataloader(const char *n);
+int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
+int name_is_nccl(const char *n);
+int name_is_nccl(const char *n) { return strcasestr(n, "nccl") != NULL; }
+
+static int cmp_step(const void *a, const void *b) {
+    const pc_step *x = a, *y = b;
+    if (x->cpu_start != y->cpu_start) return x->cpu_start < y->cpu_start ? -1 : 1;
+    return x->cpu_end > y->cpu_end ? -1 : x->cpu_end < y->cpu_end;
+}
+
+/* index of the step whose [lo, hi) contains t, or -1 (steps sorted, disjoint) */
+static long find_step(const pc_step *s, size_t n, int64_t t, int use_cpu) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if ((use_cpu ? s[m].cpu_start : s[m].start) <= t) lo = m + 1;
+        else hi = m;
+    }
+    if (lo == 0) return -1;
+    const pc_step *x = &s[lo - 1];
+    return t < (use_cpu ? x->cpu_end : x->end) ? (long)(lo - 1) : -1;
+}
+
+void steps_find(an_ctx *c) {
+    const pc_trace *t = c->t;
+    regex_t re;
+    int use_re = 0;
+    if (c->o.step_pattern) {
+        if (regcomp(&re, c->o.step_pattern, REG_EXTENDED | REG_NOSUB) == 0) use_re = 1;
+        else c->bad_pattern = 1;
+    }
+    size_t n = 0, cap = 0;
+    pc_step *v = NULL;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_USER_ANNOT && e->kind != CPU_OP) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (use_re ? regexec(&re, nm, 0, NULL, 0) != 0 : !is_step_name(nm)) continue;
+        pc_step *s = VEC_PUSH(v, n, cap);
+        memset(s, 0, sizeof *s);
+        s->cpu_start = s->start = e->ts;
+        s->cpu_end = s->end = e->ts + e->dur;
+        s->name = e->name;
+        const char *hash = strrchr(nm, '#');
+        s->number = hash && hash[1] ? atoll(hash + 1) : -1; /* -1: numbered by position below */
+    }
+    if (use_re) regfree(&re);
+    if (n) qsort(v, n, sizeof *v, cmp_step);
+    /* drop ranges nested in the previous one (a step range recorded twice) */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[i].cpu_start >= v[k - 1].cpu_start && v[i].cpu_end <= v[k - 1].cpu_end) continue;
+        v[k++] = v[i];
+    }
+    n = k;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].number < 0) v[i].number = (int64_t)i + 1;
+    if (n == 0) {
+        v = xrealloc(v, sizeof *v);
+        memset(v, 0, sizeof *v);
+        v->start = v->cpu_start = t->t_min;
+        v->end = v->cpu_end = t->t_max;
+        c->steps = v;
+        c->nsteps = 1;
+        c->step_source = NULL;
+        return;
+    }
+    c->step_source = use_re ? "ranges matching --step-pattern" : "ProfilerStep#N ranges";
+    /* GPU work launched inside a step belongs to it */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t L = c->links.gpu_launch[g];
+        if (L < 0) continue;
+        long si = find_step(v, n, t->cpu[L].ts, 1);
+        if (si >= 0 && e->ts + e->dur > v[si].end) v[si].end = e->ts + e->dur;
+    }
+    /* the GPU copy of the step range (gpu_user_annotation), where present */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_ANNOT) continue;
+        for (size_t i = 0; i < n; i++)
+            if (v[i].name == e->name && e->ts + e->dur > v[i].end) v[i].end = e->ts + e->dur;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].start < v[i - 1].end) v[i].start = v[i - 1].end;
+        if (v[i].end < v[i].start) v[i].end = v[i].start;
+    }
+    c->steps = v;
+    c->nsteps = n;
+}
+
+enum { B_KERNEL, B_MEMCPY, B_MEMSET, B_COMM, B_RUNTIME, B_DATA, B_CPU, B_OTHER, B_N };
+static const char *const bkey[B_N] = {"kernel_ns", "memcpy_ns", "memset_ns", "communication_ns",
+                                      "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
+static const char *const bname[B_N] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
+
+typedef struct ept { int64_t t; int8_t cat, d; } ept;
+static int cmp_ept(const void *a, const void *b) {
+    const ept *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->d - y->d; /* ends before starts at equal times */
+}
+
+static int under_dataloader(const pc_trace *t, const pc_links *l, int32_t i) {
+    for (; i >= 0; i = l->parent[i]) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name))) return 1;
+    }
+    return 0;
+}
+
+static int under_name(const pc_trace *t, const pc_links *l, int32_t i, const char *name) {
+    for (; i >= 0; i = l->parent[i])
+        if (!strcmp(strtab_get(&t->strs, t->cpu[i].name), name)) return 1;
+    return 0;
+}
+
+typedef struct stepacc {
+    int64_t fp_start, bp_end, fwd_end, cpu_fp, cpu_bp, cpu_fwd_end;
+    int has_kernel, has_bwd, cpu_has_bwd, cpu_has_op;
+    int64_t b[B_N];
+    int64_t data_ns, comm_ns, overlap_ns;
+} stepacc;
+
+static void add_avg(cJSON *o, const char *k, double sum, size_t n) { sj_num(o, k, n ? sum / (double)n : 0); }
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void an_steps(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    size_t ns = c->nsteps;
+    const pc_step *st = c->steps;
+    stepacc *acc = xcalloc(ns, sizeof *acc);
+    for (size_t i = 0; i < ns; i++) {
+        acc[i].fp_start = acc[i].cpu_fp = INT64_MAX;
+        acc[i].bp_end = acc[i].fwd_end = acc[i].cpu_bp = acc[i].cpu_fwd_end = INT64_MIN;
+    }
+    const char *fp_name = c->o.fp_point, *bp_name = c->o.bp_point;
+    /* kernels -> phases */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        long si = find_step(st, ns, e->ts, 0);
+        if (si < 0) continue;
+        stepacc *a = &acc[si];
+        int32_t op = l->gpu_inner[g];
+        if (op < 0) continue;
+        if (under_dataloader(t, l, op)) continue;
+        a->has_kernel = 1;
+        int64_t end = e->ts + e->dur;
+        if (fp_name) {
+            if (under_name(t, l, op, fp_name) && e->ts < a->fp_start) a->fp_start = e->ts;
+        } else if (!l->backward[op] && e->ts < a->fp_start) a->fp_start = e->ts;
+        if (bp_name) {
+            if (under_name(t, l, op, bp_name) && end > a->bp_end) a->bp_end = end, a->has_bwd = 1;
+        } else if (l->backward[op]) {
+            if (end > a->bp_end) a->bp_end = end;
+            a->has_bwd = 1;
+        }
+        if (!l->backward[op] && end > a->fwd_end) a->fwd_end = end;
+    }
+    /* CPU operators -> phases for steps without kernels */
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_OP || under_dataloader(t, l, (int32_t)i)) continue;
+        long si = find_step(st, ns, e->ts, 0);
+        if (si < 0) continue;
+        stepacc *a = &acc[si];
+        int64_t end = e->ts + e->dur;
+        a->cpu_has_op = 1;
+        int fp_hit = fp_name ? !strcmp(strtab_get(&t->strs, e->name), fp_name) : !l->backward[i];
+        int bp_hit = bp_name ? !strcmp(strtab_get(&t->strs, e->name), bp_name) : l->backward[i];
+        if (fp_hit && e->ts < a->cpu_fp) a->cpu_fp = e->ts;
+        if (bp_hit && end > a->cpu_bp) a->cpu_bp = end, a->cpu_has_bwd = 1;
+        if (!l->backward[i] && end > a->cpu_fwd_end) a->cpu_fwd_end = end;
+    }
+
+    /* breakdown: one sweep over all endpoints */
+    size_t ne = 0, cap = 0;
+    ept *ev = NULL;
+    ivl *nccl = NULL, *comp = NULL, *dl = NULL;
+    size_t nn = 0, capn = 0, nc2 = 0, capc = 0, nd = 0, capd = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int cat;
+        if (e->kind == GPU_KERNEL) {
+            int comm = name_is_nccl(strtab_get(&t->strs, e->name));
+            cat = comm ? B_COMM : B_KERNEL;
+            ivl *iv = comm ? VEC_PUSH(nccl, nn, capn) : VEC_PUSH(comp, nc2, capc);
+            iv->s = e->ts, iv->e = e->ts + e->dur;
+        } else if (e->kind == GPU_MEMCPY) cat = B_MEMCPY;
+        else if (e->kind == GPU_MEMSET) cat = B_MEMSET;
+        else continue;
+        if (e->dur <= 0) continue;
+        *VEC_PUSH(ev, ne, cap) = (ept){e->ts, (int8_t)cat, 1};
+        *VEC_PUSH(ev, ne, cap) = (ept){e->ts + e->dur, (int8_t)cat, -1};
+    }
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        int cat;
+        int isdl = e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name));
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) cat = B_RUNTIME;
+        else if (isdl) cat = B_DATA;
+        else if (e->kind == CPU_OP) cat = B_CPU;
+        else continue;
+        if (isdl) { ivl *iv = VEC_PUSH(dl, nd, capd); iv->s = e->ts, iv->e = e->ts + e->dur; }
+        if (e->dur <= 0) continue;
+        *VEC_PUSH(ev, ne, cap) = (ept){e->ts, (int8_t)cat, 1};
+        *VEC_PUSH(ev, ne, cap) = (ept){e->ts + e->dur, (int8_t)cat, -1};
+    }
+    if (ne) qsort(ev, ne, sizeof *ev, cmp_ept);
+    int cnt[B_N] = {0};
+    size_t ei = 0;
+    for (size_t si = 0; si < ns; si++) {
+        int64_t cur = st[si].start, end = st[si].end;
+        /* apply endpoints before the window */
+        while (ei < ne && ev[ei].t <= cur) cnt[ev[ei].cat] += ev[ei].d, ei++;
+        while (cur < end) {
+            int64_t next = ei < ne && ev[ei].t < end ? ev[ei].t : end;
+            int top = B_OTHER;
+            for (int k = 0; k < B_OTHER; k++)
+                if (cnt[k] > 0) { top = k; break; }
+            acc[si].b[top] += next - cur;
+            cur = next;
+            while (ei < ne && ev[ei].t <= cur) cnt[ev[ei].cat] += ev[ei].d, ei++;
+        }
+    }
+    free(ev);
+    nn = ivl_merge(nccl, nn);
+    nc2 = ivl_merge(comp, nc2);
+    nd = ivl_merge(dl, nd);
+    ivl *ov = NULL;
+    size_t no = 0, capo = 0;
+    /* overlap list = nccl ∩ compute, as intervals, for per-step clipping */
+    for (size_t i = 0, j = 0; i < nn && j < nc2;) {
+        int64_t a = nccl[i].s > comp[j].s ? nccl[i].s : comp[j].s, b = nccl[i].e < comp[j].e ? nccl[i].e : comp[j].e;
+        if (b > a) { ivl *x = VEC_PUSH(ov, no, capo); x->s = a, x->e = b; }
+        if (nccl[i].e < comp[j].e) i++;
+        else j++;
+    }
+    for (size_t si = 0; si < ns; si++) {
+        acc[si].data_ns = ivl_clip_sum(dl, nd, st[si].start, st[si].end);
+        acc[si].comm_ns = ivl_clip_sum(nccl, nn, st[si].start, st[si].end);
+        acc[si].overlap_ns = ivl_clip_sum(ov, no, st[si].start, st[si].end);
+    }
+    free(nccl); free(comp); free(dl); free(ov);
+
+    /* output */
+    cJSON *so = sj_obj(s, "steps");
+    if (c->step_source) sj_str(so, "source", c->step_source);
+    else cJSON_AddNullToObject(so, "source");
+    if (c->bad_pattern) sj_str(so, "warning", "--step-pattern is not a valid regular expression; it was ignored");
+    sj_int(so, "count", c->step_source ? (int64_t)ns : 0);
+    sj_str(so, "fp_point", fp_name ? fp_name : "");
+    sj_str(so, "bp_point", bp_name ? bp_name : "");
+    cJSON *rows = sj_arr(so, "rows");
+    double sum[16] = {0}, sum1[16] = {0};
+    int64_t *durs = xmalloc(ns * sizeof *durs);
+    int over5 = 0;
+    double bsum[B_N] = {0};
+    int64_t comm_total = 0, overlap_total = 0, total_dur = 0;
+    for (size_t si = 0; si < ns; si++) {
+        const pc_step *p = &st[si];
+        stepacc *a = &acc[si];
+        int64_t dur = p->end - p->start;
+        int64_t fp, bp;
+        const char *basis;
+        if (a->has_kernel && a->fp_start != INT64_MAX) {
+            fp = a->fp_start;
+            bp = a->has_bwd ? a->bp_end : a->fwd_end;
+            basis = "gpu";
+        } else if (a->cpu_has_op && a->cpu_fp != INT64_MAX) {
+            fp = a->cpu_fp;
+            bp = a->cpu_has_bwd ? a->cpu_bp : a->cpu_fwd_end;
+            basis = "cpu";
+        } else {
+            fp = bp = p->end;
+            basis = "none";
+        }
+        if (fp < p->start) fp = p->start;
+        if (fp > p->end) fp = p->end;
+        if (bp < fp) bp = fp;
+        if (bp > p->end) bp = p->end;
+        int64_t interval = fp - p->start, fpbp = bp - fp, tail = p->end - bp;
+        cJSON *r = cJSON_CreateObject();
+        sj_str(r, "name", p->name ? strtab_get(&t->strs, p->name) : "whole trace");
+        sj_int(r, "number", p->number);
+        sj_int(r, "start_ns", p->start - t->t_min);
+        sj_int(r, "duration_ns", dur);
+        sj_int(r, "iteration_interval_ns", interval);
+        sj_int(r, "fp_bp_ns", fpbp);
+        sj_int(r, "tail_ns", tail);
+        sj_str(r, "phase_basis", basis);
+        sj_bool(r, "has_backward", basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
+        sj_int(r, "data_wait_ns", a->data_ns);
+        sj_num(r, "data_wait_pct", dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
+        if (dur && a->data_ns * 20 > dur) over5++;
+        cJSON *b = sj_obj(r, "breakdown");
+        for (int k = 0; k < B_N; k++) {
+            sj_int(b, bkey[k], a->b[k]);
+            bsum[k] += (double)a->b[k];
+        }
+        sj_int(r, "communication_ns", a->comm_ns);
+        sj_int(r, "communication_overlap_ns", a->overlap_ns);
+        cJSON_AddItemToArray(rows, r);
+        double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
+        for (int k = 0; k < 6; k++) {
+            sum[k] += vals[k];
+            if (si > 0) sum1[k] += vals[k];
+        }
+        durs[si] = dur;
+        comm_total += a->comm_ns;
+        overlap_total += a->overlap_ns;
+        total_dur += dur;
+    }
+    static const char *const ak[6] = {"duration_ns", "iteration_interval_ns", "fp_bp_ns", "tail_ns", "data_wait_ns", "communication_ns"};
+    cJSON *avg = sj_obj(so, "average");
+    for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], ns);
+    cJSON *avg1 = sj_obj(so, "average_without_first");
+    if (ns > 1) for (int k = 0; k < 6; k++) add_avg(avg1, ak[k], sum1[k], ns - 1);
+    qsort(durs, ns, sizeof *durs, cmp_i64);
+    sj_int(so, "median_ns", ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2);
+    sj_int(so, "p90_ns", durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1]);
+    sj_int(so, "min_ns", durs[0]);
+    sj_int(so, "max_ns", durs[ns - 1]);
+    double mean = sum[0] / (double)ns, var = 0;
+    for (size_t i = 0; i < ns; i++) var += ((double)durs[i] - mean) * ((double)durs[i] - mean);
+    sj_num(so, "stddev_ns", ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
+    sj_num(so, "cv_pct", mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
+    free(durs);
+
+    cJSON *bd = sj_obj(s, "breakdown");
+    sj_int(bd, "total_ns", total_dur);
+    cJSON *bcat = sj_arr(bd, "categories");
+    for (int k = 0; k < B_N; k++) {
+        cJSON *x = cJSON_CreateObject();
+        sj_str(x, "category", bname[k]);
+        sj_int(x, "total_ns", (int64_t)bsum[k]);
+        sj_num(x, "avg_per_step_ns", bsum[k] / (double)ns);
+        sj_num(x, "pct", total_dur ? 100.0 * bsum[k] / (double)total_dur : 0);
+        cJSON_AddItemToArray(bcat, x);
+    }
+
+    cJSON *dq = sj_obj(s, "dataloader");
+    int has_dl = 0;
+    for (size_t si = 0; si < ns; si++) has_dl |= acc[si].data_ns > 0;
+    sj_bool(dq, "present", has_dl);
+    sj_num(dq, "avg_wait_ns", sum[4] / (double)ns);
+    sj_num(dq, "avg_wait_pct", total_dur ? 100.0 * sum[4] / (double)total_dur : 0);
+    sj_int(dq, "steps_over_5pct", over5);
+    sj_int(dq, "steps", (int64_t)ns);
+
+    cJSON *cm = sj_obj(s, "communication");
+    sj_bool(cm, "present", comm_total > 0);
+    sj_int(cm, "nccl_ns", comm_total);
+    sj_int(cm, "overlap_ns", overlap_total);
+    sj_num(cm, "overlap_pct", comm_total ? 100.0 * (double)overlap_total / (double)comm_total : 0);
+    sj_num(cm, "pct_of_step", total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
+    sj_num(cm, "exposed_pct_of_step", total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
+    free(acc);
+}

@@ -1,0 +1,177 @@
+/* Steps, phases and the GPU time breakdown on a hand-made trace whose
+ * answers are worked out on paper below. Times in µs.
+ *
+ * Step 1 [0, 1000): data loading 0-200; forward aten::mm 250-300 (launch
+ * 260-265) -> kernel K1 300-400; backward evaluate_function 500-600 with mm
+ * 505-550 (launch 520-525) -> K2 600-800; nccl:all_reduce 640-660 (launch
+ * 650-655) -> NCCL kernel on stream 9 700-900; optimizer 900-950 (launch
+ * 910-915) -> K3 950-980.
+ *   phases: fp_start 300 (K1), bp_end 800 (K2): interval 300, fp+bp 500, tail 200
+ *   timeline: 0-200 data, 200-250 other, 250-260 cpu, 260-265 runtime,
+ *   265-300 cpu, 300-400 kernel, 400-500 other, 500-520 cpu, 520-525 runtime,
+ *   525-600 cpu, 600-800 kernel, 800-900 communication, 900-910 cpu,
+ *   910-915 runtime, 915-950 cpu, 950-980 kernel, 980-1000 other
+ *   => kernel 330, communication 100, runtime 15, data 200, cpu 185, other 170
+ *   communication: NCCL 200, of which 100 overlaps K2 (another stream)
+ * Step 2 [1000, 2000): no kernels; aten::add 1100-1200 (forward only):
+ *   phases on the CPU: interval 100, fp+bp 100, tail 800. */
+#include "test.h"
+#include "analyze/analyze.h"
+#include "load/load.h"
+#include "summary/summary.h"
+
+#define OP(name, tid, ts, dur) "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur "},\n"
+#define RT(tid, ts, corr) "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":5,\"args\":{\"correlation\":" #corr "}},\n"
+#define K(name, stream, ts, dur, corr) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #stream ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"device\":0,\"stream\":" #stream ",\"correlation\":" #corr "}},\n"
+
+static const char STEPS[] = "{\"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":200},\n"
+    OP("aten::mm", 1, 250, 50) RT(1, 260, 1) K("K1", 7, 300, 100, 1)
+    OP("autograd::engine::evaluate_function: MmBackward0", 2, 500, 100) OP("aten::mm", 2, 505, 45) RT(2, 520, 2) K("K2", 7, 600, 200, 2)
+    OP("nccl:all_reduce", 1, 640, 20) RT(1, 650, 3) K("ncclKernel_AllReduce_RING_LL_Sum_float", 9, 700, 200, 3)
+    OP("Optimizer.step#SGD.step", 1, 900, 50) RT(1, 910, 4) K("K3", 7, 950, 30, 4)
+    OP("aten::add", 1, 1100, 100)
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}}\n"
+    "]}";
+
+static cJSON *analyze_str(const char *doc, const pc_analyze_opts *o) {
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    if (pc_load_kineto_mem(doc, strlen(doc), &t, &err)) return NULL;
+    cJSON *s = pc_analyze(t, o);
+    pc_trace_free(t);
+    return s;
+}
+
+TEST(steps_phases_and_breakdown_known_answers) {
+    cJSON *s = analyze_str(STEPS, NULL);
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", ""), "ProfilerStep#N ranges");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    const cJSON *a = sj_get(s, "steps.rows.0"), *b = sj_get(s, "steps.rows.1");
+    CHECK_EQ_I(sj_getnum(a, "duration_ns", -1), 1000000);
+    CHECK_EQ_I(sj_getnum(a, "iteration_interval_ns", -1), 300000);
+    CHECK_EQ_I(sj_getnum(a, "fp_bp_ns", -1), 500000);
+    CHECK_EQ_I(sj_getnum(a, "tail_ns", -1), 200000);
+    CHECK_EQ_S(sj_getstr(a, "phase_basis", ""), "gpu");
+    CHECK_EQ_I(sj_getnum(a, "breakdown.kernel_ns", -1), 330000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.communication_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.runtime_ns", -1), 15000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.dataloader_ns", -1), 200000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.cpu_op_ns", -1), 185000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.other_ns", -1), 170000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.memcpy_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(a, "data_wait_ns", -1), 200000);
+    CHECK_NEAR(sj_getnum(a, "data_wait_pct", -1), 20, 1e-9);
+    CHECK_EQ_I(sj_getnum(a, "communication_ns", -1), 200000);
+    CHECK_EQ_I(sj_getnum(a, "communication_overlap_ns", -1), 100000);
+    /* a step without kernels: phases from CPU operators */
+    CHECK_EQ_S(sj_getstr(b, "phase_basis", ""), "cpu");
+    CHECK_EQ_I(sj_getnum(b, "iteration_interval_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(b, "fp_bp_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(b, "tail_ns", -1), 800000);
+    CHECK_EQ_I(sj_getnum(b, "breakdown.kernel_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(b, "breakdown.cpu_op_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(b, "breakdown.other_ns", -1), 900000);
+    /* every step: phases and breakdown sum to the duration */
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "steps.rows")) {
+        double d = sj_getnum(r, "duration_ns", 0);
+        CHECK_NEAR(sj_getnum(r, "iteration_interval_ns", 0) + sj_getnum(r, "fp_bp_ns", 0) + sj_getnum(r, "tail_ns", 0), d, 0);
+        double sum = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "breakdown")) sum += x->valuedouble;
+        CHECK_NEAR(sum, d, 0);
+    }
+    CHECK_EQ_I(sj_getnum(s, "dataloader.steps_over_5pct", -1), 1);
+    CHECK_NEAR(sj_getnum(s, "communication.overlap_pct", -1), 50, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "steps.average.duration_ns", -1), 1000000, 0);
+    CHECK_NEAR(sj_getnum(s, "steps.average_without_first.tail_ns", -1), 800000, 0);
+    /* GPU: kernels busy 300-400, 600-900, 950-980 in [0, 2000): 430 of 2000 */
+    CHECK_NEAR(sj_getnum(s, "gpu.devices.0.utilization_pct", -1), 100.0 * 430 / 2000, 1e-9);
+    cJSON_Delete(s);
+}
+
+TEST(steps_fp_bp_points_from_options) {
+    pc_analyze_opts o = {.fp_point = "Optimizer.step#SGD.step", .bp_point = "Optimizer.step#SGD.step"};
+    cJSON *s = analyze_str(STEPS, &o);
+    CHECK(s);
+    /* fp = start of K3 (950), bp = end of K3 (980) */
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.iteration_interval_ns", -1), 950000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.fp_bp_ns", -1), 30000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.tail_ns", -1), 20000);
+    cJSON_Delete(s);
+}
+
+TEST(steps_gpu_work_extends_its_step) {
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+        OP("aten::mm", 1, 80, 15) RT(1, 85, 1) K("late", 7, 120, 30, 1)
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":160,\"dur\":10}\n"
+        "]}";
+    cJSON *s = analyze_str(doc, NULL);
+    CHECK(s);
+    /* step 1 runs until its kernel ends at 150; step 2 starts there */
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 150000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 150000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 50000);
+    cJSON_Delete(s);
+}
+
+TEST(steps_none_is_one_window_and_pattern) {
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_iter_1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50},\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_iter_2\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":70},\n"
+        OP("aten::add", 1, 10, 10)
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":10}\n"
+        "]}";
+    cJSON *s = analyze_str(doc, NULL);
+    CHECK(s);
+    CHECK(cJSON_IsNull(sj_get(s, "steps.source")));
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 120000);
+    cJSON_Delete(s);
+    pc_analyze_opts o = {.step_pattern = "^train_iter_[0-9]+$"};
+    s = analyze_str(doc, &o);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.number", -1), 2); /* no '#N': the position */
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 70000);
+    cJSON_Delete(s);
+    pc_analyze_opts bad = {.step_pattern = "(["};
+    s = analyze_str(doc, &bad);
+    CHECK(sj_getstr(s, "steps.warning", NULL) != NULL);
+    cJSON_Delete(s);
+}
+
+TEST(counters_cpu_and_queue) {
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+        "{\"ph\":\"C\",\"name\":\"cpu\",\"pid\":1,\"ts\":10,\"args\":{\"user\":40,\"system\":10,\"iowait\":0,\"idle\":50,\"process\":30}},\n"
+        "{\"ph\":\"C\",\"name\":\"cpu\",\"pid\":1,\"ts\":110,\"args\":{\"user\":60,\"system\":20,\"iowait\":5,\"idle\":15,\"process\":50}},\n"
+        "{\"ph\":\"C\",\"name\":\"queue:train\",\"pid\":1,\"ts\":20,\"args\":{\"size\":3,\"capacity\":8}},\n"
+        "{\"ph\":\"C\",\"name\":\"queue:train\",\"pid\":1,\"ts\":120,\"args\":{\"size\":0,\"capacity\":8}},\n"
+        "{\"ph\":\"C\",\"name\":\"queue:train\",\"pid\":1,\"ts\":150,\"args\":{\"size\":2,\"capacity\":8}}\n"
+        "]}";
+    cJSON *s = analyze_str(doc, NULL);
+    CHECK(s);
+    CHECK(cJSON_IsTrue(sj_get(s, "cpu.present")));
+    CHECK_EQ_I(sj_getnum(s, "cpu.samples", -1), 2);
+    CHECK_NEAR(sj_getnum(s, "cpu.average.user", -1), 50, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "cpu.average.process", -1), 40, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "cpu.per_step.1.system", -1), 20, 1e-9);
+    CHECK_EQ_S(sj_getstr(s, "queues.rows.0.name", ""), "train");
+    CHECK_EQ_I(sj_getnum(s, "queues.rows.0.samples", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "queues.rows.0.empty_steps", -1), 1);
+    CHECK_NEAR(sj_getnum(s, "queues.rows.0.empty_steps_pct", -1), 50, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "queues.rows.0.capacity", -1), 8, 0);
+    cJSON_Delete(s);
+    /* and a trace without samples says so */
+    s = analyze_str(STEPS, NULL);
+    CHECK(cJSON_IsFalse(sj_get(s, "cpu.present")));
+    CHECK(strstr(sj_getstr(s, "cpu.missing", ""), "perfcard capture") != NULL);
+    cJSON_Delete(s);
+}

@@ -24,6 +24,30 @@ typedef struct common_opts {
     int quiet;
 } common_opts;
 
+enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP };
+
+#define ANALYSIS_HELP                                                                              \
+    "      --group-by-shape    operators keyed by name and input shapes\n"                       \
+    "      --step-pattern RE   ranges whose name matches RE (POSIX extended) are the steps\n"     \
+    "                          (default: ProfilerStep#N and perfcard.step#N)\n"                  \
+    "      --fp-point NAME     the forward phase starts at the first kernel under operator NAME\n" \
+    "      --bp-point NAME     the backward phase ends with the last kernel under operator NAME\n"
+
+/* Options every command that analyzes a trace takes. Returns 1 if handled. */
+static int analysis_option(int c, common_opts *o) {
+    switch (c) {
+    case OPT_SHAPE: o->an.group_by_shape = 1; return 1;
+    case OPT_STEP: o->an.step_pattern = optarg; return 1;
+    case OPT_FP: o->an.fp_point = optarg; return 1;
+    case OPT_BP: o->an.bp_point = optarg; return 1;
+    }
+    return 0;
+}
+
+#define ANALYSIS_LONGOPTS                                                                  \
+    {"group-by-shape", no_argument, 0, OPT_SHAPE}, {"step-pattern", required_argument, 0, OPT_STEP}, \
+        {"fp-point", required_argument, 0, OPT_FP}, {"bp-point", required_argument, 0, OPT_BP}
+
 static const char report_help[] =
     "usage: perfcard report TRACE [options]\n"
     "\n"
@@ -31,6 +55,7 @@ static const char report_help[] =
     "      --format LIST       outputs, comma-separated: html,md,json,csv (default html,md,json)\n"
     "      --templates DIR     use report.html, summary.md, report.css, report.js from DIR\n"
     "                          where present instead of the built-in ones\n"
+    ANALYSIS_HELP
     "  -q, --quiet             do not print the paths written\n"
     "  -h, --help              this help\n"
     "\n"
@@ -80,7 +105,7 @@ int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
                                        {"templates", required_argument, 0, 'T'}, {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+                                       {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -95,7 +120,10 @@ int cmd_report(int argc, char **argv) {
         case 'T': o.templates = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'h': fputs(report_help, stdout); return EXIT_OK;
-        default: fputs(report_help, stderr); return EXIT_INPUT;
+        default:
+            if (analysis_option(c, &o)) break;
+            fputs(report_help, stderr);
+            return EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
@@ -123,7 +151,9 @@ int cmd_report(int argc, char **argv) {
 }
 
 static const char summarize_help[] =
-    "usage: perfcard summarize TRACE [-o FILE]\n"
+    "usage: perfcard summarize TRACE [-o FILE] [options]\n"
+    "\n"
+    ANALYSIS_HELP
     "\n"
     "Writes only the summary (default FILE: summary.json), for keeping in CI\n"
     "instead of the trace, or for building a job's report from per-rank summaries.\n"
@@ -132,7 +162,7 @@ static const char summarize_help[] =
 int cmd_summarize(int argc, char **argv) {
     common_opts o = {.out = "summary.json"};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+                                       {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -140,7 +170,10 @@ int cmd_summarize(int argc, char **argv) {
         case 'o': o.out = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'h': fputs(summarize_help, stdout); return EXIT_OK;
-        default: fputs(summarize_help, stderr); return EXIT_INPUT;
+        default:
+            if (analysis_option(c, &o)) break;
+            fputs(summarize_help, stderr);
+            return EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {

@@ -189,8 +189,11 @@ static void ylabel(cairo_t *cr, const char *s, double x, double y) {
     cairo_restore(cr);
 }
 
+/* rows the legend needs at the bottom (about five entries per row) */
+static double legend_space(size_t nseries) { return 16.0 * (double)((nseries + 4) / 5 - 1); }
+
 static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
-    double left = 70, right = w - 16, top = 34, bottom = h - 58;
+    double left = 84, right = w - 16, top = 34, bottom = h - 58 - legend_space(c->nseries);
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     for (size_t s = 0; s < c->nseries; s++)
         for (size_t i = 0; i < c->series[s].n; i++) {
@@ -240,11 +243,11 @@ static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     if (c->xlabel) text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
-    legend(cr, left, h - 8, right - left, names, cols, c->nseries < 16 ? c->nseries : 16);
+    legend(cr, left, h - 8 - legend_space(c->nseries), right - left, names, cols, c->nseries < 16 ? c->nseries : 16);
 }
 
 static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
-    double left = 70, right = w - 16, top = 34, bottom = h - 58;
+    double left = 84, right = w - 16, top = 34, bottom = h - 58 - legend_space(c->nseries);
     double ymax = 0;
     for (size_t k = 0; k < c->ncat; k++) {
         double sum = 0;
@@ -277,7 +280,7 @@ static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     if (c->xlabel) text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
-    legend(cr, left, h - 8, right - left, names, cols, nn);
+    legend(cr, left, h - 8 - legend_space(c->nseries), right - left, names, cols, nn);
 }
 
 static void dims(const chart *c, double *w, double *h) {
@@ -285,7 +288,7 @@ static void dims(const chart *c, double *w, double *h) {
     if (c->height > 0) *h = c->height;
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
-    else *h = 300;
+    else *h = 300 + legend_space(c->nseries);
 }
 
 static void draw(cairo_t *cr, const chart *c, double w, double h) {

@@ -55,9 +55,55 @@ typedef struct chart_out {
     int rc;
 } chart_out;
 
-/* Adds view.charts.<id> = {svg, title, png, data:[{label,value}]} */
-static void add_chart(chart_out *co, const char *id, const chart *c, const char *const *dlabels, const double *dvals,
-                      size_t dn, int unit) {
+static void fmt_unit_str(sbuf *b, double v, int unit) {
+    if (unit == UNIT_NS) fmt_dur(b, v);
+    else if (unit == UNIT_PCT) sbuf_printf(b, "%.1f%%", v);
+    else if (unit == UNIT_BYTES) fmt_bytes(b, v);
+    else sbuf_printf(b, "%.4g", v);
+}
+
+/* Rows {label, value} for a chart's data table, from parallel arrays. */
+static cJSON *data_rows(const char *const *labels, const double *vals, size_t n, int unit) {
+    cJSON *data = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "label", labels[i]);
+        sbuf b = {0};
+        fmt_unit_str(&b, vals[i], unit);
+        cJSON_AddStringToObject(r, "value", b.data ? b.data : "");
+        sbuf_free(&b);
+        cJSON_AddItemToArray(data, r);
+    }
+    return data;
+}
+
+/* Rows for series charts: one row per category (STACKED) or per point, the
+ * value listing every series. */
+static cJSON *series_rows(const chart *c) {
+    cJSON *data = cJSON_CreateArray();
+    size_t n = c->kind == CHART_STACKED ? c->ncat : (c->nseries ? c->series[0].n : 0);
+    for (size_t i = 0; i < n && i < 500; i++) {
+        cJSON *r = cJSON_CreateObject();
+        sbuf lab = {0}, val = {0};
+        if (c->kind == CHART_STACKED) sbuf_puts(&lab, c->categories[i]);
+        else fmt_unit_str(&lab, c->series[0].x[i], c->xunit);
+        for (size_t s2 = 0; s2 < c->nseries; s2++) {
+            if (i >= c->series[s2].n) continue;
+            if (val.len) sbuf_puts(&val, " · ");
+            sbuf_printf(&val, "%s ", c->series[s2].name);
+            fmt_unit_str(&val, c->series[s2].y[i], c->unit);
+        }
+        cJSON_AddStringToObject(r, "label", lab.data ? lab.data : "");
+        cJSON_AddStringToObject(r, "value", val.data ? val.data : "");
+        sbuf_free(&lab);
+        sbuf_free(&val);
+        cJSON_AddItemToArray(data, r);
+    }
+    return data;
+}
+
+/* Adds view.charts.<id> = {svg, title, png, data:[{label,value}]}; takes data. */
+static cJSON *add_chart_data(chart_out *co, const char *id, const chart *c, cJSON *data) {
     char pfx[32];
     snprintf(pfx, sizeof pfx, "c%d-", co->counter++);
     cJSON *ch = cJSON_AddObjectToObject(co->charts, id);
@@ -65,19 +111,7 @@ static void add_chart(chart_out *co, const char *id, const chart *c, const char 
     cJSON_AddStringToObject(ch, "svg", svg);
     free(svg);
     cJSON_AddStringToObject(ch, "title", c->title ? c->title : "");
-    cJSON *data = cJSON_AddArrayToObject(ch, "data");
-    for (size_t i = 0; i < dn; i++) {
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddStringToObject(r, "label", dlabels[i]);
-        sbuf b = {0};
-        if (unit == UNIT_NS) fmt_dur(&b, dvals[i]);
-        else if (unit == UNIT_PCT) sbuf_printf(&b, "%.1f%%", dvals[i]);
-        else if (unit == UNIT_BYTES) fmt_bytes(&b, dvals[i]);
-        else sbuf_printf(&b, "%.4g", dvals[i]);
-        cJSON_AddStringToObject(r, "value", b.data ? b.data : "");
-        sbuf_free(&b);
-        cJSON_AddItemToArray(data, r);
-    }
+    cJSON_AddItemToObject(ch, "data", data);
     if (co->dir && co->rc == 0) {
         char name[128];
         snprintf(name, sizeof name, "charts/%s.png", id);
@@ -86,6 +120,12 @@ static void add_chart(chart_out *co, const char *id, const chart *c, const char 
         free(p);
         cJSON_AddStringToObject(ch, "png", name);
     }
+    return ch;
+}
+
+static void add_chart(chart_out *co, const char *id, const chart *c, const char *const *dlabels, const double *dvals,
+                      size_t dn, int unit) {
+    add_chart_data(co, id, c, data_rows(dlabels, dvals, dn, unit));
 }
 
 static void kernel_charts(chart_out *co, cJSON *v, int rows) {
@@ -156,6 +196,141 @@ static void type_charts(chart_out *co, cJSON *v) {
     free(vals);
 }
 
+/* Steps: phases (stacked), duration and data wait (lines), breakdown
+ * (stacked, category colors), GPU utilization over time, CPU and queues. */
+static void step_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "steps.rows");
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (n == 0) return;
+    char **labels = xcalloc(n, sizeof *labels);
+    double *x = xcalloc(n, sizeof *x), *ph[3], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
+    for (int k = 0; k < 3; k++) ph[k] = xcalloc(n, sizeof(double));
+    static const char *const bk[8] = {"kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
+    static const char *const bn[8] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
+    static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
+    double *bd[8];
+    for (int k = 0; k < 8; k++) bd[k] = xcalloc(n, sizeof(double));
+    size_t i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "#%lld", (long long)sj_getnum(r, "number", (double)i));
+        labels[i] = xstrdup(buf);
+        x[i] = sj_getnum(r, "number", (double)i);
+        ph[0][i] = sj_getnum(r, "iteration_interval_ns", 0);
+        ph[1][i] = sj_getnum(r, "fp_bp_ns", 0);
+        ph[2][i] = sj_getnum(r, "tail_ns", 0);
+        dur[i] = sj_getnum(r, "duration_ns", 0);
+        dw[i] = sj_getnum(r, "data_wait_ns", 0);
+        for (int k = 0; k < 8; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "breakdown.%s", bk[k]);
+            bd[k][i] = sj_getnum(r, path, 0);
+        }
+        i++;
+    }
+    chart_series ps[3] = {{"iteration interval", NULL, ph[0], n, 1}, {"forward + backward", NULL, ph[1], n, 0},
+                          {"tail", NULL, ph[2], n, 2}};
+    chart c1 = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
+                .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+    add_chart_data(co, "steps_phases", &c1, series_rows(&c1));
+    chart_series ls[2] = {{"step time", x, dur, n, 0}, {"data wait", x, dw, n, 2}};
+    chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ls, .nseries = 2};
+    add_chart_data(co, "steps_lines", &c2, series_rows(&c2));
+    chart_series bs[8];
+    for (int k = 0; k < 8; k++) bs[k] = (chart_series){bl[k], NULL, bd[k], n, chart_category_color(bn[k])};
+    chart c3 = {.kind = CHART_STACKED, .title = "Where each step's time goes", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = n};
+    add_chart_data(co, "breakdown", &c3, series_rows(&c3));
+    chart_series ds[1] = {{"data wait", NULL, dw, n, chart_category_color("dataloader")}};
+    chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
+    add_chart_data(co, "data_wait", &c4, series_rows(&c4));
+    /* step boundaries as marks on time charts */
+    double *marks = xcalloc(n, sizeof *marks);
+    i = 0;
+    cJSON_ArrayForEach(r, rows) marks[i++] = sj_getnum(r, "start_ns", 0);
+    /* GPU utilization over time, per device */
+    const cJSON *d;
+    cJSON_ArrayForEach(d, sj_get(v, "gpu.devices")) {
+        const cJSON *pts = sj_get(d, "timeline.points");
+        size_t m = (size_t)cJSON_GetArraySize(pts);
+        if (!m) continue;
+        double *tx = xcalloc(m, sizeof *tx), *ty = xcalloc(m, sizeof *ty);
+        size_t j = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pts) tx[j] = sj_getnum(p, "t_ns", 0), ty[j++] = sj_getnum(p, "utilization_pct", 0);
+        char id[32], title[96];
+        int dev = (int)sj_getnum(d, "device", 0);
+        snprintf(id, sizeof id, "gpu_util_dev%d", dev < 0 ? 999 : dev);
+        snprintf(title, sizeof title, "GPU %d utilization over time (buckets of %s)", dev,
+                 sj_getnum(d, "timeline.bucket_ns", 0) >= 1e6 ? "1 ms or more" : "µs");
+        chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
+        chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
+                    .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = n};
+        cJSON *ch = add_chart_data(co, id, &c5, series_rows(&c5));
+        cJSON_AddItemReferenceToObject((cJSON *)d, "chart", ch);
+        free(tx);
+        free(ty);
+    }
+    /* CPU utilization */
+    const cJSON *cs = sj_get(v, "cpu.series");
+    size_t m = (size_t)cJSON_GetArraySize(cs);
+    if (m) {
+        static const char *const cn[4] = {"user", "system", "iowait", "process"};
+        static const int cc[4] = {0, 4, 1, 2};
+        double *tx = xcalloc(m, sizeof *tx), *ty[4];
+        for (int k = 0; k < 4; k++) ty[k] = xcalloc(m, sizeof(double));
+        size_t j = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cs) {
+            tx[j] = sj_getnum(p, "t_ns", 0);
+            for (int k = 0; k < 4; k++) ty[k][j] = sj_getnum(p, cn[k], 0);
+            j++;
+        }
+        chart_series us[4];
+        for (int k = 0; k < 4; k++) us[k] = (chart_series){cn[k], tx, ty[k], m, cc[k]};
+        chart c6 = {.kind = CHART_LINE, .title = "CPU utilization (% of all CPUs; dashed lines: step starts)", .xlabel = "time since trace start",
+                    .ylabel = "utilization", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 4, .marks = marks, .nmarks = n};
+        add_chart_data(co, "cpu", &c6, series_rows(&c6));
+        free(tx);
+        for (int k = 0; k < 4; k++) free(ty[k]);
+    }
+    /* queues */
+    const cJSON *q;
+    int qi = 0;
+    cJSON_ArrayForEach(q, sj_get(v, "queues.rows")) {
+        const cJSON *ser = cJSON_GetObjectItem(q, "series");
+        size_t k = (size_t)cJSON_GetArraySize(ser);
+        if (!k) continue;
+        double *tx = xcalloc(k, sizeof *tx), *ty = xcalloc(k, sizeof *ty), *cap = xcalloc(k, sizeof *cap);
+        size_t j = 0;
+        const cJSON *p;
+        double capv = sj_getnum(q, "capacity", 0);
+        cJSON_ArrayForEach(p, ser) tx[j] = sj_getnum(p, "t_ns", 0), ty[j] = sj_getnum(p, "size", 0), cap[j++] = capv;
+        chart_series us[2] = {{"size", tx, ty, k, 0}, {"capacity", tx, cap, k, 8}};
+        char id[32], title[160];
+        snprintf(id, sizeof id, "queue%d", qi++);
+        snprintf(title, sizeof title, "Queue %s: size over time", sj_getstr(q, "name", ""));
+        chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
+                    .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = n};
+        cJSON *ch = add_chart_data(co, id, &c7, series_rows(&c7));
+        cJSON_AddItemReferenceToObject((cJSON *)q, "chart", ch);
+        free(tx);
+        free(ty);
+        free(cap);
+    }
+    free(marks);
+    for (i = 0; i < n; i++) free(labels[i]);
+    free(labels);
+    free(x);
+    free(dur);
+    free(dw);
+    for (int k = 0; k < 3; k++) free(ph[k]);
+    for (int k = 0; k < 8; k++) free(bd[k]);
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
@@ -164,6 +339,9 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
     kernel_charts(&co, v, rows);
     type_charts(&co, v);
+    step_charts(&co, v);
+    cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
+    if (steps) limit(steps, "rows", rows * 4);
     static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};
     for (int i = 0; bounded[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);

@@ -96,3 +96,48 @@ if [ -d ../shared/data/kineto ] && command -v python3 > /dev/null; then
 else
     echo "SKIP ${tag}cli_attribution_matches_python: ../shared/data or python3 missing"
 fi
+
+# --csv: every table, whole; e-mail; Markdown through GitHub's renderer
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/full" --csv --email --email-to "perf-team@example.com" -q
+check csv_files [ -s "$T/full/operators.csv" -a -s "$T/full/kernels.csv" -a -s "$T/full/steps.csv" ]
+if command -v python3 > /dev/null; then
+    check csv_rows_match_summary python3 -c "
+import csv, json, sys
+s = json.load(open('$T/full/summary.json'))
+ops = list(csv.DictReader(open('$T/full/operators.csv', newline='')))
+ks = list(csv.DictReader(open('$T/full/kernels.csv', newline='')))
+st = list(csv.DictReader(open('$T/full/steps.csv', newline='')))
+assert len(ops) == len(s['operators']['rows']), (len(ops), len(s['operators']['rows']))
+assert len(ks) == sum(len(d['rows']) for d in s['kernels']['devices'])
+assert len(st) == len(s['steps']['rows']) and 'breakdown.kernel_ns' in st[0]
+assert int(ops[0]['device_total_ns']) == s['operators']['rows'][0]['device_total_ns']
+"
+    if python3 tests/py/check_eml.py "$T/full/summary.eml" "perf-team@example.com" > "$T/eml.out" 2>&1; then ok email_parses_as_mime
+    else bad email_parses_as_mime "$(cat "$T/eml.out")"; fi
+else
+    echo "SKIP ${tag}cli_csv_and_email: python3 missing"
+fi
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/inj" --email --email-subject "$(printf 'x\r\nBcc: victim@example.com')" -q
+check email_header_injection_blocked sh -c "! grep -q '^Bcc:' '$T/inj/summary.eml'"
+if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
+    for d in full host; do
+        if python3 tests/py/check_md.py "$T/$d/summary.md" > "$T/md.out" 2>&1; then ok "markdown_renders_${d}"
+        else bad "markdown_renders_${d}" "$(cat "$T/md.out")"; fi
+    done
+else
+    echo "SKIP ${tag}cli_markdown_renders: cmark-gfm or python3 missing"
+fi
+
+# a real browser, offline (once: not under sanitizers)
+if [ -z "$tag" ]; then
+    if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then
+        node tests/browser/check_report.js "$T/full/report.html" "$T/full/screenshot.png" "cli_" 2>&1
+        node tests/browser/check_report.js "$T/host/report.html" "$T/host/screenshot.png" "cli_hostile_" 2>&1 | grep -v 'charts_present\|table_sorts\|filter_box'
+        if [ -d ../shared/data/kineto ]; then
+            "$PC" report ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz -o "$T/r50" -q
+            node tests/browser/check_report.js "$T/r50/report.html" "$T/r50/screenshot.png" "cli_resnet50_" 2>&1
+        fi
+    else
+        echo "FAIL cli_browser: Chromium or tests/browser/node_modules missing (run: sh tools/setup.sh test)"
+    fi
+fi

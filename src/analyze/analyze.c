@@ -23,6 +23,9 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_steps(&c, s);
     an_gpu_metrics(&c, s);
     an_counters(&c, s);
+    an_timeline(&c, s);
+    an_advice(&c, s);
+    an_overview(&c, s);
     links_free(&c.links);
     free(c.steps);
     return s;

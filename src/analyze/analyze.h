@@ -54,6 +54,9 @@ void an_memory(const an_ctx *c, cJSON *summary);
 void an_steps(const an_ctx *c, cJSON *summary);       /* phases, breakdown, data wait, communication */
 void an_gpu_metrics(const an_ctx *c, cJSON *summary); /* utilization, SM efficiency, occupancy, idle */
 void an_counters(const an_ctx *c, cJSON *summary);    /* data queues and CPU utilization */
+void an_timeline(const an_ctx *c, cJSON *summary);    /* the median step, box by box */
+void an_advice(const an_ctx *c, cJSON *summary);      /* suggestions: reads the sections above */
+void an_overview(const an_ctx *c, cJSON *summary);    /* headline figures: reads everything */
 
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */

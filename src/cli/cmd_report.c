@@ -18,13 +18,14 @@ void cli_error(const char *file, const void *e) {
 
 typedef struct common_opts {
     const char *out;
+    const char *email_to, *email_subject;
     unsigned formats;
     const char *templates;
     pc_analyze_opts an;
     int quiet;
 } common_opts;
 
-enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP };
+enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT };
 
 #define ANALYSIS_HELP                                                                              \
     "      --group-by-shape    operators keyed by name and input shapes\n"                       \
@@ -53,6 +54,11 @@ static const char report_help[] =
     "\n"
     "  -o, --output DIR        output directory (default perfcard-report)\n"
     "      --format LIST       outputs, comma-separated: html,md,json,csv (default html,md,json)\n"
+    "      --csv               also write every table as CSV beside the report\n"
+    "      --email             also write summary.eml, a MIME message (text + HTML with inline\n"
+    "                          PNG charts) that `sendmail -t` or any mail client can send\n"
+    "      --email-to ADDR     its To: header\n"
+    "      --email-subject S   its Subject: header\n"
     "      --templates DIR     use report.html, summary.md, report.css, report.js from DIR\n"
     "                          where present instead of the built-in ones\n"
     ANALYSIS_HELP
@@ -105,12 +111,19 @@ int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
                                        {"templates", required_argument, 0, 'T'}, {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
+                                       {"help", no_argument, 0, 'h'}, {"csv", no_argument, 0, OPT_CSV},
+                                       {"email", no_argument, 0, OPT_EMAIL}, {"email-to", required_argument, 0, OPT_EMAIL_TO},
+                                       {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c;
+    unsigned extra = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
+        case OPT_CSV: extra |= OUT_CSV; break;
+        case OPT_EMAIL: extra |= OUT_EMAIL; break;
+        case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
+        case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
         case 'F':
             if (parse_formats(optarg, &o.formats)) {
                 fprintf(stderr, "perfcard report: --format takes html,md,json,csv\n");
@@ -130,12 +143,14 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "perfcard report: expected one TRACE\n\n%s", report_help);
         return EXIT_INPUT;
     }
+    o.formats |= extra;
     const char *path = argv[optind];
     cJSON *s = NULL;
     int ec = summarize_input(path, &o, &s);
     if (!s) return ec;
     pc_err err = {0};
-    pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates};
+    pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates, .email_to = o.email_to,
+                         .email_subject = o.email_subject};
     int rc = pc_report_write(s, &ro, &err);
     cJSON_Delete(s);
     if (rc) {
@@ -146,6 +161,8 @@ int cmd_report(int argc, char **argv) {
         if (o.formats & OUT_HTML) printf("%s/report.html\n", o.out);
         if (o.formats & OUT_MD) printf("%s/summary.md\n", o.out);
         if (o.formats & OUT_JSON) printf("%s/summary.json\n", o.out);
+        if (o.formats & OUT_CSV) printf("%s/ (CSV tables: steps, operators, kernels, ...)\n", o.out);
+        if (o.formats & OUT_EMAIL) printf("%s/summary.eml\n", o.out);
     }
     return ec;
 }

@@ -63,6 +63,9 @@ static void text(cairo_t *cr, double x, double y, const char *s, double max_w, i
     cairo_show_text(cr, buf);
 }
 
+/* rows the legend needs at the bottom (about five entries per row) */
+static double legend_space(size_t nseries) { return nseries ? 16.0 * (double)((nseries + 4) / 5 - 1) : 0; }
+
 static double nice_step(double range, int ticks) {
     double raw = range / ticks, mag = pow(10, floor(log10(raw))), r = raw / mag;
     return (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10) * mag;
@@ -189,8 +192,6 @@ static void ylabel(cairo_t *cr, const char *s, double x, double y) {
     cairo_restore(cr);
 }
 
-/* rows the legend needs at the bottom (about five entries per row) */
-static double legend_space(size_t nseries) { return 16.0 * (double)((nseries + 4) / 5 - 1); }
 
 static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
     double left = 84, right = w - 16, top = 34, bottom = h - 58 - legend_space(c->nseries);
@@ -283,11 +284,49 @@ static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     legend(cr, left, h - 8 - legend_space(c->nseries), right - left, names, cols, nn);
 }
 
+static void draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
+    double label_w = 150, left = label_w + 8, right = w - 16, top = 34, rowh = 20;
+    double maxx = 0;
+    for (size_t r = 0; r < c->nrows; r++)
+        for (size_t i = 0; i < c->rows[r].n; i++) maxx = fmax(maxx, c->rows[r].e[i]);
+    if (maxx <= 0) maxx = 1;
+    double px = (right - left) / maxx;
+    for (size_t r = 0; r < c->nrows; r++) {
+        double y = top + (double)r * rowh;
+        cairo_set_source_rgb(cr, r % 2 ? 0.97 : 0.93, r % 2 ? 0.97 : 0.93, r % 2 ? 0.97 : 0.93);
+        cairo_rectangle(cr, left, y, right - left, rowh);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        text(cr, label_w, y + rowh * 0.5 + 4, c->rows[r].label, label_w - 4, 1);
+        for (size_t i = 0; i < c->rows[r].n; i++) {
+            double x0 = left + c->rows[r].s[i] * px, bw = fmax(1.0, (c->rows[r].e[i] - c->rows[r].s[i]) * px);
+            set_col(cr, c->rows[r].color[i]);
+            cairo_rectangle(cr, x0, y + 2, bw, rowh - 4);
+            cairo_fill(cr);
+        }
+    }
+    double bottom = top + (double)c->nrows * rowh;
+    char buf[64];
+    double step = nice_step(maxx, 6);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    for (double v = 0; v <= maxx * 1.0001; v += step) {
+        double x = left + v * px;
+        cairo_move_to(cr, x, bottom);
+        cairo_line_to(cr, x, bottom + 4);
+        cairo_stroke(cr);
+        fmt_unit(buf, sizeof buf, v, UNIT_NS);
+        text(cr, x, bottom + 16, buf, 0, 2);
+    }
+    if (c->xlabel) text(cr, (left + right) / 2, bottom + 32, c->xlabel, 0, 2);
+    legend(cr, left, bottom + 50, right - left, c->legend_names, c->legend_colors, c->nlegend);
+}
+
 static void dims(const chart *c, double *w, double *h) {
     *w = c->width > 0 ? c->width : 760;
     if (c->height > 0) *h = c->height;
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
+    else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + legend_space(c->nlegend);
     else *h = 300 + legend_space(c->nseries);
 }
 
@@ -300,6 +339,7 @@ static void draw(cairo_t *cr, const chart *c, double w, double h) {
     case CHART_PIE: draw_pie(cr, c, w, h); break;
     case CHART_LINE: draw_line(cr, c, w, h); break;
     case CHART_STACKED: draw_stacked(cr, c, w, h); break;
+    case CHART_TIMELINE: draw_timeline(cr, c, w, h); break;
     }
 }
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include "../util/err.h"
 
-enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED };
+enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE };
 enum chart_unit { UNIT_NS, UNIT_PCT, UNIT_BYTES, UNIT_COUNT };
 
 typedef struct chart_series {
@@ -23,6 +23,14 @@ typedef struct chart_series {
     size_t n;
     int color;           /* palette index */
 } chart_series;
+
+/* TIMELINE: one row of boxes [s, e) with a palette color each */
+typedef struct chart_row {
+    const char *label;
+    const double *s, *e;
+    const int *color;
+    size_t n;
+} chart_row;
 
 typedef struct chart {
     int kind;
@@ -40,6 +48,8 @@ typedef struct chart {
     const char *const *categories; /* STACKED: x labels */
     size_t ncat;
     const double *marks; size_t nmarks; /* LINE: vertical markers at these x */
+    const chart_row *rows; size_t nrows;   /* TIMELINE */
+    const char *const *legend_names; const int *legend_colors; size_t nlegend; /* TIMELINE */
     double width, height; /* points; 0 = defaults */
 } chart;
 

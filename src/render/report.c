@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
 
@@ -331,6 +333,52 @@ static void step_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 8; k++) free(bd[k]);
 }
 
+static void timeline_chart(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "timeline.rows");
+    size_t nr = (size_t)cJSON_GetArraySize(rows);
+    if (!nr) return;
+    chart_row *cr = xcalloc(nr, sizeof *cr);
+    size_t i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        const cJSON *bx = cJSON_GetObjectItem(r, "boxes");
+        size_t n = (size_t)cJSON_GetArraySize(bx);
+        double *s = xcalloc(n ? n : 1, sizeof *s), *e = xcalloc(n ? n : 1, sizeof *e);
+        int *col = xcalloc(n ? n : 1, sizeof *col);
+        size_t k = 0;
+        const cJSON *b;
+        cJSON_ArrayForEach(b, bx) {
+            s[k] = cJSON_GetArrayItem(b, 0)->valuedouble;
+            e[k] = cJSON_GetArrayItem(b, 1)->valuedouble;
+            col[k++] = chart_category_color(cJSON_GetArrayItem(b, 2)->valuestring);
+        }
+        cr[i++] = (chart_row){sj_getstr(r, "label", ""), s, e, col, n};
+    }
+    static const char *const names[] = {"kernel", "communication", "memcpy", "memset", "cpu", "runtime", "dataloader"};
+    static const char *const shown[] = {"Kernel", "Communication (NCCL)", "Memcpy", "Memset", "CPU operator", "Runtime (API call)", "DataLoader"};
+    int cols[7];
+    for (int k = 0; k < 7; k++) cols[k] = chart_category_color(names[k]);
+    char title[200];
+    snprintf(title, sizeof title, "Timeline of %s (the median step)", sj_getstr(v, "timeline.step", ""));
+    chart c = {.kind = CHART_TIMELINE, .title = title, .xlabel = "time since the step's start", .rows = cr, .nrows = nr,
+               .legend_names = shown, .legend_colors = cols, .nlegend = 7, .width = 1000};
+    cJSON *data = cJSON_CreateArray();
+    cJSON_ArrayForEach(r, rows) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "label", sj_getstr(r, "label", ""));
+        char buf[64];
+        snprintf(buf, sizeof buf, "%d boxes", cJSON_GetArraySize(cJSON_GetObjectItem(r, "boxes")));
+        cJSON_AddStringToObject(x, "value", buf);
+        cJSON_AddItemToArray(data, x);
+    }
+    add_chart_data(co, "timeline", &c, data);
+    for (i = 0; i < nr; i++) free((void *)cr[i].s), free((void *)cr[i].e), free((void *)cr[i].color);
+    free(cr);
+    /* the boxes are in the chart; drop them from the view */
+    cJSON *tl = cJSON_GetObjectItem(v, "timeline");
+    cJSON_DeleteItemFromObject(tl, "rows");
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
@@ -340,6 +388,7 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     kernel_charts(&co, v, rows);
     type_charts(&co, v);
     step_charts(&co, v);
+    timeline_chart(&co, v);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) limit(steps, "rows", rows * 4);
     static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};
@@ -354,21 +403,199 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     return v;
 }
 
-static int render_file(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, const char *path,
-                       pc_err *err) {
+static int render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err) {
     size_t n;
     char *t = pc_asset(o->templates_dir, tmpl_name, &n);
     if (!t) return PC_ERRF(err, PC_EIO, "template %s is missing", tmpl_name);
-    sbuf out = {0};
-    int rc = tmpl_render(t, n, view, mode, &out, err);
+    out->len = 0;
+    int rc = tmpl_render(t, n, view, mode, out, err);
     if (rc) {
         char m[sizeof err->msg];
         memcpy(m, err->msg, sizeof m);
         m[200] = 0;
         PC_ERRF(err, rc, "template %s: %s", tmpl_name, m);
-    } else rc = fs_write_atomic(path, out.data ? out.data : "", out.len, err);
+    }
     free(t);
-    sbuf_free(&out);
+    return rc;
+}
+
+/* ---- CSV: every table of the summary, whole ---- */
+
+static void csv_value(sbuf *b, const cJSON *v) {
+    if (cJSON_IsString(v)) sbuf_csv(b, v->valuestring, strlen(v->valuestring));
+    else if (cJSON_IsNumber(v)) {
+        double x = v->valuedouble;
+        if (x == (double)(long long)x && x < 9e15 && x > -9e15) sbuf_printf(b, "%lld", (long long)x);
+        else sbuf_printf(b, "%.9g", x);
+    } else if (cJSON_IsBool(v)) sbuf_puts(b, cJSON_IsTrue(v) ? "true" : "false");
+}
+
+static void csv_header(sbuf *b, const cJSON *row, const char *prefix, int *first) {
+    const cJSON *m;
+    cJSON_ArrayForEach(m, row) {
+        if (cJSON_IsArray(m)) continue;
+        char key[128];
+        snprintf(key, sizeof key, "%s%s", prefix, m->string);
+        if (cJSON_IsObject(m)) {
+            char p2[128];
+            snprintf(p2, sizeof p2, "%s.", key);
+            csv_header(b, m, p2, first);
+            continue;
+        }
+        if (!*first) sbuf_putc(b, ',');
+        *first = 0;
+        sbuf_csv(b, key, strlen(key));
+    }
+}
+
+static void csv_row(sbuf *b, const cJSON *hdr_row, const cJSON *row, int *first) {
+    const cJSON *m;
+    cJSON_ArrayForEach(m, hdr_row) {
+        if (cJSON_IsArray(m)) continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, m->string);
+        if (cJSON_IsObject(m)) { csv_row(b, m, v, first); continue; }
+        if (!*first) sbuf_putc(b, ',');
+        *first = 0;
+        if (v) csv_value(b, v);
+    }
+}
+
+static int write_csv(const char *dir, const char *name, const cJSON *rows, const char *extra_key, const cJSON *extra_val,
+                     pc_err *err) {
+    const cJSON *first_row = cJSON_GetArrayItem(rows, 0);
+    if (!first_row) return 0;
+    sbuf b = {0};
+    int f = 1;
+    if (extra_key) { sbuf_puts(&b, extra_key); f = 0; }
+    csv_header(&b, first_row, "", &f);
+    sbuf_puts(&b, "\r\n");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        f = 1;
+        if (extra_key) { csv_value(&b, extra_val); f = 0; }
+        csv_row(&b, first_row, r, &f);
+        sbuf_puts(&b, "\r\n");
+    }
+    char *p = fs_join(dir, name);
+    int rc = fs_write_atomic(p, b.data, b.len, err);
+    free(p);
+    sbuf_free(&b);
+    return rc;
+}
+
+static int write_csvs(const cJSON *s, const char *dir, pc_err *err) {
+    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"operators.rows", "operators.csv"},
+                                            {"operator_types.rows", "operator_types.csv"}, {"api_calls.rows", "api_calls.csv"},
+                                            {"transfers.rows", "transfers.csv"}, {"memory.top_operators", "memory_operators.csv"},
+                                            {"modules.rows", "modules.csv"}, {"suggestions.rows", "suggestions.csv"}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++)
+        rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), NULL, NULL, err);
+    /* kernels: one file, a device column first */
+    sbuf all = {0};
+    const cJSON *d;
+    int header = 0;
+    cJSON_ArrayForEach(d, sj_get(s, "kernels.devices")) {
+        const cJSON *rows = cJSON_GetObjectItem(d, "rows"), *r;
+        const cJSON *fr = cJSON_GetArrayItem(rows, 0);
+        if (!fr) continue;
+        int f;
+        if (!header) {
+            sbuf_puts(&all, "device");
+            f = 0;
+            csv_header(&all, fr, "", &f);
+            sbuf_puts(&all, "\r\n");
+            header = 1;
+        }
+        cJSON_ArrayForEach(r, rows) {
+            csv_value(&all, cJSON_GetObjectItem(d, "device"));
+            f = 0;
+            csv_row(&all, fr, r, &f);
+            sbuf_puts(&all, "\r\n");
+        }
+    }
+    if (!rc && header) {
+        char *p = fs_join(dir, "kernels.csv");
+        rc = fs_write_atomic(p, all.data, all.len, err);
+        free(p);
+    }
+    sbuf_free(&all);
+    return rc;
+}
+
+/* ---- e-mail: multipart/related { multipart/alternative { text, html }, PNGs } ---- */
+
+/* header values come from the user: no line breaks, RFC 2047 when not ASCII */
+static void header_value(sbuf *b, const char *v) {
+    int ascii = 1;
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) ascii &= *p >= 32 && *p < 127;
+    if (ascii) { sbuf_puts(b, v); return; }
+    sbuf clean = {0};
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p >= 32 || *p == '\t') sbuf_putc(&clean, (char)*p);
+    sbuf_puts(b, "=?utf-8?B?");
+    sbuf_base64(b, clean.data ? clean.data : "", clean.len, 0);
+    sbuf_puts(b, "?=");
+    sbuf_free(&clean);
+}
+
+static int write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
+    sbuf html = {0};
+    int rc = render_text("email.html", o, view, ESC_HTML, &html, err);
+    if (rc) { sbuf_free(&html); return rc; }
+    sbuf m = {0};
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tmv);
+    sbuf_puts(&m, "From: perfcard <perfcard@localhost>\r\n");
+    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to); sbuf_puts(&m, "\r\n"); }
+    sbuf_puts(&m, "Subject: ");
+    char subj[512];
+    if (o->email_subject) snprintf(subj, sizeof subj, "%s", o->email_subject);
+    else {
+        sbuf sb = {0};
+        fmt_dur(&sb, sj_getnum(view, "steps.median_ns", 0));
+        snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", sj_getstr(view, "run.input", ""),
+                 sb.data ? sb.data : "", (int)sj_getnum(view, "suggestions.count", 0));
+        sbuf_free(&sb);
+    }
+    header_value(&m, subj);
+    sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());
+    sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\"; type=\"multipart/alternative\"\r\n\r\n");
+    sbuf_puts(&m, "This is a MIME message: a text and an HTML version of a perfcard summary.\r\n\r\n");
+    sbuf_puts(&m, "--=_perfcard_related\r\nContent-Type: multipart/alternative; boundary=\"=_perfcard_alt\"\r\n\r\n");
+    sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    sbuf_base64(&m, md, mdlen, 1);
+    sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    sbuf_base64(&m, html.data ? html.data : "", html.len, 1);
+    sbuf_puts(&m, "--=_perfcard_alt--\r\n");
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, sj_get(view, "view.charts")) {
+        const char *png = sj_getstr(ch, "png", NULL), *cid = sj_getstr(ch, "cid", NULL);
+        if (!png || !cid) continue;
+        char ref[128];
+        snprintf(ref, sizeof ref, "cid:%s", cid);
+        if (!html.data || !strstr(html.data, ref)) continue; /* attach only what the HTML shows */
+        char *p = fs_join(o->dir, png), *data;
+        size_t n;
+        rc = fs_read_all(p, &data, &n, (size_t)64 << 20, err);
+        free(p);
+        if (rc) break;
+        sbuf_printf(&m, "--=_perfcard_related\r\nContent-Type: image/png; name=\"%s.png\"\r\nContent-Transfer-Encoding: base64\r\n"
+                        "Content-ID: <%s>\r\nContent-Disposition: inline; filename=\"%s.png\"\r\n\r\n", ch->string, cid, ch->string);
+        sbuf_base64(&m, data, n, 1);
+        free(data);
+    }
+    sbuf_puts(&m, "--=_perfcard_related--\r\n");
+    if (!rc) {
+        char *p = fs_join(o->dir, "summary.eml");
+        rc = fs_write_atomic(p, m.data, m.len, err);
+        free(p);
+    }
+    sbuf_free(&m);
+    sbuf_free(&html);
     return rc;
 }
 
@@ -384,37 +611,72 @@ static void add_assets(cJSON *view, const pc_report_opts *o) {
 int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
-    int rows = o->html_rows > 0 ? o->html_rows : 50;
     if (o->formats & OUT_JSON) {
         char *p = fs_join(o->dir, "summary.json");
         rc = pc_summary_write(summary, p, err);
         free(p);
         if (rc) return rc;
     }
+    if (o->formats & OUT_CSV && (rc = write_csvs(summary, o->dir, err))) return rc;
+    sbuf out = {0};
     if (o->formats & OUT_HTML) {
-        cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
+        /* bounded size: fewer rows per table until the page fits */
+        static const int tries[] = {50, 25, 10, 5};
+        int first = o->html_rows > 0 ? o->html_rows : 50;
+        for (int i = -1; i < 4; i++) {
+            int rows = i < 0 ? first : tries[i];
+            if (i >= 0 && rows >= first) continue;
+            cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
+            if (!rc) {
+                add_assets(v, o);
+                rc = render_text("report.html", o, v, ESC_HTML, &out, err);
+            }
+            cJSON_Delete(v);
+            if (rc || out.len <= PC_HTML_MAX) break;
+        }
         if (!rc) {
-            add_assets(v, o);
             char *p = fs_join(o->dir, "report.html");
-            rc = render_file("report.html", o, v, ESC_HTML, p, err);
+            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
             free(p);
         }
-        cJSON_Delete(v);
-        if (rc) return rc;
+        if (rc) { sbuf_free(&out); return rc; }
     }
-    if (o->formats & OUT_MD) {
+    if (o->formats & (OUT_MD | OUT_EMAIL)) {
         char *cd = fs_join(o->dir, "charts");
         rc = fs_mkdirs(cd, err);
         free(cd);
-        if (rc) return rc;
-        cJSON *v = build_view(summary, o, o->dir, 10, err, &rc);
-        if (!rc) {
+        if (rc) { sbuf_free(&out); return rc; }
+        cJSON *v = NULL;
+        static const int tries[] = {10, 5, 3, 1};
+        for (int i = 0; i < 4; i++) {
+            cJSON_Delete(v);
+            v = build_view(summary, o, o->dir, tries[i], err, &rc);
+            if (!rc) rc = render_text("summary.md", o, v, ESC_MD, &out, err);
+            if (rc || out.len <= PC_MD_MAX) break;
+        }
+        if (!rc && out.len > PC_MD_MAX) {
+            /* still too long (very long names): cut at a line end, and say so */
+            size_t cut = PC_MD_MAX - 200;
+            while (cut > 0 && out.data[cut] != '\n') cut--;
+            out.len = cut;
+            sbuf_puts(&out, "\n\n_The summary was cut to fit 60,000 characters; report.html and summary.json have everything._\n");
+        }
+        if (!rc && (o->formats & OUT_MD)) {
             char *p = fs_join(o->dir, "summary.md");
-            rc = render_file("summary.md", o, v, ESC_MD, p, err);
+            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
             free(p);
         }
+        if (!rc && (o->formats & OUT_EMAIL)) {
+            cJSON *ch;
+            cJSON_ArrayForEach(ch, sj_get(v, "view.charts")) {
+                char cid[96];
+                snprintf(cid, sizeof cid, "%s@perfcard", ch->string);
+                cJSON_AddStringToObject(ch, "cid", cid);
+            }
+            rc = write_email(v, o, out.data ? out.data : "", out.len, err);
+        }
         cJSON_Delete(v);
-        if (rc) return rc;
     }
-    return 0;
+    sbuf_free(&out);
+    return rc;
 }

@@ -10,13 +10,15 @@
 #include <cjson/cJSON.h>
 #include "../util/err.h"
 
-enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8 };
+enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8, OUT_EMAIL = 16 };
+enum { PC_HTML_MAX = 5 << 20, PC_MD_MAX = 60000 }; /* bytes of report.html; characters of summary.md */
 
 typedef struct pc_report_opts {
     const char *dir;
     unsigned formats;          /* OUT_* bits */
     const char *templates_dir; /* overrides of built-in templates/assets, or NULL */
     int html_rows;             /* rows per table in HTML; 0 = 50 */
+    const char *email_to, *email_subject; /* headers of summary.eml (OUT_EMAIL) */
 } pc_report_opts;
 
 int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err);

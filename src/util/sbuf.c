@@ -75,13 +75,12 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
         case '>': sbuf_puts(b, "&gt;"); break;
         case '&': sbuf_puts(b, "&amp;"); break;
         case '\n': case '\r': case '\t': sbuf_putc(b, ' '); break;
-        case '\\': case '`': case '*': case '_': case '[': case ']': case '#':
-        case '~': case '!': case '(': case ')': case '$':
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '$':
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;
         case 0: break;
-        case '-': case '+': case '.': case '=': /* only where they could start a list or heading */
+        case '-': case '+': case '.': case '=': case '#': /* only where they could start a list or heading */
             if (i == 0) sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;
@@ -104,4 +103,18 @@ void sbuf_csv(sbuf *b, const char *s, size_t n) {
         sbuf_putc(b, s[i]);
     }
     sbuf_putc(b, '"');
+}
+
+void sbuf_base64(sbuf *b, const void *data, size_t n, int wrap) {
+    static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = data;
+    size_t col = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        char q[4] = {tbl[v >> 18 & 63], tbl[v >> 12 & 63], i + 1 < n ? tbl[v >> 6 & 63] : '=', i + 2 < n ? tbl[v & 63] : '='};
+        sbuf_putn(b, q, 4);
+        col += 4;
+        if (wrap && col >= 76) { sbuf_puts(b, "\r\n"); col = 0; }
+    }
+    if (wrap && col) sbuf_puts(b, "\r\n");
 }

@@ -437,7 +437,7 @@ static void csv_header(sbuf *b, const cJSON *row, const char *prefix, int *first
         char key[128];
         snprintf(key, sizeof key, "%s%s", prefix, m->string);
         if (cJSON_IsObject(m)) {
-            char p2[128];
+            char p2[160];
             snprintf(p2, sizeof p2, "%s.", key);
             csv_header(b, m, p2, first);
             continue;

@@ -216,9 +216,7 @@ void an_advice(const an_ctx *c, cJSON *s) {
             if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
             const char *nm = strtab_get(&t->strs, e->name);
             if (!is_sync_call(nm)) continue;
-            int in = 0;
-            for (size_t k = 0; k < c->nsteps && !in; k++) in = e->ts >= c->steps[k].start && e->ts < c->steps[k].end;
-            if (!in) continue;
+            if (step_index(c, e->ts) < 0) continue;
             sync_ns += (double)e->dur;
             n++;
             if (!first[0]) snprintf(first, sizeof first, "%s", nm);

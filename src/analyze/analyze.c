@@ -1,7 +1,33 @@
+/* pc_analyze: links and steps first, then two groups of independent
+ * analyzers on two threads (each fills its own JSON object), then the
+ * sections are put in their fixed order and the overview and suggestions,
+ * which read them, run last. */
 #include "analyze.h"
 #include "../summary/summary.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct group { const an_ctx *c; cJSON *out; int which; } group;
+
+static void *run_group(void *arg) {
+    group *g = arg;
+    if (g->which == 0) {
+        an_kernels(g->c, g->out);
+        an_operators(g->c, g->out);
+        an_transfers(g->c, g->out);
+        an_memory(g->c, g->out);
+    } else {
+        an_steps(g->c, g->out);
+        an_gpu_metrics(g->c, g->out);
+        an_counters(g->c, g->out);
+        an_timeline(g->c, g->out);
+    }
+    return NULL;
+}
+
+static const char *const order[] = {"kernels", "operators", "operator_types", "modules", "api_calls", "transfers", "memory",
+                                    "steps", "breakdown", "dataloader", "communication", "gpu", "cpu", "queues", "timeline", NULL};
 
 cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_ctx c;
@@ -16,14 +42,19 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     steps_find(&c);
     cJSON *s = pc_summary_new();
     an_runinfo(&c, s);
-    an_kernels(&c, s);
-    an_operators(&c, s);
-    an_transfers(&c, s);
-    an_memory(&c, s);
-    an_steps(&c, s);
-    an_gpu_metrics(&c, s);
-    an_counters(&c, s);
-    an_timeline(&c, s);
+    group g[2] = {{&c, cJSON_CreateObject(), 0}, {&c, cJSON_CreateObject(), 1}};
+    pthread_t th;
+    int threaded = t->ncpu + t->ngpu > 100000 && pthread_create(&th, NULL, run_group, &g[1]) == 0;
+    run_group(&g[0]);
+    if (threaded) pthread_join(th, NULL);
+    else run_group(&g[1]);
+    for (int i = 0; order[i]; i++) {
+        cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(g[0].out, order[i]);
+        if (!x) x = cJSON_DetachItemFromObjectCaseSensitive(g[1].out, order[i]);
+        if (x) cJSON_AddItemToObject(s, order[i], x);
+    }
+    cJSON_Delete(g[0].out);
+    cJSON_Delete(g[1].out);
     an_advice(&c, s);
     an_overview(&c, s);
     links_free(&c.links);

@@ -44,6 +44,8 @@ typedef struct an_ctx {
 
 /* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern). */
 void steps_find(an_ctx *c);
+/* The step whose window holds t (binary search), or -1. */
+long step_index(const an_ctx *c, int64_t t);
 
 /* Sections, in the order pc_analyze runs them. */
 void an_runinfo(const an_ctx *c, cJSON *summary);

@@ -18,11 +18,7 @@ enum { MAX_POINTS = 400 };
 static const char *const cpu_series[] = {"user", "system", "iowait", "idle", "process"};
 enum { NCPU_SERIES = 5 };
 
-static long step_of(const an_ctx *c, int64_t ts) {
-    for (size_t i = 0; i < c->nsteps; i++)
-        if (ts >= c->steps[i].start && ts < c->steps[i].end) return (long)i;
-    return -1;
-}
+static long step_of(const an_ctx *c, int64_t ts) { return step_index(c, ts); }
 
 static void cpu_section(const an_ctx *c, cJSON *s) {
     const pc_trace *t = c->t;
@@ -94,7 +90,12 @@ static void cpu_section(const an_ctx *c, cJSON *s) {
         else cJSON_AddNullToObject(avg, cpu_series[k]);
     }
     cJSON *ps = sj_arr(cpu, "per_step");
-    for (size_t si = 0; si < ns; si++) {
+    size_t emitted = 0;
+    for (size_t si = 0; si < ns && emitted < 1000; si++) {
+        int any = 0;
+        for (int k = 0; k < NCPU_SERIES; k++) any |= scnt[si * NCPU_SERIES + k] > 0;
+        if (!any) continue; /* steps shorter than the sampling interval have no sample */
+        emitted++;
         cJSON *r = cJSON_CreateObject();
         sj_int(r, "step", c->steps[si].number);
         for (int k = 0; k < NCPU_SERIES; k++) {

@@ -304,6 +304,18 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
     return 0;
 }
 
+int op_flops_known(const char *full) {
+    static const char *const names[] = {"mm", "addmm", "bmm", "baddbmm", "linear", "matmul", "conv1d", "conv2d", "conv3d",
+        "convolution", "_convolution", "cudnn_convolution", "thnn_conv2d", "slow_conv2d", "_slow_conv2d_forward",
+        "mkldnn_convolution", "convolution_backward", "cudnn_convolution_backward", "scaled_dot_product_attention",
+        "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+        "_flash_attention_forward", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_", "sigmoid",
+        "sigmoid_", "tanh", "tanh_", "gelu", "silu", "silu_", "threshold_backward", "clamp_min", "clamp_min_", "neg", "exp",
+        "log", "sqrt", "rsqrt", "pow", "where", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "gelu_backward",
+        "sigmoid_backward", "tanh_backward", "silu_backward", "addcmul_", "addcdiv_", NULL};
+    return is(base_name(full), names);
+}
+
 int op_tc_eligible(const char *full) {
     const char *n = base_name(full);
     static const char *const list[] = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "conv1d", "conv2d", "conv3d",

@@ -51,6 +51,8 @@ typedef struct flops_hints { int nsp; int64_t out_sp[3]; int bw_passes; } flops_
 /* Fills a from the compact JSON texts (any may be NULL/empty). */
 void op_args_parse(op_args *a, const char *dims, const char *types, const char *concrete);
 int op_flops(const char *op_name, const op_args *a, const flops_hints *hints, flops_result *r);
+/* 1 when op_flops has a formula for this operator name (a cheap pre-check). */
+int op_flops_known(const char *op_name);
 /* 1 for matrix products and convolutions: operators that can run on Tensor Cores. */
 int op_tc_eligible(const char *op_name);
 int dtype_from_name(const char *s);

@@ -4,15 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const pc_trace *sort_t;
-static int cmp_thread(const void *a, const void *b) {
-    const pc_cpu_event *x = &sort_t->cpu[*(const int32_t *)a], *y = &sort_t->cpu[*(const int32_t *)b];
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    int32_t ia = *(const int32_t *)a, ib = *(const int32_t *)b;
-    return ia < ib ? -1 : ia > ib; /* cpu[] is already in (ts, -dur) order */
-}
-
 /* autograd's backward: the engine's evaluate_function ranges, and (in older
  * traces, which lack them) autograd nodes named like "CudnnConvolutionBackward"
  * or "AddmmBackward0". */
@@ -58,39 +49,61 @@ void links_build(const pc_trace *t, pc_links *l) {
     l->gpu_how = xcalloc(ng ? ng : 1, 1);
     l->module_level = 0;
 
-    /* 1. nesting per thread: a sweep with a stack of open ranges */
+    /* 1. nesting per thread: group events by thread (counting sort, keeping
+     * cpu[]'s time order inside a thread), then sweep with a stack */
     int32_t *idx = xmalloc((nc ? nc : 1) * sizeof *idx);
-    for (size_t i = 0; i < nc; i++) idx[i] = (int32_t)i, l->parent[i] = -1;
-    sort_t = t;
-    qsort(idx, nc, sizeof *idx, cmp_thread);
+    int32_t *thr = xmalloc((nc ? nc : 1) * sizeof *thr);
+    hmap threads = {0};
+    size_t nthr = 0;
+    for (size_t i = 0; i < nc; i++) {
+        uint64_t key = (uint64_t)(uint32_t)t->cpu[i].pid << 32 | (uint32_t)t->cpu[i].tid;
+        int created;
+        uint32_t *v = hmap_get(&threads, key ^ 0x9E3779B97F4A7C15ULL, &created);
+        if (created) *v = (uint32_t)nthr++;
+        thr[i] = (int32_t)*v;
+        l->parent[i] = -1;
+    }
+    hmap_free(&threads);
+    size_t *start = xcalloc(nthr + 1, sizeof *start);
+    for (size_t i = 0; i < nc; i++) start[thr[i] + 1]++;
+    for (size_t k = 0; k < nthr; k++) start[k + 1] += start[k];
+    size_t *fill = xmalloc((nthr + 1) * sizeof *fill);
+    memcpy(fill, start, (nthr + 1) * sizeof *fill);
+    for (size_t i = 0; i < nc; i++) idx[fill[thr[i]]++] = (int32_t)i;
+    free(fill);
+    free(thr);
+    /* autograd names, decided once per distinct name */
+    uint8_t *evalname = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
     int32_t *stack = xmalloc((nc ? nc : 1) * sizeof *stack);
-    for (size_t a = 0; a < nc;) {
-        size_t b = a;
-        while (b < nc && t->cpu[idx[b]].tid == t->cpu[idx[a]].tid && t->cpu[idx[b]].pid == t->cpu[idx[a]].pid) b++;
+    for (size_t th = 0; th < nthr; th++) {
+        size_t a = start[th], b = start[th + 1];
         int sp = 0, eval_thread = 0;
         for (size_t k = a; k < b; k++) {
-            const pc_cpu_event *e = &t->cpu[idx[k]];
+            int32_t i = idx[k];
+            const pc_cpu_event *e = &t->cpu[i];
             while (sp > 0) {
                 const pc_cpu_event *top = &t->cpu[stack[sp - 1]];
                 if (top->ts <= e->ts && e->ts + e->dur <= top->ts + top->dur) break;
                 sp--;
             }
-            l->parent[idx[k]] = sp ? stack[sp - 1] : -1;
-            stack[sp++] = idx[k];
-            if (e->kind == CPU_OP && is_eval_fn(strtab_get(&t->strs, e->name))) eval_thread = 1;
+            int32_t p = sp ? stack[sp - 1] : -1;
+            l->parent[i] = p;
+            stack[sp++] = i;
+            if (!evalname[e->name]) evalname[e->name] = is_eval_fn(strtab_get(&t->strs, e->name)) ? 2 : 1;
+            int ev = evalname[e->name] == 2;
+            if (ev && e->kind == CPU_OP) eval_thread = 1;
+            /* 2. backward: under an autograd function (parents come first) */
+            l->backward[i] = (uint8_t)(ev || (p >= 0 && l->backward[p]));
         }
-        /* 2. backward: the autograd engine's threads, and anything under evaluate_function */
-        for (size_t k = a; k < b; k++) {
-            int32_t i = idx[k];
-            int bw = eval_thread;
-            for (int32_t p = i; !bw && p >= 0; p = l->parent[p])
-                if (is_eval_fn(strtab_get(&t->strs, t->cpu[p].name))) bw = 1;
-            l->backward[i] = (uint8_t)bw;
-        }
-        a = b;
+        /* ... and anything on a thread that runs autograd functions */
+        if (eval_thread)
+            for (size_t k = a; k < b; k++) l->backward[idx[k]] = 1;
     }
     free(stack);
-    free(idx);
+    free(evalname);
+    l->thread_order = idx;
+    l->thread_start = start;
+    l->nthreads = nthr;
 
     /* 3. modules: group by the shallowest level at which modules differ */
     int maxd = 0;
@@ -160,6 +173,8 @@ void links_build(const pc_trace *t, pc_links *l) {
 }
 
 void links_free(pc_links *l) {
+    free(l->thread_order);
+    free(l->thread_start);
     free(l->parent);
     free(l->backward);
     free(l->module);

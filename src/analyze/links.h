@@ -29,6 +29,9 @@ typedef struct pc_links {
     uint8_t *gpu_how;       /* [ngpu] LINK_* */
     int32_t *module;        /* [ncpu] the grouping nn.Module python_function of an op, or -1 */
     int module_level;       /* depth of module used for grouping (0 = outermost) */
+    int32_t *thread_order;  /* cpu indices grouped by thread, in time order within each */
+    size_t *thread_start;   /* [nthreads + 1]: where each thread's run starts in thread_order */
+    size_t nthreads;
 } pc_links;
 
 void links_build(const pc_trace *t, pc_links *l);

@@ -14,13 +14,6 @@
 typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals; int64_t at_peak_ts; } devmem;
 typedef struct opmem { uint32_t name; int64_t alloc, freed, count; } opmem;
 
-static const pc_trace *st;
-static int cmp_thread_ts(const void *a, const void *b) {
-    const pc_cpu_event *x = &st->cpu[*(const int32_t *)a], *y = &st->cpu[*(const int32_t *)b];
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    int32_t ia = *(const int32_t *)a, ib = *(const int32_t *)b;
-    return ia < ib ? -1 : ia > ib;
-}
 static int cmp_opmem(const void *a, const void *b) {
     const opmem *x = a, *y = b;
     if (x->alloc != y->alloc) return x->alloc > y->alloc ? -1 : 1;
@@ -77,34 +70,38 @@ void an_memory(const an_ctx *c, cJSON *s) {
         } else cJSON_AddNullToObject(j, "device_memory_bytes");
         cJSON_AddItemToArray(devs, j);
     }
-    /* operators that allocate the most device memory */
-    size_t nc = t->ncpu;
-    int32_t *idx = xmalloc((nc ? nc : 1) * sizeof *idx);
-    size_t ni = 0;
-    for (size_t i = 0; i < nc; i++)
-        if (t->cpu[i].kind == CPU_OP) idx[ni++] = (int32_t)i;
-    st = t;
-    qsort(idx, ni, sizeof *idx, cmp_thread_ts);
+    /* operators that allocate the most device memory: the innermost cpu_op
+     * running on the allocating thread at the allocation's time */
+    const pc_links *l = &c->links;
+    hmap bytid = {0};
+    for (size_t th = 0; th < l->nthreads; th++) {
+        if (l->thread_start[th] == l->thread_start[th + 1]) continue;
+        int created;
+        uint32_t *v = hmap_get(&bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
+        if (created) *v = (uint32_t)th;
+    }
     hmap m = {0};
     opmem *rows = NULL;
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != 1) continue;
-        /* last op on this thread starting at or before ts, then up to one that contains ts */
-        size_t lo = 0, hi = ni;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const pc_cpu_event *x = &t->cpu[idx[mid]];
-            if (x->tid < e->tid || (x->tid == e->tid && x->ts <= e->ts)) lo = mid + 1;
-            else hi = mid;
-        }
+        const uint32_t *th = hmap_find(&bytid, (uint64_t)e->tid);
         int32_t op = -1;
-        if (lo > 0 && t->cpu[idx[lo - 1]].tid == e->tid) {
-            int32_t p = idx[lo - 1];
-            while (p >= 0 && !(t->cpu[p].kind == CPU_OP && t->cpu[p].ts <= e->ts && e->ts <= t->cpu[p].ts + t->cpu[p].dur))
-                p = c->links.parent[p];
-            op = p;
+        if (th) {
+            /* last event of the thread starting at or before ts, then up to a containing op */
+            size_t lo = l->thread_start[*th], hi = l->thread_start[*th + 1];
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (t->cpu[l->thread_order[mid]].ts <= e->ts) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo > l->thread_start[*th]) {
+                int32_t p = l->thread_order[lo - 1];
+                while (p >= 0 && !(t->cpu[p].kind == CPU_OP && t->cpu[p].ts <= e->ts && e->ts <= t->cpu[p].ts + t->cpu[p].dur))
+                    p = l->parent[p];
+                op = p;
+            }
         }
         uint32_t name = op >= 0 ? t->cpu[op].name : 0;
         int created;
@@ -120,7 +117,7 @@ void an_memory(const an_ctx *c, cJSON *s) {
         else r->freed -= e->bytes;
     }
     hmap_free(&m);
-    free(idx);
+    hmap_free(&bytid);
     if (n) qsort(rows, n, sizeof *rows, cmp_opmem);
     for (size_t i = 0; i < n && i < 50; i++) {
         if (!rows[i].alloc) continue;

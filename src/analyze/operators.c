@@ -105,6 +105,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
             passes[l->parent[i]]++;
     }
 
+    uint8_t *known = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
     /* aggregate by name (and shapes) */
     hmap m = {0};
     oprow *rows = NULL;
@@ -138,7 +139,8 @@ void an_operators(const an_ctx *c, cJSON *s) {
         r->gpu_ns_kernels += kns[i];
         if (l->backward[i]) r->bwd = 1;
         else r->fwd = 1;
-        if (e->input_dims) {
+        if (!known[e->name]) known[e->name] = op_flops_known(strtab_get(&t->strs, e->name)) ? 2 : 1;
+        if (e->input_dims && known[e->name] == 2) {
             op_args a;
             flops_result fr;
             op_args_parse(&a, strtab_get(&t->strs, e->input_dims), strtab_get(&t->strs, e->input_types),
@@ -172,6 +174,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
     hmap_free(&m);
     hmap_free(&conv_node);
     free(passes);
+    free(known);
     if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
 
     cJSON *ops = sj_obj(s, "operators");

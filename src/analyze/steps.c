@@ -27,8 +27,10 @@
 #include "analyze.h"
 #include "intervals.h"
 #include "../summary/summary.h"
+#include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <math.h>
+#include <stddef.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +40,33 @@ static int is_step_name(const char *n) {
     return !strncmp(n, "ProfilerStep#", 13) || !strncmp(n, "perfcard.step#", 14);
 }
 
+/* per-name predicates, cached by string id for the hot loops */
+static _Thread_local uint8_t *dl_cache, *nccl_cache;
+static _Thread_local size_t cache_n;
+static _Thread_local const pc_trace *cache_t;
+static void name_caches(const pc_trace *t) {
+    if (cache_t == t && cache_n == t->strs.n) return;
+    free(dl_cache);
+    free(nccl_cache);
+    cache_n = t->strs.n;
+    cache_t = t;
+    dl_cache = xcalloc(cache_n ? cache_n : 1, 1);
+    nccl_cache = xcalloc(cache_n ? cache_n : 1, 1);
+}
+static int name_is_dataloader_id(const pc_trace *t, uint32_t id);
+static int name_is_nccl_id(const pc_trace *t, uint32_t id);
 int name_is_dataloader(const char *n);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
 int name_is_nccl(const char *n);
 int name_is_nccl(const char *n) { return strcasestr(n, "nccl") != NULL; }
+static int name_is_dataloader_id(const pc_trace *t, uint32_t id) {
+    if (!dl_cache[id]) dl_cache[id] = name_is_dataloader(strtab_get(&t->strs, id)) ? 2 : 1;
+    return dl_cache[id] == 2;
+}
+static int name_is_nccl_id(const pc_trace *t, uint32_t id) {
+    if (!nccl_cache[id]) nccl_cache[id] = name_is_nccl(strtab_get(&t->strs, id)) ? 2 : 1;
+    return nccl_cache[id] == 2;
+}
 
 static int cmp_step(const void *a, const void *b) {
     const pc_step *x = a, *y = b;
@@ -61,6 +86,8 @@ static long find_step(const pc_step *s, size_t n, int64_t t, int use_cpu) {
     const pc_step *x = &s[lo - 1];
     return t < (use_cpu ? x->cpu_end : x->end) ? (long)(lo - 1) : -1;
 }
+
+long step_index(const an_ctx *c, int64_t t) { return find_step(c->steps, c->nsteps, t, 0); }
 
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
@@ -116,12 +143,15 @@ void steps_find(an_ctx *c) {
         if (si >= 0 && e->ts + e->dur > v[si].end) v[si].end = e->ts + e->dur;
     }
     /* the GPU copy of the step range (gpu_user_annotation), where present */
+    hmap byname = {0};
+    for (size_t i = 0; i < n; i++) *hmap_get(&byname, v[i].name, NULL) = (uint32_t)i;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_ANNOT) continue;
-        for (size_t i = 0; i < n; i++)
-            if (v[i].name == e->name && e->ts + e->dur > v[i].end) v[i].end = e->ts + e->dur;
+        const uint32_t *i = hmap_find(&byname, e->name);
+        if (i && e->ts + e->dur > v[*i].end) v[*i].end = e->ts + e->dur;
     }
+    hmap_free(&byname);
     for (size_t i = 1; i < n; i++) {
         if (v[i].start < v[i - 1].end) v[i].start = v[i - 1].end;
         if (v[i].end < v[i].start) v[i].end = v[i].start;
@@ -135,17 +165,10 @@ static const char *const bkey[B_N] = {"kernel_ns", "memcpy_ns", "memset_ns", "co
                                       "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
 static const char *const bname[B_N] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
 
-typedef struct ept { int64_t t; int8_t cat, d; } ept;
-static int cmp_ept(const void *a, const void *b) {
-    const ept *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return x->d - y->d; /* ends before starts at equal times */
-}
-
 static int under_dataloader(const pc_trace *t, const pc_links *l, int32_t i) {
     for (; i >= 0; i = l->parent[i]) {
         const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name))) return 1;
+        if (e->kind == CPU_DATALOADER || name_is_dataloader_id(t, e->name)) return 1;
     }
     return 0;
 }
@@ -181,6 +204,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
         acc[i].bp_end = acc[i].fwd_end = acc[i].cpu_bp = acc[i].cpu_fwd_end = INT64_MIN;
     }
     const char *fp_name = c->o.fp_point, *bp_name = c->o.bp_point;
+    name_caches(t);
     /* kernels -> phases */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
@@ -220,75 +244,51 @@ void an_steps(const an_ctx *c, cJSON *s) {
         if (!l->backward[i] && end > a->cpu_fwd_end) a->cpu_fwd_end = end;
     }
 
-    /* breakdown: one sweep over all endpoints */
-    size_t ne = 0, cap = 0;
-    ept *ev = NULL;
-    ivl *nccl = NULL, *comp = NULL, *dl = NULL;
-    size_t nn = 0, capn = 0, nc2 = 0, capc = 0, nd = 0, capd = 0;
+    /* breakdown: a merged interval list per category, each built in one
+     * pass over events already sorted by start; then, in priority order,
+     * each category counts only where no earlier category was active */
+    ivl *u[B_OTHER];
+    size_t nu[B_OTHER];
+    for (int k = 0; k < B_OTHER; k++) u[k] = NULL, nu[k] = 0;
+    size_t capu[B_OTHER] = {0};
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        int cat;
-        if (e->kind == GPU_KERNEL) {
-            int comm = name_is_nccl(strtab_get(&t->strs, e->name));
-            cat = comm ? B_COMM : B_KERNEL;
-            ivl *iv = comm ? VEC_PUSH(nccl, nn, capn) : VEC_PUSH(comp, nc2, capc);
-            iv->s = e->ts, iv->e = e->ts + e->dur;
-        } else if (e->kind == GPU_MEMCPY) cat = B_MEMCPY;
-        else if (e->kind == GPU_MEMSET) cat = B_MEMSET;
-        else continue;
-        if (e->dur <= 0) continue;
-        *VEC_PUSH(ev, ne, cap) = (ept){e->ts, (int8_t)cat, 1};
-        *VEC_PUSH(ev, ne, cap) = (ept){e->ts + e->dur, (int8_t)cat, -1};
+        int k = e->kind == GPU_KERNEL ? (name_is_nccl_id(t, e->name) ? B_COMM : B_KERNEL)
+                : e->kind == GPU_MEMCPY ? B_MEMCPY : e->kind == GPU_MEMSET ? B_MEMSET : -1;
+        if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        int cat;
-        int isdl = e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name));
-        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) cat = B_RUNTIME;
-        else if (isdl) cat = B_DATA;
-        else if (e->kind == CPU_OP) cat = B_CPU;
-        else continue;
-        if (isdl) { ivl *iv = VEC_PUSH(dl, nd, capd); iv->s = e->ts, iv->e = e->ts + e->dur; }
-        if (e->dur <= 0) continue;
-        *VEC_PUSH(ev, ne, cap) = (ept){e->ts, (int8_t)cat, 1};
-        *VEC_PUSH(ev, ne, cap) = (ept){e->ts + e->dur, (int8_t)cat, -1};
+        int k = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? B_RUNTIME
+                : e->kind == CPU_DATALOADER || name_is_dataloader_id(t, e->name) ? B_DATA : e->kind == CPU_OP ? B_CPU : -1;
+        if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
-    if (ne) qsort(ev, ne, sizeof *ev, cmp_ept);
-    int cnt[B_N] = {0};
-    size_t ei = 0;
+    ivl *covered = NULL;
+    size_t ncov = 0;
+    for (int k = 0; k < B_OTHER; k++) {
+        ivl *only = NULL;
+        size_t nonly = ivl_subtract(u[k], nu[k], covered, ncov, &only);
+        ivl_step_sums(only, nonly, st, ns, sizeof *st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), acc, sizeof *acc);
+        free(only);
+        ivl *m2 = NULL;
+        size_t nm = ivl_union2(covered, ncov, u[k], nu[k], &m2);
+        free(covered);
+        covered = m2, ncov = nm;
+    }
     for (size_t si = 0; si < ns; si++) {
-        int64_t cur = st[si].start, end = st[si].end;
-        /* apply endpoints before the window */
-        while (ei < ne && ev[ei].t <= cur) cnt[ev[ei].cat] += ev[ei].d, ei++;
-        while (cur < end) {
-            int64_t next = ei < ne && ev[ei].t < end ? ev[ei].t : end;
-            int top = B_OTHER;
-            for (int k = 0; k < B_OTHER; k++)
-                if (cnt[k] > 0) { top = k; break; }
-            acc[si].b[top] += next - cur;
-            cur = next;
-            while (ei < ne && ev[ei].t <= cur) cnt[ev[ei].cat] += ev[ei].d, ei++;
-        }
+        int64_t used = 0;
+        for (int k = 0; k < B_OTHER; k++) used += acc[si].b[k];
+        acc[si].b[B_OTHER] = st[si].end - st[si].start - used;
     }
-    free(ev);
-    nn = ivl_merge(nccl, nn);
-    nc2 = ivl_merge(comp, nc2);
-    nd = ivl_merge(dl, nd);
+    free(covered);
+    /* data wait, communication and its overlap with computation */
     ivl *ov = NULL;
-    size_t no = 0, capo = 0;
-    /* overlap list = nccl ∩ compute, as intervals, for per-step clipping */
-    for (size_t i = 0, j = 0; i < nn && j < nc2;) {
-        int64_t a = nccl[i].s > comp[j].s ? nccl[i].s : comp[j].s, b = nccl[i].e < comp[j].e ? nccl[i].e : comp[j].e;
-        if (b > a) { ivl *x = VEC_PUSH(ov, no, capo); x->s = a, x->e = b; }
-        if (nccl[i].e < comp[j].e) i++;
-        else j++;
-    }
-    for (size_t si = 0; si < ns; si++) {
-        acc[si].data_ns = ivl_clip_sum(dl, nd, st[si].start, st[si].end);
-        acc[si].comm_ns = ivl_clip_sum(nccl, nn, st[si].start, st[si].end);
-        acc[si].overlap_ns = ivl_clip_sum(ov, no, st[si].start, st[si].end);
-    }
-    free(nccl); free(comp); free(dl); free(ov);
+    size_t no = ivl_intersect(u[B_COMM], nu[B_COMM], u[B_KERNEL], nu[B_KERNEL], &ov);
+    ivl_step_sums(u[B_DATA], nu[B_DATA], st, ns, sizeof *st, offsetof(stepacc, data_ns), acc, sizeof *acc);
+    ivl_step_sums(u[B_COMM], nu[B_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
+    ivl_step_sums(ov, no, st, ns, sizeof *st, offsetof(stepacc, overlap_ns), acc, sizeof *acc);
+    free(ov);
+    for (int k = 0; k < B_OTHER; k++) free(u[k]);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -298,6 +298,14 @@ void an_steps(const an_ctx *c, cJSON *s) {
     sj_int(so, "count", c->step_source ? (int64_t)ns : 0);
     sj_str(so, "fp_point", fp_name ? fp_name : "");
     sj_str(so, "bp_point", bp_name ? bp_name : "");
+    /* per-step rows: all of them up to MAX_STEP_ROWS, else an even sample
+     * (first and last included); every duration is in durations_ns */
+    enum { MAX_STEP_ROWS = 1000 };
+    size_t every = ns > MAX_STEP_ROWS ? (ns + MAX_STEP_ROWS - 1) / MAX_STEP_ROWS : 1;
+    sj_bool(so, "rows_sampled", every > 1);
+    sj_int(so, "rows_every", (int64_t)every);
+    cJSON *alld = sj_arr(so, "durations_ns");
+    for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
     cJSON *rows = sj_arr(so, "rows");
     double sum[16] = {0}, sum1[16] = {0};
     int64_t *durs = xmalloc(ns * sizeof *durs);
@@ -347,7 +355,8 @@ void an_steps(const an_ctx *c, cJSON *s) {
         }
         sj_int(r, "communication_ns", a->comm_ns);
         sj_int(r, "communication_overlap_ns", a->overlap_ns);
-        cJSON_AddItemToArray(rows, r);
+        if (si % every == 0 || si == ns - 1) cJSON_AddItemToArray(rows, r);
+        else cJSON_Delete(r);
         double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
         for (int k = 0; k < 6; k++) {
             sum[k] += vals[k];
@@ -403,4 +412,8 @@ void an_steps(const an_ctx *c, cJSON *s) {
     sj_num(cm, "pct_of_step", total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
     sj_num(cm, "exposed_pct_of_step", total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
     free(acc);
+    free(dl_cache);
+    free(nccl_cache);
+    dl_cache = nccl_cache = NULL;
+    cache_t = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void cli_error(const char *file, const void *e) {
@@ -84,12 +85,26 @@ static int parse_formats(const char *s, unsigned *out) {
     return f ? 0 : -1;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+/* PERFCARD_TIMING=1 prints where the time goes (for make bench) */
+static void timing(const char *what, double since) {
+    static int on = -1;
+    if (on < 0) on = getenv("PERFCARD_TIMING") != NULL;
+    if (on) fprintf(stderr, "perfcard: timing: %-8s %.3f s\n", what, now_s() - since);
+}
+
 /* Loads and analyzes one input. Returns an exit code; *summary set on 0 or 3. */
 static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
     pc_err err = {0};
     pc_trace *t = NULL;
     pc_load_opts lo = {.progress = isatty(2) && !o->quiet};
+    double t0 = now_s();
     int rc = pc_load(path, &lo, &t, &err);
+    timing("load", t0);
     if (rc) {
         if (err.has_offset)
             fprintf(stderr, "perfcard: %s: %s (byte offset %llu)\n", path, err.msg, (unsigned long long)err.offset);
@@ -98,7 +113,9 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
     }
     pc_analyze_opts an = o->an;
     an.input_name = path;
+    t0 = now_s();
     *summary = pc_analyze(t, &an);
+    timing("analyze", t0);
     int truncated = t->truncated;
     if (truncated)
         fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
@@ -149,9 +166,11 @@ int cmd_report(int argc, char **argv) {
     int ec = summarize_input(path, &o, &s);
     if (!s) return ec;
     pc_err err = {0};
+    double t0 = now_s();
     pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates, .email_to = o.email_to,
                          .email_subject = o.email_subject};
     int rc = pc_report_write(s, &ro, &err);
+    timing("render", t0);
     cJSON_Delete(s);
     if (rc) {
         fprintf(stderr, "perfcard: %s\n", err.msg);

@@ -348,17 +348,23 @@ static cairo_status_t to_sbuf(void *closure, const unsigned char *data, unsigned
     return CAIRO_STATUS_SUCCESS;
 }
 
-/* Cairo names its defs glyph0-1, clip1, ...: give each chart its own prefix. */
+/* Cairo names its defs glyph0-1, clip1, ...: give each chart its own prefix.
+ * Patterns start with 'i', 'h' or 'u'; jump between candidates with strpbrk. */
 static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
     static const char *pats[] = {"id=\"", "href=\"#", "url(#"};
+    static const size_t plen[] = {4, 7, 5};
     while (*s) {
+        const char *c = strpbrk(s, "ihu");
+        if (!c) { sbuf_puts(out, s); return; }
+        sbuf_putn(out, s, (size_t)(c - s));
+        s = c;
         int hit = -1;
         for (int i = 0; i < 3; i++)
-            if (!strncmp(s, pats[i], strlen(pats[i]))) { hit = i; break; }
+            if (!strncmp(s, pats[i], plen[i])) { hit = i; break; }
         if (hit >= 0) {
-            sbuf_puts(out, pats[hit]);
+            sbuf_putn(out, pats[hit], plen[hit]);
             sbuf_puts(out, pfx);
-            s += strlen(pats[hit]);
+            s += plen[hit];
         } else sbuf_putc(out, *s++);
     }
 }

@@ -212,24 +212,40 @@ static void step_charts(chart_out *co, cJSON *v) {
     static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
     double *bd[8];
     for (int k = 0; k < 8; k++) bd[k] = xcalloc(n, sizeof(double));
-    size_t i = 0;
+    /* at most 120 bars: consecutive steps averaged in groups */
+    size_t total = n, g = n > 120 ? (n + 119) / 120 : 1;
+    n = (total + g - 1) / g;
+    size_t i = 0, in_group = 0;
+    long long first_no = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, rows) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "#%lld", (long long)sj_getnum(r, "number", (double)i));
-        labels[i] = xstrdup(buf);
-        x[i] = sj_getnum(r, "number", (double)i);
-        ph[0][i] = sj_getnum(r, "iteration_interval_ns", 0);
-        ph[1][i] = sj_getnum(r, "fp_bp_ns", 0);
-        ph[2][i] = sj_getnum(r, "tail_ns", 0);
-        dur[i] = sj_getnum(r, "duration_ns", 0);
-        dw[i] = sj_getnum(r, "data_wait_ns", 0);
+        size_t gi = i / g;
+        long long no = (long long)sj_getnum(r, "number", (double)i);
+        if (in_group == 0) first_no = no;
+        x[gi] += sj_getnum(r, "number", (double)i) / (double)g;
+        ph[0][gi] += sj_getnum(r, "iteration_interval_ns", 0);
+        ph[1][gi] += sj_getnum(r, "fp_bp_ns", 0);
+        ph[2][gi] += sj_getnum(r, "tail_ns", 0);
+        dur[gi] += sj_getnum(r, "duration_ns", 0);
+        dw[gi] += sj_getnum(r, "data_wait_ns", 0);
         for (int k = 0; k < 8; k++) {
             char path[64];
             snprintf(path, sizeof path, "breakdown.%s", bk[k]);
-            bd[k][i] = sj_getnum(r, path, 0);
+            bd[k][gi] += sj_getnum(r, path, 0);
         }
+        in_group++;
         i++;
+        if (in_group == g || i == total) {
+            char buf[48];
+            if (g == 1) snprintf(buf, sizeof buf, "#%lld", no);
+            else snprintf(buf, sizeof buf, "#%lld-%lld", first_no, no);
+            labels[gi] = xstrdup(buf);
+            double k2 = (double)in_group;
+            x[gi] = x[gi] * (double)g / k2;
+            ph[0][gi] /= k2, ph[1][gi] /= k2, ph[2][gi] /= k2, dur[gi] /= k2, dw[gi] /= k2;
+            for (int k = 0; k < 8; k++) bd[k][gi] /= k2;
+            in_group = 0;
+        }
     }
     chart_series ps[3] = {{"iteration interval", NULL, ph[0], n, 1}, {"forward + backward", NULL, ph[1], n, 0},
                           {"tail", NULL, ph[2], n, 2}};
@@ -249,10 +265,13 @@ static void step_charts(chart_out *co, cJSON *v) {
     chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
     add_chart_data(co, "data_wait", &c4, series_rows(&c4));
-    /* step boundaries as marks on time charts */
+    /* step boundaries as marks on time charts (at most 120 of them) */
     double *marks = xcalloc(n, sizeof *marks);
+    size_t nmarks = 0;
     i = 0;
-    cJSON_ArrayForEach(r, rows) marks[i++] = sj_getnum(r, "start_ns", 0);
+    cJSON_ArrayForEach(r, rows) {
+        if (i++ % g == 0 && nmarks < n) marks[nmarks++] = sj_getnum(r, "start_ns", 0);
+    }
     /* GPU utilization over time, per device */
     const cJSON *d;
     cJSON_ArrayForEach(d, sj_get(v, "gpu.devices")) {
@@ -270,7 +289,7 @@ static void step_charts(chart_out *co, cJSON *v) {
                  sj_getnum(d, "timeline.bucket_ns", 0) >= 1e6 ? "1 ms or more" : "µs");
         chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
         chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
-                    .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = n};
+                    .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = add_chart_data(co, id, &c5, series_rows(&c5));
         cJSON_AddItemReferenceToObject((cJSON *)d, "chart", ch);
         free(tx);
@@ -294,7 +313,7 @@ static void step_charts(chart_out *co, cJSON *v) {
         chart_series us[4];
         for (int k = 0; k < 4; k++) us[k] = (chart_series){cn[k], tx, ty[k], m, cc[k]};
         chart c6 = {.kind = CHART_LINE, .title = "CPU utilization (% of all CPUs; dashed lines: step starts)", .xlabel = "time since trace start",
-                    .ylabel = "utilization", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 4, .marks = marks, .nmarks = n};
+                    .ylabel = "utilization", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 4, .marks = marks, .nmarks = nmarks};
         add_chart_data(co, "cpu", &c6, series_rows(&c6));
         free(tx);
         for (int k = 0; k < 4; k++) free(ty[k]);
@@ -316,7 +335,7 @@ static void step_charts(chart_out *co, cJSON *v) {
         snprintf(id, sizeof id, "queue%d", qi++);
         snprintf(title, sizeof title, "Queue %s: size over time", sj_getstr(q, "name", ""));
         chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
-                    .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = n};
+                    .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = add_chart_data(co, id, &c7, series_rows(&c7));
         cJSON_AddItemReferenceToObject((cJSON *)q, "chart", ch);
         free(tx);
@@ -326,6 +345,7 @@ static void step_charts(chart_out *co, cJSON *v) {
     free(marks);
     for (i = 0; i < n; i++) free(labels[i]);
     free(labels);
+    (void)total;
     free(x);
     free(dur);
     free(dw);

@@ -128,10 +128,55 @@ else
     echo "SKIP ${tag}cli_markdown_renders: cmark-gfm or python3 missing"
 fi
 
+# perfcard diff
+G=$(dirname "$PC")/gentrace
+[ -x "$G" ] || G=./build/gentrace
+"$G" --steps 12 --noise 1 --seed 1 > "$T/a.json"
+"$G" --steps 12 --noise 1 --seed 1 --slow "dgrad_engine=1.2" > "$T/slow.json"
+"$G" --steps 12 --noise 1 --seed 2 > "$T/noise.json"
+"$PC" diff "$T/a.json" "$T/a.json" -o "$T/d_self" --fail-on regression > "$T/out" 2>&1
+check diff_self_exit_0 [ $? -eq 0 ]
+check diff_self_unchanged grep -q '"verdict":[[:space:]]*"unchanged"' "$T/d_self/diff.json"
+check diff_self_zero_deltas sh -c "! grep -E '\"delta(_ns)?\":[[:space:]]*-?[1-9]' '$T/d_self/diff.json'"
+"$PC" diff "$T/a.json" "$T/slow.json" -o "$T/d_slow" --fail-on regression > "$T/out" 2>&1
+check diff_slow_kernel_exit_1 [ $? -eq 1 ]
+check diff_slow_kernel_regressed grep -q '"verdict":[[:space:]]*"regressed"' "$T/d_slow/diff.json"
+if command -v python3 > /dev/null; then
+    check diff_slow_kernel_on_top python3 -c "
+import json; d = json.load(open('$T/d_slow/diff.json'))
+top = d['kernels']['rows'][0]
+assert 'dgrad_engine' in top['name'], top['name']
+assert abs(top['runs'][0]['delta_pct'] - 20) < 3, top['runs'][0]['delta_pct']"
+fi
+"$PC" diff "$T/a.json" "$T/noise.json" -o "$T/d_noise" --fail-on regression > "$T/out" 2>&1
+check diff_noise_not_regressed [ $? -eq 0 ]
+check diff_noise_unchanged_or_inconclusive grep -Eq '"verdict":[[:space:]]*"(unchanged|inconclusive)"' "$T/d_noise/diff.json"
+# summaries and traces give the same diff
+"$PC" summarize "$T/a.json" -o "$T/a.summary.json" -q
+"$PC" summarize "$T/slow.json" -o "$T/slow.summary.json" -q
+"$PC" diff "$T/a.summary.json" "$T/slow.summary.json" -o "$T/d_sum" -q
+sed 's/"input":[[:space:]]*"[^"]*"//' "$T/d_slow/diff.json" > "$T/x1"
+sed 's/"input":[[:space:]]*"[^"]*"//' "$T/d_sum/diff.json" > "$T/x2"
+check diff_summary_equals_trace cmp -s "$T/x1" "$T/x2"
+"$PC" diff "$T/a.json" "$T/slow.json" "$T/noise.json" -o "$T/d_multi" -q
+check diff_several_runs sh -c "[ \$(grep -c '\"verdict_reason\"' '$T/d_multi/diff.json') -eq 2 ]"
+check diff_md_size sh -c "[ \$(wc -c < '$T/d_multi/diff.md') -le 60000 ]"
+"$PC" diff "$T/a.json" > /dev/null 2>&1; check diff_one_input_exit_2 [ $? -eq 2 ]
+"$PC" diff "$T/a.json" "$T/bad.json" -o "$T/d_bad" > /dev/null 2>&1; check diff_bad_input_exit_2 [ $? -eq 2 ]
+if [ -d ../shared/data/kineto ]; then
+    "$PC" diff ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz \
+        ../shared/data/kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz -o "$T/d_workers" -q
+    check diff_workers_data_wait_drops grep -q '| data | Data wait per step | 69.30 ms | 1.42 ms |' "$T/d_workers/diff.md"
+fi
+if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
+    if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
+fi
+
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then
     if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then
         node tests/browser/check_report.js "$T/full/report.html" "$T/full/screenshot.png" "cli_" 2>&1
+        node tests/browser/check_report.js "$T/d_multi/diff.html" "$T/d_multi/screenshot.png" "cli_diff_" 2>&1
         node tests/browser/check_report.js "$T/host/report.html" "$T/host/screenshot.png" "cli_hostile_" 2>&1 | grep -v 'charts_present\|table_sorts\|filter_box'
         if [ -d ../shared/data/kineto ]; then
             "$PC" report ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz -o "$T/r50" -q

@@ -51,7 +51,12 @@ void an_memory(const an_ctx *c, cJSON *s) {
         if (e->total_reserved != PC_NONE && e->total_reserved > d->peak_res) d->peak_res = e->total_reserved;
         if (e->bytes > 0) d->nalloc++;
     }
+    int64_t cuda_peak = -1;
     for (int k = 0; k < nd; k++) {
+        if (dm[k].type == 1) {
+            int64_t p = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
+            if (p > cuda_peak) cuda_peak = p;
+        }
         cJSON *j = cJSON_CreateObject();
         int cuda = dm[k].type == 1;
         sj_str(j, "device", cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other");
@@ -70,6 +75,7 @@ void an_memory(const an_ctx *c, cJSON *s) {
         } else cJSON_AddNullToObject(j, "device_memory_bytes");
         cJSON_AddItemToArray(devs, j);
     }
+    if (cuda_peak >= 0) sj_int(mem, "cuda_peak_allocated_bytes", cuda_peak);
     /* operators that allocate the most device memory: the innermost cpu_op
      * running on the allocating thread at the allocation's time */
     const pc_links *l = &c->links;

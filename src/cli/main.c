@@ -11,6 +11,7 @@ static void usage(FILE *f) {
             "commands:\n"
             "  report TRACE [-o DIR]          write report.html, summary.md, summary.json\n"
             "  summarize TRACE [-o FILE]      write only the summary (summary.json)\n"
+            "  diff BASE NEW [NEW2 ...]       compare runs (traces or summary.json): diff.html, .md, .json\n"
             "  version                        print the version\n"
             "\n"
             "Run 'perfcard <command> --help' for a command's options.\n"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("perfcard %s\n", PC_VERSION); return 0; }
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);
+    if (!strcmp(c, "diff")) return cmd_diff(argc - 1, argv + 1);
     fprintf(stderr, "perfcard: unknown command '%s'\n\n", c);
     usage(stderr);
     return EXIT_INPUT;

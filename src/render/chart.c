@@ -99,16 +99,18 @@ static void legend(cairo_t *cr, double x, double y, double w, const char *const 
 static void draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
     double label_w = w * 0.42, left = label_w + 16, right = w - 80, top = 34, bottom = h - 34;
     size_t n = c->n;
-    double maxv = 0;
-    for (size_t i = 0; i < n; i++) maxv = fmax(maxv, c->values[i]);
-    if (maxv <= 0) maxv = 1;
+    double maxv = 0, minv = 0;
+    for (size_t i = 0; i < n; i++) maxv = fmax(maxv, c->values[i]), minv = fmin(minv, c->values[i]);
+    if (maxv <= 0 && minv >= 0) maxv = 1;
+    double span = maxv - minv;
+    /* negative values (a diff's improvements) grow left of a zero line */
+    double zero = left + (right - left) * (-minv) / span;
     double bh = n ? (bottom - top) / n : 0;
-    /* axis and grid */
-    double step = nice_step(maxv, 4);
+    double step = nice_step(span, 4);
     char buf[64];
     cairo_set_line_width(cr, 1);
-    for (double v = 0; v <= maxv * 1.0001; v += step) {
-        double x = left + (right - left) * v / maxv;
+    for (double v = ceil(minv / step) * step; v <= maxv * 1.0001 + 1e-9; v += step) {
+        double x = left + (right - left) * (v - minv) / span;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, x, top);
         cairo_line_to(cr, x, bottom);
@@ -118,14 +120,22 @@ static void draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
         text(cr, x, bottom + 14, buf, 0, 2);
     }
     for (size_t i = 0; i < n; i++) {
-        double y = top + i * bh;
+        double y = top + i * bh, v = c->values[i];
+        double x1 = zero, x2 = left + (right - left) * (v - minv) / span;
         set_col(cr, c->colors ? c->colors[i] : 0);
-        cairo_rectangle(cr, left, y + bh * 0.15, (right - left) * c->values[i] / maxv, bh * 0.7);
+        cairo_rectangle(cr, fmin(x1, x2), y + bh * 0.15, fabs(x2 - x1), bh * 0.7);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         text(cr, label_w + 8, y + bh * 0.5 + 4, c->labels[i], label_w - 8, 1);
-        fmt_unit(buf, sizeof buf, c->values[i], c->unit);
-        text(cr, left + (right - left) * c->values[i] / maxv + 4, y + bh * 0.5 + 4, buf, 0, 0);
+        fmt_unit(buf, sizeof buf, v, c->unit);
+        if (v >= 0) text(cr, x2 + 4, y + bh * 0.5 + 4, buf, 0, 0);
+        else text(cr, fmax(x2 - 4, left + 40), y + bh * 0.5 + 4, buf, 0, x2 - 4 > left + 40 ? 1 : 0);
+    }
+    if (minv < 0) {
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        cairo_move_to(cr, zero, top);
+        cairo_line_to(cr, zero, bottom);
+        cairo_stroke(cr);
     }
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     if (c->xlabel) text(cr, (left + right) / 2, h - 6, c->xlabel, 0, 2);

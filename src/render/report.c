@@ -1,6 +1,7 @@
 /* report.c - the view (summary + what only presentation needs: charts,
  * bounded tables) and the files made from it. */
 #include "report.h"
+#include "view.h"
 #include "chart.h"
 #include "tmpl.h"
 #include "../summary/summary.h"
@@ -37,7 +38,7 @@ char *pc_asset(const char *dir, const char *name, size_t *len) {
 
 /* Keeps the first `keep` elements of array `key` in obj; records how many
  * were left out as key_more and the full count as key_total. */
-static void limit(cJSON *obj, const char *key, int keep) {
+void rv_limit(cJSON *obj, const char *key, int keep) {
     cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!cJSON_IsArray(a)) return;
     int n = cJSON_GetArraySize(a);
@@ -49,15 +50,8 @@ static void limit(cJSON *obj, const char *key, int keep) {
     while (cJSON_GetArraySize(a) > keep) cJSON_DeleteItemFromArray(a, cJSON_GetArraySize(a) - 1);
 }
 
-typedef struct chart_out {
-    cJSON *charts;     /* view.charts */
-    const char *dir;   /* where PNGs go (NULL: none) */
-    int counter;
-    pc_err *err;
-    int rc;
-} chart_out;
 
-static void fmt_unit_str(sbuf *b, double v, int unit) {
+void rv_fmt_unit(sbuf *b, double v, int unit) {
     if (unit == UNIT_NS) fmt_dur(b, v);
     else if (unit == UNIT_PCT) sbuf_printf(b, "%.1f%%", v);
     else if (unit == UNIT_BYTES) fmt_bytes(b, v);
@@ -71,7 +65,7 @@ static cJSON *data_rows(const char *const *labels, const double *vals, size_t n,
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "label", labels[i]);
         sbuf b = {0};
-        fmt_unit_str(&b, vals[i], unit);
+        rv_fmt_unit(&b, vals[i], unit);
         cJSON_AddStringToObject(r, "value", b.data ? b.data : "");
         sbuf_free(&b);
         cJSON_AddItemToArray(data, r);
@@ -81,19 +75,19 @@ static cJSON *data_rows(const char *const *labels, const double *vals, size_t n,
 
 /* Rows for series charts: one row per category (STACKED) or per point, the
  * value listing every series. */
-static cJSON *series_rows(const chart *c) {
+cJSON *rv_series_rows(const chart *c) {
     cJSON *data = cJSON_CreateArray();
     size_t n = c->kind == CHART_STACKED ? c->ncat : (c->nseries ? c->series[0].n : 0);
     for (size_t i = 0; i < n && i < 500; i++) {
         cJSON *r = cJSON_CreateObject();
         sbuf lab = {0}, val = {0};
         if (c->kind == CHART_STACKED) sbuf_puts(&lab, c->categories[i]);
-        else fmt_unit_str(&lab, c->series[0].x[i], c->xunit);
+        else rv_fmt_unit(&lab, c->series[0].x[i], c->xunit);
         for (size_t s2 = 0; s2 < c->nseries; s2++) {
             if (i >= c->series[s2].n) continue;
             if (val.len) sbuf_puts(&val, " · ");
             sbuf_printf(&val, "%s ", c->series[s2].name);
-            fmt_unit_str(&val, c->series[s2].y[i], c->unit);
+            rv_fmt_unit(&val, c->series[s2].y[i], c->unit);
         }
         cJSON_AddStringToObject(r, "label", lab.data ? lab.data : "");
         cJSON_AddStringToObject(r, "value", val.data ? val.data : "");
@@ -105,7 +99,7 @@ static cJSON *series_rows(const chart *c) {
 }
 
 /* Adds view.charts.<id> = {svg, title, png, data:[{label,value}]}; takes data. */
-static cJSON *add_chart_data(chart_out *co, const char *id, const chart *c, cJSON *data) {
+cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) {
     char pfx[32];
     snprintf(pfx, sizeof pfx, "c%d-", co->counter++);
     cJSON *ch = cJSON_AddObjectToObject(co->charts, id);
@@ -127,7 +121,7 @@ static cJSON *add_chart_data(chart_out *co, const char *id, const chart *c, cJSO
 
 static void add_chart(chart_out *co, const char *id, const chart *c, const char *const *dlabels, const double *dvals,
                       size_t dn, int unit) {
-    add_chart_data(co, id, c, data_rows(dlabels, dvals, dn, unit));
+    rv_add_chart(co, id, c, data_rows(dlabels, dvals, dn, unit));
 }
 
 static void kernel_charts(chart_out *co, cJSON *v, int rows) {
@@ -155,7 +149,7 @@ static void kernel_charts(chart_out *co, cJSON *v, int rows) {
             free(labels);
             free(vals);
         }
-        limit(d, "rows", rows);
+        rv_limit(d, "rows", rows);
     }
 }
 
@@ -251,20 +245,20 @@ static void step_charts(chart_out *co, cJSON *v) {
                           {"tail", NULL, ph[2], n, 2}};
     chart c1 = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
                 .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
-    add_chart_data(co, "steps_phases", &c1, series_rows(&c1));
+    rv_add_chart(co, "steps_phases", &c1, rv_series_rows(&c1));
     chart_series ls[2] = {{"step time", x, dur, n, 0}, {"data wait", x, dw, n, 2}};
     chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ls, .nseries = 2};
-    add_chart_data(co, "steps_lines", &c2, series_rows(&c2));
+    rv_add_chart(co, "steps_lines", &c2, rv_series_rows(&c2));
     chart_series bs[8];
     for (int k = 0; k < 8; k++) bs[k] = (chart_series){bl[k], NULL, bd[k], n, chart_category_color(bn[k])};
     chart c3 = {.kind = CHART_STACKED, .title = "Where each step's time goes", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = n};
-    add_chart_data(co, "breakdown", &c3, series_rows(&c3));
+    rv_add_chart(co, "breakdown", &c3, rv_series_rows(&c3));
     chart_series ds[1] = {{"data wait", NULL, dw, n, chart_category_color("dataloader")}};
     chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
-    add_chart_data(co, "data_wait", &c4, series_rows(&c4));
+    rv_add_chart(co, "data_wait", &c4, rv_series_rows(&c4));
     /* step boundaries as marks on time charts (at most 120 of them) */
     double *marks = xcalloc(n, sizeof *marks);
     size_t nmarks = 0;
@@ -290,7 +284,7 @@ static void step_charts(chart_out *co, cJSON *v) {
         chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
         chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
                     .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};
-        cJSON *ch = add_chart_data(co, id, &c5, series_rows(&c5));
+        cJSON *ch = rv_add_chart(co, id, &c5, rv_series_rows(&c5));
         cJSON_AddItemReferenceToObject((cJSON *)d, "chart", ch);
         free(tx);
         free(ty);
@@ -314,7 +308,7 @@ static void step_charts(chart_out *co, cJSON *v) {
         for (int k = 0; k < 4; k++) us[k] = (chart_series){cn[k], tx, ty[k], m, cc[k]};
         chart c6 = {.kind = CHART_LINE, .title = "CPU utilization (% of all CPUs; dashed lines: step starts)", .xlabel = "time since trace start",
                     .ylabel = "utilization", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 4, .marks = marks, .nmarks = nmarks};
-        add_chart_data(co, "cpu", &c6, series_rows(&c6));
+        rv_add_chart(co, "cpu", &c6, rv_series_rows(&c6));
         free(tx);
         for (int k = 0; k < 4; k++) free(ty[k]);
     }
@@ -336,7 +330,7 @@ static void step_charts(chart_out *co, cJSON *v) {
         snprintf(title, sizeof title, "Queue %s: size over time", sj_getstr(q, "name", ""));
         chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
                     .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = nmarks};
-        cJSON *ch = add_chart_data(co, id, &c7, series_rows(&c7));
+        cJSON *ch = rv_add_chart(co, id, &c7, rv_series_rows(&c7));
         cJSON_AddItemReferenceToObject((cJSON *)q, "chart", ch);
         free(tx);
         free(ty);
@@ -391,7 +385,7 @@ static void timeline_chart(chart_out *co, cJSON *v) {
         cJSON_AddStringToObject(x, "value", buf);
         cJSON_AddItemToArray(data, x);
     }
-    add_chart_data(co, "timeline", &c, data);
+    rv_add_chart(co, "timeline", &c, data);
     for (i = 0; i < nr; i++) free((void *)cr[i].s), free((void *)cr[i].e), free((void *)cr[i].color);
     free(cr);
     /* the boxes are in the chart; drop them from the view */
@@ -410,20 +404,20 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     step_charts(&co, v);
     timeline_chart(&co, v);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
-    if (steps) limit(steps, "rows", rows * 4);
+    if (steps) rv_limit(steps, "rows", rows * 4);
     static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};
     for (int i = 0; bounded[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);
-        if (sec) limit(sec, "rows", rows);
+        if (sec) rv_limit(sec, "rows", rows);
     }
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
-    if (mem) limit(mem, "top_operators", rows < 20 ? rows : 20);
+    if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
     (void)o;
     *rc = co.rc;
     return v;
 }
 
-static int render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err) {
+int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err) {
     size_t n;
     char *t = pc_asset(o->templates_dir, tmpl_name, &n);
     if (!t) return PC_ERRF(err, PC_EIO, "template %s is missing", tmpl_name);
@@ -561,7 +555,7 @@ static void header_value(sbuf *b, const char *v) {
 
 static int write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
     sbuf html = {0};
-    int rc = render_text("email.html", o, view, ESC_HTML, &html, err);
+    int rc = rv_render_text("email.html", o, view, ESC_HTML, &html, err);
     if (rc) { sbuf_free(&html); return rc; }
     sbuf m = {0};
     char date[64];
@@ -619,7 +613,7 @@ static int write_email(const cJSON *view, const pc_report_opts *o, const char *m
     return rc;
 }
 
-static void add_assets(cJSON *view, const pc_report_opts *o) {
+void rv_add_assets(cJSON *view, const pc_report_opts *o) {
     cJSON *a = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(view, "view"), "assets");
     char *css = pc_asset(o->templates_dir, "report.css", NULL), *js = pc_asset(o->templates_dir, "report.js", NULL);
     cJSON_AddStringToObject(a, "css", css ? css : "");
@@ -648,8 +642,8 @@ int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err) 
             if (i >= 0 && rows >= first) continue;
             cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
             if (!rc) {
-                add_assets(v, o);
-                rc = render_text("report.html", o, v, ESC_HTML, &out, err);
+                rv_add_assets(v, o);
+                rc = rv_render_text("report.html", o, v, ESC_HTML, &out, err);
             }
             cJSON_Delete(v);
             if (rc || out.len <= PC_HTML_MAX) break;
@@ -671,7 +665,7 @@ int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err) 
         for (int i = 0; i < 4; i++) {
             cJSON_Delete(v);
             v = build_view(summary, o, o->dir, tries[i], err, &rc);
-            if (!rc) rc = render_text("summary.md", o, v, ESC_MD, &out, err);
+            if (!rc) rc = rv_render_text("summary.md", o, v, ESC_MD, &out, err);
             if (rc || out.len <= PC_MD_MAX) break;
         }
         if (!rc && out.len > PC_MD_MAX) {

@@ -2,6 +2,7 @@
 #include "../util/fsutil.h"
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 cJSON *pc_summary_new(void) {
@@ -13,8 +14,17 @@ cJSON *pc_summary_new(void) {
 cJSON *sj_obj(cJSON *p, const char *k) { return cJSON_AddObjectToObject(p, k); }
 cJSON *sj_arr(cJSON *p, const char *k) { return cJSON_AddArrayToObject(p, k); }
 void sj_int(cJSON *o, const char *k, int64_t v) { cJSON_AddNumberToObject(o, k, (double)v); }
+/* Figures keep 15 significant digits: the value in memory is then exactly
+ * what summary.json holds (cJSON prints 15 digits when they round-trip
+ * within its tolerance), so a diff of summaries equals a diff of traces. */
+static double round15(double v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    return strtod(buf, NULL);
+}
+
 void sj_num(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    if (isfinite(v)) cJSON_AddNumberToObject(o, k, round15(v));
     else cJSON_AddNullToObject(o, k);
 }
 void sj_str(cJSON *o, const char *k, const char *s) { cJSON_AddStringToObject(o, k, s ? s : ""); }

@@ -1,0 +1,213 @@
+/* diff.html, diff.md, diff.json: the view adds formatted values (by each
+ * figure's unit) and the charts: step phases and breakdown for every run on
+ * one scale, and the largest kernel changes as a diverging bar chart. */
+#include "diffreport.h"
+#include "view.h"
+#include "../summary/summary.h"
+#include "../util/fsutil.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int unit_of(const char *u) {
+    return !strcmp(u, "ns") ? UNIT_NS : !strcmp(u, "pct") ? UNIT_PCT : !strcmp(u, "bytes") ? UNIT_BYTES : UNIT_COUNT;
+}
+
+static void put_fmt(cJSON *o, const char *key, double v, int unit, int sign) {
+    sbuf b = {0};
+    if (sign && v > 0) sbuf_putc(&b, '+');
+    if (unit == UNIT_PCT && sign) sbuf_printf(&b, "%.1f pp", v);
+    else rv_fmt_unit(&b, v, unit);
+    cJSON_AddStringToObject(o, key, b.data ? b.data : "");
+    sbuf_free(&b);
+}
+
+static void format_figures(cJSON *v) {
+    cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(v, "figures")) {
+        int u = unit_of(sj_getstr(f, "unit", ""));
+        const cJSON *b = cJSON_GetObjectItem(f, "base");
+        if (cJSON_IsNumber(b)) put_fmt(f, "base_fmt", b->valuedouble, u, 0);
+        else cJSON_AddStringToObject(f, "base_fmt", "n/a");
+        cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(f, "runs")) {
+            const cJSON *n = cJSON_GetObjectItem(r, "new"), *d = cJSON_GetObjectItem(r, "delta");
+            if (cJSON_IsNumber(n)) put_fmt(r, "new_fmt", n->valuedouble, u, 0);
+            else cJSON_AddStringToObject(r, "new_fmt", "n/a");
+            if (cJSON_IsNumber(d)) put_fmt(r, "delta_fmt", d->valuedouble, u, 1);
+            else cJSON_AddStringToObject(r, "delta_fmt", "");
+            /* a change "matters" in the table when it moves more than 1% */
+            const cJSON *p = cJSON_GetObjectItem(r, "delta_pct");
+            int worse = cJSON_IsTrue(cJSON_GetObjectItem(f, "higher_is_worse"));
+            if (cJSON_IsNumber(p) && fabs(p->valuedouble) >= 1)
+                cJSON_AddStringToObject(r, "trend", (p->valuedouble > 0) == worse ? "worse" : "better");
+        }
+    }
+}
+
+static double figure(const cJSON *v, const char *name, int run) {
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(v, "figures"))
+        if (!strcmp(sj_getstr(f, "figure", ""), name))
+            return run < 0 ? sj_getnum(f, "base", 0) : sj_getnum(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "runs"), run), "new", 0);
+    return 0;
+}
+
+static void diff_charts(chart_out *co, cJSON *v) {
+    int nr = cJSON_GetArraySize(cJSON_GetObjectItem(v, "runs"));
+    int n = nr + 1;
+    char **labels = xcalloc((size_t)n, sizeof *labels);
+    labels[0] = xstrdup("base");
+    for (int r = 0; r < nr; r++) {
+        char b[32];
+        snprintf(b, sizeof b, nr == 1 ? "new" : "new %d", r + 1);
+        labels[r + 1] = xstrdup(b);
+    }
+    static const char *const ph[3] = {"Iteration interval (average)", "Forward + backward (average)", "Tail (average)"};
+    static const char *const phn[3] = {"iteration interval", "forward + backward", "tail"};
+    double *pv[3];
+    for (int k = 0; k < 3; k++) {
+        pv[k] = xcalloc((size_t)n, sizeof(double));
+        for (int r = -1; r < nr; r++) pv[k][r + 1] = figure(v, ph[k], r);
+    }
+    chart_series ps[3] = {{phn[0], NULL, pv[0], (size_t)n, 1}, {phn[1], NULL, pv[1], (size_t)n, 0}, {phn[2], NULL, pv[2], (size_t)n, 2}};
+    chart c1 = {.kind = CHART_STACKED, .title = "Step phases, side by side (one scale)", .xlabel = "run", .ylabel = "time",
+                .unit = UNIT_NS, .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 520};
+    rv_add_chart(co, "phases", &c1, rv_series_rows(&c1));
+    static const char *const bk[8] = {"Kernel per step", "Memcpy per step", "Memset per step", "Communication per step",
+                                      "Runtime per step", "DataLoader per step", "CPU operator per step", "Other (idle) per step"};
+    static const char *const bn[8] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
+    static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
+    double *bv[8];
+    chart_series bs[8];
+    for (int k = 0; k < 8; k++) {
+        bv[k] = xcalloc((size_t)n, sizeof(double));
+        for (int r = -1; r < nr; r++) bv[k][r + 1] = figure(v, bk[k], r);
+        bs[k] = (chart_series){bl[k], NULL, bv[k], (size_t)n, chart_category_color(bn[k])};
+    }
+    chart c2 = {.kind = CHART_STACKED, .title = "Where each step goes, side by side (one scale)", .xlabel = "run", .ylabel = "time per step",
+                .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 620};
+    rv_add_chart(co, "breakdown", &c2, rv_series_rows(&c2));
+    /* largest kernel changes, first run */
+    const cJSON *rows = sj_get(v, "kernels.rows");
+    int nk = cJSON_GetArraySize(rows);
+    if (nk > 15) nk = 15;
+    if (nk > 0) {
+        const char **kl = xcalloc((size_t)nk, sizeof *kl);
+        double *kv = xcalloc((size_t)nk, sizeof *kv);
+        int *kc = xcalloc((size_t)nk, sizeof *kc);
+        for (int i = 0; i < nk; i++) {
+            const cJSON *r = cJSON_GetArrayItem(rows, i);
+            kl[i] = sj_getstr(r, "name", "");
+            kv[i] = sj_getnum(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "runs"), 0), "delta_ns", 0);
+            kc[i] = kv[i] > 0 ? 4 : 0; /* vermillion slower, blue faster */
+        }
+        chart c3 = {.kind = CHART_HBAR, .title = "Largest kernel time changes (new minus base; right is slower)", .xlabel = "change in total kernel time",
+                    .unit = UNIT_NS, .labels = kl, .values = kv, .colors = kc, .n = (size_t)nk};
+        cJSON *data = cJSON_CreateArray();
+        for (int i = 0; i < nk; i++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "label", kl[i]);
+            sbuf b = {0};
+            rv_fmt_unit(&b, kv[i], UNIT_NS);
+            cJSON_AddStringToObject(x, "value", b.data ? b.data : "");
+            sbuf_free(&b);
+            cJSON_AddItemToArray(data, x);
+        }
+        rv_add_chart(co, "kernel_delta", &c3, data);
+        free(kl);
+        free(kv);
+        free(kc);
+    }
+    for (int k = 0; k < 3; k++) free(pv[k]);
+    for (int k = 0; k < 8; k++) free(bv[k]);
+    for (int i = 0; i < n; i++) free(labels[i]);
+    free(labels);
+}
+
+static void format_tables(cJSON *v, int rows) {
+    static const char *const t[] = {"kernels", "operators", "operator_types"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *tab = cJSON_GetObjectItem(v, t[i]), *r;
+        if (!tab) continue;
+        rv_limit(tab, "rows", rows);
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(tab, "rows")) {
+            cJSON *x;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "runs")) {
+                const cJSON *d = cJSON_GetObjectItem(x, "delta_ns");
+                if (cJSON_IsNumber(d)) put_fmt(x, "delta_fmt", d->valuedouble, UNIT_NS, 1);
+            }
+        }
+    }
+}
+
+static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *err, int *rc) {
+    cJSON *v = cJSON_Duplicate(diff, 1);
+    cJSON *view = cJSON_AddObjectToObject(v, "view");
+    cJSON_AddStringToObject(view, "version", PC_VERSION);
+    chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
+    format_figures(v);
+    diff_charts(&co, v);
+    format_tables(v, rows);
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "runs")) {
+        const cJSON *st = cJSON_GetObjectItem(r, "step_time");
+        put_fmt(r, "median_delta_fmt", sj_getnum(st, "median_delta_ns", 0), UNIT_NS, 1);
+    }
+    *rc = co.rc;
+    return v;
+}
+
+int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
+    int rc = fs_mkdirs(o->dir, err);
+    if (rc) return rc;
+    if (o->formats & OUT_JSON) {
+        char *p = fs_join(o->dir, "diff.json");
+        char *txt = cJSON_Print(diff);
+        rc = fs_write_atomic(p, txt, strlen(txt), err);
+        free(txt);
+        free(p);
+        if (rc) return rc;
+    }
+    sbuf out = {0};
+    if (o->formats & OUT_HTML) {
+        cJSON *v = build(diff, NULL, 50, err, &rc);
+        if (!rc) {
+            rv_add_assets(v, o);
+            rc = rv_render_text("diff.html", o, v, ESC_HTML, &out, err);
+        }
+        cJSON_Delete(v);
+        if (!rc) {
+            char *p = fs_join(o->dir, "diff.html");
+            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
+            free(p);
+        }
+    }
+    if (!rc && (o->formats & OUT_MD)) {
+        char *cd = fs_join(o->dir, "charts");
+        rc = fs_mkdirs(cd, err);
+        free(cd);
+        static const int tries[] = {15, 8, 4, 1};
+        for (int i = 0; i < 4 && !rc; i++) {
+            cJSON *v = build(diff, o->dir, tries[i], err, &rc);
+            if (!rc) rc = rv_render_text("diff.md", o, v, ESC_MD, &out, err);
+            cJSON_Delete(v);
+            if (out.len <= PC_MD_MAX) break;
+        }
+        if (!rc && out.len > PC_MD_MAX) {
+            size_t cut = PC_MD_MAX - 200;
+            while (cut > 0 && out.data[cut] != '\n') cut--;
+            out.len = cut;
+            sbuf_puts(&out, "\n\n_Cut to fit 60,000 characters; diff.html and diff.json have everything._\n");
+        }
+        if (!rc) {
+            char *p = fs_join(o->dir, "diff.md");
+            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
+            free(p);
+        }
+    }
+    sbuf_free(&out);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* view.h - shared by the renderers (report.c, diffreport.c): the view is a
+ * copy of a document plus what only presentation needs (charts, bounded
+ * tables, formatted strings). Internal to src/render. */
+#ifndef PC_VIEW_H
+#define PC_VIEW_H
+#include <cjson/cJSON.h>
+#include "chart.h"
+#include "report.h"
+#include "tmpl.h"
+#include "../util/sbuf.h"
+
+typedef struct chart_out {
+    cJSON *charts;     /* view.charts */
+    const char *dir;   /* where PNGs go (NULL: none) */
+    int counter;
+    pc_err *err;
+    int rc;
+} chart_out;
+
+/* Adds view.charts.<id> = {svg, title, png, data}; takes ownership of data. */
+cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);
+cJSON *rv_series_rows(const chart *c);
+/* Keeps the first keep elements of obj[key]; records key_more, key_total. */
+void rv_limit(cJSON *obj, const char *key, int keep);
+void rv_fmt_unit(sbuf *b, double v, int unit);
+void rv_add_assets(cJSON *view, const pc_report_opts *o);
+/* Renders template tmpl_name (templates_dir override or built in) into out. */
+int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err);
+#endif

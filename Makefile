@@ -35,7 +35,7 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKG
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
 
-LIB_SRC   := $(filter-out src/cli/main.c src/capture/%,$(wildcard src/*/*.c))
+LIB_SRC   := $(filter-out src/cli/main.c src/capture/% $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)

@@ -128,6 +128,28 @@ else
     echo "SKIP ${tag}cli_markdown_renders: cmark-gfm or python3 missing"
 fi
 
+# Nsight Systems exports: counts and time against the database's own sums; no environment variable in any output
+if [ -d ../shared/data/nsys ] && command -v sqlite3 > /dev/null; then
+    for db in ../shared/data/nsys/*.sqlite; do
+        n=$(basename "$db" .sqlite | cut -c1-24)
+        "$PC" report "$db" -o "$T/nsys" --csv --email -q
+        rc=$?
+        check "nsys_${n}_exit_0" [ $rc -eq 0 ]
+        want=$(sqlite3 "$db" "SELECT count(*) || ' ' || sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+        got=$(python3 -c "import json; s = json.load(open('$T/nsys/summary.json')); print(s['kernels']['calls'], s['kernels']['total_ns'])")
+        check "nsys_${n}_kernels_match_db" [ "$want" = "$got" ]
+        leaked=0
+        for v in $(sqlite3 "$db" "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE '%ENVIRONMENT%'" 2>/dev/null | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' | grep -E '.{6,}'); do
+            grep -rqF "$v" "$T/nsys" && { leaked=1; echo "leak: $v"; }
+        done
+        grep -rqF "13834673279141915634" "$T/nsys" && leaked=1
+        check "nsys_${n}_no_environment_in_outputs" [ $leaked -eq 0 ]
+        rm -rf "$T/nsys"
+    done
+else
+    echo "SKIP ${tag}cli_nsys: ../shared/data or sqlite3 missing"
+fi
+
 # perfcard diff
 G=$(dirname "$PC")/gentrace
 [ -x "$G" ] || G=./build/gentrace

@@ -13,7 +13,8 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
     cJSON *ri = sj_obj(s, "run");
     sj_str(ri, "input", o && o->input_name ? o->input_name : "");
     sj_str(ri, "format", strtab_get(&t->strs, t->source_format));
-    sj_str(ri, "schema", t->schema_2021 ? "kineto-2021" : "kineto-current");
+    const char *fmt = strtab_get(&t->strs, t->source_format);
+    sj_str(ri, "schema", strcmp(fmt, "kineto-json") ? fmt : t->schema_2021 ? "kineto-2021" : "kineto-current");
     sj_int(ri, "file_bytes", (int64_t)t->stats.file_bytes);
     sj_int(ri, "parsed_bytes", (int64_t)t->stats.bytes);
     sj_int(ri, "start_us", t->t_min / 1000);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
+int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;
@@ -15,8 +16,13 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
     unsigned char head[16] = {0};
     ssize_t n = source_peek(path, head, sizeof head);
     if (n < 0) return PC_ERRF(err, PC_EIO, "cannot read: %s", strerror(errno));
-    if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0)
-        return PC_ERRF(err, PC_EUNSUP, "is an SQLite database (Nsight Systems / nvprof export); this input is not supported yet");
+    if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+#if PC_HAVE_SQLITE
+        return pc_load_sqlite(path, out, err);
+#else
+        return PC_ERRF(err, PC_EUNSUP, "is an SQLite database (Nsight Systems / nvprof export), but perfcard was built without SQLite");
+#endif
+    }
     pc_source *src;
     int rc = source_open(&src, path, err);
     if (rc) return rc;

@@ -1,0 +1,326 @@
+/* sqlite_in.c - Nsight Systems (`nsys export --type sqlite`) and nvprof
+ * (`nvprof -o file.sql`) databases into the model.
+ *
+ * Read: kernels, memcpy, memset, CUDA runtime (and driver) calls,
+ * synchronization, NVTX ranges (as annotations, so they can name steps with
+ * --step-pattern), and devices. Columns are looked up by name, so schema
+ * versions that lack some keep working. Never read: TARGET_INFO_SYSTEM_ENV,
+ * PROCESSES command lines, or any other table that can hold environment
+ * variables or secrets. Times in both formats are nanoseconds already. */
+#include "load.h"
+#include "../util/xalloc.h"
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct db { sqlite3 *h; pc_trace *t; pc_err *err; const char *path; } db;
+
+static int has_table(db *d, const char *t) {
+    sqlite3_stmt *st;
+    int ok = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+        ok = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static int has_col(db *d, const char *t, const char *c) {
+    char q[256];
+    snprintf(q, sizeof q, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", t);
+    sqlite3_stmt *st;
+    int ok = 0;
+    if (sqlite3_prepare_v2(d->h, q, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, c, -1, SQLITE_STATIC);
+        ok = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+/* "col" when the table has it, else the fallback expression */
+static const char *col(db *d, const char *t, const char *c, const char *fallback) { return has_col(d, t, c) ? c : fallback; }
+
+static int prep(db *d, const char *sql, sqlite3_stmt **st) {
+    if (sqlite3_prepare_v2(d->h, sql, -1, st, NULL) != SQLITE_OK)
+        return PC_ERRF(d->err, PC_EINPUT, "not a readable profiler database: %s", sqlite3_errmsg(d->h));
+    return 0;
+}
+
+static uint32_t text(db *d, sqlite3_stmt *st, int i) {
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? strtab_intern(&d->t->strs, (const char *)s, strlen((const char *)s)) : strtab_intern(&d->t->strs, "(unnamed)", 9);
+}
+
+static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) {
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(d, st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
+}
+
+static void kernel_row(db *d, sqlite3_stmt *st) {
+    pc_gpu_event *g = pc_trace_add_gpu(d->t);
+    g->kind = GPU_KERNEL;
+    g->ts = sqlite3_column_int64(st, 0);
+    g->dur = sqlite3_column_int64(st, 1) - g->ts;
+    if (g->dur < 0) g->dur = 0;
+    g->device = sqlite3_column_int(st, 2);
+    g->stream = sqlite3_column_int(st, 3);
+    g->corr = sqlite3_column_int64(st, 4);
+    g->name = text(d, st, 5);
+    for (int k = 0; k < 3; k++) g->grid[k] = (uint32_t)sqlite3_column_int(st, 6 + k), g->block[k] = (uint32_t)sqlite3_column_int(st, 9 + k);
+    g->regs = sqlite3_column_int(st, 12);
+    g->smem = sqlite3_column_int(st, 13);
+}
+
+/* memcpy kinds: CUPTI's enum (1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP); memory kinds: 0 pageable, 1 pinned, 2 device, 4 managed */
+static uint8_t copy_of(int k) { return k == 1 || k == 11 ? COPY_HTOD : k == 2 || k == 12 ? COPY_DTOH : k == 8 || k == 13 ? COPY_DTOD : k == 9 ? COPY_HTOH : k == 10 ? COPY_PTOP : COPY_UNKNOWN; }
+static uint8_t mem_of(int k) { return k == 0 ? MEM_PAGEABLE : k == 1 ? MEM_PINNED : k == 2 || k == 5 ? MEM_DEVICE : k == 4 || k == 6 ? MEM_MANAGED : MEM_UNKNOWN; }
+static const char *mem_name(uint8_t m) { return m == MEM_PAGEABLE ? "Pageable" : m == MEM_PINNED ? "Pinned" : m == MEM_DEVICE ? "Device" : m == MEM_MANAGED ? "Managed" : "Unknown"; }
+static const char *copy_name(uint8_t c) { return c == COPY_HTOD ? "HtoD" : c == COPY_DTOH ? "DtoH" : c == COPY_DTOD ? "DtoD" : c == COPY_HTOH ? "HtoH" : c == COPY_PTOP ? "PtoP" : "Unknown"; }
+
+static void memcpy_row(db *d, sqlite3_stmt *st) {
+    pc_gpu_event *g = pc_trace_add_gpu(d->t);
+    g->kind = GPU_MEMCPY;
+    g->ts = sqlite3_column_int64(st, 0);
+    g->dur = sqlite3_column_int64(st, 1) - g->ts;
+    if (g->dur < 0) g->dur = 0;
+    g->device = sqlite3_column_int(st, 2);
+    g->stream = sqlite3_column_int(st, 3);
+    g->corr = sqlite3_column_int64(st, 4);
+    g->bytes = sqlite3_column_int64(st, 5);
+    g->copy_kind = copy_of(sqlite3_column_int(st, 6));
+    g->src_mem = mem_of(sqlite3_column_type(st, 7) == SQLITE_NULL ? 7 : sqlite3_column_int(st, 7));
+    g->dst_mem = mem_of(sqlite3_column_type(st, 8) == SQLITE_NULL ? 7 : sqlite3_column_int(st, 8));
+    char name[96];
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_name(g->copy_kind), mem_name(g->src_mem), mem_name(g->dst_mem));
+    g->name = strtab_intern(&d->t->strs, name, strlen(name));
+}
+
+static void memset_row(db *d, sqlite3_stmt *st) {
+    pc_gpu_event *g = pc_trace_add_gpu(d->t);
+    g->kind = GPU_MEMSET;
+    g->ts = sqlite3_column_int64(st, 0);
+    g->dur = sqlite3_column_int64(st, 1) - g->ts;
+    if (g->dur < 0) g->dur = 0;
+    g->device = sqlite3_column_int(st, 2);
+    g->stream = sqlite3_column_int(st, 3);
+    g->corr = sqlite3_column_int64(st, 4);
+    g->bytes = sqlite3_column_int64(st, 5);
+    g->src_mem = mem_of(sqlite3_column_type(st, 6) == SQLITE_NULL ? 2 : sqlite3_column_int(st, 6));
+    char name[64];
+    snprintf(name, sizeof name, "Memset (%s)", mem_name(g->src_mem));
+    g->name = strtab_intern(&d->t->strs, name, strlen(name));
+}
+
+static void sync_row(db *d, sqlite3_stmt *st) {
+    pc_gpu_event *g = pc_trace_add_gpu(d->t);
+    g->kind = GPU_SYNC;
+    g->ts = sqlite3_column_int64(st, 0);
+    g->dur = sqlite3_column_int64(st, 1) - g->ts;
+    if (g->dur < 0) g->dur = 0;
+    g->device = sqlite3_column_int(st, 2);
+    g->stream = sqlite3_column_int(st, 3);
+    g->corr = sqlite3_column_int64(st, 4);
+    g->name = strtab_intern(&d->t->strs, "Synchronization", 15);
+}
+
+static int g_kind;
+static void host_row(db *d, sqlite3_stmt *st) {
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL) return; /* marks and unfinished ranges */
+    pc_cpu_event *c = pc_trace_add_cpu(d->t);
+    c->kind = (uint8_t)g_kind;
+    c->ts = sqlite3_column_int64(st, 0);
+    c->dur = sqlite3_column_int64(st, 1) - c->ts;
+    if (c->dur < 0) c->dur = 0;
+    c->pid = sqlite3_column_int64(st, 2);
+    c->tid = sqlite3_column_int64(st, 3);
+    if (sqlite3_column_type(st, 4) != SQLITE_NULL) c->corr = sqlite3_column_int64(st, 4);
+    c->name = text(d, st, 5);
+}
+
+static void device_row(db *d, sqlite3_stmt *st) {
+    pc_device *v = pc_trace_device(d->t, sqlite3_column_int(st, 0));
+    v->name = text(d, st, 1);
+    v->total_mem = sqlite3_column_int64(st, 2);
+    v->num_sms = sqlite3_column_int(st, 3);
+    v->cc_major = sqlite3_column_int(st, 4);
+    v->cc_minor = sqlite3_column_int(st, 5);
+    v->max_threads_per_sm = sqlite3_column_int(st, 6);
+    v->regs_per_sm = sqlite3_column_int(st, 7);
+    v->smem_per_sm = sqlite3_column_int(st, 8);
+}
+
+static int read_nsys(db *d) {
+    char q[2048];
+    sqlite3_stmt *st;
+    int rc;
+    const char *K = "CUPTI_ACTIVITY_KIND_KERNEL";
+    if (has_table(d, K)) {
+        const char *name = has_col(d, K, "demangledName") ? "demangledName" : has_col(d, K, "shortName") ? "shortName" : "NULL";
+        snprintf(q, sizeof q,
+                 "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value, k.gridX, k.gridY, k.gridZ, k.blockX, "
+                 "k.blockY, k.blockZ, k.registersPerThread, COALESCE(k.staticSharedMemory, 0) + COALESCE(k.dynamicSharedMemory, 0) "
+                 "FROM %s k LEFT JOIN StringIds s ON s.id = k.%s",
+                 K, name);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, kernel_row))) return rc;
+    }
+    const char *M = "CUPTI_ACTIVITY_KIND_MEMCPY";
+    if (has_table(d, M)) {
+        snprintf(q, sizeof q, "SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, %s, %s FROM %s",
+                 col(d, M, "srcKind", "NULL"), col(d, M, "dstKind", "NULL"), M);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, memcpy_row))) return rc;
+    }
+    const char *S = "CUPTI_ACTIVITY_KIND_MEMSET";
+    if (has_table(d, S)) {
+        snprintf(q, sizeof q, "SELECT start, end, deviceId, streamId, correlationId, bytes, %s FROM %s", col(d, S, "memKind", "NULL"), S);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, memset_row))) return rc;
+    }
+    const char *Y = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+    if (has_table(d, Y)) {
+        snprintf(q, sizeof q, "SELECT start, end, deviceId, streamId, correlationId FROM %s", Y);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, sync_row))) return rc;
+    }
+    /* globalTid packs the process id (bits 24..47) and thread id (bits 0..23) */
+    static const char *const apis[][2] = {{"CUPTI_ACTIVITY_KIND_RUNTIME", "r"}, {"CUPTI_ACTIVITY_KIND_DRIVER", "d"}};
+    for (int a = 0; a < 2; a++) {
+        if (!has_table(d, apis[a][0])) continue;
+        snprintf(q, sizeof q,
+                 "SELECT r.start, r.end, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, r.correlationId, s.value "
+                 "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId",
+                 apis[a][0]);
+        g_kind = a == 0 ? CPU_RUNTIME : CPU_DRIVER;
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
+    }
+    if (has_table(d, "NVTX_EVENTS")) {
+        /* push/pop (59) and start/end (60) ranges; the text is inline or in StringIds */
+        snprintf(q, sizeof q,
+                 "SELECT n.start, n.end, (n.globalTid >> 24) & 16777215, n.globalTid & 16777215, NULL, COALESCE(n.text, s.value) "
+                 "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60)");
+        g_kind = CPU_USER_ANNOT;
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
+    }
+    const char *G = "TARGET_INFO_GPU";
+    if (has_table(d, G)) {
+        snprintf(q, sizeof q, "SELECT %s, name, %s, %s, %s, %s, %s * 32, %s, %s FROM %s", col(d, G, "cuDevice", "id"),
+                 col(d, G, "totalMemory", "0"), col(d, G, "smCount", "0"), col(d, G, "computeMajor", "0"), col(d, G, "computeMinor", "0"),
+                 col(d, G, "maxWarpsPerSm", "0"), col(d, G, "maxRegistersPerSm", "0"), col(d, G, "maxShmemPerSm", "0"), G);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, device_row))) return rc;
+    }
+    return 0;
+}
+
+/* nvprof: names in StringTable; runtime calls carry a callback id only */
+static const char *cbid_name(int cbid) {
+    switch (cbid) {
+    case 13: return "cudaLaunch";
+    case 20: return "cudaMalloc";
+    case 22: return "cudaFree";
+    case 31: return "cudaMemcpy";
+    case 41: return "cudaMemcpyAsync";
+    case 51: return "cudaMemset";
+    case 54: return "cudaMemsetAsync";
+    case 131: return "cudaStreamSynchronize";
+    case 165: return "cudaDeviceSynchronize";
+    case 211: return "cudaLaunchKernel";
+    case 214: return "cudaLaunchCooperativeKernel";
+    default: return NULL;
+    }
+}
+
+static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
+    pc_cpu_event *c = pc_trace_add_cpu(d->t);
+    c->kind = CPU_RUNTIME;
+    c->ts = sqlite3_column_int64(st, 0);
+    c->dur = sqlite3_column_int64(st, 1) - c->ts;
+    if (c->dur < 0) c->dur = 0;
+    c->pid = sqlite3_column_int64(st, 2);
+    c->tid = sqlite3_column_int64(st, 3);
+    c->corr = sqlite3_column_int64(st, 4);
+    int cbid = sqlite3_column_int(st, 5);
+    const char *n = cbid_name(cbid);
+    char buf[32];
+    if (!n) snprintf(buf, sizeof buf, "cudaRuntime(cbid %d)", cbid), n = buf;
+    c->name = strtab_intern(&d->t->strs, n, strlen(n));
+}
+
+/* NVTX markers: a start (flags 2) and an end (flags 4) row share an id */
+static void nvprof_marker_row(db *d, sqlite3_stmt *st) {
+    pc_cpu_event *c = pc_trace_add_cpu(d->t);
+    c->kind = CPU_USER_ANNOT;
+    c->ts = sqlite3_column_int64(st, 0);
+    c->dur = sqlite3_column_int64(st, 1) - c->ts;
+    if (c->dur < 0) c->dur = 0;
+    c->tid = sqlite3_column_int64(st, 2);
+    c->name = text(d, st, 3);
+}
+
+static int read_nvprof(db *d) {
+    char q[2048];
+    sqlite3_stmt *st;
+    int rc;
+    const char *K = has_table(d, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") ? "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL" : "CUPTI_ACTIVITY_KIND_KERNEL";
+    if (has_table(d, K)) {
+        snprintf(q, sizeof q,
+                 "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, s.value, k.gridX, k.gridY, k.gridZ, k.blockX, "
+                 "k.blockY, k.blockZ, k.registersPerThread, COALESCE(k.staticSharedMemory, 0) + COALESCE(k.dynamicSharedMemory, 0) "
+                 "FROM %s k LEFT JOIN StringTable s ON s._id_ = k.name",
+                 K);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, kernel_row))) return rc;
+    }
+    if (has_table(d, "CUPTI_ACTIVITY_KIND_MEMCPY")) {
+        snprintf(q, sizeof q, "SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, memcpy_row))) return rc;
+    }
+    if (has_table(d, "CUPTI_ACTIVITY_KIND_MEMSET")) {
+        snprintf(q, sizeof q, "SELECT start, end, deviceId, streamId, correlationId, bytes, %s FROM CUPTI_ACTIVITY_KIND_MEMSET",
+                 col(d, "CUPTI_ACTIVITY_KIND_MEMSET", "memoryKind", "NULL"));
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, memset_row))) return rc;
+    }
+    if (has_table(d, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
+        snprintf(q, sizeof q, "SELECT start, end, processId, threadId, correlationId, cbid FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, nvprof_runtime_row))) return rc;
+    }
+    if (has_table(d, "CUPTI_ACTIVITY_KIND_MARKER")) {
+        snprintf(q, sizeof q,
+                 "SELECT a.timestamp, b.timestamp, a.objectId, s.value FROM CUPTI_ACTIVITY_KIND_MARKER a "
+                 "JOIN CUPTI_ACTIVITY_KIND_MARKER b ON b.id = a.id AND b.flags = 4 "
+                 "LEFT JOIN StringTable s ON s._id_ = a.name WHERE a.flags = 2");
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, nvprof_marker_row))) return rc;
+    }
+    return 0;
+}
+
+int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
+int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err) {
+    *out = NULL;
+    db d = {NULL, NULL, err, path};
+    if (sqlite3_open_v2(path, &d.h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        int rc = PC_ERRF(err, PC_EIO, "cannot open as SQLite: %s", d.h ? sqlite3_errmsg(d.h) : "out of memory");
+        sqlite3_close(d.h);
+        return rc;
+    }
+    d.t = pc_trace_new();
+    int rc;
+    const char *fmt = "";
+    if (has_table(&d, "StringIds") && (has_table(&d, "CUPTI_ACTIVITY_KIND_KERNEL") || has_table(&d, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
+                                       has_table(&d, "NVTX_EVENTS"))) {
+        fmt = "nsys-sqlite";
+        rc = read_nsys(&d);
+    } else if (has_table(&d, "StringTable")) {
+        fmt = "nvprof-sqlite";
+        rc = read_nvprof(&d);
+    } else rc = PC_ERRF(err, PC_EINPUT, "an SQLite database, but neither an Nsight Systems nor an nvprof export (no StringIds or StringTable)");
+    sqlite3_close(d.h);
+    if (rc) {
+        pc_trace_free(d.t);
+        return rc;
+    }
+    d.t->source_format = strtab_intern(&d.t->strs, fmt, strlen(fmt));
+    d.t->stats.events = (int64_t)(d.t->ncpu + d.t->ngpu);
+    pc_trace_finish(d.t);
+    *out = d.t;
+    return 0;
+}

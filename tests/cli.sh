@@ -150,6 +150,42 @@ else
     echo "SKIP ${tag}cli_nsys: ../shared/data or sqlite3 missing"
 fi
 
+# a distributed job: 8 ranks of DLRM, from traces and from per-rank summaries
+D8=../shared/data/kineto/dlrm-v100-8ranks
+if [ -d "$D8" ] && command -v python3 > /dev/null; then
+    "$PC" report "$D8" -o "$T/job" -q -j 2
+    check ranks_exit_0 [ $? -eq 0 ]
+    for f in "$D8"/*.json; do "$PC" summarize "$f" -o "$T/$(basename "$f" .json).summary.json" -q; done
+    "$PC" report "$T"/*.summary.json -o "$T/job_sum" -q
+    check ranks_from_summaries_equal_traces python3 -c "
+import json, glob
+def strip(x):
+    if isinstance(x, dict): return {k: strip(v) for k, v in x.items() if k != 'input'}
+    if isinstance(x, list): return [strip(v) for v in x]
+    return x
+a = json.load(open('$T/job/summary.json')); b = json.load(open('$T/job_sum/summary.json'))
+assert strip(a) == strip(b)"
+    check ranks_table_matches_single_reports python3 -c "
+import json, glob
+job = json.load(open('$T/job/summary.json'))['ranks']
+assert job['count'] == 8 and len(job['rows']) == 8, job['count']
+singles = {}
+for f in glob.glob('$T/worker*.summary.json'):
+    s = json.load(open(f)); singles[s['run']['distributed']['rank']] = s
+assert sorted(singles) == list(range(8))
+for r in job['rows']:
+    s = singles[r['rank']]
+    assert r['step_median_ns'] == s['steps']['median_ns'], r['rank']
+    assert r['compute_ns'] == s['breakdown']['categories'][0]['avg_per_step_ns']
+    assert r['gpu_utilization_pct'] == s['gpu']['devices'][0]['utilization_pct']
+assert job['straggler']['rank'] == max(job['rows'], key=lambda r: r['step_median_ns'])['rank']"
+    check ranks_section_in_html grep -q 'id="ranks"' "$T/job/report.html"
+else
+    echo "SKIP ${tag}cli_ranks: ../shared/data or python3 missing"
+fi
+mkdir -p "$T/emptydir"
+"$PC" report "$T/emptydir" -o "$T/x" > /dev/null 2>&1; check empty_dir_exit_2 [ $? -eq 2 ]
+
 # perfcard diff
 G=$(dirname "$PC")/gentrace
 [ -x "$G" ] || G=./build/gentrace

@@ -1,11 +1,16 @@
 /* perfcard report / summarize: load -> analyze -> summary -> render. */
 #include "cli.h"
 #include "../analyze/analyze.h"
+#include "../compare/ranks.h"
+#include "../load/source.h"
 #include "../load/load.h"
 #include "../render/report.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
+#include <dirent.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +56,7 @@ static int analysis_option(int c, common_opts *o) {
         {"fp-point", required_argument, 0, OPT_FP}, {"bp-point", required_argument, 0, OPT_BP}
 
 static const char report_help[] =
-    "usage: perfcard report TRACE [options]\n"
+    "usage: perfcard report TRACE... [options]\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-report)\n"
     "      --format LIST       outputs, comma-separated: html,md,json,csv (default html,md,json)\n"
@@ -66,7 +71,11 @@ static const char report_help[] =
     "  -q, --quiet             do not print the paths written\n"
     "  -h, --help              this help\n"
     "\n"
-    "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz, detected from content).\n"
+    "  -j, --jobs N            inputs summarized in parallel (default: the number of CPUs)\n"
+    "\n"
+    "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz), an Nsight Systems or\n"
+    "nvprof SQLite export, or a summary.json (detected from content). Several inputs, or a\n"
+    "directory of them, are the ranks of one job: the report gets a per-rank view.\n"
     "Exit codes: 0 ok, 1 cannot write output, 2 bad usage or malformed input,\n"
     "3 report written from a truncated trace.\n";
 
@@ -97,9 +106,25 @@ static void timing(const char *what, double since) {
     if (on) fprintf(stderr, "perfcard: timing: %-8s %.3f s\n", what, now_s() - since);
 }
 
-/* Loads and analyzes one input. Returns an exit code; *summary set on 0 or 3. */
+static int is_summary_file(const char *path) {
+    unsigned char head[512];
+    ssize_t n = source_peek(path, head, sizeof head - 1);
+    if (n <= 0) return 0;
+    head[n] = 0;
+    return strstr((const char *)head, "\"perfcard.summary/") != NULL && strstr((const char *)head, "\"schema\"") != NULL;
+}
+
+/* Loads and analyzes one input (or reads a summary.json). Returns an exit
+ * code; *summary set on 0 or 3. */
 static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
     pc_err err = {0};
+    if (is_summary_file(path)) {
+        if (pc_summary_read(path, summary, &err)) {
+            cli_error(path, &err);
+            return EXIT_INPUT;
+        }
+        return cJSON_IsTrue(sj_get(*summary, "run.truncated")) ? EXIT_TRUNCATED : EXIT_OK;
+    }
     pc_trace *t = NULL;
     pc_load_opts lo = {.progress = isatty(2) && !o->quiet};
     double t0 = now_s();
@@ -124,19 +149,104 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
     return truncated ? EXIT_TRUNCATED : EXIT_OK;
 }
 
+/* ---- many inputs: one per rank, summarized in parallel ---- */
+
+typedef struct job {
+    char **paths;
+    int n;
+    const common_opts *o;
+    cJSON **out;
+    int *codes;
+    int next;
+    pthread_mutex_t mu;
+} job;
+
+static void *worker(void *arg) {
+    job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->n) return NULL;
+        j->codes[i] = summarize_input(j->paths[i], j->o, &j->out[i]);
+    }
+}
+
+static int input_like(const char *name) {
+    size_t n = strlen(name);
+    return (n > 5 && !strcmp(name + n - 5, ".json")) || (n > 8 && !strcmp(name + n - 8, ".json.gz")) ||
+           (n > 7 && !strcmp(name + n - 7, ".sqlite")) || (n > 4 && !strcmp(name + n - 4, ".sql"));
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Expands directories into their trace and summary files (sorted). */
+static char **expand_inputs(char **args, int nargs, int *n) {
+    size_t cap = 16, k = 0;
+    char **v = malloc(cap * sizeof *v);
+    for (int i = 0; i < nargs; i++) {
+        struct stat st;
+        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(args[i]);
+            struct dirent *e;
+            size_t first = k;
+            while (d && (e = readdir(d))) {
+                if (e->d_name[0] == '.' || !input_like(e->d_name)) continue;
+                if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+                size_t len = strlen(args[i]) + strlen(e->d_name) + 2;
+                v[k] = malloc(len);
+                snprintf(v[k++], len, "%s/%s", args[i], e->d_name);
+            }
+            if (d) closedir(d);
+            qsort(v + first, k - first, sizeof *v, cmp_str);
+        } else {
+            if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+            v[k++] = strdup(args[i]);
+        }
+    }
+    *n = (int)k;
+    return v;
+}
+
+/* Summaries of every input, `jobs` at a time; the job summary. */
+static int summarize_many(char **paths, int n, const common_opts *o, int jobs, cJSON **summary) {
+    job j = {paths, n, o, calloc((size_t)n, sizeof(cJSON *)), calloc((size_t)n, sizeof(int)), 0, PTHREAD_MUTEX_INITIALIZER};
+    if (jobs < 1) jobs = 1;
+    if (jobs > n) jobs = n;
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    int started = 0;
+    for (int i = 1; i < jobs; i++)
+        if (pthread_create(&th[i], NULL, worker, &j) == 0) started++;
+    worker(&j);
+    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    free(th);
+    int ec = EXIT_OK;
+    for (int i = 0; i < n; i++) {
+        if (j.codes[i] == EXIT_INPUT || j.codes[i] == EXIT_FAIL) ec = j.codes[i];
+        else if (j.codes[i] == EXIT_TRUNCATED && ec == EXIT_OK) ec = EXIT_TRUNCATED;
+    }
+    if (ec == EXIT_OK || ec == EXIT_TRUNCATED) *summary = pc_job_summary(j.out, n);
+    for (int i = 0; i < n; i++) cJSON_Delete(j.out[i]);
+    free(j.out);
+    free(j.codes);
+    return ec;
+}
+
 int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
                                        {"templates", required_argument, 0, 'T'}, {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'}, {"csv", no_argument, 0, OPT_CSV},
                                        {"email", no_argument, 0, OPT_EMAIL}, {"email-to", required_argument, 0, OPT_EMAIL_TO},
-                                       {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
-    int c;
+                                       {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, {"jobs", required_argument, 0, 'j'},
+                                       ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
+    int c, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     unsigned extra = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
+        case 'j': jobs = atoi(optarg); break;
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
         case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
@@ -156,14 +266,22 @@ int cmd_report(int argc, char **argv) {
             return EXIT_INPUT;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "perfcard report: expected one TRACE\n\n%s", report_help);
+    if (optind >= argc) {
+        fprintf(stderr, "perfcard report: expected a TRACE (or several, or a directory)\n\n%s", report_help);
         return EXIT_INPUT;
     }
     o.formats |= extra;
-    const char *path = argv[optind];
+    int nin = 0;
+    char **inputs = expand_inputs(argv + optind, argc - optind, &nin);
     cJSON *s = NULL;
-    int ec = summarize_input(path, &o, &s);
+    int ec;
+    if (nin == 0) {
+        fprintf(stderr, "perfcard report: no traces or summaries in %s\n", argv[optind]);
+        ec = EXIT_INPUT;
+    } else if (nin == 1) ec = summarize_input(inputs[0], &o, &s);
+    else ec = summarize_many(inputs, nin, &o, jobs, &s);
+    for (int i = 0; i < nin; i++) free(inputs[i]);
+    free(inputs);
     if (!s) return ec;
     pc_err err = {0};
     double t0 = now_s();

@@ -393,6 +393,36 @@ static void timeline_chart(chart_out *co, cJSON *v) {
     cJSON_DeleteItemFromObject(tl, "rows");
 }
 
+/* Distributed jobs: compute, communication and idle per step, per rank */
+static void rank_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "ranks.rows");
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (n < 2) return;
+    char **labels = xcalloc(n, sizeof *labels);
+    double *y[3];
+    for (int k = 0; k < 3; k++) y[k] = xcalloc(n, sizeof(double));
+    size_t i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        char b[32];
+        snprintf(b, sizeof b, "rank %d", (int)sj_getnum(r, "rank", 0));
+        labels[i] = xstrdup(b);
+        y[0][i] = sj_getnum(r, "compute_ns", 0);
+        y[1][i] = sj_getnum(r, "communication_ns", 0);
+        y[2][i] = sj_getnum(r, "idle_ns", 0);
+        i++;
+    }
+    chart_series s[3] = {{"compute (kernels)", NULL, y[0], n, chart_category_color("kernel")},
+                         {"communication (NCCL, not overlapped)", NULL, y[1], n, chart_category_color("communication")},
+                         {"idle", NULL, y[2], n, chart_category_color("idle")}};
+    chart c = {.kind = CHART_STACKED, .title = "Per rank: where an average step goes", .xlabel = "rank", .ylabel = "time per step",
+               .unit = UNIT_NS, .series = s, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+    rv_add_chart(co, "ranks", &c, rv_series_rows(&c));
+    for (i = 0; i < n; i++) free(labels[i]);
+    free(labels);
+    for (int k = 0; k < 3; k++) free(y[k]);
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
@@ -403,6 +433,7 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     type_charts(&co, v);
     step_charts(&co, v);
     timeline_chart(&co, v);
+    rank_charts(&co, v);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_limit(steps, "rows", rows * 4);
     static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};

@@ -1,0 +1,110 @@
+#include "ranks.h"
+#include "../summary/summary.h"
+#include "../util/xalloc.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rank_of_input(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    static const char *const keys[] = {"rank-", "rank_", "rank", "worker", NULL};
+    for (int k = 0; keys[k]; k++) {
+        const char *p = strstr(base, keys[k]);
+        if (p && isdigit((unsigned char)p[strlen(keys[k])])) return atoi(p + strlen(keys[k]));
+    }
+    return -1;
+}
+
+typedef struct rk { int rank; const cJSON *s; } rk;
+static int cmp_rk(const void *a, const void *b) {
+    const rk *x = a, *y = b;
+    return x->rank - y->rank;
+}
+
+static double per_step(const cJSON *s, int cat) {
+    return sj_getnum(cJSON_GetArrayItem(sj_get(s, "breakdown.categories"), cat), "avg_per_step_ns", 0);
+}
+
+cJSON *pc_job_summary(cJSON *const *ranks, int n) {
+    rk *v = xcalloc((size_t)n, sizeof *v);
+    for (int i = 0; i < n; i++) {
+        const cJSON *d = sj_get(ranks[i], "run.distributed");
+        int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
+        if (r < 0) r = rank_of_input(sj_getstr(ranks[i], "run.input", ""));
+        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]};
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_rk);
+    for (int i = 0; i < n; i++)
+        if (v[i].rank >= 100000) v[i].rank = i; /* no rank anywhere: the order given */
+    cJSON *job = cJSON_Duplicate(v[0].s, 1);
+    cJSON *rs = cJSON_AddObjectToObject(job, "ranks");
+    sj_int(rs, "count", n);
+    sj_int(rs, "shown_rank", v[0].rank);
+    cJSON *rows = sj_arr(rs, "rows");
+    double *med = xcalloc((size_t)n, sizeof *med);
+    int slow = 0, fast = 0;
+    for (int i = 0; i < n; i++) {
+        const cJSON *s = v[i].s;
+        cJSON *r = cJSON_CreateObject();
+        sj_int(r, "rank", v[i].rank);
+        sj_str(r, "input", sj_getstr(s, "run.input", ""));
+        sj_int(r, "steps", (int64_t)sj_getnum(s, "steps.count", 0));
+        med[i] = sj_getnum(s, "steps.median_ns", 0);
+        sj_num(r, "step_median_ns", med[i]);
+        sj_num(r, "step_avg_ns", sj_getnum(s, "steps.average.duration_ns", 0));
+        sj_num(r, "compute_ns", per_step(s, 0));
+        sj_num(r, "communication_ns", per_step(s, 3));
+        sj_num(r, "idle_ns", per_step(s, 7));
+        double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
+        sj_num(r, "nccl_ns", sj_getnum(s, "communication.nccl_ns", 0) / steps);
+        sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));
+        sj_num(r, "gpu_utilization_pct", sj_getnum(s, "gpu.devices.0.utilization_pct", 0));
+        cJSON_AddItemToArray(rows, r);
+        if (med[i] > med[slow]) slow = i;
+        if (med[i] < med[fast]) fast = i;
+    }
+    double *sorted = xmalloc((size_t)n * sizeof *sorted);
+    memcpy(sorted, med, (size_t)n * sizeof *sorted);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t;
+        }
+    double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    cJSON *st = sj_obj(rs, "straggler");
+    sj_int(st, "rank", v[slow].rank);
+    sj_num(st, "step_median_ns", med[slow]);
+    sj_int(st, "fastest_rank", v[fast].rank);
+    sj_num(st, "behind_fastest_pct", med[fast] > 0 ? 100 * (med[slow] - med[fast]) / med[fast] : 0);
+    sj_num(st, "behind_median_pct", median > 0 ? 100 * (med[slow] - median) / median : 0);
+    sj_num(rs, "median_of_medians_ns", median);
+    /* a straggler rule: the slowest rank over 10% behind the median rank */
+    if (n > 1 && median > 0 && med[slow] > 1.1 * median) {
+        cJSON *sg = cJSON_GetObjectItem(job, "suggestions");
+        cJSON *arr = sg ? cJSON_GetObjectItem(sg, "rows") : NULL;
+        if (arr) {
+            cJSON *x = cJSON_CreateObject();
+            sj_str(x, "rule", "straggler");
+            sj_str(x, "title", "A straggler rank slows the whole job");
+            sj_str(x, "threshold", "slowest rank's median step over 10% above the median rank's");
+            char ev[256];
+            snprintf(ev, sizeof ev, "rank %d: median step %.2f ms, %.1f%% above the median rank (%.2f ms)", v[slow].rank, med[slow] / 1e6,
+                     100 * (med[slow] - median) / median, median / 1e6);
+            sj_str(x, "evidence", ev);
+            sj_str(x, "why", "Collective operations wait for the slowest rank, so every rank runs at its pace.");
+            sj_str(x, "try", "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.");
+            sj_str(x, "source", "Holistic Trace Analysis, MindInsight");
+            sj_num(x, "at_stake_ns", med[slow] - median);
+            cJSON_InsertItemInArray(arr, 0, x);
+            int k = 1;
+            cJSON *it;
+            cJSON_ArrayForEach(it, arr) cJSON_ReplaceItemInObject(it, "rank", cJSON_CreateNumber(k++));
+            cJSON_ReplaceItemInObject(sg, "count", cJSON_CreateNumber(cJSON_GetArraySize(arr)));
+        }
+    }
+    free(sorted);
+    free(med);
+    free(v);
+    return job;
+}

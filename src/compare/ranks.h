@@ -1,0 +1,18 @@
+/* ranks.h - one report for a distributed job, from one summary per rank.
+ *
+ * pc_job_summary takes the per-rank summaries (in any order) and returns a
+ * new summary (caller frees): the sections of the lowest rank, plus a "ranks"
+ * section with, per rank, step time, compute (non-NCCL kernel time), NCCL
+ * communication and its overlap, idle time and GPU utilization per step, the
+ * straggler (slowest median step) and by how much it trails the fastest and
+ * the median rank. Built from summaries alone, so a job report made from
+ * per-rank summary.json files equals one made from the traces.
+ * rank_of_input guesses a rank from a file name ("rank-3", "rank3",
+ * "worker3", "_3.") when a summary has no distributedInfo; -1 if none. */
+#ifndef PC_RANKS_H
+#define PC_RANKS_H
+#include <cjson/cJSON.h>
+
+cJSON *pc_job_summary(cJSON *const *ranks, int n);
+int rank_of_input(const char *path);
+#endif

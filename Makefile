@@ -35,13 +35,14 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKG
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
 
-LIB_SRC   := $(filter-out src/cli/main.c src/capture/% $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
+LIB_SRC   := $(filter-out src/cli/main.c src/capture/inject.c $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
+CUPTI_INC := $(if $(filter 1,$(HAVE_CUPTI)),-I$(CUDA_HOME)/include -I$(CUDA_HOME)/extras/CUPTI/include)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 .PHONY: all demo test check-deps deps bench fuzz clean
-all: $(BUILD)/perfcard $(BUILD)/gentrace
+all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so
 
 deps:
 	@sh tools/setup.sh build
@@ -64,6 +65,13 @@ $(BUILD)/libperfcard.a: $(LIB_OBJ)
 
 $(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# the injection library: CUPTI is opened at run time (dlopen), so only its headers are needed here
+$(BUILD)/libperfcard_inject.so: src/capture/inject.c src/capture/writer.c src/capture/writer.h include/perfcard.h
+	@mkdir -p $(dir $@)
+	@echo "CC $@"
+	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
+	    -o $@ src/capture/inject.c src/capture/writer.c -ldl -lpthread
 
 $(BUILD)/gentrace: tools/gentrace.c
 	@mkdir -p $(dir $@)

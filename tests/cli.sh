@@ -186,6 +186,57 @@ fi
 mkdir -p "$T/emptydir"
 "$PC" report "$T/emptydir" -o "$T/x" > /dev/null 2>&1; check empty_dir_exit_2 [ $? -eq 2 ]
 
+# perfcard capture (no GPU needed)
+"$PC" capture -o "$T/cap_exit" --no-report -- sh -c 'exit 7' 2> /dev/null
+check capture_exit_code_forwarded [ $? -eq 7 ]
+"$PC" capture -o "$T/cap_sig" --no-report -- sh -c 'kill -TERM $$' 2> /dev/null
+check capture_signal_exit_code [ $? -eq 143 ]
+"$PC" capture -o "$T/cap_fwd" --no-report -- sleep 30 2> /dev/null &
+cp=$!
+sleep 1
+kill -TERM $cp
+wait $cp
+check capture_forwards_signals [ $? -eq 143 ]
+check capture_no_such_command sh -c "'$PC' capture -o '$T/cap_none' --no-report -- /nonexistent/cmd 2> /dev/null; [ \$? -eq 127 ]"
+if command -v python3 > /dev/null; then
+    "$PC" capture -o "$T/cap_py" -- python3 examples/python/steps.py > /dev/null 2>&1
+    check capture_python_ctypes_example python3 -c "
+import json; s = json.load(open('$T/cap_py/summary.json'))
+assert s['steps']['count'] == 8, s['steps']['count']
+assert s['queues']['rows'][0]['name'] == 'train' and s['queues']['rows'][0]['samples'] == 8
+assert s['cpu']['present']"
+    # the CPU sampler against /proc/stat read independently over the same run
+    read_stat() { awk '/^cpu /{print $2+$3, $4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+    s0=$(read_stat)
+    "$PC" capture -o "$T/cap_cpu" --cpu-interval 50 -- sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done' > /dev/null 2>&1
+    s1=$(read_stat)
+    check capture_cpu_sampler_plausible python3 -c "
+import json
+a = [float(x) for x in '$s0'.split()]; b = [float(x) for x in '$s1'.split()]
+busy = 100 * ((b[0] - a[0]) + (b[1] - a[1])) / (b[2] - a[2])
+s = json.load(open('$T/cap_cpu/summary.json'))['cpu']
+avg = s['average']
+got = avg['user'] + avg['system']
+assert s['samples'] >= 3, s['samples']
+assert abs(avg['user'] + avg['system'] + avg['iowait'] + avg['idle'] - 100) < 1.5, avg
+assert abs(got - busy) < 20, (got, busy)
+assert avg['process'] > 15, avg   # a shell loop keeps one CPU busy
+"
+fi
+# the library loads into a program with no device and says so once
+if [ -x build/capture-probe ] || cc -o build/capture-probe tests/capture/probe.c -ldl 2> /dev/null; then
+    mkdir -p "$T/probe"
+    LIB=$(dirname "$PC")/libperfcard_inject.so
+    [ -f "$LIB" ] || LIB=build/libperfcard_inject.so
+    PERFCARD_TRACE_DIR="$T/probe" PERFCARD_CUPTI_PATH=/nonexistent/libcupti.so ./build/capture-probe "$(readlink -f "$LIB")" 2> "$T/probe.err"
+    check capture_library_loads_without_device [ $? -eq 0 ]
+    check capture_says_so_once sh -c "[ \$(grep -c '^perfcard:' '$T/probe.err') -eq 1 ]"
+    check capture_markers_without_gpu sh -c "grep -q 'perfcard.step#3' '$T'/probe/trace.*.json && grep -q 'queue:probe' '$T'/probe/trace.*.json"
+fi
+if command -v nvcc > /dev/null; then
+    check capture_cuda_example_compiles nvcc -o "$T/vecadd" examples/cuda/vecadd.cu
+fi
+
 # perfcard diff
 G=$(dirname "$PC")/gentrace
 [ -x "$G" ] || G=./build/gentrace

@@ -133,7 +133,7 @@ void steps_find(an_ctx *c) {
         c->step_source = NULL;
         return;
     }
-    c->step_source = use_re ? "ranges matching --step-pattern" : "ProfilerStep#N ranges";
+    c->step_source = use_re ? "ranges matching --step-pattern" : "ProfilerStep#N or perfcard.step#N ranges";
     /* GPU work launched inside a step belongs to it */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];

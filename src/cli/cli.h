@@ -10,5 +10,6 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3 };
 int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
 #endif

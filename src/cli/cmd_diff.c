@@ -84,7 +84,7 @@ int cmd_diff(int argc, char **argv) {
                                        {"fp-point", required_argument, 0, D_FP}, {"bp-point", required_argument, 0, D_BP},
                                        {"group-by-shape", no_argument, 0, D_SHAPE}, {0, 0, 0, 0}};
     int c;
-    optind = 1;
+    optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
         char *end;
         switch (c) {

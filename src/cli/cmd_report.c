@@ -242,7 +242,7 @@ int cmd_report(int argc, char **argv) {
                                        ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     unsigned extra = 0;
-    optind = 1;
+    optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;
@@ -318,7 +318,7 @@ int cmd_summarize(int argc, char **argv) {
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c;
-    optind = 1;
+    optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
         switch (c) {
         case 'o': o.out = optarg; break;

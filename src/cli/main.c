@@ -12,6 +12,7 @@ static void usage(FILE *f) {
             "  report TRACE [-o DIR]          write report.html, summary.md, summary.json\n"
             "  summarize TRACE [-o FILE]      write only the summary (summary.json)\n"
             "  diff BASE NEW [NEW2 ...]       compare runs (traces or summary.json): diff.html, .md, .json\n"
+            "  capture [-o DIR] -- CMD ...    run CMD, record GPU (CUPTI) and CPU activity, write the report\n"
             "  version                        print the version\n"
             "\n"
             "Run 'perfcard <command> --help' for a command's options.\n"
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);
     if (!strcmp(c, "diff")) return cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(c, "capture")) return cmd_capture(argc - 1, argv + 1);
     fprintf(stderr, "perfcard: unknown command '%s'\n\n", c);
     usage(stderr);
     return EXIT_INPUT;

@@ -95,6 +95,19 @@ void an_advice(const an_ctx *c, cJSON *s) {
                     "MindInsight", "queue %s was empty in %.0f of %.0f steps (%.0f%%)", sj_getstr(q, "name", ""),
                     sj_getnum(q, "empty_steps", 0), sj_getnum(q, "steps_with_samples", 0), pct);
     }
+    /* data pipeline bottleneck (MindInsight) */
+    const cJSON *po;
+    cJSON_ArrayForEach(po, sj_get(s, "pipeline.rows")) {
+        const char *v = sj_getstr(po, "verdict", "");
+        if (!*v) continue;
+        suggest(&o, "pipeline_bottleneck", "A data-pipeline operator is the bottleneck",
+                "output queue under 10% full while its input queues are over 90% full (or, for a source, its output under 10%)",
+                sj_getnum(s, "steps.average.iteration_interval_ns", -1),
+                "The operator cannot produce data as fast as the next one consumes it, so the training step waits for data.",
+                "Give the operator more parallel workers (num_parallel_workers), cache its output, or simplify its work.",
+                "MindInsight", "%s (op %d): %s; output queue %.0f%% used", sj_getstr(po, "op_type", ""), (int)sj_getnum(po, "op_id", 0), v,
+                sj_getnum(po, "queue_usage_pct", 0));
+    }
     /* long iteration interval (MindInsight) */
     double ii = sj_getnum(s, "steps.average.iteration_interval_ns", 0);
     if (has_steps && step > 0 && ii > 0.2 * step) {

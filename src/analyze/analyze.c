@@ -27,7 +27,7 @@ static void *run_group(void *arg) {
 }
 
 static const char *const order[] = {"kernels", "operators", "operator_types", "modules", "api_calls", "transfers", "memory",
-                                    "steps", "breakdown", "dataloader", "communication", "gpu", "cpu", "queues", "timeline", NULL};
+                                    "steps", "breakdown", "dataloader", "communication", "gpu", "cpu", "queues", "pipeline", "timeline", NULL};
 
 cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_ctx c;

@@ -187,7 +187,45 @@ static void queue_section(const an_ctx *c, cJSON *s) {
     }
 }
 
+/* Data-pipeline operators (MindSpore's minddata) with MindInsight's
+ * bottleneck reading of queue usage: an operator whose output queue is
+ * nearly empty (usage under 10%) while its children's output queues are
+ * nearly full (over 90%) cannot keep up: it is the bottleneck; a source
+ * (no children) whose output is nearly empty is slow at reading. */
+static void pipeline_section(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    cJSON *p = sj_obj(s, "pipeline");
+    sj_bool(p, "present", t->npipe > 0);
+    cJSON *rows = sj_arr(p, "rows");
+    for (size_t i = 0; i < t->npipe; i++) {
+        const pc_pipe_op *o = &t->pipe[i];
+        int nchild = 0, all_full = 1;
+        for (size_t j = 0; j < t->npipe; j++)
+            if (t->pipe[j].parent == o->id) {
+                nchild++;
+                if (t->pipe[j].usage_rate <= 0.9) all_full = 0;
+            }
+        const char *verdict = "";
+        if (o->capacity > 0 && o->usage_rate < 0.1) {
+            if (nchild && all_full) verdict = "bottleneck: its input queues are full and its output queue is empty";
+            else if (!nchild) verdict = "slow source: its output queue is nearly empty";
+        }
+        cJSON *r = cJSON_CreateObject();
+        sj_int(r, "op_id", o->id);
+        sj_str(r, "op_type", strtab_get(&t->strs, o->type));
+        sj_int(r, "workers", o->workers);
+        sj_int(r, "parent_id", o->parent);
+        sj_str(r, "children", strtab_get(&t->strs, o->children));
+        sj_num(r, "queue_capacity", o->capacity);
+        sj_num(r, "queue_avg_size", o->avg_size);
+        sj_num(r, "queue_usage_pct", 100 * o->usage_rate);
+        sj_str(r, "verdict", verdict);
+        cJSON_AddItemToArray(rows, r);
+    }
+}
+
 void an_counters(const an_ctx *c, cJSON *s) {
     cpu_section(c, s);
     queue_section(c, s);
+    pipeline_section(c, s);
 }

@@ -108,11 +108,22 @@ enum { KERNEL_WAIT_NS = 30000 }; /* Holistic Trace Analysis' default consecutive
 void an_gpu_metrics(const an_ctx *c, cJSON *s) {
     const pc_trace *t = c->t;
     int64_t ss = c->steps[0].start, se = c->steps[c->nsteps - 1].end;
+    if (t->clock_note) {
+        /* steps and kernels on different clocks: measure over the kernels' own span */
+        int64_t a = INT64_MAX, b = INT64_MIN;
+        for (size_t i = 0; i < t->ngpu; i++)
+            if (t->gpu[i].kind == GPU_KERNEL && !strstr(strtab_get(&t->strs, t->gpu[i].name), "AllReduce (stream_")) {
+                if (t->gpu[i].ts < a) a = t->gpu[i].ts;
+                if (t->gpu[i].ts + t->gpu[i].dur > b) b = t->gpu[i].ts + t->gpu[i].dur;
+            }
+        if (a < b) ss = a, se = b;
+    }
     int64_t gs = t->prof_end > t->prof_start ? t->prof_start : t->t_min, ge = t->prof_end > t->prof_start ? t->prof_end : t->t_max;
     cJSON *gm = sj_obj(s, "gpu");
     sj_int(gm, "window_start_ns", ss - t->t_min);
     sj_int(gm, "window_end_ns", se - t->t_min);
     sj_int(gm, "kernel_wait_threshold_ns", KERNEL_WAIT_NS);
+    if (t->clock_note) sj_str(gm, "window_note", "measured over the span of the timeline's kernels, not the steps (different clocks)");
     cJSON *devs = sj_arr(gm, "devices");
     int ids[64], nid = 0;
     for (size_t i = 0; i < t->ngpu && nid < 64; i++) {

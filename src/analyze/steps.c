@@ -58,7 +58,12 @@ static int name_is_nccl_id(const pc_trace *t, uint32_t id);
 int name_is_dataloader(const char *n);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
 int name_is_nccl(const char *n);
-int name_is_nccl(const char *n) { return strcasestr(n, "nccl") != NULL; }
+/* NCCL kernels, and the collectives of other stacks (MindSpore's HCCL
+ * AllReduce, AllGather, ...) */
+int name_is_nccl(const char *n) {
+    return strcasestr(n, "nccl") || strcasestr(n, "allreduce") || strcasestr(n, "allgather") || strcasestr(n, "reducescatter") ||
+           strcasestr(n, "hcom_");
+}
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id) {
     if (!dl_cache[id]) dl_cache[id] = name_is_dataloader(strtab_get(&t->strs, id)) ? 2 : 1;
     return dl_cache[id] == 2;
@@ -295,6 +300,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     if (c->step_source) sj_str(so, "source", c->step_source);
     else cJSON_AddNullToObject(so, "source");
     if (c->bad_pattern) sj_str(so, "warning", "--step-pattern is not a valid regular expression; it was ignored");
+    if (t->clock_note) sj_str(so, "note", t->clock_note);
     sj_int(so, "count", c->step_source ? (int64_t)ns : 0);
     sj_str(so, "fp_point", fp_name ? fp_name : "");
     sj_str(so, "bp_point", bp_name ? bp_name : "");
@@ -318,7 +324,15 @@ void an_steps(const an_ctx *c, cJSON *s) {
         int64_t dur = p->end - p->start;
         int64_t fp, bp;
         const char *basis;
-        if (a->has_kernel && a->fp_start != INT64_MAX) {
+        const pc_phase *given = NULL;
+        for (size_t q = 0; q < t->nphase && !given; q++)
+            if (t->phase[q].number == p->number) given = &t->phase[q];
+        if (given && given->interval + given->fp_bp + given->tail == dur) {
+            /* the input's own phases (MindSpore's step trace) */
+            fp = p->start + given->interval;
+            bp = fp + given->fp_bp;
+            basis = "input";
+        } else if (a->has_kernel && a->fp_start != INT64_MAX) {
             fp = a->fp_start;
             bp = a->has_bwd ? a->bp_end : a->fwd_end;
             basis = "gpu";

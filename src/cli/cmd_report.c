@@ -180,13 +180,29 @@ static int input_like(const char *name) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+int mindspore_ranks(const char *dir, int *ranks, int max);
+
 /* Expands directories into their trace and summary files (sorted). */
 static char **expand_inputs(char **args, int nargs, int *n) {
     size_t cap = 16, k = 0;
     char **v = malloc(cap * sizeof *v);
     for (int i = 0; i < nargs; i++) {
         struct stat st;
+        int ranks[64], nr = 0;
         if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            char sub[4200];
+            nr = mindspore_ranks(args[i], ranks, 64);
+            if (!nr) { snprintf(sub, sizeof sub, "%s/profiler", args[i]); nr = mindspore_ranks(sub, ranks, 64); }
+        }
+        if (nr > 0) {
+            /* a MindSpore profiler directory: one input per rank ("DIR#rank") */
+            for (int q = 0; q < nr; q++) {
+                if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+                size_t len = strlen(args[i]) + 16;
+                v[k] = malloc(len);
+                snprintf(v[k++], len, "%s#%d", args[i], ranks[q]);
+            }
+        } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             DIR *d = opendir(args[i]);
             struct dirent *e;
             size_t first = k;

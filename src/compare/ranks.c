@@ -85,6 +85,7 @@ cJSON *pc_job_summary(cJSON *const *ranks, int n) {
         cJSON *arr = sg ? cJSON_GetObjectItem(sg, "rows") : NULL;
         if (arr) {
             cJSON *x = cJSON_CreateObject();
+            sj_int(x, "rank", 0); /* renumbered below */
             sj_str(x, "rule", "straggler");
             sj_str(x, "title", "A straggler rank slows the whole job");
             sj_str(x, "threshold", "slowest rank's median step over 10% above the median rank's");

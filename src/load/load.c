@@ -1,18 +1,47 @@
 #include "load.h"
 #include "source.h"
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
 int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
+int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
+int mindspore_ranks(const char *dir, int *ranks, int max);
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;
     struct stat st;
+    /* "DIR#N": rank N of a MindSpore directory */
+    const char *hash = strrchr(path, '#');
+    if (hash && hash[1] >= '0' && hash[1] <= '9' && stat(path, &st) < 0) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)(hash - path), path);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+            int ranks[64];
+            char sub[4200];
+            const char *d = dir;
+            if (!mindspore_ranks(d, ranks, 64)) { snprintf(sub, sizeof sub, "%s/profiler", dir); d = sub; }
+            return pc_load_mindspore(d, atoi(hash + 1), out, err);
+        }
+    }
     if (stat(path, &st) < 0) return PC_ERRF(err, PC_EIO, "cannot open: %s", strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return PC_ERRF(err, PC_EUNSUP, "is a directory; MindSpore profiler directories are not supported yet");
+    if (S_ISDIR(st.st_mode)) {
+        /* a MindSpore profiler directory (or its profiler/ subfolder) */
+        int ranks[64];
+        char sub[4096];
+        const char *dir = path;
+        int nr = mindspore_ranks(dir, ranks, 64);
+        if (!nr) {
+            snprintf(sub, sizeof sub, "%s/profiler", path);
+            dir = sub;
+            nr = mindspore_ranks(dir, ranks, 64);
+        }
+        if (!nr) return PC_ERRF(err, PC_EINPUT, "a directory without MindSpore profiler files");
+        return pc_load_mindspore(dir, o && o->rank >= 0 && o->rank_set ? o->rank : ranks[0], out, err);
+    }
     unsigned char head[16] = {0};
     ssize_t n = source_peek(path, head, sizeof head);
     if (n < 0) return PC_ERRF(err, PC_EIO, "cannot read: %s", strerror(errno));

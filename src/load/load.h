@@ -17,6 +17,7 @@
 typedef struct pc_load_opts {
     int progress;          /* print progress on stderr (caller decides: only on a tty) */
     size_t max_value;      /* largest single JSON value held at once; 0 = 256 MiB */
+    int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
 } pc_load_opts;
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);

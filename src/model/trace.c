@@ -20,6 +20,8 @@ void pc_trace_free(pc_trace *t) {
     free(t->mem);
     free(t->ctr);
     free(t->dev);
+    free(t->phase);
+    free(t->pipe);
     free(t);
 }
 

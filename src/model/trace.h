@@ -88,6 +88,16 @@ typedef struct pc_counter {
     int64_t pid;
 } pc_counter;
 
+/* Phases given by the input itself (MindSpore's step trace), per step number. */
+typedef struct pc_phase { int64_t number, interval, fp_bp, tail; } pc_phase;
+
+/* A data-pipeline operator (MindSpore's minddata pipeline). */
+typedef struct pc_pipe_op {
+    int id, parent, workers;
+    uint32_t type, children;   /* strtab ids: operator type, children list text */
+    double avg_size, capacity, usage_rate;
+} pc_pipe_op;
+
 typedef struct pc_device {
     int id;
     uint32_t name;
@@ -116,6 +126,9 @@ typedef struct pc_trace {
     pc_mem_event *mem;   size_t nmem, cap_mem;
     pc_counter *ctr;     size_t nctr, cap_ctr;
     pc_device *dev;      size_t ndev, cap_dev;
+    pc_phase *phase;     size_t nphase, cap_phase;
+    pc_pipe_op *pipe;    size_t npipe, cap_pipe;
+    const char *clock_note; /* set when parts of the input use different clocks */
     int64_t count_cpu[CPU_KIND_COUNT];
     int64_t count_gpu[GPU_KIND_COUNT];
     /* top unknown categories, for run info */

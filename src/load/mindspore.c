@@ -1,0 +1,292 @@
+/* mindspore.c - a MindSpore profiler output directory (as MindInsight reads
+ * it) into the model, for one rank:
+ *   step_trace_raw_{rank}_detail_time.csv  steps and their phases
+ *       (iteration_interval, fp_and_bp, tail) and the parallel (all-reduce)
+ *       streams; values are 10 ns system-counter ticks, as MindInsight's
+ *       to_millisecond (divide by 100,000) reads them;
+ *   gpu_timeline_display_{rank}.json       operators ("Ops" row) and kernels
+ *       (stream rows, args.op_full_name), in µs;
+ *   minddata_cpu_utilization_{rank}.json   CPU samples every sampling_interval
+ *       ms, placed from the first step's start;
+ *   device_queue_profiling_{rank}.txt / dataset_iterator_profiling_{rank}.txt
+ *       queue-size records: "0 <id> <step> <size> <time>";
+ *   minddata_pipeline_raw_{rank}.csv       pipeline operators and their
+ *       output queues.
+ * The step trace and the timeline come from different clocks: steps are not
+ * aligned with kernels, and the summary says so. */
+#include "load.h"
+#include "../util/fsutil.h"
+#include "../util/xalloc.h"
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const prefixes[] = {"step_trace_raw_", "gpu_timeline_display_", "minddata_cpu_utilization_",
+                                       "device_queue_profiling_", "dataset_iterator_profiling_", "minddata_pipeline_raw_",
+                                       "gpu_op_detail_info_", "gpu_activity_data_", NULL};
+
+/* rank number in a MindSpore file name, or -1 */
+static int file_rank(const char *name) {
+    for (int i = 0; prefixes[i]; i++) {
+        size_t l = strlen(prefixes[i]);
+        if (!strncmp(name, prefixes[i], l) && name[l] >= '0' && name[l] <= '9') return atoi(name + l);
+    }
+    return -1;
+}
+
+int mindspore_ranks(const char *dir, int *ranks, int max);
+int mindspore_ranks(const char *dir, int *ranks, int max) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int r = file_rank(e->d_name);
+        if (r < 0) continue;
+        int seen = 0;
+        for (int i = 0; i < n; i++) seen |= ranks[i] == r;
+        if (!seen && n < max) ranks[n++] = r;
+    }
+    closedir(d);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && ranks[j - 1] > ranks[j]; j--) { int x = ranks[j]; ranks[j] = ranks[j - 1]; ranks[j - 1] = x; }
+    return n;
+}
+
+static char *read_file(const char *dir, const char *fmt, int rank, size_t *n) {
+    char name[256];
+    snprintf(name, sizeof name, fmt, rank);
+    char *p = fs_join(dir, name), *data = NULL;
+    pc_err e;
+    if (fs_read_all(p, &data, n, (size_t)1 << 30, &e)) data = NULL;
+    free(p);
+    return data;
+}
+
+/* CSV: splits a line into fields (quotes respected), in place */
+static int csv_fields(char *line, char **f, int max) {
+    int n = 0;
+    char *p = line;
+    while (*p && n < max) {
+        if (*p == '"') {
+            char *s = ++p;
+            while (*p && *p != '"') p++;
+            if (*p) *p++ = 0;
+            f[n++] = s;
+            if (*p == ',') p++;
+        } else {
+            f[n++] = p;
+            while (*p && *p != ',') p++;
+            if (*p) *p++ = 0;
+        }
+    }
+    return n;
+}
+
+static int col_index(char **h, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(h[i], name)) return i;
+    return -1;
+}
+
+static void step_trace(pc_trace *t, char *data, pc_err *err) {
+    char *save, *line = strtok_r(data, "\r\n", &save);
+    if (!line) return;
+    char *hdr[256];
+    char *hcopy = xstrdup(line);
+    int nh = csv_fields(hcopy, hdr, 256);
+    int c_step = col_index(hdr, nh, "step_num"), c_start = col_index(hdr, nh, "start_point"), c_total = col_index(hdr, nh, "total");
+    int c_ii = col_index(hdr, nh, "iteration_interval"), c_fb = col_index(hdr, nh, "fp_and_bp"), c_tail = col_index(hdr, nh, "tail");
+    (void)err;
+    while ((line = strtok_r(NULL, "\r\n", &save))) {
+        char *f[256];
+        int n = csv_fields(line, f, 256);
+        if (c_step < 0 || c_start < 0 || c_total < 0 || n <= c_total) continue;
+        int64_t no = atoll(f[c_step]), start = atoll(f[c_start]) * 10, total = atoll(f[c_total]) * 10;
+        if (total <= 0) continue;
+        pc_cpu_event *c = pc_trace_add_cpu(t);
+        c->kind = CPU_USER_ANNOT;
+        char nm[64];
+        snprintf(nm, sizeof nm, "ProfilerStep#%lld", (long long)no);
+        c->name = strtab_intern(&t->strs, nm, strlen(nm));
+        c->ts = start;
+        c->dur = total;
+        c->pid = 0, c->tid = 0;
+        if (c_ii >= 0 && c_fb >= 0 && c_tail >= 0 && n > c_tail) {
+            pc_phase *p = VEC_PUSH(t->phase, t->nphase, t->cap_phase);
+            p->number = no;
+            p->interval = atoll(f[c_ii]) * 10;
+            p->fp_bp = atoll(f[c_fb]) * 10;
+            p->tail = atoll(f[c_tail]) * 10;
+        }
+        /* parallel streams: stream_S_parallel_P_start_point, _end_point, and the duration */
+        for (int i = 0; i < nh && i < n; i++) {
+            size_t l = strlen(hdr[i]);
+            if (strncmp(hdr[i], "stream_", 7) || l < 12 || strcmp(hdr[i] + l - 12, "_start_point")) continue;
+            int64_t s = atoll(f[i]) * 10, e = i + 1 < n ? atoll(f[i + 1]) * 10 : s;
+            if (e <= s) continue;
+            pc_gpu_event *g = pc_trace_add_gpu(t);
+            g->kind = GPU_KERNEL;
+            char gn[128];
+            snprintf(gn, sizeof gn, "AllReduce (%.*s)", (int)(l - 12), hdr[i]);
+            g->name = strtab_intern(&t->strs, gn, strlen(gn));
+            g->ts = s, g->dur = e - s;
+            g->device = 0;
+            g->stream = atoi(hdr[i] + 7);
+        }
+    }
+    free(hcopy);
+}
+
+static uint32_t hash_name(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h & 0x7fffffff;
+}
+
+static void timeline(pc_trace *t, const char *data) {
+    cJSON *a = cJSON_Parse(data);
+    if (!cJSON_IsArray(a)) { cJSON_Delete(a); return; }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) {
+        const cJSON *name = cJSON_GetObjectItem(e, "name"), *tid = cJSON_GetObjectItem(e, "tid");
+        const cJSON *ts = cJSON_GetObjectItem(e, "ts"), *dur = cJSON_GetObjectItem(e, "dur");
+        if (!cJSON_IsString(name) || !cJSON_IsNumber(ts) || !cJSON_IsNumber(dur)) continue;
+        int64_t tsn = (int64_t)(ts->valuedouble * 1000.0 + 0.5), dn = (int64_t)(dur->valuedouble * 1000.0 + 0.5);
+        const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
+        if (tids[0] >= '0' && tids[0] <= '9') {
+            pc_gpu_event *g = pc_trace_add_gpu(t);
+            g->kind = GPU_KERNEL;
+            g->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
+            g->ts = tsn, g->dur = dn;
+            g->device = 0;
+            g->stream = atoi(tids);
+            const cJSON *args = cJSON_GetObjectItem(e, "args");
+            const cJSON *op = args ? cJSON_GetObjectItem(args, "op_full_name") : NULL;
+            if (cJSON_IsString(op)) g->ext_id = hash_name(op->valuestring);
+        } else {
+            pc_cpu_event *c = pc_trace_add_cpu(t);
+            c->kind = CPU_OP;
+            c->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
+            c->ts = tsn, c->dur = dn;
+            c->pid = 0;
+            c->tid = -(int64_t)strtab_intern(&t->strs, tids, strlen(tids));
+            c->ext_id = hash_name(name->valuestring);
+        }
+    }
+    cJSON_Delete(a);
+}
+
+static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
+    cJSON *j = cJSON_Parse(data);
+    if (!j) return;
+    double interval = 100;
+    const cJSON *si = cJSON_GetObjectItem(j, "sampling_interval");
+    if (cJSON_IsNumber(si) && si->valuedouble > 0) interval = si->valuedouble;
+    const cJSON *dev = cJSON_GetObjectItem(j, "device_info"), *proc = cJSON_GetObjectItem(j, "process_info");
+    static const char *const dk[] = {"user_utilization", "sys_utilization", "io_utilization", "idle_utilization"};
+    static const char *const sk[] = {"user", "system", "iowait", "idle"};
+    uint32_t name = strtab_intern(&t->strs, "cpu", 3);
+    int n = cJSON_GetArraySize(cJSON_GetObjectItem(dev, dk[0]));
+    for (int i = 0; i < n; i++) {
+        int64_t ts = t0 + (int64_t)(i * interval * 1e6);
+        for (int k = 0; k < 4; k++) {
+            const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, dk[k]), i);
+            if (!cJSON_IsNumber(v)) continue;
+            pc_counter *c = pc_trace_add_counter(t);
+            c->ts = ts, c->value = v->valuedouble, c->name = name;
+            c->series = strtab_intern(&t->strs, sk[k], strlen(sk[k]));
+        }
+        const cJSON *pu = cJSON_GetArrayItem(cJSON_GetObjectItem(proc, "user_utilization"), i);
+        const cJSON *ps = cJSON_GetArrayItem(cJSON_GetObjectItem(proc, "sys_utilization"), i);
+        if (cJSON_IsNumber(pu) || cJSON_IsNumber(ps)) {
+            pc_counter *c = pc_trace_add_counter(t);
+            c->ts = ts, c->name = name;
+            c->value = (cJSON_IsNumber(pu) ? pu->valuedouble : 0) + (cJSON_IsNumber(ps) ? ps->valuedouble : 0);
+            c->series = strtab_intern(&t->strs, "process", 7);
+        }
+    }
+    cJSON_Delete(j);
+}
+
+/* "0 <id> <step> <size> <time>": a queue-size record, placed in its step */
+static void queue_file(pc_trace *t, char *data, const char *qname) {
+    uint32_t name = strtab_intern(&t->strs, qname, strlen(qname)), size = strtab_intern(&t->strs, "size", 4);
+    char *save, *line;
+    for (line = strtok_r(data, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+        long f[5] = {0};
+        int n = sscanf(line, "%ld %ld %ld %ld %ld", &f[0], &f[1], &f[2], &f[3], &f[4]);
+        if (n < 4 || f[0] != 0) continue;
+        int64_t ts = -1;
+        for (size_t i = 0; i < t->ncpu; i++) {
+            const char *nm = strtab_get(&t->strs, t->cpu[i].name);
+            if (t->cpu[i].kind == CPU_USER_ANNOT && !strncmp(nm, "ProfilerStep#", 13) && atol(nm + 13) == f[2]) {
+                ts = t->cpu[i].ts + t->cpu[i].dur / 2;
+                break;
+            }
+        }
+        if (ts < 0) continue;
+        pc_counter *c = pc_trace_add_counter(t);
+        c->ts = ts, c->value = (double)f[3], c->name = name, c->series = size;
+    }
+}
+
+static void pipeline(pc_trace *t, char *data) {
+    char *save, *line = strtok_r(data, "\r\n", &save);
+    if (!line) return;
+    char *h[32];
+    char *hc = xstrdup(line);
+    int nh = csv_fields(hc, h, 32);
+    int ci = col_index(h, nh, "op_id"), ct = col_index(h, nh, "op_type"), cw = col_index(h, nh, "num_workers");
+    int ca = col_index(h, nh, "output_queue_average_size"), cl = col_index(h, nh, "output_queue_length");
+    int cu = col_index(h, nh, "output_queue_usage_rate"), cp = col_index(h, nh, "parent_id"), cc = col_index(h, nh, "children_id");
+    while ((line = strtok_r(NULL, "\r\n", &save))) {
+        char *f[32];
+        int n = csv_fields(line, f, 32);
+        if (ci < 0 || ct < 0 || n <= ct) continue;
+        pc_pipe_op *o = VEC_PUSH(t->pipe, t->npipe, t->cap_pipe);
+        memset(o, 0, sizeof *o);
+        o->id = atoi(f[ci]);
+        o->type = strtab_intern(&t->strs, f[ct], strlen(f[ct]));
+        o->workers = cw >= 0 && cw < n ? atoi(f[cw]) : 0;
+        o->avg_size = ca >= 0 && ca < n ? atof(f[ca]) : 0;
+        o->capacity = cl >= 0 && cl < n ? atof(f[cl]) : 0;
+        o->usage_rate = cu >= 0 && cu < n ? atof(f[cu]) : 0;
+        o->parent = cp >= 0 && cp < n && *f[cp] ? atoi(f[cp]) : -1;
+        const char *ch = cc >= 0 && cc < n ? f[cc] : "";
+        o->children = strtab_intern(&t->strs, ch, strlen(ch));
+    }
+    free(hc);
+}
+
+int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
+int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
+    *out = NULL;
+    pc_trace *t = pc_trace_new();
+    size_t n;
+    int any = 0;
+    char *d;
+    if ((d = read_file(dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d, err); free(d); any = 1; }
+    if ((d = read_file(dir, "gpu_timeline_display_%d.json", rank, &n))) { timeline(t, d); free(d); any = 1; }
+    int64_t t0 = 0;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].kind == CPU_USER_ANNOT && (!t0 || t->cpu[i].ts < t0)) t0 = t->cpu[i].ts;
+    if ((d = read_file(dir, "minddata_cpu_utilization_%d.json", rank, &n))) { cpu_util(t, d, t0); free(d); any = 1; }
+    if ((d = read_file(dir, "device_queue_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
+    if ((d = read_file(dir, "dataset_iterator_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
+    if ((d = read_file(dir, "minddata_pipeline_raw_%d.csv", rank, &n))) { pipeline(t, d); free(d); any = 1; }
+    if (!any) {
+        pc_trace_free(t);
+        return PC_ERRF(err, PC_EINPUT, "no MindSpore profiler files for rank %d", rank);
+    }
+    t->rank = rank;
+    t->source_format = strtab_intern(&t->strs, "mindspore", 9);
+    t->clock_note = "MindSpore's step trace (device counter) and timeline (host clock) use different clocks: per-step breakdowns of kernel time are not available";
+    t->stats.events = (int64_t)(t->ncpu + t->ngpu + t->nctr);
+    pc_trace_finish(t);
+    *out = t;
+    return 0;
+}

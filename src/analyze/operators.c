@@ -47,53 +47,15 @@ void an_operators(const an_ctx *c, cJSON *s) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
     size_t nc = t->ncpu;
-    int64_t *child = xcalloc(nc ? nc : 1, sizeof *child);
-    int64_t *selfdev = xcalloc(nc ? nc : 1, sizeof *selfdev);
-    int64_t *devtot = xcalloc(nc ? nc : 1, sizeof *devtot);
-    int64_t *tcns = xcalloc(nc ? nc : 1, sizeof *tcns);
-    int64_t *kns = xcalloc(nc ? nc : 1, sizeof *kns);
-    for (size_t i = 0; i < nc; i++)
-        if (l->parent[i] >= 0) child[l->parent[i]] += t->cpu[i].dur;
-
-    /* GPU time to ops */
-    int64_t gpu_total = 0, attributed = 0, by_corr = 0, by_ext = 0, n_unattr = 0;
-    int64_t kernel_total = 0, kernel_attr = 0;
-    uint8_t *tc_cache = NULL;
-    size_t ntc = t->strs.n;
-    tc_cache = xcalloc(ntc ? ntc : 1, 1); /* 0 unknown yet, 1 no, 2 yes */
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
-        gpu_total += e->dur;
-        if (e->kind == GPU_KERNEL) kernel_total += e->dur;
-        int32_t op = l->gpu_inner[g];
-        if (op < 0) { n_unattr++; continue; }
-        attributed += e->dur;
-        if (e->kind == GPU_KERNEL) kernel_attr += e->dur;
-        if (l->gpu_how[g] == LINK_CORRELATION) by_corr++;
-        else by_ext++;
-        selfdev[op] += e->dur;
-        int tc = 0;
-        if (e->kind == GPU_KERNEL) {
-            if (!tc_cache[e->name]) tc_cache[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) > 0 ? 2 : 1;
-            tc = tc_cache[e->name] == 2;
-        }
-        for (int32_t p = op; p >= 0; p = l->parent[p]) {
-            if (t->cpu[p].kind != CPU_OP) continue;
-            devtot[p] += e->dur;
-            if (e->kind == GPU_KERNEL) {
-                kns[p] += e->dur;
-                if (tc) tcns[p] += e->dur;
-            }
-        }
-    }
-    free(tc_cache);
+    /* memory stays small on big traces: per event only a row index and a
+     * flag; every sum goes straight into its row */
+    uint32_t *rowidx = xmalloc((nc ? nc : 1) * sizeof *rowidx);
+    uint8_t *has_flops = xcalloc(nc ? nc : 1, 1);
 
     /* hints for FLOPs: convolution output sizes from the autograd node that
      * shares the forward call's Sequence number, and which gradients a
      * convolution backward computed */
-    hmap conv_node = {0};
-    uint8_t *passes = xcalloc(nc ? nc : 1, 1);
+    hmap conv_node = {0}, passes = {0};
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_OP) continue;
@@ -102,17 +64,18 @@ void an_operators(const an_ctx *c, cJSON *s) {
             *hmap_get(&conv_node, (uint64_t)e->seq, NULL) = (uint32_t)i;
         size_t ln = strlen(nm);
         if (l->parent[i] >= 0 && ((ln > 15 && !strcmp(nm + ln - 15, "_backward_input")) || (ln > 16 && !strcmp(nm + ln - 16, "_backward_weight"))))
-            passes[l->parent[i]]++;
+            (*hmap_get(&passes, (uint64_t)l->parent[i], NULL))++;
     }
 
+    /* rows by name (and shapes); CPU time and FLOPs */
     uint8_t *known = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
-    /* aggregate by name (and shapes) */
     hmap m = {0};
     oprow *rows = NULL;
     size_t n = 0, cap = 0;
     int64_t self_cpu_total = 0;
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
+        rowidx[i] = UINT32_MAX;
         if (e->kind != CPU_OP) continue;
         uint32_t dims = c->o.group_by_shape ? e->input_dims : 0;
         int created;
@@ -126,17 +89,11 @@ void an_operators(const an_ctx *c, cJSON *s) {
             r->eligible = op_tc_eligible(strtab_get(&t->strs, e->name));
             *slot = (uint32_t)(n - 1);
         }
+        rowidx[i] = *slot;
         oprow *r = &rows[*slot];
-        int64_t self = e->dur - child[i];
-        if (self < 0) self = 0;
         r->calls++;
         r->cpu_total += e->dur;
-        r->self_cpu += self;
-        self_cpu_total += self;
-        r->self_dev += selfdev[i];
-        r->dev_total += devtot[i];
-        r->tc_ns += tcns[i];
-        r->gpu_ns_kernels += kns[i];
+        r->self_cpu += e->dur;
         if (l->backward[i]) r->bwd = 1;
         else r->fwd = 1;
         if (!known[e->name]) known[e->name] = op_flops_known(strtab_get(&t->strs, e->name)) ? 2 : 1;
@@ -147,7 +104,8 @@ void an_operators(const an_ctx *c, cJSON *s) {
                           strtab_get(&t->strs, e->concrete));
             flops_hints hint;
             memset(&hint, 0, sizeof hint);
-            hint.bw_passes = passes[i];
+            const uint32_t *ps = hmap_find(&passes, (uint64_t)i);
+            hint.bw_passes = ps ? (int)*ps : 0;
             const uint32_t *node = e->seq != PC_NONE && a.nd[0] >= 3 && a.nd[1] == a.nd[0] ? hmap_find(&conv_node, (uint64_t)e->seq) : NULL;
             if (node) {
                 op_args na;
@@ -159,10 +117,10 @@ void an_operators(const an_ctx *c, cJSON *s) {
                 }
             }
             if (op_flops(strtab_get(&t->strs, e->name), &a, &hint, &fr)) {
+                has_flops[i] = 1;
                 r->flops += fr.flops;
                 r->bytes += fr.bytes;
                 r->flops_calls++;
-                r->flops_dev_ns += devtot[i];
                 if (fr.dtype != DT_UNKNOWN) r->dtype = fr.dtype;
                 if (fr.is_gemm) {
                     r->gemm_calls++;
@@ -171,10 +129,101 @@ void an_operators(const an_ctx *c, cJSON *s) {
             }
         }
     }
+    /* self CPU: minus the ranges directly inside each call */
+    for (size_t i = 0; i < nc; i++) {
+        int32_t p = l->parent[i];
+        if (p >= 0 && rowidx[p] != UINT32_MAX) rows[rowidx[p]].self_cpu -= t->cpu[i].dur;
+    }
+    for (size_t q = 0; q < n; q++) {
+        if (rows[q].self_cpu < 0) rows[q].self_cpu = 0;
+        self_cpu_total += rows[q].self_cpu;
+    }
     hmap_free(&m);
     hmap_free(&conv_node);
-    free(passes);
+    hmap_free(&passes);
     free(known);
+
+    /* top-level operators and modules: rows keyed by name */
+    hmap tm = {0}, mm = {0};
+    oprow *tops = NULL, *mods = NULL;
+    size_t nt = 0, capt = 0, nm2 = 0, capm = 0;
+    uint32_t *topidx = xmalloc((nc ? nc : 1) * sizeof *topidx);
+    for (size_t i = 0; i < nc; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        topidx[i] = UINT32_MAX;
+        if (e->kind != CPU_OP || links_op_outer(t, l, (int32_t)i, 0) >= 0) continue;
+        int created;
+        uint32_t *slot = hmap_get(&tm, e->name, &created);
+        if (created) {
+            oprow *r = VEC_PUSH(tops, nt, capt);
+            memset(r, 0, sizeof *r);
+            r->name = e->name;
+            *slot = (uint32_t)(nt - 1);
+        }
+        topidx[i] = *slot;
+        tops[*slot].calls++;
+        tops[*slot].cpu_total += e->dur;
+        if (l->module[i] >= 0) {
+            uint32_t mname = t->cpu[l->module[i]].name;
+            uint32_t *ms = hmap_get(&mm, mname, &created);
+            if (created) {
+                oprow *r = VEC_PUSH(mods, nm2, capm);
+                memset(r, 0, sizeof *r);
+                r->name = mname;
+                *ms = (uint32_t)(nm2 - 1);
+            }
+            mods[*ms].calls++;
+            mods[*ms].cpu_total += e->dur;
+        }
+    }
+
+    /* GPU time to operators, their ancestors, top-level types and modules */
+    int64_t gpu_total = 0, attributed = 0, by_corr = 0, by_ext = 0, n_unattr = 0;
+    int64_t kernel_total = 0, kernel_attr = 0;
+    uint8_t *tc_cache = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown yet, 1 no, 2 yes */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        gpu_total += e->dur;
+        if (e->kind == GPU_KERNEL) kernel_total += e->dur;
+        int32_t op = l->gpu_inner[g];
+        if (op < 0) { n_unattr++; continue; }
+        attributed += e->dur;
+        if (e->kind == GPU_KERNEL) kernel_attr += e->dur;
+        if (l->gpu_how[g] == LINK_CORRELATION) by_corr++;
+        else by_ext++;
+        if (rowidx[op] != UINT32_MAX) rows[rowidx[op]].self_dev += e->dur;
+        int tc = 0;
+        if (e->kind == GPU_KERNEL) {
+            if (!tc_cache[e->name]) tc_cache[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) > 0 ? 2 : 1;
+            tc = tc_cache[e->name] == 2;
+        }
+        int32_t outer = -1;
+        for (int32_t p = op; p >= 0; p = l->parent[p]) {
+            if (t->cpu[p].kind != CPU_OP) continue;
+            outer = p;
+            oprow *r = &rows[rowidx[p]];
+            r->dev_total += e->dur;
+            if (has_flops[p]) r->flops_dev_ns += e->dur;
+            if (e->kind == GPU_KERNEL) {
+                r->gpu_ns_kernels += e->dur;
+                if (tc) r->tc_ns += e->dur;
+            }
+        }
+        if (outer >= 0 && topidx[outer] != UINT32_MAX) {
+            tops[topidx[outer]].dev_total += e->dur;
+            if (l->module[outer] >= 0) {
+                const uint32_t *ms = hmap_find(&mm, t->cpu[l->module[outer]].name);
+                if (ms) mods[*ms].dev_total += e->dur;
+            }
+        }
+    }
+    free(tc_cache);
+    free(rowidx);
+    free(has_flops);
+    free(topidx);
+    hmap_free(&tm);
+    hmap_free(&mm);
     if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
 
     cJSON *ops = sj_obj(s, "operators");
@@ -239,29 +288,9 @@ void an_operators(const an_ctx *c, cJSON *s) {
     free(rows);
 
     /* top-level operators: what the user wrote (as MindInsight's op types) */
-    hmap tm = {0};
-    oprow *tops = NULL;
-    size_t nt = 0, capt = 0;
-    int64_t top_time_total = 0;
     int use_dev = gpu_total > 0;
-    for (size_t i = 0; i < nc; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind != CPU_OP || links_op_outer(t, l, (int32_t)i, 0) >= 0) continue;
-        int created;
-        uint32_t *slot = hmap_get(&tm, e->name, &created);
-        if (created) {
-            oprow *r = VEC_PUSH(tops, nt, capt);
-            memset(r, 0, sizeof *r);
-            r->name = e->name;
-            *slot = (uint32_t)(nt - 1);
-        }
-        oprow *r = &tops[*slot];
-        r->calls++;
-        r->cpu_total += e->dur;
-        r->dev_total += devtot[i];
-        top_time_total += use_dev ? devtot[i] : e->dur;
-    }
-    hmap_free(&tm);
+    int64_t top_time_total = 0;
+    for (size_t i = 0; i < nt; i++) top_time_total += use_dev ? tops[i].dev_total : tops[i].cpu_total;
     if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
     cJSON *types = sj_obj(s, "operator_types");
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
@@ -283,27 +312,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
     free(tops);
 
     /* modules */
-    hmap mm = {0};
-    oprow *mods = NULL;
-    size_t nm = 0, capm = 0;
-    for (size_t i = 0; i < nc; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind != CPU_OP || l->module[i] < 0 || links_op_outer(t, l, (int32_t)i, 0) >= 0) continue;
-        uint32_t mname = t->cpu[l->module[i]].name;
-        int created;
-        uint32_t *slot = hmap_get(&mm, mname, &created);
-        if (created) {
-            oprow *r = VEC_PUSH(mods, nm, capm);
-            memset(r, 0, sizeof *r);
-            r->name = mname;
-            *slot = (uint32_t)(nm - 1);
-        }
-        oprow *r = &mods[*slot];
-        r->calls++;
-        r->cpu_total += e->dur;
-        r->dev_total += devtot[i];
-    }
-    hmap_free(&mm);
+    size_t nm = nm2;
     if (nm) qsort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
     cJSON *ms = sj_obj(s, "modules");
     sj_int(ms, "level", l->module_level);
@@ -318,9 +327,4 @@ void an_operators(const an_ctx *c, cJSON *s) {
         cJSON_AddItemToArray(marr, j);
     }
     free(mods);
-    free(child);
-    free(selfdev);
-    free(devtot);
-    free(tcns);
-    free(kns);
 }

@@ -506,12 +506,12 @@ static void commit(reader *rd, evtmp *e) {
     c->ts = e->ts;
     c->dur = e->has_dur ? e->dur : 0;
     c->name = name;
-    c->pid = e->pid_named ? PC_NONE : e->pid;
-    c->tid = e->tid_named ? named_id(t, e->tid_s) : e->tid;
+    c->pid = e->pid_named ? PC_NONE : (int32_t)e->pid;
+    c->tid = e->tid_named ? (int32_t)named_id(t, e->tid_s) : (int32_t)e->tid;
     c->ext_id = e->ext_id;
     c->corr = e->corr;
-    c->seq = e->seq;
-    c->fwd_tid = (int32_t)e->fwd_tid;
+    c->seq = e->seq >= INT32_MIN && e->seq <= INT32_MAX ? (int32_t)e->seq : PC_NONE;
+    c->fwd_tid = e->fwd_tid >= INT16_MIN && e->fwd_tid <= INT16_MAX ? (int16_t)e->fwd_tid : PC_NONE;
     if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
     if (e->types.n) c->input_types = strtab_intern(&t->strs, e->types.s, e->types.n);
     if (e->concrete.n) c->concrete = strtab_intern(&t->strs, e->concrete.s, e->concrete.n);

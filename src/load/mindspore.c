@@ -173,7 +173,7 @@ static void timeline(pc_trace *t, const char *data) {
             c->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
             c->ts = tsn, c->dur = dn;
             c->pid = 0;
-            c->tid = -(int64_t)strtab_intern(&t->strs, tids, strlen(tids));
+            c->tid = -(int32_t)strtab_intern(&t->strs, tids, strlen(tids));
             c->ext_id = hash_name(name->valuestring);
         }
     }

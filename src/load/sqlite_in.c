@@ -135,8 +135,8 @@ static void host_row(db *d, sqlite3_stmt *st) {
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
-    c->pid = sqlite3_column_int64(st, 2);
-    c->tid = sqlite3_column_int64(st, 3);
+    c->pid = (int32_t)sqlite3_column_int64(st, 2);
+    c->tid = (int32_t)sqlite3_column_int64(st, 3);
     if (sqlite3_column_type(st, 4) != SQLITE_NULL) c->corr = sqlite3_column_int64(st, 4);
     c->name = text(d, st, 5);
 }
@@ -236,8 +236,8 @@ static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
-    c->pid = sqlite3_column_int64(st, 2);
-    c->tid = sqlite3_column_int64(st, 3);
+    c->pid = (int32_t)sqlite3_column_int64(st, 2);
+    c->tid = (int32_t)sqlite3_column_int64(st, 3);
     c->corr = sqlite3_column_int64(st, 4);
     int cbid = sqlite3_column_int(st, 5);
     const char *n = cbid_name(cbid);
@@ -253,7 +253,7 @@ static void nvprof_marker_row(db *d, sqlite3_stmt *st) {
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
-    c->tid = sqlite3_column_int64(st, 2);
+    c->tid = (int32_t)sqlite3_column_int64(st, 2);
     c->name = text(d, st, 3);
 }
 

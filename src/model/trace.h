@@ -29,18 +29,19 @@ enum pc_cpu_kind {
     CPU_KIND_COUNT
 };
 
-typedef struct pc_cpu_event {
+typedef struct pc_cpu_event {  /* 64 bytes */
     int64_t ts, dur;
-    int64_t pid, tid;     /* numeric; non-numeric names map to negative ids */
     int64_t ext_id;       /* External id, or PC_NONE */
     int64_t corr;         /* correlation (runtime/driver), or PC_NONE */
-    int64_t seq;          /* autograd Sequence number, or PC_NONE */
+    int32_t pid, tid;     /* numeric; non-numeric thread names map to negative string ids */
+    int32_t seq;          /* autograd Sequence number, or PC_NONE */
     uint32_t name;        /* strtab id */
     uint32_t input_dims;  /* strtab id of compact JSON text of "Input Dims", 0 if none */
     uint32_t input_types; /* strtab id of compact JSON text of "Input type", 0 if none */
     uint32_t concrete;    /* strtab id of compact JSON text of "Concrete Inputs", 0 if none */
-    int32_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
+    int16_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
     uint8_t kind;         /* enum pc_cpu_kind */
+    uint8_t pad;
 } pc_cpu_event;
 
 /* Device-side activity: kernels, memcpy, memset, GPU copies of annotations. */

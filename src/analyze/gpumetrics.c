@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct vpt { int64_t t; int start; double v; } vpt;
+typedef struct vpt { int64_t t; float v; int32_t start; } vpt; /* 16 bytes */
 static int cmp_vpt(const void *a, const void *b) {
     const vpt *x = a, *y = b;
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
@@ -24,19 +24,18 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
         if (g->kind != GPU_KERNEL || g->device != device) continue;
-        ivl *x = VEC_PUSH(k, n, cap);
-        x->s = g->ts;
-        x->e = g->ts + g->dur;
+        /* gpu[] is sorted by start: merge busy ranges as they come */
+        ivl_append_sorted(&k, &n, &cap, g->ts, g->ts + g->dur);
+        ivl xs = {g->ts, g->ts + g->dur}, *x = &xs;
         if (g->blocks_per_sm > 0) {
-            *VEC_PUSH(pts, np, capp) = (vpt){g->ts, 1, g->blocks_per_sm};
-            *VEC_PUSH(pts, np, capp) = (vpt){g->ts + g->dur, 0, g->blocks_per_sm};
+            *VEC_PUSH(pts, np, capp) = (vpt){g->ts, g->blocks_per_sm, 1};
+            *VEC_PUSH(pts, np, capp) = (vpt){g->ts + g->dur, g->blocks_per_sm, 0};
         }
         if (g->occupancy >= 0) {
             int64_t a = g->ts > ss ? g->ts : ss, b = x->e < se ? x->e : se;
             if (b > a) occ_w += (double)g->occupancy * (double)(b - a), occ_t += (double)(b - a);
         }
     }
-    n = ivl_merge(k, n);
     r->busy_ns = ivl_clip_sum(k, n, ss, se);
     r->util = se > ss ? (double)r->busy_ns / (double)(se - ss) : 0;
     if (occ_t > 0) r->occupancy = occ_w / occ_t;
@@ -48,7 +47,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
         r->sm_end = xmalloc(np * sizeof *r->sm_end);
         r->sm_value = xmalloc(np * sizeof *r->sm_value);
         int64_t last_t = pts[0].t;
-        double val = pts[0].v, weighted = 0;
+        double val = (double)pts[0].v, weighted = 0;
         for (size_t i = 1; i < np; i++) {
             if (pts[i].t > last_t && val > 1e-12) {
                 double v = val < 1.0 ? val : 1.0;
@@ -60,7 +59,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
                 if (b > a) weighted += v * (double)(b - a);
             }
             last_t = pts[i].t;
-            val += pts[i].start ? pts[i].v : -pts[i].v;
+            val += pts[i].start ? (double)pts[i].v : -(double)pts[i].v;
         }
         r->nsm = cr;
         r->sm_eff = se > ss ? weighted / (double)(se - ss) : 0;

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* big event arrays grow by realloc: keep them mmapped so growing them is
+     * an mremap, not a copy that briefly holds both the old and new array */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     if (argc < 2) { usage(stderr); return EXIT_INPUT; }
     const char *c = argv[1];
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }

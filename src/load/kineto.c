@@ -493,11 +493,10 @@ static void commit(reader *rd, evtmp *e) {
         g->device = (int32_t)(e->device != PC_NONE ? e->device : e->pid_named ? PC_NONE : e->pid);
         g->stream = (int32_t)(e->stream != PC_NONE ? e->stream : e->tid_named ? PC_NONE : e->tid);
         memcpy(g->grid, e->grid, sizeof g->grid);
-        memcpy(g->block, e->block, sizeof g->block);
-        g->regs = (int32_t)e->regs;
+        for (int q = 0; q < 3; q++) g->block[q] = e->block[q] > 65535 ? 65535 : (uint16_t)e->block[q];
+        g->regs = e->regs >= 0 && e->regs < 32767 ? (int16_t)e->regs : PC_NONE;
         g->smem = (int32_t)e->smem;
         g->blocks_per_sm = (float)e->bps;
-        g->warps_per_sm = (float)e->wps;
         g->occupancy = (float)e->occ;
         if (g->kind == GPU_MEMCPY || g->kind == GPU_MEMSET) copy_kind(g, e->name);
         return;

@@ -70,8 +70,8 @@ static void kernel_row(db *d, sqlite3_stmt *st) {
     g->stream = sqlite3_column_int(st, 3);
     g->corr = sqlite3_column_int64(st, 4);
     g->name = text(d, st, 5);
-    for (int k = 0; k < 3; k++) g->grid[k] = (uint32_t)sqlite3_column_int(st, 6 + k), g->block[k] = (uint32_t)sqlite3_column_int(st, 9 + k);
-    g->regs = sqlite3_column_int(st, 12);
+    for (int k = 0; k < 3; k++) g->grid[k] = (uint32_t)sqlite3_column_int(st, 6 + k), g->block[k] = (uint16_t)sqlite3_column_int(st, 9 + k);
+    g->regs = (int16_t)sqlite3_column_int(st, 12);
     g->smem = sqlite3_column_int(st, 13);
 }
 

@@ -39,7 +39,7 @@ pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
     memset(e, 0, sizeof *e);
     e->corr = e->ext_id = e->bytes = PC_NONE;
     e->device = e->stream = e->regs = e->smem = PC_NONE;
-    e->blocks_per_sm = e->warps_per_sm = e->occupancy = -1.0f;
+    e->blocks_per_sm = e->occupancy = -1.0f;
     return e;
 }
 

@@ -51,7 +51,7 @@ enum pc_gpu_kind { GPU_KERNEL = 0, GPU_MEMCPY, GPU_MEMSET, GPU_ANNOT, GPU_SYNC, 
 enum pc_copy_kind { COPY_UNKNOWN = 0, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HTOH, COPY_PTOP };
 enum pc_mem_attr { MEM_UNKNOWN = 0, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE, MEM_MANAGED };
 
-typedef struct pc_gpu_event {
+typedef struct pc_gpu_event {  /* 88 bytes */
     int64_t ts, dur;
     int64_t corr;        /* correlation id, PC_NONE if absent */
     int64_t ext_id;      /* External id, PC_NONE if absent */
@@ -59,10 +59,11 @@ typedef struct pc_gpu_event {
     uint32_t name;
     int32_t device;      /* PC_NONE if unknown */
     int32_t stream;      /* PC_NONE if unknown */
-    uint32_t grid[3], block[3];  /* 0 when absent */
-    int32_t regs;        /* registers per thread, PC_NONE if absent */
+    uint32_t grid[3];    /* 0 when absent */
+    uint16_t block[3];   /* 0 when absent (at most 1024 threads a block) */
+    int16_t regs;        /* registers per thread, PC_NONE if absent */
     int32_t smem;        /* shared memory bytes (static+dynamic), PC_NONE if absent */
-    float blocks_per_sm, warps_per_sm; /* < 0 when absent */
+    float blocks_per_sm; /* < 0 when absent */
     float occupancy;     /* "est. achieved occupancy %", < 0 when absent */
     uint8_t kind;        /* enum pc_gpu_kind */
     uint8_t copy_kind;   /* enum pc_copy_kind */

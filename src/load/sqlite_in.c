@@ -60,15 +60,22 @@ static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) 
     return rc == SQLITE_DONE ? 0 : PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
 }
 
-static void kernel_row(db *d, sqlite3_stmt *st) {
+/* A GPU event from the columns every query starts with: start, end,
+ * deviceId, streamId, correlationId. */
+static pc_gpu_event *gpu_row(db *d, sqlite3_stmt *st, int kind) {
     pc_gpu_event *g = pc_trace_add_gpu(d->t);
-    g->kind = GPU_KERNEL;
+    g->kind = (uint8_t)kind;
     g->ts = sqlite3_column_int64(st, 0);
     g->dur = sqlite3_column_int64(st, 1) - g->ts;
     if (g->dur < 0) g->dur = 0;
     g->device = sqlite3_column_int(st, 2);
     g->stream = sqlite3_column_int(st, 3);
     g->corr = sqlite3_column_int64(st, 4);
+    return g;
+}
+
+static void kernel_row(db *d, sqlite3_stmt *st) {
+    pc_gpu_event *g = gpu_row(d, st, GPU_KERNEL);
     g->name = text(d, st, 5);
     for (int k = 0; k < 3; k++) g->grid[k] = (uint32_t)sqlite3_column_int(st, 6 + k), g->block[k] = (uint16_t)sqlite3_column_int(st, 9 + k);
     g->regs = (int16_t)sqlite3_column_int(st, 12);
@@ -82,14 +89,7 @@ static const char *mem_name(uint8_t m) { return m == MEM_PAGEABLE ? "Pageable" :
 static const char *copy_name(uint8_t c) { return c == COPY_HTOD ? "HtoD" : c == COPY_DTOH ? "DtoH" : c == COPY_DTOD ? "DtoD" : c == COPY_HTOH ? "HtoH" : c == COPY_PTOP ? "PtoP" : "Unknown"; }
 
 static void memcpy_row(db *d, sqlite3_stmt *st) {
-    pc_gpu_event *g = pc_trace_add_gpu(d->t);
-    g->kind = GPU_MEMCPY;
-    g->ts = sqlite3_column_int64(st, 0);
-    g->dur = sqlite3_column_int64(st, 1) - g->ts;
-    if (g->dur < 0) g->dur = 0;
-    g->device = sqlite3_column_int(st, 2);
-    g->stream = sqlite3_column_int(st, 3);
-    g->corr = sqlite3_column_int64(st, 4);
+    pc_gpu_event *g = gpu_row(d, st, GPU_MEMCPY);
     g->bytes = sqlite3_column_int64(st, 5);
     g->copy_kind = copy_of(sqlite3_column_int(st, 6));
     g->src_mem = mem_of(sqlite3_column_type(st, 7) == SQLITE_NULL ? 7 : sqlite3_column_int(st, 7));
@@ -100,14 +100,7 @@ static void memcpy_row(db *d, sqlite3_stmt *st) {
 }
 
 static void memset_row(db *d, sqlite3_stmt *st) {
-    pc_gpu_event *g = pc_trace_add_gpu(d->t);
-    g->kind = GPU_MEMSET;
-    g->ts = sqlite3_column_int64(st, 0);
-    g->dur = sqlite3_column_int64(st, 1) - g->ts;
-    if (g->dur < 0) g->dur = 0;
-    g->device = sqlite3_column_int(st, 2);
-    g->stream = sqlite3_column_int(st, 3);
-    g->corr = sqlite3_column_int64(st, 4);
+    pc_gpu_event *g = gpu_row(d, st, GPU_MEMSET);
     g->bytes = sqlite3_column_int64(st, 5);
     g->src_mem = mem_of(sqlite3_column_type(st, 6) == SQLITE_NULL ? 2 : sqlite3_column_int(st, 6));
     char name[64];
@@ -116,14 +109,7 @@ static void memset_row(db *d, sqlite3_stmt *st) {
 }
 
 static void sync_row(db *d, sqlite3_stmt *st) {
-    pc_gpu_event *g = pc_trace_add_gpu(d->t);
-    g->kind = GPU_SYNC;
-    g->ts = sqlite3_column_int64(st, 0);
-    g->dur = sqlite3_column_int64(st, 1) - g->ts;
-    if (g->dur < 0) g->dur = 0;
-    g->device = sqlite3_column_int(st, 2);
-    g->stream = sqlite3_column_int(st, 3);
-    g->corr = sqlite3_column_int64(st, 4);
+    pc_gpu_event *g = gpu_row(d, st, GPU_SYNC);
     g->name = strtab_intern(&d->t->strs, "Synchronization", 15);
 }
 

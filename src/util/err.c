@@ -1,25 +1,27 @@
 #include "err.h"
 #include <stdarg.h>
 
-int pc_errf(pc_err *e, int code, const char *fmt, ...) {
+static int fill(pc_err *e, int code, int has_offset, uint64_t offset, const char *fmt, va_list ap) {
     if (!e) return code;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    e->code = code;
+    e->has_offset = has_offset;
+    e->offset = offset;
+    return code;
+}
+
+int pc_errf(pc_err *e, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    fill(e, code, 0, 0, fmt, ap);
     va_end(ap);
-    e->code = code;
-    e->has_offset = 0;
     return code;
 }
 
 int pc_errf_at(pc_err *e, int code, uint64_t offset, const char *fmt, ...) {
-    if (!e) return code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    fill(e, code, 1, offset, fmt, ap);
     va_end(ap);
-    e->code = code;
-    e->has_offset = 1;
-    e->offset = offset;
     return code;
 }

@@ -129,13 +129,14 @@ static void queue_section(const an_ctx *c, cJSON *s) {
     }
     for (int q = 0; q < nq; q++) {
         size_t ns = c->nsteps, n = 0;
-        uint8_t *empty = xcalloc(ns, 1), *seen = xcalloc(ns, 1);
+        uint8_t *empty = xcalloc(ns, 1), *seen = xcalloc(ns, 1), *full = xcalloc(ns, 1);
         double sum = 0, capv = 0;
         int64_t zero = 0;
+        for (size_t i = 0; i < t->nctr; i++)
+            if (t->ctr[i].name == names[q] && t->ctr[i].series == cap_id && t->ctr[i].value > capv) capv = t->ctr[i].value;
         for (size_t i = 0; i < t->nctr; i++) {
             const pc_counter *e = &t->ctr[i];
             if (e->name != names[q]) continue;
-            if (e->series == cap_id) capv = e->value;
             if (e->series != size_id) continue;
             n++;
             sum += e->value;
@@ -143,6 +144,7 @@ static void queue_section(const an_ctx *c, cJSON *s) {
             if (si >= 0) {
                 seen[si] = 1;
                 if (e->value <= 0) empty[si] = 1;
+                if (capv > 0 && e->value >= capv) full[si] = 1;
             }
             if (e->value <= 0) zero++;
         }
@@ -153,8 +155,9 @@ static void queue_section(const an_ctx *c, cJSON *s) {
         sj_num(r, "capacity", capv);
         sj_num(r, "avg_size", n ? sum / (double)n : 0);
         sj_int(r, "empty_samples", zero);
-        int64_t es = 0, sw = 0;
-        for (size_t i = 0; i < ns; i++) es += empty[i], sw += seen[i];
+        int64_t es = 0, sw = 0, fs = 0;
+        for (size_t i = 0; i < ns; i++) es += empty[i], sw += seen[i], fs += full[i];
+        sj_int(r, "full_steps", fs);
         sj_int(r, "steps_with_samples", sw);
         sj_int(r, "empty_steps", es);
         sj_num(r, "empty_steps_pct", sw ? 100.0 * (double)es / (double)sw : 0);
@@ -184,6 +187,7 @@ static void queue_section(const an_ctx *c, cJSON *s) {
         cJSON_AddItemToArray(arr, r);
         free(empty);
         free(seen);
+        free(full);
     }
 }
 

@@ -54,8 +54,66 @@ static int cmp_row(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* Inputs that carry a kernel table instead of kernel events (MindSpore's
+ * gpu_activity_data): the same columns, from the table. */
+static int kernels_from_table(const an_ctx *c, cJSON *s) {
+    const pc_trace *t = c->t;
+    int64_t total = 0, calls = 0, n = 0;
+    for (size_t i = 0; i < t->nagg; i++)
+        if (t->agg[i].what == AGG_KERNEL) total += t->agg[i].total, calls += t->agg[i].calls, n++;
+    if (!n) return 0;
+    cJSON *k = sj_obj(s, "kernels");
+    sj_int(k, "total_ns", total);
+    sj_int(k, "calls", calls);
+    sj_int(k, "distinct", n);
+    sj_str(k, "source", "kernel table of the input");
+    cJSON *d = cJSON_CreateObject();
+    sj_int(d, "device", c->t->rank != PC_NONE ? c->t->rank : 0);
+    sj_int(d, "total_ns", total);
+    sj_int(d, "calls", calls);
+    cJSON *arr = sj_arr(d, "rows");
+    int64_t tc_ns = 0;
+    /* largest first */
+    size_t *idx = xmalloc((size_t)n * sizeof *idx), m = 0;
+    for (size_t i = 0; i < t->nagg; i++)
+        if (t->agg[i].what == AGG_KERNEL) idx[m++] = i;
+    for (size_t i = 1; i < m; i++)
+        for (size_t j = i; j > 0 && t->agg[idx[j - 1]].total < t->agg[idx[j]].total; j--) {
+            size_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
+        }
+    for (size_t q = 0; q < m; q++) {
+        const pc_agg *a = &t->agg[idx[q]];
+        const char *name = strtab_get(&t->strs, a->name);
+        cJSON *r = cJSON_CreateObject();
+        sj_str(r, "name", name);
+        sj_num(r, "time_pct", total ? 100.0 * (double)a->total / (double)total : 0);
+        sj_int(r, "total_ns", a->total);
+        sj_int(r, "calls", a->calls);
+        sj_num(r, "avg_ns", a->calls ? (double)a->total / (double)a->calls : 0);
+        if (a->min != PC_NONE) sj_int(r, "min_ns", a->min); else cJSON_AddNullToObject(r, "min_ns");
+        if (a->max != PC_NONE) sj_int(r, "max_ns", a->max); else cJSON_AddNullToObject(r, "max_ns");
+        if (a->op) sj_str(r, "operator", strtab_get(&t->strs, a->op)); else cJSON_AddNullToObject(r, "operator");
+        if (a->grid) sj_str(r, "grid", strtab_get(&t->strs, a->grid)); else cJSON_AddNullToObject(r, "grid");
+        if (a->block) sj_str(r, "block", strtab_get(&t->strs, a->block)); else cJSON_AddNullToObject(r, "block");
+        cJSON_AddNullToObject(r, "registers_per_thread");
+        cJSON_AddNullToObject(r, "shared_memory_bytes");
+        cJSON_AddNullToObject(r, "est_occupancy_pct");
+        int tc = kernel_uses_tensor_cores(name);
+        sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
+        if (tc > 0) tc_ns += a->total;
+        sj_bool(r, "operator_tc_eligible", 0);
+        cJSON_AddItemToArray(arr, r);
+    }
+    free(idx);
+    cJSON_AddItemToArray(sj_arr(k, "devices"), d);
+    sj_int(k, "tensor_core_ns", tc_ns);
+    sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
+    return 1;
+}
+
 void an_kernels(const an_ctx *c, cJSON *s) {
     const pc_trace *t = c->t;
+    if (kernels_from_table(c, s)) return;
     hmap m = {0}, opm = {0};
     krow *rows = NULL;
     int64_t *optime = NULL; /* per (row, op) pair */

@@ -226,7 +226,30 @@ void an_operators(const an_ctx *c, cJSON *s) {
     hmap_free(&mm);
     if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
 
+    /* inputs with operator tables instead of events (MindSpore's gpu_op_detail_info) */
+    int64_t agg_ops = 0, agg_total = 0;
+    for (size_t i = 0; i < t->nagg; i++)
+        if (t->agg[i].what == AGG_OP) agg_ops++, agg_total += t->agg[i].total;
+    if (agg_ops) {
+        free(rows);
+        rows = NULL;
+        n = cap = 0;
+        for (size_t i = 0; i < t->nagg; i++) {
+            const pc_agg *a = &t->agg[i];
+            if (a->what != AGG_OP) continue;
+            oprow *r = VEC_PUSH(rows, n, cap);
+            memset(r, 0, sizeof *r);
+            r->name = a->name;
+            r->calls = a->calls ? a->calls : 1;
+            r->self_dev = r->dev_total = a->total;
+            r->fwd = 1;
+            r->dtype = DT_UNKNOWN;
+        }
+        if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
+        if (gpu_total < agg_total) gpu_total = agg_total;
+    }
     cJSON *ops = sj_obj(s, "operators");
+    if (agg_ops) sj_str(ops, "source", "operator table of the input (device time per operator; no CPU times)");
     sj_bool(ops, "grouped_by_shape", c->o.group_by_shape);
     sj_int(ops, "self_cpu_total_ns", self_cpu_total);
     sj_int(ops, "device_total_ns", gpu_total);
@@ -292,6 +315,26 @@ void an_operators(const an_ctx *c, cJSON *s) {
     int64_t top_time_total = 0;
     for (size_t i = 0; i < nt; i++) top_time_total += use_dev ? tops[i].dev_total : tops[i].cpu_total;
     if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
+    int64_t agg_types = 0;
+    for (size_t i = 0; i < t->nagg; i++) agg_types += t->agg[i].what == AGG_TYPE;
+    if (agg_types) {
+        free(tops);
+        tops = NULL;
+        nt = capt = 0;
+        top_time_total = 0;
+        use_dev = 1;
+        for (size_t i = 0; i < t->nagg; i++) {
+            const pc_agg *a = &t->agg[i];
+            if (a->what != AGG_TYPE) continue;
+            oprow *r = VEC_PUSH(tops, nt, capt);
+            memset(r, 0, sizeof *r);
+            r->name = a->name;
+            r->calls = a->calls ? a->calls : 1;
+            r->dev_total = a->total;
+            top_time_total += a->total;
+        }
+        if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
+    }
     cJSON *types = sj_obj(s, "operator_types");
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
     sj_int(types, "total_ns", top_time_total);

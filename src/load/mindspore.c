@@ -26,7 +26,7 @@
 
 static const char *const prefixes[] = {"step_trace_raw_", "gpu_timeline_display_", "minddata_cpu_utilization_",
                                        "device_queue_profiling_", "dataset_iterator_profiling_", "minddata_pipeline_raw_",
-                                       "gpu_op_detail_info_", "gpu_activity_data_", NULL};
+                                       "gpu_op_detail_info_", "gpu_activity_data_", "gpu_op_type_info_", NULL};
 
 /* rank number in a MindSpore file name, or -1 */
 static int file_rank(const char *name) {
@@ -212,13 +212,21 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
     cJSON_Delete(j);
 }
 
-/* "0 <id> <step> <size> <time>": a queue-size record, placed in its step */
+/* "0 <id> <step> <size> <time>": a queue-size record, placed in its step;
+ * "1 <capacity> ...": the queue's capacity */
 static void queue_file(pc_trace *t, char *data, const char *qname) {
     uint32_t name = strtab_intern(&t->strs, qname, strlen(qname)), size = strtab_intern(&t->strs, "size", 4);
+    uint32_t capid = strtab_intern(&t->strs, "capacity", 8);
     char *save, *line;
     for (line = strtok_r(data, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         long f[5] = {0};
         int n = sscanf(line, "%ld %ld %ld %ld %ld", &f[0], &f[1], &f[2], &f[3], &f[4]);
+        if (n >= 2 && f[0] == 1 && f[1] > 0) {
+            int64_t t0 = t->ncpu ? t->cpu[0].ts : 0;
+            pc_counter *c = pc_trace_add_counter(t);
+            c->ts = t0, c->value = (double)f[1], c->name = name, c->series = capid;
+            continue;
+        }
         if (n < 4 || f[0] != 0) continue;
         int64_t ts = -1;
         for (size_t i = 0; i < t->ncpu; i++) {
@@ -262,6 +270,50 @@ static void pipeline(pc_trace *t, char *data) {
     free(hc);
 }
 
+/* MindInsight's GPU tables (times in µs): gpu_op_detail_info (op_full_name,
+ * op_occurrences, op_total_time(us)), gpu_activity_data (name, op_full_name,
+ * occurrences, total_duration(us), max_duration(us), min_duration(us),
+ * grid_dim, block_dim), gpu_op_type_info (op_type, type_occurrences,
+ * total_time(us)). Columns are found by name; a missing one leaves n/a. */
+static int64_t us_ns(const char *s) { return (int64_t)(atof(s) * 1000.0 + 0.5); }
+
+static void agg_table(pc_trace *t, char *data, int what) {
+    char *save, *line = strtok_r(data, "\r\n", &save);
+    if (!line) return;
+    char *h[64];
+    char *hc = xstrdup(line);
+    int nh = csv_fields(hc, h, 64);
+    int cn, cc, ct, cmin = -1, cmax = -1, cop = -1, cg = -1, cb = -1;
+    if (what == AGG_OP) {
+        cn = col_index(h, nh, "op_full_name");
+        if (cn < 0) cn = col_index(h, nh, "op_name");
+        cc = col_index(h, nh, "op_occurrences"), ct = col_index(h, nh, "op_total_time(us)");
+    } else if (what == AGG_KERNEL) {
+        cn = col_index(h, nh, "name"), cc = col_index(h, nh, "occurrences"), ct = col_index(h, nh, "total_duration(us)");
+        cmin = col_index(h, nh, "min_duration(us)"), cmax = col_index(h, nh, "max_duration(us)");
+        cop = col_index(h, nh, "op_full_name"), cg = col_index(h, nh, "grid_dim"), cb = col_index(h, nh, "block_dim");
+    } else {
+        cn = col_index(h, nh, "op_type"), cc = col_index(h, nh, "type_occurrences"), ct = col_index(h, nh, "total_time(us)");
+    }
+    while (cn >= 0 && ct >= 0 && (line = strtok_r(NULL, "\r\n", &save))) {
+        char *f[64];
+        int n = csv_fields(line, f, 64);
+        if (n <= cn || n <= ct) continue;
+        pc_agg *a = VEC_PUSH(t->agg, t->nagg, t->cap_agg);
+        memset(a, 0, sizeof *a);
+        a->what = (uint8_t)what;
+        a->name = strtab_intern(&t->strs, f[cn], strlen(f[cn]));
+        a->calls = cc >= 0 && cc < n ? atoll(f[cc]) : 0;
+        a->total = us_ns(f[ct]);
+        a->min = cmin >= 0 && cmin < n ? us_ns(f[cmin]) : PC_NONE;
+        a->max = cmax >= 0 && cmax < n ? us_ns(f[cmax]) : PC_NONE;
+        if (cop >= 0 && cop < n) a->op = strtab_intern(&t->strs, f[cop], strlen(f[cop]));
+        if (cg >= 0 && cg < n) a->grid = strtab_intern(&t->strs, f[cg], strlen(f[cg]));
+        if (cb >= 0 && cb < n) a->block = strtab_intern(&t->strs, f[cb], strlen(f[cb]));
+    }
+    free(hc);
+}
+
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     *out = NULL;
@@ -278,6 +330,9 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     if ((d = read_file(dir, "device_queue_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
     if ((d = read_file(dir, "dataset_iterator_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
     if ((d = read_file(dir, "minddata_pipeline_raw_%d.csv", rank, &n))) { pipeline(t, d); free(d); any = 1; }
+    if ((d = read_file(dir, "gpu_op_detail_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_OP); free(d); any = 1; }
+    if ((d = read_file(dir, "gpu_activity_data_%d.csv", rank, &n))) { agg_table(t, d, AGG_KERNEL); free(d); any = 1; }
+    if ((d = read_file(dir, "gpu_op_type_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_TYPE); free(d); any = 1; }
     if (!any) {
         pc_trace_free(t);
         return PC_ERRF(err, PC_EINPUT, "no MindSpore profiler files for rank %d", rank);

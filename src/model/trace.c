@@ -22,6 +22,7 @@ void pc_trace_free(pc_trace *t) {
     free(t->dev);
     free(t->phase);
     free(t->pipe);
+    free(t->agg);
     free(t);
 }
 

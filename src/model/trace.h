@@ -100,6 +100,16 @@ typedef struct pc_pipe_op {
     double avg_size, capacity, usage_rate;
 } pc_pipe_op;
 
+/* Pre-aggregated rows some inputs carry instead of events (MindSpore's
+ * gpu_op_detail_info, gpu_activity_data, gpu_op_type_info). Times in ns. */
+enum { AGG_OP = 0, AGG_KERNEL, AGG_TYPE };
+typedef struct pc_agg {
+    uint8_t what;          /* AGG_* */
+    uint32_t name, op;     /* kernels: the operator (op_full_name) */
+    int64_t calls, total, min, max;
+    uint32_t grid, block;  /* strtab ids of "x,y,z" text, kernels only */
+} pc_agg;
+
 typedef struct pc_device {
     int id;
     uint32_t name;
@@ -130,6 +140,7 @@ typedef struct pc_trace {
     pc_device *dev;      size_t ndev, cap_dev;
     pc_phase *phase;     size_t nphase, cap_phase;
     pc_pipe_op *pipe;    size_t npipe, cap_pipe;
+    pc_agg *agg;         size_t nagg, cap_agg;
     const char *clock_note; /* set when parts of the input use different clocks */
     int64_t count_cpu[CPU_KIND_COUNT];
     int64_t count_gpu[GPU_KIND_COUNT];

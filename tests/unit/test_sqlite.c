@@ -87,3 +87,65 @@ TEST(sqlite_malformed_is_an_error) {
     free(path);
     free(other);
 }
+
+/* An Nsight Systems export in miniature (the tables and columns perfcard
+ * reads, as `nsys export --type sqlite` names them), with an environment
+ * table holding a secret that must never reach the summary. */
+TEST(sqlite_nsys_fixture) {
+    char *path = tmp_path("nsys.sqlite");
+    sqlite3 *db;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    CHECK(exec(db,
+               "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+               "INSERT INTO StringIds VALUES (1, 'saxpy_kernel(int, float, float*, float*)'), (2, 'cudaLaunchKernel'),"
+               " (3, 'cudaMemcpy'), (4, 'ProfilerStep#1'), (5, 'SECRET_TOKEN=hunter2');"
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT, streamId INT, correlationId INT,"
+               " globalPid INT, demangledName INT, shortName INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT, blockX INT,"
+               " blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000, 7000, 0, 1, 7, 11, 0, 1, 1, 16, 4096, 1, 1, 256, 1, 1, 0, 0),"
+               " (9000, 12000, 0, 1, 7, 12, 0, 1, 1, 16, 4096, 1, 1, 256, 1, 1, 0, 0);"
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT,"
+               " returnValue INT, callchainId INT);"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1500, 0, 281474993487872 + 4242, 11, 2, 0, 0),"
+               " (8000, 8500, 0, 281474993487872 + 4242, 12, 2, 0, 0), (12500, 20000, 0, 281474993487872 + 4242, 13, 3, 0, 0);"
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT, contextId INT, streamId INT, correlationId INT,"
+               " globalPid INT, bytes INT, copyKind INT, srcKind INT, dstKind INT);"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (13000, 19000, 0, 1, 7, 13, 0, 6000000, 2, 2, 0);"
+               "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, category INT, color INT, text TEXT, globalTid INT,"
+               " endGlobalTid INT, textId INT);"
+               "INSERT INTO NVTX_EVENTS VALUES (500, 21000, 59, 0, 0, 0, NULL, 281474993487872 + 4242, NULL, 4),"
+               " (100, NULL, 34, 0, 0, 0, 'a mark', 281474993487872 + 4242, NULL, NULL);"
+               "CREATE TABLE TARGET_INFO_GPU(id INT, name TEXT, totalMemory INT, smCount INT, computeMajor INT, computeMinor INT,"
+               " maxWarpsPerSm INT, maxRegistersPerSm INT, maxShmemPerSm INT, cuDevice INT);"
+               "INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA A100-SXM4-80GB', 85899345920, 108, 8, 0, 64, 65536, 167936, 0);"
+               "CREATE TABLE TARGET_INFO_SYSTEM_ENV(globalVid INT, devStateName TEXT, name TEXT, nameEnum INT, value TEXT);"
+               "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES (0, '', 'SECRET_TOKEN', 0, 'hunter2');"
+               "CREATE TABLE META_DATA_CAPTURE(name TEXT, value TEXT);"
+               "INSERT INTO META_DATA_CAPTURE VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', 'SECRET_TOKEN=\"hunter2\"');") == SQLITE_OK);
+    /* the independent reading: SQL on the same file */
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(db, "SELECT count(*), sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    int64_t want_n = sqlite3_column_int64(st, 0), want_ns = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(path, NULL, &t, &err) == 0, "%s", err.msg);
+    CHECK_EQ_S(strtab_get(&t->strs, t->source_format), "nsys-sqlite");
+    cJSON *s = pc_analyze(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), want_n);
+    CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), want_ns);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.grid", ""), "[4096, 1, 1]");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 1); /* the NVTX ProfilerStep range; the mark is skipped */
+    CHECK_EQ_S(sj_getstr(s, "run.devices.0.name", ""), "NVIDIA A100-SXM4-80GB");
+    CHECK_EQ_S(sj_getstr(s, "transfers.rows.0.kind", ""), "Memcpy DtoH (Device -> Pageable)");
+    CHECK_EQ_I(sj_getnum(s, "transfers.rows.0.bytes", -1), 6000000);
+    CHECK_EQ_I(sj_getnum(s, "operators.attribution.gpu_ns", -1), want_ns + 6000);
+    char *txt = cJSON_PrintUnformatted(s);
+    CHECK(strstr(txt, "hunter2") == NULL && strstr(txt, "SECRET_TOKEN") == NULL);
+    free(txt);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    free(path);
+}

@@ -1,0 +1,106 @@
+/* A MindSpore profiler directory made by the project, with every file kind
+ * perfcard reads, and figures worked out from the files by hand:
+ *   step trace (10 ns ticks): 3 steps of 10000 ticks = 100 µs each; phases
+ *     2000/6000/2000 ticks = 20/60/20 µs; a parallel stream of 500 ticks;
+ *   kernel table: conv 2 calls 30 µs, relu 3 calls 6 µs;
+ *   operator table: Conv2D-op1 30 µs, ReLU-op2 6 µs; type table Conv2D, ReLU;
+ *   CPU samples: user 10, 30 -> 20 on average;
+ *   device queue: sizes 5, 0, 64 at steps 1, 2, 3 with capacity 64:
+ *     one empty step, one full;
+ *   pipeline: Batch <- Map (output 95% used) <- TFReader: Batch's output 5% used
+ *     with a full input: Batch is the bottleneck. */
+#include "test.h"
+#include "analyze/analyze.h"
+#include "load/load.h"
+#include "summary/summary.h"
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static void put(const char *dir, const char *name, const char *text) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) { fputs(text, f); fclose(f); }
+}
+
+TEST(mindspore_fixture_directory) {
+    char *dir = tmp_path("ms");
+    mkdir(dir, 0755);
+    put(dir, "step_trace_raw_0_detail_time.csv",
+        "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail,stream_5_parallel_0_start_point,stream_5_parallel_0_end_point,stream_5_parallel_0\n"
+        "1,1000000,1010000,10000,1002000,1008000,2000,6000,2000,1008100,1008600,500\n"
+        "2,1010000,1020000,10000,1012000,1018000,2000,6000,2000,1018100,1018600,500\n"
+        "3,1020000,1030000,10000,1022000,1028000,2000,6000,2000,1028100,1028600,500\n");
+    put(dir, "gpu_activity_data_0.csv",
+        "name,type,op_full_name,stream_id,block_dim,grid_dim,occurrences,total_duration(us),avg_duration(us),max_duration(us),min_duration(us)\n"
+        "conv_kernel,cuLaunchKernel,Default/Conv2D-op1,7,\"256,1,1\",\"80,1,1\",2,30.0,15.0,20.0,10.0\n"
+        "relu_kernel,cuLaunchKernel,Default/ReLU-op2,7,\"128,1,1\",\"8,1,1\",3,6.0,2.0,3.0,1.0\n");
+    put(dir, "gpu_op_detail_info_0.csv",
+        "op_side,op_type,op_name,op_full_name,op_occurrences,op_total_time(us),op_avg_time(us),proportion,cuda_activity_cost_time(us),cuda_activity_call_count\n"
+        "Device,Conv2D,Conv2D-op1,Default/Conv2D-op1,2,30.0,15.0,83.33,30.0,2\n"
+        "Device,ReLU,ReLU-op2,Default/ReLU-op2,3,6.0,2.0,16.67,6.0,3\n");
+    put(dir, "gpu_op_type_info_0.csv", "op_type,type_occurrences,total_time(us),proportion,avg_time(us)\nConv2D,2,30.0,83.33,15.0\nReLU,3,6.0,16.67,2.0\n");
+    put(dir, "minddata_cpu_utilization_0.json",
+        "{\"sampling_interval\": 1, \"time_stamp\": [1, 2], \"device_info\": {\"user_utilization\": [10, 30], \"sys_utilization\": [5, 5],"
+        " \"io_utilization\": [0, 0], \"idle_utilization\": [85, 65]}, \"process_info\": {\"user_utilization\": [8, 20], \"sys_utilization\": [1, 1]}}");
+    put(dir, "device_queue_profiling_0.txt", "1 64 1 0 10\n0 1 1 5 10\n0 1 2 0 20\n0 1 3 64 30\n");
+    put(dir, "minddata_pipeline_raw_0.csv",
+        "op_id,op_type,num_workers,output_queue_size,output_queue_average_size,output_queue_length,output_queue_usage_rate,sample_interval,parent_id,children_id\n"
+        "0,Batch,4,\"[3, 3]\",3.2,64,0.05,10,,[1]\n"
+        "1,Map,8,\"[60, 62]\",61.0,64,0.95,10,0,[2]\n"
+        "2,TFReader,4,\"[60, 62]\",61.0,64,0.95,10,1,\n");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(dir, NULL, &t, &err) == 0, "%s", err.msg);
+    cJSON *s = pc_analyze(t, NULL);
+    CHECK_EQ_S(sj_getstr(s, "run.format", ""), "mindspore");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.iteration_interval_ns", -1), 20000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.fp_bp_ns", -1), 60000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.tail_ns", -1), 20000);
+    CHECK_EQ_S(sj_getstr(s, "steps.rows.1.phase_basis", ""), "input");
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.communication_ns", -1), 5000);
+    CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 36000);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.name", ""), "conv_kernel");
+    CHECK_EQ_I(sj_getnum(s, "kernels.devices.0.rows.0.min_ns", -1), 10000);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.operator", ""), "Default/Conv2D-op1");
+    CHECK_EQ_S(sj_getstr(s, "operators.rows.0.name", ""), "Default/Conv2D-op1");
+    CHECK_EQ_I(sj_getnum(s, "operators.rows.0.device_total_ns", -1), 30000);
+    CHECK_EQ_I(sj_getnum(s, "operators.rows.1.calls", -1), 3);
+    CHECK_EQ_S(sj_getstr(s, "operator_types.rows.0.type", ""), "Conv2D");
+    CHECK_NEAR(sj_getnum(s, "operator_types.rows.0.share_pct", -1), 100.0 * 30 / 36, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "cpu.average.user", -1), 20, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "cpu.average.process", -1), 15, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "queues.rows.0.capacity", -1), 64, 0);
+    CHECK_EQ_I(sj_getnum(s, "queues.rows.0.empty_steps", -1), 1);
+    CHECK_EQ_I(sj_getnum(s, "queues.rows.0.full_steps", -1), 1);
+    CHECK(strstr(sj_getstr(s, "pipeline.rows.0.verdict", ""), "bottleneck") != NULL);
+    CHECK_EQ_S(sj_getstr(s, "pipeline.rows.1.verdict", ""), "");
+    int found = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) found |= !strcmp(sj_getstr(r, "rule", ""), "pipeline_bottleneck");
+    CHECK(found);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    free(dir);
+}
+
+TEST(mindspore_malformed_files_do_not_crash) {
+    char *dir = tmp_path("msbad");
+    mkdir(dir, 0755);
+    put(dir, "step_trace_raw_0_detail_time.csv", "step_num,start_point\n1,abc\n\"unterminated\n");
+    put(dir, "minddata_cpu_utilization_0.json", "{\"device_info\": [1, 2");
+    put(dir, "gpu_activity_data_0.csv", "name\nonly_a_name\n");
+    put(dir, "device_queue_profiling_0.txt", "garbage\n0 1\n");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    int rc = pc_load(dir, NULL, &t, &err);
+    CHECK(rc == 0 || rc == PC_EINPUT);
+    if (t) {
+        cJSON *s = pc_analyze(t, NULL);
+        cJSON_Delete(s);
+        pc_trace_free(t);
+    }
+    free(dir);
+}

@@ -147,6 +147,12 @@ if [ -d ../shared/data/nsys ] && command -v sqlite3 > /dev/null; then
         done
         grep -rqF "13834673279141915634" "$T/nsys" && leaked=1
         check "nsys_${n}_no_environment_in_outputs" [ $leaked -eq 0 ]
+        case "$db" in *saxpy*)
+            check nsys_nvtx_ranges_name_kernels python3 -c "
+import json; s = json.load(open('$T/nsys/summary.json'))
+assert s['operators']['attribution']['kernel_unattributed_ns'] == 0
+assert s['operators']['rows'][0]['name'] == 'saxpy', s['operators']['rows'][0]['name']" ;;
+        esac
         rm -rf "$T/nsys"
     done
 else

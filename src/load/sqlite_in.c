@@ -113,11 +113,18 @@ static void sync_row(db *d, sqlite3_stmt *st) {
     g->name = strtab_intern(&d->t->strs, "Synchronization", 15);
 }
 
+/* NVTX ranges name layers, as PyProf used them: they are operators (kernels
+ * launched inside one are attributed to it), except step ranges, which are
+ * annotations; --step-pattern can still pick either as steps. */
+static int nvtx_kind(const char *name) {
+    return name && (!strncmp(name, "ProfilerStep#", 13) || !strncmp(name, "perfcard.step#", 14)) ? CPU_USER_ANNOT : CPU_OP;
+}
+
 static int g_kind;
 static void host_row(db *d, sqlite3_stmt *st) {
     if (sqlite3_column_type(st, 1) == SQLITE_NULL) return; /* marks and unfinished ranges */
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
-    c->kind = (uint8_t)g_kind;
+    c->kind = (uint8_t)(g_kind == CPU_USER_ANNOT ? nvtx_kind((const char *)sqlite3_column_text(st, 5)) : g_kind);
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
@@ -235,7 +242,7 @@ static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
 /* NVTX markers: a start (flags 2) and an end (flags 4) row share an id */
 static void nvprof_marker_row(db *d, sqlite3_stmt *st) {
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
-    c->kind = CPU_USER_ANNOT;
+    c->kind = (uint8_t)nvtx_kind((const char *)sqlite3_column_text(st, 3));
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;

@@ -319,13 +319,16 @@ int j_fixed3(jcur *c, int64_t *out) {
     int neg, rnd, hf;
     uint64_t ip;
     int64_t frac;
+    const char *start = c->p;
     if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf)) {
-        int64_t v = (int64_t)ip * 1000 + frac + rnd;
-        *out = neg ? -v : v;
-        return J_OK;
+        if (ip <= (uint64_t)(INT64_MAX / 1000) - 1) {
+            int64_t v = (int64_t)ip * 1000 + frac + rnd;
+            *out = neg ? -v : v;
+            return J_OK;
+        }
+        c->p = start; /* too large for the fast path: the exact one says so */
     }
     dec d;
-    const char *start = c->p;
     int r = read_dec(c, &d);
     if (r) return r;
     if (dec_scale(&d, 3, out)) { c->p = start; c->why = "number out of range"; return J_ERR; }

@@ -389,6 +389,7 @@ static uint8_t mem_attr(const char *s, size_t n) {
 static void copy_kind(pc_gpu_event *g, jstr name) {
     const char *s = name.s;
     size_t n = name.n;
+    if (!n) return;
     const char *k = memmem(s, n, "to", 2);
     if (k && k >= s + 1 && k + 3 <= s + n) {
         char a = k[-1], b = k[2];

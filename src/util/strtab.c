@@ -56,7 +56,7 @@ static size_t probe(const pc_strtab *t, const char *s, size_t len, uint32_t h) {
     size_t j = h & (t->nslots - 1);
     while (t->slots[j]) {
         uint32_t id = t->slots[j];
-        if (t->hashes[j] == h && t->lens[id] == len && memcmp(t->strs[id], s, len) == 0) return j;
+        if (t->hashes[j] == h && t->lens[id] == len && (len == 0 || memcmp(t->strs[id], s, len) == 0)) return j;
         j = (j + 1) & (t->nslots - 1);
     }
     return j;

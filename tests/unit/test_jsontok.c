@@ -28,6 +28,8 @@ TEST(jsontok_fixed3_exact_ns) {
     /* 19 digits: still exact where a double would round to 256 ns */
     CHECK(fixed3("1712195495519689.0471", &v) == J_OK); CHECK_EQ_I(v, 1712195495519689047LL);
     CHECK(fixed3("1e20", &v) == J_ERR);
+    CHECK(fixed3("9223372036854776", &v) == J_ERR);   /* found by the fuzzer: no overflow, a range error */
+    CHECK(fixed3("9223372036854775", &v) == J_OK); CHECK_EQ_I(v, 9223372036854775000LL);
     CHECK(fixed3("-", &v) == J_ERR);
     CHECK(fixed3("abc", &v) == J_ERR);
 }

@@ -279,6 +279,17 @@ TEST(loader_unicode_escapes_in_names) {
     pc_trace_free(t);
 }
 
+TEST(loader_empty_names_are_fine) {
+    /* found by the fuzzer: empty names reached memmem/memcmp with NULL pointers */
+    const char *doc = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"\", \"ts\": 1, \"dur\": 1},"
+                      "{\"ph\": \"X\", \"cat\": \"\", \"ts\": 1, \"dur\": 1}]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    CHECK_EQ_I(t->count_gpu[GPU_MEMCPY], 1);
+    pc_trace_free(t);
+}
+
 TEST(loader_missing_file_and_directory) {
     pc_trace *t = NULL;
     pc_err err = {0};

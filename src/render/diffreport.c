@@ -106,16 +106,7 @@ static void diff_charts(chart_out *co, cJSON *v) {
         }
         chart c3 = {.kind = CHART_HBAR, .title = "Largest kernel time changes (new minus base; right is slower)", .xlabel = "change in total kernel time",
                     .unit = UNIT_NS, .labels = kl, .values = kv, .colors = kc, .n = (size_t)nk};
-        cJSON *data = cJSON_CreateArray();
-        for (int i = 0; i < nk; i++) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "label", kl[i]);
-            sbuf b = {0};
-            rv_fmt_unit(&b, kv[i], UNIT_NS);
-            cJSON_AddStringToObject(x, "value", b.data ? b.data : "");
-            sbuf_free(&b);
-            cJSON_AddItemToArray(data, x);
-        }
+        cJSON *data = rv_data_rows(kl, kv, (size_t)nk, UNIT_NS);
         rv_add_chart(co, "kernel_delta", &c3, data);
         free(kl);
         free(kv);

@@ -59,7 +59,7 @@ void rv_fmt_unit(sbuf *b, double v, int unit) {
 }
 
 /* Rows {label, value} for a chart's data table, from parallel arrays. */
-static cJSON *data_rows(const char *const *labels, const double *vals, size_t n, int unit) {
+cJSON *rv_data_rows(const char *const *labels, const double *vals, size_t n, int unit) {
     cJSON *data = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
         cJSON *r = cJSON_CreateObject();
@@ -121,7 +121,7 @@ cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) 
 
 static void add_chart(chart_out *co, const char *id, const chart *c, const char *const *dlabels, const double *dvals,
                       size_t dn, int unit) {
-    rv_add_chart(co, id, c, data_rows(dlabels, dvals, dn, unit));
+    rv_add_chart(co, id, c, rv_data_rows(dlabels, dvals, dn, unit));
 }
 
 static void kernel_charts(chart_out *co, cJSON *v, int rows) {

@@ -20,6 +20,8 @@ typedef struct chart_out {
 /* Adds view.charts.<id> = {svg, title, png, data}; takes ownership of data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);
 cJSON *rv_series_rows(const chart *c);
+/* Rows {label, value} for a chart's data table, from parallel arrays. */
+cJSON *rv_data_rows(const char *const *labels, const double *vals, size_t n, int unit);
 /* Keeps the first keep elements of obj[key]; records key_more, key_total. */
 void rv_limit(cJSON *obj, const char *key, int keep);
 void rv_fmt_unit(sbuf *b, double v, int unit);

@@ -224,16 +224,19 @@ void an_advice(const an_ctx *c, cJSON *s) {
         double sync_ns = 0;
         int64_t n = 0;
         char first[128] = "";
+        uint8_t *sync_name = calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
         for (size_t i = 0; i < t->ncpu; i++) {
             const pc_cpu_event *e = &t->cpu[i];
             if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
             const char *nm = strtab_get(&t->strs, e->name);
-            if (!is_sync_call(nm)) continue;
+            if (!sync_name[e->name]) sync_name[e->name] = is_sync_call(nm) ? 2 : 1;
+            if (sync_name[e->name] != 2) continue;
             if (step_index(c, e->ts) < 0) continue;
             sync_ns += (double)e->dur;
             n++;
             if (!first[0]) snprintf(first, sizeof first, "%s", nm);
         }
+        free(sync_name);
         if (n > 0) {
             fmt_ns(a, sizeof a, sync_ns / nsteps);
             suggest(&o, "sync_in_step", "Synchronizing calls inside the steps", "cudaDeviceSynchronize / cudaStreamSynchronize / synchronous cudaMemcpy or cudaMemset inside a step",

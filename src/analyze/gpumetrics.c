@@ -184,14 +184,19 @@ void an_gpu_metrics(const an_ctx *c, cJSON *s) {
             nk++;
             if (t->gpu[i].dur < 10000) small++, small_ns += t->gpu[i].dur;
         }
+    uint8_t *launch_name = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
-        const char *nm = strtab_get(&t->strs, e->name);
-        if (!strstr(nm, "LaunchKernel") && strcmp(nm, "cuLaunchKernel") && strcmp(nm, "cudaLaunchKernelExC")) continue;
+        if (!launch_name[e->name]) {
+            const char *nm = strtab_get(&t->strs, e->name);
+            launch_name[e->name] = strstr(nm, "LaunchKernel") || !strcmp(nm, "cuLaunchKernel") ? 2 : 1;
+        }
+        if (launch_name[e->name] != 2) continue;
         nl++;
         if (e->dur > 50000) long_launch++;
     }
+    free(launch_name);
     cJSON *ln = sj_obj(gm, "launches");
     sj_int(ln, "kernels", nk);
     sj_int(ln, "kernels_under_10us", small);

@@ -56,16 +56,20 @@ void an_operators(const an_ctx *c, cJSON *s) {
      * shares the forward call's Sequence number, and which gradients a
      * convolution backward computed */
     hmap conv_node = {0}, passes = {0};
+    uint8_t *kind_of = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 1 other, 2 conv node, 3 gradient pass */
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_OP) continue;
-        const char *nm = strtab_get(&t->strs, e->name);
-        if (e->seq != PC_NONE && e->input_dims && strstr(nm, "ConvolutionBackward"))
-            *hmap_get(&conv_node, (uint64_t)e->seq, NULL) = (uint32_t)i;
-        size_t ln = strlen(nm);
-        if (l->parent[i] >= 0 && ((ln > 15 && !strcmp(nm + ln - 15, "_backward_input")) || (ln > 16 && !strcmp(nm + ln - 16, "_backward_weight"))))
-            (*hmap_get(&passes, (uint64_t)l->parent[i], NULL))++;
+        if (!kind_of[e->name]) {
+            const char *nm = strtab_get(&t->strs, e->name);
+            size_t ln = strlen(nm);
+            kind_of[e->name] = strstr(nm, "ConvolutionBackward") ? 2
+                               : (ln > 15 && !strcmp(nm + ln - 15, "_backward_input")) || (ln > 16 && !strcmp(nm + ln - 16, "_backward_weight")) ? 3 : 1;
+        }
+        if (kind_of[e->name] == 2 && e->seq != PC_NONE && e->input_dims) *hmap_get(&conv_node, (uint64_t)e->seq, NULL) = (uint32_t)i;
+        if (kind_of[e->name] == 3 && l->parent[i] >= 0) (*hmap_get(&passes, (uint64_t)l->parent[i], NULL))++;
     }
+    free(kind_of);
 
     /* rows by name (and shapes); CPU time and FLOPs */
     uint8_t *known = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -653,75 +654,101 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o) {
     free(js);
 }
 
+static int write_html(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
+    sbuf out = {0};
+    int rc = 0;
+    /* bounded size: fewer rows per table until the page fits */
+    static const int tries[] = {50, 25, 10, 5};
+    int first = o->html_rows > 0 ? o->html_rows : 50;
+    for (int i = -1; i < 4; i++) {
+        int rows = i < 0 ? first : tries[i];
+        if (i >= 0 && rows >= first) continue;
+        cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
+        if (!rc) {
+            rv_add_assets(v, o);
+            rc = rv_render_text("report.html", o, v, ESC_HTML, &out, err);
+        }
+        cJSON_Delete(v);
+        if (rc || out.len <= PC_HTML_MAX) break;
+    }
+    if (!rc) {
+        char *p = fs_join(o->dir, "report.html");
+        rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
+        free(p);
+    }
+    sbuf_free(&out);
+    return rc;
+}
+
+/* summary.md with its PNG charts, and summary.eml */
+static int write_md(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
+    char *cd = fs_join(o->dir, "charts");
+    int rc = fs_mkdirs(cd, err);
+    free(cd);
+    if (rc) return rc;
+    sbuf out = {0};
+    cJSON *v = NULL;
+    static const int tries[] = {10, 5, 3, 1};
+    for (int i = 0; i < 4; i++) {
+        cJSON_Delete(v);
+        v = build_view(summary, o, o->dir, tries[i], err, &rc);
+        if (!rc) rc = rv_render_text("summary.md", o, v, ESC_MD, &out, err);
+        if (rc || out.len <= PC_MD_MAX) break;
+    }
+    if (!rc && out.len > PC_MD_MAX) {
+        /* still too long (very long names): cut at a line end, and say so */
+        size_t cut = PC_MD_MAX - 200;
+        while (cut > 0 && out.data[cut] != '\n') cut--;
+        out.len = cut;
+        sbuf_puts(&out, "\n\n_The summary was cut to fit 60,000 characters; report.html and summary.json have everything._\n");
+    }
+    if (!rc && (o->formats & OUT_MD)) {
+        char *p = fs_join(o->dir, "summary.md");
+        rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
+        free(p);
+    }
+    if (!rc && (o->formats & OUT_EMAIL)) {
+        cJSON *ch;
+        cJSON_ArrayForEach(ch, sj_get(v, "view.charts")) {
+            char cid[96];
+            snprintf(cid, sizeof cid, "%s@perfcard", ch->string);
+            cJSON_AddStringToObject(ch, "cid", cid);
+        }
+        rc = write_email(v, o, out.data ? out.data : "", out.len, err);
+    }
+    cJSON_Delete(v);
+    sbuf_free(&out);
+    return rc;
+}
+
+typedef struct md_job { const cJSON *s; const pc_report_opts *o; pc_err err; int rc; } md_job;
+static void *md_thread(void *arg) {
+    md_job *j = arg;
+    j->rc = write_md(j->s, j->o, &j->err);
+    return NULL;
+}
+
 int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
+    /* the Markdown (and its PNG charts) renders on a second thread while the
+     * HTML renders here: both only read the summary */
+    md_job mj = {summary, o, {0}, 0};
+    pthread_t th;
+    int want_md = (o->formats & (OUT_MD | OUT_EMAIL)) != 0;
+    int threaded = want_md && pthread_create(&th, NULL, md_thread, &mj) == 0;
     if (o->formats & OUT_JSON) {
         char *p = fs_join(o->dir, "summary.json");
         rc = pc_summary_write(summary, p, err);
         free(p);
-        if (rc) return rc;
     }
-    if (o->formats & OUT_CSV && (rc = write_csvs(summary, o->dir, err))) return rc;
-    sbuf out = {0};
-    if (o->formats & OUT_HTML) {
-        /* bounded size: fewer rows per table until the page fits */
-        static const int tries[] = {50, 25, 10, 5};
-        int first = o->html_rows > 0 ? o->html_rows : 50;
-        for (int i = -1; i < 4; i++) {
-            int rows = i < 0 ? first : tries[i];
-            if (i >= 0 && rows >= first) continue;
-            cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
-            if (!rc) {
-                rv_add_assets(v, o);
-                rc = rv_render_text("report.html", o, v, ESC_HTML, &out, err);
-            }
-            cJSON_Delete(v);
-            if (rc || out.len <= PC_HTML_MAX) break;
-        }
-        if (!rc) {
-            char *p = fs_join(o->dir, "report.html");
-            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-            free(p);
-        }
-        if (rc) { sbuf_free(&out); return rc; }
+    if (!rc && (o->formats & OUT_CSV)) rc = write_csvs(summary, o->dir, err);
+    if (!rc && (o->formats & OUT_HTML)) rc = write_html(summary, o, err);
+    if (threaded) pthread_join(th, NULL);
+    else if (want_md && !rc) md_thread(&mj);
+    if (!rc && mj.rc) {
+        *err = mj.err;
+        rc = mj.rc;
     }
-    if (o->formats & (OUT_MD | OUT_EMAIL)) {
-        char *cd = fs_join(o->dir, "charts");
-        rc = fs_mkdirs(cd, err);
-        free(cd);
-        if (rc) { sbuf_free(&out); return rc; }
-        cJSON *v = NULL;
-        static const int tries[] = {10, 5, 3, 1};
-        for (int i = 0; i < 4; i++) {
-            cJSON_Delete(v);
-            v = build_view(summary, o, o->dir, tries[i], err, &rc);
-            if (!rc) rc = rv_render_text("summary.md", o, v, ESC_MD, &out, err);
-            if (rc || out.len <= PC_MD_MAX) break;
-        }
-        if (!rc && out.len > PC_MD_MAX) {
-            /* still too long (very long names): cut at a line end, and say so */
-            size_t cut = PC_MD_MAX - 200;
-            while (cut > 0 && out.data[cut] != '\n') cut--;
-            out.len = cut;
-            sbuf_puts(&out, "\n\n_The summary was cut to fit 60,000 characters; report.html and summary.json have everything._\n");
-        }
-        if (!rc && (o->formats & OUT_MD)) {
-            char *p = fs_join(o->dir, "summary.md");
-            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-            free(p);
-        }
-        if (!rc && (o->formats & OUT_EMAIL)) {
-            cJSON *ch;
-            cJSON_ArrayForEach(ch, sj_get(v, "view.charts")) {
-                char cid[96];
-                snprintf(cid, sizeof cid, "%s@perfcard", ch->string);
-                cJSON_AddStringToObject(ch, "cid", cid);
-            }
-            rc = write_email(v, o, out.data ? out.data : "", out.len, err);
-        }
-        cJSON_Delete(v);
-    }
-    sbuf_free(&out);
     return rc;
 }

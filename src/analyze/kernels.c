@@ -54,6 +54,34 @@ static int cmp_row(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* The columns every kernel row starts with (min or max PC_NONE: null). */
+static cJSON *kernel_row(const pc_trace *t, uint32_t name, int64_t total, int64_t calls, int64_t all, int64_t min, int64_t max,
+                         uint32_t op) {
+    cJSON *r = cJSON_CreateObject();
+    sj_str(r, "name", strtab_get(&t->strs, name));
+    sj_num(r, "time_pct", all ? 100.0 * (double)total / (double)all : 0);
+    sj_int(r, "total_ns", total);
+    sj_int(r, "calls", calls);
+    sj_num(r, "avg_ns", calls ? (double)total / (double)calls : 0);
+    if (min != PC_NONE) sj_int(r, "min_ns", min); else cJSON_AddNullToObject(r, "min_ns");
+    if (max != PC_NONE) sj_int(r, "max_ns", max); else cJSON_AddNullToObject(r, "max_ns");
+    if (op) sj_str(r, "operator", strtab_get(&t->strs, op)); else cJSON_AddNullToObject(r, "operator");
+    return r;
+}
+
+/* The columns every kernel row ends with; returns 1 when it ran on Tensor Cores. */
+static int kernel_row_tc(cJSON *r, const pc_trace *t, uint32_t name, int eligible) {
+    int tc = kernel_uses_tensor_cores(strtab_get(&t->strs, name));
+    sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
+    sj_bool(r, "operator_tc_eligible", eligible);
+    return tc > 0;
+}
+
+static int cmp_agg_total(const void *a, const void *b) {
+    const pc_agg *x = *(const pc_agg *const *)a, *y = *(const pc_agg *const *)b;
+    return x->total > y->total ? -1 : x->total < y->total;
+}
+
 /* Inputs that carry a kernel table instead of kernel events (MindSpore's
  * gpu_activity_data): the same columns, from the table. */
 static int kernels_from_table(const an_ctx *c, cJSON *s) {
@@ -74,37 +102,23 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
     cJSON *arr = sj_arr(d, "rows");
     int64_t tc_ns = 0;
     /* largest first */
-    size_t *idx = xmalloc((size_t)n * sizeof *idx), m = 0;
+    const pc_agg **v = xmalloc((size_t)n * sizeof *v);
+    size_t m = 0;
     for (size_t i = 0; i < t->nagg; i++)
-        if (t->agg[i].what == AGG_KERNEL) idx[m++] = i;
-    for (size_t i = 1; i < m; i++)
-        for (size_t j = i; j > 0 && t->agg[idx[j - 1]].total < t->agg[idx[j]].total; j--) {
-            size_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
-        }
+        if (t->agg[i].what == AGG_KERNEL) v[m++] = &t->agg[i];
+    qsort(v, m, sizeof *v, cmp_agg_total);
     for (size_t q = 0; q < m; q++) {
-        const pc_agg *a = &t->agg[idx[q]];
-        const char *name = strtab_get(&t->strs, a->name);
-        cJSON *r = cJSON_CreateObject();
-        sj_str(r, "name", name);
-        sj_num(r, "time_pct", total ? 100.0 * (double)a->total / (double)total : 0);
-        sj_int(r, "total_ns", a->total);
-        sj_int(r, "calls", a->calls);
-        sj_num(r, "avg_ns", a->calls ? (double)a->total / (double)a->calls : 0);
-        if (a->min != PC_NONE) sj_int(r, "min_ns", a->min); else cJSON_AddNullToObject(r, "min_ns");
-        if (a->max != PC_NONE) sj_int(r, "max_ns", a->max); else cJSON_AddNullToObject(r, "max_ns");
-        if (a->op) sj_str(r, "operator", strtab_get(&t->strs, a->op)); else cJSON_AddNullToObject(r, "operator");
+        const pc_agg *a = v[q];
+        cJSON *r = kernel_row(t, a->name, a->total, a->calls, total, a->min, a->max, a->op);
         if (a->grid) sj_str(r, "grid", strtab_get(&t->strs, a->grid)); else cJSON_AddNullToObject(r, "grid");
         if (a->block) sj_str(r, "block", strtab_get(&t->strs, a->block)); else cJSON_AddNullToObject(r, "block");
         cJSON_AddNullToObject(r, "registers_per_thread");
         cJSON_AddNullToObject(r, "shared_memory_bytes");
         cJSON_AddNullToObject(r, "est_occupancy_pct");
-        int tc = kernel_uses_tensor_cores(name);
-        sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
-        if (tc > 0) tc_ns += a->total;
-        sj_bool(r, "operator_tc_eligible", 0);
+        if (kernel_row_tc(r, t, a->name, 0)) tc_ns += a->total;
         cJSON_AddItemToArray(arr, r);
     }
-    free(idx);
+    free(v);
     cJSON_AddItemToArray(sj_arr(k, "devices"), d);
     sj_int(k, "tensor_core_ns", tc_ns);
     sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
@@ -175,17 +189,7 @@ void an_kernels(const an_ctx *c, cJSON *s) {
         for (size_t q = i; q < j; q++) {
             const krow *kr = &rows[q];
             const pc_gpu_event *lg = &t->gpu[kr->longest];
-            const char *name = strtab_get(&t->strs, kr->name);
-            cJSON *r = cJSON_CreateObject();
-            sj_str(r, "name", name);
-            sj_num(r, "time_pct", dtot ? 100.0 * (double)kr->total / (double)dtot : 0);
-            sj_int(r, "total_ns", kr->total);
-            sj_int(r, "calls", kr->calls);
-            sj_num(r, "avg_ns", (double)kr->total / (double)kr->calls);
-            sj_int(r, "min_ns", kr->min);
-            sj_int(r, "max_ns", kr->max);
-            if (kr->op) sj_str(r, "operator", strtab_get(&t->strs, kr->op));
-            else cJSON_AddNullToObject(r, "operator");
+            cJSON *r = kernel_row(t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
             char buf[64];
             if (lg->grid[0]) {
                 snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->grid[0], lg->grid[1], lg->grid[2]);
@@ -202,12 +206,9 @@ void an_kernels(const an_ctx *c, cJSON *s) {
             else cJSON_AddNullToObject(r, "shared_memory_bytes");
             if (kr->occ_time > 0) sj_num(r, "est_occupancy_pct", kr->occ_weighted / kr->occ_time);
             else cJSON_AddNullToObject(r, "est_occupancy_pct");
-            int tc = kernel_uses_tensor_cores(name);
-            sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
-            if (tc > 0) tc_ns += kr->total;
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
             int cc_ok = !c->dev0 || c->dev0->cc_major >= 7;
-            sj_bool(r, "operator_tc_eligible", elig && cc_ok);
+            if (kernel_row_tc(r, t, kr->name, elig && cc_ok)) tc_ns += kr->total;
             cJSON_AddItemToArray(arr, r);
         }
         cJSON_AddItemToArray(devs, d);

@@ -92,16 +92,26 @@ static int col_index(char **h, int n, const char *name) {
     return -1;
 }
 
-static void step_trace(pc_trace *t, char *data, pc_err *err) {
-    char *save, *line = strtok_r(data, "\r\n", &save);
-    if (!line) return;
-    char *hdr[256];
-    char *hcopy = xstrdup(line);
-    int nh = csv_fields(hcopy, hdr, 256);
-    int c_step = col_index(hdr, nh, "step_num"), c_start = col_index(hdr, nh, "start_point"), c_total = col_index(hdr, nh, "total");
-    int c_ii = col_index(hdr, nh, "iteration_interval"), c_fb = col_index(hdr, nh, "fp_and_bp"), c_tail = col_index(hdr, nh, "tail");
-    (void)err;
-    while ((line = strtok_r(NULL, "\r\n", &save))) {
+/* A CSV file with a header line, read row by row (data is split in place). */
+typedef struct csv_table { char *save; char *h[256]; int nh; } csv_table;
+
+static int csv_open(csv_table *c, char *data) {
+    char *line = strtok_r(data, "\r\n", &c->save);
+    if (!line) return 0;
+    c->nh = csv_fields(line, c->h, 256);
+    return 1;
+}
+static int csv_col(csv_table *c, const char *name) { return col_index(c->h, c->nh, name); }
+static char *csv_next(csv_table *c) { return strtok_r(NULL, "\r\n", &c->save); }
+
+static void step_trace(pc_trace *t, char *data) {
+    csv_table tb;
+    if (!csv_open(&tb, data)) return;
+    char **hdr = tb.h, *line;
+    int nh = tb.nh;
+    int c_step = csv_col(&tb, "step_num"), c_start = csv_col(&tb, "start_point"), c_total = csv_col(&tb, "total");
+    int c_ii = csv_col(&tb, "iteration_interval"), c_fb = csv_col(&tb, "fp_and_bp"), c_tail = csv_col(&tb, "tail");
+    while ((line = csv_next(&tb))) {
         char *f[256];
         int n = csv_fields(line, f, 256);
         if (c_step < 0 || c_start < 0 || c_total < 0 || n <= c_total) continue;
@@ -138,7 +148,6 @@ static void step_trace(pc_trace *t, char *data, pc_err *err) {
             g->stream = atoi(hdr[i] + 7);
         }
     }
-    free(hcopy);
 }
 
 static uint32_t hash_name(const char *s) {
@@ -156,6 +165,7 @@ static void timeline(pc_trace *t, const char *data) {
         const cJSON *ts = cJSON_GetObjectItem(e, "ts"), *dur = cJSON_GetObjectItem(e, "dur");
         if (!cJSON_IsString(name) || !cJSON_IsNumber(ts) || !cJSON_IsNumber(dur)) continue;
         int64_t tsn = (int64_t)(ts->valuedouble * 1000.0 + 0.5), dn = (int64_t)(dur->valuedouble * 1000.0 + 0.5);
+        if (dn < 0) { t->stats.bad_fields++; continue; } /* as the Kineto reader: no negative spans */
         const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
         if (tids[0] >= '0' && tids[0] <= '9') {
             pc_gpu_event *g = pc_trace_add_gpu(t);
@@ -243,15 +253,13 @@ static void queue_file(pc_trace *t, char *data, const char *qname) {
 }
 
 static void pipeline(pc_trace *t, char *data) {
-    char *save, *line = strtok_r(data, "\r\n", &save);
-    if (!line) return;
-    char *h[32];
-    char *hc = xstrdup(line);
-    int nh = csv_fields(hc, h, 32);
-    int ci = col_index(h, nh, "op_id"), ct = col_index(h, nh, "op_type"), cw = col_index(h, nh, "num_workers");
-    int ca = col_index(h, nh, "output_queue_average_size"), cl = col_index(h, nh, "output_queue_length");
-    int cu = col_index(h, nh, "output_queue_usage_rate"), cp = col_index(h, nh, "parent_id"), cc = col_index(h, nh, "children_id");
-    while ((line = strtok_r(NULL, "\r\n", &save))) {
+    csv_table tb;
+    if (!csv_open(&tb, data)) return;
+    char *line;
+    int ci = csv_col(&tb, "op_id"), ct = csv_col(&tb, "op_type"), cw = csv_col(&tb, "num_workers");
+    int ca = csv_col(&tb, "output_queue_average_size"), cl = csv_col(&tb, "output_queue_length");
+    int cu = csv_col(&tb, "output_queue_usage_rate"), cp = csv_col(&tb, "parent_id"), cc = csv_col(&tb, "children_id");
+    while ((line = csv_next(&tb))) {
         char *f[32];
         int n = csv_fields(line, f, 32);
         if (ci < 0 || ct < 0 || n <= ct) continue;
@@ -267,7 +275,6 @@ static void pipeline(pc_trace *t, char *data) {
         const char *ch = cc >= 0 && cc < n ? f[cc] : "";
         o->children = strtab_intern(&t->strs, ch, strlen(ch));
     }
-    free(hc);
 }
 
 /* MindInsight's GPU tables (times in µs): gpu_op_detail_info (op_full_name,
@@ -278,24 +285,22 @@ static void pipeline(pc_trace *t, char *data) {
 static int64_t us_ns(const char *s) { return (int64_t)(atof(s) * 1000.0 + 0.5); }
 
 static void agg_table(pc_trace *t, char *data, int what) {
-    char *save, *line = strtok_r(data, "\r\n", &save);
-    if (!line) return;
-    char *h[64];
-    char *hc = xstrdup(line);
-    int nh = csv_fields(hc, h, 64);
+    csv_table tb;
+    if (!csv_open(&tb, data)) return;
+    char *line;
     int cn, cc, ct, cmin = -1, cmax = -1, cop = -1, cg = -1, cb = -1;
     if (what == AGG_OP) {
-        cn = col_index(h, nh, "op_full_name");
-        if (cn < 0) cn = col_index(h, nh, "op_name");
-        cc = col_index(h, nh, "op_occurrences"), ct = col_index(h, nh, "op_total_time(us)");
+        cn = csv_col(&tb, "op_full_name");
+        if (cn < 0) cn = csv_col(&tb, "op_name");
+        cc = csv_col(&tb, "op_occurrences"), ct = csv_col(&tb, "op_total_time(us)");
     } else if (what == AGG_KERNEL) {
-        cn = col_index(h, nh, "name"), cc = col_index(h, nh, "occurrences"), ct = col_index(h, nh, "total_duration(us)");
-        cmin = col_index(h, nh, "min_duration(us)"), cmax = col_index(h, nh, "max_duration(us)");
-        cop = col_index(h, nh, "op_full_name"), cg = col_index(h, nh, "grid_dim"), cb = col_index(h, nh, "block_dim");
+        cn = csv_col(&tb, "name"), cc = csv_col(&tb, "occurrences"), ct = csv_col(&tb, "total_duration(us)");
+        cmin = csv_col(&tb, "min_duration(us)"), cmax = csv_col(&tb, "max_duration(us)");
+        cop = csv_col(&tb, "op_full_name"), cg = csv_col(&tb, "grid_dim"), cb = csv_col(&tb, "block_dim");
     } else {
-        cn = col_index(h, nh, "op_type"), cc = col_index(h, nh, "type_occurrences"), ct = col_index(h, nh, "total_time(us)");
+        cn = csv_col(&tb, "op_type"), cc = csv_col(&tb, "type_occurrences"), ct = csv_col(&tb, "total_time(us)");
     }
-    while (cn >= 0 && ct >= 0 && (line = strtok_r(NULL, "\r\n", &save))) {
+    while (cn >= 0 && ct >= 0 && (line = csv_next(&tb))) {
         char *f[64];
         int n = csv_fields(line, f, 64);
         if (n <= cn || n <= ct) continue;
@@ -311,7 +316,6 @@ static void agg_table(pc_trace *t, char *data, int what) {
         if (cg >= 0 && cg < n) a->grid = strtab_intern(&t->strs, f[cg], strlen(f[cg]));
         if (cb >= 0 && cb < n) a->block = strtab_intern(&t->strs, f[cb], strlen(f[cb]));
     }
-    free(hc);
 }
 
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
@@ -321,7 +325,7 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     size_t n;
     int any = 0;
     char *d;
-    if ((d = read_file(dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d, err); free(d); any = 1; }
+    if ((d = read_file(dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d); free(d); any = 1; }
     if ((d = read_file(dir, "gpu_timeline_display_%d.json", rank, &n))) { timeline(t, d); free(d); any = 1; }
     int64_t t0 = 0;
     for (size_t i = 0; i < t->ncpu; i++)

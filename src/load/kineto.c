@@ -19,13 +19,20 @@
 #include "source.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 enum { ST_START, ST_KEY_FIRST, ST_KEY_NEXT, ST_EV_FIRST, ST_EV_NEXT, ST_END };
 enum { MAX_CTR = 16 };
+enum { J_STOP = 2 }; /* parse_unit: the reader reached the start of the next part */
 
+struct par;
 typedef struct reader {
     char *buf, *scratch;
     size_t cap, len, pos, max_value;
@@ -34,11 +41,18 @@ typedef struct reader {
     pc_source *src;         /* or memory: */
     const char *mem;
     size_t memlen, mempos;
+    const char *map;        /* or a plain file mapped whole: the window slides over it */
+    uint64_t map_size, dropped;
     pc_trace *t;
     int top_is_array;
     int progress;
     const char *path;
     double last_progress;
+    /* parallel reading of a plain file (see "parts" below) */
+    struct par *par;
+    int target;             /* the next part whose start this reader may reach */
+    int stopped;            /* it reached that start exactly, at an event */
+    atomic_int *abort;      /* set when this reader's part proved not to start at an event */
 } reader;
 
 typedef struct evtmp {
@@ -69,20 +83,54 @@ static double now_s(void) {
 }
 
 static void show_progress(reader *r, int final) {
-    if (!r->progress || !r->src) return;
+    if (!r->progress || (!r->src && !r->map)) return;
     double t = now_s();
     if (!final && t - r->last_progress < 0.25) return;
     r->last_progress = t;
-    uint64_t size = source_file_size(r->src), pos = source_file_pos(r->src);
+    uint64_t size = r->map ? r->map_size : source_file_size(r->src), pos = r->map ? r->base + r->len : source_file_pos(r->src);
     if (final) fprintf(stderr, "\r\033[K");
     else fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB read)", r->path, size ? 100.0 * (double)pos / (double)size : 0.0,
                  (double)(r->base + r->len) / 1e6);
     fflush(stderr);
 }
 
+static int grow(reader *r, pc_err *err) {
+    if (r->cap >= r->max_value)
+        return PC_ERRF_AT(err, PC_EINPUT, r->base, "a single JSON value is larger than %zu MiB", r->max_value >> 20);
+    r->cap *= 2;
+    free(r->scratch);
+    r->scratch = xmalloc(r->cap);
+    return 0;
+}
+
+/* A mapped file: the window moves forward without copying; the pages
+ * behind it are handed back every 8 MiB so they do not stay resident. */
+static int refill_map(reader *r, pc_err *err) {
+    r->base += r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    uint64_t left = r->map_size - r->base;
+    int rc;
+    if (r->len == r->cap && left > r->len && (rc = grow(r, err))) return rc;
+    r->len = left < r->cap ? (size_t)left : r->cap;
+    r->buf = (char *)r->map + r->base; /* read only: the parser never writes to the window */
+    if (r->len == left) r->eof = 1;
+    uint64_t page = 4096, upto = r->base / page * page;
+    if (upto >= r->dropped + ((uint64_t)8 << 20)) {
+        uint64_t from = r->dropped / page * page;
+        madvise((char *)r->map + from, upto - from, MADV_DONTNEED);
+        r->dropped = upto;
+    }
+    show_progress(r, 0);
+    return 0;
+}
+
 /* Extends the window: drops consumed bytes, grows when a unit fills it,
  * reads more. Returns 0, or a PC_E* code. */
 static int refill(reader *r, pc_err *err) {
+    if (r->abort && atomic_load_explicit(r->abort, memory_order_relaxed))
+        return PC_ERRF(err, PC_EINPUT, "reading of this part was abandoned");
+    if (r->map) return refill_map(r, err);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
         r->len -= r->pos;
@@ -90,12 +138,9 @@ static int refill(reader *r, pc_err *err) {
         r->pos = 0;
     }
     if (r->len == r->cap) {
-        if (r->cap >= r->max_value)
-            return PC_ERRF_AT(err, PC_EINPUT, r->base, "a single JSON value is larger than %zu MiB", r->max_value >> 20);
-        r->cap *= 2;
+        int rc = grow(r, err);
+        if (rc) return rc;
         r->buf = xrealloc(r->buf, r->cap);
-        free(r->scratch);
-        r->scratch = xmalloc(r->cap);
     }
     ssize_t n;
     if (r->src) {
@@ -571,6 +616,8 @@ static void read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
 
 /* ---------- the unit parser ---------- */
 
+static int par_at(reader *rd, uint64_t at);
+
 static int parse_unit(reader *rd, jcur *c, int st, int *next) {
     int r;
     evtmp e;
@@ -617,6 +664,7 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
             if ((r = j_ws(c))) return r;
             if (*c->p == ']') { c->p++; *next = rd->top_is_array ? ST_END : ST_KEY_NEXT; return J_OK; } /* trailing comma */
         }
+        if (rd->par && par_at(rd, rd->base + (uint64_t)(c->p - rd->buf))) return J_STOP;
         if ((r = parse_event(c, &e))) return r;
         if (e.ph == 0 && !e.name.n && !e.cat.n) { rd->t->stats.events++; pc_trace_note_unknown(rd->t, 0); }
         else commit(rd, &e);
@@ -630,8 +678,8 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
     return J_ERR;
 }
 
-static int run(reader *rd, pc_err *err) {
-    int st = ST_START, rc;
+static int run(reader *rd, int st, pc_err *err) {
+    int rc;
     for (;;) {
         jcur c = {rd->buf + rd->pos, rd->buf + rd->len, rd->scratch, 0, NULL};
         int next = st;
@@ -639,7 +687,13 @@ static int run(reader *rd, pc_err *err) {
         if (r == J_OK) {
             rd->pos = (size_t)(c.p - rd->buf);
             st = next;
+            if (rd->par) par_at(rd, rd->base + rd->pos);
             continue;
+        }
+        if (r == J_STOP) {
+            rd->pos = (size_t)(c.p - rd->buf);
+            rd->stopped = 1;
+            return 0;
         }
         if (r == J_ERR) {
             uint64_t off = rd->base + (uint64_t)(c.p - rd->buf);
@@ -664,7 +718,7 @@ static int run(reader *rd, pc_err *err) {
 }
 
 static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
-    free(rd->buf);
+    if (!rd->map) free(rd->buf);
     free(rd->scratch);
     if (rc == 0 && rd->src && source_truncated(rd->src) && !rd->t->truncated) {
         /* the JSON closed but the gzip stream did not: keep it, say so */
@@ -677,7 +731,8 @@ static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
         return rc;
     }
     (void)err;
-    rd->t->stats.bytes = rd->base + rd->len;
+    if (!rd->t->stats.bytes) rd->t->stats.bytes = rd->base + rd->len;
+    if (!rd->t->stats.parts) rd->t->stats.parts = 1;
     rd->t->source_format = strtab_intern(&rd->t->strs, "kineto-json", 11);
     pc_trace_finish(rd->t);
     *out = rd->t;
@@ -699,8 +754,157 @@ int pc_load_kineto_mem(const char *data, size_t n, pc_trace **out, pc_err *err) 
     rd.mem = data;
     rd.memlen = n;
     rd.t->stats.file_bytes = n;
-    int rc = run(&rd, err);
+    int rc = run(&rd, ST_START, err);
     return finish(&rd, out, err, rc);
+}
+
+/* ---------- parts: reading a plain file on several threads ----------
+ *
+ * A plain file of N x split_min bytes or more is cut into N parts near equal
+ * offsets. Each cut is moved forward to a line that starts with '{' after a
+ * line that ends with ',' (how Kineto and perfcard write events): JSON strings
+ * cannot hold a raw newline, so such a '{' is very likely an event of
+ * traceEvents. Part k's reader starts there as if at an event, into a trace of
+ * its own. Nothing is trusted until checked: the reader of part k-1 goes on
+ * until it is about to parse an event that begins exactly at part k's start
+ * (then it stops, and part k's result is used), or until it passes that offset
+ * anywhere else (then part k is abandoned and part k-1's reader reads on
+ * through it). So the result is always the serial reader's; a wrong guess
+ * costs time, never correctness. Errors and truncation are those of the
+ * reader that read the bytes, with offsets in the file. */
+
+enum { PAR_MAX = 16, PAR_PROBE = 1 << 20 };
+
+typedef struct part {
+    uint64_t start;
+    reader rd;
+    pc_err err;
+    int rc, started;
+    atomic_int abort;
+    pthread_t th;
+} part;
+
+typedef struct par {
+    const char *path;
+    int n;           /* parts; p[0] is the main reader's */
+    part p[PAR_MAX];
+} par;
+
+/* rd is at absolute offset `at`, before an event (or, from run(), after a
+ * unit). Parts whose start it has gone past are abandoned; returns 1 when
+ * `at` is the start of its target part. */
+static int par_at(reader *rd, uint64_t at) {
+    par *pa = rd->par;
+    while (rd->target < pa->n && at > pa->p[rd->target].start) {
+        atomic_store(&pa->p[rd->target].abort, 1);
+        rd->target++;
+    }
+    return rd->target < pa->n && at == pa->p[rd->target].start;
+}
+
+/* The first line start at or after `from` that begins (after blanks) with
+ * '{' and follows a line ending in ','; 0 when there is none nearby. */
+static uint64_t find_cut(const char *m, uint64_t size, uint64_t from) {
+    const char *b = m + from;
+    ssize_t n = (ssize_t)(size - from < PAR_PROBE ? size - from : PAR_PROBE);
+    uint64_t cut = 0;
+    for (ssize_t i = 1; i < n && !cut; i++) {
+        if (b[i - 1] != '\n') continue;
+        ssize_t j = i;
+        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r')) j++;
+        if (j >= n || b[j] != '{') continue;
+        ssize_t k = i - 2;
+        while (k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r')) k--;
+        if (k >= 0 && b[k] == ',') cut = from + (uint64_t)j;
+    }
+    return cut;
+}
+
+static void *part_main(void *arg) {
+    part *pt = arg;
+    reader *rd = &pt->rd;
+    pt->rc = run(rd, ST_EV_FIRST, &pt->err);
+    return NULL;
+}
+
+/* Plans and starts the parts of a plain file; NULL when one reader will do. */
+static par *par_start(reader *main_rd, const pc_load_opts *o) {
+    uint64_t size = main_rd->map_size;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = o && o->threads > 0 ? o->threads : cpus > 0 ? (int)cpus : 1;
+    uint64_t min = o && o->split_min ? o->split_min : (uint64_t)32 << 20;
+    if (n > PAR_MAX) n = PAR_MAX;
+    if ((uint64_t)n > size / min) n = (int)(size / min);
+    if (n < 2) return NULL;
+    const char *m = main_rd->map;
+    /* the first byte that is not blank says whether the document is a bare array */
+    int top_array = 0;
+    for (uint64_t i = 0; i < size && i < 4096; i++)
+        if (m[i] != ' ' && m[i] != '\n' && m[i] != '\r' && m[i] != '\t') { top_array = m[i] == '['; break; }
+    par *pa = xcalloc(1, sizeof *pa);
+    pa->path = main_rd->path;
+    pa->n = 1;
+    for (int k = 1; k < n; k++) {
+        uint64_t cut = find_cut(m, size, size / (uint64_t)n * (uint64_t)k);
+        if (cut && cut > pa->p[pa->n - 1].start) pa->p[pa->n++].start = cut;
+    }
+    if (pa->n < 2) { free(pa); return NULL; }
+    main_rd->par = pa;
+    main_rd->target = 1;
+    for (int k = 1; k < pa->n; k++) {
+        part *pt = &pa->p[k];
+        reader_init(&pt->rd, main_rd->max_value);
+        free(pt->rd.buf);
+        pt->rd.map = m;
+        pt->rd.map_size = size;
+        pt->rd.base = pt->start;
+        pt->rd.dropped = pt->start;
+        pt->rd.path = main_rd->path;
+        pt->rd.top_is_array = top_array;
+        pt->rd.par = pa;
+        pt->rd.target = k + 1;
+        pt->rd.abort = &pt->abort;
+        atomic_init(&pt->abort, 0);
+        pt->started = pthread_create(&pt->th, NULL, part_main, pt) == 0;
+        if (!pt->started) atomic_store(&pt->abort, 1);
+    }
+    return pa;
+}
+
+/* Joins the parts; follows the chain of verified starts from the main reader,
+ * moving each part's events into the main trace. Returns the load's code. */
+static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
+    if (rc) for (int k = 1; k < pa->n; k++) atomic_store(&pa->p[k].abort, 1);
+    reader *cur = main_rd;
+    uint64_t end = 0;
+    int used = 1;
+    while (!rc && cur->stopped) {
+        part *pt = &pa->p[cur->target];
+        if (!pt->started) { rc = PC_ERRF(err, PC_EIO, "cannot start a reader thread"); break; }
+        pthread_join(pt->th, NULL);
+        pt->started = 0;
+        if (pt->rc) { rc = pt->rc; *err = pt->err; break; }
+        end = pt->rd.base + pt->rd.len;
+        pc_trace_absorb(main_rd->t, pt->rd.t);
+        pt->rd.t = NULL;
+        cur = &pt->rd;
+        used++;
+    }
+    if (rc) for (int k = 1; k < pa->n; k++) atomic_store(&pa->p[k].abort, 1);
+    for (int k = 1; k < pa->n; k++) {
+        part *pt = &pa->p[k];
+        if (pt->started) {
+            atomic_store(&pt->abort, 1);
+            pthread_join(pt->th, NULL);
+        }
+        pc_trace_free(pt->rd.t);
+        free(pt->rd.scratch);
+    }
+    if (!rc && end) main_rd->t->stats.bytes = end;
+    if (!rc) main_rd->t->stats.parts = used;
+    main_rd->par = NULL;
+    free(pa);
+    return rc;
 }
 
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
@@ -711,7 +915,26 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
     rd.path = path;
     rd.progress = o && o->progress;
     rd.t->stats.file_bytes = source_file_size(src);
-    int rc = run(&rd, err);
+    /* a plain file is read through a mapping of it (no copies), on several
+     * threads when it is large; gzip through the source's inflater */
+    void *m = MAP_FAILED;
+    uint64_t size = source_file_size(src);
+    if (path && !source_is_gzip(src) && size > 0 && size < ((uint64_t)1 << 46))
+        m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, source_fd(src), 0);
+    par *pa = NULL;
+    if (m != MAP_FAILED) {
+        madvise(m, (size_t)size, MADV_SEQUENTIAL);
+        free(rd.buf);
+        rd.buf = NULL;
+        rd.map = m;
+        rd.map_size = size;
+        rd.src = NULL;
+        pa = par_start(&rd, o);
+    }
+    int rc = run(&rd, ST_START, err);
+    if (pa) rc = par_finish(pa, &rd, rc, err);
     show_progress(&rd, 1);
-    return finish(&rd, out, err, rc);
+    rc = finish(&rd, out, err, rc);
+    if (m != MAP_FAILED) munmap(m, (size_t)size);
+    return rc;
 }

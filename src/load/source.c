@@ -167,22 +167,28 @@ int source_open(pc_source **out, const char *path, pc_err *err) {
     unsigned char magic[2];
     ssize_t n = pread(fd, magic, 2, 0);
     s->gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    {
-        pthread_mutex_init(&s->mu, NULL);
-        pthread_cond_init(&s->cv, NULL);
-        for (int i = 0; i < NBLK; i++) s->blk[i] = xmalloc(BLK);
-        if (pthread_create(&s->thr, NULL, s->gzip ? inflater : reader_thread, s) != 0) {
-            source_close(s);
-            return PC_ERRF(err, PC_EIO, "%s: cannot start the gzip thread", path);
-        }
-        s->thr_started = 1;
-    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
     *out = s;
     return PC_OK;
 }
 
+/* The reading thread starts on the first read: a caller that maps the file
+ * instead never starts it. */
+static int start(pc_source *s, pc_err *err) {
+    for (int i = 0; i < NBLK; i++) s->blk[i] = xmalloc(BLK);
+    if (pthread_create(&s->thr, NULL, s->gzip ? inflater : reader_thread, s) != 0)
+        return PC_ERRF(err, PC_EIO, "cannot start the %s thread", s->gzip ? "gzip" : "reading");
+    s->thr_started = 1;
+    return 0;
+}
+
 ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err) {
     size_t got = 0;
+    if (!s->blk[0]) {
+        int rc = start(s, err);
+        if (rc) return rc;
+    }
     pthread_mutex_lock(&s->mu);
     while (got < n) {
         while (s->count == 0 && !s->done) pthread_cond_wait(&s->cv, &s->mu);
@@ -209,6 +215,7 @@ ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err) {
 }
 
 int source_is_gzip(const pc_source *s) { return s->gzip; }
+int source_fd(const pc_source *s) { return s->fd; }
 int source_truncated(const pc_source *s) { return s->truncated; }
 uint64_t source_file_size(const pc_source *s) { return s->size; }
 uint64_t source_file_pos(const pc_source *s) { return s->file_pos; }

@@ -20,6 +20,7 @@ typedef struct pc_source pc_source;
 int source_open(pc_source **out, const char *path, pc_err *err);
 ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err);
 int source_is_gzip(const pc_source *s);
+int source_fd(const pc_source *s); /* the open file, e.g. to map it */
 int source_truncated(const pc_source *s);
 uint64_t source_file_size(const pc_source *s);
 uint64_t source_file_pos(const pc_source *s); /* compressed bytes consumed, for progress */

@@ -78,6 +78,78 @@ void pc_trace_note_unknown(pc_trace *t, uint32_t cat) {
     }
 }
 
+/* Appends n elements of size es from src to the vector *arr; returns where they start. */
+static void *append(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es) {
+    vec_reserve(arr, cap, *n + cnt, es);
+    char *at = (char *)*arr + *n * es;
+    if (cnt) memcpy(at, src, cnt * es);
+    *n += cnt;
+    return at;
+}
+#define APPEND(T, S, F) append((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F)
+
+void pc_trace_absorb(pc_trace *t, pc_trace *s) {
+    /* string ids of s, as ids of t */
+    uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
+    for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
+#define MAP(x) ((x) = map[(x)])
+    pc_cpu_event *c = APPEND(t, s, cpu);
+    for (size_t i = 0; i < s->ncpu; i++) {
+        MAP(c[i].name), MAP(c[i].input_dims), MAP(c[i].input_types), MAP(c[i].concrete);
+        if (c[i].tid < 0 && (size_t)-(int64_t)c[i].tid < s->strs.n) c[i].tid = -(int32_t)map[-(int64_t)c[i].tid];
+    }
+    pc_gpu_event *g = APPEND(t, s, gpu);
+    for (size_t i = 0; i < s->ngpu; i++) MAP(g[i].name);
+    APPEND(t, s, mem);
+    pc_counter *k = APPEND(t, s, ctr);
+    for (size_t i = 0; i < s->nctr; i++) MAP(k[i].name), MAP(k[i].series);
+    APPEND(t, s, phase);
+    pc_pipe_op *po = APPEND(t, s, pipe);
+    for (size_t i = 0; i < s->npipe; i++) MAP(po[i].type), MAP(po[i].children);
+    pc_agg *a = APPEND(t, s, agg);
+    for (size_t i = 0; i < s->nagg; i++) MAP(a[i].name), MAP(a[i].op), MAP(a[i].grid), MAP(a[i].block);
+    for (size_t i = 0; i < s->ndev; i++) {
+        pc_device *d = pc_trace_device(t, s->dev[i].id);
+        if (!d->name) {
+            *d = s->dev[i];
+            MAP(d->name);
+        }
+    }
+    for (int i = 0; i < s->nunknown_cat; i++) {
+        uint32_t cat = map[s->unknown_cat[i]];
+        int j = 0;
+        while (j < t->nunknown_cat && t->unknown_cat[j] != cat) j++;
+        if (j == t->nunknown_cat) {
+            if (j == 16) continue;
+            t->unknown_cat[j] = cat;
+            t->unknown_cat_n[j] = 0;
+            t->nunknown_cat++;
+        }
+        t->unknown_cat_n[j] += s->unknown_cat_n[i];
+    }
+    if (!t->clock_note) t->clock_note = s->clock_note;
+    if (t->rank == PC_NONE) t->rank = s->rank;
+    if (t->world_size == PC_NONE) t->world_size = s->world_size;
+    if (!t->backend) t->backend = map[s->backend];
+    t->schema_2021 |= s->schema_2021;
+    if (s->prof_end) {
+        if (!t->prof_end || s->prof_start < t->prof_start) t->prof_start = s->prof_start;
+        if (s->prof_end > t->prof_end) t->prof_end = s->prof_end;
+    }
+    t->stats.events += s->stats.events;
+    t->stats.metadata += s->stats.metadata;
+    t->stats.flows += s->stats.flows;
+    t->stats.unknown += s->stats.unknown;
+    t->stats.bad_fields += s->stats.bad_fields;
+    if (s->truncated) {
+        t->truncated = 1;
+        t->truncated_at = s->truncated_at;
+    }
+#undef MAP
+    free(map);
+    pc_trace_free(s);
+}
+
 #define CMP_TS(A, B)                                  \
     if ((A)->ts != (B)->ts) return (A)->ts < (B)->ts ? -1 : 1; \
     if ((A)->dur != (B)->dur) return (A)->dur > (B)->dur ? -1 : 1; /* outer first */

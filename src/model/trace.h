@@ -129,6 +129,7 @@ typedef struct pc_load_stats {
     int64_t bad_fields;      /* events missing ts or with a negative duration */
     uint64_t bytes;          /* bytes of JSON parsed (decompressed) */
     uint64_t file_bytes;     /* bytes of the file on disk */
+    int parts;               /* parts of the file read in parallel whose results were used (1 = serial) */
 } pc_load_stats;
 
 typedef struct pc_trace {
@@ -166,6 +167,9 @@ pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);
 pc_device *pc_trace_device(pc_trace *t, int id); /* finds or adds */
 void pc_trace_note_unknown(pc_trace *t, uint32_t cat);
+/* Moves everything of s (read from a later part of the same input) into t,
+ * giving s's strings t's ids, and frees s. Run before pc_trace_finish. */
+void pc_trace_absorb(pc_trace *t, pc_trace *s);
 /* Sorts arrays by (ts, -dur), counts kinds and computes the span. */
 void pc_trace_finish(pc_trace *t);
 /* Approximate bytes held by the trace, for --verbose and the benchmark. */

@@ -1,13 +1,16 @@
 #!/bin/sh
 # make bench: throughput and peak memory of `perfcard report` on synthetic
 # Kineto traces (made by build/gentrace), beside Python's json.load and zcat.
-# Sizes in MB can be set with BENCH_SIZES (default "100 200 400").
+# Sizes in MB can be set with BENCH_SIZES (default "100 200 400 800"); the
+# comparisons with json.load and zcat use BENCH_REF (default 400).
 set -e
 cd "$(dirname "$0")/.."
 D=build/bench
 mkdir -p "$D"
-SIZES=${BENCH_SIZES:-"100 200 400"}
+SIZES=${BENCH_SIZES:-"100 200 400 800"}
 largest=$(echo $SIZES | tr ' ' '\n' | sort -n | tail -1)
+ref=${BENCH_REF:-400}
+case " $SIZES " in *" $ref "*) ;; *) ref=$largest ;; esac
 # measure CMD...: prints "seconds peak_rss_kib" (best time of 3 runs, max RSS)
 measure() {
     python3 - "$@" <<'PY'
@@ -25,7 +28,7 @@ for mb in $SIZES; do
     f=$D/trace-$mb.json
     [ -s "$f" ] || ./build/gentrace --size "$mb" > "$f"
 done
-f=$D/trace-$largest.json
+f=$D/trace-$ref.json
 [ -s "$f.gz" ] || gzip -1 -c "$f" > "$f.gz"
 echo "perfcard bench on $(nproc) cores ($(uname -m)), synthetic Kineto traces from build/gentrace"
 echo
@@ -38,6 +41,7 @@ for mb in $SIZES; do
         "$(echo "$bytes/1000000/$1" | bc -l)" "$(echo "$2/1024" | bc -l)"
     eval "t_$mb=$1"
 done
+f=$D/trace-$ref.json
 bytes=$(stat -c %s "$f")
 set -- $(measure python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f")
 py=$1
@@ -50,8 +54,9 @@ zc=$1
 printf '%-28s %10.1f %9.3f %10s %12.1f\n' "perfcard report .json.gz" "$(echo "$(stat -c %s "$f.gz")/1048576" | bc -l)" "$gzt" "-" "$(echo "$gzrss/1024" | bc -l)"
 printf '%-28s %10s %9.3f\n' "zcat > /dev/null" "" "$zc"
 echo
+eval "tr=\$t_$ref"
 eval "tl=\$t_$largest"
-echo "json.load / perfcard on $largest MB:  $(echo "$py/$tl" | bc -l | cut -c1-5)x"
+echo "json.load / perfcard on $ref MB:  $(echo "$py/$tr" | bc -l | cut -c1-5)x"
 echo "perfcard .json.gz / zcat:           $(echo "$gzt/$zc" | bc -l | cut -c1-5)x"
 first=$(echo $SIZES | cut -d' ' -f1)
 eval "tf=\$t_$first"

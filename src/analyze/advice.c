@@ -9,6 +9,7 @@
  * PyTorch's TensorBoard plugin, MindInsight, Holistic Trace Analysis,
  * Nsight Systems' expert rules, PyProf. */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/sbuf.h"
 #include <math.h>
@@ -236,7 +237,7 @@ void an_advice(const an_ctx *c, cJSON *s) {
             n++;
             if (!first[0]) snprintf(first, sizeof first, "%s", nm);
         }
-        free(sync_name);
+        spill_free(sync_name);
         if (n > 0) {
             fmt_ns(a, sizeof a, sync_ns / nsteps);
             suggest(&o, "sync_in_step", "Synchronizing calls inside the steps", "cudaDeviceSynchronize / cudaStreamSynchronize / synchronous cudaMemcpy or cudaMemset inside a step",
@@ -296,7 +297,7 @@ void an_advice(const an_ctx *c, cJSON *s) {
     int n = cJSON_GetArraySize(o.arr);
     cJSON **items = calloc((size_t)(n ? n : 1), sizeof *items);
     for (int i = 0; i < n; i++) items[i] = cJSON_DetachItemFromArray(o.arr, 0);
-    qsort(items, (size_t)n, sizeof *items, cmp_stake);
+    spill_sort(items, (size_t)n, sizeof *items, cmp_stake);
     cJSON *adv = sj_obj(s, "suggestions");
     sj_int(adv, "count", n);
     cJSON *rows = sj_arr(adv, "rows");
@@ -306,7 +307,7 @@ void an_advice(const an_ctx *c, cJSON *s) {
         sj_int(items[i], "rank", i + 1);
         cJSON_AddItemToArray(rows, items[i]);
     }
-    free(items);
+    spill_free(items);
     cJSON_Delete(o.arr);
 }
 

@@ -3,6 +3,7 @@
  * sections are put in their fixed order and the overview and suggestions,
  * which read them, run last. */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -58,6 +59,6 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_advice(&c, s);
     an_overview(&c, s);
     links_free(&c.links);
-    free(c.steps);
+    spill_free(c.steps);
     return s;
 }

@@ -10,6 +10,7 @@
  * data). Series in the summary are downsampled to at most 400 points
  * (the mean of each bucket). */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/xalloc.h"
 #include <string.h>
@@ -35,8 +36,8 @@ static void cpu_section(const an_ctx *c, cJSON *s) {
         return;
     }
     size_t ns = c->nsteps;
-    double *ssum = xcalloc(ns * NCPU_SERIES, sizeof *ssum);
-    int64_t *scnt = xcalloc(ns * NCPU_SERIES, sizeof *scnt);
+    double *ssum = spill_calloc(ns * NCPU_SERIES, sizeof *ssum);
+    int64_t *scnt = spill_calloc(ns * NCPU_SERIES, sizeof *scnt);
     double tot[NCPU_SERIES] = {0};
     int64_t cnt[NCPU_SERIES] = {0};
     /* distinct timestamps for the series */
@@ -104,8 +105,8 @@ static void cpu_section(const an_ctx *c, cJSON *s) {
         }
         cJSON_AddItemToArray(ps, r);
     }
-    free(ssum);
-    free(scnt);
+    spill_free(ssum);
+    spill_free(scnt);
 }
 
 static void queue_section(const an_ctx *c, cJSON *s) {
@@ -129,7 +130,7 @@ static void queue_section(const an_ctx *c, cJSON *s) {
     }
     for (int q = 0; q < nq; q++) {
         size_t ns = c->nsteps, n = 0;
-        uint8_t *empty = xcalloc(ns, 1), *seen = xcalloc(ns, 1), *full = xcalloc(ns, 1);
+        uint8_t *empty = spill_calloc(ns, 1), *seen = spill_calloc(ns, 1), *full = spill_calloc(ns, 1);
         double sum = 0, capv = 0;
         int64_t zero = 0;
         for (size_t i = 0; i < t->nctr; i++)
@@ -185,9 +186,9 @@ static void queue_section(const an_ctx *c, cJSON *s) {
             cJSON_AddItemToArray(ser, p);
         }
         cJSON_AddItemToArray(arr, r);
-        free(empty);
-        free(seen);
-        free(full);
+        spill_free(empty);
+        spill_free(seen);
+        spill_free(full);
     }
 }
 

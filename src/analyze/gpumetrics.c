@@ -1,4 +1,5 @@
 #include "gpumetrics.h"
+#include "../util/spill.h"
 #include "analyze.h"
 #include "intervals.h"
 #include "../summary/summary.h"
@@ -28,8 +29,8 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
         ivl_append_sorted(&k, &n, &cap, g->ts, g->ts + g->dur);
         ivl xs = {g->ts, g->ts + g->dur}, *x = &xs;
         if (g->blocks_per_sm > 0) {
-            *VEC_PUSH(pts, np, capp) = (vpt){g->ts, g->blocks_per_sm, 1};
-            *VEC_PUSH(pts, np, capp) = (vpt){g->ts + g->dur, g->blocks_per_sm, 0};
+            *SPILL_PUSH(pts, np, capp) = (vpt){g->ts, g->blocks_per_sm, 1};
+            *SPILL_PUSH(pts, np, capp) = (vpt){g->ts + g->dur, g->blocks_per_sm, 0};
         }
         if (g->occupancy >= 0) {
             int64_t a = g->ts > ss ? g->ts : ss, b = x->e < se ? x->e : se;
@@ -41,11 +42,11 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
     if (occ_t > 0) r->occupancy = occ_w / occ_t;
     /* SM efficiency: merge ranges with value (sum of overlapping, capped at 1) */
     if (np) {
-        qsort(pts, np, sizeof *pts, cmp_vpt);
+        spill_sort(pts, np, sizeof *pts, cmp_vpt);
         size_t cr = 0;
-        r->sm_start = xmalloc(np * sizeof *r->sm_start);
-        r->sm_end = xmalloc(np * sizeof *r->sm_end);
-        r->sm_value = xmalloc(np * sizeof *r->sm_value);
+        r->sm_start = spill_alloc(np * sizeof *r->sm_start);
+        r->sm_end = spill_alloc(np * sizeof *r->sm_end);
+        r->sm_value = spill_alloc(np * sizeof *r->sm_value);
         int64_t last_t = pts[0].t;
         double val = (double)pts[0].v, weighted = 0;
         for (size_t i = 1; i < np; i++) {
@@ -64,7 +65,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
         r->nsm = cr;
         r->sm_eff = se > ss ? weighted / (double)(se - ss) : 0;
     }
-    free(pts);
+    spill_free(pts);
     /* timeline buckets: 10^k µs, at most 100 */
     if (ge > gs) {
         double range_us = (double)(ge - gs) / 1000.0;
@@ -74,8 +75,8 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
         if (nb == 0) nb = 1;
         r->bucket_ns = bus * 1000;
         r->nbuckets = nb;
-        r->bucket_start = xmalloc((nb + 1) * sizeof *r->bucket_start);
-        r->bucket_util = xcalloc(nb, sizeof *r->bucket_util);
+        r->bucket_start = spill_alloc((nb + 1) * sizeof *r->bucket_start);
+        r->bucket_util = spill_calloc(nb, sizeof *r->bucket_util);
         for (size_t b = 0; b < nb; b++) r->bucket_start[b] = gs + (int64_t)b * r->bucket_ns;
         r->bucket_start[nb] = ge;
         size_t j = 0;
@@ -90,15 +91,15 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
             r->bucket_util[b] = be > bs ? (double)busy / (double)(be - bs) : 0;
         }
     }
-    free(k);
+    spill_free(k);
 }
 
 void gm_free(gm_result *r) {
-    free(r->bucket_start);
-    free(r->bucket_util);
-    free(r->sm_start);
-    free(r->sm_end);
-    free(r->sm_value);
+    spill_free(r->bucket_start);
+    spill_free(r->bucket_util);
+    spill_free(r->sm_start);
+    spill_free(r->sm_end);
+    spill_free(r->sm_value);
     memset(r, 0, sizeof *r);
 }
 
@@ -184,7 +185,7 @@ void an_gpu_metrics(const an_ctx *c, cJSON *s) {
             nk++;
             if (t->gpu[i].dur < 10000) small++, small_ns += t->gpu[i].dur;
         }
-    uint8_t *launch_name = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
+    uint8_t *launch_name = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
@@ -196,7 +197,7 @@ void an_gpu_metrics(const an_ctx *c, cJSON *s) {
         nl++;
         if (e->dur > 50000) long_launch++;
     }
-    free(launch_name);
+    spill_free(launch_name);
     cJSON *ln = sj_obj(gm, "launches");
     sj_int(ln, "kernels", nk);
     sj_int(ln, "kernels_under_10us", small);

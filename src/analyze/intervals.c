@@ -1,4 +1,5 @@
 #include "intervals.h"
+#include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ static int cmp(const void *a, const void *b) {
 
 size_t ivl_merge(ivl *v, size_t n) {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp);
+    spill_sort(v, n, sizeof *v, cmp);
     size_t k = 0;
     for (size_t i = 1; i < n; i++) {
         if (v[i].s <= v[k].e) {
@@ -47,7 +48,7 @@ void ivl_append_sorted(ivl **v, size_t *n, size_t *cap, int64_t s, int64_t e) {
         if (e > (*v)[*n - 1].e) (*v)[*n - 1].e = e;
         return;
     }
-    ivl *x = VEC_PUSH(*v, *n, *cap);
+    ivl *x = SPILL_PUSH(*v, *n, *cap);
     x->s = s, x->e = e;
 }
 
@@ -59,8 +60,8 @@ size_t ivl_subtract(const ivl *a, size_t na, const ivl *b, size_t nb, ivl **out)
         while (j < nb && b[j].e <= s) j++;
         size_t k = j;
         while (s < e) {
-            if (k >= nb || b[k].s >= e) { ivl *x = VEC_PUSH(v, n, cap); x->s = s, x->e = e; break; }
-            if (b[k].s > s) { ivl *x = VEC_PUSH(v, n, cap); x->s = s, x->e = b[k].s; }
+            if (k >= nb || b[k].s >= e) { ivl *x = SPILL_PUSH(v, n, cap); x->s = s, x->e = e; break; }
+            if (b[k].s > s) { ivl *x = SPILL_PUSH(v, n, cap); x->s = s, x->e = b[k].s; }
             if (b[k].e >= e) break;
             s = b[k].e;
             k++;
@@ -86,7 +87,7 @@ size_t ivl_intersect(const ivl *a, size_t na, const ivl *b, size_t nb, ivl **out
     ivl *v = NULL;
     while (i < na && j < nb) {
         int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s, e = a[i].e < b[j].e ? a[i].e : b[j].e;
-        if (e > s) { ivl *x = VEC_PUSH(v, n, cap); x->s = s, x->e = e; }
+        if (e > s) { ivl *x = SPILL_PUSH(v, n, cap); x->s = s, x->e = e; }
         if (a[i].e < b[j].e) i++;
         else j++;
     }

@@ -7,6 +7,7 @@
  * duration-weighted mean of Kineto's per-launch estimate, as PyTorch's
  * TensorBoard plugin weights it), and Tensor Core use by name. */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "flops.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
@@ -102,11 +103,11 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
     cJSON *arr = sj_arr(d, "rows");
     int64_t tc_ns = 0;
     /* largest first */
-    const pc_agg **v = xmalloc((size_t)n * sizeof *v);
+    const pc_agg **v = spill_alloc((size_t)n * sizeof *v);
     size_t m = 0;
     for (size_t i = 0; i < t->nagg; i++)
         if (t->agg[i].what == AGG_KERNEL) v[m++] = &t->agg[i];
-    qsort(v, m, sizeof *v, cmp_agg_total);
+    spill_sort(v, m, sizeof *v, cmp_agg_total);
     for (size_t q = 0; q < m; q++) {
         const pc_agg *a = v[q];
         cJSON *r = kernel_row(t, a->name, a->total, a->calls, total, a->min, a->max, a->op);
@@ -118,7 +119,7 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
         if (kernel_row_tc(r, t, a->name, 0)) tc_ns += a->total;
         cJSON_AddItemToArray(arr, r);
     }
-    free(v);
+    spill_free(v);
     cJSON_AddItemToArray(sj_arr(k, "devices"), d);
     sj_int(k, "tensor_core_ns", tc_ns);
     sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
@@ -139,7 +140,7 @@ void an_kernels(const an_ctx *c, cJSON *s) {
         int created;
         uint32_t *slot = hmap_get(&m, hkey2((uint32_t)g->device, g->name), &created);
         if (created) {
-            krow *r = VEC_PUSH(rows, n, cap);
+            krow *r = SPILL_PUSH(rows, n, cap);
             memset(r, 0, sizeof *r);
             r->name = g->name;
             r->device = g->device;
@@ -160,7 +161,7 @@ void an_kernels(const an_ctx *c, cJSON *s) {
         int32_t op = c->links.gpu_inner[i];
         if (op >= 0) {
             uint32_t *os = hmap_get(&opm, hkey2(ri, t->cpu[op].name), &created);
-            if (created) { *VEC_PUSH(optime, nop, capop) = 0; *os = (uint32_t)(nop - 1); }
+            if (created) { *SPILL_PUSH(optime, nop, capop) = 0; *os = (uint32_t)(nop - 1); }
             int64_t v = optime[*os] += g->dur;
             if (v > r->op_time) r->op_time = v, r->op = t->cpu[op].name;
         }
@@ -169,8 +170,8 @@ void an_kernels(const an_ctx *c, cJSON *s) {
     }
     hmap_free(&m);
     hmap_free(&opm);
-    free(optime);
-    if (n) qsort(rows, n, sizeof *rows, cmp_row);
+    spill_free(optime);
+    if (n) spill_sort(rows, n, sizeof *rows, cmp_row);
     cJSON *k = sj_obj(s, "kernels");
     sj_int(k, "total_ns", total);
     sj_int(k, "calls", calls);
@@ -216,5 +217,5 @@ void an_kernels(const an_ctx *c, cJSON *s) {
     }
     sj_int(k, "tensor_core_ns", tc_ns);
     sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
-    free(rows);
+    spill_free(rows);
 }

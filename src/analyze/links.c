@@ -1,4 +1,5 @@
 #include "links.h"
+#include "../util/spill.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
@@ -40,19 +41,19 @@ static int mod_depth(const pc_trace *t, const pc_links *l, int32_t i) {
 
 void links_build(const pc_trace *t, pc_links *l) {
     size_t nc = t->ncpu, ng = t->ngpu;
-    l->parent = xmalloc((nc ? nc : 1) * sizeof *l->parent);
-    l->backward = xcalloc(nc ? nc : 1, 1);
-    l->module = xmalloc((nc ? nc : 1) * sizeof *l->module);
-    l->gpu_launch = xmalloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_inner = xmalloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_outer = xmalloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_how = xcalloc(ng ? ng : 1, 1);
+    l->parent = spill_alloc((nc ? nc : 1) * sizeof *l->parent);
+    l->backward = spill_calloc(nc ? nc : 1, 1);
+    l->module = spill_alloc((nc ? nc : 1) * sizeof *l->module);
+    l->gpu_launch = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_inner = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_outer = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_how = spill_calloc(ng ? ng : 1, 1);
     l->module_level = 0;
 
     /* 1. nesting per thread: group events by thread (counting sort, keeping
      * cpu[]'s time order inside a thread), then sweep with a stack */
-    int32_t *idx = xmalloc((nc ? nc : 1) * sizeof *idx);
-    int32_t *thr = xmalloc((nc ? nc : 1) * sizeof *thr);
+    int32_t *idx = spill_alloc((nc ? nc : 1) * sizeof *idx);
+    int32_t *thr = spill_alloc((nc ? nc : 1) * sizeof *thr);
     hmap threads = {0};
     size_t nthr = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -64,17 +65,17 @@ void links_build(const pc_trace *t, pc_links *l) {
         l->parent[i] = -1;
     }
     hmap_free(&threads);
-    size_t *start = xcalloc(nthr + 1, sizeof *start);
+    size_t *start = spill_calloc(nthr + 1, sizeof *start);
     for (size_t i = 0; i < nc; i++) start[thr[i] + 1]++;
     for (size_t k = 0; k < nthr; k++) start[k + 1] += start[k];
-    size_t *fill = xmalloc((nthr + 1) * sizeof *fill);
+    size_t *fill = spill_alloc((nthr + 1) * sizeof *fill);
     memcpy(fill, start, (nthr + 1) * sizeof *fill);
     for (size_t i = 0; i < nc; i++) idx[fill[thr[i]]++] = (int32_t)i;
-    free(fill);
-    free(thr);
+    spill_free(fill);
+    spill_free(thr);
     /* autograd names, decided once per distinct name */
-    uint8_t *evalname = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
-    int32_t *stack = xmalloc((nc ? nc : 1) * sizeof *stack);
+    uint8_t *evalname = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    int32_t *stack = spill_alloc((nc ? nc : 1) * sizeof *stack);
     for (size_t th = 0; th < nthr; th++) {
         size_t a = start[th], b = start[th + 1];
         int sp = 0, eval_thread = 0;
@@ -99,8 +100,8 @@ void links_build(const pc_trace *t, pc_links *l) {
         if (eval_thread)
             for (size_t k = a; k < b; k++) l->backward[idx[k]] = 1;
     }
-    free(stack);
-    free(evalname);
+    spill_free(stack);
+    spill_free(evalname);
     l->thread_order = idx;
     l->thread_start = start;
     l->nthreads = nthr;
@@ -173,14 +174,14 @@ void links_build(const pc_trace *t, pc_links *l) {
 }
 
 void links_free(pc_links *l) {
-    free(l->thread_order);
-    free(l->thread_start);
-    free(l->parent);
-    free(l->backward);
-    free(l->module);
-    free(l->gpu_launch);
-    free(l->gpu_inner);
-    free(l->gpu_outer);
-    free(l->gpu_how);
+    spill_free(l->thread_order);
+    spill_free(l->thread_start);
+    spill_free(l->parent);
+    spill_free(l->backward);
+    spill_free(l->module);
+    spill_free(l->gpu_launch);
+    spill_free(l->gpu_inner);
+    spill_free(l->gpu_outer);
+    spill_free(l->gpu_how);
     memset(l, 0, sizeof *l);
 }

@@ -5,6 +5,7 @@
  * allocated and the net change (allocated minus freed), as the
  * profile_memory tables' "Self CUDA Mem" column does. */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
@@ -113,7 +114,7 @@ void an_memory(const an_ctx *c, cJSON *s) {
         int created;
         uint32_t *slot = hmap_get(&m, name, &created);
         if (created) {
-            opmem *r = VEC_PUSH(rows, n, cap);
+            opmem *r = SPILL_PUSH(rows, n, cap);
             memset(r, 0, sizeof *r);
             r->name = name;
             *slot = (uint32_t)(n - 1);
@@ -124,7 +125,7 @@ void an_memory(const an_ctx *c, cJSON *s) {
     }
     hmap_free(&m);
     hmap_free(&bytid);
-    if (n) qsort(rows, n, sizeof *rows, cmp_opmem);
+    if (n) spill_sort(rows, n, sizeof *rows, cmp_opmem);
     for (size_t i = 0; i < n && i < 50; i++) {
         if (!rows[i].alloc) continue;
         cJSON *j = cJSON_CreateObject();
@@ -135,5 +136,5 @@ void an_memory(const an_ctx *c, cJSON *s) {
         sj_int(j, "allocations", rows[i].count);
         cJSON_AddItemToArray(top, j);
     }
-    free(rows);
+    spill_free(rows);
 }

@@ -12,6 +12,7 @@
  * MindInsight's operator types, modules (nn.Module python_function frames),
  * FLOPs and bytes (flops.h), and percent of peak (peaks.h). */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "flops.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
@@ -49,14 +50,14 @@ void an_operators(const an_ctx *c, cJSON *s) {
     size_t nc = t->ncpu;
     /* memory stays small on big traces: per event only a row index and a
      * flag; every sum goes straight into its row */
-    uint32_t *rowidx = xmalloc((nc ? nc : 1) * sizeof *rowidx);
-    uint8_t *has_flops = xcalloc(nc ? nc : 1, 1);
+    uint32_t *rowidx = spill_alloc((nc ? nc : 1) * sizeof *rowidx);
+    uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1);
 
     /* hints for FLOPs: convolution output sizes from the autograd node that
      * shares the forward call's Sequence number, and which gradients a
      * convolution backward computed */
     hmap conv_node = {0}, passes = {0};
-    uint8_t *kind_of = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 1 other, 2 conv node, 3 gradient pass */
+    uint8_t *kind_of = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 1 other, 2 conv node, 3 gradient pass */
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_OP) continue;
@@ -69,10 +70,10 @@ void an_operators(const an_ctx *c, cJSON *s) {
         if (kind_of[e->name] == 2 && e->seq != PC_NONE && e->input_dims) *hmap_get(&conv_node, (uint64_t)e->seq, NULL) = (uint32_t)i;
         if (kind_of[e->name] == 3 && l->parent[i] >= 0) (*hmap_get(&passes, (uint64_t)l->parent[i], NULL))++;
     }
-    free(kind_of);
+    spill_free(kind_of);
 
     /* rows by name (and shapes); CPU time and FLOPs */
-    uint8_t *known = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
+    uint8_t *known = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
     hmap m = {0};
     oprow *rows = NULL;
     size_t n = 0, cap = 0;
@@ -85,7 +86,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
         int created;
         uint32_t *slot = hmap_get(&m, hkey2(e->name, dims), &created);
         if (created) {
-            oprow *r = VEC_PUSH(rows, n, cap);
+            oprow *r = SPILL_PUSH(rows, n, cap);
             memset(r, 0, sizeof *r);
             r->name = e->name;
             r->dims = dims;
@@ -145,13 +146,13 @@ void an_operators(const an_ctx *c, cJSON *s) {
     hmap_free(&m);
     hmap_free(&conv_node);
     hmap_free(&passes);
-    free(known);
+    spill_free(known);
 
     /* top-level operators and modules: rows keyed by name */
     hmap tm = {0}, mm = {0};
     oprow *tops = NULL, *mods = NULL;
     size_t nt = 0, capt = 0, nm2 = 0, capm = 0;
-    uint32_t *topidx = xmalloc((nc ? nc : 1) * sizeof *topidx);
+    uint32_t *topidx = spill_alloc((nc ? nc : 1) * sizeof *topidx);
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         topidx[i] = UINT32_MAX;
@@ -159,7 +160,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
         int created;
         uint32_t *slot = hmap_get(&tm, e->name, &created);
         if (created) {
-            oprow *r = VEC_PUSH(tops, nt, capt);
+            oprow *r = SPILL_PUSH(tops, nt, capt);
             memset(r, 0, sizeof *r);
             r->name = e->name;
             *slot = (uint32_t)(nt - 1);
@@ -171,7 +172,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
             uint32_t mname = t->cpu[l->module[i]].name;
             uint32_t *ms = hmap_get(&mm, mname, &created);
             if (created) {
-                oprow *r = VEC_PUSH(mods, nm2, capm);
+                oprow *r = SPILL_PUSH(mods, nm2, capm);
                 memset(r, 0, sizeof *r);
                 r->name = mname;
                 *ms = (uint32_t)(nm2 - 1);
@@ -184,7 +185,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
     /* GPU time to operators, their ancestors, top-level types and modules */
     int64_t gpu_total = 0, attributed = 0, by_corr = 0, by_ext = 0, n_unattr = 0;
     int64_t kernel_total = 0, kernel_attr = 0;
-    uint8_t *tc_cache = xcalloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown yet, 1 no, 2 yes */
+    uint8_t *tc_cache = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown yet, 1 no, 2 yes */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
@@ -222,26 +223,26 @@ void an_operators(const an_ctx *c, cJSON *s) {
             }
         }
     }
-    free(tc_cache);
-    free(rowidx);
-    free(has_flops);
-    free(topidx);
+    spill_free(tc_cache);
+    spill_free(rowidx);
+    spill_free(has_flops);
+    spill_free(topidx);
     hmap_free(&tm);
     hmap_free(&mm);
-    if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
+    if (n) spill_sort(rows, n, sizeof *rows, cmp_dev_then_cpu);
 
     /* inputs with operator tables instead of events (MindSpore's gpu_op_detail_info) */
     int64_t agg_ops = 0, agg_total = 0;
     for (size_t i = 0; i < t->nagg; i++)
         if (t->agg[i].what == AGG_OP) agg_ops++, agg_total += t->agg[i].total;
     if (agg_ops) {
-        free(rows);
+        spill_free(rows);
         rows = NULL;
         n = cap = 0;
         for (size_t i = 0; i < t->nagg; i++) {
             const pc_agg *a = &t->agg[i];
             if (a->what != AGG_OP) continue;
-            oprow *r = VEC_PUSH(rows, n, cap);
+            oprow *r = SPILL_PUSH(rows, n, cap);
             memset(r, 0, sizeof *r);
             r->name = a->name;
             r->calls = a->calls ? a->calls : 1;
@@ -249,7 +250,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
             r->fwd = 1;
             r->dtype = DT_UNKNOWN;
         }
-        if (n) qsort(rows, n, sizeof *rows, cmp_dev_then_cpu);
+        if (n) spill_sort(rows, n, sizeof *rows, cmp_dev_then_cpu);
         if (gpu_total < agg_total) gpu_total = agg_total;
     }
     cJSON *ops = sj_obj(s, "operators");
@@ -312,17 +313,17 @@ void an_operators(const an_ctx *c, cJSON *s) {
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
     sj_int(un, "events", n_unattr);
-    free(rows);
+    spill_free(rows);
 
     /* top-level operators: what the user wrote (as MindInsight's op types) */
     int use_dev = gpu_total > 0;
     int64_t top_time_total = 0;
     for (size_t i = 0; i < nt; i++) top_time_total += use_dev ? tops[i].dev_total : tops[i].cpu_total;
-    if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
+    if (nt) spill_sort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
     int64_t agg_types = 0;
     for (size_t i = 0; i < t->nagg; i++) agg_types += t->agg[i].what == AGG_TYPE;
     if (agg_types) {
-        free(tops);
+        spill_free(tops);
         tops = NULL;
         nt = capt = 0;
         top_time_total = 0;
@@ -330,14 +331,14 @@ void an_operators(const an_ctx *c, cJSON *s) {
         for (size_t i = 0; i < t->nagg; i++) {
             const pc_agg *a = &t->agg[i];
             if (a->what != AGG_TYPE) continue;
-            oprow *r = VEC_PUSH(tops, nt, capt);
+            oprow *r = SPILL_PUSH(tops, nt, capt);
             memset(r, 0, sizeof *r);
             r->name = a->name;
             r->calls = a->calls ? a->calls : 1;
             r->dev_total = a->total;
             top_time_total += a->total;
         }
-        if (nt) qsort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
+        if (nt) spill_sort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
     }
     cJSON *types = sj_obj(s, "operator_types");
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
@@ -356,11 +357,11 @@ void an_operators(const an_ctx *c, cJSON *s) {
         sj_int(j, "cpu_ns", r->cpu_total);
         cJSON_AddItemToArray(tarr, j);
     }
-    free(tops);
+    spill_free(tops);
 
     /* modules */
     size_t nm = nm2;
-    if (nm) qsort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
+    if (nm) spill_sort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
     cJSON *ms = sj_obj(s, "modules");
     sj_int(ms, "level", l->module_level);
     cJSON *marr = sj_arr(ms, "rows");
@@ -373,5 +374,5 @@ void an_operators(const an_ctx *c, cJSON *s) {
         sj_int(j, "device_ns", mods[i].dev_total);
         cJSON_AddItemToArray(marr, j);
     }
-    free(mods);
+    spill_free(mods);
 }

@@ -25,6 +25,7 @@
  * Communication: union of NCCL kernels inside the window, and the part of it
  *   overlapping non-NCCL kernels (on other streams). */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "intervals.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
@@ -46,12 +47,12 @@ static _Thread_local size_t cache_n;
 static _Thread_local const pc_trace *cache_t;
 static void name_caches(const pc_trace *t) {
     if (cache_t == t && cache_n == t->strs.n) return;
-    free(dl_cache);
-    free(nccl_cache);
+    spill_free(dl_cache);
+    spill_free(nccl_cache);
     cache_n = t->strs.n;
     cache_t = t;
-    dl_cache = xcalloc(cache_n ? cache_n : 1, 1);
-    nccl_cache = xcalloc(cache_n ? cache_n : 1, 1);
+    dl_cache = spill_calloc(cache_n ? cache_n : 1, 1);
+    nccl_cache = spill_calloc(cache_n ? cache_n : 1, 1);
 }
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id);
 static int name_is_nccl_id(const pc_trace *t, uint32_t id);
@@ -109,7 +110,7 @@ void steps_find(an_ctx *c) {
         if (e->kind != CPU_USER_ANNOT && e->kind != CPU_OP) continue;
         const char *nm = strtab_get(&t->strs, e->name);
         if (use_re ? regexec(&re, nm, 0, NULL, 0) != 0 : !is_step_name(nm)) continue;
-        pc_step *s = VEC_PUSH(v, n, cap);
+        pc_step *s = SPILL_PUSH(v, n, cap);
         memset(s, 0, sizeof *s);
         s->cpu_start = s->start = e->ts;
         s->cpu_end = s->end = e->ts + e->dur;
@@ -118,7 +119,7 @@ void steps_find(an_ctx *c) {
         s->number = hash && hash[1] ? atoll(hash + 1) : -1; /* -1: numbered by position below */
     }
     if (use_re) regfree(&re);
-    if (n) qsort(v, n, sizeof *v, cmp_step);
+    if (n) spill_sort(v, n, sizeof *v, cmp_step);
     /* drop ranges nested in the previous one (a step range recorded twice) */
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -129,7 +130,7 @@ void steps_find(an_ctx *c) {
     for (size_t i = 0; i < n; i++)
         if (v[i].number < 0) v[i].number = (int64_t)i + 1;
     if (n == 0) {
-        v = xrealloc(v, sizeof *v);
+        v = spill_realloc(v, sizeof *v);
         memset(v, 0, sizeof *v);
         v->start = v->cpu_start = t->t_min;
         v->end = v->cpu_end = t->t_max;
@@ -203,7 +204,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     const pc_links *l = &c->links;
     size_t ns = c->nsteps;
     const pc_step *st = c->steps;
-    stepacc *acc = xcalloc(ns, sizeof *acc);
+    stepacc *acc = spill_calloc(ns, sizeof *acc);
     for (size_t i = 0; i < ns; i++) {
         acc[i].fp_start = acc[i].cpu_fp = INT64_MAX;
         acc[i].bp_end = acc[i].fwd_end = acc[i].cpu_bp = acc[i].cpu_fwd_end = INT64_MIN;
@@ -274,10 +275,10 @@ void an_steps(const an_ctx *c, cJSON *s) {
         ivl *only = NULL;
         size_t nonly = ivl_subtract(u[k], nu[k], covered, ncov, &only);
         ivl_step_sums(only, nonly, st, ns, sizeof *st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), acc, sizeof *acc);
-        free(only);
+        spill_free(only);
         ivl *m2 = NULL;
         size_t nm = ivl_union2(covered, ncov, u[k], nu[k], &m2);
-        free(covered);
+        spill_free(covered);
         covered = m2, ncov = nm;
     }
     for (size_t si = 0; si < ns; si++) {
@@ -285,15 +286,15 @@ void an_steps(const an_ctx *c, cJSON *s) {
         for (int k = 0; k < B_OTHER; k++) used += acc[si].b[k];
         acc[si].b[B_OTHER] = st[si].end - st[si].start - used;
     }
-    free(covered);
+    spill_free(covered);
     /* data wait, communication and its overlap with computation */
     ivl *ov = NULL;
     size_t no = ivl_intersect(u[B_COMM], nu[B_COMM], u[B_KERNEL], nu[B_KERNEL], &ov);
     ivl_step_sums(u[B_DATA], nu[B_DATA], st, ns, sizeof *st, offsetof(stepacc, data_ns), acc, sizeof *acc);
     ivl_step_sums(u[B_COMM], nu[B_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
     ivl_step_sums(ov, no, st, ns, sizeof *st, offsetof(stepacc, overlap_ns), acc, sizeof *acc);
-    free(ov);
-    for (int k = 0; k < B_OTHER; k++) free(u[k]);
+    spill_free(ov);
+    for (int k = 0; k < B_OTHER; k++) spill_free(u[k]);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -314,7 +315,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
     cJSON *rows = sj_arr(so, "rows");
     double sum[16] = {0}, sum1[16] = {0};
-    int64_t *durs = xmalloc(ns * sizeof *durs);
+    int64_t *durs = spill_alloc(ns * sizeof *durs);
     int over5 = 0;
     double bsum[B_N] = {0};
     int64_t comm_total = 0, overlap_total = 0, total_dur = 0;
@@ -386,7 +387,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], ns);
     cJSON *avg1 = sj_obj(so, "average_without_first");
     if (ns > 1) for (int k = 0; k < 6; k++) add_avg(avg1, ak[k], sum1[k], ns - 1);
-    qsort(durs, ns, sizeof *durs, cmp_i64);
+    spill_sort(durs, ns, sizeof *durs, cmp_i64);
     sj_int(so, "median_ns", ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2);
     sj_int(so, "p90_ns", durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1]);
     sj_int(so, "min_ns", durs[0]);
@@ -395,7 +396,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     for (size_t i = 0; i < ns; i++) var += ((double)durs[i] - mean) * ((double)durs[i] - mean);
     sj_num(so, "stddev_ns", ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
     sj_num(so, "cv_pct", mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
-    free(durs);
+    spill_free(durs);
 
     cJSON *bd = sj_obj(s, "breakdown");
     sj_int(bd, "total_ns", total_dur);
@@ -425,9 +426,9 @@ void an_steps(const an_ctx *c, cJSON *s) {
     sj_num(cm, "overlap_pct", comm_total ? 100.0 * (double)overlap_total / (double)comm_total : 0);
     sj_num(cm, "pct_of_step", total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
     sj_num(cm, "exposed_pct_of_step", total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
-    free(acc);
-    free(dl_cache);
-    free(nccl_cache);
+    spill_free(acc);
+    spill_free(dl_cache);
+    spill_free(nccl_cache);
     dl_cache = nccl_cache = NULL;
     cache_t = NULL;
 }

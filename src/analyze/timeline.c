@@ -5,6 +5,7 @@
  * the window are merged with their neighbour of the same category, so the
  * summary stays small whatever the step holds. */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
@@ -35,7 +36,7 @@ static void add_box(trow *r, int64_t s, int64_t e, const char *cat, int64_t res)
         if (e > r->v[r->n - 1].e) r->v[r->n - 1].e = e;
         return;
     }
-    tbox *b = VEC_PUSH(r->v, r->n, r->cap);
+    tbox *b = SPILL_PUSH(r->v, r->n, r->cap);
     b->s = s, b->e = e, b->cat = cat;
 }
 
@@ -51,14 +52,14 @@ void an_timeline(const an_ctx *c, cJSON *s) {
     /* the median step */
     size_t pick = 0;
     if (c->nsteps > 1) {
-        int64_t *d = xmalloc(c->nsteps * sizeof *d);
+        int64_t *d = spill_alloc(c->nsteps * sizeof *d);
         for (size_t i = 0; i < c->nsteps; i++) d[i] = c->steps[i].end - c->steps[i].start;
         int64_t med = (int64_t)sj_getnum(s, "steps.median_ns", 0), best = INT64_MAX;
         for (size_t i = 0; i < c->nsteps; i++) {
             int64_t diff = d[i] > med ? d[i] - med : med - d[i];
             if (diff < best) best = diff, pick = i;
         }
-        free(d);
+        spill_free(d);
     }
     int64_t ws = c->steps[pick].start, we = c->steps[pick].end;
     int64_t res = (we - ws) / 2000 + 1;
@@ -87,7 +88,7 @@ void an_timeline(const an_ctx *c, cJSON *s) {
         if (!cat) continue;
         add_box(row_for(rows, &nr, 1, g->device, g->stream), g->ts, g->ts + g->dur, cat, res);
     }
-    qsort(rows, (size_t)nr, sizeof *rows, cmp_rows);
+    spill_sort(rows, (size_t)nr, sizeof *rows, cmp_rows);
     cJSON *tl = sj_obj(s, "timeline");
     sj_str(tl, "step", c->step_source ? strtab_get(&t->strs, c->steps[pick].name) : "whole trace");
     sj_int(tl, "start_ns", ws - t->t_min);
@@ -113,7 +114,7 @@ void an_timeline(const an_ctx *c, cJSON *s) {
             cJSON_AddItemToArray(bx, b);
         }
         cJSON_AddItemToArray(arr, j);
-        free(r->v);
+        spill_free(r->v);
     }
     sj_bool(tl, "truncated", total >= MAX_BOXES);
 }

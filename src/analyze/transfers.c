@@ -2,6 +2,7 @@
  * and memory transfers and sets by kind: count, bytes, time, and achieved
  * bandwidth = bytes / summed duration (GB/s = bytes per ns). */
 #include "analyze.h"
+#include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
@@ -38,7 +39,7 @@ void an_transfers(const an_ctx *c, cJSON *s) {
         int created;
         uint32_t *slot = hmap_get(&m, e->name, &created);
         if (created) {
-            arow *r = VEC_PUSH(rows, n, cap);
+            arow *r = SPILL_PUSH(rows, n, cap);
             memset(r, 0, sizeof *r);
             r->key = e->name;
             r->kind = e->kind;
@@ -48,7 +49,7 @@ void an_transfers(const an_ctx *c, cJSON *s) {
         total += e->dur;
     }
     hmap_free(&m);
-    if (n) qsort(rows, n, sizeof *rows, cmp_total);
+    if (n) spill_sort(rows, n, sizeof *rows, cmp_total);
     cJSON *api = sj_obj(s, "api_calls");
     sj_int(api, "total_ns", total);
     cJSON *arr = sj_arr(api, "rows");
@@ -64,7 +65,7 @@ void an_transfers(const an_ctx *c, cJSON *s) {
         sj_int(j, "max_ns", rows[i].max);
         cJSON_AddItemToArray(arr, j);
     }
-    free(rows);
+    spill_free(rows);
 
     /* memcpy / memset by kind */
     arow tr[64];
@@ -83,7 +84,7 @@ void an_transfers(const an_ctx *c, cJSON *s) {
         add(r, g->dur);
         if (g->bytes != PC_NONE) r->bytes += g->bytes;
     }
-    qsort(tr, 64, sizeof *tr, cmp_total);
+    spill_sort(tr, 64, sizeof *tr, cmp_total);
     cJSON *x = sj_obj(s, "transfers");
     cJSON *xr = sj_arr(x, "rows");
     int64_t xt = 0, xb = 0;

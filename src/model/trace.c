@@ -1,5 +1,6 @@
 #include "trace.h"
 #include "../util/xalloc.h"
+#include "../util/spill.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,19 +16,19 @@ pc_trace *pc_trace_new(void) {
 void pc_trace_free(pc_trace *t) {
     if (!t) return;
     strtab_free(&t->strs);
-    free(t->cpu);
-    free(t->gpu);
-    free(t->mem);
-    free(t->ctr);
+    spill_free(t->cpu);
+    spill_free(t->gpu);
+    spill_free(t->mem);
+    spill_free(t->ctr);
     free(t->dev);
-    free(t->phase);
-    free(t->pipe);
-    free(t->agg);
+    spill_free(t->phase);
+    spill_free(t->pipe);
+    spill_free(t->agg);
     free(t);
 }
 
 pc_cpu_event *pc_trace_add_cpu(pc_trace *t) {
-    pc_cpu_event *e = VEC_PUSH(t->cpu, t->ncpu, t->cap_cpu);
+    pc_cpu_event *e = SPILL_PUSH(t->cpu, t->ncpu, t->cap_cpu);
     memset(e, 0, sizeof *e);
     e->pid = e->tid = 0;
     e->ext_id = e->corr = e->seq = PC_NONE;
@@ -36,7 +37,7 @@ pc_cpu_event *pc_trace_add_cpu(pc_trace *t) {
 }
 
 pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
-    pc_gpu_event *e = VEC_PUSH(t->gpu, t->ngpu, t->cap_gpu);
+    pc_gpu_event *e = SPILL_PUSH(t->gpu, t->ngpu, t->cap_gpu);
     memset(e, 0, sizeof *e);
     e->corr = e->ext_id = e->bytes = PC_NONE;
     e->device = e->stream = e->regs = e->smem = PC_NONE;
@@ -45,7 +46,7 @@ pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
 }
 
 pc_mem_event *pc_trace_add_mem(pc_trace *t) {
-    pc_mem_event *e = VEC_PUSH(t->mem, t->nmem, t->cap_mem);
+    pc_mem_event *e = SPILL_PUSH(t->mem, t->nmem, t->cap_mem);
     memset(e, 0, sizeof *e);
     e->total_allocated = e->total_reserved = PC_NONE;
     e->device_id = PC_NONE;
@@ -53,7 +54,7 @@ pc_mem_event *pc_trace_add_mem(pc_trace *t) {
 }
 
 pc_counter *pc_trace_add_counter(pc_trace *t) {
-    pc_counter *e = VEC_PUSH(t->ctr, t->nctr, t->cap_ctr);
+    pc_counter *e = SPILL_PUSH(t->ctr, t->nctr, t->cap_ctr);
     memset(e, 0, sizeof *e);
     return e;
 }
@@ -80,7 +81,7 @@ void pc_trace_note_unknown(pc_trace *t, uint32_t cat) {
 
 /* Appends n elements of size es from src to the vector *arr; returns where they start. */
 static void *append(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es) {
-    vec_reserve(arr, cap, *n + cnt, es);
+    spill_vec_reserve(arr, cap, *n + cnt, es);
     char *at = (char *)*arr + *n * es;
     if (cnt) memcpy(at, src, cnt * es);
     *n += cnt;
@@ -177,6 +178,27 @@ static int cmp_dev(const void *a, const void *b) {
     return ((const pc_device *)a)->id - ((const pc_device *)b)->id;
 }
 
+/* Kineto writes an operator after the calls inside it, so arrays come nearly
+ * in order: insertion sort fixes that in place in about linear time. It
+ * gives up after 16 moves per element (the array is then still a
+ * permutation) and returns 0. Stable. */
+static int sort_nearly(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
+    char *a = base, tmp[128];
+    size_t moves = 0, limit = 16 * n + 1024;
+    if (es > sizeof tmp) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if (cmp(a + (i - 1) * es, a + i * es) <= 0) continue;
+        memcpy(tmp, a + i * es, es);
+        size_t j = i - 1;
+        while (j > 0 && cmp(a + (j - 1) * es, tmp) > 0) j--;
+        memmove(a + (j + 1) * es, a + j * es, (i - j) * es);
+        memcpy(a + j * es, tmp, es);
+        moves += i - j;
+        if (moves > limit) return 0;
+    }
+    return 1;
+}
+
 /* Traces are often written in time order per kind: skip the sort then. */
 static int sorted(const void *a, size_t n, size_t sz, int (*cmp)(const void *, const void *)) {
     const char *p = a;
@@ -191,13 +213,17 @@ static void span(pc_trace *t, int64_t s, int64_t e) {
 }
 
 void pc_trace_finish(pc_trace *t) {
-    /* qsort is not stable; ties are broken by kind then left as found. Equal
-     * keys have equal fields that matter to analyses, so order among them is
-     * immaterial. */
-    if (t->ncpu && !sorted(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu)) qsort(t->cpu, t->ncpu, sizeof *t->cpu, cmp_cpu);
-    if (t->ngpu && !sorted(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu)) qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
-    if (t->nmem) qsort(t->mem, t->nmem, sizeof *t->mem, cmp_mem);
-    if (t->nctr) qsort(t->ctr, t->nctr, sizeof *t->ctr, cmp_ctr);
+    /* stable: ties (same start, duration and kind) stay in file order */
+#define SORT(a, n, cap, cmp)                                                      \
+    if ((n) && !sorted((a), (n), sizeof *(a), cmp) && !sort_nearly((a), (n), sizeof *(a), cmp)) { \
+        (a) = spill_sorted((a), (n), sizeof *(a), cmp);                           \
+        (cap) = (n);                                                              \
+    }
+    SORT(t->cpu, t->ncpu, t->cap_cpu, cmp_cpu);
+    SORT(t->gpu, t->ngpu, t->cap_gpu, cmp_gpu);
+    SORT(t->mem, t->nmem, t->cap_mem, cmp_mem);
+    SORT(t->ctr, t->nctr, t->cap_ctr, cmp_ctr);
+#undef SORT
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
     memset(t->count_cpu, 0, sizeof t->count_cpu);
     memset(t->count_gpu, 0, sizeof t->count_gpu);

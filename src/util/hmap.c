@@ -1,4 +1,5 @@
 #include "hmap.h"
+#include "spill.h"
 #include "xalloc.h"
 #include <string.h>
 
@@ -8,7 +9,7 @@ static inline size_t mix(uint64_t k) {
 }
 
 static void rehash(hmap *m, size_t cap) {
-    hmap n = {xcalloc(cap, 8), xcalloc(cap, 4), xcalloc(cap, 1), cap, m->n};
+    hmap n = {spill_calloc(cap, 8), spill_calloc(cap, 4), spill_calloc(cap, 1), cap, m->n};
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->used[i]) continue;
         size_t j = mix(m->keys[i]) & (cap - 1);
@@ -42,6 +43,6 @@ const uint32_t *hmap_find(const hmap *m, uint64_t key) {
 }
 
 void hmap_free(hmap *m) {
-    free(m->keys); free(m->vals); free(m->used);
+    spill_free(m->keys); spill_free(m->vals); spill_free(m->used);
     memset(m, 0, sizeof *m);
 }

@@ -1,4 +1,6 @@
 #include "xalloc.h"
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,4 +33,10 @@ void vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
     while (c < need) c *= 2;
     *arr = xrealloc(*arr, c * es);
     *cap = c;
+    /* big arrays (event arrays of large traces) are mapped by malloc: ask for
+     * huge pages, so filling them costs 1 page fault per 2 MiB, not per 4 KiB */
+    if (c * es >= (size_t)8 << 20) {
+        uintptr_t a = ((uintptr_t)*arr) & ~(uintptr_t)4095;
+        madvise((void *)a, c * es + ((uintptr_t)*arr - a), MADV_HUGEPAGE);
+    }
 }

@@ -1,0 +1,274 @@
+#include "spill.h"
+#include "xalloc.h"
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct block { char *p; size_t len; int fd; } block;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static block *blocks;
+static size_t nblocks, capblocks, total;
+static size_t anon_big; /* bytes of big blocks handed out from malloc */
+static int watching;   /* the watcher thread runs */
+static int no_files;   /* no temporary file could be made: malloc from now on */
+
+static int tmp_file(void) {
+    const char *dirs[3] = {getenv("PERFCARD_TMPDIR"), getenv("TMPDIR"), "/var/tmp"};
+    for (int i = 0; i < 3; i++) {
+        const char *d = dirs[i];
+        if (!d || !*d) continue;
+        int fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd >= 0) return fd;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/perfcard-spill-XXXXXX", d) >= (int)sizeof path) continue;
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0) {
+            unlink(path);
+            return fd;
+        }
+    }
+    return -1;
+}
+
+/* Blocks are allocated on disk up front (fallocate), which makes the first
+ * write to each page cheaper than a sparse file's; ftruncate where the file
+ * system cannot. */
+static int grow_file(int fd, size_t from, size_t to) {
+    if (fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0) return 0;
+    return ftruncate(fd, (off_t)to);
+}
+
+static size_t round_len(size_t n) { return (n + 65535) & ~(size_t)65535; }
+
+static block *find(const void *p) {
+    for (size_t i = 0; i < nblocks; i++)
+        if (blocks[i].p == p) return &blocks[i];
+    return NULL;
+}
+
+static long budget_mib(void) {
+    const char *e = getenv("PERFCARD_MEM_MIB");
+    return e && atol(e) > 0 ? atol(e) : 80;
+}
+static long budget_pages(void) { return budget_mib() * (1048576 / sysconf(_SC_PAGESIZE)); }
+
+/* Resident pages of this process, from /proc/self/statm; -1 if unknown. */
+static long resident(int fd) {
+    char b[128];
+    ssize_t n = pread(fd, b, sizeof b - 1, 0);
+    if (n <= 0) return -1;
+    b[n] = 0;
+    long size, res;
+    return sscanf(b, "%ld %ld", &size, &res) == 2 ? res : -1;
+}
+
+static void *watcher(void *arg) {
+    (void)arg;
+    long budget = budget_pages();
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    struct timespec tick = {0, 1000 * 1000};
+    for (;;) {
+        nanosleep(&tick, NULL);
+        long res = fd >= 0 ? resident(fd) : -1;
+        pthread_mutex_lock(&mu);
+        if (!nblocks) {
+            watching = 0;
+            pthread_mutex_unlock(&mu);
+            break;
+        }
+        if (res < 0 || res > budget)
+            for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
+        pthread_mutex_unlock(&mu);
+    }
+    if (fd >= 0) close(fd);
+    return NULL;
+}
+
+/* A new file block of at least n bytes, or NULL (then malloc is used):
+ * big blocks stay in ordinary memory while they total at most a quarter of the
+ * budget, so small and middling traces never touch the disk. */
+static void *file_block(size_t n) {
+    size_t anon_limit = (size_t)budget_mib() << 18;
+    pthread_mutex_lock(&mu);
+    int off = no_files;
+    if (!off && anon_big + n <= anon_limit) {
+        anon_big += n;
+        off = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    if (off) return NULL;
+    int fd = tmp_file();
+    size_t len = round_len(n);
+    char *p = MAP_FAILED;
+    if (fd >= 0 && grow_file(fd, 0, len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    pthread_mutex_lock(&mu);
+    if (p == MAP_FAILED) {
+        no_files = 1;
+        pthread_mutex_unlock(&mu);
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    block *b = VEC_PUSH(blocks, nblocks, capblocks);
+    b->p = p;
+    b->len = len;
+    b->fd = fd;
+    total += len;
+    if (!watching) {
+        pthread_t th;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        watching = pthread_create(&th, &at, watcher, NULL) == 0;
+        pthread_attr_destroy(&at);
+    }
+    pthread_mutex_unlock(&mu);
+    return p;
+}
+
+void *spill_alloc(size_t n) {
+    void *p = n >= SPILL_MIN ? file_block(n) : NULL;
+    return p ? p : xcalloc(1, n);
+}
+
+void *spill_calloc(size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return xcalloc(n, size); /* reports the overflow */
+    return spill_alloc(n * size);
+}
+
+void *spill_realloc(void *p, size_t n) {
+    if (!p) return spill_alloc(n);
+    pthread_mutex_lock(&mu);
+    block *b = find(p);
+    if (b) {
+        size_t len = round_len(n);
+        if (len > b->len) {
+            void *q = MAP_FAILED;
+            if (grow_file(b->fd, b->len, len) == 0) q = mremap(b->p, b->len, len, MREMAP_MAYMOVE);
+            if (q == MAP_FAILED) {
+                pthread_mutex_unlock(&mu);
+                fprintf(stderr, "perfcard: cannot grow a temporary file to %zu bytes\n", len);
+                abort();
+            }
+            total += len - b->len;
+            b->p = q;
+            b->len = len;
+        }
+        void *r = b->p;
+        pthread_mutex_unlock(&mu);
+        return r;
+    }
+    size_t old = malloc_usable_size(p);
+    if (old >= SPILL_MIN) anon_big -= old < anon_big ? old : anon_big;
+    pthread_mutex_unlock(&mu);
+    if (n >= SPILL_MIN) {
+        void *q = file_block(n);
+        if (q) {
+            memcpy(q, p, old < n ? old : n);
+            free(p);
+            return q;
+        }
+    }
+    return xrealloc(p, n);
+}
+
+void spill_free(void *p) {
+    if (!p) return;
+    pthread_mutex_lock(&mu);
+    block *b = find(p);
+    if (b) {
+        munmap(b->p, b->len);
+        close(b->fd);
+        total -= b->len;
+        *b = blocks[--nblocks];
+        pthread_mutex_unlock(&mu);
+        return;
+    }
+    size_t sz = malloc_usable_size(p);
+    if (sz >= SPILL_MIN) anon_big -= sz < anon_big ? sz : anon_big;
+    pthread_mutex_unlock(&mu);
+    free(p);
+}
+
+void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    *arr = spill_realloc(*arr, c * es);
+    *cap = c;
+}
+
+size_t spill_bytes(void) {
+    pthread_mutex_lock(&mu);
+    size_t t = total;
+    pthread_mutex_unlock(&mu);
+    return t;
+}
+
+/* ---------- sorting ---------- */
+
+typedef struct sorter { const char *base; size_t es; int (*cmp)(const void *, const void *); } sorter;
+#define EL(s, i) ((s)->base + (size_t)(i) * (s)->es)
+
+static void merge(const sorter *s, const uint32_t *a, size_t lo, size_t mid, size_t hi, uint32_t *out) {
+    if (s->cmp(EL(s, a[mid - 1]), EL(s, a[mid])) <= 0) { /* already in order */
+        memcpy(out + lo, a + lo, (hi - lo) * sizeof *a);
+        return;
+    }
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi) out[k++] = s->cmp(EL(s, a[j]), EL(s, a[i])) < 0 ? a[j++] : a[i++];
+    while (i < mid) out[k++] = a[i++];
+    while (j < hi) out[k++] = a[j++];
+}
+
+void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
+    if (n < 2) return base;
+    if (n > UINT32_MAX) { qsort(base, n, es, cmp); return base; }
+    sorter s = {base, es, cmp};
+    uint32_t *a = spill_alloc(n * sizeof *a), *b = spill_alloc(n * sizeof *b);
+    enum { RUN = 16 };
+    for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+    /* insertion sort of runs, then bottom-up merges */
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            uint32_t x = a[i];
+            size_t j = i;
+            while (j > lo && cmp(EL(&s, a[j - 1]), EL(&s, x)) > 0) { a[j] = a[j - 1]; j--; }
+            a[j] = x;
+        }
+    }
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (mid == hi) memcpy(b + lo, a + lo, (hi - lo) * sizeof *a);
+            else merge(&s, a, lo, mid, hi, b);
+        }
+        uint32_t *x = a;
+        a = b;
+        b = x;
+    }
+    /* permute: gather into a new array */
+    char *out = spill_alloc(n * es);
+    for (size_t i = 0; i < n; i++) memcpy(out + i * es, EL(&s, a[i]), es);
+    spill_free(a);
+    spill_free(b);
+    spill_free(base);
+    return out;
+}
+
+void spill_sort(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
+    if (n < 2) return;
+    void *out = spill_alloc(n * es);
+    memcpy(out, base, n * es);
+    out = spill_sorted(out, n, es, cmp);
+    memcpy(base, out, n * es);
+    spill_free(out);
+}

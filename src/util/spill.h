@@ -1,0 +1,42 @@
+/* spill.h - arrays that grow with the trace, kept in a temporary file.
+ *
+ * Everything whose size is proportional to the number of events (the event
+ * arrays, the links between them, per-event indices, hash maps keyed by
+ * event) is allocated here. A block of SPILL_MIN bytes or more is a shared
+ * mapping of its own unlinked file in $PERFCARD_TMPDIR, else $TMPDIR, else
+ * /var/tmp; smaller blocks, and every block when no such file can be made,
+ * come from malloc. Contents start zeroed (spill_alloc too).
+ *
+ * A watcher thread reads the process's resident size every millisecond; above the
+ * budget (PERFCARD_MEM_MIB, default 80) it unmaps every page of every block
+ * (MADV_DONTNEED: the data stays in the file and the page cache, and the
+ * next access maps it back). So resident memory stays near the working set
+ * however large the trace, and under memory pressure the kernel writes the
+ * pages to the file and evicts them instead of running out of memory.
+ *
+ * Thread-safe. spill_free and spill_realloc accept pointers from malloc too.
+ */
+#ifndef PC_SPILL_H
+#define PC_SPILL_H
+#include <stddef.h>
+
+enum { SPILL_MIN = 1 << 20 };
+
+void *spill_alloc(size_t n);                 /* zeroed */
+void *spill_calloc(size_t n, size_t size);
+void *spill_realloc(void *p, size_t n);      /* new bytes zeroed for file blocks only */
+void spill_free(void *p);                    /* accepts NULL */
+/* vec_reserve (xalloc.h) for spilled arrays. */
+void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es);
+#define SPILL_PUSH(arr, n, cap) \
+    (spill_vec_reserve((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)), &(arr)[(n)++])
+/* A stable sort that needs no memory of its own outside spill blocks:
+ * sorts an index, then permutes. Ordered input costs one comparison per
+ * merge. */
+void spill_sort(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *));
+/* The same for a block from spill_alloc/realloc (or malloc): returns the
+ * sorted array, which may be a new block (then base was freed). */
+void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *));
+/* Bytes of file blocks now allocated, and the most ever (for --verbose). */
+size_t spill_bytes(void);
+#endif

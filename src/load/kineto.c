@@ -1,7 +1,9 @@
 /* kineto.c - streaming reader of Chrome trace JSON as PyTorch's profiler
  * (Kineto) writes it, and as perfcard's own capture writes it.
  *
- * How it reads: a window of the input is held in memory; the document is
+ * How it reads: a window of the input is held in memory (a plain file is
+ * mapped and the window slides over it; see "parts" below for the parallel
+ * reading of large plain files); the document is
  * consumed one unit at a time (a top-level key with its value, or one element
  * of traceEvents). A unit that runs past the window is parsed again once the
  * window has been extended, so no parser state has to survive a chunk

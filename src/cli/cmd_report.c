@@ -29,6 +29,7 @@ typedef struct common_opts {
     const char *templates;
     pc_analyze_opts an;
     int quiet;
+    int read_threads;     /* threads reading one plain file (0: one per CPU) */
 } common_opts;
 
 enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT };
@@ -126,7 +127,7 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
         return cJSON_IsTrue(sj_get(*summary, "run.truncated")) ? EXIT_TRUNCATED : EXIT_OK;
     }
     pc_trace *t = NULL;
-    pc_load_opts lo = {.progress = isatty(2) && !o->quiet};
+    pc_load_opts lo = {.progress = isatty(2) && !o->quiet, .threads = o->read_threads};
     double t0 = now_s();
     int rc = pc_load(path, &lo, &t, &err);
     timing("load", t0);
@@ -229,6 +230,11 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, c
     job j = {paths, n, o, calloc((size_t)n, sizeof(cJSON *)), calloc((size_t)n, sizeof(int)), 0, PTHREAD_MUTEX_INITIALIZER};
     if (jobs < 1) jobs = 1;
     if (jobs > n) jobs = n;
+    /* the CPUs are shared between inputs read at once and the parts of each */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    common_opts per = *o;
+    per.read_threads = cpus > jobs ? (int)(cpus / jobs) : 1;
+    j.o = &per;
     pthread_t *th = calloc((size_t)jobs, sizeof *th);
     int started = 0;
     for (int i = 1; i < jobs; i++)

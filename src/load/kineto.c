@@ -21,11 +21,9 @@
 #include "source.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -876,7 +874,6 @@ static par *par_start(reader *main_rd, const pc_load_opts *o) {
 /* Joins the parts; follows the chain of verified starts from the main reader,
  * moving each part's events into the main trace. Returns the load's code. */
 static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
-    if (rc) for (int k = 1; k < pa->n; k++) atomic_store(&pa->p[k].abort, 1);
     reader *cur = main_rd;
     uint64_t end = 0;
     int used = 1;
@@ -892,13 +889,13 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
         cur = &pt->rd;
         used++;
     }
-    if (rc) for (int k = 1; k < pa->n; k++) atomic_store(&pa->p[k].abort, 1);
+    /* parts outside the chain (or after an error) are abandoned: all told
+     * first, so that they stop together */
+    for (int k = 1; k < pa->n; k++)
+        if (pa->p[k].started) atomic_store(&pa->p[k].abort, 1);
     for (int k = 1; k < pa->n; k++) {
         part *pt = &pa->p[k];
-        if (pt->started) {
-            atomic_store(&pt->abort, 1);
-            pthread_join(pt->th, NULL);
-        }
+        if (pt->started) pthread_join(pt->th, NULL);
         pc_trace_free(pt->rd.t);
         free(pt->rd.scratch);
     }

@@ -133,9 +133,19 @@ static void *file_block(size_t n) {
     return p;
 }
 
+/* Big blocks that stay in ordinary memory are mapped by malloc: ask for huge
+ * pages, so filling them costs one page fault per 2 MiB, not per 4 KiB. */
+static void *huge(void *p, size_t n) {
+    if (n >= SPILL_MIN) {
+        uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+        madvise((void *)a, n + ((uintptr_t)p - a), MADV_HUGEPAGE);
+    }
+    return p;
+}
+
 void *spill_alloc(size_t n) {
     void *p = n >= SPILL_MIN ? file_block(n) : NULL;
-    return p ? p : xcalloc(1, n);
+    return p ? p : huge(xcalloc(1, n), n);
 }
 
 void *spill_calloc(size_t n, size_t size) {
@@ -176,7 +186,7 @@ void *spill_realloc(void *p, size_t n) {
             return q;
         }
     }
-    return xrealloc(p, n);
+    return huge(xrealloc(p, n), n);
 }
 
 void spill_free(void *p) {
@@ -199,8 +209,7 @@ void spill_free(void *p) {
 
 void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
     if (need <= *cap) return;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
+    size_t c = vec_grown(*cap, need);
     *arr = spill_realloc(*arr, c * es);
     *cap = c;
 }
@@ -228,10 +237,8 @@ static void merge(const sorter *s, const uint32_t *a, size_t lo, size_t mid, siz
     while (j < hi) out[k++] = a[j++];
 }
 
-void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
-    if (n < 2) return base;
-    if (n > UINT32_MAX) { qsort(base, n, es, cmp); return base; }
-    sorter s = {base, es, cmp};
+/* The stable order of base's elements, as an index array (spill_free it). */
+static uint32_t *sort_order(const sorter *s, size_t n) {
     uint32_t *a = spill_alloc(n * sizeof *a), *b = spill_alloc(n * sizeof *b);
     enum { RUN = 16 };
     for (size_t i = 0; i < n; i++) a[i] = (uint32_t)i;
@@ -241,7 +248,7 @@ void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, con
         for (size_t i = lo + 1; i < hi; i++) {
             uint32_t x = a[i];
             size_t j = i;
-            while (j > lo && cmp(EL(&s, a[j - 1]), EL(&s, x)) > 0) { a[j] = a[j - 1]; j--; }
+            while (j > lo && s->cmp(EL(s, a[j - 1]), EL(s, x)) > 0) { a[j] = a[j - 1]; j--; }
             a[j] = x;
         }
     }
@@ -249,26 +256,41 @@ void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, con
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
             if (mid == hi) memcpy(b + lo, a + lo, (hi - lo) * sizeof *a);
-            else merge(&s, a, lo, mid, hi, b);
+            else merge(s, a, lo, mid, hi, b);
         }
         uint32_t *x = a;
         a = b;
         b = x;
     }
-    /* permute: gather into a new array */
-    char *out = spill_alloc(n * es);
-    for (size_t i = 0; i < n; i++) memcpy(out + i * es, EL(&s, a[i]), es);
-    spill_free(a);
     spill_free(b);
+    return a;
+}
+
+/* The elements in the given order, in a new block. */
+static char *gather(const sorter *s, const uint32_t *order, size_t n) {
+    char *out = spill_alloc(n * s->es);
+    for (size_t i = 0; i < n; i++) memcpy(out + i * s->es, EL(s, order[i]), s->es);
+    return out;
+}
+
+void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
+    if (n < 2) return base;
+    if (n > UINT32_MAX) { qsort(base, n, es, cmp); return base; }
+    sorter s = {base, es, cmp};
+    uint32_t *order = sort_order(&s, n);
+    char *out = gather(&s, order, n);
+    spill_free(order);
     spill_free(base);
     return out;
 }
 
 void spill_sort(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *)) {
     if (n < 2) return;
-    void *out = spill_alloc(n * es);
-    memcpy(out, base, n * es);
-    out = spill_sorted(out, n, es, cmp);
+    if (n > UINT32_MAX) { qsort(base, n, es, cmp); return; }
+    sorter s = {base, es, cmp};
+    uint32_t *order = sort_order(&s, n);
+    char *out = gather(&s, order, n);
     memcpy(base, out, n * es);
     spill_free(out);
+    spill_free(order);
 }

@@ -1,6 +1,4 @@
 #include "xalloc.h"
-#include <stdint.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,16 +25,14 @@ char *xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);
 }
+size_t vec_grown(size_t cap, size_t need) {
+    size_t c = cap ? cap : 16;
+    while (c < need) c *= 2;
+    return c;
+}
 void vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
     if (need <= *cap) return;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
+    size_t c = vec_grown(*cap, need);
     *arr = xrealloc(*arr, c * es);
     *cap = c;
-    /* big arrays (event arrays of large traces) are mapped by malloc: ask for
-     * huge pages, so filling them costs 1 page fault per 2 MiB, not per 4 KiB */
-    if (c * es >= (size_t)8 << 20) {
-        uintptr_t a = ((uintptr_t)*arr) & ~(uintptr_t)4095;
-        madvise((void *)a, c * es + ((uintptr_t)*arr - a), MADV_HUGEPAGE);
-    }
 }

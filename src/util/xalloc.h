@@ -7,6 +7,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The capacity a vector of cap elements grows to so that it holds need (doubling). */
+size_t vec_grown(size_t cap, size_t need);
 /* Grow *arr (element size es) so that it holds at least need elements. */
 void vec_reserve(void **arr, size_t *cap, size_t need, size_t es);
 #define VEC_PUSH(arr, n, cap) \

@@ -2,6 +2,8 @@
 #include "../util/spill.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,29 +41,101 @@ static int mod_depth(const pc_trace *t, const pc_links *l, int32_t i) {
     return d;
 }
 
-void links_build(const pc_trace *t, pc_links *l) {
-    size_t nc = t->ncpu, ng = t->ngpu;
-    l->parent = spill_alloc((nc ? nc : 1) * sizeof *l->parent);
-    l->backward = spill_calloc(nc ? nc : 1, 1);
-    l->module = spill_alloc((nc ? nc : 1) * sizeof *l->module);
-    l->gpu_launch = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_inner = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_outer = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
-    l->gpu_how = spill_calloc(ng ? ng : 1, 1);
-    l->module_level = 0;
+/* ---- ids: correlation -> launching call, External id -> operator ----
+ * Kineto numbers both from a counter, so they are usually dense: then a plain
+ * array indexed by (id - lowest) replaces hashing (and ids arriving in time
+ * order make its accesses nearly sequential); else a hash map. */
+typedef struct idtab { int32_t *dense; int64_t lo; size_t span; hmap h; } idtab;
 
-    /* 1. nesting per thread: group events by thread (counting sort, keeping
+static void idtab_init(idtab *x, int64_t lo, int64_t hi, size_t count) {
+    memset(x, 0, sizeof *x);
+    if (!count) return;
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    if (span <= 4 * (uint64_t)count + 4096) {
+        x->lo = lo;
+        x->span = (size_t)span;
+        x->dense = spill_alloc(x->span * sizeof *x->dense);
+        memset(x->dense, 0xff, x->span * sizeof *x->dense); /* -1: none */
+    } else hmap_reserve(&x->h, count);
+}
+
+/* first (keep_first) or last value given for id wins */
+static void idtab_put(idtab *x, int64_t id, int32_t v, int keep_first) {
+    if (x->dense) {
+        int32_t *d = &x->dense[id - x->lo];
+        if (!keep_first || *d < 0) *d = v;
+        return;
+    }
+    int created;
+    uint32_t *p = hmap_get(&x->h, (uint64_t)id, &created);
+    if (created || !keep_first) *p = (uint32_t)v;
+}
+
+static int32_t idtab_find(const idtab *x, int64_t id) {
+    if (x->dense) return id >= x->lo && (uint64_t)(id - x->lo) < x->span ? x->dense[id - x->lo] : -1;
+    const uint32_t *p = hmap_find(&x->h, (uint64_t)id);
+    return p ? (int32_t)*p : -1;
+}
+
+static void idtab_free(idtab *x) {
+    spill_free(x->dense);
+    hmap_free(&x->h);
+}
+
+typedef struct ids { const pc_trace *t; idtab corr, ext; } ids;
+
+static int is_launch(const pc_cpu_event *e) { return (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) && e->corr != PC_NONE; }
+static int has_ext(const pc_cpu_event *e) { return e->kind == CPU_OP && e->ext_id != PC_NONE; }
+
+static void *ids_build(void *arg) {
+    ids *d = arg;
+    const pc_trace *t = d->t;
+    int64_t clo = INT64_MAX, chi = INT64_MIN, xlo = INT64_MAX, xhi = INT64_MIN;
+    size_t nc = 0, nx = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (is_launch(e)) {
+            nc++;
+            if (e->corr < clo) clo = e->corr;
+            if (e->corr > chi) chi = e->corr;
+        }
+        if (has_ext(e)) {
+            nx++;
+            if (e->ext_id < xlo) xlo = e->ext_id;
+            if (e->ext_id > xhi) xhi = e->ext_id;
+        }
+    }
+    idtab_init(&d->corr, clo, chi, nc);
+    idtab_init(&d->ext, xlo, xhi, nx);
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (is_launch(e)) idtab_put(&d->corr, e->corr, (int32_t)i, 0);
+        if (has_ext(e)) idtab_put(&d->ext, e->ext_id, (int32_t)i, 1);
+    }
+    return NULL;
+}
+
+/* ---- 1, 2: nesting and backward per thread ---- */
+static void nest(const pc_trace *t, pc_links *l) {
+    size_t nc = t->ncpu;
+    /* group events by thread (counting sort, keeping
      * cpu[]'s time order inside a thread), then sweep with a stack */
     int32_t *idx = spill_alloc((nc ? nc : 1) * sizeof *idx);
     int32_t *thr = spill_alloc((nc ? nc : 1) * sizeof *thr);
     hmap threads = {0};
     size_t nthr = 0;
+    uint64_t last_key = 0;
+    int32_t last_thr = 0;
     for (size_t i = 0; i < nc; i++) {
         uint64_t key = (uint64_t)(uint32_t)t->cpu[i].pid << 32 | (uint32_t)t->cpu[i].tid;
-        int created;
-        uint32_t *v = hmap_get(&threads, key ^ 0x9E3779B97F4A7C15ULL, &created);
-        if (created) *v = (uint32_t)nthr++;
-        thr[i] = (int32_t)*v;
+        if (i == 0 || key != last_key) { /* consecutive events mostly share a thread */
+            int created;
+            uint32_t *v = hmap_get(&threads, key ^ 0x9E3779B97F4A7C15ULL, &created);
+            if (created) *v = (uint32_t)nthr++;
+            last_thr = (int32_t)*v;
+            last_key = key;
+        }
+        thr[i] = last_thr;
         l->parent[i] = -1;
     }
     hmap_free(&threads);
@@ -105,8 +179,12 @@ void links_build(const pc_trace *t, pc_links *l) {
     l->thread_order = idx;
     l->thread_start = start;
     l->nthreads = nthr;
+}
 
-    /* 3. modules: group by the shallowest level at which modules differ */
+/* ---- 3: modules ---- */
+static void modules(const pc_trace *t, pc_links *l) {
+    size_t nc = t->ncpu;
+    /* grouped by the shallowest level at which modules differ */
     int maxd = 0;
     for (size_t i = 0; i < nc; i++) {
         l->module[i] = -1;
@@ -138,39 +216,67 @@ void links_build(const pc_trace *t, pc_links *l) {
         if (n > l->module_level) l->module[i] = chain[n - 1 - l->module_level];
         else if (n > 0) l->module[i] = chain[0];
     }
+}
 
-    /* 4. GPU events to their launches and operators */
-    hmap by_corr = {0}, by_ext = {0};
-    for (size_t i = 0; i < nc; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        if ((e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) && e->corr != PC_NONE)
-            *hmap_get(&by_corr, (uint64_t)e->corr, NULL) = (uint32_t)i;
-        if (e->kind == CPU_OP && e->ext_id != PC_NONE) {
-            int created;
-            uint32_t *v = hmap_get(&by_ext, (uint64_t)e->ext_id, &created);
-            if (created) *v = (uint32_t)i;
-        }
-    }
-    for (size_t g = 0; g < ng; g++) {
+/* ---- 4: GPU events to their launches and operators ---- */
+typedef struct gpu_job { const pc_trace *t; pc_links *l; const ids *d; size_t from, to; } gpu_job;
+
+static void *link_gpu(void *arg) {
+    gpu_job *j = arg;
+    const pc_trace *t = j->t;
+    pc_links *l = j->l;
+    for (size_t g = j->from; g < j->to; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         l->gpu_launch[g] = l->gpu_inner[g] = l->gpu_outer[g] = -1;
         if (e->kind == GPU_ANNOT || e->kind == GPU_SYNC) continue;
-        const uint32_t *r = e->corr != PC_NONE ? hmap_find(&by_corr, (uint64_t)e->corr) : NULL;
-        if (r) {
-            l->gpu_launch[g] = (int32_t)*r;
-            l->gpu_inner[g] = links_op_inner(t, l, (int32_t)*r, 0);
-            l->gpu_outer[g] = links_op_outer(t, l, (int32_t)*r, 0);
+        int32_t r = e->corr != PC_NONE ? idtab_find(&j->d->corr, e->corr) : -1;
+        if (r >= 0) {
+            l->gpu_launch[g] = r;
+            l->gpu_inner[g] = links_op_inner(t, l, r, 0);
+            l->gpu_outer[g] = links_op_outer(t, l, r, 0);
             if (l->gpu_inner[g] >= 0) { l->gpu_how[g] = LINK_CORRELATION; continue; }
         }
-        const uint32_t *x = e->ext_id != PC_NONE ? hmap_find(&by_ext, (uint64_t)e->ext_id) : NULL;
-        if (x) {
-            l->gpu_inner[g] = (int32_t)*x;
-            l->gpu_outer[g] = links_op_outer(t, l, (int32_t)*x, 1);
+        int32_t x = e->ext_id != PC_NONE ? idtab_find(&j->d->ext, e->ext_id) : -1;
+        if (x >= 0) {
+            l->gpu_inner[g] = x;
+            l->gpu_outer[g] = links_op_outer(t, l, x, 1);
             l->gpu_how[g] = LINK_EXTERNAL_ID;
         }
     }
-    hmap_free(&by_corr);
-    hmap_free(&by_ext);
+    return NULL;
+}
+
+/* Large traces use a second thread: the id tables are built beside the
+ * nesting, and the GPU events are linked in two halves. */
+enum { LINKS_THREADED = 100000 };
+
+void links_build(const pc_trace *t, pc_links *l) {
+    size_t nc = t->ncpu, ng = t->ngpu;
+    int big = nc + ng > LINKS_THREADED;
+    l->parent = spill_alloc((nc ? nc : 1) * sizeof *l->parent);
+    l->backward = spill_calloc(nc ? nc : 1, 1);
+    l->module = spill_alloc((nc ? nc : 1) * sizeof *l->module);
+    l->gpu_launch = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_inner = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_outer = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
+    l->gpu_how = spill_calloc(ng ? ng : 1, 1);
+    l->module_level = 0;
+
+    ids d = {.t = t};
+    pthread_t th;
+    int threaded = big && pthread_create(&th, NULL, ids_build, &d) == 0;
+    nest(t, l);
+    modules(t, l);
+    if (threaded) pthread_join(th, NULL);
+    else ids_build(&d);
+
+    gpu_job half[2] = {{t, l, &d, 0, ng / 2}, {t, l, &d, ng / 2, ng}};
+    threaded = big && pthread_create(&th, NULL, link_gpu, &half[1]) == 0;
+    link_gpu(&half[0]);
+    if (threaded) pthread_join(th, NULL);
+    else link_gpu(&half[1]);
+    idtab_free(&d.corr);
+    idtab_free(&d.ext);
 }
 
 void links_free(pc_links *l) {

@@ -1,6 +1,5 @@
 #include "hmap.h"
 #include "spill.h"
-#include "xalloc.h"
 #include <string.h>
 
 static inline size_t mix(uint64_t k) {
@@ -9,40 +8,49 @@ static inline size_t mix(uint64_t k) {
 }
 
 static void rehash(hmap *m, size_t cap) {
-    hmap n = {spill_calloc(cap, 8), spill_calloc(cap, 4), spill_calloc(cap, 1), cap, m->n};
+    hmap n = {spill_calloc(cap, sizeof(hslot)), cap, m->n};
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->used[i]) continue;
-        size_t j = mix(m->keys[i]) & (cap - 1);
-        while (n.used[j]) j = (j + 1) & (cap - 1);
-        n.used[j] = 1; n.keys[j] = m->keys[i]; n.vals[j] = m->vals[i];
+        const hslot *s = &m->slot[i];
+        if (!s->used) continue;
+        size_t j = mix(s->key) & (cap - 1);
+        while (n.slot[j].used) j = (j + 1) & (cap - 1);
+        n.slot[j] = *s;
     }
     hmap_free(m);
     *m = n;
 }
 
+void hmap_reserve(hmap *m, size_t n) {
+    size_t cap = m->cap ? m->cap : 64;
+    while (n * 2 > cap) cap *= 2;
+    if (cap > m->cap) rehash(m, cap);
+}
+
 uint32_t *hmap_get(hmap *m, uint64_t key, int *created) {
     if ((m->n + 1) * 2 > m->cap) rehash(m, m->cap ? m->cap * 2 : 64);
-    size_t j = mix(key) & (m->cap - 1);
-    while (m->used[j]) {
-        if (m->keys[j] == key) { if (created) *created = 0; return &m->vals[j]; }
-        j = (j + 1) & (m->cap - 1);
+    size_t mask = m->cap - 1, j = mix(key) & mask;
+    hslot *s;
+    while ((s = &m->slot[j])->used) {
+        if (s->key == key) { if (created) *created = 0; return &s->val; }
+        j = (j + 1) & mask;
     }
-    m->used[j] = 1; m->keys[j] = key; m->vals[j] = 0; m->n++;
+    s->used = 1; s->key = key; s->val = 0; m->n++;
     if (created) *created = 1;
-    return &m->vals[j];
+    return &s->val;
 }
 
 const uint32_t *hmap_find(const hmap *m, uint64_t key) {
     if (!m->cap) return NULL;
-    size_t j = mix(key) & (m->cap - 1);
-    while (m->used[j]) {
-        if (m->keys[j] == key) return &m->vals[j];
-        j = (j + 1) & (m->cap - 1);
+    size_t mask = m->cap - 1, j = mix(key) & mask;
+    const hslot *s;
+    while ((s = &m->slot[j])->used) {
+        if (s->key == key) return &s->val;
+        j = (j + 1) & mask;
     }
     return NULL;
 }
 
 void hmap_free(hmap *m) {
-    spill_free(m->keys); spill_free(m->vals); spill_free(m->used);
+    spill_free(m->slot);
     memset(m, 0, sizeof *m);
 }

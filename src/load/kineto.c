@@ -824,6 +824,7 @@ static void *part_main(void *arg) {
     part *pt = arg;
     reader *rd = &pt->rd;
     pt->rc = run(rd, ST_EV_FIRST, &pt->err);
+    if (!pt->rc) pc_trace_sort(rd->t); /* parts sort in parallel, then merge */
     return NULL;
 }
 
@@ -931,7 +932,10 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
         pa = par_start(&rd, o);
     }
     int rc = run(&rd, ST_START, err);
-    if (pa) rc = par_finish(pa, &rd, rc, err);
+    if (pa) {
+        if (!rc && rd.stopped) pc_trace_sort(rd.t);
+        rc = par_finish(pa, &rd, rc, err);
+    }
     show_progress(&rd, 1);
     rc = finish(&rd, out, err, rc);
     if (m != MAP_FAILED) munmap(m, (size_t)size);

@@ -79,78 +79,6 @@ void pc_trace_note_unknown(pc_trace *t, uint32_t cat) {
     }
 }
 
-/* Appends n elements of size es from src to the vector *arr; returns where they start. */
-static void *append(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es) {
-    spill_vec_reserve(arr, cap, *n + cnt, es);
-    char *at = (char *)*arr + *n * es;
-    if (cnt) memcpy(at, src, cnt * es);
-    *n += cnt;
-    return at;
-}
-#define APPEND(T, S, F) append((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F)
-
-void pc_trace_absorb(pc_trace *t, pc_trace *s) {
-    /* string ids of s, as ids of t */
-    uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
-    for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
-#define MAP(x) ((x) = map[(x)])
-    pc_cpu_event *c = APPEND(t, s, cpu);
-    for (size_t i = 0; i < s->ncpu; i++) {
-        MAP(c[i].name), MAP(c[i].input_dims), MAP(c[i].input_types), MAP(c[i].concrete);
-        if (c[i].tid < 0 && (size_t)-(int64_t)c[i].tid < s->strs.n) c[i].tid = -(int32_t)map[-(int64_t)c[i].tid];
-    }
-    pc_gpu_event *g = APPEND(t, s, gpu);
-    for (size_t i = 0; i < s->ngpu; i++) MAP(g[i].name);
-    APPEND(t, s, mem);
-    pc_counter *k = APPEND(t, s, ctr);
-    for (size_t i = 0; i < s->nctr; i++) MAP(k[i].name), MAP(k[i].series);
-    APPEND(t, s, phase);
-    pc_pipe_op *po = APPEND(t, s, pipe);
-    for (size_t i = 0; i < s->npipe; i++) MAP(po[i].type), MAP(po[i].children);
-    pc_agg *a = APPEND(t, s, agg);
-    for (size_t i = 0; i < s->nagg; i++) MAP(a[i].name), MAP(a[i].op), MAP(a[i].grid), MAP(a[i].block);
-    for (size_t i = 0; i < s->ndev; i++) {
-        pc_device *d = pc_trace_device(t, s->dev[i].id);
-        if (!d->name) {
-            *d = s->dev[i];
-            MAP(d->name);
-        }
-    }
-    for (int i = 0; i < s->nunknown_cat; i++) {
-        uint32_t cat = map[s->unknown_cat[i]];
-        int j = 0;
-        while (j < t->nunknown_cat && t->unknown_cat[j] != cat) j++;
-        if (j == t->nunknown_cat) {
-            if (j == 16) continue;
-            t->unknown_cat[j] = cat;
-            t->unknown_cat_n[j] = 0;
-            t->nunknown_cat++;
-        }
-        t->unknown_cat_n[j] += s->unknown_cat_n[i];
-    }
-    if (!t->clock_note) t->clock_note = s->clock_note;
-    if (t->rank == PC_NONE) t->rank = s->rank;
-    if (t->world_size == PC_NONE) t->world_size = s->world_size;
-    if (!t->backend) t->backend = map[s->backend];
-    t->schema_2021 |= s->schema_2021;
-    if (s->prof_end) {
-        if (!t->prof_end || s->prof_start < t->prof_start) t->prof_start = s->prof_start;
-        if (s->prof_end > t->prof_end) t->prof_end = s->prof_end;
-    }
-    t->stats.events += s->stats.events;
-    t->stats.metadata += s->stats.metadata;
-    t->stats.flows += s->stats.flows;
-    t->stats.unknown += s->stats.unknown;
-    t->stats.bad_fields += s->stats.bad_fields;
-    if (s->truncated) {
-        t->truncated = 1;
-        t->truncated_at = s->truncated_at;
-    }
-#undef MAP
-    free(map);
-    pc_trace_free(s);
-}
-
 #define CMP_TS(A, B)                                  \
     if ((A)->ts != (B)->ts) return (A)->ts < (B)->ts ? -1 : 1; \
     if ((A)->dur != (B)->dur) return (A)->dur > (B)->dur ? -1 : 1; /* outer first */
@@ -212,7 +140,126 @@ static void span(pc_trace *t, int64_t s, int64_t e) {
     if (e > t->t_max) t->t_max = e;
 }
 
-void pc_trace_finish(pc_trace *t) {
+/* Appends cnt elements of size es from src to the vector *arr; returns where they start. */
+static void *append(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es) {
+    spill_vec_reserve(arr, cap, *n + cnt, es);
+    char *at = (char *)*arr + *n * es;
+    if (cnt) memcpy(at, src, cnt * es);
+    *n += cnt;
+    return at;
+}
+
+/* The length of the longest suffix of the sorted x[0..n) whose elements are
+ * after pivot (cmp > 0; or >= 0 when !strict). Galloping from the end: a
+ * suffix of r elements costs about 2 log r comparisons. */
+static size_t suffix_after(const char *x, size_t n, size_t es, const void *pivot, int strict,
+                           int (*cmp)(const void *, const void *)) {
+#define AFTER(q) (cmp(x + (n - (q)) * es, pivot) >= strict) /* q-th element from the end */
+    size_t lo = 0, hi = 1; /* lo elements pass; the hi-th fails, or hi > n */
+    while (hi <= n && AFTER(hi)) lo = hi, hi *= 2;
+    if (hi > n) hi = n + 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (AFTER(mid)) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+#undef AFTER
+}
+
+/* t's vector *arr (n elements, sorted) and src's (cnt, sorted) as one sorted
+ * vector, in place: t's grows, then both are merged from the back, so no
+ * element is written before it was read; runs move as blocks. On ties t's
+ * elements (earlier in the file) come first. Unsorted inputs are appended. */
+static void merge_into(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es,
+                       int (*cmp)(const void *, const void *), int merge) {
+    spill_vec_reserve(arr, cap, *n + cnt, es);
+    char *a = *arr;
+    const char *b = src;
+    size_t i = *n, j = cnt, k = *n + cnt;
+    while (merge && i > 0 && j > 0) {
+        /* src's elements not before a's last go last (on ties src's go after) */
+        size_t r = suffix_after(b, j, es, a + (i - 1) * es, 0, cmp);
+        k -= r, j -= r;
+        memcpy(a + k * es, b + j * es, r * es);
+        if (!j) break;
+        /* then a's elements after src's (new) last: at least one */
+        r = suffix_after(a, i, es, b + (j - 1) * es, 1, cmp);
+        k -= r, i -= r;
+        memmove(a + k * es, a + i * es, r * es);
+    }
+    if (j) memcpy(a + i * es, b, j * es); /* what is left of src goes before a's tail */
+    *n += cnt;
+}
+#define MERGE(T, S, F, CMP) \
+    merge_into((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F, CMP, both_sorted)
+
+void pc_trace_absorb(pc_trace *t, pc_trace *s) {
+    /* string ids of s, as ids of t, given to s's elements before they move */
+    uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
+    for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
+#define MAP(x) ((x) = map[(x)])
+    pc_cpu_event *c = s->cpu;
+    for (size_t i = 0; i < s->ncpu; i++) {
+        MAP(c[i].name), MAP(c[i].input_dims), MAP(c[i].input_types), MAP(c[i].concrete);
+        if (c[i].tid < 0 && (size_t)-(int64_t)c[i].tid < s->strs.n) c[i].tid = -(int32_t)map[-(int64_t)c[i].tid];
+    }
+    for (size_t i = 0; i < s->ngpu; i++) MAP(s->gpu[i].name);
+    for (size_t i = 0; i < s->nctr; i++) MAP(s->ctr[i].name), MAP(s->ctr[i].series);
+    int both_sorted = t->sorted && s->sorted;
+    MERGE(t, s, cpu, cmp_cpu);
+    MERGE(t, s, gpu, cmp_gpu);
+    MERGE(t, s, mem, cmp_mem);
+    MERGE(t, s, ctr, cmp_ctr);
+    t->sorted = both_sorted;
+    append((void **)&t->phase, &t->nphase, &t->cap_phase, s->phase, s->nphase, sizeof *t->phase);
+    pc_pipe_op *po = append((void **)&t->pipe, &t->npipe, &t->cap_pipe, s->pipe, s->npipe, sizeof *t->pipe);
+    for (size_t i = 0; i < s->npipe; i++) MAP(po[i].type), MAP(po[i].children);
+    pc_agg *a = append((void **)&t->agg, &t->nagg, &t->cap_agg, s->agg, s->nagg, sizeof *t->agg);
+    for (size_t i = 0; i < s->nagg; i++) MAP(a[i].name), MAP(a[i].op), MAP(a[i].grid), MAP(a[i].block);
+    for (size_t i = 0; i < s->ndev; i++) {
+        pc_device *d = pc_trace_device(t, s->dev[i].id);
+        if (!d->name) {
+            *d = s->dev[i];
+            MAP(d->name);
+        }
+    }
+    for (int i = 0; i < s->nunknown_cat; i++) {
+        uint32_t cat = map[s->unknown_cat[i]];
+        int j = 0;
+        while (j < t->nunknown_cat && t->unknown_cat[j] != cat) j++;
+        if (j == t->nunknown_cat) {
+            if (j == 16) continue;
+            t->unknown_cat[j] = cat;
+            t->unknown_cat_n[j] = 0;
+            t->nunknown_cat++;
+        }
+        t->unknown_cat_n[j] += s->unknown_cat_n[i];
+    }
+    if (!t->clock_note) t->clock_note = s->clock_note;
+    if (t->rank == PC_NONE) t->rank = s->rank;
+    if (t->world_size == PC_NONE) t->world_size = s->world_size;
+    if (!t->backend) t->backend = map[s->backend];
+    t->schema_2021 |= s->schema_2021;
+    if (s->prof_end) {
+        if (!t->prof_end || s->prof_start < t->prof_start) t->prof_start = s->prof_start;
+        if (s->prof_end > t->prof_end) t->prof_end = s->prof_end;
+    }
+    t->stats.events += s->stats.events;
+    t->stats.metadata += s->stats.metadata;
+    t->stats.flows += s->stats.flows;
+    t->stats.unknown += s->stats.unknown;
+    t->stats.bad_fields += s->stats.bad_fields;
+    if (s->truncated) {
+        t->truncated = 1;
+        t->truncated_at = s->truncated_at;
+    }
+#undef MAP
+    free(map);
+    pc_trace_free(s);
+}
+
+void pc_trace_sort(pc_trace *t) {
     /* stable: ties (same start, duration and kind) stay in file order */
 #define SORT(a, n, cap, cmp)                                                      \
     if ((n) && !sorted((a), (n), sizeof *(a), cmp) && !sort_nearly((a), (n), sizeof *(a), cmp)) { \
@@ -224,6 +271,11 @@ void pc_trace_finish(pc_trace *t) {
     SORT(t->mem, t->nmem, t->cap_mem, cmp_mem);
     SORT(t->ctr, t->nctr, t->cap_ctr, cmp_ctr);
 #undef SORT
+    t->sorted = 1;
+}
+
+void pc_trace_finish(pc_trace *t) {
+    if (!t->sorted) pc_trace_sort(t);
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
     memset(t->count_cpu, 0, sizeof t->count_cpu);
     memset(t->count_gpu, 0, sizeof t->count_gpu);

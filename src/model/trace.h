@@ -157,6 +157,7 @@ typedef struct pc_trace {
     /* set when the input ended before the document did */
     int truncated;
     uint64_t truncated_at;     /* byte offset where complete data ends */
+    int sorted;                /* set by pc_trace_sort; nothing may be added after it but by absorb */
 } pc_trace;
 
 pc_trace *pc_trace_new(void);
@@ -167,10 +168,16 @@ pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);
 pc_device *pc_trace_device(pc_trace *t, int id); /* finds or adds */
 void pc_trace_note_unknown(pc_trace *t, uint32_t cat);
+/* Sorts the event arrays by (ts, -dur, kind), stably (ties stay in the order
+ * they were added); a reader of one part of an input sorts its own trace so
+ * that parts sort in parallel. */
+void pc_trace_sort(pc_trace *t);
 /* Moves everything of s (read from a later part of the same input) into t,
- * giving s's strings t's ids, and frees s. Run before pc_trace_finish. */
+ * giving s's strings t's ids, and frees s. When both are sorted the arrays
+ * are merged (t's elements first on ties) and t stays sorted. Run before
+ * pc_trace_finish. */
 void pc_trace_absorb(pc_trace *t, pc_trace *s);
-/* Sorts arrays by (ts, -dur), counts kinds and computes the span. */
+/* Sorts (unless sorted), counts kinds and computes the span. */
 void pc_trace_finish(pc_trace *t);
 /* Approximate bytes held by the trace, for --verbose and the benchmark. */
 size_t pc_trace_bytes(const pc_trace *t);

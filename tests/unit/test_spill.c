@@ -97,3 +97,54 @@ TEST(trace_finish_sorts_near_and_far_disorder) {
         pc_trace_free(t);
     }
 }
+
+/* pc_trace_absorb of two sorted traces merges them: the result is what a
+ * stable sort of t's events followed by s's gives (ties: t's first), with
+ * interleaved runs of every length, equal keys across the two, and an s that
+ * lies wholly before, after or inside t. */
+static int cmp_ev_ref(const void *a, const void *b) {
+    const pc_cpu_event *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;
+    if (x->kind != y->kind) return x->kind - y->kind;
+    return x->seq < y->seq ? -1 : x->seq > y->seq; /* seq: position in t then s */
+}
+
+TEST(trace_absorb_merges_sorted_parts_stably) {
+    static const int64_t shift[4] = {0, -10000000, 10000000, 2500};
+    for (int layout = 0; layout < 4; layout++) {
+        pc_trace *t = pc_trace_new(), *s = pc_trace_new();
+        size_t nt = 20000, ns = 15000, k = 0;
+        pc_cpu_event *ref = malloc((nt + ns) * sizeof *ref);
+        srand(100 + layout);
+        for (int side = 0; side < 2; side++) {
+            pc_trace *x = side ? s : t;
+            size_t n = side ? ns : nt;
+            int64_t ts = side ? shift[layout] : 0;
+            for (size_t i = 0; i < n; i++) {
+                ts += rand() % 3 == 0 ? 0 : rand() % (1 + rand() % 1000); /* runs of equal starts */
+                pc_cpu_event *e = pc_trace_add_cpu(x);
+                e->ts = ts;
+                e->dur = rand() % 4;
+                e->kind = CPU_OP;
+                e->seq = (int32_t)k;
+                e->name = strtab_intern(&x->strs, side ? "s" : "t", 1);
+                ref[k++] = *e;
+            }
+            pc_trace_sort(x);
+        }
+        qsort(ref, k, sizeof *ref, cmp_ev_ref);
+        pc_trace_absorb(t, s);
+        CHECK(t->sorted);
+        CHECK_EQ_I(t->ncpu, nt + ns);
+        size_t bad = 0;
+        for (size_t i = 0; i < t->ncpu; i++) {
+            const char *nm = strtab_get(&t->strs, t->cpu[i].name);
+            int from_s = ref[i].seq >= (int32_t)nt;
+            if (t->cpu[i].seq != ref[i].seq || strcmp(nm, from_s ? "s" : "t")) bad++;
+        }
+        CHECK_MSG(bad == 0, "layout %d: %zu events out of place", layout, bad);
+        pc_trace_free(t);
+        free(ref);
+    }
+}

@@ -3,9 +3,9 @@
  * sections are put in their fixed order and the overview and suggestions,
  * which read them, run last. */
 #include "analyze.h"
+#include "../util/side.h"
 #include "../util/spill.h"
 #include "../summary/summary.h"
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,11 +44,10 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     cJSON *s = pc_summary_new();
     an_runinfo(&c, s);
     group g[2] = {{&c, cJSON_CreateObject(), 0}, {&c, cJSON_CreateObject(), 1}};
-    pthread_t th;
-    int threaded = t->ncpu + t->ngpu > 100000 && pthread_create(&th, NULL, run_group, &g[1]) == 0;
+    side sd;
+    side_start(&sd, run_group, &g[1], t->ncpu + t->ngpu > PC_THREADED_EVENTS);
     run_group(&g[0]);
-    if (threaded) pthread_join(th, NULL);
-    else run_group(&g[1]);
+    side_finish(&sd);
     for (int i = 0; order[i]; i++) {
         cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(g[0].out, order[i]);
         if (!x) x = cJSON_DetachItemFromObjectCaseSensitive(g[1].out, order[i]);

@@ -2,7 +2,7 @@
 #include "../util/spill.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
-#include <pthread.h>
+#include "../util/side.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +118,8 @@ static void *ids_build(void *arg) {
 /* ---- 1, 2: nesting and backward per thread ---- */
 static void nest(const pc_trace *t, pc_links *l) {
     size_t nc = t->ncpu;
-    /* group events by thread (counting sort, keeping
-     * cpu[]'s time order inside a thread), then sweep with a stack */
+    /* group events by thread (counting sort, keeping cpu[]'s time order
+     * inside a thread), then sweep with a stack */
     int32_t *idx = spill_alloc((nc ? nc : 1) * sizeof *idx);
     int32_t *thr = spill_alloc((nc ? nc : 1) * sizeof *thr);
     hmap threads = {0};
@@ -248,11 +248,9 @@ static void *link_gpu(void *arg) {
 
 /* Large traces use a second thread: the id tables are built beside the
  * nesting, and the GPU events are linked in two halves. */
-enum { LINKS_THREADED = 100000 };
-
 void links_build(const pc_trace *t, pc_links *l) {
     size_t nc = t->ncpu, ng = t->ngpu;
-    int big = nc + ng > LINKS_THREADED;
+    int big = nc + ng > PC_THREADED_EVENTS;
     l->parent = spill_alloc((nc ? nc : 1) * sizeof *l->parent);
     l->backward = spill_calloc(nc ? nc : 1, 1);
     l->module = spill_alloc((nc ? nc : 1) * sizeof *l->module);
@@ -263,18 +261,16 @@ void links_build(const pc_trace *t, pc_links *l) {
     l->module_level = 0;
 
     ids d = {.t = t};
-    pthread_t th;
-    int threaded = big && pthread_create(&th, NULL, ids_build, &d) == 0;
+    side sd;
+    side_start(&sd, ids_build, &d, big);
     nest(t, l);
     modules(t, l);
-    if (threaded) pthread_join(th, NULL);
-    else ids_build(&d);
+    side_finish(&sd);
 
     gpu_job half[2] = {{t, l, &d, 0, ng / 2}, {t, l, &d, ng / 2, ng}};
-    threaded = big && pthread_create(&th, NULL, link_gpu, &half[1]) == 0;
+    side_start(&sd, link_gpu, &half[1], big);
     link_gpu(&half[0]);
-    if (threaded) pthread_join(th, NULL);
-    else link_gpu(&half[1]);
+    side_finish(&sd);
     idtab_free(&d.corr);
     idtab_free(&d.ext);
 }

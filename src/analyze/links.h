@@ -19,6 +19,8 @@
 #include "../model/trace.h"
 
 enum { LINK_NONE = 0, LINK_CORRELATION, LINK_EXTERNAL_ID };
+/* Traces with more host and device events than this are analyzed on two threads. */
+enum { PC_THREADED_EVENTS = 100000 };
 
 typedef struct pc_links {
     int32_t *parent;        /* [ncpu] */

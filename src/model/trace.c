@@ -191,8 +191,8 @@ static void merge_into(void **arr, size_t *n, size_t *cap, const void *src, size
     if (j) memcpy(a + i * es, b, j * es); /* what is left of src goes before a's tail */
     *n += cnt;
 }
-#define MERGE(T, S, F, CMP) \
-    merge_into((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F, CMP, both_sorted)
+#define MERGE(T, S, F, CMP, SORTED) \
+    merge_into((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F, CMP, SORTED)
 
 void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     /* string ids of s, as ids of t, given to s's elements before they move */
@@ -207,10 +207,10 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     for (size_t i = 0; i < s->ngpu; i++) MAP(s->gpu[i].name);
     for (size_t i = 0; i < s->nctr; i++) MAP(s->ctr[i].name), MAP(s->ctr[i].series);
     int both_sorted = t->sorted && s->sorted;
-    MERGE(t, s, cpu, cmp_cpu);
-    MERGE(t, s, gpu, cmp_gpu);
-    MERGE(t, s, mem, cmp_mem);
-    MERGE(t, s, ctr, cmp_ctr);
+    MERGE(t, s, cpu, cmp_cpu, both_sorted);
+    MERGE(t, s, gpu, cmp_gpu, both_sorted);
+    MERGE(t, s, mem, cmp_mem, both_sorted);
+    MERGE(t, s, ctr, cmp_ctr, both_sorted);
     t->sorted = both_sorted;
     append((void **)&t->phase, &t->nphase, &t->cap_phase, s->phase, s->nphase, sizeof *t->phase);
     pc_pipe_op *po = append((void **)&t->pipe, &t->npipe, &t->cap_pipe, s->pipe, s->npipe, sizeof *t->pipe);

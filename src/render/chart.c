@@ -1,6 +1,7 @@
 #include "chart.h"
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
+#include "png.h"
 #include "tmpl.h"
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -423,8 +424,11 @@ int chart_png(const chart *c, const char *path, pc_err *err) {
     cairo_t *cr = cairo_create(surf);
     draw(cr, c, w, h);
     cairo_destroy(cr);
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    cairo_surface_flush(surf);
+    int rc = cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS
+                 ? PC_ERRF(err, PC_EIO, "%s: cannot draw the chart: %s", path, cairo_status_to_string(cairo_surface_status(surf)))
+                 : png_write_rgb24(path, cairo_image_surface_get_data(surf), cairo_image_surface_get_width(surf),
+                                   cairo_image_surface_get_height(surf), cairo_image_surface_get_stride(surf), err);
     cairo_surface_destroy(surf);
-    if (st != CAIRO_STATUS_SUCCESS) return PC_ERRF(err, PC_EIO, "%s: cannot write PNG: %s", path, cairo_status_to_string(st));
-    return 0;
+    return rc;
 }

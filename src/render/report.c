@@ -99,14 +99,17 @@ cJSON *rv_series_rows(const chart *c) {
     return data;
 }
 
-/* Adds view.charts.<id> = {svg, title, png, data:[{label,value}]}; takes data. */
+/* Adds view.charts.<id> = {svg or png, title, data:[{label,value}]}; takes data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) {
     char pfx[32];
     snprintf(pfx, sizeof pfx, "c%d-", co->counter++);
     cJSON *ch = cJSON_AddObjectToObject(co->charts, id);
-    char *svg = chart_svg(c, pfx);
-    cJSON_AddStringToObject(ch, "svg", svg);
-    free(svg);
+    if (!co->dir) {
+        /* SVG for report.html; the Markdown and e-mail views use the PNGs only */
+        char *svg = chart_svg(c, pfx);
+        cJSON_AddStringToObject(ch, "svg", svg);
+        free(svg);
+    }
     cJSON_AddStringToObject(ch, "title", c->title ? c->title : "");
     cJSON_AddItemToObject(ch, "data", data);
     if (co->dir && co->rc == 0) {

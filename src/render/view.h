@@ -11,13 +11,14 @@
 
 typedef struct chart_out {
     cJSON *charts;     /* view.charts */
-    const char *dir;   /* where PNGs go (NULL: none) */
+    const char *dir;   /* where PNGs go; NULL: none, inline SVG instead */
     int counter;
     pc_err *err;
     int rc;
 } chart_out;
 
-/* Adds view.charts.<id> = {svg, title, png, data}; takes ownership of data. */
+/* Adds view.charts.<id> = {svg (dir NULL) or png (dir set), title, data};
+ * takes ownership of data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);
 cJSON *rv_series_rows(const chart *c);
 /* Rows {label, value} for a chart's data table, from parallel arrays. */

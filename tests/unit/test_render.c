@@ -1,8 +1,11 @@
 /* Templates, escaping and charts. */
 #include "test.h"
 #include "render/chart.h"
+#include "render/png.h"
 #include "render/tmpl.h"
 #include "util/sbuf.h"
+#include <cairo.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static char *render(const char *tmpl, const char *json, esc_mode m, int *rc) {
@@ -77,4 +80,58 @@ TEST(chart_svg_is_inline_safe) {
     CHECK(strstr(svg, "id=\"glyph") == NULL);      /* ids are prefixed */
     CHECK(strstr(svg, "id=\"t1-") != NULL);
     free(svg);
+}
+
+typedef struct png_src { const unsigned char *p; size_t n, at; } png_src;
+static cairo_status_t png_read(void *arg, unsigned char *d, unsigned int n) {
+    png_src *s = arg;
+    if (s->at + n > s->n) return CAIRO_STATUS_READ_ERROR;
+    memcpy(d, s->p + s->at, n);
+    s->at += n;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* The encoder against an independent decoder (libpng, through Cairo): every
+ * pixel of an image with gradients, noise and flat runs comes back exactly. */
+TEST(png_encoder_round_trips_through_libpng) {
+    enum { W = 301, H = 77, STRIDE = W * 4 + 12 };
+    unsigned char *px = calloc(H, STRIDE);
+    uint32_t seed = 12345;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            seed = seed * 1103515245u + 12345u;
+            uint32_t v = x < 100 ? (uint32_t)(x * 2) << 16 | (uint32_t)(y * 3) << 8 | (uint32_t)(x ^ y)
+                         : x < 200 ? 0x00FFFFFFu : (seed >> 8) & 0xFFFFFFu;
+            ((uint32_t *)(void *)(px + (size_t)y * STRIDE))[x] = 0xFF000000u | v; /* alpha is ignored */
+        }
+    size_t n = 0;
+    unsigned char *png = png_encode_rgb24(px, W, H, STRIDE, &n);
+    CHECK(png != NULL);
+    CHECK(n > 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+    png_src src = {png, n, 0};
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(png_read, &src);
+    CHECK_EQ_I(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    CHECK_EQ_I(src.at, n); /* the decoder read the whole file: IEND last */
+    CHECK_EQ_I(cairo_image_surface_get_width(s), W);
+    CHECK_EQ_I(cairo_image_surface_get_height(s), H);
+    const unsigned char *d = cairo_image_surface_get_data(s);
+    int ds = cairo_image_surface_get_stride(s), bad = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint32_t a = ((const uint32_t *)(const void *)(px + (size_t)y * STRIDE))[x] & 0xFFFFFFu;
+            uint32_t b = ((const uint32_t *)(const void *)(d + (size_t)y * (size_t)ds))[x] & 0xFFFFFFu;
+            bad += a != b;
+        }
+    CHECK_EQ_I(bad, 0);
+    cairo_surface_destroy(s);
+    /* one flipped byte in the compressed data is caught by the CRC */
+    png[60] ^= 0x40;
+    src = (png_src){png, n, 0};
+    s = cairo_image_surface_create_from_png_stream(png_read, &src);
+    CHECK(cairo_surface_status(s) != CAIRO_STATUS_SUCCESS);
+    cairo_surface_destroy(s);
+    free(png);
+    CHECK(png_encode_rgb24(px, 0, H, STRIDE, &n) == NULL);
+    CHECK(png_encode_rgb24(px, W, H, W, &n) == NULL); /* stride shorter than a row */
+    free(px);
 }

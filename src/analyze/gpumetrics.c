@@ -7,65 +7,122 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct vpt { int64_t t; float v; int32_t start; } vpt; /* 16 bytes */
-static int cmp_vpt(const void *a, const void *b) {
-    const vpt *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return y->start - x->start; /* starts before ends at equal times, as the plugin sorts */
+/* Kernels that have started and not yet ended, by end time (then by order
+ * of start, so that equal ends leave in the order the kernels came). */
+typedef struct running { int64_t end; size_t seq; double v; } running;
+static int run_before(const running *a, const running *b) {
+    return a->end != b->end ? a->end < b->end : a->seq < b->seq;
+}
+static void run_push(running **h, size_t *n, size_t *cap, running x) {
+    running *v = VEC_PUSH(*h, *n, *cap);
+    size_t i = (size_t)(v - *h);
+    while (i > 0 && run_before(&x, &(*h)[(i - 1) / 2])) {
+        (*h)[i] = (*h)[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    (*h)[i] = x;
+}
+static running run_pop(running *h, size_t *n) {
+    running top = h[0], x = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && run_before(&h[c + 1], &h[c])) c++;
+        if (!run_before(&h[c], &x)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = x;
+    return top;
 }
 
-void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t gs, int64_t ge, gm_result *r) {
+/* SM efficiency, as the TensorBoard plugin computes it: each kernel adds its
+ * blocks per SM over [start, end); the sum, capped at 1, weighted by time.
+ * A sweep over starts (gpu[] is sorted by start) and ends (a heap of the
+ * kernels running): at each time where something starts or ends, the range
+ * since the last such time gets the current sum; starts go before ends at
+ * equal times, as the plugin sorts them. */
+typedef struct sm_sweep {
+    running *h; size_t nh, caph;
+    size_t seq;
+    int started;
+    int64_t last_t;
+    double val, weighted;
+    int64_t ss, se;
+    gm_result *r; size_t capr; /* ranges kept when r->sm_start is wanted */
+    int keep;
+} sm_sweep;
+
+static void sm_point(sm_sweep *w, int64_t t, double dv) {
+    if (!w->started) {
+        w->started = 1;
+        w->last_t = t;
+        w->val = dv;
+        return;
+    }
+    if (t > w->last_t && w->val > 1e-12) {
+        double v = w->val < 1.0 ? w->val : 1.0;
+        if (w->keep) {
+            gm_result *r = w->r;
+            if (r->nsm == w->capr) {
+                w->capr = w->capr ? 2 * w->capr : 1024;
+                r->sm_start = spill_realloc(r->sm_start, w->capr * sizeof *r->sm_start);
+                r->sm_end = spill_realloc(r->sm_end, w->capr * sizeof *r->sm_end);
+                r->sm_value = spill_realloc(r->sm_value, w->capr * sizeof *r->sm_value);
+            }
+            r->sm_start[r->nsm] = w->last_t;
+            r->sm_end[r->nsm] = t;
+            r->sm_value[r->nsm++] = v;
+        }
+        int64_t a = w->last_t > w->ss ? w->last_t : w->ss, b = t < w->se ? t : w->se;
+        if (b > a) w->weighted += v * (double)(b - a);
+    }
+    w->last_t = t;
+    w->val += dv;
+}
+
+/* the kernels that end before t leave */
+static void sm_ends(sm_sweep *w, int64_t t) {
+    while (w->nh && w->h[0].end < t) {
+        running x = run_pop(w->h, &w->nh);
+        sm_point(w, x.end, -x.v);
+    }
+}
+
+void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t gs, int64_t ge, int sm_ranges,
+                gm_result *r) {
     memset(r, 0, sizeof *r);
     r->sm_eff = -1;
     r->occupancy = -1;
-    size_t n = 0, cap = 0, np = 0, capp = 0;
+    size_t n = 0, cap = 0;
     ivl *k = NULL;
-    vpt *pts = NULL;
+    sm_sweep w = {.ss = ss, .se = se, .r = r, .keep = sm_ranges};
     double occ_w = 0, occ_t = 0;
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
         if (g->kind != GPU_KERNEL || g->device != device) continue;
         /* gpu[] is sorted by start: merge busy ranges as they come */
         ivl_append_sorted(&k, &n, &cap, g->ts, g->ts + g->dur);
-        ivl xs = {g->ts, g->ts + g->dur}, *x = &xs;
         if (g->blocks_per_sm > 0) {
-            *SPILL_PUSH(pts, np, capp) = (vpt){g->ts, g->blocks_per_sm, 1};
-            *SPILL_PUSH(pts, np, capp) = (vpt){g->ts + g->dur, g->blocks_per_sm, 0};
+            sm_ends(&w, g->ts);
+            sm_point(&w, g->ts, (double)g->blocks_per_sm);
+            run_push(&w.h, &w.nh, &w.caph, (running){g->ts + g->dur, w.seq++, (double)g->blocks_per_sm});
         }
         if (g->occupancy >= 0) {
-            int64_t a = g->ts > ss ? g->ts : ss, b = x->e < se ? x->e : se;
+            int64_t a = g->ts > ss ? g->ts : ss, b = g->ts + g->dur < se ? g->ts + g->dur : se;
             if (b > a) occ_w += (double)g->occupancy * (double)(b - a), occ_t += (double)(b - a);
         }
     }
+    while (w.nh) {
+        running x = run_pop(w.h, &w.nh);
+        sm_point(&w, x.end, -x.v);
+    }
+    free(w.h);
     r->busy_ns = ivl_clip_sum(k, n, ss, se);
     r->util = se > ss ? (double)r->busy_ns / (double)(se - ss) : 0;
     if (occ_t > 0) r->occupancy = occ_w / occ_t;
-    /* SM efficiency: merge ranges with value (sum of overlapping, capped at 1) */
-    if (np) {
-        spill_sort(pts, np, sizeof *pts, cmp_vpt);
-        size_t cr = 0;
-        r->sm_start = spill_alloc(np * sizeof *r->sm_start);
-        r->sm_end = spill_alloc(np * sizeof *r->sm_end);
-        r->sm_value = spill_alloc(np * sizeof *r->sm_value);
-        int64_t last_t = pts[0].t;
-        double val = (double)pts[0].v, weighted = 0;
-        for (size_t i = 1; i < np; i++) {
-            if (pts[i].t > last_t && val > 1e-12) {
-                double v = val < 1.0 ? val : 1.0;
-                r->sm_start[cr] = last_t;
-                r->sm_end[cr] = pts[i].t;
-                r->sm_value[cr] = v;
-                cr++;
-                int64_t a = last_t > ss ? last_t : ss, b = pts[i].t < se ? pts[i].t : se;
-                if (b > a) weighted += v * (double)(b - a);
-            }
-            last_t = pts[i].t;
-            val += pts[i].start ? (double)pts[i].v : -(double)pts[i].v;
-        }
-        r->nsm = cr;
-        r->sm_eff = se > ss ? weighted / (double)(se - ss) : 0;
-    }
-    spill_free(pts);
+    if (w.started) r->sm_eff = se > ss ? w.weighted / (double)(se - ss) : 0;
     /* timeline buckets: 10^k µs, at most 100 */
     if (ge > gs) {
         double range_us = (double)(ge - gs) / 1000.0;
@@ -137,7 +194,7 @@ void an_gpu_metrics(const an_ctx *c, cJSON *s) {
             if (ids[b] < ids[a]) { int x = ids[a]; ids[a] = ids[b]; ids[b] = x; }
     for (int q = 0; q < nid; q++) {
         gm_result r;
-        gm_compute(t, ids[q], ss, se, gs, ge, &r);
+        gm_compute(t, ids[q], ss, se, gs, ge, 0, &r);
         cJSON *d = cJSON_CreateObject();
         sj_int(d, "device", ids[q]);
         sj_int(d, "busy_ns", r.busy_ns);

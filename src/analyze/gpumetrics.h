@@ -29,13 +29,14 @@ typedef struct gm_result {
     size_t nbuckets;
     int64_t *bucket_start;    /* [nbuckets + 1]: starts, then the end */
     double *bucket_util;      /* [nbuckets] 0..1 */
-    size_t nsm;               /* SM efficiency ranges (the plugin's timeline) */
+    size_t nsm;               /* SM efficiency ranges (the plugin's timeline), if asked for */
     int64_t *sm_start, *sm_end;
     double *sm_value;
 } gm_result;
 
-/* Computes the metrics of one device. Caller frees with gm_free. */
+/* Computes the metrics of one device; the SM efficiency ranges only when
+ * sm_ranges (memory in proportion to the kernels). Caller frees with gm_free. */
 void gm_compute(const pc_trace *t, int device, int64_t steps_start, int64_t steps_end, int64_t global_start,
-                int64_t global_end, gm_result *r);
+                int64_t global_end, int sm_ranges, gm_result *r);
 void gm_free(gm_result *r);
 #endif

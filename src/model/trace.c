@@ -171,17 +171,24 @@ static size_t suffix_after(const char *x, size_t n, size_t es, const void *pivot
  * vector, in place: t's grows, then both are merged from the back, so no
  * element is written before it was read; runs move as blocks. On ties t's
  * elements (earlier in the file) come first. Unsorted inputs are appended. */
+enum { RELEASE_STEP = 1 << 20 };
 static void merge_into(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es,
                        int (*cmp)(const void *, const void *), int merge) {
     spill_vec_reserve(arr, cap, *n + cnt, es);
     char *a = *arr;
     const char *b = src;
-    size_t i = *n, j = cnt, k = *n + cnt;
+    size_t i = *n, j = cnt, k = *n + cnt, kept = cnt * es;
     while (merge && i > 0 && j > 0) {
         /* src's elements not before a's last go last (on ties src's go after) */
         size_t r = suffix_after(b, j, es, a + (i - 1) * es, 0, cmp);
         k -= r, j -= r;
         memcpy(a + k * es, b + j * es, r * es);
+        /* src's pages behind the merge are not read again: hand them back
+         * as a's tail fills, so the merge needs no memory of its own */
+        if (kept - j * es >= RELEASE_STEP) {
+            spill_release((char *)src + j * es, kept - j * es);
+            kept = j * es;
+        }
         if (!j) break;
         /* then a's elements after src's (new) last: at least one */
         r = suffix_after(a, i, es, b + (j - 1) * es, 1, cmp);
@@ -295,4 +302,8 @@ void pc_trace_finish(pc_trace *t) {
 size_t pc_trace_bytes(const pc_trace *t) {
     return t->cap_cpu * sizeof *t->cpu + t->cap_gpu * sizeof *t->gpu + t->cap_mem * sizeof *t->mem +
            t->cap_ctr * sizeof *t->ctr + t->strs.arena.used_total + t->strs.nslots * 8 + t->strs.cap * 12;
+}
+
+size_t pc_trace_event_bytes(const pc_trace *t) {
+    return t->ncpu * sizeof *t->cpu + t->ngpu * sizeof *t->gpu + t->nmem * sizeof *t->mem + t->nctr * sizeof *t->ctr;
 }

@@ -130,6 +130,7 @@ typedef struct pc_load_stats {
     uint64_t bytes;          /* bytes of JSON parsed (decompressed) */
     uint64_t file_bytes;     /* bytes of the file on disk */
     int parts;               /* parts of the file read in parallel whose results were used (1 = serial) */
+    uint64_t forecast;       /* the run's peak memory forecast while loading, bytes (0: none made) */
 } pc_load_stats;
 
 typedef struct pc_trace {
@@ -181,4 +182,6 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s);
 void pc_trace_finish(pc_trace *t);
 /* Approximate bytes held by the trace, for --verbose and the benchmark. */
 size_t pc_trace_bytes(const pc_trace *t);
+/* Bytes of the events held (counts times record sizes; no spare capacity). */
+size_t pc_trace_event_bytes(const pc_trace *t);
 #endif

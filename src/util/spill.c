@@ -18,6 +18,7 @@ static block *blocks;
 static size_t nblocks, capblocks, total;
 static size_t anon_big; /* bytes of big blocks handed out from malloc */
 static int watching;   /* the watcher thread runs */
+static int in_memory;  /* a forecast said everything fits: no file blocks while it holds */
 static int no_files;   /* no temporary file could be made: malloc from now on */
 
 static int tmp_file(void) {
@@ -54,11 +55,16 @@ static block *find(const void *p) {
     return NULL;
 }
 
-static long budget_mib(void) {
+/* The ceiling on resident memory, in bytes (PERFCARD_MEM_MIB, default 128). */
+static size_t ceiling(void) {
     const char *e = getenv("PERFCARD_MEM_MIB");
-    return e && atol(e) > 0 ? atol(e) : 80;
+    return (size_t)(e && atol(e) > 0 ? atol(e) : 128) << 20;
 }
-static long budget_pages(void) { return budget_mib() * (1048576 / sysconf(_SC_PAGESIZE)); }
+/* Trimming starts at 5/8 of it: what the threads touch between two looks of
+ * the watcher (bursts of ~10 MB/ms of page faults) stays under the ceiling. */
+static long trim_pages(void) { return (long)(ceiling() / 8 * 5 / (size_t)sysconf(_SC_PAGESIZE)); }
+/* A forecast within 7/8 of the ceiling keeps big blocks in ordinary memory. */
+static size_t forecast_limit(void) { return ceiling() / 8 * 7; }
 
 /* Resident pages of this process, from /proc/self/statm; -1 if unknown. */
 static long resident(int fd) {
@@ -72,19 +78,21 @@ static long resident(int fd) {
 
 static void *watcher(void *arg) {
     (void)arg;
-    long budget = budget_pages();
     int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     struct timespec tick = {0, 1000 * 1000};
     for (;;) {
         nanosleep(&tick, NULL);
         long res = fd >= 0 ? resident(fd) : -1;
+        long trim = trim_pages(), limit = (long)(forecast_limit() / (size_t)sysconf(_SC_PAGESIZE));
         pthread_mutex_lock(&mu);
-        if (!nblocks) {
+        if (!nblocks && !in_memory) {
             watching = 0;
             pthread_mutex_unlock(&mu);
             break;
         }
-        if (res < 0 || res > budget)
+        /* the forecast was wrong: big blocks go to files from now on */
+        if (in_memory && (res < 0 || res > limit)) in_memory = 0;
+        if (res < 0 || res > trim)
             for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
         pthread_mutex_unlock(&mu);
     }
@@ -92,14 +100,33 @@ static void *watcher(void *arg) {
     return NULL;
 }
 
+/* Starts the watcher if it is not running; called with mu held. */
+static void watch(void) {
+    if (watching) return;
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    watching = pthread_create(&th, &at, watcher, NULL) == 0;
+    pthread_attr_destroy(&at);
+}
+
+void spill_forecast(size_t peak) {
+    pthread_mutex_lock(&mu);
+    in_memory = peak > 0 && peak <= forecast_limit();
+    if (in_memory) watch();
+    pthread_mutex_unlock(&mu);
+}
+
 /* A new file block of at least n bytes, or NULL (then malloc is used):
- * big blocks stay in ordinary memory while they total at most a quarter of the
- * budget, so small and middling traces never touch the disk. */
+ * big blocks stay in ordinary memory while a forecast says they fit, else
+ * while they total at most 5/32 of the ceiling (a quarter of the trimming
+ * threshold), so small traces never touch the disk. */
 static void *file_block(size_t n) {
-    size_t anon_limit = (size_t)budget_mib() << 18;
+    size_t anon_limit = ceiling() / 32 * 5;
     pthread_mutex_lock(&mu);
     int off = no_files;
-    if (!off && anon_big + n <= anon_limit) {
+    if (!off && (in_memory || anon_big + n <= anon_limit)) {
         anon_big += n;
         off = 1;
     }
@@ -121,14 +148,7 @@ static void *file_block(size_t n) {
     b->len = len;
     b->fd = fd;
     total += len;
-    if (!watching) {
-        pthread_t th;
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        watching = pthread_create(&th, &at, watcher, NULL) == 0;
-        pthread_attr_destroy(&at);
-    }
+    watch();
     pthread_mutex_unlock(&mu);
     return p;
 }
@@ -159,21 +179,28 @@ void *spill_realloc(void *p, size_t n) {
     block *b = find(p);
     if (b) {
         size_t len = round_len(n);
-        if (len > b->len) {
-            void *q = MAP_FAILED;
-            if (grow_file(b->fd, b->len, len) == 0) q = mremap(b->p, b->len, len, MREMAP_MAYMOVE);
-            if (q == MAP_FAILED) {
-                pthread_mutex_unlock(&mu);
-                fprintf(stderr, "perfcard: cannot grow a temporary file to %zu bytes\n", len);
-                abort();
-            }
-            total += len - b->len;
-            b->p = q;
-            b->len = len;
+        if (len <= b->len) {
+            pthread_mutex_unlock(&mu);
+            return p;
         }
-        void *r = b->p;
+        /* out of the list while it grows (slow system calls): the watcher
+         * must neither wait for it nor trim an address mremap gave up */
+        block x = *b;
+        *b = blocks[--nblocks];
         pthread_mutex_unlock(&mu);
-        return r;
+        void *q = MAP_FAILED;
+        if (grow_file(x.fd, x.len, len) == 0) q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED) {
+            fprintf(stderr, "perfcard: cannot grow a temporary file to %zu bytes\n", len);
+            abort();
+        }
+        pthread_mutex_lock(&mu);
+        total += len - x.len;
+        x.p = q;
+        x.len = len;
+        *VEC_PUSH(blocks, nblocks, capblocks) = x;
+        pthread_mutex_unlock(&mu);
+        return q;
     }
     size_t old = malloc_usable_size(p);
     if (old >= SPILL_MIN) anon_big -= old < anon_big ? old : anon_big;
@@ -194,11 +221,13 @@ void spill_free(void *p) {
     pthread_mutex_lock(&mu);
     block *b = find(p);
     if (b) {
-        munmap(b->p, b->len);
-        close(b->fd);
-        total -= b->len;
+        block x = *b;
+        total -= x.len;
         *b = blocks[--nblocks];
         pthread_mutex_unlock(&mu);
+        /* unmapping and closing free the file's pages: slow, so unlocked */
+        munmap(x.p, x.len);
+        close(x.fd);
         return;
     }
     size_t sz = malloc_usable_size(p);
@@ -212,6 +241,12 @@ void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
     size_t c = vec_grown(*cap, need);
     *arr = spill_realloc(*arr, c * es);
     *cap = c;
+}
+
+void spill_release(void *p, size_t n) {
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + pg - 1) & ~(pg - 1),
+              e = ((uintptr_t)p + n) & ~(pg - 1);
+    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 size_t spill_bytes(void) {

@@ -7,12 +7,20 @@
  * /var/tmp; smaller blocks, and every block when no such file can be made,
  * come from malloc. Contents start zeroed (spill_alloc too).
  *
- * A watcher thread reads the process's resident size every millisecond; above the
- * budget (PERFCARD_MEM_MIB, default 80) it unmaps every page of every block
- * (MADV_DONTNEED: the data stays in the file and the page cache, and the
- * next access maps it back). So resident memory stays near the working set
- * however large the trace, and under memory pressure the kernel writes the
- * pages to the file and evicts them instead of running out of memory.
+ * A watcher thread reads the process's resident size every millisecond; above
+ * 5/8 of the ceiling (PERFCARD_MEM_MIB, default 128) it unmaps every page of
+ * every block (MADV_DONTNEED: the data stays in the file and the page cache,
+ * and the next access maps it back). So resident memory stays near the
+ * working set however large the trace, and under memory pressure the kernel
+ * writes the pages to the file and evicts them instead of running out of
+ * memory.
+ *
+ * Files cost page faults through the file system. A caller that can tell the
+ * run's peak early (the loader, from the events per byte of the first
+ * megabytes) says so with spill_forecast: when it is within 7/8 of the
+ * ceiling, big blocks stay in ordinary memory, and the watcher checks the
+ * forecast: should resident memory pass 7/8 of the ceiling all the same, new
+ * big blocks go to files from then on.
  *
  * Thread-safe. spill_free and spill_realloc accept pointers from malloc too.
  */
@@ -37,6 +45,12 @@ void spill_sort(void *base, size_t n, size_t es, int (*cmp)(const void *, const 
 /* The same for a block from spill_alloc/realloc (or malloc): returns the
  * sorted array, which may be a new block (then base was freed). */
 void *spill_sorted(void *base, size_t n, size_t es, int (*cmp)(const void *, const void *));
+/* The expected peak resident memory of the whole run, in bytes; 0 withdraws
+ * a forecast. */
+void spill_forecast(size_t peak_bytes);
+/* Hands back the memory of the whole pages inside [p, p + n) of a block
+ * whose contents there will not be read again (they become undefined). */
+void spill_release(void *p, size_t n);
 /* Bytes of file blocks now allocated, and the most ever (for --verbose). */
 size_t spill_bytes(void);
 #endif

@@ -131,7 +131,7 @@ TEST(realdata_gpu_metrics_match_tensorboard_plugin) {
     for (size_t i = 0; i < t->ncpu; i++)
         if (!strcmp(strtab_get(&t->strs, t->cpu[i].name), "ProfilerStep#2")) ss = t->cpu[i].ts, se = ss + t->cpu[i].dur;
     CHECK(se > ss && t->prof_end > t->prof_start);
-    gm_compute(t, 0, ss, se, t->prof_start, t->prof_end, &r);
+    gm_compute(t, 0, ss, se, t->prof_start, t->prof_end, 1, &r);
     /* utilization buckets: expected[2..] are the buckets, then the end point (value 0) */
     CHECK_EQ_I(r.nbuckets, nu - 3);
     for (size_t b = 0; b < r.nbuckets; b++) {

@@ -3,6 +3,9 @@
 #include "test.h"
 #include "model/trace.h"
 #include "util/spill.h"
+#include "load/load.h"
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,7 +117,7 @@ TEST(trace_absorb_merges_sorted_parts_stably) {
     static const int64_t shift[4] = {0, -10000000, 10000000, 2500};
     for (int layout = 0; layout < 4; layout++) {
         pc_trace *t = pc_trace_new(), *s = pc_trace_new();
-        size_t nt = 20000, ns = 15000, k = 0;
+        size_t nt = 30000, ns = 40000, k = 0; /* s over 1 MiB: its pages are handed back as it merges */
         pc_cpu_event *ref = malloc((nt + ns) * sizeof *ref);
         srand(100 + layout);
         for (int side = 0; side < 2; side++) {
@@ -147,4 +150,124 @@ TEST(trace_absorb_merges_sorted_parts_stably) {
         pc_trace_free(t);
         free(ref);
     }
+}
+
+/* PERFCARD_MEM_MIB for the length of a test */
+typedef struct env_save { char *old; } env_save;
+static env_save ceiling_set(const char *mib) {
+    const char *o = getenv("PERFCARD_MEM_MIB");
+    env_save s = {o ? strdup(o) : NULL};
+    setenv("PERFCARD_MEM_MIB", mib, 1);
+    return s;
+}
+static void ceiling_restore(env_save s) {
+    if (s.old) setenv("PERFCARD_MEM_MIB", s.old, 1);
+    else unsetenv("PERFCARD_MEM_MIB");
+    free(s.old);
+    spill_forecast(0);
+}
+
+/* Resident MiB of this process now (the tests run in one process, with or
+ * without sanitizers: ceilings are set above what it already holds). */
+static long resident_mib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &res) != 2) res = 0;
+        fclose(f);
+    }
+    return res * sysconf(_SC_PAGESIZE) >> 20;
+}
+
+/* A forecast within 7/8 of the ceiling keeps big blocks out of files (here
+ * 1.5 times what goes to memory without one); none, or one over 7/8, leaves
+ * them to files past 5/32 of the ceiling. */
+TEST(spill_forecast_keeps_blocks_in_memory_when_they_fit) {
+    long ceil_mib = resident_mib() + 200;
+    char mib[32];
+    snprintf(mib, sizeof mib, "%ld", ceil_mib);
+    env_save sv = ceiling_set(mib);
+    size_t half = ((size_t)ceil_mib << 20) / 32 * 5 / 2, base = spill_bytes();
+    spill_forecast((size_t)(ceil_mib / 2) << 20);
+    void *a = spill_alloc(half), *b = spill_alloc(half), *c = spill_alloc(half);
+    CHECK_EQ_I(spill_bytes(), base);
+    spill_forecast((size_t)ceil_mib << 20); /* over 7/8: files again */
+    void *d = spill_alloc(half);
+    CHECK_MSG(spill_bytes() >= base + half, "%zu bytes in files", spill_bytes() - base);
+    spill_free(d);
+    spill_forecast(0);
+    d = spill_alloc(half);
+    CHECK(spill_bytes() >= base + half);
+    spill_free(a), spill_free(b), spill_free(c), spill_free(d);
+    CHECK_EQ_I(spill_bytes(), base);
+    ceiling_restore(sv);
+}
+
+/* The watcher checks a forecast: resident memory over 7/8 of the ceiling
+ * sends new big blocks to files although the forecast said they fit. */
+TEST(spill_forecast_that_proves_wrong_is_dropped) {
+    env_save sv = ceiling_set("8"); /* limit 7 MiB: this process is above it */
+    size_t base = spill_bytes();
+    char *touch = malloc((size_t)16 << 20);
+    memset(touch, 1, (size_t)16 << 20);
+    spill_forecast(1);
+    void *a = NULL;
+    for (int i = 0; i < 200 && !a; i++) { /* the watcher looks every millisecond */
+        struct timespec pause = {0, 2 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        void *p = spill_alloc((size_t)2 << 20);
+        if (spill_bytes() > base) a = p;
+        else spill_free(p);
+    }
+    CHECK_MSG(a != NULL, "no block went to a file within 400 ms");
+    spill_free(a);
+    free(touch);
+    ceiling_restore(sv);
+}
+
+/* spill_release hands back whole pages only: bytes around them stay. */
+TEST(spill_release_keeps_partial_pages) {
+    size_t n = (size_t)3 << 20;
+    unsigned char *p = spill_alloc(n);
+    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(i * 7 + 1);
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t from = 100, to = ((size_t)2 << 20) + 50;
+    spill_release(p + from, to - from);
+    size_t first = ((uintptr_t)(p + from) + (size_t)pg - 1) / (size_t)pg * (size_t)pg - (uintptr_t)p;
+    size_t last = ((uintptr_t)(p + to)) / (size_t)pg * (size_t)pg - (uintptr_t)p;
+    int bad = 0;
+    for (size_t i = 0; i < first; i++) bad += p[i] != (unsigned char)(i * 7 + 1);
+    for (size_t i = last; i < n; i++) bad += p[i] != (unsigned char)(i * 7 + 1);
+    CHECK_EQ_I(bad, 0);
+    spill_free(p);
+}
+
+/* The loader forecasts from its first 8 MiB (of every part): a uniform
+ * 20 MB trace of N operators gives 12 MiB + 1.25 x N x 64 bytes, read
+ * serially or in two parts. */
+TEST(loader_forecast_from_the_first_megabytes) {
+    char *path = tmp_path("forecast.json");
+    FILE *f = fopen(path, "wb");
+    CHECK(f);
+    fputs("{\"traceEvents\": [\n", f);
+    size_t events = 0;
+    for (long i = 0; ftell(f) < 20L << 20; i++, events++)
+        fprintf(f, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": %08ld.500, \"dur\": 1.000, "
+                   "\"args\": {\"External id\": %08ld, \"Sequence number\": %08ld, \"Fwd thread id\": 0}},\n", 1000 + i * 2, i + 1, i);
+    fputs("  {\"ph\": \"M\", \"name\": \"end\", \"pid\": 1, \"tid\": 1}\n]}\n", f);
+    fclose(f);
+    double expect = 12.0 * 1048576 + 1.25 * (double)events * (double)sizeof(pc_cpu_event);
+    for (int threads = 1; threads <= 2; threads++) {
+        pc_load_opts lo = {.threads = threads, .split_min = 1};
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        CHECK_MSG(pc_load(path, &lo, &t, &err) == 0, "%s", err.msg);
+        CHECK_EQ_I(t->ncpu, events);
+        CHECK_EQ_I(t->stats.parts, threads);
+        double got = (double)t->stats.forecast;
+        CHECK_MSG(got > expect * 0.99 && got < expect * 1.01, "%d thread(s): forecast %.0f, expected %.0f", threads, got, expect);
+        pc_trace_free(t);
+        spill_forecast(0);
+    }
+    free(path);
 }

@@ -82,9 +82,9 @@ static void sm_point(sm_sweep *w, int64_t t, double dv) {
     w->val += dv;
 }
 
-/* the kernels that end before t leave */
-static void sm_ends(sm_sweep *w, int64_t t) {
-    while (w->nh && w->h[0].end < t) {
+/* the kernels that end before t leave (all of them when `all`) */
+static void sm_ends(sm_sweep *w, int64_t t, int all) {
+    while (w->nh && (all || w->h[0].end < t)) {
         running x = run_pop(w->h, &w->nh);
         sm_point(w, x.end, -x.v);
     }
@@ -105,7 +105,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
         /* gpu[] is sorted by start: merge busy ranges as they come */
         ivl_append_sorted(&k, &n, &cap, g->ts, g->ts + g->dur);
         if (g->blocks_per_sm > 0) {
-            sm_ends(&w, g->ts);
+            sm_ends(&w, g->ts, 0);
             sm_point(&w, g->ts, (double)g->blocks_per_sm);
             run_push(&w.h, &w.nh, &w.caph, (running){g->ts + g->dur, w.seq++, (double)g->blocks_per_sm});
         }
@@ -114,10 +114,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
             if (b > a) occ_w += (double)g->occupancy * (double)(b - a), occ_t += (double)(b - a);
         }
     }
-    while (w.nh) {
-        running x = run_pop(w.h, &w.nh);
-        sm_point(&w, x.end, -x.v);
-    }
+    sm_ends(&w, 0, 1);
     free(w.h);
     r->busy_ns = ivl_clip_sum(k, n, ss, se);
     r->util = se > ss ? (double)r->busy_ns / (double)(se - ss) : 0;

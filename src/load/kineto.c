@@ -139,10 +139,9 @@ static int refill_map(reader *r, pc_err *err) {
     r->len = left < r->cap ? (size_t)left : r->cap;
     r->buf = (char *)r->map + r->base; /* read only: the parser never writes to the window */
     if (r->len == left) r->eof = 1;
-    uint64_t page = 4096, upto = r->base / page * page;
+    uint64_t upto = r->base & ~(uint64_t)4095;
     if (upto >= r->dropped + ((uint64_t)8 << 20)) {
-        uint64_t from = r->dropped / page * page;
-        madvise((char *)r->map + from, upto - from, MADV_DONTNEED);
+        spill_release((char *)r->map + r->dropped, upto - r->dropped);
         r->dropped = upto;
     }
     show_progress(r, 0);

@@ -167,11 +167,12 @@ static size_t suffix_after(const char *x, size_t n, size_t es, const void *pivot
 #undef AFTER
 }
 
+enum { RELEASE_STEP = 1 << 20 }; /* merged bytes of src handed back at a time */
+
 /* t's vector *arr (n elements, sorted) and src's (cnt, sorted) as one sorted
  * vector, in place: t's grows, then both are merged from the back, so no
  * element is written before it was read; runs move as blocks. On ties t's
  * elements (earlier in the file) come first. Unsorted inputs are appended. */
-enum { RELEASE_STEP = 1 << 20 };
 static void merge_into(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es,
                        int (*cmp)(const void *, const void *), int merge) {
     spill_vec_reserve(arr, cap, *n + cnt, es);

@@ -6,6 +6,8 @@ export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 run() { "$@" 2>&1 | tee -a "$log" | grep -v '^PASS' ; }
+echo "== set-up script against fake apt-get/dpkg-query/npm"
+run sh tests/setup/test_setup.sh
 echo "== unit tests"
 run ./build/perfcard-tests
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"

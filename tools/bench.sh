@@ -3,7 +3,7 @@
 # Kineto traces (made by build/gentrace), beside Python's json.load and zcat.
 # Sizes in MB can be set with BENCH_SIZES (default "100 200 400 800"); the
 # comparisons with json.load and zcat use BENCH_REF (default 400).
-set -e
+set -eu
 cd "$(dirname "$0")/.."
 D=build/bench
 mkdir -p "$D"

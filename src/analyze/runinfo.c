@@ -64,6 +64,12 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->strs.utf8_repaired) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%zu names in the input were not valid UTF-8; their invalid bytes are shown as U+FFFD",
+                 t->strs.utf8_repaired);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     sj_bool(ri, "truncated", t->truncated);
     if (t->truncated) sj_int(ri, "truncated_at_byte", (int64_t)t->truncated_at);
 }

@@ -47,11 +47,13 @@ static cJSON *load_run(const char *path, const pc_analyze_opts *an, int *exit_co
     pc_err err = {0};
     if (is_summary(path)) {
         cJSON *s;
-        if (pc_summary_read(path, &s, &err)) {
-            fprintf(stderr, "perfcard: %s: %s\n", path, err.msg);
+        char note[1024];
+        if (pc_summary_read(path, &s, note, sizeof note, &err)) {
+            cli_error(path, &err);
             *exit_code = EXIT_INPUT;
             return NULL;
         }
+        if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
         return s;
     }
     pc_trace *t = NULL;

@@ -120,10 +120,12 @@ static int is_summary_file(const char *path) {
 static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
     pc_err err = {0};
     if (is_summary_file(path)) {
-        if (pc_summary_read(path, summary, &err)) {
+        char note[1024];
+        if (pc_summary_read(path, summary, note, sizeof note, &err)) {
             cli_error(path, &err);
             return EXIT_INPUT;
         }
+        if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
         return cJSON_IsTrue(sj_get(*summary, "run.truncated")) ? EXIT_TRUNCATED : EXIT_OK;
     }
     pc_trace *t = NULL;

@@ -206,6 +206,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     /* string ids of s, as ids of t, given to s's elements before they move */
     uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
     for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
+    t->strs.utf8_repaired += s->strs.utf8_repaired;
 #define MAP(x) ((x) = map[(x)])
     pc_cpu_event *c = s->cpu;
     for (size_t i = 0; i < s->ncpu; i++) {

@@ -136,7 +136,8 @@ static void format_tables(cJSON *v, int rows) {
 
 static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(diff, 1);
-    cJSON *view = cJSON_AddObjectToObject(v, "view");
+    while (cJSON_GetObjectItemCaseSensitive(v, "view")) cJSON_DeleteItemFromObjectCaseSensitive(v, "view");
+    cJSON *view = cJSON_AddObjectToObject(v, "view"); /* only what this renderer makes */
     cJSON_AddStringToObject(view, "version", PC_VERSION);
     chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
     format_figures(v);

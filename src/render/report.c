@@ -2,6 +2,7 @@
  * bounded tables) and the files made from it. */
 #include "report.h"
 #include "view.h"
+#include <ctype.h>
 #include "chart.h"
 #include "tmpl.h"
 #include "../summary/summary.h"
@@ -430,7 +431,8 @@ static void rank_charts(chart_out *co, cJSON *v) {
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
-    cJSON *view = cJSON_AddObjectToObject(v, "view");
+    while (cJSON_GetObjectItemCaseSensitive(v, "view")) cJSON_DeleteItemFromObjectCaseSensitive(v, "view");
+    cJSON *view = cJSON_AddObjectToObject(v, "view"); /* only what this renderer makes */
     cJSON_AddStringToObject(view, "version", PC_VERSION);
     chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
     kernel_charts(&co, v, rows);
@@ -588,6 +590,17 @@ static void header_value(sbuf *b, const char *v) {
     sbuf_free(&clean);
 }
 
+/* a chart file this run wrote: "charts/" [a-z0-9_]+ ".png", nothing else is ever opened */
+static int own_chart_file(const char *p) {
+    if (strncmp(p, "charts/", 7)) return 0;
+    p += 7;
+    size_t n = strlen(p);
+    if (n < 5 || strcmp(p + n - 4, ".png")) return 0;
+    for (size_t i = 0; i + 4 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_')) return 0;
+    return 1;
+}
+
 static int write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
     sbuf html = {0};
     int rc = rv_render_text("email.html", o, view, ESC_HTML, &html, err);
@@ -606,7 +619,14 @@ static int write_email(const cJSON *view, const pc_report_opts *o, const char *m
     else {
         sbuf sb = {0};
         fmt_dur(&sb, sj_getnum(view, "steps.median_ns", 0));
-        snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", sj_getstr(view, "run.input", ""),
+        /* the input's file name, as plain word characters: the value may come from someone else's summary */
+        const char *in = sj_getstr(view, "run.input", ""), *slash = strrchr(in, '/');
+        char base[80];
+        size_t k = 0;
+        for (const char *p = slash ? slash + 1 : in; *p && k + 1 < sizeof base; p++)
+            base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
+        base[k] = 0;
+        snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
                  sb.data ? sb.data : "", (int)sj_getnum(view, "suggestions.count", 0));
         sbuf_free(&sb);
     }
@@ -623,7 +643,7 @@ static int write_email(const cJSON *view, const pc_report_opts *o, const char *m
     const cJSON *ch;
     cJSON_ArrayForEach(ch, sj_get(view, "view.charts")) {
         const char *png = sj_getstr(ch, "png", NULL), *cid = sj_getstr(ch, "cid", NULL);
-        if (!png || !cid) continue;
+        if (!png || !cid || !own_chart_file(png)) continue;
         char ref[128];
         snprintf(ref, sizeof ref, "cid:%s", cid);
         if (!html.data || !strstr(html.data, ref)) continue; /* attach only what the HTML shows */

@@ -10,6 +10,7 @@ typedef struct rctx {
     const char *base;
     const cJSON *stack[MAX_STACK];
     int depth;
+    int level;   /* nesting of sections being rendered (any kind) */
     esc_mode mode;
     sbuf *out;
     pc_err *err;
@@ -96,6 +97,23 @@ static const cJSON *lookup(rctx *r, const char *path) {
         return v;
     }
     return NULL;
+}
+
+/* {{{path}}} inserts text unescaped, so it may only reach what perfcard made:
+ * "view.x" from the root (the renderer's own view object), any other path in
+ * the innermost context alone (a chart object the renderer added), never a
+ * value found by searching outwards through data that came from an input. */
+static const cJSON *lookup_raw(rctx *r, const char *path) {
+    if (!strncmp(path, "view.", 5)) {
+        int depth = r->depth;
+        r->depth = 1;
+        const cJSON *v = lookup(r, path);
+        r->depth = depth;
+        return v;
+    }
+    if (strchr(path, '.')) return NULL;
+    const cJSON *c = r->stack[r->depth - 1];
+    return cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, path) : NULL;
 }
 
 static int truthy(const cJSON *v) {
@@ -187,7 +205,7 @@ static int render(rctx *r, const char *s, const char *end) {
         char name[256];
         if (triple) {
             if (tag_name(o + 3, c, name, sizeof name)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "tag too long");
-            const cJSON *v = lookup(r, name);
+            const cJSON *v = lookup_raw(r, name);
             if (cJSON_IsString(v)) emit(r, v->valuestring, strlen(v->valuestring), 1);
             s = after;
             continue;
@@ -200,26 +218,27 @@ static int render(rctx *r, const char *s, const char *end) {
             if (!close) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "section {{%c%s}} is not closed", kind, name);
             const cJSON *v = lookup(r, name);
             int t = truthy(v);
+            if (r->level >= MAX_STACK - 1) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "sections nested too deep");
+            r->level++;
+            int rc = 0;
             if (kind == '^') {
-                if (!t) { int rc = render(r, after, close); if (rc) return rc; }
-            } else if (t) {
-                if (r->depth >= MAX_STACK) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "sections nested too deep");
-                if (cJSON_IsArray(v)) {
-                    const cJSON *it;
-                    cJSON_ArrayForEach(it, v) {
-                        r->stack[r->depth++] = it;
-                        int rc = render(r, after, close);
-                        r->depth--;
-                        if (rc) return rc;
-                    }
-                } else {
-                    int push = cJSON_IsObject(v);
-                    if (push) r->stack[r->depth++] = v;
-                    int rc = render(r, after, close);
-                    if (push) r->depth--;
-                    if (rc) return rc;
+                if (!t) rc = render(r, after, close);
+            } else if (t && cJSON_IsArray(v)) {
+                const cJSON *it;
+                cJSON_ArrayForEach(it, v) {
+                    r->stack[r->depth++] = it;
+                    rc = render(r, after, close);
+                    r->depth--;
+                    if (rc) break;
                 }
+            } else if (t) {
+                int push = cJSON_IsObject(v);
+                if (push) r->stack[r->depth++] = v;
+                rc = render(r, after, close);
+                if (push) r->depth--;
             }
+            r->level--;
+            if (rc) return rc;
             s = close_after;
             continue;
         }

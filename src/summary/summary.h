@@ -31,6 +31,14 @@ const char *sj_getstr(const cJSON *o, const char *path, const char *dflt);
 
 /* Writes the document to path (atomically: temp file then rename). */
 int pc_summary_write(const cJSON *s, const char *path, pc_err *err);
-/* Reads a summary.json; checks the schema name and major version. */
-int pc_summary_read(const char *path, cJSON **out, pc_err *err);
+/* Reads a summary.json (at most 1 GiB) and validates it: pc_summary_validate. */
+int pc_summary_read(const char *path, cJSON **out, char *note, size_t note_size, pc_err *err);
+/* Validates a parsed summary against schema.def (every key summary.json may
+ * hold, with its kind). *out is a new tree with only known keys, each value of
+ * its kind: numbers finite and within +-2^62 (>= 0 where the kind says so),
+ * strings at most 1 MiB and repaired to UTF-8. Unknown and repeated keys are
+ * dropped: counted in a sentence in note (empty when none) and in
+ * run.warnings. A schema other than PC_SUMMARY_SCHEMA is PC_EUNSUP; a value of
+ * the wrong kind or out of range PC_EINPUT naming its key path. */
+int pc_summary_validate(const cJSON *in, cJSON **out, char *note, size_t note_size, pc_err *err);
 #endif

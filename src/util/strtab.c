@@ -1,5 +1,7 @@
 #include "strtab.h"
 #include "xalloc.h"
+#include "utf8.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* 8 bytes at a time with a multiply-xorshift mix: names of GPU kernels run
@@ -70,6 +72,15 @@ uint32_t strtab_intern(pc_strtab *t, const char *s, size_t len) {
     uint32_t h = hash_bytes(s, len);
     size_t j = probe(t, s, len, h);
     if (t->slots[j]) return t->slots[j];
+    /* a new string: invalid UTF-8 is repaired once, here, and counted */
+    size_t fixed_n, reps;
+    char *fixed = utf8_repair(s, len, &fixed_n, &reps);
+    if (fixed) {
+        t->utf8_repaired++;
+        uint32_t r = strtab_intern(t, fixed, fixed_n);
+        free(fixed);
+        return r;
+    }
     if (t->n == t->cap) {
         t->cap *= 2;
         t->strs = xrealloc(t->strs, t->cap * sizeof *t->strs);

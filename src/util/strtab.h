@@ -19,6 +19,7 @@ typedef struct pc_strtab {
     const char **strs; /* by id */
     uint32_t *lens;
     size_t n, cap;     /* n includes the unused id 0 */
+    size_t utf8_repaired; /* strings interned that were not valid UTF-8 */
 } pc_strtab;
 
 void strtab_init(pc_strtab *t);

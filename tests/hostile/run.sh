@@ -1,0 +1,74 @@
+#!/bin/sh
+# Hostile inputs: one case per tests/hostile/NAME.expect, with its input
+# beside it (NAME.* other than .expect) or made by a `gen:` line. Each case runs
+# one perfcard command under a time limit and checks its asserted outcome.
+# Prints PASS/FAIL lines. Usage: run.sh PATH/TO/perfcard
+#
+# .expect lines (all optional but cmd):
+#   cmd: ARGS       perfcard's arguments; {in} is the input, {out} a fresh output dir, {t} a scratch dir
+#   gen: SHELL      run first (with {in} {out} {t} substituted), to make a large or special input
+#   exit: N         the exit status wanted (124 is the time limit: never wanted)
+#   stderr: ERE     a line of stderr must match
+#   absent: TEXT    no markup file under {out} (.html .md .eml .csv .svg, recursively) contains TEXT
+#                   (summary.json holds input strings as JSON data, which is not markup)
+#   check: SHELL    must exit 0 (substituted as above)
+#   timeout: S      seconds (default 60)
+set -u
+PC=$(readlink -f "$1")
+cd "$(dirname "$0")/../.." || exit 2
+tag=${PERFCARD_TEST_TAG:-}
+T=$(mktemp -d)
+trap 'chmod -R u+w "$T" 2> /dev/null; rm -rf "$T"' EXIT
+for exp in tests/hostile/*.expect; do
+    name=$(basename "$exp" .expect)
+    in=""
+    for f in tests/hostile/"$name".*; do
+        case "$f" in *.expect) ;; *) in=$(readlink -f "$f") ;; esac
+    done
+    work=$T/$name
+    mkdir -p "$work/t"
+    out=$work/out
+    [ -n "$in" ] || in=$work/t/input
+    sub() { printf '%s' "$1" | sed -e "s#{in}#$in#g" -e "s#{out}#$out#g" -e "s#{t}#$work/t#g" -e "s#{pc}#$PC#g"; }
+    cmd=$(sed -n 's/^cmd: //p' "$exp")
+    want=$(sed -n 's/^exit: //p' "$exp")
+    limit=$(sed -n 's/^timeout: //p' "$exp")
+    gen=$(sed -n 's/^gen: //p' "$exp")
+    if [ -n "$gen" ] && ! sh -c "$(sub "$gen")" > "$work/gen.log" 2>&1; then
+        echo "FAIL ${tag}hostile_$name: gen failed: $(head -3 "$work/gen.log")"; continue
+    fi
+    eval "set -- $(sub "$cmd")"
+    timeout -k 5 "${limit:-60}" "$PC" "$@" > "$work/stdout" 2> "$work/stderr" < /dev/null
+    rc=$?
+    why=""
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && why="timed out (${limit:-60} s)"
+    [ -z "$why" ] && [ -n "$want" ] && [ "$rc" != "$want" ] && why="exit $rc, want $want"
+    if [ -z "$why" ] && grep -q 'AddressSanitizer\|runtime error:\|ThreadSanitizer\|LeakSanitizer' "$work/stderr"; then
+        why="sanitizer: $(grep -m1 'SUMMARY\|runtime error' "$work/stderr")"
+    fi
+    if [ -z "$why" ]; then
+        while IFS= read -r re; do
+            grep -Eq -- "$re" "$work/stderr" || { why="stderr lacks /$re/: $(head -c 300 "$work/stderr")"; break; }
+        done <<EOS
+$(sed -n 's/^stderr: //p' "$exp")
+EOS
+    fi
+    if [ -z "$why" ]; then
+        while IFS= read -r txt; do
+            [ -z "$txt" ] && continue
+            hit=$([ -d "$out" ] && grep -rlF --include='*.html' --include='*.md' --include='*.eml' --include='*.csv' --include='*.svg' -- "$txt" "$out" | head -1)
+            [ -n "$hit" ] && { why="output holds '$txt': $hit"; break; }
+        done <<EOS
+$(sed -n 's/^absent: //p' "$exp")
+EOS
+    fi
+    if [ -z "$why" ]; then
+        while IFS= read -r c; do
+            [ -z "$c" ] && continue
+            sh -c "$(sub "$c")" > "$work/check.log" 2>&1 || { why="check failed: $c: $(head -c 300 "$work/check.log")"; break; }
+        done <<EOS
+$(sed -n 's/^check: //p' "$exp")
+EOS
+    fi
+    if [ -z "$why" ]; then echo "PASS ${tag}hostile_$name"; else echo "FAIL ${tag}hostile_$name: $why"; fi
+done

@@ -9,7 +9,7 @@
 #   gen: SHELL      run first (with {in} {out} {t} substituted), to make a large or special input
 #   exit: N         the exit status wanted (124 is the time limit: never wanted)
 #   stderr: ERE     a line of stderr must match
-#   absent: TEXT    no markup file under {out} (.html .md .eml .csv .svg, recursively) contains TEXT
+#   absent: TEXT    no markup file under {out} (.html .md .eml .svg, recursively) contains TEXT
 #                   (summary.json holds input strings as JSON data, which is not markup)
 #   check: SHELL    must exit 0 (substituted as above)
 #   timeout: S      seconds (default 60)
@@ -56,7 +56,7 @@ EOS
     if [ -z "$why" ]; then
         while IFS= read -r txt; do
             [ -z "$txt" ] && continue
-            hit=$([ -d "$out" ] && grep -rlF --include='*.html' --include='*.md' --include='*.eml' --include='*.csv' --include='*.svg' -- "$txt" "$out" | head -1)
+            hit=$([ -d "$out" ] && grep -rlF --include='*.html' --include='*.md' --include='*.eml' --include='*.svg' -- "$txt" "$out" | head -1)
             [ -n "$hit" ] && { why="output holds '$txt': $hit"; break; }
         done <<EOS
 $(sed -n 's/^absent: //p' "$exp")

@@ -66,7 +66,7 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
 }
 
 static int known_fmt(const char *f) {
-    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", NULL};
+    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", NULL};
     for (int i = 0; k[i]; i++)
         if (!strcmp(f, k[i])) return 1;
     return 0;
@@ -252,7 +252,11 @@ static int render(rctx *r, const char *s, const char *end) {
             if (!known_fmt(fmt)) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unknown format '%s'", fmt);
         }
         const cJSON *v = lookup(r, name);
-        if (v) {
+        if (v && fmt && !strcmp(fmt, "code") && cJSON_IsString(v)) {
+            /* a name: a code span in Markdown, escaped text elsewhere */
+            if (r->mode == ESC_MD) sbuf_md_code(r->out, v->valuestring, strlen(v->valuestring));
+            else emit(r, v->valuestring, strlen(v->valuestring), 0);
+        } else if (v) {
             sbuf tmp = {0};
             fmt_value(&tmp, v, fmt);
             /* perfcard's own number formatting needs no escaping; strings do */

@@ -1,7 +1,8 @@
 /* tmpl.h - logic-less templates (a Mustache subset) over a JSON context.
  *
  *   {{path}}          value at path, escaped for the output (HTML or Markdown)
- *   {{path|fmt}}      formatted by fmt: dur (ns), pct, int, bytes, num, rate (GB/s)
+ *   {{path|fmt}}      formatted by fmt: dur (ns), pct, int, bytes, num, rate (GB/s);
+ *                     code: a name, as a code span in Markdown (escaped text in HTML)
  *   {{{path}}}        inserted as is: only for text perfcard made (CSS, SVG)
  *   {{#path}}..{{/path}}  once per element of an array, once for an object
  *                     (as context) or a true value, never for false/null/0/""/[]

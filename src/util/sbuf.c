@@ -62,25 +62,43 @@ void sbuf_html(sbuf *b, const char *s, size_t n) {
     }
 }
 
-/* GitHub-flavored Markdown: backslash-escape every ASCII punctuation that can
- * start or end markup, entity-encode angle brackets and pipes (a `\|` is still
- * split by some table parsers inside code spans; `&#124;` never is), and turn
- * newlines into spaces so a name never ends a table row. */
+/* GitHub-flavored Markdown prose: the text can never become markup, a link,
+ * an image, an autolink, a mention or a table break. Backslash-escapes every
+ * ASCII punctuation that can open or close markup (links and images need '[',
+ * so '(' and '!' stay plain), ':' before '/' and '.' after "www" (GFM's autolink
+ * extension looks for "scheme://" and "www."), and puts a WORD JOINER (U+2060,
+ * invisible) after '@' and after '#' before a digit (e-mail autolinks, GitHub
+ * mentions and issue references ignore escapes). Newlines become spaces. */
 void sbuf_markdown(sbuf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '|': sbuf_puts(b, "&#124;"); break;
+        case '\n': case '\r': case '\t': sbuf_putc(b, ' '); break;
+        case 0: break;
         case '<': sbuf_puts(b, "&lt;"); break;
         case '>': sbuf_puts(b, "&gt;"); break;
         case '&': sbuf_puts(b, "&amp;"); break;
-        case '\n': case '\r': case '\t': sbuf_putc(b, ' '); break;
-        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '$':
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '$': case '|':
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;
-        case 0: break;
-        case '-': case '+': case '.': case '=': case '#': /* only where they could start a list or heading */
+        case ':':
+            if (i + 1 < n && s[i + 1] == '/') sbuf_putc(b, '\\');
+            sbuf_putc(b, ':');
+            break;
+        case '.':
+            if (i == 0 || (i >= 3 && (s[i - 1] | 32) == 'w' && (s[i - 2] | 32) == 'w' && (s[i - 3] | 32) == 'w')) sbuf_putc(b, '\\');
+            sbuf_putc(b, '.');
+            break;
+        case '@':
+            sbuf_puts(b, "@\xE2\x81\xA0");
+            break;
+        case '#':
+            if (i == 0) sbuf_putc(b, '\\');
+            sbuf_putc(b, '#');
+            if (i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9') sbuf_puts(b, "\xE2\x81\xA0");
+            break;
+        case '-': case '+': case '=': /* only where they could start a list, a heading or a rule */
             if (i == 0) sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;
@@ -89,12 +107,54 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
     }
 }
 
+/* A GFM code span holding s verbatim: the fence is one backtick longer than
+ * the longest run of backticks in s, with a space inside each end when s
+ * starts or ends with a backtick or a space; '|' is escaped (GFM splits table
+ * cells before it parses code spans, and shows "\|" as "|" inside them);
+ * newlines become spaces. Nothing inside a code span is markup or a link. */
+void sbuf_md_code(sbuf *b, const char *s, size_t n) {
+    size_t run = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    if (n == 0) return;
+    int pad = s[0] == '`' || s[n - 1] == '`' || s[0] == ' ' || s[n - 1] == ' ';
+    for (size_t k = 0; k <= longest; k++) sbuf_putc(b, '`');
+    if (pad) sbuf_putc(b, ' ');
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '|') sbuf_puts(b, "\\|");
+        else if (c == '\n' || c == '\r' || c == '\t') sbuf_putc(b, ' ');
+        else if (c) sbuf_putc(b, c);
+    }
+    if (pad) sbuf_putc(b, ' ');
+    for (size_t k = 0; k <= longest; k++) sbuf_putc(b, '`');
+}
+
+/* Would a spreadsheet read the cell as a formula? OWASP's CSV-injection rule:
+ * after any spaces, a first character of = + - @ TAB CR, or the full-width
+ * forms U+FF1D U+FF0B U+FF0D U+FF20 (some spreadsheets fold them to ASCII). */
+static int csv_formula(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && s[i] == ' ') i++;
+    if (i >= n) return 0;
+    char c = s[i];
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') return 1;
+    if (i + 2 < n && (unsigned char)s[i] == 0xEF && (unsigned char)s[i + 1] == 0xBC) {
+        unsigned char d = (unsigned char)s[i + 2];
+        return d == 0x9D || d == 0x8B || d == 0x8D || d == 0xA0;
+    }
+    return 0;
+}
+
+/* RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled;
+ * a formula-like field (csv_formula) gets a leading ' and is quoted. */
 void sbuf_csv(sbuf *b, const char *s, size_t n) {
     int q = 0;
     for (size_t i = 0; i < n; i++)
         if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') q = 1;
-    /* a leading = + - @ would be a formula in spreadsheets */
-    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
+    int formula = csv_formula(s, n);
     if (!q && !formula) { sbuf_putn(b, s, n); return; }
     sbuf_putc(b, '"');
     if (formula) sbuf_putc(b, '\'');

@@ -22,7 +22,8 @@ void sbuf_free(sbuf *b);
 char *sbuf_take(sbuf *b);
 
 void sbuf_html(sbuf *b, const char *s, size_t n);     /* & < > " ' */
-void sbuf_markdown(sbuf *b, const char *s, size_t n); /* GFM inline text, safe in table cells */
+void sbuf_markdown(sbuf *b, const char *s, size_t n); /* GFM inline text, inert, safe in table cells */
+void sbuf_md_code(sbuf *b, const char *s, size_t n);  /* a GFM code span holding s verbatim */
 void sbuf_csv(sbuf *b, const char *s, size_t n);      /* RFC 4180 field */
 void sbuf_base64(sbuf *b, const void *data, size_t n, int wrap); /* RFC 2045, lines of 76 when wrap */
 #endif

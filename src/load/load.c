@@ -42,6 +42,8 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
         if (!nr) return PC_ERRF(err, PC_EINPUT, "a directory without MindSpore profiler files");
         return pc_load_mindspore(dir, o && o->rank >= 0 && o->rank_set ? o->rank : ranks[0], out, err);
     }
+    if (!S_ISREG(st.st_mode))
+        return PC_ERRF(err, PC_EIO, "not a regular file (perfcard reads files, not FIFOs, devices or sockets)");
     unsigned char head[16] = {0};
     ssize_t n = source_peek(path, head, sizeof head);
     if (n < 0) return PC_ERRF(err, PC_EIO, "cannot read: %s", strerror(errno));

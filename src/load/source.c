@@ -145,8 +145,15 @@ static void *reader_thread(void *arg) {
 }
 
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
     ssize_t r = read(fd, buf, n);
     close(fd);
     return r;
@@ -154,12 +161,12 @@ ssize_t source_peek(const char *path, unsigned char *buf, size_t n) {
 
 int source_open(pc_source **out, const char *path, pc_err *err) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return PC_ERRF(err, PC_EIO, "%s: not a regular file", path);
+        return PC_ERRF(err, PC_EIO, "%s: not a regular file (perfcard reads files, not FIFOs, devices or sockets)", path);
     }
     pc_source *s = xcalloc(1, sizeof *s);
     s->fd = fd;

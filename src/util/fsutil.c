@@ -6,11 +6,34 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/random.h>
+#include <time.h>
+
+/* A new file beside path with a name nobody can guess ("path.tmp.XXXXXXXXXXXX"),
+ * created only if nothing is there (O_EXCL) and never through a symlink
+ * (O_NOFOLLOW), mode 0644 less the umask. */
+static int create_temp(const char *path, char *tmp, size_t cap) {
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[12];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            for (size_t i = 0; i < sizeof r; i++) r[i] = (unsigned char)((unsigned long)ts.tv_nsec >> (i % 4 * 8)) ^ (unsigned char)(getpid() + attempt * 31 + (int)i);
+        }
+        char suffix[sizeof r + 1];
+        for (size_t i = 0; i < sizeof r; i++) suffix[i] = digits[r[i] % 36];
+        suffix[sizeof r] = 0;
+        if ((size_t)snprintf(tmp, cap, "%s.tmp.%s", path, suffix) >= cap) { errno = ENAMETOOLONG; return -1; }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
 
 int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = create_temp(path, tmp, sizeof tmp);
     if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
     size_t off = 0;
     while (off < n) {
@@ -34,8 +57,15 @@ int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
 
 int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return PC_ERRF(err, PC_EIO, "%s: not a regular file (perfcard reads files, not FIFOs, devices or sockets)", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) { close(fd); return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno)); }
     size_t cap = 1 << 16, len = 0;
     char *b = xmalloc(cap);
     for (;;) {

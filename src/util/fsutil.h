@@ -1,7 +1,10 @@
 /* fsutil.h - files written whole or not at all.
- * fs_write_atomic writes to "path.tmp.PID" and renames over path, so a
- * reader never sees a half-written file. fs_read_all returns a malloc'd
- * NUL-terminated copy of a file (caller frees), refusing files over max. */
+ * fs_write_atomic writes to a new "path.tmp.RANDOM" (O_EXCL | O_NOFOLLOW: a
+ * symlink or file planted there is never followed or reused) and renames it
+ * over path, so a reader never sees a half-written file and a symlink at path
+ * is replaced, not written through. fs_read_all returns a malloc'd
+ * NUL-terminated copy of a regular file (caller frees), refusing files over
+ * max and anything that is not a regular file (a FIFO would block). */
 #ifndef PC_FSUTIL_H
 #define PC_FSUTIL_H
 #include <stddef.h>

@@ -16,6 +16,10 @@ echo "== command-line tests"
 run sh tests/cli.sh ./build/perfcard
 echo "== command-line tests under sanitizers"
 PERFCARD_TEST_TAG="asan:" run sh tests/cli.sh ./build/asan/perfcard
+echo "== hostile inputs (tests/hostile), plain and under ASan+UBSan"
+run sh tests/hostile/run.sh ./build/perfcard
+ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PERFCARD_TEST_TAG="asan:" \
+    run sh tests/hostile/run.sh ./build/asan/perfcard
 pass=$(grep -c '^PASS' "$log")
 fail=$(grep -c '^FAIL' "$log")
 skip=$(grep -c '^SKIP' "$log")

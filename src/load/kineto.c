@@ -16,6 +16,7 @@
  * cpu_op, cuda_runtime, cuda_driver, gpu_memcpy, gpu_memset, user_annotation,
  * gpu_user_annotation, python_function, cpu_instant_event; "External id").
  */
+#include "../util/sigbus.h"
 #include "load.h"
 #include "jsontok.h"
 #include "source.h"
@@ -968,7 +969,10 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
     if (path && !source_is_gzip(src) && size > 0 && size < ((uint64_t)1 << 46))
         m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, source_fd(src), 0);
     par *pa = NULL;
+    int guard = -1;
     if (m != MAP_FAILED) {
+        guard = sigbus_watch(m, (size_t)size, path, 0,
+                             "the file became shorter while perfcard read it (truncated or replaced by another program)", 2);
         madvise(m, (size_t)size, MADV_SEQUENTIAL);
         free(rd.buf);
         rd.buf = NULL;
@@ -986,6 +990,9 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
     }
     show_progress(&rd, 1);
     rc = finish(&rd, out, err, rc);
-    if (m != MAP_FAILED) munmap(m, (size_t)size);
+    if (m != MAP_FAILED) {
+        sigbus_unwatch(guard);
+        munmap(m, (size_t)size);
+    }
     return rc;
 }

@@ -78,7 +78,8 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
         case '<': sbuf_puts(b, "&lt;"); break;
         case '>': sbuf_puts(b, "&gt;"); break;
         case '&': sbuf_puts(b, "&amp;"); break;
-        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '$': case '|':
+        case '|': sbuf_puts(b, "&#124;"); break; /* never split by a table parser */
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '$':
             sbuf_putc(b, '\\');
             sbuf_putc(b, (char)c);
             break;

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include "spill.h"
 #include "xalloc.h"
 #include <fcntl.h>
@@ -40,11 +41,30 @@ static int tmp_file(void) {
 }
 
 /* Blocks are allocated on disk up front (fallocate), which makes the first
- * write to each page cheaper than a sparse file's; ftruncate where the file
- * system cannot. */
+ * write to each page cheaper than a sparse file's and turns a full disk into
+ * an error here instead of a SIGBUS later; ftruncate only where the file
+ * system cannot allocate (then the block is guarded by sigbus.h). */
 static int grow_file(int fd, size_t from, size_t to) {
     if (fallocate(fd, 0, (off_t)from, (off_t)(to - from)) == 0) return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return -1;
     return ftruncate(fd, (off_t)to);
+}
+
+/* The bound on temporary file bytes (PERFCARD_TMP_MIB, default 8192). */
+static size_t tmp_limit(void) {
+    const char *e = getenv("PERFCARD_TMP_MIB");
+    long v = e ? atol(e) : 0;
+    return (v > 0 ? (size_t)v : 8192) << 20;
+}
+
+/* Temporary files cannot hold what this run needs: a clear error, exit 1. */
+static void tmp_fail(const char *why, size_t want) {
+    const char *d = getenv("PERFCARD_TMPDIR");
+    if (!d || !*d) d = getenv("TMPDIR");
+    if (!d || !*d) d = "/var/tmp";
+    fprintf(stderr, "perfcard: %s: temporary files for this trace %s (%zu MiB wanted, at most %zu MiB: PERFCARD_TMP_MIB); "
+                    "set PERFCARD_TMPDIR to a larger disk or raise PERFCARD_TMP_MIB\n", d, why, want >> 20, tmp_limit() >> 20);
+    exit(1);
 }
 
 static size_t round_len(size_t n) { return (n + 65535) & ~(size_t)65535; }
@@ -132,8 +152,12 @@ static void *file_block(size_t n) {
     }
     pthread_mutex_unlock(&mu);
     if (off) return NULL;
-    int fd = tmp_file();
     size_t len = round_len(n);
+    pthread_mutex_lock(&mu);
+    size_t would = total + len;
+    pthread_mutex_unlock(&mu);
+    if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
+    int fd = tmp_file();
     char *p = MAP_FAILED;
     if (fd >= 0 && grow_file(fd, 0, len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     pthread_mutex_lock(&mu);
@@ -189,11 +213,12 @@ void *spill_realloc(void *p, size_t n) {
         *b = blocks[--nblocks];
         pthread_mutex_unlock(&mu);
         void *q = MAP_FAILED;
+        pthread_mutex_lock(&mu);
+        size_t would = total + len - x.len;
+        pthread_mutex_unlock(&mu);
+        if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
         if (grow_file(x.fd, x.len, len) == 0) q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED) {
-            fprintf(stderr, "perfcard: cannot grow a temporary file to %zu bytes\n", len);
-            abort();
-        }
+        if (q == MAP_FAILED) tmp_fail("cannot grow (the disk is full?)", would);
         pthread_mutex_lock(&mu);
         total += len - x.len;
         x.p = q;

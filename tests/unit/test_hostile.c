@@ -1,0 +1,107 @@
+/* Hostile conditions that need a process of their own: a mapped input that
+ * another program truncates (SIGBUS), and the boundary helpers (UTF-8 repair,
+ * Markdown code spans, CSV cells) against independently written expectations. */
+#include "test.h"
+#include "util/sigbus.h"
+#include "util/utf8.h"
+#include "util/sbuf.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+TEST(sigbus_on_a_truncated_mapping_is_a_clear_error) {
+    char *path = tmp_path("shrinks.json");
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    static char page[8192];
+    memset(page, 'x', sizeof page);
+    CHECK(write(fd, page, sizeof page) == (ssize_t)sizeof page);
+    char *m = mmap(NULL, sizeof page, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(m != MAP_FAILED);
+    int errp[2];
+    CHECK(pipe(errp) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(errp[1], 2);
+        sigbus_watch(m, sizeof page, path, 0, "the file became shorter while perfcard read it", 2);
+        if (ftruncate(fd, 100) != 0) _exit(9);
+        volatile char c = m[4096 + 17]; /* past the new end: SIGBUS */
+        (void)c;
+        _exit(0);
+    }
+    close(errp[1]);
+    char msg[600] = {0};
+    ssize_t n = read(errp[0], msg, sizeof msg - 1);
+    close(errp[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    munmap(m, sizeof page);
+    close(fd);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 2, "child status %d (a signal: %d)", st, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    CHECK(n > 0);
+    CHECK_MSG(strstr(msg, "shrinks.json: the file became shorter") && strstr(msg, "(byte offset 4113)"), "message: %s", msg);
+    free(path);
+}
+
+TEST(sigbus_outside_watched_ranges_still_kills) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        static char other[16];
+        sigbus_watch(other, sizeof other, "x", 0, "y", 2);
+        raise(SIGBUS);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS);
+}
+
+/* expectations from the Unicode standard's "U+FFFD substitution of maximal subparts" table (3.9) */
+TEST(utf8_repair_replaces_maximal_subparts) {
+    static const struct { const char *in; size_t n; const char *want; size_t reps; } cases[] = {
+        {"plain", 5, NULL, 0},
+        {"\xE2\x82\xAC", 3, NULL, 0},                               /* U+20AC, valid */
+        {"a\xFF" "b", 3, "a\xEF\xBF\xBD" "b", 1},
+        {"\xC0\xAF", 2, "\xEF\xBF\xBD\xEF\xBF\xBD", 2},             /* overlong: each byte */
+        {"\xED\xA0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", 3}, /* surrogate: each byte */
+        {"\xE2\x82", 2, "\xEF\xBF\xBD", 1},                         /* cut sequence: one */
+        {"\xF4\x90\x80\x80", 4, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD", 4}, /* above U+10FFFF */
+        {"\xF0\x9F\x98\x80" "x", 5, NULL, 0},                       /* U+1F600 */
+        {"\xE1\x80" "A", 3, "\xEF\xBF\xBD" "A", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = 0, reps = 0;
+        char *o = utf8_repair(cases[i].in, cases[i].n, &n, &reps);
+        if (!cases[i].want) { CHECK_MSG(o == NULL, "case %zu repaired a valid string", i); continue; }
+        CHECK_MSG(o && n == strlen(cases[i].want) && !memcmp(o, cases[i].want, n), "case %zu", i);
+        CHECK_EQ_I(reps, cases[i].reps);
+        free(o);
+    }
+}
+
+TEST(markdown_code_span_fences_and_pipes) {
+    static const char *const in[] = {"plain", "a`b", "``x`", "a|b", "`", " lead"};
+    static const char *const want[] = {"`plain`", "``a`b``", "``` ``x` ```", "`a\\|b`", "`` ` ``", "`  lead `"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        sbuf b = {0};
+        sbuf_md_code(&b, in[i], strlen(in[i]));
+        CHECK_MSG(b.data && !strcmp(b.data, want[i]), "'%s' -> '%s', want '%s'", in[i], b.data ? b.data : "", want[i]);
+        sbuf_free(&b);
+    }
+}
+
+TEST(csv_cells_follow_owasp_and_rfc4180) {
+    static const char *const in[] = {"=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "  =x", "\xEF\xBC\x9D" "x", "\xEF\xBC\xA0" "x",
+                                     "a,b", "say \"hi\"", "plain", "a=b"};
+    static const char *const want[] = {"\"'=1+1\"", "\"'+1\"", "\"'-1\"", "\"'@SUM(A1)\"", "\"'\tx\"", "\"'\rx\"", "\"'  =x\"",
+                                       "\"'\xEF\xBC\x9D" "x\"", "\"'\xEF\xBC\xA0" "x\"", "\"a,b\"", "\"say \"\"hi\"\"\"", "plain", "a=b"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        sbuf b = {0};
+        sbuf_csv(&b, in[i], strlen(in[i]));
+        CHECK_MSG(b.data && !strcmp(b.data, want[i]), "case %zu: got [%s]", i, b.data ? b.data : "");
+        sbuf_free(&b);
+    }
+}

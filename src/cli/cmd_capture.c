@@ -12,6 +12,7 @@
 #include "../util/sbuf.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -35,9 +36,71 @@ static const char capture_help[] =
     "      --flush-ms MS       how often activity buffers reach the file (default 200)\n"
     "      --no-report         only the trace\n"
     "      --step-pattern RE   passed to the report: ranges matching RE are steps\n"
+    "      --force             use DIR even if it is not empty and perfcard did not make it\n"
     "  -h, --help              this help\n"
     "\n"
+    "DIR is made by perfcard (marked by DIR/.perfcard); a non-empty directory it did not\n"
+    "make is refused unless --force. Each run records into a new DIR/raw/run-XXXXXX;\n"
+    "perfcard never deletes a file it did not create in this run.\n"
+    "\n"
     "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage.\n";
+
+/* The output directory: made (and marked) by perfcard, or refused when it holds
+ * someone else's files (unless force). Returns a new per-run raw directory
+ * DIR/raw/run-XXXXXX (caller frees), or NULL with a message printed. Nothing
+ * is ever deleted, so no symlink in DIR can lead a deletion elsewhere. */
+static char *prepare_output(const char *out, int force) {
+    pc_err err = {0};
+    struct stat st;
+    char *marker = fs_join(out, ".perfcard");
+    if (lstat(out, &st) == 0) {
+        if (!S_ISDIR(st.st_mode) && !(S_ISLNK(st.st_mode) && stat(out, &st) == 0 && S_ISDIR(st.st_mode))) {
+            fprintf(stderr, "perfcard: %s: exists and is not a directory\n", out);
+            free(marker);
+            return NULL;
+        }
+        struct stat ms;
+        int ours = lstat(marker, &ms) == 0 && S_ISREG(ms.st_mode);
+        int empty = 1;
+        DIR *d = opendir(out);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
+        if (d) closedir(d);
+        if (!empty && !ours && !force) {
+            fprintf(stderr, "perfcard: %s: not empty, and not a directory perfcard made (no %s/.perfcard); "
+                            "give an empty or new directory, or --force to write beside its files\n", out, out);
+            free(marker);
+            return NULL;
+        }
+    } else if (fs_mkdirs(out, &err)) {
+        fprintf(stderr, "perfcard: %s\n", err.msg);
+        free(marker);
+        return NULL;
+    }
+    int fd = open(marker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) close(fd);
+    free(marker);
+    char *raw = fs_join(out, "raw");
+    if (mkdir(raw, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "perfcard: %s: cannot create: %s\n", raw, strerror(errno));
+        free(raw);
+        return NULL;
+    }
+    if (lstat(raw, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "perfcard: %s: not a directory (a symlink is not followed)\n", raw);
+        free(raw);
+        return NULL;
+    }
+    char *run = fs_join(raw, "run-XXXXXX");
+    free(raw);
+    if (!mkdtemp(run)) {
+        fprintf(stderr, "perfcard: %s: cannot create: %s\n", run, strerror(errno));
+        free(run);
+        return NULL;
+    }
+    return run;
+}
 
 static char *xstrdup_safe(const char *s) {
     char *d = strdup(s);
@@ -152,10 +215,11 @@ static void setenv_append(const char *k, const char *v) {
 int cmd_capture(int argc, char **argv) {
     const char *out = "perfcard-capture", *step_pattern = NULL;
     int cpu_ms = 100, flush_ms = 200, no_report = 0;
-    enum { O_CPU = 3000, O_FLUSH, O_NOREP, O_STEP };
+    int force = 0;
+    enum { O_CPU = 3000, O_FLUSH, O_NOREP, O_STEP, O_FORCE };
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"cpu-interval", required_argument, 0, O_CPU},
                                        {"flush-ms", required_argument, 0, O_FLUSH}, {"no-report", no_argument, 0, O_NOREP},
-                                       {"step-pattern", required_argument, 0, O_STEP}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+                                       {"step-pattern", required_argument, 0, O_STEP}, {"force", no_argument, 0, O_FORCE}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "+o:h", lo, NULL)) != -1) {
@@ -165,6 +229,7 @@ int cmd_capture(int argc, char **argv) {
         case O_FLUSH: flush_ms = atoi(optarg); break;
         case O_NOREP: no_report = 1; break;
         case O_STEP: step_pattern = optarg; break;
+        case O_FORCE: force = 1; break;
         case 'h': fputs(capture_help, stdout); return EXIT_OK;
         default: fputs(capture_help, stderr); return EXIT_INPUT;
         }
@@ -174,19 +239,8 @@ int cmd_capture(int argc, char **argv) {
         return EXIT_INPUT;
     }
     char **cmd = argv + optind;
-    pc_err err = {0};
-    char *raw = fs_join(out, "raw");
-    if (fs_mkdirs(raw, &err)) {
-        fprintf(stderr, "perfcard: %s\n", err.msg);
-        free(raw);
-        return EXIT_FAIL;
-    }
-    /* stale files of an earlier capture into the same directory */
-    DIR *d = opendir(raw);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.') { char *p = fs_join(raw, e->d_name); unlink(p); free(p); }
-    if (d) closedir(d);
+    char *raw = prepare_output(out, force);
+    if (!raw) return EXIT_INPUT;
     char *bindir = self_dir();
     const char *lib_env = getenv("PERFCARD_INJECT");
     char *lib = lib_env ? xstrdup_safe(lib_env) : fs_join(bindir, "libperfcard_inject.so");

@@ -41,7 +41,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
-.PHONY: all demo test check-deps deps bench fuzz clean
+.PHONY: all demo test check-deps deps bench fuzz clean install uninstall
 all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so
 
 deps:
@@ -110,6 +110,22 @@ fuzz: deps
 	    tests/fuzz/fuzz_kineto.c build/fuzz/libperfcard.a $(LDLIBS) -o build/fuzz/fuzz_kineto
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_kineto -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=5 build/fuzz/corpus tests/fuzz/seeds
+
+# ---- install: exactly these files; uninstall removes exactly them ------
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+TPL_DIR   := $(DESTDIR)$(PREFIX)/share/perfcard/templates
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/perfcard $(DESTDIR)$(PREFIX)/lib/perfcard/libperfcard_inject.so \
+             $(DESTDIR)$(PREFIX)/share/man/man1/perfcard.1 $(addprefix $(TPL_DIR)/,$(notdir $(EMBED)))
+install: all
+	install -D -m 755 $(BUILD)/perfcard $(DESTDIR)$(PREFIX)/bin/perfcard
+	install -D -m 755 $(BUILD)/libperfcard_inject.so $(DESTDIR)$(PREFIX)/lib/perfcard/libperfcard_inject.so
+	install -D -m 644 docs/perfcard.1 $(DESTDIR)$(PREFIX)/share/man/man1/perfcard.1
+	install -d $(TPL_DIR)
+	install -m 644 $(EMBED) $(TPL_DIR)/
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(TPL_DIR) $(DESTDIR)$(PREFIX)/share/perfcard $(DESTDIR)$(PREFIX)/lib/perfcard 2> /dev/null
 
 clean:
 	rm -rf build out

@@ -8,6 +8,8 @@ trap 'rm -f "$log"' EXIT
 run() { "$@" 2>&1 | tee -a "$log" | grep -v '^PASS' ; }
 echo "== set-up script against fake apt-get/dpkg-query/npm"
 run sh tests/setup/test_setup.sh
+echo "== make install / uninstall into a DESTDIR, the man page"
+run sh tests/setup/test_install.sh
 echo "== unit tests"
 run ./build/perfcard-tests
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -244,6 +244,11 @@ int cmd_capture(int argc, char **argv) {
     char *bindir = self_dir();
     const char *lib_env = getenv("PERFCARD_INJECT");
     char *lib = lib_env ? xstrdup_safe(lib_env) : fs_join(bindir, "libperfcard_inject.so");
+    if (!lib_env && access(lib, R_OK) != 0) {
+        /* installed: PREFIX/bin/perfcard and PREFIX/lib/perfcard/libperfcard_inject.so */
+        free(lib);
+        lib = fs_join(bindir, "../lib/perfcard/libperfcard_inject.so");
+    }
     free(bindir);
     char absraw[PATH_MAX];
     if (!realpath(raw, absraw)) snprintf(absraw, sizeof absraw, "%s", raw);

@@ -1,0 +1,50 @@
+#!/bin/sh
+# make install / uninstall into a DESTDIR: exactly the listed files, a man page
+# that renders and covers the README's commands and options, an installed
+# perfcard that reports and finds its injection library; uninstall removes
+# exactly those files and leaves others. Prints PASS/FAIL lines.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+tag=${PERFCARD_TEST_TAG:-}
+ok() { echo "PASS ${tag}install_$1"; }
+bad() { echo "FAIL ${tag}install_$1: $2"; }
+check() { n=$1; shift; if "$@"; then ok "$n"; else bad "$n" "$*"; fi; }
+
+D=$T/dest
+mkdir -p "$D/usr/bin"
+echo mine > "$D/usr/bin/someone-elses-tool"
+make -s -C "$root" install DESTDIR="$D" PREFIX=/usr > "$T/log" 2>&1 || { bad make_install "$(tail -5 "$T/log")"; exit 0; }
+(cd "$D" && find . -type f | sort) > "$T/got"
+{
+    echo ./usr/bin/perfcard
+    echo ./usr/bin/someone-elses-tool
+    echo ./usr/lib/perfcard/libperfcard_inject.so
+    echo ./usr/share/man/man1/perfcard.1
+    for f in "$root"/templates/* "$root"/assets/*; do echo "./usr/share/perfcard/templates/$(basename "$f")"; done
+} | sort > "$T/want"
+check exactly_the_listed_files cmp -s "$T/got" "$T/want"
+
+if command -v man > /dev/null 2>&1; then
+    MANWIDTH=100 man -l "$D/usr/share/man/man1/perfcard.1" > "$T/man.txt" 2> "$T/man.err"
+    check man_renders sh -c "[ -s '$T/man.txt' ] && [ ! -s '$T/man.err' ] && grep -q 'EXIT STATUS' '$T/man.txt'"
+    missing=""
+    for w in report summarize diff capture $(sed -n '/^## Commands/,/^## What the report shows/p' "$root/README.md" | grep -v 'SBATCH\|sbatch' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        grep -q -- "$w" "$T/man.txt" || missing="$missing $w"
+    done
+    check man_covers_readme_commands_and_options sh -c "[ -z '$missing' ] || { echo 'missing:$missing'; false; }"
+else
+    echo "SKIP ${tag}install_man_renders: man is missing (sh tools/setup.sh test installs man-db)"
+fi
+
+"$D/usr/bin/perfcard" report "$root/examples/demo.pt.trace.json.gz" -o "$T/r" -q
+check installed_binary_reports [ -s "$T/r/report.html" ]
+env -u PERFCARD_INJECT "$D/usr/bin/perfcard" capture -o "$T/c" --no-report -- true 2> "$T/cap.err" || true
+check installed_capture_finds_library sh -c "! grep -q 'not found' '$T/cap.err'"
+
+make -s -C "$root" uninstall DESTDIR="$D" PREFIX=/usr > "$T/log" 2>&1 || bad make_uninstall "$(tail -5 "$T/log")"
+(cd "$D" && find . -type f | sort) > "$T/left"
+echo ./usr/bin/someone-elses-tool > "$T/want_left"
+check uninstall_removes_exactly_those cmp -s "$T/left" "$T/want_left"
+check uninstall_leaves_no_perfcard_dirs sh -c "[ ! -e '$D/usr/share/perfcard' ] && [ ! -e '$D/usr/lib/perfcard' ]"

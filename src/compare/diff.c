@@ -238,10 +238,9 @@ static double maxabs_delta(const entry *e, int nruns) {
     for (int r = 0; r < nruns; r++) m = fmax(m, fabs(e->runs[r] - e->base));
     return m;
 }
-static int g_nruns;
-static int cmp_entry(const void *a, const void *b) {
+static int cmp_entry(const void *a, const void *b, void *nruns) {
     const entry *x = a, *y = b;
-    double p = maxabs_delta(x, g_nruns), q = maxabs_delta(y, g_nruns);
+    double p = maxabs_delta(x, *(const int *)nruns), q = maxabs_delta(y, *(const int *)nruns);
     if (p != q) return p > q ? -1 : 1;
     return strcmp(x->key, y->key);
 }
@@ -255,8 +254,7 @@ static void pct_ratio(cJSON *o, double base, double nw, int in_base, int in_new)
 }
 
 static cJSON *table_json(table *t, int nruns, int rows) {
-    g_nruns = nruns;
-    if (t->n) qsort(t->v, t->n, sizeof *t->v, cmp_entry);
+    if (t->n) qsort_r(t->v, t->n, sizeof *t->v, cmp_entry, &nruns);
     cJSON *o = cJSON_CreateObject();
     cJSON *arr = sj_arr(o, "rows");
     int added = 0, removed = 0, kept = 0;

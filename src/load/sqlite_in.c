@@ -10,15 +10,42 @@
 #include "load.h"
 #include "../util/xalloc.h"
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "../util/sbuf.h"
+#include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef struct db { sqlite3 *h; pc_trace *t; pc_err *err; const char *path; } db;
+typedef struct db {
+    sqlite3 *h;
+    pc_trace *t;
+    pc_err *err;
+    const char *path;
+    int kind;            /* host_row: the kind of the rows being read */
+    double deadline;     /* monotonic seconds after which queries are interrupted */
+} db;
+
+/* PERFCARD_SQLITE_SECONDS, default 300: the most time spent reading a database */
+static int sqlite_seconds(void) {
+    const char *e = getenv("PERFCARD_SQLITE_SECONDS");
+    int v = e ? atoi(e) : 0;
+    return v > 0 ? v : 300;
+}
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static int past_deadline(void *arg) { return now_s() > ((db *)arg)->deadline; }
 
 static int has_table(db *d, const char *t) {
     sqlite3_stmt *st;
     int ok = 0;
-    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
         ok = sqlite3_step(st) == SQLITE_ROW;
     }
@@ -57,12 +84,31 @@ static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) 
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) row(d, st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
+    if (rc == SQLITE_DONE) return 0;
+    if (rc == SQLITE_INTERRUPT)
+        return PC_ERRF(d->err, PC_EINPUT, "reading the database took longer than %d s (PERFCARD_SQLITE_SECONDS)", sqlite_seconds());
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_IOERR)
+        return PC_ERRF(d->err, PC_EINPUT, "the database is truncated or damaged (%s)", sqlite3_errmsg(d->h));
+    return PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
+}
+
+/* Times from the database are taken only within +-2^62 ns, so durations and
+ * offsets never overflow; rows outside are counted as invalid. */
+#define SQL_TIME_MAX ((int64_t)1 << 62)
+static int times_ok(db *d, int64_t a, int64_t b) {
+    if (a > -SQL_TIME_MAX && a < SQL_TIME_MAX && b > -SQL_TIME_MAX && b < SQL_TIME_MAX) return 1;
+    d->t->stats.bad_fields++;
+    return 0;
 }
 
 /* A GPU event from the columns every query starts with: start, end,
  * deviceId, streamId, correlationId. */
 static pc_gpu_event *gpu_row(db *d, sqlite3_stmt *st, int kind) {
+    static pc_gpu_event scratch; /* rows with impossible times are read into nothing */
+    if (!times_ok(d, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) {
+        memset(&scratch, 0, sizeof scratch);
+        return &scratch;
+    }
     pc_gpu_event *g = pc_trace_add_gpu(d->t);
     g->kind = (uint8_t)kind;
     g->ts = sqlite3_column_int64(st, 0);
@@ -120,11 +166,11 @@ static int nvtx_kind(const char *name) {
     return name && (!strncmp(name, "ProfilerStep#", 13) || !strncmp(name, "perfcard.step#", 14)) ? CPU_USER_ANNOT : CPU_OP;
 }
 
-static int g_kind;
 static void host_row(db *d, sqlite3_stmt *st) {
     if (sqlite3_column_type(st, 1) == SQLITE_NULL) return; /* marks and unfinished ranges */
+    if (!times_ok(d, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) return;
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
-    c->kind = (uint8_t)(g_kind == CPU_USER_ANNOT ? nvtx_kind((const char *)sqlite3_column_text(st, 5)) : g_kind);
+    c->kind = (uint8_t)(d->kind == CPU_USER_ANNOT ? nvtx_kind((const char *)sqlite3_column_text(st, 5)) : d->kind);
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
@@ -184,7 +230,7 @@ static int read_nsys(db *d) {
                  "SELECT r.start, r.end, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, r.correlationId, s.value "
                  "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId",
                  apis[a][0]);
-        g_kind = a == 0 ? CPU_RUNTIME : CPU_DRIVER;
+        d->kind = a == 0 ? CPU_RUNTIME : CPU_DRIVER;
         if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
     }
     if (has_table(d, "NVTX_EVENTS")) {
@@ -192,7 +238,7 @@ static int read_nsys(db *d) {
         snprintf(q, sizeof q,
                  "SELECT n.start, n.end, (n.globalTid >> 24) & 16777215, n.globalTid & 16777215, NULL, COALESCE(n.text, s.value) "
                  "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60)");
-        g_kind = CPU_USER_ANNOT;
+        d->kind = CPU_USER_ANNOT;
         if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
     }
     const char *G = "TARGET_INFO_GPU";
@@ -287,14 +333,54 @@ static int read_nvprof(db *d) {
 }
 
 int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
+/* The file header says how long the database is (page size at byte 16, page
+ * count at byte 28, valid when the change counter at 24 equals the one at 92):
+ * a shorter file is a cut copy, reported with where it ends. */
+static int check_length(const char *path, pc_err *err) {
+    unsigned char h[100];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return PC_ERRF(err, PC_EIO, "cannot open: %s", strerror(errno));
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 ? pread(fd, h, sizeof h, 0) : -1;
+    close(fd);
+    if (n < (ssize_t)sizeof h) return PC_ERRF_AT(err, PC_EINPUT, (uint64_t)(n > 0 ? n : 0), "the database is truncated inside its header");
+    uint32_t psz = (uint32_t)h[16] << 8 | h[17];
+    uint64_t page = psz == 1 ? 65536 : psz;
+    uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+    if (page < 512 || memcmp(h + 24, h + 92, 4) != 0 || pages == 0) return 0; /* no reliable size: SQLite checks */
+    uint64_t want = page * pages;
+    if ((uint64_t)st.st_size < want)
+        return PC_ERRF_AT(err, PC_EINPUT, (uint64_t)st.st_size,
+                          "the database is truncated: the file ends at byte %llu, its header says %llu bytes",
+                          (unsigned long long)st.st_size, (unsigned long long)want);
+    return 0;
+}
+
 int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err) {
     *out = NULL;
-    db d = {NULL, NULL, err, path};
-    if (sqlite3_open_v2(path, &d.h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    int lrc = check_length(path, err);
+    if (lrc) return lrc;
+    db d = {.err = err, .path = path};
+    /* read-only and immutable (no journal, no locks, nothing written beside the
+     * file); only tables are read (has_table), never views; SELECTs fire no
+     * triggers; a progress handler bounds the time */
+    sbuf uri = {0};
+    sbuf_puts(&uri, "file:");
+    for (const char *p = path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#') sbuf_printf(&uri, "%%%02X", (unsigned char)*p);
+        else sbuf_putc(&uri, *p);
+    }
+    sbuf_puts(&uri, "?immutable=1");
+    int orc = sqlite3_open_v2(uri.data, &d.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    sbuf_free(&uri);
+    if (orc != SQLITE_OK) {
         int rc = PC_ERRF(err, PC_EIO, "cannot open as SQLite: %s", d.h ? sqlite3_errmsg(d.h) : "out of memory");
         sqlite3_close(d.h);
         return rc;
     }
+    d.deadline = now_s() + sqlite_seconds();
+    sqlite3_progress_handler(d.h, 100000, past_deadline, &d);
+    sqlite3_exec(d.h, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
     d.t = pc_trace_new();
     int rc;
     const char *fmt = "";

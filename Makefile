@@ -95,6 +95,7 @@ test: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
+	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
 	@sh tests/run.sh
 
 # ---- measurement -------------------------------------------------------

@@ -18,6 +18,12 @@ echo "== command-line tests"
 run sh tests/cli.sh ./build/perfcard
 echo "== command-line tests under sanitizers"
 PERFCARD_TEST_TAG="asan:" run sh tests/cli.sh ./build/asan/perfcard
+echo "== unit, command-line and hostile-input tests under ThreadSanitizer (suppressions: third-party libraries only)"
+export TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp:halt_on_error=0:exitcode=66"
+PERFCARD_TEST_TAG="tsan:" run ./build/tsan/perfcard-tests
+PERFCARD_TEST_TAG="tsan:" run sh tests/cli.sh ./build/tsan/perfcard
+PERFCARD_TEST_TAG="tsan:" run sh tests/hostile/run.sh ./build/tsan/perfcard
+unset TSAN_OPTIONS
 echo "== hostile inputs (tests/hostile), plain and under ASan+UBSan"
 run sh tests/hostile/run.sh ./build/perfcard
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PERFCARD_TEST_TAG="asan:" \
@@ -26,7 +32,7 @@ pass=$(grep -c '^PASS' "$log")
 fail=$(grep -c '^FAIL' "$log")
 skip=$(grep -c '^SKIP' "$log")
 # a crash or sanitizer report outside a test line is a failure too
-if grep -q 'ERROR: AddressSanitizer\|runtime error:\|Segmentation fault' "$log"; then
+if grep -q 'ERROR: AddressSanitizer\|runtime error:\|Segmentation fault\|WARNING: ThreadSanitizer' "$log"; then
     echo "FAIL sanitizer report (see above)"
     fail=$((fail + 1))
 fi

@@ -102,9 +102,7 @@ static double now_s(void) {
 }
 /* PERFCARD_TIMING=1 prints where the time goes (for make bench) */
 static void timing(const char *what, double since) {
-    static int on = -1;
-    if (on < 0) on = getenv("PERFCARD_TIMING") != NULL;
-    if (on) fprintf(stderr, "perfcard: timing: %-8s %.3f s\n", what, now_s() - since);
+    if (getenv("PERFCARD_TIMING")) fprintf(stderr, "perfcard: timing: %-8s %.3f s\n", what, now_s() - since);
 }
 
 static int is_summary_file(const char *path) {

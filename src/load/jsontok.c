@@ -1,4 +1,5 @@
 #include "jsontok.h"
+#include <stdatomic.h>
 #include <string.h>
 
 
@@ -108,7 +109,7 @@ __attribute__((target("avx2"))) static const char *find_qb_avx2(const char *p, c
     while (p < e && *p != '"' && *p != '\\') p++;
     return p;
 }
-static int have_avx2 = -1;
+static _Atomic int have_avx2 = -1; /* -1 until the first string is scanned */
 #endif
 
 static inline const char *find_quote_or_bs(const char *p, const char *e) {
@@ -123,8 +124,12 @@ static inline const char *find_quote_or_bs(const char *p, const char *e) {
     }
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_avx2 < 0) have_avx2 = __builtin_cpu_supports("avx2");
-    if (have_avx2) return find_qb_avx2(p, e);
+    int avx2 = atomic_load_explicit(&have_avx2, memory_order_relaxed);
+    if (avx2 < 0) {
+        avx2 = __builtin_cpu_supports("avx2") != 0;
+        atomic_store_explicit(&have_avx2, avx2, memory_order_relaxed); /* every thread stores the same value */
+    }
+    if (avx2) return find_qb_avx2(p, e);
 #endif
 #ifdef __SSE2__
     while (p + 16 <= e) {

@@ -105,12 +105,14 @@ bench: deps
 
 FUZZ_TIME ?= 60
 fuzz: deps
+	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	    SAN="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libperfcard.a
-	clang $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined $(shell $(PKG_CONFIG) --cflags $(PKGS)) \
-	    tests/fuzz/fuzz_kineto.c build/fuzz/libperfcard.a $(LDLIBS) -o build/fuzz/fuzz_kineto
-	@mkdir -p build/fuzz/corpus
-	build/fuzz/fuzz_kineto -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=5 build/fuzz/corpus tests/fuzz/seeds
+	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
+	@FUZZ_TIME=$(FUZZ_TIME) sh tools/fuzz.sh
+# one target: FUZZ_SRC, FUZZ_BIN (set by tools/fuzz.sh)
+build/fuzz/fuzz_%: $(FUZZ_SRC) build/fuzz/libperfcard.a
+	clang $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(FUZZ_SRC) build/fuzz/libperfcard.a $(LDLIBS) -o $(FUZZ_BIN)
 
 # ---- install: exactly these files; uninstall removes exactly them ------
 PREFIX    ?= /usr/local

@@ -64,6 +64,13 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->stats.bad_fields) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, or a row shorter "
+                 "than its header): the report covers the rest", (long long)t->stats.bad_fields);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (t->strs.utf8_repaired) {
         char msg[200];
         snprintf(msg, sizeof msg, "%zu names in the input were not valid UTF-8; their invalid bytes are shown as U+FFFD",

@@ -124,7 +124,8 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
             return EXIT_INPUT;
         }
         if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
-        return cJSON_IsTrue(sj_get(*summary, "run.truncated")) ? EXIT_TRUNCATED : EXIT_OK;
+        return cJSON_IsTrue(sj_get(*summary, "run.truncated")) || sj_getnum(*summary, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
+                                                                                                               : EXIT_OK;
     }
     pc_trace *t = NULL;
     pc_load_opts lo = {.progress = isatty(2) && !o->quiet, .threads = o->read_threads};
@@ -146,8 +147,13 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
     if (truncated)
         fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
                 path, (unsigned long long)t->truncated_at);
+    /* nothing skipped silently: invalid rows make the output incomplete, exit 3 */
+    int skipped = t->stats.bad_fields > 0;
+    if (skipped)
+        fprintf(stderr, "perfcard: warning: %s: %lld events or rows were skipped as invalid; the report covers the rest\n", path,
+                (long long)t->stats.bad_fields);
     pc_trace_free(t);
-    return truncated ? EXIT_TRUNCATED : EXIT_OK;
+    return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;
 }
 
 /* ---- many inputs: one per rank, summarized in parallel ---- */

@@ -505,6 +505,10 @@ static void commit(reader *rd, evtmp *e) {
     char ph = e->ph;
     if (ph == 'M') { t->stats.metadata++; return; }
     if (ph == 's' || ph == 'f' || ph == 't') { t->stats.flows++; return; }
+    /* times are checked once, here: within +-2^62 ns, so that no sum or
+     * difference of two of them can overflow anywhere downstream */
+    const int64_t lim = (int64_t)1 << 62;
+    if ((e->has_ts && (e->ts <= -lim || e->ts >= lim)) || (e->has_dur && e->dur >= lim)) { t->stats.bad_fields++; return; }
     if (ph == 'C') {
         if (!e->has_ts) { t->stats.bad_fields++; return; }
         uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <errno.h>
 #include <sys/stat.h>
 
 static const char *const prefixes[] = {"step_trace_raw_", "gpu_timeline_display_", "minddata_cpu_utilization_",
@@ -104,6 +106,29 @@ static int csv_open(csv_table *c, char *data) {
 static int csv_col(csv_table *c, const char *name) { return col_index(c->h, c->nh, name); }
 static char *csv_next(csv_table *c) { return strtok_r(NULL, "\r\n", &c->save); }
 
+/* ---- numbers from the files: checked once, here ---- */
+#define MS_MAX_NS ((int64_t)1 << 62)
+/* Field col of a row of n fields as a decimal integer times scale; 0 when the
+ * column is missing, the text is not an integer, or the result leaves +-2^62. */
+static int int_field(char **f, int n, int col, int64_t scale, int64_t *out) {
+    if (col < 0 || col >= n) return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(f[col], &end, 10);
+    while (*end == ' ') end++;
+    if (end == f[col] || *end || errno) return 0;
+    if (v > MS_MAX_NS / scale || v < -MS_MAX_NS / scale) return 0;
+    *out = (int64_t)v * scale;
+    return 1;
+}
+/* v * scale as integer ns, rounded; 0 when not finite or beyond +-2^62 */
+static int ns_of(double v, double scale, int64_t *out) {
+    double x = v * scale;
+    if (!isfinite(x) || x >= 4.6e18 || x <= -4.6e18) return 0;
+    *out = (int64_t)(x + (x >= 0 ? 0.5 : -0.5));
+    return 1;
+}
+
 static void step_trace(pc_trace *t, char *data) {
     csv_table tb;
     if (!csv_open(&tb, data)) return;
@@ -114,8 +139,14 @@ static void step_trace(pc_trace *t, char *data) {
     while ((line = csv_next(&tb))) {
         char *f[256];
         int n = csv_fields(line, f, 256);
-        if (c_step < 0 || c_start < 0 || c_total < 0 || n <= c_total) continue;
-        int64_t no = atoll(f[c_step]), start = atoll(f[c_start]) * 10, total = atoll(f[c_total]) * 10;
+        if (c_step < 0 || c_start < 0 || c_total < 0) continue;
+        /* MindSpore's last row averages the steps: step number "-" */
+        if (c_step < n && !strcmp(f[c_step], "-")) continue;
+        int64_t no, start, total;
+        if (!int_field(f, n, c_step, 1, &no) || !int_field(f, n, c_start, 10, &start) || !int_field(f, n, c_total, 10, &total)) {
+            t->stats.bad_fields++;
+            continue;
+        }
         if (total <= 0) continue;
         pc_cpu_event *c = pc_trace_add_cpu(t);
         c->kind = CPU_USER_ANNOT;
@@ -125,19 +156,20 @@ static void step_trace(pc_trace *t, char *data) {
         c->ts = start;
         c->dur = total;
         c->pid = 0, c->tid = 0;
-        if (c_ii >= 0 && c_fb >= 0 && c_tail >= 0 && n > c_tail) {
+        int64_t ii, fb, tail;
+        if (int_field(f, n, c_ii, 10, &ii) && int_field(f, n, c_fb, 10, &fb) && int_field(f, n, c_tail, 10, &tail)) {
             pc_phase *p = VEC_PUSH(t->phase, t->nphase, t->cap_phase);
             p->number = no;
-            p->interval = atoll(f[c_ii]) * 10;
-            p->fp_bp = atoll(f[c_fb]) * 10;
-            p->tail = atoll(f[c_tail]) * 10;
+            p->interval = ii;
+            p->fp_bp = fb;
+            p->tail = tail;
         }
         /* parallel streams: stream_S_parallel_P_start_point, _end_point, and the duration */
         for (int i = 0; i < nh && i < n; i++) {
             size_t l = strlen(hdr[i]);
             if (strncmp(hdr[i], "stream_", 7) || l < 12 || strcmp(hdr[i] + l - 12, "_start_point")) continue;
-            int64_t s = atoll(f[i]) * 10, e = i + 1 < n ? atoll(f[i + 1]) * 10 : s;
-            if (e <= s) continue;
+            int64_t s, e;
+            if (!int_field(f, n, i, 10, &s) || !int_field(f, n, i + 1, 10, &e) || e <= s) continue;
             pc_gpu_event *g = pc_trace_add_gpu(t);
             g->kind = GPU_KERNEL;
             char gn[128];
@@ -164,8 +196,11 @@ static void timeline(pc_trace *t, const char *data) {
         const cJSON *name = cJSON_GetObjectItem(e, "name"), *tid = cJSON_GetObjectItem(e, "tid");
         const cJSON *ts = cJSON_GetObjectItem(e, "ts"), *dur = cJSON_GetObjectItem(e, "dur");
         if (!cJSON_IsString(name) || !cJSON_IsNumber(ts) || !cJSON_IsNumber(dur)) continue;
-        int64_t tsn = (int64_t)(ts->valuedouble * 1000.0 + 0.5), dn = (int64_t)(dur->valuedouble * 1000.0 + 0.5);
-        if (dn < 0) { t->stats.bad_fields++; continue; } /* as the Kineto reader: no negative spans */
+        int64_t tsn, dn;
+        if (!ns_of(ts->valuedouble, 1000.0, &tsn) || !ns_of(dur->valuedouble, 1000.0, &dn) || dn < 0) {
+            t->stats.bad_fields++; /* as the Kineto reader: no negative spans, nothing beyond +-2^62 ns */
+            continue;
+        }
         const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
         if (tids[0] >= '0' && tids[0] <= '9') {
             pc_gpu_event *g = pc_trace_add_gpu(t);
@@ -201,8 +236,10 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
     static const char *const sk[] = {"user", "system", "iowait", "idle"};
     uint32_t name = strtab_intern(&t->strs, "cpu", 3);
     int n = cJSON_GetArraySize(cJSON_GetObjectItem(dev, dk[0]));
+    if (!isfinite(interval) || interval > 1e9) interval = 100;
     for (int i = 0; i < n; i++) {
         int64_t ts = t0 + (int64_t)(i * interval * 1e6);
+        if (i * interval * 1e6 > 4.6e18) break;
         for (int k = 0; k < 4; k++) {
             const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, dk[k]), i);
             if (!cJSON_IsNumber(v)) continue;
@@ -224,9 +261,28 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
 
 /* "0 <id> <step> <size> <time>": a queue-size record, placed in its step;
  * "1 <capacity> ...": the queue's capacity */
+typedef struct step_mid { int64_t no, ts; } step_mid;
+static int cmp_step_mid(const void *a, const void *b) {
+    const step_mid *x = a, *y = b;
+    return x->no < y->no ? -1 : x->no > y->no ? 1 : (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* "0 <id> <step> <size> <time>": a queue-size record, placed in the middle of
+ * its step; "1 <capacity> ...": the queue's capacity. Steps are indexed once
+ * (sorted by number), so a file of n records costs n log(steps). */
 static void queue_file(pc_trace *t, char *data, const char *qname) {
     uint32_t name = strtab_intern(&t->strs, qname, strlen(qname)), size = strtab_intern(&t->strs, "size", 4);
     uint32_t capid = strtab_intern(&t->strs, "capacity", 8);
+    step_mid *steps = NULL;
+    size_t ns = 0, cap = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const char *nm = strtab_get(&t->strs, t->cpu[i].name);
+        if (t->cpu[i].kind != CPU_USER_ANNOT || strncmp(nm, "ProfilerStep#", 13)) continue;
+        step_mid *m = VEC_PUSH(steps, ns, cap);
+        m->no = atoll(nm + 13);
+        m->ts = t->cpu[i].ts + t->cpu[i].dur / 2;
+    }
+    if (ns) qsort(steps, ns, sizeof *steps, cmp_step_mid);
     char *save, *line;
     for (line = strtok_r(data, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         long f[5] = {0};
@@ -238,18 +294,18 @@ static void queue_file(pc_trace *t, char *data, const char *qname) {
             continue;
         }
         if (n < 4 || f[0] != 0) continue;
-        int64_t ts = -1;
-        for (size_t i = 0; i < t->ncpu; i++) {
-            const char *nm = strtab_get(&t->strs, t->cpu[i].name);
-            if (t->cpu[i].kind == CPU_USER_ANNOT && !strncmp(nm, "ProfilerStep#", 13) && atol(nm + 13) == f[2]) {
-                ts = t->cpu[i].ts + t->cpu[i].dur / 2;
-                break;
-            }
+        /* the first step with this number, as the scan in file order found */
+        size_t lo = 0, hi = ns;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (steps[mid].no < f[2]) lo = mid + 1;
+            else hi = mid;
         }
-        if (ts < 0) continue;
+        if (lo >= ns || steps[lo].no != f[2] || steps[lo].ts < 0) continue;
         pc_counter *c = pc_trace_add_counter(t);
-        c->ts = ts, c->value = (double)f[3], c->name = name, c->series = size;
+        c->ts = steps[lo].ts, c->value = (double)f[3], c->name = name, c->series = size;
     }
+    free(steps);
 }
 
 static void pipeline(pc_trace *t, char *data) {
@@ -262,7 +318,8 @@ static void pipeline(pc_trace *t, char *data) {
     while ((line = csv_next(&tb))) {
         char *f[32];
         int n = csv_fields(line, f, 32);
-        if (ci < 0 || ct < 0 || n <= ct) continue;
+        if (ci < 0 || ct < 0) continue;
+        if (n <= ct || n <= ci) { t->stats.bad_fields++; continue; }
         pc_pipe_op *o = VEC_PUSH(t->pipe, t->npipe, t->cap_pipe);
         memset(o, 0, sizeof *o);
         o->id = atoi(f[ci]);
@@ -282,7 +339,10 @@ static void pipeline(pc_trace *t, char *data) {
  * occurrences, total_duration(us), max_duration(us), min_duration(us),
  * grid_dim, block_dim), gpu_op_type_info (op_type, type_occurrences,
  * total_time(us)). Columns are found by name; a missing one leaves n/a. */
-static int64_t us_ns(const char *s) { return (int64_t)(atof(s) * 1000.0 + 0.5); }
+static int64_t us_ns(const char *s) {
+    int64_t v;
+    return ns_of(atof(s), 1000.0, &v) ? v : 0;
+}
 
 static void agg_table(pc_trace *t, char *data, int what) {
     csv_table tb;
@@ -303,7 +363,7 @@ static void agg_table(pc_trace *t, char *data, int what) {
     while (cn >= 0 && ct >= 0 && (line = csv_next(&tb))) {
         char *f[64];
         int n = csv_fields(line, f, 64);
-        if (n <= cn || n <= ct) continue;
+        if (n <= cn || n <= ct) { t->stats.bad_fields++; continue; }
         pc_agg *a = VEC_PUSH(t->agg, t->nagg, t->cap_agg);
         memset(a, 0, sizeof *a);
         a->what = (uint8_t)what;

@@ -113,24 +113,32 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
  * starts or ends with a backtick or a space; '|' is escaped (GFM splits table
  * cells before it parses code spans, and shows "\|" as "|" inside them);
  * newlines become spaces. Nothing inside a code span is markup or a link. */
-void sbuf_md_code(sbuf *b, const char *s, size_t n) {
-    size_t run = 0, longest = 0;
+void sbuf_md_code(sbuf *b, const char *s0, size_t n0) {
+    /* the text as it will show: NULs dropped, line breaks and tabs as spaces */
+    sbuf t = {0};
+    for (size_t i = 0; i < n0; i++)
+        if (s0[i]) sbuf_putc(&t, s0[i] == '\n' || s0[i] == '\r' || s0[i] == '\t' ? ' ' : s0[i]);
+    const char *s = t.data;
+    size_t n = t.len, run = 0, longest = 0;
+    int all_space = 1;
     for (size_t i = 0; i < n; i++) {
         run = s[i] == '`' ? run + 1 : 0;
         if (run > longest) longest = run;
+        all_space &= s[i] == ' ';
     }
-    if (n == 0) return;
-    int pad = s[0] == '`' || s[n - 1] == '`' || s[0] == ' ' || s[n - 1] == ' ';
+    if (n == 0) { sbuf_free(&t); return; }
+    /* CommonMark strips one space from each end when both ends are spaces and
+     * the span is not all spaces: pad so that exactly the padding goes */
+    int pad = s[0] == '`' || s[n - 1] == '`' || (!all_space && (s[0] == ' ' || s[n - 1] == ' '));
     for (size_t k = 0; k <= longest; k++) sbuf_putc(b, '`');
     if (pad) sbuf_putc(b, ' ');
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '|') sbuf_puts(b, "\\|");
-        else if (c == '\n' || c == '\r' || c == '\t') sbuf_putc(b, ' ');
-        else if (c) sbuf_putc(b, c);
+        if (s[i] == '|') sbuf_puts(b, "\\|");
+        else sbuf_putc(b, s[i]);
     }
     if (pad) sbuf_putc(b, ' ');
     for (size_t k = 0; k <= longest; k++) sbuf_putc(b, '`');
+    sbuf_free(&t);
 }
 
 /* Would a spreadsheet read the cell as a formula? OWASP's CSV-injection rule:

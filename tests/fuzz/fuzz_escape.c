@@ -1,0 +1,128 @@
+/* libFuzzer target: the escapers as properties, each checked by reading the
+ * output back with an independent parser written here:
+ *   CSV (RFC 4180): one field that parses back to the input, with a leading '
+ *     exactly when the input is formula-like (OWASP);
+ *   Markdown code span: the fence is longer than any backtick run inside, and
+ *     the content reads back to the input (| unescaped, newlines as spaces);
+ *   HTML: entities decode back to the input (NUL as U+FFFD), no raw < > & " ';
+ *   UTF-8 repair: the result is valid and repairing it again changes nothing. */
+#include "util/sbuf.h"
+#include "util/utf8.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check(int ok) { if (!ok) abort(); }
+
+static void csv(const char *s, size_t n) {
+    sbuf b = {0};
+    sbuf_csv(&b, s, n);
+    sbuf back = {0};
+    size_t i = 0;
+    if (b.len && b.data[0] == '"') {
+        for (i = 1; i < b.len; i++) {
+            if (b.data[i] == '"') {
+                if (i + 1 < b.len && b.data[i + 1] == '"') { sbuf_putc(&back, '"'); i++; continue; }
+                break;
+            }
+            sbuf_putc(&back, b.data[i]);
+        }
+        check(i == b.len - 1); /* the closing quote ends the field */
+    } else {
+        for (i = 0; i < b.len; i++) check(b.data[i] != ',' && b.data[i] != '"' && b.data[i] != '\n' && b.data[i] != '\r');
+        if (b.len) sbuf_putn(&back, b.data, b.len);
+    }
+    size_t k = 0;
+    while (k < n && s[k] == ' ') k++;
+    int formula = k < n && strchr("=+-@\t\r", s[k]) && s[k];
+    if (k + 2 < n && (unsigned char)s[k] == 0xEF && (unsigned char)s[k + 1] == 0xBC &&
+        strchr("\x9D\x8B\x8D\xA0", s[k + 2]) && s[k + 2])
+        formula = 1;
+    size_t off = formula ? 1 : 0;
+    check(!formula || (back.len && back.data[0] == '\''));
+    check(back.len - off == n && (n == 0 || !memcmp(back.data + off, s, n)));
+    sbuf_free(&b);
+    sbuf_free(&back);
+}
+
+static void md_code(const char *s, size_t n) {
+    sbuf b = {0};
+    sbuf_md_code(&b, s, n);
+    if (n == 0) { check(b.len == 0); sbuf_free(&b); return; }
+    size_t fence = 0, longest = 0, run = 0;
+    while (fence < b.len && b.data[fence] == '`') fence++;
+    check(fence > 0 && b.len >= 2 * fence);
+    for (size_t i = 0; i < fence; i++) check(b.data[b.len - 1 - i] == '`');
+    const char *in = b.data + fence;
+    size_t m = b.len - 2 * fence;
+    for (size_t i = 0; i < m; i++) {
+        run = in[i] == '`' ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    check(longest < fence);
+    /* CommonMark strips one space each side when both ends are spaces and the
+     * content is not all spaces */
+    int all_space = 1;
+    for (size_t i = 0; i < m && all_space; i++) all_space = in[i] == ' ';
+    if (m >= 2 && in[0] == ' ' && in[m - 1] == ' ' && !all_space) in++, m -= 2;
+    sbuf back = {0};
+    for (size_t i = 0; i < m; i++) {
+        if (in[i] == '\\' && i + 1 < m && in[i + 1] == '|') { sbuf_putc(&back, '|'); i++; continue; }
+        check(in[i] != '|' && in[i] != '\n' && in[i] != '\r');
+        sbuf_putc(&back, in[i]);
+    }
+    sbuf want = {0};
+    for (size_t i = 0; i < n; i++)
+        if (s[i]) sbuf_putc(&want, s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i]);
+    check(back.len == want.len && (!want.len || !memcmp(back.data, want.data, want.len)));
+    sbuf_free(&b);
+    sbuf_free(&back);
+    sbuf_free(&want);
+}
+
+static void html(const char *s, size_t n) {
+    sbuf b = {0};
+    sbuf_html(&b, s, n);
+    sbuf back = {0};
+    static const char *const ents[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
+    for (size_t i = 0; i < b.len; i++) {
+        check(b.data[i] != '<' && b.data[i] != '>' && b.data[i] != '"' && b.data[i] != '\'');
+        if (b.data[i] == '&') {
+            int found = 0;
+            for (int e = 0; e < 5 && !found; e++) {
+                size_t l = strlen(ents[e][0]);
+                if (i + l <= b.len && !memcmp(b.data + i, ents[e][0], l)) { sbuf_puts(&back, ents[e][1]); i += l - 1; found = 1; }
+            }
+            check(found);
+        } else sbuf_putc(&back, b.data[i]);
+    }
+    sbuf want = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (s[i]) sbuf_putc(&want, s[i]);
+        else sbuf_puts(&want, "\xEF\xBF\xBD");
+    }
+    check(back.len == want.len && (!want.len || !memcmp(back.data, want.data, want.len)));
+    sbuf_free(&b);
+    sbuf_free(&back);
+    sbuf_free(&want);
+}
+
+static void utf8(const char *s, size_t n) {
+    size_t m = 0;
+    char *r = utf8_repair(s, n, &m, NULL);
+    if (!r) { check(utf8_valid_prefix(s, n) == n); return; }
+    check(utf8_valid_prefix(r, m) == m);
+    size_t m2;
+    check(utf8_repair(r, m, &m2, NULL) == NULL);
+    free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *s = (const char *)data;
+    csv(s, size);
+    md_code(s, size);
+    html(s, size);
+    utf8(s, size);
+    return 0;
+}

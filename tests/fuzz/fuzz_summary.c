@@ -1,0 +1,51 @@
+/* libFuzzer target: a summary.json from someone else. The validating reader,
+ * then every renderer (HTML, Markdown with PNG charts, CSV, e-mail) on what it
+ * accepted, into a scratch directory. Property: nothing the renderers write
+ * holds a <script that perfcard did not write (the report has one, for its
+ * own script), and no path from the input is ever opened. */
+#define _GNU_SOURCE
+#include "render/report.h"
+#include "summary/summary.h"
+#include "util/fsutil.h"
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static size_t count(const char *s, size_t n, const char *pat) {
+    size_t c = 0, k = strlen(pat);
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), pat, k)); p += k) c++;
+    return c;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/perfcard-fuzz-sum-XXXXXX");
+        if (!mkdtemp(dir)) abort();
+    }
+    cJSON *in = cJSON_ParseWithLength((const char *)data, size);
+    if (!in) return 0;
+    cJSON *s = NULL;
+    char note[512];
+    pc_err err = {0};
+    if (pc_summary_validate(in, &s, note, sizeof note, &err) == 0) {
+        pc_report_opts o = {.dir = dir, .formats = OUT_HTML | OUT_MD | OUT_CSV | OUT_EMAIL};
+        if (pc_report_write(s, &o, &err) == 0) {
+            char *p = fs_join(dir, "report.html"), *html;
+            size_t n;
+            if (fs_read_all(p, &html, &n, (size_t)64 << 20, &err) == 0) {
+                /* the report's own script tags: exactly one opening <script */
+                if (count(html, n, "<script") != 1) abort();
+                free(html);
+            }
+            free(p);
+        }
+        cJSON_Delete(s);
+    }
+    cJSON_Delete(in);
+    return 0;
+}

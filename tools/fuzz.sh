@@ -1,0 +1,90 @@
+#!/bin/sh
+# make fuzz: builds every libFuzzer target (ASan + UBSan, halting on the first
+# report), makes their seed corpora, and runs each for FUZZ_TIME seconds
+# (FUZZ_TARGETS picks some). New inputs go to tests/fuzz/corpus/TARGET (commit
+# them while small); seeds come from tests/ and, when present, ../shared/data
+# (read in place, never copied into the project). A finding stops its target:
+# the crash file is left in build/fuzz/ and the run exits 1. Every run is added
+# to tests/fuzz/ledger.tsv (date, target, CPU seconds, runs, findings), which
+# the README's reliability section sums.
+set -eu
+cd "$(dirname "$0")/.."
+B=build/fuzz
+S=$B/seeds
+TIME=${FUZZ_TIME:-60}
+TARGETS=${FUZZ_TARGETS:-"kineto gzip sqlite mindspore summary tmpl escape"}
+SHARED=../shared/data
+mkdir -p "$S"
+
+# ---- seeds ----
+mkdir -p "$S/kineto" "$S/gzip" "$S/sqlite" "$S/mindspore" "$S/summary" "$S/tmpl" "$S/escape"
+cp tests/fuzz/seeds/* tests/hostile/*.json "$S/kineto/"
+cp examples/demo.pt.trace.json.gz "$S/gzip/"
+if [ -d "$SHARED/kineto/hta" ]; then
+    for f in "$SHARED"/kineto/hta/cpu_only/* "$SHARED"/kineto/hta/triton_example/* "$SHARED"/kineto/hta/amd_trace/*; do
+        ln -sf "$(readlink -f "$f")" "$S/gzip/$(basename "$f")"
+    done
+fi
+if command -v sqlite3 > /dev/null && [ ! -s "$S/sqlite/nsys.sqlite" ]; then
+    rm -f "$S/sqlite"/*.sqlite
+    sqlite3 "$S/sqlite/nsys.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'saxpy'), (2, 'cudaLaunchKernel'), (3, 'step');
+      CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, demangledName INT, shortName INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);
+      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 1, 1, 1, 4,1,1,256,1,1,32,0,0), (3000, 3500, 0, 7, 2, 1, 1, 4,1,1,256,1,1,32,0,0);
+      CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT, streamId INT, correlationId INT, bytes INT, copyKind INT, srcKind INT, dstKind INT);
+      INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 900, 0, 7, 3, 4096, 1, 0, 2);
+      CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT);
+      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 16777217, 1, 2), (2900, 2950, 16777217, 2, 2);
+      CREATE TABLE NVTX_EVENTS(start INT, end INT, globalTid INT, eventType INT, text TEXT, textId INT);
+      INSERT INTO NVTX_EVENTS VALUES (800, 3600, 16777217, 59, 'ProfilerStep#1', NULL);
+      CREATE TABLE TARGET_INFO_GPU(id INT, name TEXT, totalMemory INT, smCount INT, computeMajor INT, computeMinor INT, maxWarpsPerSm INT, maxRegistersPerSm INT, maxShmemPerSm INT);
+      INSERT INTO TARGET_INFO_GPU VALUES (0, 'A100', 42949672960, 108, 8, 0, 64, 65536, 167936);"
+    sqlite3 "$S/sqlite/nvprof.sqlite" "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringTable VALUES (1, 'kern');
+      CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, name INT);
+      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 1, 1);
+      CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, processId INT, threadId INT, correlationId INT, cbid INT);
+      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (50, 90, 1, 1, 1, 211);"
+fi
+MS=$SHARED/mindspore-format-samples/utils/resource/profiler
+if [ -d "$MS" ]; then
+    i=0
+    for f in step_trace_raw_0_detail_time.csv gpu_timeline_display_0.json minddata_cpu_utilization_0.json \
+             device_queue_profiling_0.txt dataset_iterator_profiling_0.txt minddata_pipeline_raw_0.csv; do
+        [ -f "$MS/$f" ] && { printf "\\$(printf %o $i)"; head -c 60000 "$MS/$f"; } > "$S/mindspore/$f"
+        i=$((i + 1))
+    done
+fi
+printf '\000step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n1,100,200,100,120,180,20,60,20\n' > "$S/mindspore/tiny_step"
+[ -x build/perfcard ] && build/perfcard summarize examples/demo.pt.trace.json.gz -o "$S/summary/demo.json" -q || true
+cp tests/hostile/*.summary.json "$S/summary/"
+for t in templates/summary.md templates/diff.md; do
+    { cat "$t"; printf '\000'; cat "$S/summary/demo.json" 2> /dev/null || echo '{}'; } > "$S/tmpl/$(basename "$t")"
+done
+python3 -c "
+import json
+for i, n in enumerate(json.load(open('tests/hostile/names_markup.json'))['traceEvents'][::2]):
+    open('$S/escape/n%02d' % i, 'w').write(n['name'])
+" 2> /dev/null || printf '=cmd|x' > "$S/escape/formula"
+
+# ---- build and run ----
+status=0
+for t in $TARGETS; do
+    case $t in kineto) src=fuzz_kineto.c ;; gzip|sqlite) src=fuzz_file.c ;; *) src=fuzz_$t.c ;; esac
+    make -s BUILD=$B CC=clang OPT="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+        "$B/fuzz_$t" FUZZ_SRC="tests/fuzz/$src" FUZZ_BIN="$B/fuzz_$t"
+    mkdir -p "tests/fuzz/corpus/$t"
+    log=$B/fuzz_$t.log
+    start=$(date +%s)
+    set +e
+    (cd "$B" && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        ./fuzz_$t -max_total_time="$TIME" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        "../../tests/fuzz/corpus/$t" "seeds/$t") > "$log" 2>&1
+    rc=$?
+    set -e
+    secs=$(( $(date +%s) - start ))
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    findings=0
+    [ $rc -ne 0 ] && { findings=1; status=1; echo "fuzz_$t: FINDING (see $log and $B/crash-*)"; tail -30 "$log"; }
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" "$t" "$secs" "${runs:-0}" "$findings" >> tests/fuzz/ledger.tsv
+    echo "fuzz_$t: ${secs} s, ${runs:-0} runs, $findings findings"
+done
+exit $status

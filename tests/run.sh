@@ -24,6 +24,8 @@ PERFCARD_TEST_TAG="tsan:" run ./build/tsan/perfcard-tests
 PERFCARD_TEST_TAG="tsan:" run sh tests/cli.sh ./build/tsan/perfcard
 PERFCARD_TEST_TAG="tsan:" run sh tests/hostile/run.sh ./build/tsan/perfcard
 unset TSAN_OPTIONS
+echo "== fuzz targets replayed over their corpus, seeds and past findings (tests/fuzz)"
+run env FUZZ_TIME=0 sh tools/fuzz.sh
 echo "== hostile inputs (tests/hostile), plain and under ASan+UBSan"
 run sh tests/hostile/run.sh ./build/perfcard
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PERFCARD_TEST_TAG="asan:" \

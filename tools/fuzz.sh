@@ -6,7 +6,9 @@
 # (read in place, never copied into the project). A finding stops its target:
 # the crash file is left in build/fuzz/ and the run exits 1. Every run is added
 # to tests/fuzz/ledger.tsv (date, target, CPU seconds, runs, findings), which
-# the README's reliability section sums.
+# the README's reliability section sums. FUZZ_TIME=0 replays instead: every
+# target runs once over its corpus, seeds and tests/fuzz/regressions/TARGET
+# (the inputs of past findings), printing PASS/FAIL lines for make test.
 set -eu
 cd "$(dirname "$0")/.."
 B=build/fuzz
@@ -69,14 +71,24 @@ for i, n in enumerate(json.load(open('tests/hostile/names_markup.json'))['traceE
 status=0
 for t in $TARGETS; do
     case $t in kineto) src=fuzz_kineto.c ;; gzip|sqlite) src=fuzz_file.c ;; *) src=fuzz_$t.c ;; esac
-    make -s BUILD=$B CC=clang OPT="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+    make -s --no-print-directory BUILD=$B CC=clang OPT="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
         "$B/fuzz_$t" FUZZ_SRC="tests/fuzz/$src" FUZZ_BIN="$B/fuzz_$t"
-    mkdir -p "tests/fuzz/corpus/$t"
+    mkdir -p "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"
     log=$B/fuzz_$t.log
+    export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp
+    if [ "$TIME" = 0 ]; then
+        set +e
+        (cd "$B" && ./fuzz_$t -runs=0 -max_len=65536 -timeout=20 "../../tests/fuzz/corpus/$t" "seeds/$t" \
+            "../../tests/fuzz/regressions/$t") > "$log" 2>&1
+        rc=$?
+        set -e
+        if [ $rc -eq 0 ]; then echo "PASS fuzz_replay_$t"; else echo "FAIL fuzz_replay_$t: $(grep -m1 'ERROR\|runtime error\|deadly' "$log")"; status=1; fi
+        continue
+    fi
     start=$(date +%s)
     set +e
-    (cd "$B" && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        ./fuzz_$t -max_total_time="$TIME" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    (cd "$B" && ./fuzz_$t -max_total_time="$TIME" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         "../../tests/fuzz/corpus/$t" "seeds/$t") > "$log" 2>&1
     rc=$?
     set -e

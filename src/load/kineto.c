@@ -906,6 +906,7 @@ static par *par_start(reader *main_rd, const pc_load_opts *o) {
         part *pt = &pa->p[k];
         reader_init(&pt->rd, main_rd->max_value);
         free(pt->rd.buf);
+        pt->rd.buf = (char *)m; /* the window starts empty at the map: never a null base for pointer arithmetic */
         pt->rd.map = m;
         pt->rd.map_size = size;
         pt->rd.start = pt->start;
@@ -979,7 +980,7 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
                              "the file became shorter while perfcard read it (truncated or replaced by another program)", 2);
         madvise(m, (size_t)size, MADV_SEQUENTIAL);
         free(rd.buf);
-        rd.buf = NULL;
+        rd.buf = (char *)m; /* the window starts empty at the map: never a null base for pointer arithmetic */
         rd.map = m;
         rd.map_size = size;
         rd.src = NULL;

@@ -48,7 +48,9 @@ static void csv(const char *s, size_t n) {
 static void md_code(const char *s, size_t n) {
     sbuf b = {0};
     sbuf_md_code(&b, s, n);
-    if (n == 0) { check(b.len == 0); sbuf_free(&b); return; }
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) shown += s[i] != 0;
+    if (shown == 0) { check(b.len == 0); sbuf_free(&b); return; } /* nothing to show: no span */
     size_t fence = 0, longest = 0, run = 0;
     while (fence < b.len && b.data[fence] == '`') fence++;
     check(fence > 0 && b.len >= 2 * fence);

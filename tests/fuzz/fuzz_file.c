@@ -3,7 +3,6 @@
  * reader, or the Kineto reader in parts), then the analyzers. Built as
  * fuzz_gzip and fuzz_sqlite, which differ only in their seed corpora.
  * Any input must give 0 or a PC_E* code: never a crash, hang or leak. */
-#define _GNU_SOURCE
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include <cjson/cJSON.h>

@@ -2,7 +2,6 @@
  * file the rest of the input is (step trace, timeline, CPU utilization, data
  * queues, pipeline, GPU operator/kernel/type tables); it is written alone into
  * a directory that pc_load then reads, and the analyzers run on the result. */
-#define _GNU_SOURCE
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include <cjson/cJSON.h>

@@ -3,7 +3,6 @@
  * accepted, into a scratch directory. Property: nothing the renderers write
  * holds a <script that perfcard did not write (the report has one, for its
  * own script), and no path from the input is ever opened. */
-#define _GNU_SOURCE
 #include "render/report.h"
 #include "summary/summary.h"
 #include "util/fsutil.h"

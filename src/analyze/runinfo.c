@@ -64,6 +64,12 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->stats.devices_dropped) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "the trace describes more than %d devices: %lld further descriptions were not read",
+                 PC_MAX_DEVICES, (long long)t->stats.devices_dropped);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (t->stats.bad_fields) {
         char msg[240];
         snprintf(msg, sizeof msg,

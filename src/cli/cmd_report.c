@@ -148,10 +148,13 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
         fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
                 path, (unsigned long long)t->truncated_at);
     /* nothing skipped silently: invalid rows make the output incomplete, exit 3 */
-    int skipped = t->stats.bad_fields > 0;
-    if (skipped)
+    int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0;
+    if (t->stats.bad_fields)
         fprintf(stderr, "perfcard: warning: %s: %lld events or rows were skipped as invalid; the report covers the rest\n", path,
                 (long long)t->stats.bad_fields);
+    if (t->stats.devices_dropped)
+        fprintf(stderr, "perfcard: warning: %s: more than %d devices described; %lld further descriptions were not read\n", path,
+                PC_MAX_DEVICES, (long long)t->stats.devices_dropped);
     pc_trace_free(t);
     return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;
 }

@@ -235,24 +235,34 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
     static const char *const dk[] = {"user_utilization", "sys_utilization", "io_utilization", "idle_utilization"};
     static const char *const sk[] = {"user", "system", "iowait", "idle"};
     uint32_t name = strtab_intern(&t->strs, "cpu", 3);
-    int n = cJSON_GetArraySize(cJSON_GetObjectItem(dev, dk[0]));
     if (!isfinite(interval) || interval > 1e9) interval = 100;
-    for (int i = 0; i < n; i++) {
-        int64_t ts = t0 + (int64_t)(i * interval * 1e6);
-        if (i * interval * 1e6 > 4.6e18) break;
+    /* walk the arrays side by side (indexing a cJSON array walks it: quadratic) */
+    const cJSON *it[4];
+    for (int k = 0; k < 4; k++) {
+        const cJSON *a = cJSON_GetObjectItem(dev, dk[k]);
+        it[k] = cJSON_IsArray(a) ? a->child : NULL;
+    }
+    const cJSON *pa = cJSON_GetObjectItem(proc, "user_utilization"), *pb = cJSON_GetObjectItem(proc, "sys_utilization");
+    const cJSON *pu = cJSON_IsArray(pa) ? pa->child : NULL, *ps = cJSON_IsArray(pb) ? pb->child : NULL;
+    for (int64_t i = 0; it[0]; i++) {
+        double off = (double)i * interval * 1e6;
+        if (off > 4.6e18) break;
+        int64_t ts = t0 + (int64_t)off;
         for (int k = 0; k < 4; k++) {
-            const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItem(dev, dk[k]), i);
+            const cJSON *v = it[k];
+            if (v) it[k] = v->next;
             if (!cJSON_IsNumber(v)) continue;
             pc_counter *c = pc_trace_add_counter(t);
             c->ts = ts, c->value = v->valuedouble, c->name = name;
             c->series = strtab_intern(&t->strs, sk[k], strlen(sk[k]));
         }
-        const cJSON *pu = cJSON_GetArrayItem(cJSON_GetObjectItem(proc, "user_utilization"), i);
-        const cJSON *ps = cJSON_GetArrayItem(cJSON_GetObjectItem(proc, "sys_utilization"), i);
-        if (cJSON_IsNumber(pu) || cJSON_IsNumber(ps)) {
+        const cJSON *u = pu, *y = ps;
+        if (pu) pu = pu->next;
+        if (ps) ps = ps->next;
+        if (cJSON_IsNumber(u) || cJSON_IsNumber(y)) {
             pc_counter *c = pc_trace_add_counter(t);
             c->ts = ts, c->name = name;
-            c->value = (cJSON_IsNumber(pu) ? pu->valuedouble : 0) + (cJSON_IsNumber(ps) ? ps->valuedouble : 0);
+            c->value = (cJSON_IsNumber(u) ? u->valuedouble : 0) + (cJSON_IsNumber(y) ? y->valuedouble : 0);
             c->series = strtab_intern(&t->strs, "process", 7);
         }
     }

@@ -62,6 +62,14 @@ pc_counter *pc_trace_add_counter(pc_trace *t) {
 pc_device *pc_trace_device(pc_trace *t, int id) {
     for (size_t i = 0; i < t->ndev; i++)
         if (t->dev[i].id == id) return &t->dev[i];
+    if (t->ndev >= PC_MAX_DEVICES) {
+        /* a trace that describes more devices than any machine has: the rest
+         * are read into a scratch record and counted (a warning says so) */
+        static _Thread_local pc_device scratch;
+        t->stats.devices_dropped++;
+        memset(&scratch, 0, sizeof scratch);
+        return &scratch;
+    }
     pc_device *d = VEC_PUSH(t->dev, t->ndev, t->cap_dev);
     memset(d, 0, sizeof *d);
     d->id = id;
@@ -228,7 +236,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     for (size_t i = 0; i < s->nagg; i++) MAP(a[i].name), MAP(a[i].op), MAP(a[i].grid), MAP(a[i].block);
     for (size_t i = 0; i < s->ndev; i++) {
         pc_device *d = pc_trace_device(t, s->dev[i].id);
-        if (!d->name) {
+        if (!d->name && d->id == s->dev[i].id) {
             *d = s->dev[i];
             MAP(d->name);
         }
@@ -259,6 +267,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     t->stats.flows += s->stats.flows;
     t->stats.unknown += s->stats.unknown;
     t->stats.bad_fields += s->stats.bad_fields;
+    t->stats.devices_dropped += s->stats.devices_dropped;
     if (s->truncated) {
         t->truncated = 1;
         t->truncated_at = s->truncated_at;

@@ -121,6 +121,8 @@ typedef struct pc_device {
 } pc_device;
 
 /* Counts of what the loader saw, reported in run info. */
+enum { PC_MAX_DEVICES = 1024 }; /* devices kept per trace (a node has at most tens) */
+
 typedef struct pc_load_stats {
     int64_t events;          /* all elements of traceEvents */
     int64_t metadata;        /* ph M, and spans that only describe the trace */
@@ -131,6 +133,7 @@ typedef struct pc_load_stats {
     uint64_t file_bytes;     /* bytes of the file on disk */
     int parts;               /* parts of the file read in parallel whose results were used (1 = serial) */
     uint64_t forecast;       /* the run's peak memory forecast while loading, bytes (0: none made) */
+    int64_t devices_dropped; /* device descriptions past PC_MAX_DEVICES, not kept */
 } pc_load_stats;
 
 typedef struct pc_trace {

@@ -49,7 +49,22 @@ void rv_limit(cJSON *obj, const char *key, int keep) {
     cJSON_AddNumberToObject(obj, k, n);
     snprintf(k, sizeof k, "%s_more", key);
     cJSON_AddNumberToObject(obj, k, n > keep ? n - keep : 0);
-    while (cJSON_GetArraySize(a) > keep) cJSON_DeleteItemFromArray(a, cJSON_GetArraySize(a) - 1);
+    if (n <= keep) return;
+    /* cut the list after its keep-th element, in one pass (deleting from the
+     * end one by one walks the list each time: quadratic in the rows) */
+    if (keep <= 0) {
+        cJSON *all = a->child;
+        a->child = NULL;
+        cJSON_Delete(all);
+        return;
+    }
+    cJSON *last = a->child;
+    for (int i = 1; i < keep; i++) last = last->next;
+    cJSON *tail = last->next;
+    last->next = NULL;
+    a->child->prev = last;
+    tail->prev = NULL;
+    cJSON_Delete(tail);
 }
 
 
@@ -181,7 +196,8 @@ static void type_charts(chart_out *co, cJSON *v) {
                  .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)nb};
     add_chart(co, "types_bar", &bar, labels, vals, (size_t)nb, UNIT_NS);
     double other = 0;
-    for (int i = np; i < n; i++) other += sj_getnum(cJSON_GetArrayItem(rows, i), "time_ns", 0);
+    const cJSON *tr = cJSON_GetArrayItem(rows, np); /* then walk: indexing each row would be quadratic */
+    for (int i = np; i < n && tr; i++, tr = tr->next) other += sj_getnum(tr, "time_ns", 0);
     for (int i = 0; i < np; i++) colors[i] = i < 8 ? i : 9; /* 8 is the gray of "other" */
     int npie = np;
     if (n > np) {
@@ -367,11 +383,14 @@ static void timeline_chart(chart_out *co, cJSON *v) {
         size_t k = 0;
         const cJSON *b;
         cJSON_ArrayForEach(b, bx) {
-            s[k] = cJSON_GetArrayItem(b, 0)->valuedouble;
-            e[k] = cJSON_GetArrayItem(b, 1)->valuedouble;
-            col[k++] = chart_category_color(cJSON_GetArrayItem(b, 2)->valuestring);
+            /* [start, end, category]; anything else (a summary from elsewhere) is skipped */
+            const cJSON *b0 = b->child, *b1 = b0 ? b0->next : NULL, *b2 = b1 ? b1->next : NULL;
+            if (!cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !cJSON_IsString(b2) || k >= n) continue;
+            s[k] = b0->valuedouble;
+            e[k] = b1->valuedouble;
+            col[k++] = chart_category_color(b2->valuestring);
         }
-        cr[i++] = (chart_row){sj_getstr(r, "label", ""), s, e, col, n};
+        cr[i++] = (chart_row){sj_getstr(r, "label", ""), s, e, col, k};
     }
     static const char *const names[] = {"kernel", "communication", "memcpy", "memset", "cpu", "runtime", "dataloader"};
     static const char *const shown[] = {"Kernel", "Communication (NCCL)", "Memcpy", "Memset", "CPU operator", "Runtime (API call)", "DataLoader"};

@@ -780,7 +780,7 @@ static void reader_init(reader *rd, size_t max_value) {
     rd->cap = 1 << 20;
     rd->buf = xmalloc(rd->cap);
     rd->scratch = xmalloc(rd->cap);
-    rd->max_value = max_value ? max_value : (size_t)256 << 20;
+    rd->max_value = max_value ? max_value : (size_t)16 << 20; /* within the memory ceiling; events are far smaller */
     rd->t = pc_trace_new();
 }
 

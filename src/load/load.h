@@ -16,7 +16,7 @@
 
 typedef struct pc_load_opts {
     int progress;          /* print progress on stderr (caller decides: only on a tty) */
-    size_t max_value;      /* largest single JSON value held at once; 0 = 256 MiB */
+    size_t max_value;      /* largest single JSON value held at once; 0 = 16 MiB */
     int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
     int threads;           /* plain JSON files: readers run in parallel; 0 = one per CPU */
     uint64_t split_min;    /* smallest part of a file given to a reader; 0 = 32 MiB */

@@ -224,6 +224,7 @@ void *spill_realloc(void *p, size_t n) {
         x.p = q;
         x.len = len;
         *VEC_PUSH(blocks, nblocks, capblocks) = x;
+        watch(); /* the watcher ends when it sees no block, as it may have while this one grew */
         pthread_mutex_unlock(&mu);
         return q;
     }

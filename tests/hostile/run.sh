@@ -14,6 +14,8 @@
 #                   rendered, by tests/py/check_md.py, since a code span shows <b> as text)
 #   check: SHELL    must exit 0 (substituted as above)
 #   timeout: S      seconds (default 60)
+#   rss_mib: N      peak resident memory at most N MiB (GNU time; plain binary only:
+#                   sanitizers multiply memory)
 set -u
 PC=$(readlink -f "$1")
 cd "$(dirname "$0")/../.." || exit 2
@@ -39,13 +41,24 @@ for exp in tests/hostile/*.expect; do
         echo "FAIL ${tag}hostile_$name: gen failed: $(head -3 "$work/gen.log")"; continue
     fi
     eval "set -- $(sub "$cmd")"
-    timeout -k 5 "${limit:-60}" "$PC" "$@" > "$work/stdout" 2> "$work/stderr" < /dev/null
-    rc=$?
+    rss=$(sed -n 's/^rss_mib: //p' "$exp")
+    if [ -n "$rss" ] && [ -z "$tag" ] && [ -x /usr/bin/time ]; then
+        timeout -k 5 "${limit:-60}" /usr/bin/time -o "$work/rss" -f '%M' "$PC" "$@" > "$work/stdout" 2> "$work/stderr" < /dev/null
+        rc=$?
+    else
+        rss=""
+        timeout -k 5 "${limit:-60}" "$PC" "$@" > "$work/stdout" 2> "$work/stderr" < /dev/null
+        rc=$?
+    fi
     why=""
     [ "$rc" = 124 ] || [ "$rc" = 137 ] && why="timed out (${limit:-60} s)"
     [ -z "$why" ] && [ -n "$want" ] && [ "$rc" != "$want" ] && why="exit $rc, want $want"
     if [ -z "$why" ] && grep -q 'AddressSanitizer\|runtime error:\|ThreadSanitizer\|LeakSanitizer' "$work/stderr"; then
         why="sanitizer: $(grep -m1 'SUMMARY\|runtime error' "$work/stderr")"
+    fi
+    if [ -z "$why" ] && [ -n "$rss" ]; then
+        got=$(( $(tail -1 "$work/rss") / 1024 ))
+        [ "$got" -le "$rss" ] || why="peak RSS $got MiB, want at most $rss MiB"
     fi
     if [ -z "$why" ]; then
         while IFS= read -r re; do

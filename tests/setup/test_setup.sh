@@ -12,7 +12,7 @@ ok() { echo "PASS ${tag}setup_$1"; }
 bad() { echo "FAIL ${tag}setup_$1: $2"; }
 
 BUILD_PKGS="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev fonts-dejavu-core"
-TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base"
+TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"
 
 # fake tools: state lives in $STATE (installed packages, calls made)
 FAKE=$T/bin

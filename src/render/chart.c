@@ -72,6 +72,25 @@ static double nice_step(double range, int ticks) {
     return (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10) * mag;
 }
 
+/* The tick values k * step within [lo, hi * (1 + slack)], at most MAX_TICKS of
+ * them, counted with an integer k: adding step to a value can fail to advance
+ * (a step below the value's precision, near 2^62 ns) or never end (NaN). A
+ * tick within a billionth of a step of zero is zero (no "-0 ns"). */
+enum { MAX_TICKS = 64 };
+static int tick_values(double lo, double hi, double slack, double step, double *out) {
+    if (!isfinite(lo) || !isfinite(hi) || !isfinite(step) || step <= 0 || hi < lo) return 0;
+    double k0 = ceil(lo / step), k1 = floor(hi * (1 + slack) / step + 1e-9);
+    if (!isfinite(k0) || !isfinite(k1) || k1 < k0) return 0;
+    int n = 0;
+    for (double k = k0; k <= k1 && n < MAX_TICKS; k += 1) {
+        if (k + 1 == k) break; /* beyond 2^53: k no longer advances */
+        double v = k * step;
+        if (fabs(v) < step * 1e-9) v = 0;
+        out[n++] = v;
+    }
+    return n;
+}
+
 static void title(cairo_t *cr, const chart *c, double w) {
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
@@ -110,7 +129,10 @@ static void draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
     double step = nice_step(span, 4);
     char buf[64];
     cairo_set_line_width(cr, 1);
-    for (double v = ceil(minv / step) * step; v <= maxv * 1.0001 + 1e-9; v += step) {
+    double tv[MAX_TICKS];
+    int nt = tick_values(minv, maxv, 0.0001, step, tv);
+    for (int ti = 0; ti < nt; ti++) {
+        double v = tv[ti];
         double x = left + (right - left) * (v - minv) / span;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, x, top);
@@ -179,7 +201,10 @@ static void axes_y(cairo_t *cr, double left, double right, double top, double bo
     char buf[64];
     double step = nice_step(maxv, 4);
     cairo_set_line_width(cr, 1);
-    for (double v = 0; v <= maxv * 1.0001; v += step) {
+    double tv[MAX_TICKS];
+    int nt = tick_values(0, maxv, 0.0001, step, tv);
+    for (int ti = 0; ti < nt; ti++) {
+        double v = tv[ti];
         double y = bottom - (bottom - top) * v / maxv;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, left, y);
@@ -219,7 +244,10 @@ static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
     axes_y(cr, left, right, top, bottom, ymax, c->unit);
     char buf[64];
     double step = nice_step(xmax - xmin, 5);
-    for (double v = ceil(xmin / step) * step; v <= xmax; v += step) {
+    double tv[MAX_TICKS];
+    int nt = tick_values(xmin, xmax, 0, step, tv);
+    for (int ti = 0; ti < nt; ti++) {
+        double v = tv[ti];
         double x = left + (right - left) * (v - xmin) / (xmax - xmin);
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
         fmt_unit(buf, sizeof buf, v, c->xunit);
@@ -320,7 +348,10 @@ static void draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
     char buf[64];
     double step = nice_step(maxx, 6);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-    for (double v = 0; v <= maxx * 1.0001; v += step) {
+    double tv[MAX_TICKS];
+    int nt = tick_values(0, maxx, 0.0001, step, tv);
+    for (int ti = 0; ti < nt; ti++) {
+        double v = tv[ti];
         double x = left + v * px;
         cairo_move_to(cr, x, bottom);
         cairo_line_to(cr, x, bottom + 4);

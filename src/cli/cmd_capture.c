@@ -6,6 +6,7 @@
  * the per-process files into DIR/trace.json and writes the report into DIR
  * (unless --no-report). Exits with CMD's exit code, or 128 + signal. */
 #include "cli.h"
+#include "../util/xalloc.h"
 #include "../capture/sampler.h"
 #include "../capture/writer.h"
 #include "../util/fsutil.h"
@@ -205,7 +206,7 @@ static void setenv_append(const char *k, const char *v) {
     const char *old = getenv(k);
     if (old && *old) {
         size_t n = strlen(old) + strlen(v) + 2;
-        char *s = malloc(n);
+        char *s = xmalloc(n);
         snprintf(s, n, "%s:%s", v, old);
         setenv(k, s, 1);
         free(s);

@@ -1,5 +1,6 @@
 /* perfcard report / summarize: load -> analyze -> summary -> render. */
 #include "cli.h"
+#include "../util/xalloc.h"
 #include "../analyze/analyze.h"
 #include "../compare/ranks.h"
 #include "../load/source.h"
@@ -190,44 +191,44 @@ static int input_like(const char *name) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int mindspore_ranks(const char *dir, int *ranks, int max);
 
 /* Expands directories into their trace and summary files (sorted). */
 static char **expand_inputs(char **args, int nargs, int *n) {
     size_t cap = 16, k = 0;
-    char **v = malloc(cap * sizeof *v);
+    char **v = xmalloc(cap * sizeof *v);
     for (int i = 0; i < nargs; i++) {
         struct stat st;
-        int ranks[64], nr = 0;
+        int *ranks = NULL, nr = 0;
         if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             char sub[4200];
-            nr = mindspore_ranks(args[i], ranks, 64);
-            if (!nr) { snprintf(sub, sizeof sub, "%s/profiler", args[i]); nr = mindspore_ranks(sub, ranks, 64); }
+            nr = mindspore_ranks(args[i], &ranks);
+            if (!nr) { snprintf(sub, sizeof sub, "%s/profiler", args[i]); nr = mindspore_ranks(sub, &ranks); }
         }
         if (nr > 0) {
             /* a MindSpore profiler directory: one input per rank ("DIR#rank") */
             for (int q = 0; q < nr; q++) {
-                if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+                if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
                 size_t len = strlen(args[i]) + 16;
-                v[k] = malloc(len);
+                v[k] = xmalloc(len);
                 snprintf(v[k++], len, "%s#%d", args[i], ranks[q]);
             }
+            free(ranks);
         } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             DIR *d = opendir(args[i]);
             struct dirent *e;
             size_t first = k;
             while (d && (e = readdir(d))) {
                 if (e->d_name[0] == '.' || !input_like(e->d_name)) continue;
-                if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+                if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
                 size_t len = strlen(args[i]) + strlen(e->d_name) + 2;
-                v[k] = malloc(len);
+                v[k] = xmalloc(len);
                 snprintf(v[k++], len, "%s/%s", args[i], e->d_name);
             }
             if (d) closedir(d);
             qsort(v + first, k - first, sizeof *v, cmp_str);
         } else {
-            if (k == cap) v = realloc(v, (cap *= 2) * sizeof *v);
-            v[k++] = strdup(args[i]);
+            if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
+            v[k++] = xstrdup(args[i]);
         }
     }
     *n = (int)k;

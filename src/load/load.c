@@ -9,7 +9,6 @@
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
 int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
-int mindspore_ranks(const char *dir, int *ranks, int max);
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;
@@ -20,27 +19,30 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
         char dir[4096];
         snprintf(dir, sizeof dir, "%.*s", (int)(hash - path), path);
         if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-            int ranks[64];
+            int *ranks;
             char sub[4200];
             const char *d = dir;
-            if (!mindspore_ranks(d, ranks, 64)) { snprintf(sub, sizeof sub, "%s/profiler", dir); d = sub; }
+            if (!mindspore_ranks(d, &ranks)) { snprintf(sub, sizeof sub, "%s/profiler", dir); d = sub; }
+            free(ranks);
             return pc_load_mindspore(d, atoi(hash + 1), out, err);
         }
     }
     if (stat(path, &st) < 0) return PC_ERRF(err, PC_EIO, "cannot open: %s", strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         /* a MindSpore profiler directory (or its profiler/ subfolder) */
-        int ranks[64];
+        int *ranks;
         char sub[4096];
         const char *dir = path;
-        int nr = mindspore_ranks(dir, ranks, 64);
+        int nr = mindspore_ranks(dir, &ranks);
         if (!nr) {
             snprintf(sub, sizeof sub, "%s/profiler", path);
             dir = sub;
-            nr = mindspore_ranks(dir, ranks, 64);
+            nr = mindspore_ranks(dir, &ranks);
         }
         if (!nr) return PC_ERRF(err, PC_EINPUT, "a directory without MindSpore profiler files");
-        return pc_load_mindspore(dir, o && o->rank >= 0 && o->rank_set ? o->rank : ranks[0], out, err);
+        int first = ranks[0];
+        free(ranks);
+        return pc_load_mindspore(dir, o && o->rank >= 0 && o->rank_set ? o->rank : first, out, err);
     }
     if (!S_ISREG(st.st_mode))
         return PC_ERRF(err, PC_EIO, "not a regular file (perfcard reads files, not FIFOs, devices or sockets)");

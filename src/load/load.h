@@ -26,4 +26,7 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
 /* The Chrome-trace JSON reader, on any byte source; used by pc_load and the
  * fuzzer (which feeds memory). */
 int pc_load_kineto_mem(const char *data, size_t n, pc_trace **out, pc_err *err);
+/* The ranks of the MindSpore profiler files in dir, sorted, each once: their
+ * count, with *ranks a malloc'd array (caller frees; NULL when none). */
+int mindspore_ranks(const char *dir, int **ranks);
 #endif

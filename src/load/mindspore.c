@@ -30,32 +30,40 @@ static const char *const prefixes[] = {"step_trace_raw_", "gpu_timeline_display_
                                        "device_queue_profiling_", "dataset_iterator_profiling_", "minddata_pipeline_raw_",
                                        "gpu_op_detail_info_", "gpu_activity_data_", "gpu_op_type_info_", NULL};
 
-/* rank number in a MindSpore file name, or -1 */
+/* rank number in a MindSpore file name, or -1 (beyond 999999: not a rank) */
 static int file_rank(const char *name) {
     for (int i = 0; prefixes[i]; i++) {
         size_t l = strlen(prefixes[i]);
-        if (!strncmp(name, prefixes[i], l) && name[l] >= '0' && name[l] <= '9') return atoi(name + l);
+        if (strncmp(name, prefixes[i], l) || name[l] < '0' || name[l] > '9') continue;
+        long r = 0;
+        for (const char *p = name + l; *p >= '0' && *p <= '9'; p++)
+            if ((r = r * 10 + (*p - '0')) > 999999) return -1;
+        return (int)r;
     }
     return -1;
 }
 
-int mindspore_ranks(const char *dir, int *ranks, int max);
-int mindspore_ranks(const char *dir, int *ranks, int max) {
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+int mindspore_ranks(const char *dir, int **ranks) {
+    *ranks = NULL;
     DIR *d = opendir(dir);
     if (!d) return 0;
-    int n = 0;
+    size_t n = 0, cap = 0;
+    int *v = NULL;
     struct dirent *e;
     while ((e = readdir(d))) {
         int r = file_rank(e->d_name);
-        if (r < 0) continue;
-        int seen = 0;
-        for (int i = 0; i < n; i++) seen |= ranks[i] == r;
-        if (!seen && n < max) ranks[n++] = r;
+        if (r >= 0) *VEC_PUSH(v, n, cap) = r;
     }
     closedir(d);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && ranks[j - 1] > ranks[j]; j--) { int x = ranks[j]; ranks[j] = ranks[j - 1]; ranks[j - 1] = x; }
-    return n;
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, cmp_int);
+    size_t k = 1;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[k - 1]) v[k++] = v[i];
+    *ranks = v;
+    return (int)k;
 }
 
 static char *read_file(const char *dir, const char *fmt, int rank, size_t *n) {

@@ -6,12 +6,8 @@ PC=$(readlink -f "$1")
 # plain build's (a sanitizer build's library would need its runtime in every process)
 export PERFCARD_INJECT="${PERFCARD_INJECT:-$(readlink -f build/libperfcard_inject.so)}"
 cd "$(dirname "$0")/.." || exit 2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-tag=${PERFCARD_TEST_TAG:-}
-ok() { echo "PASS ${tag}cli_$1"; }
-bad() { echo "FAIL ${tag}cli_$1: $2"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name" "$*"; fi; }
+SUITE=cli_
+. tests/lib.sh
 
 # report of the bundled example
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/demo" > "$T/out" 2> "$T/err"

@@ -1,4 +1,5 @@
 #include "source.h"
+#include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -161,16 +162,12 @@ ssize_t source_peek(const char *path, unsigned char *buf, size_t n) {
 
 int source_open(pc_source **out, const char *path, pc_err *err) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return PC_ERRF(err, PC_EIO, "%s: not a regular file (perfcard reads files, not FIFOs, devices or sockets)", path);
-    }
+    uint64_t size;
+    int fd = fs_open_regular(path, &size, err);
+    if (fd < 0) return fd;
     pc_source *s = xcalloc(1, sizeof *s);
     s->fd = fd;
-    s->size = (uint64_t)st.st_size;
+    s->size = size;
     unsigned char magic[2];
     ssize_t n = pread(fd, magic, 2, 0);
     s->gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;

@@ -55,8 +55,8 @@ int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
     return 0;
 }
 
-int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err) {
-    *out = NULL;
+int fs_open_regular(const char *path, uint64_t *size, pc_err *err) {
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
@@ -64,6 +64,14 @@ int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err
         close(fd);
         return PC_ERRF(err, PC_EIO, "%s: not a regular file (perfcard reads files, not FIFOs, devices or sockets)", path);
     }
+    if (size) *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err) {
+    *out = NULL;
+    int fd = fs_open_regular(path, NULL, err);
+    if (fd < 0) return fd;
     FILE *f = fdopen(fd, "rb");
     if (!f) { close(fd); return PC_ERRF(err, PC_EIO, "%s: cannot open: %s", path, strerror(errno)); }
     size_t cap = 1 << 16, len = 0;

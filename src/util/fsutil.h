@@ -8,9 +8,13 @@
 #ifndef PC_FSUTIL_H
 #define PC_FSUTIL_H
 #include <stddef.h>
+#include <stdint.h>
 #include "err.h"
 int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err);
 int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err);
+/* Opens a regular file for reading (never blocking on a FIFO): the descriptor,
+ * its size in *size (when not NULL), or a PC_E* code with err naming path. */
+int fs_open_regular(const char *path, uint64_t *size, pc_err *err);
 int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
 char *fs_join(const char *dir, const char *name); /* malloc'd "dir/name" */
 #endif

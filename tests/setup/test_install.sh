@@ -5,12 +5,8 @@
 # exactly those files and leaves others. Prints PASS/FAIL lines.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-tag=${PERFCARD_TEST_TAG:-}
-ok() { echo "PASS ${tag}install_$1"; }
-bad() { echo "FAIL ${tag}install_$1: $2"; }
-check() { n=$1; shift; if "$@"; then ok "$n"; else bad "$n" "$*"; fi; }
+SUITE=install_
+. "$root/tests/lib.sh"
 
 D=$T/dest
 mkdir -p "$D/usr/bin"

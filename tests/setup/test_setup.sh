@@ -5,11 +5,8 @@
 # Prints PASS/FAIL lines. Usage: test_setup.sh (from anywhere)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-tag=${PERFCARD_TEST_TAG:-}
-ok() { echo "PASS ${tag}setup_$1"; }
-bad() { echo "FAIL ${tag}setup_$1: $2"; }
+SUITE=setup_
+. "$root/tests/lib.sh"
 
 BUILD_PKGS="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev fonts-dejavu-core"
 TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"

@@ -64,6 +64,12 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->stats.files_skipped) {
+        char msg[260];
+        snprintf(msg, sizeof msg, "%lld input files could not be read or parsed and were skipped (the first: %s)",
+                 (long long)t->stats.files_skipped, t->stats.first_skipped);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (t->stats.devices_dropped) {
         char msg[200];
         snprintf(msg, sizeof msg, "the trace describes more than %d devices: %lld further descriptions were not read",

@@ -33,14 +33,15 @@ typedef struct common_opts {
     int read_threads;     /* threads reading one plain file (0: one per CPU) */
 } common_opts;
 
-enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT };
+enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP };
 
 #define ANALYSIS_HELP                                                                              \
     "      --group-by-shape    operators keyed by name and input shapes\n"                       \
     "      --step-pattern RE   ranges whose name matches RE (POSIX extended) are the steps\n"     \
     "                          (default: ProfilerStep#N and perfcard.step#N)\n"                  \
     "      --fp-point NAME     the forward phase starts at the first kernel under operator NAME\n" \
-    "      --bp-point NAME     the backward phase ends with the last kernel under operator NAME\n"
+    "      --bp-point NAME     the backward phase ends with the last kernel under operator NAME\n"     \
+    "      --tmp-mib N         at most N MiB of temporary files (default 8192, or PERFCARD_TMP_MIB)\n"
 
 /* Options every command that analyzes a trace takes. Returns 1 if handled. */
 static int analysis_option(int c, common_opts *o) {
@@ -49,13 +50,24 @@ static int analysis_option(int c, common_opts *o) {
     case OPT_STEP: o->an.step_pattern = optarg; return 1;
     case OPT_FP: o->an.fp_point = optarg; return 1;
     case OPT_BP: o->an.bp_point = optarg; return 1;
+    case OPT_TMP: {
+        char *end;
+        long v = strtol(optarg, &end, 10);
+        if (*end || v <= 0 || v > (1L << 30)) {
+            fprintf(stderr, "perfcard: --tmp-mib takes a positive number of MiB\n");
+            exit(EXIT_INPUT);
+        }
+        setenv("PERFCARD_TMP_MIB", optarg, 1); /* read by the temporary-file allocator (util/spill.c) */
+        return 1;
+    }
     }
     return 0;
 }
 
 #define ANALYSIS_LONGOPTS                                                                  \
     {"group-by-shape", no_argument, 0, OPT_SHAPE}, {"step-pattern", required_argument, 0, OPT_STEP}, \
-        {"fp-point", required_argument, 0, OPT_FP}, {"bp-point", required_argument, 0, OPT_BP}
+        {"fp-point", required_argument, 0, OPT_FP}, {"bp-point", required_argument, 0, OPT_BP},           \
+        {"tmp-mib", required_argument, 0, OPT_TMP}
 
 static const char report_help[] =
     "usage: perfcard report TRACE... [options]\n"
@@ -149,7 +161,10 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
         fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
                 path, (unsigned long long)t->truncated_at);
     /* nothing skipped silently: invalid rows make the output incomplete, exit 3 */
-    int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0;
+    int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;
+    if (t->stats.files_skipped)
+        fprintf(stderr, "perfcard: warning: %s: %lld input files could not be read or parsed and were skipped (the first: %s)\n",
+                path, (long long)t->stats.files_skipped, t->stats.first_skipped);
     if (t->stats.bad_fields)
         fprintf(stderr, "perfcard: warning: %s: %lld events or rows were skipped as invalid; the report covers the rest\n", path,
                 (long long)t->stats.bad_fields);

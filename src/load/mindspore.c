@@ -66,12 +66,23 @@ int mindspore_ranks(const char *dir, int **ranks) {
     return (int)k;
 }
 
-static char *read_file(const char *dir, const char *fmt, int rank, size_t *n) {
+/* A file the reader cannot use is counted, with the first one's name, for the
+ * report's warnings: nothing is skipped silently. */
+static void skip_file(pc_trace *t, const char *name) {
+    if (!t->stats.files_skipped++) snprintf(t->stats.first_skipped, sizeof t->stats.first_skipped, "%.80s", name);
+}
+
+/* The file's text, or NULL when it is absent (nothing to say) or cannot be read (counted). */
+static char *read_file(pc_trace *t, const char *dir, const char *fmt, int rank, size_t *n) {
     char name[256];
     snprintf(name, sizeof name, fmt, rank);
     char *p = fs_join(dir, name), *data = NULL;
     pc_err e;
-    if (fs_read_all(p, &data, n, (size_t)1 << 30, &e)) data = NULL;
+    struct stat st;
+    if (lstat(p, &st) == 0 && fs_read_all(p, &data, n, (size_t)1 << 30, &e)) {
+        data = NULL;
+        skip_file(t, name);
+    }
     free(p);
     return data;
 }
@@ -196,9 +207,9 @@ static uint32_t hash_name(const char *s) {
     return h & 0x7fffffff;
 }
 
-static void timeline(pc_trace *t, const char *data) {
+static void timeline(pc_trace *t, const char *data, const char *file) {
     cJSON *a = cJSON_Parse(data);
-    if (!cJSON_IsArray(a)) { cJSON_Delete(a); return; }
+    if (!cJSON_IsArray(a)) { cJSON_Delete(a); skip_file(t, file); return; }
     const cJSON *e;
     cJSON_ArrayForEach(e, a) {
         const cJSON *name = cJSON_GetObjectItem(e, "name"), *tid = cJSON_GetObjectItem(e, "tid");
@@ -233,9 +244,9 @@ static void timeline(pc_trace *t, const char *data) {
     cJSON_Delete(a);
 }
 
-static void cpu_util(pc_trace *t, const char *data, int64_t t0) {
+static void cpu_util(pc_trace *t, const char *data, int64_t t0, const char *file) {
     cJSON *j = cJSON_Parse(data);
-    if (!j) return;
+    if (!cJSON_IsObject(j)) { cJSON_Delete(j); skip_file(t, file); return; }
     double interval = 100;
     const cJSON *si = cJSON_GetObjectItem(j, "sampling_interval");
     if (cJSON_IsNumber(si) && si->valuedouble > 0) interval = si->valuedouble;
@@ -403,19 +414,31 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     size_t n;
     int any = 0;
     char *d;
-    if ((d = read_file(dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d); free(d); any = 1; }
-    if ((d = read_file(dir, "gpu_timeline_display_%d.json", rank, &n))) { timeline(t, d); free(d); any = 1; }
+    if ((d = read_file(t, dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_timeline_display_%d.json", rank, &n))) {
+        char fn[64];
+        snprintf(fn, sizeof fn, "gpu_timeline_display_%d.json", rank);
+        timeline(t, d, fn);
+        free(d);
+        any = 1;
+    }
     int64_t t0 = 0;
     for (size_t i = 0; i < t->ncpu; i++)
         if (t->cpu[i].kind == CPU_USER_ANNOT && (!t0 || t->cpu[i].ts < t0)) t0 = t->cpu[i].ts;
-    if ((d = read_file(dir, "minddata_cpu_utilization_%d.json", rank, &n))) { cpu_util(t, d, t0); free(d); any = 1; }
-    if ((d = read_file(dir, "device_queue_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
-    if ((d = read_file(dir, "dataset_iterator_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
-    if ((d = read_file(dir, "minddata_pipeline_raw_%d.csv", rank, &n))) { pipeline(t, d); free(d); any = 1; }
-    if ((d = read_file(dir, "gpu_op_detail_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_OP); free(d); any = 1; }
-    if ((d = read_file(dir, "gpu_activity_data_%d.csv", rank, &n))) { agg_table(t, d, AGG_KERNEL); free(d); any = 1; }
-    if ((d = read_file(dir, "gpu_op_type_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_TYPE); free(d); any = 1; }
-    if (!any) {
+    if ((d = read_file(t, dir, "minddata_cpu_utilization_%d.json", rank, &n))) {
+        char fn[64];
+        snprintf(fn, sizeof fn, "minddata_cpu_utilization_%d.json", rank);
+        cpu_util(t, d, t0, fn);
+        free(d);
+        any = 1;
+    }
+    if ((d = read_file(t, dir, "device_queue_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
+    if ((d = read_file(t, dir, "dataset_iterator_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
+    if ((d = read_file(t, dir, "minddata_pipeline_raw_%d.csv", rank, &n))) { pipeline(t, d); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_op_detail_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_OP); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_activity_data_%d.csv", rank, &n))) { agg_table(t, d, AGG_KERNEL); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_op_type_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_TYPE); free(d); any = 1; }
+    if (!any && !t->stats.files_skipped) {
         pc_trace_free(t);
         return PC_ERRF(err, PC_EINPUT, "no MindSpore profiler files for rank %d", rank);
     }

@@ -268,6 +268,8 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     t->stats.unknown += s->stats.unknown;
     t->stats.bad_fields += s->stats.bad_fields;
     t->stats.devices_dropped += s->stats.devices_dropped;
+    if (!t->stats.files_skipped) memcpy(t->stats.first_skipped, s->stats.first_skipped, sizeof t->stats.first_skipped);
+    t->stats.files_skipped += s->stats.files_skipped;
     if (s->truncated) {
         t->truncated = 1;
         t->truncated_at = s->truncated_at;

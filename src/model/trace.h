@@ -134,6 +134,8 @@ typedef struct pc_load_stats {
     int parts;               /* parts of the file read in parallel whose results were used (1 = serial) */
     uint64_t forecast;       /* the run's peak memory forecast while loading, bytes (0: none made) */
     int64_t devices_dropped; /* device descriptions past PC_MAX_DEVICES, not kept */
+    int64_t files_skipped;   /* input files present but unreadable or malformed (directory inputs) */
+    char first_skipped[96];  /* the first of them */
 } pc_load_stats;
 
 typedef struct pc_trace {

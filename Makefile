@@ -94,7 +94,7 @@ test: deps
 	@sh tools/setup.sh test
 	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
+	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
 	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
 	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a

@@ -62,7 +62,7 @@ static void idtab_init(idtab *x, int64_t lo, int64_t hi, size_t count) {
 /* first (keep_first) or last value given for id wins */
 static void idtab_put(idtab *x, int64_t id, int32_t v, int keep_first) {
     if (x->dense) {
-        int32_t *d = &x->dense[id - x->lo];
+        int32_t *d = &x->dense[(uint64_t)id - (uint64_t)x->lo]; /* id in [lo, hi]: ids span all of int64 */
         if (!keep_first || *d < 0) *d = v;
         return;
     }
@@ -72,7 +72,10 @@ static void idtab_put(idtab *x, int64_t id, int32_t v, int keep_first) {
 }
 
 static int32_t idtab_find(const idtab *x, int64_t id) {
-    if (x->dense) return id >= x->lo && (uint64_t)(id - x->lo) < x->span ? x->dense[id - x->lo] : -1;
+    if (x->dense) {
+        uint64_t off = (uint64_t)id - (uint64_t)x->lo; /* no signed overflow for ids far from lo */
+        return id >= x->lo && off < x->span ? x->dense[off] : -1;
+    }
     const uint32_t *p = hmap_find(&x->h, (uint64_t)id);
     return p ? (int32_t)*p : -1;
 }

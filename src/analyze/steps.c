@@ -24,6 +24,7 @@
  * Data loading wait: union of DataLoader ranges inside the window.
  * Communication: union of NCCL kernels inside the window, and the part of it
  *   overlapping non-NCCL kernels (on other streams). */
+#include <errno.h>
 #include "analyze.h"
 #include "../util/spill.h"
 #include "intervals.h"
@@ -116,7 +117,13 @@ void steps_find(an_ctx *c) {
         s->cpu_end = s->end = e->ts + e->dur;
         s->name = e->name;
         const char *hash = strrchr(nm, '#');
-        s->number = hash && hash[1] ? atoll(hash + 1) : -1; /* -1: numbered by position below */
+        s->number = -1; /* -1: numbered by position below (also for a number beyond 2^62) */
+        if (hash && hash[1]) {
+            char *end;
+            errno = 0;
+            long long num = strtoll(hash + 1, &end, 10);
+            if (end != hash + 1 && !errno && num > -(1LL << 62) && num < (1LL << 62)) s->number = num;
+        }
     }
     if (use_re) regfree(&re);
     if (n) spill_sort(v, n, sizeof *v, cmp_step);

@@ -20,7 +20,7 @@ int rank_of_input(const char *path) {
 typedef struct rk { int rank; const cJSON *s; } rk;
 static int cmp_rk(const void *a, const void *b) {
     const rk *x = a, *y = b;
-    return x->rank - y->rank;
+    return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
 static double per_step(const cJSON *s, int cat) {

@@ -509,6 +509,13 @@ static void commit(reader *rd, evtmp *e) {
      * difference of two of them can overflow anywhere downstream */
     const int64_t lim = (int64_t)1 << 62;
     if ((e->has_ts && (e->ts <= -lim || e->ts >= lim)) || (e->has_dur && e->dur >= lim)) { t->stats.bad_fields++; return; }
+    /* sizes likewise: bytes of a copy within [0, 2^62), a memory event's change within +-2^62 */
+    if ((e->bytes != PC_NONE && (e->bytes < 0 || e->bytes >= lim)) || e->mem_bytes <= -lim || e->mem_bytes >= lim) {
+        t->stats.bad_fields++;
+        return;
+    }
+    if (e->total_alloc < PC_NONE || e->total_alloc >= lim) e->total_alloc = PC_NONE;
+    if (e->total_res < PC_NONE || e->total_res >= lim) e->total_res = PC_NONE;
     if (ph == 'C') {
         if (!e->has_ts) { t->stats.bad_fields++; return; }
         uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);
@@ -604,31 +611,38 @@ static void commit(reader *rd, evtmp *e) {
 
 /* ---------- top-level values through cJSON ---------- */
 
-static int jint(const cJSON *o, const char *k, int dflt) {
+/* an int from the trace: dflt when missing, not finite or outside [lo, INT_MAX] */
+static int jint_in(const cJSON *o, const char *k, int dflt, double lo) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? (int)v->valuedouble : dflt;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= 2147483647.0)) return dflt;
+    return (int)v->valuedouble;
 }
+static int jint(const cJSON *o, const char *k, int dflt) { return jint_in(o, k, dflt, -2147483648.0); }
+/* a count or size: never negative */
+static int jcount(const cJSON *o, const char *k, int dflt) { return jint_in(o, k, dflt, 0); }
 
 static void read_devices(pc_trace *t, const cJSON *arr) {
     const cJSON *d;
     cJSON_ArrayForEach(d, arr) {
-        if (!cJSON_IsObject(d)) continue;
-        pc_device *dev = pc_trace_device(t, jint(d, "id", (int)t->ndev));
+        int id = jint(d, "id", (int)t->ndev);
+        if (!cJSON_IsObject(d) || id < 0) { t->stats.bad_fields++; continue; } /* device ids are never negative */
+        pc_device *dev = pc_trace_device(t, id);
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
         if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
-        if (cJSON_IsNumber(mem)) dev->total_mem = (int64_t)mem->valuedouble;
-        /* deviceProperties, and the older computeProperties spellings */
-        dev->cc_major = jint(d, "computeMajor", jint(d, "major", 0));
-        dev->cc_minor = jint(d, "computeMinor", jint(d, "minor", 0));
-        dev->num_sms = jint(d, "numSms", jint(d, "multiProcessorCount", 0));
-        dev->max_threads_per_sm = jint(d, "maxThreadsPerMultiprocessor", jint(d, "maxThreadsPerMultiProcessor", 0));
-        dev->max_threads_per_block = jint(d, "maxThreadsPerBlock", 0);
-        dev->regs_per_sm = jint(d, "regsPerMultiprocessor", 0);
-        dev->regs_per_block = jint(d, "regsPerBlock", 0);
-        dev->smem_per_sm = jint(d, "sharedMemPerMultiprocessor", 0);
-        dev->smem_per_block = jint(d, "sharedMemPerBlock", 0);
-        dev->warp_size = jint(d, "warpSize", 32);
+        if (cJSON_IsNumber(mem) && mem->valuedouble >= 0 && mem->valuedouble < 4.6e18) dev->total_mem = (int64_t)mem->valuedouble;
+        /* deviceProperties, and the older computeProperties spellings; counts are never negative */
+        dev->cc_major = jcount(d, "computeMajor", jcount(d, "major", 0));
+        dev->cc_minor = jcount(d, "computeMinor", jcount(d, "minor", 0));
+        dev->num_sms = jcount(d, "numSms", jcount(d, "multiProcessorCount", 0));
+        dev->max_threads_per_sm = jcount(d, "maxThreadsPerMultiprocessor", jcount(d, "maxThreadsPerMultiProcessor", 0));
+        dev->max_threads_per_block = jcount(d, "maxThreadsPerBlock", 0);
+        dev->regs_per_sm = jcount(d, "regsPerMultiprocessor", 0);
+        dev->regs_per_block = jcount(d, "regsPerBlock", 0);
+        dev->smem_per_sm = jcount(d, "sharedMemPerMultiprocessor", 0);
+        dev->smem_per_block = jcount(d, "sharedMemPerBlock", 0);
+        dev->warp_size = jcount(d, "warpSize", 32);
+        if (dev->warp_size <= 0) dev->warp_size = 32;
     }
 }
 
@@ -640,11 +654,11 @@ static void read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
     if (!j) return;
     if (devs && cJSON_IsArray(j)) read_devices(t, j);
     if (dist && cJSON_IsObject(j)) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "rank");
-        if (cJSON_IsNumber(x)) t->rank = (int64_t)x->valuedouble;
-        x = cJSON_GetObjectItemCaseSensitive(j, "world_size");
-        if (cJSON_IsNumber(x)) t->world_size = (int64_t)x->valuedouble;
-        x = cJSON_GetObjectItemCaseSensitive(j, "backend");
+        /* a rank is >= 0, a world at least 1: anything else leaves them unknown */
+        int rank = jcount(j, "rank", PC_NONE), world = jcount(j, "world_size", PC_NONE);
+        if (rank >= 0) t->rank = rank;
+        if (world >= 1) t->world_size = world;
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "backend");
         if (cJSON_IsString(x)) t->backend = strtab_intern(&t->strs, x->valuestring, strlen(x->valuestring));
     }
     cJSON_Delete(j);

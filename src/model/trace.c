@@ -111,7 +111,8 @@ static int cmp_ctr(const void *a, const void *b) {
     return x->series < y->series ? -1 : x->series > y->series;
 }
 static int cmp_dev(const void *a, const void *b) {
-    return ((const pc_device *)a)->id - ((const pc_device *)b)->id;
+    int x = ((const pc_device *)a)->id, y = ((const pc_device *)b)->id;
+    return (x > y) - (x < y); /* ids span all of int: no subtraction */
 }
 
 /* Kineto writes an operator after the calls inside it, so arrays come nearly

@@ -495,7 +495,7 @@ static void csv_value(sbuf *b, const cJSON *v) {
     if (cJSON_IsString(v)) sbuf_csv(b, v->valuestring, strlen(v->valuestring));
     else if (cJSON_IsNumber(v)) {
         double x = v->valuedouble;
-        if (x == (double)(long long)x && x < 9e15 && x > -9e15) sbuf_printf(b, "%lld", (long long)x);
+        if (x < 9e15 && x > -9e15 && x == (double)(long long)x) sbuf_printf(b, "%lld", (long long)x);
         else sbuf_printf(b, "%.9g", x);
     } else if (cJSON_IsBool(v)) sbuf_puts(b, cJSON_IsTrue(v) ? "true" : "false");
 }

@@ -2,6 +2,7 @@
 #include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/sbuf.h"
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -127,6 +128,13 @@ static const char *json_type(const cJSON *v) {
 
 static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind);
 
+/* a key that holds nanoseconds or bytes: its name ends in _ns, bytes, or is a step's number */
+static int sk_time_or_size(const char *path) {
+    size_t n = strlen(path);
+    return (n >= 3 && !strcmp(path + n - 3, "_ns")) || (n >= 5 && !strcmp(path + n - 5, "bytes")) ||
+           (n >= 7 && !strcmp(path + n - 7, ".number")) || strstr(path, "durations_ns") != NULL;
+}
+
 /* push/pop one step of the path; 0 when the path is too long to be known */
 static int sk_push(sk_walk *w, const char *step, int index, size_t *saved, size_t *saved_where) {
     *saved = w->len;
@@ -216,11 +224,13 @@ static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind) {
         __attribute__((fallthrough)); /* X also takes a number */
     case 'U': case 'N':
         if (cJSON_IsNumber(v)) {
-            double x = v->valuedouble;
-            ok = isfinite(x) && fabs(x) <= SK_MAX_NUM && (kind != 'U' || x >= 0);
+            /* times and sizes stay within +-2^62 (int64 nanoseconds and bytes with room for sums);
+             * other figures (FLOPs, rates, shares) need only be finite */
+            double x = v->valuedouble, bound = sk_time_or_size(w->path) ? SK_MAX_NUM : DBL_MAX;
+            ok = isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
             if (!ok) {
-                PC_ERRF(w->err, PC_EINPUT, "%s: %g is out of range (%s up to 2^62)", w->where, x,
-                        kind == 'U' ? "0" : "-2^62");
+                PC_ERRF(w->err, PC_EINPUT, "%s: %g is out of range (%s up to %s)", w->where, x, kind == 'U' ? "0" : "minus as much",
+                        bound == SK_MAX_NUM ? "2^62" : "the largest finite number");
                 return NULL;
             }
             return cJSON_CreateNumber(x);

@@ -514,6 +514,7 @@ static void commit(reader *rd, evtmp *e) {
         t->stats.bad_fields++;
         return;
     }
+    if (e->has_dur && e->dur >= 0 && !pc_trace_take_dur(t, e->dur)) return;
     if (e->total_alloc < PC_NONE || e->total_alloc >= lim) e->total_alloc = PC_NONE;
     if (e->total_res < PC_NONE || e->total_res >= lim) e->total_res = PC_NONE;
     if (ph == 'C') {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <stdint.h>
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -140,6 +141,13 @@ static int int_field(char **f, int n, int col, int64_t scale, int64_t *out) {
     *out = (int64_t)v * scale;
     return 1;
 }
+/* a field as a finite number >= 0 (below 2^62), else 0 */
+static double nonneg_field(char **f, int n, int col) {
+    if (col < 0 || col >= n) return 0;
+    double v = atof(f[col]);
+    return isfinite(v) && v >= 0 && v < 4.6e18 ? v : 0;
+}
+
 /* v * scale as integer ns, rounded; 0 when not finite or beyond +-2^62 */
 static int ns_of(double v, double scale, int64_t *out) {
     double x = v * scale;
@@ -166,7 +174,7 @@ static void step_trace(pc_trace *t, char *data) {
             t->stats.bad_fields++;
             continue;
         }
-        if (total <= 0) continue;
+        if (total <= 0 || !pc_trace_take_dur(t, total)) continue;
         pc_cpu_event *c = pc_trace_add_cpu(t);
         c->kind = CPU_USER_ANNOT;
         char nm[64];
@@ -188,7 +196,7 @@ static void step_trace(pc_trace *t, char *data) {
             size_t l = strlen(hdr[i]);
             if (strncmp(hdr[i], "stream_", 7) || l < 12 || strcmp(hdr[i] + l - 12, "_start_point")) continue;
             int64_t s, e;
-            if (!int_field(f, n, i, 10, &s) || !int_field(f, n, i + 1, 10, &e) || e <= s) continue;
+            if (!int_field(f, n, i, 10, &s) || !int_field(f, n, i + 1, 10, &e) || e <= s || !pc_trace_take_dur(t, e - s)) continue;
             pc_gpu_event *g = pc_trace_add_gpu(t);
             g->kind = GPU_KERNEL;
             char gn[128];
@@ -220,6 +228,7 @@ static void timeline(pc_trace *t, const char *data, const char *file) {
             t->stats.bad_fields++; /* as the Kineto reader: no negative spans, nothing beyond +-2^62 ns */
             continue;
         }
+        if (!pc_trace_take_dur(t, dn)) continue;
         const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
         if (tids[0] >= '0' && tids[0] <= '9') {
             pc_gpu_event *g = pc_trace_add_gpu(t);
@@ -351,13 +360,15 @@ static void pipeline(pc_trace *t, char *data) {
         if (n <= ct || n <= ci) { t->stats.bad_fields++; continue; }
         pc_pipe_op *o = VEC_PUSH(t->pipe, t->npipe, t->cap_pipe);
         memset(o, 0, sizeof *o);
-        o->id = atoi(f[ci]);
+        /* ids and counts are integers >= 0 (a parent of -1: none); sizes and rates finite and >= 0 */
+        int64_t id = 0, workers = 0, parent = -1;
+        o->id = int_field(f, n, ci, 1, &id) && id >= 0 && id < INT32_MAX ? (int)id : 0;
         o->type = strtab_intern(&t->strs, f[ct], strlen(f[ct]));
-        o->workers = cw >= 0 && cw < n ? atoi(f[cw]) : 0;
-        o->avg_size = ca >= 0 && ca < n ? atof(f[ca]) : 0;
-        o->capacity = cl >= 0 && cl < n ? atof(f[cl]) : 0;
-        o->usage_rate = cu >= 0 && cu < n ? atof(f[cu]) : 0;
-        o->parent = cp >= 0 && cp < n && *f[cp] ? atoi(f[cp]) : -1;
+        o->workers = int_field(f, n, cw, 1, &workers) && workers >= 0 && workers < INT32_MAX ? (int)workers : 0;
+        o->avg_size = nonneg_field(f, n, ca);
+        o->capacity = nonneg_field(f, n, cl);
+        o->usage_rate = nonneg_field(f, n, cu);
+        o->parent = int_field(f, n, cp, 1, &parent) && parent >= -1 && parent < INT32_MAX ? (int)parent : -1;
         const char *ch = cc >= 0 && cc < n ? f[cc] : "";
         o->children = strtab_intern(&t->strs, ch, strlen(ch));
     }
@@ -397,8 +408,10 @@ static void agg_table(pc_trace *t, char *data, int what) {
         memset(a, 0, sizeof *a);
         a->what = (uint8_t)what;
         a->name = strtab_intern(&t->strs, f[cn], strlen(f[cn]));
-        a->calls = cc >= 0 && cc < n ? atoll(f[cc]) : 0;
+        int64_t calls = 0;
+        a->calls = int_field(f, n, cc, 1, &calls) && calls > 0 ? (calls < ((int64_t)1 << 40) ? calls : (int64_t)1 << 40) : 0;
         a->total = us_ns(f[ct]);
+        if (!pc_trace_take_dur(t, a->total)) { t->nagg--; continue; }
         a->min = cmin >= 0 && cmin < n ? us_ns(f[cmin]) : PC_NONE;
         a->max = cmax >= 0 && cmax < n ? us_ns(f[cmax]) : PC_NONE;
         if (cop >= 0 && cop < n) a->op = strtab_intern(&t->strs, f[cop], strlen(f[cop]));

@@ -96,7 +96,8 @@ static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) 
  * offsets never overflow; rows outside are counted as invalid. */
 #define SQL_TIME_MAX ((int64_t)1 << 62)
 static int times_ok(db *d, int64_t a, int64_t b) {
-    if (a > -SQL_TIME_MAX && a < SQL_TIME_MAX && b > -SQL_TIME_MAX && b < SQL_TIME_MAX) return 1;
+    if (a > -SQL_TIME_MAX && a < SQL_TIME_MAX && b > -SQL_TIME_MAX && b < SQL_TIME_MAX)
+        return pc_trace_take_dur(d->t, b > a ? b - a : 0);
     d->t->stats.bad_fields++;
     return 0;
 }

@@ -36,6 +36,15 @@ pc_cpu_event *pc_trace_add_cpu(pc_trace *t) {
     return e;
 }
 
+int pc_trace_take_dur(pc_trace *t, int64_t dur) {
+    if (dur < 0 || dur > PC_DUR_BUDGET - t->stats.dur_sum) {
+        t->stats.bad_fields++;
+        return 0;
+    }
+    t->stats.dur_sum += dur;
+    return 1;
+}
+
 pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
     pc_gpu_event *e = SPILL_PUSH(t->gpu, t->ngpu, t->cap_gpu);
     memset(e, 0, sizeof *e);
@@ -268,6 +277,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     t->stats.flows += s->stats.flows;
     t->stats.unknown += s->stats.unknown;
     t->stats.bad_fields += s->stats.bad_fields;
+    t->stats.dur_sum += s->stats.dur_sum;
     t->stats.devices_dropped += s->stats.devices_dropped;
     if (!t->stats.files_skipped) memcpy(t->stats.first_skipped, s->stats.first_skipped, sizeof t->stats.first_skipped);
     t->stats.files_skipped += s->stats.files_skipped;

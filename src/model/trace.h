@@ -129,6 +129,7 @@ typedef struct pc_load_stats {
     int64_t flows;           /* ac2g / async flow events (s, f, t) */
     int64_t unknown;         /* categories perfcard does not use */
     int64_t bad_fields;      /* events missing ts or with a negative duration */
+    int64_t dur_sum;         /* durations taken so far (pc_trace_take_dur) */
     uint64_t bytes;          /* bytes of JSON parsed (decompressed) */
     uint64_t file_bytes;     /* bytes of the file on disk */
     int parts;               /* parts of the file read in parallel whose results were used (1 = serial) */
@@ -170,6 +171,13 @@ pc_trace *pc_trace_new(void);
 void pc_trace_free(pc_trace *t);  /* accepts NULL */
 pc_cpu_event *pc_trace_add_cpu(pc_trace *t);  /* zeroed, ids set to PC_NONE */
 pc_gpu_event *pc_trace_add_gpu(pc_trace *t);
+/* Every reader passes each duration (and each table total) here before it
+ * keeps an event: the durations of one trace sum to at most PC_DUR_BUDGET
+ * (2^56 ns, 2.3 years), so no sum of them anywhere downstream can overflow,
+ * even over 64 parts read in parallel. Returns 0 (and counts the event as
+ * invalid) when the budget would be passed or dur is negative. */
+#define PC_DUR_BUDGET ((int64_t)1 << 56)
+int pc_trace_take_dur(pc_trace *t, int64_t dur);
 pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);
 pc_device *pc_trace_device(pc_trace *t, int id); /* finds or adds */

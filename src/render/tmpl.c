@@ -159,15 +159,28 @@ static int standalone(const char *base, const char *s, const char *o, const char
 
 static int render(rctx *r, const char *s, const char *end);
 
+/* The first run of k copies of c in [s, end), or NULL. A plain loop: the
+ * sanitizers' memmem checks the whole remaining text on every call, which
+ * made scanning a template quadratic in the instrumented builds. */
+static const char *find_run(const char *s, const char *end, char c, int k) {
+    for (const char *p = s; p + k <= end; p++) {
+        if (*p != c) continue;
+        int j = 1;
+        while (j < k && p[j] == c) j++;
+        if (j == k) return p;
+    }
+    return NULL;
+}
+
 /* Finds the {{/name}} matching a section opened just before s. */
 static const char *find_close(const char *base, const char *s, const char *end, const char *name, const char **after) {
     const char *s0 = s;
     int depth = 1;
     size_t nl = strlen(name);
     while (s < end) {
-        const char *o = memmem(s, (size_t)(end - s), "{{", 2);
+        const char *o = find_run(s, end, '{', 2);
         if (!o) return NULL;
-        const char *c = memmem(o + 2, (size_t)(end - o - 2), "}}", 2);
+        const char *c = find_run(o + 2, end, '}', 2);
         if (!c) return NULL;
         char kind = o[2];
         if (kind == '#' || kind == '^' || kind == '/') {
@@ -190,10 +203,10 @@ static const char *find_close(const char *base, const char *s, const char *end, 
 
 static int render(rctx *r, const char *s, const char *end) {
     while (s < end) {
-        const char *o = memmem(s, (size_t)(end - s), "{{", 2);
+        const char *o = find_run(s, end, '{', 2);
         if (!o) { sbuf_putn(r->out, s, (size_t)(end - s)); return 0; }
         int triple = o + 2 < end && o[2] == '{';
-        const char *c = memmem(o + 2, (size_t)(end - o - 2), triple ? "}}}" : "}}", triple ? 3 : 2);
+        const char *c = find_run(o + 2, end, '}', triple ? 3 : 2);
         if (!c) return PC_ERRF_AT(r->err, PC_EINPUT, (uint64_t)(o - r->base), "unclosed tag");
         const char *after = c + (triple ? 3 : 2);
         char kind = o[2];

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -117,8 +118,31 @@ static const char *fs_join_tmp(const char *dir, const char *name) {
 }
 
 static volatile pid_t g_child;
+static volatile sig_atomic_t g_stop_waiting; /* a signal while waiting for the command's leftover processes */
 static void forward(int sig) {
     if (g_child > 0) kill(g_child, sig);
+    else g_stop_waiting = 1;
+}
+
+/* Processes the command started and left running (a daemonized grandchild, a
+ * job sent to the background) are re-parented to perfcard (it is their
+ * subreaper) and waited for, so their traces are complete before the merge.
+ * A signal (Ctrl-C) stops the waiting; what they wrote so far is merged. */
+static void wait_leftovers(void) {
+    int said = 0;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w < 0 && errno == ECHILD) return;
+        if (w > 0) continue;
+        if (g_stop_waiting) {
+            fprintf(stderr, "perfcard: stopped waiting; the traces of processes still running may be incomplete\n");
+            return;
+        }
+        if (!said++) fprintf(stderr, "perfcard: the command has ended; waiting for the processes it left running (Ctrl-C to stop)\n");
+        struct timespec s = {0, 20 * 1000 * 1000};
+        nanosleep(&s, NULL);
+    }
 }
 
 static char *self_dir(void) {
@@ -261,6 +285,7 @@ int cmd_capture(int argc, char **argv) {
     snprintf(fms, sizeof fms, "%d", flush_ms);
     cpu_reading prev, cur;
     tw *cpu = tw_open(fs_join_tmp(absraw, "cpu.json"), "[]");
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphaned descendants come back to us: wait_leftovers */
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "perfcard: cannot start %s: %s\n", cmd[0], strerror(errno));
@@ -317,6 +342,8 @@ int cmd_capture(int argc, char **argv) {
         if (done) break;
     }
     tw_close(cpu);
+    g_child = 0;
+    wait_leftovers();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
     char *trace = fs_join(out, "trace.json");
     int nev = merge(absraw, trace);

@@ -47,7 +47,7 @@ all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so
 deps:
 	@sh tools/setup.sh build
 
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h)
+$(BUILD)/%.o: %.c $(wildcard src/*/*.h) $(wildcard src/*/*.def)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@

@@ -112,7 +112,7 @@ fuzz: deps
 	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
 	@FUZZ_TIME=$(FUZZ_TIME) sh tools/fuzz.sh
 # one target: FUZZ_SRC, FUZZ_BIN (set by tools/fuzz.sh)
-build/fuzz/fuzz_%: $(FUZZ_SRC) build/fuzz/libperfcard.a
+build/fuzz/fuzz_%: $(FUZZ_SRC) $(wildcard tests/fuzz/*.h) build/fuzz/libperfcard.a
 	clang $(CPPFLAGS) -Isrc -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(FUZZ_SRC) build/fuzz/libperfcard.a $(LDLIBS) -o $(FUZZ_BIN)
 

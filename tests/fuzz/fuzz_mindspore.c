@@ -4,6 +4,7 @@
  * a directory that pc_load then reads, and the analyzers run on the result. */
 #include "analyze/analyze.h"
 #include "load/load.h"
+#include "fuzz_common.h"
 #include "summary/summary.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -38,17 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pc_trace *t = NULL;
     pc_err err;
     if (pc_load(dir, NULL, &t, &err) == 0) {
-        /* property: every summary perfcard makes reads back through its own validator */
-        cJSON *s = pc_analyze(t, NULL), *back = NULL;
-        char note[256];
-        pc_err verr = {0};
-        if (pc_summary_validate(s, &back, note, sizeof note, &verr) || note[0]) {
-            fprintf(stderr, "summary does not validate: %s%s\n", verr.msg, note);
-            abort();
-        }
-        cJSON_Delete(back);
-        cJSON_Delete(s);
-        pc_trace_free(t);
+        fuzz_analyze_check(t);
     }
     return 0;
 }

@@ -290,7 +290,7 @@ void an_operators(const an_ctx *c, cJSON *s) {
         int has_f = r->flops_calls > 0;
         num_or_null(j, "flops", has_f, r->flops);
         /* an estimate of bytes beyond 2^62 (shapes of billions of elements) is not a figure: n/a */
-        num_or_null(j, "bytes", has_f && r->bytes < 4.6e18, r->bytes);
+        num_or_null(j, "bytes", has_f && r->bytes < PC_TIME_LIMIT_D, r->bytes);
         sj_int(j, "flops_calls", r->flops_calls);
         double tfl = has_f && r->flops_dev_ns > 0 ? r->flops / (double)r->flops_dev_ns / 1e3 : 0; /* flop/ns = GFLOP/s */
         double gbs = has_f && r->flops_dev_ns > 0 ? r->bytes / (double)r->flops_dev_ns : 0;    /* B/ns = GB/s */

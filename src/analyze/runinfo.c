@@ -72,7 +72,7 @@ void an_runinfo(const an_ctx *c, cJSON *s) {
     }
     if (t->stats.devices_dropped) {
         char msg[200];
-        snprintf(msg, sizeof msg, "the trace describes more than %d devices: %lld further descriptions were not read",
+        snprintf(msg, sizeof msg, "more than %d devices described; %lld further descriptions were not read",
                  PC_MAX_DEVICES, (long long)t->stats.devices_dropped);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }

@@ -122,7 +122,7 @@ void steps_find(an_ctx *c) {
             char *end;
             errno = 0;
             long long num = strtoll(hash + 1, &end, 10);
-            if (end != hash + 1 && !errno && num > -(1LL << 62) && num < (1LL << 62)) s->number = num;
+            if (end != hash + 1 && !errno && num > -PC_TIME_LIMIT && num < PC_TIME_LIMIT) s->number = num;
         }
     }
     if (use_re) regfree(&re);

@@ -47,13 +47,10 @@ static cJSON *load_run(const char *path, const pc_analyze_opts *an, int *exit_co
     pc_err err = {0};
     if (is_summary(path)) {
         cJSON *s;
-        char note[1024];
-        if (pc_summary_read(path, &s, note, sizeof note, &err)) {
-            cli_error(path, &err);
+        if (cli_read_summary(path, &s)) {
             *exit_code = EXIT_INPUT;
             return NULL;
         }
-        if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
         return s;
     }
     pc_trace *t = NULL;

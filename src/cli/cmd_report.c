@@ -23,6 +23,17 @@ void cli_error(const char *file, const void *e) {
     fprintf(stderr, "perfcard: %s: %s\n", file, err->msg);
 }
 
+int cli_read_summary(const char *path, cJSON **out) {
+    pc_err err = {0};
+    char note[1024];
+    if (pc_summary_read(path, out, note, sizeof note, &err)) {
+        cli_error(path, &err);
+        return EXIT_INPUT;
+    }
+    if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
+    return EXIT_OK;
+}
+
 typedef struct common_opts {
     const char *out;
     const char *email_to, *email_subject;
@@ -131,12 +142,7 @@ static int is_summary_file(const char *path) {
 static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
     pc_err err = {0};
     if (is_summary_file(path)) {
-        char note[1024];
-        if (pc_summary_read(path, summary, note, sizeof note, &err)) {
-            cli_error(path, &err);
-            return EXIT_INPUT;
-        }
-        if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
+        if (cli_read_summary(path, summary)) return EXIT_INPUT;
         return cJSON_IsTrue(sj_get(*summary, "run.truncated")) || sj_getnum(*summary, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
                                                                                                                : EXIT_OK;
     }
@@ -156,21 +162,13 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
     t0 = now_s();
     *summary = pc_analyze(t, &an);
     timing("analyze", t0);
+    /* the warnings are the report's own (run.warnings), said on stderr too; truncated or
+     * skipped input (nothing is skipped silently) makes the output incomplete: exit 3 */
+    const cJSON *w;
+    cJSON_ArrayForEach(w, sj_get(*summary, "run.warnings"))
+        if (cJSON_IsString(w)) fprintf(stderr, "perfcard: warning: %s: %s\n", path, w->valuestring);
     int truncated = t->truncated;
-    if (truncated)
-        fprintf(stderr, "perfcard: warning: %s: the trace is truncated; complete data ends at byte %llu; the report covers what came before\n",
-                path, (unsigned long long)t->truncated_at);
-    /* nothing skipped silently: invalid rows make the output incomplete, exit 3 */
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;
-    if (t->stats.files_skipped)
-        fprintf(stderr, "perfcard: warning: %s: %lld input files could not be read or parsed and were skipped (the first: %s)\n",
-                path, (long long)t->stats.files_skipped, t->stats.first_skipped);
-    if (t->stats.bad_fields)
-        fprintf(stderr, "perfcard: warning: %s: %lld events or rows were skipped as invalid; the report covers the rest\n", path,
-                (long long)t->stats.bad_fields);
-    if (t->stats.devices_dropped)
-        fprintf(stderr, "perfcard: warning: %s: more than %d devices described; %lld further descriptions were not read\n", path,
-                PC_MAX_DEVICES, (long long)t->stats.devices_dropped);
     pc_trace_free(t);
     return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;
 }

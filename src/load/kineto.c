@@ -505,9 +505,8 @@ static void commit(reader *rd, evtmp *e) {
     char ph = e->ph;
     if (ph == 'M') { t->stats.metadata++; return; }
     if (ph == 's' || ph == 'f' || ph == 't') { t->stats.flows++; return; }
-    /* times are checked once, here: within +-2^62 ns, so that no sum or
-     * difference of two of them can overflow anywhere downstream */
-    const int64_t lim = (int64_t)1 << 62;
+    /* times and sizes are checked once, here (PC_TIME_LIMIT) */
+    const int64_t lim = PC_TIME_LIMIT;
     if ((e->has_ts && (e->ts <= -lim || e->ts >= lim)) || (e->has_dur && e->dur >= lim)) { t->stats.bad_fields++; return; }
     /* sizes likewise: bytes of a copy within [0, 2^62), a memory event's change within +-2^62 */
     if ((e->bytes != PC_NONE && (e->bytes < 0 || e->bytes >= lim)) || e->mem_bytes <= -lim || e->mem_bytes >= lim) {
@@ -631,7 +630,7 @@ static void read_devices(pc_trace *t, const cJSON *arr) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
         if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
-        if (cJSON_IsNumber(mem) && mem->valuedouble >= 0 && mem->valuedouble < 4.6e18) dev->total_mem = (int64_t)mem->valuedouble;
+        if (cJSON_IsNumber(mem) && mem->valuedouble >= 0 && mem->valuedouble < PC_TIME_LIMIT_D) dev->total_mem = (int64_t)mem->valuedouble;
         /* deviceProperties, and the older computeProperties spellings; counts are never negative */
         dev->cc_major = jcount(d, "computeMajor", jcount(d, "major", 0));
         dev->cc_minor = jcount(d, "computeMinor", jcount(d, "minor", 0));

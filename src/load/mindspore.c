@@ -73,10 +73,10 @@ static void skip_file(pc_trace *t, const char *name) {
     if (!t->stats.files_skipped++) snprintf(t->stats.first_skipped, sizeof t->stats.first_skipped, "%.80s", name);
 }
 
-/* The file's text, or NULL when it is absent (nothing to say) or cannot be read (counted). */
-static char *read_file(pc_trace *t, const char *dir, const char *fmt, int rank, size_t *n) {
-    char name[256];
-    snprintf(name, sizeof name, fmt, rank);
+/* The file's text, or NULL when it is absent (nothing to say) or cannot be read
+ * (counted); its name (fmt with the rank) in name[256], for messages. */
+static char *read_file(pc_trace *t, const char *dir, const char *fmt, int rank, size_t *n, char *name) {
+    snprintf(name, 256, fmt, rank);
     char *p = fs_join(dir, name), *data = NULL;
     pc_err e;
     struct stat st;
@@ -127,7 +127,6 @@ static int csv_col(csv_table *c, const char *name) { return col_index(c->h, c->n
 static char *csv_next(csv_table *c) { return strtok_r(NULL, "\r\n", &c->save); }
 
 /* ---- numbers from the files: checked once, here ---- */
-#define MS_MAX_NS ((int64_t)1 << 62)
 /* Field col of a row of n fields as a decimal integer times scale; 0 when the
  * column is missing, the text is not an integer, or the result leaves +-2^62. */
 static int int_field(char **f, int n, int col, int64_t scale, int64_t *out) {
@@ -137,7 +136,7 @@ static int int_field(char **f, int n, int col, int64_t scale, int64_t *out) {
     long long v = strtoll(f[col], &end, 10);
     while (*end == ' ') end++;
     if (end == f[col] || *end || errno) return 0;
-    if (v > MS_MAX_NS / scale || v < -MS_MAX_NS / scale) return 0;
+    if (v > PC_TIME_LIMIT / scale || v < -PC_TIME_LIMIT / scale) return 0;
     *out = (int64_t)v * scale;
     return 1;
 }
@@ -145,13 +144,13 @@ static int int_field(char **f, int n, int col, int64_t scale, int64_t *out) {
 static double nonneg_field(char **f, int n, int col) {
     if (col < 0 || col >= n) return 0;
     double v = atof(f[col]);
-    return isfinite(v) && v >= 0 && v < 4.6e18 ? v : 0;
+    return isfinite(v) && v >= 0 && v < PC_TIME_LIMIT_D ? v : 0;
 }
 
 /* v * scale as integer ns, rounded; 0 when not finite or beyond +-2^62 */
 static int ns_of(double v, double scale, int64_t *out) {
     double x = v * scale;
-    if (!isfinite(x) || x >= 4.6e18 || x <= -4.6e18) return 0;
+    if (!isfinite(x) || x >= PC_TIME_LIMIT_D || x <= -PC_TIME_LIMIT_D) return 0;
     *out = (int64_t)(x + (x >= 0 ? 0.5 : -0.5));
     return 1;
 }
@@ -274,7 +273,7 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0, const char *file
     const cJSON *pu = cJSON_IsArray(pa) ? pa->child : NULL, *ps = cJSON_IsArray(pb) ? pb->child : NULL;
     for (int64_t i = 0; it[0]; i++) {
         double off = (double)i * interval * 1e6;
-        if (off > 4.6e18) break;
+        if (off > PC_TIME_LIMIT_D) break;
         int64_t ts = t0 + (int64_t)off;
         for (int k = 0; k < 4; k++) {
             const cJSON *v = it[k];
@@ -297,8 +296,6 @@ static void cpu_util(pc_trace *t, const char *data, int64_t t0, const char *file
     cJSON_Delete(j);
 }
 
-/* "0 <id> <step> <size> <time>": a queue-size record, placed in its step;
- * "1 <capacity> ...": the queue's capacity */
 typedef struct step_mid { int64_t no, ts; } step_mid;
 static int cmp_step_mid(const void *a, const void *b) {
     const step_mid *x = a, *y = b;
@@ -426,11 +423,9 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     pc_trace *t = pc_trace_new();
     size_t n;
     int any = 0;
-    char *d;
-    if ((d = read_file(t, dir, "step_trace_raw_%d_detail_time.csv", rank, &n))) { step_trace(t, d); free(d); any = 1; }
-    if ((d = read_file(t, dir, "gpu_timeline_display_%d.json", rank, &n))) {
-        char fn[64];
-        snprintf(fn, sizeof fn, "gpu_timeline_display_%d.json", rank);
+    char *d, fn[256];
+    if ((d = read_file(t, dir, "step_trace_raw_%d_detail_time.csv", rank, &n, fn))) { step_trace(t, d); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_timeline_display_%d.json", rank, &n, fn))) {
         timeline(t, d, fn);
         free(d);
         any = 1;
@@ -438,19 +433,17 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     int64_t t0 = 0;
     for (size_t i = 0; i < t->ncpu; i++)
         if (t->cpu[i].kind == CPU_USER_ANNOT && (!t0 || t->cpu[i].ts < t0)) t0 = t->cpu[i].ts;
-    if ((d = read_file(t, dir, "minddata_cpu_utilization_%d.json", rank, &n))) {
-        char fn[64];
-        snprintf(fn, sizeof fn, "minddata_cpu_utilization_%d.json", rank);
+    if ((d = read_file(t, dir, "minddata_cpu_utilization_%d.json", rank, &n, fn))) {
         cpu_util(t, d, t0, fn);
         free(d);
         any = 1;
     }
-    if ((d = read_file(t, dir, "device_queue_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
-    if ((d = read_file(t, dir, "dataset_iterator_profiling_%d.txt", rank, &n))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
-    if ((d = read_file(t, dir, "minddata_pipeline_raw_%d.csv", rank, &n))) { pipeline(t, d); free(d); any = 1; }
-    if ((d = read_file(t, dir, "gpu_op_detail_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_OP); free(d); any = 1; }
-    if ((d = read_file(t, dir, "gpu_activity_data_%d.csv", rank, &n))) { agg_table(t, d, AGG_KERNEL); free(d); any = 1; }
-    if ((d = read_file(t, dir, "gpu_op_type_info_%d.csv", rank, &n))) { agg_table(t, d, AGG_TYPE); free(d); any = 1; }
+    if ((d = read_file(t, dir, "device_queue_profiling_%d.txt", rank, &n, fn))) { queue_file(t, d, "queue:device_queue"); free(d); any = 1; }
+    if ((d = read_file(t, dir, "dataset_iterator_profiling_%d.txt", rank, &n, fn))) { queue_file(t, d, "queue:dataset_iterator"); free(d); any = 1; }
+    if ((d = read_file(t, dir, "minddata_pipeline_raw_%d.csv", rank, &n, fn))) { pipeline(t, d); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_op_detail_info_%d.csv", rank, &n, fn))) { agg_table(t, d, AGG_OP); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_activity_data_%d.csv", rank, &n, fn))) { agg_table(t, d, AGG_KERNEL); free(d); any = 1; }
+    if ((d = read_file(t, dir, "gpu_op_type_info_%d.csv", rank, &n, fn))) { agg_table(t, d, AGG_TYPE); free(d); any = 1; }
     if (!any && !t->stats.files_skipped) {
         pc_trace_free(t);
         return PC_ERRF(err, PC_EINPUT, "no MindSpore profiler files for rank %d", rank);

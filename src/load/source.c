@@ -146,15 +146,8 @@ static void *reader_thread(void *arg) {
 }
 
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n) {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = fs_open_regular(path, NULL, NULL); /* only regular files, never waiting on a FIFO */
     if (fd < 0) return -1;
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        errno = EINVAL;
-        return -1;
-    }
     ssize_t r = read(fd, buf, n);
     close(fd);
     return r;

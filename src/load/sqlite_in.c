@@ -92,9 +92,9 @@ static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) 
     return PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
 }
 
-/* Times from the database are taken only within +-2^62 ns, so durations and
- * offsets never overflow; rows outside are counted as invalid. */
-#define SQL_TIME_MAX ((int64_t)1 << 62)
+/* Times from the database are taken only within +-PC_TIME_LIMIT, so durations
+ * and offsets never overflow; rows outside are counted as invalid. */
+#define SQL_TIME_MAX PC_TIME_LIMIT
 static int times_ok(db *d, int64_t a, int64_t b) {
     if (a > -SQL_TIME_MAX && a < SQL_TIME_MAX && b > -SQL_TIME_MAX && b < SQL_TIME_MAX)
         return pc_trace_take_dur(d->t, b > a ? b - a : 0);

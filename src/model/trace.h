@@ -177,6 +177,11 @@ pc_gpu_event *pc_trace_add_gpu(pc_trace *t);
  * even over 64 parts read in parallel. Returns 0 (and counts the event as
  * invalid) when the budget would be passed or dur is negative. */
 #define PC_DUR_BUDGET ((int64_t)1 << 56)
+/* Every time (ns) and size (bytes) a reader keeps lies within +-PC_TIME_LIMIT
+ * (2^62), so no sum or difference of two of them can overflow downstream.
+ * PC_TIME_LIMIT_D is the same bound for values still held as doubles. */
+#define PC_TIME_LIMIT ((int64_t)1 << 62)
+#define PC_TIME_LIMIT_D 4611686018427387904.0
 int pc_trace_take_dur(pc_trace *t, int64_t dur);
 pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);

@@ -136,10 +136,7 @@ static void format_tables(cJSON *v, int rows) {
 
 static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(diff, 1);
-    while (cJSON_GetObjectItemCaseSensitive(v, "view")) cJSON_DeleteItemFromObjectCaseSensitive(v, "view");
-    cJSON *view = cJSON_AddObjectToObject(v, "view"); /* only what this renderer makes */
-    cJSON_AddStringToObject(view, "version", PC_VERSION);
-    chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
+    chart_out co = rv_begin_view(v, png_dir, err);
     format_figures(v);
     diff_charts(&co, v);
     format_tables(v, rows);

@@ -115,6 +115,13 @@ cJSON *rv_series_rows(const chart *c) {
     return data;
 }
 
+chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err) {
+    while (cJSON_GetObjectItemCaseSensitive(doc, "view")) cJSON_DeleteItemFromObjectCaseSensitive(doc, "view");
+    cJSON *view = cJSON_AddObjectToObject(doc, "view");
+    cJSON_AddStringToObject(view, "version", PC_VERSION);
+    return (chart_out){cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
+}
+
 /* Adds view.charts.<id> = {svg or png, title, data:[{label,value}]}; takes data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) {
     char pfx[32];
@@ -450,10 +457,7 @@ static void rank_charts(chart_out *co, cJSON *v) {
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary, 1);
-    while (cJSON_GetObjectItemCaseSensitive(v, "view")) cJSON_DeleteItemFromObjectCaseSensitive(v, "view");
-    cJSON *view = cJSON_AddObjectToObject(v, "view"); /* only what this renderer makes */
-    cJSON_AddStringToObject(view, "version", PC_VERSION);
-    chart_out co = {cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
+    chart_out co = rv_begin_view(v, png_dir, err);
     kernel_charts(&co, v, rows);
     type_charts(&co, v);
     step_charts(&co, v);

@@ -17,6 +17,10 @@ typedef struct chart_out {
     int rc;
 } chart_out;
 
+/* Gives a copied document its "view" object: any "view" it held is removed
+ * first (the view holds only what the renderer makes), then {version,
+ * charts: {}}; returns the chart writer for it (PNGs into png_dir when set). */
+chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err);
 /* Adds view.charts.<id> = {svg (dir NULL) or png (dir set), title, data};
  * takes ownership of data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);

@@ -110,7 +110,8 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
 
 /* A GFM code span holding s verbatim: the fence is one backtick longer than
  * the longest run of backticks in s, with a space inside each end when s
- * starts or ends with a backtick or a space; '|' is escaped (GFM splits table
+ * starts or ends with a backtick, or with a space and is not all spaces
+ * (CommonMark strips exactly that padding); NULs are dropped; '|' is escaped (GFM splits table
  * cells before it parses code spans, and shows "\|" as "|" inside them);
  * newlines become spaces. Nothing inside a code span is markup or a link. */
 void sbuf_md_code(sbuf *b, const char *s0, size_t n0) {

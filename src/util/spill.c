@@ -100,10 +100,17 @@ static void *watcher(void *arg) {
     (void)arg;
     int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     struct timespec tick = {0, 1000 * 1000};
+    /* resident pages after the last trim: memory that is not ours to trim
+     * (a big summary tree) stays above the threshold, and trimming again
+     * every tick would only make the blocks fault back in (100,000 names:
+     * analysis 8.1 s instead of 2.4 s); so trim again only once the blocks
+     * have grown by an eighth of the threshold since */
+    long floor = 0;
     for (;;) {
         nanosleep(&tick, NULL);
         long res = fd >= 0 ? resident(fd) : -1;
         long trim = trim_pages(), limit = (long)(forecast_limit() / (size_t)sysconf(_SC_PAGESIZE));
+        if (res >= 0 && res < floor) floor = res;
         pthread_mutex_lock(&mu);
         if (!nblocks && !in_memory) {
             watching = 0;
@@ -112,8 +119,10 @@ static void *watcher(void *arg) {
         }
         /* the forecast was wrong: big blocks go to files from now on */
         if (in_memory && (res < 0 || res > limit)) in_memory = 0;
-        if (res < 0 || res > trim)
+        if (res < 0 || (res > trim && res > floor + trim / 8)) {
             for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
+            floor = fd >= 0 ? resident(fd) : 0;
+        }
         pthread_mutex_unlock(&mu);
     }
     if (fd >= 0) close(fd);

@@ -62,8 +62,12 @@ static int is_sync_call(const char *n) {
            !strcmp(n, "cuMemcpyHtoD_v2") || !strcmp(n, "cuMemcpyDtoH_v2") || !strcmp(n, "cudaEventSynchronize");
 }
 
-void an_advice(const an_ctx *c, cJSON *s) {
+void an_advice(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
+    cJSON *s = ps->doc;
+    const pc_table *optab = pc_summary_table(ps, "operators.rows");
+    const tab_op *ops = optab ? TAB_ROWS(optab, op) : NULL;
+    size_t nops = optab ? optab->n : 0;
     rule_out o = {cJSON_CreateArray()};
     char a[64], b[64], d[64];
     int has_steps = c->step_source != NULL;
@@ -158,28 +162,27 @@ void an_advice(const an_ctx *c, cJSON *s) {
     /* Tensor Cores (PyTorch's plugin, PyProf) */
     if (c->dev0 && c->dev0->cc_major >= 7) {
         double no_tc = 0, mis_ns = 0;
-        int64_t ops = 0, mis = 0;
-        const cJSON *r;
-        cJSON_ArrayForEach(r, sj_get(s, "operators.rows")) {
-            const char *tc = sj_getstr(r, "tensor_cores", "");
-            if (cJSON_IsTrue(sj_get(r, "tc_eligible")) && !strcmp(tc, "no") && sj_getnum(r, "self_device_ns", 0) > 0) {
-                no_tc += sj_getnum(r, "self_device_ns", 0);
-                ops++;
+        int64_t ops_no_tc = 0, mis = 0;
+        for (size_t i = 0; i < nops; i++) {
+            const tab_op *r = &ops[i];
+            if (r->tc_eligible == 1 && r->tensor_cores && !strcmp(r->tensor_cores, "no") && r->self_device_ns > 0) {
+                no_tc += (double)r->self_device_ns;
+                ops_no_tc++;
             }
-            if (sj_getnum(r, "gemm_not_multiple_of_8", 0) > 0) {
-                mis += (int64_t)sj_getnum(r, "gemm_not_multiple_of_8", 0);
-                double calls = sj_getnum(r, "gemm_calls", 1);
-                mis_ns += sj_getnum(r, "self_device_ns", 0) * sj_getnum(r, "gemm_not_multiple_of_8", 0) / (calls > 0 ? calls : 1);
+            if (r->gemm_not_multiple_of_8 > 0) {
+                mis += r->gemm_not_multiple_of_8;
+                double calls = r->gemm_calls > 0 ? (double)r->gemm_calls : 1;
+                mis_ns += (r->self_device_ns > 0 ? (double)r->self_device_ns : 0) * (double)r->gemm_not_multiple_of_8 / calls;
             }
         }
-        if (ops > 0 && no_tc > 0) {
+        if (ops_no_tc > 0 && no_tc > 0) {
             fmt_ns(a, sizeof a, no_tc / nsteps);
             suggest(&o, "tensor_cores", "Matrix products and convolutions do not use Tensor Cores",
                     "Tensor-Core-capable operators (compute capability 7.0 or higher) running no Tensor Core kernel", no_tc / nsteps / 2,
                     "Tensor Cores run matrix math several times faster than the ordinary FP32 units; the estimate assumes they would halve this time.",
                     "Enable mixed precision (torch.autocast with bf16 or fp16), or TF32 on Ampere and later (torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True).",
                     "PyTorch TensorBoard plugin, PyProf", "%lld operators with %s of GPU time per step on non-Tensor-Core kernels (device compute capability %d.%d)",
-                    (long long)ops, a, c->dev0->cc_major, c->dev0->cc_minor);
+                    (long long)ops_no_tc, a, c->dev0->cc_major, c->dev0->cc_minor);
         }
         if (mis > 0)
             suggest(&o, "gemm_alignment", "GEMM dimensions not divisible by 8", "matrix product with M, N or K not a multiple of 8", mis_ns / nsteps / 4,
@@ -190,12 +193,12 @@ void an_advice(const an_ctx *c, cJSON *s) {
     {
         double slow = 0;
         int64_t n = 0;
-        const cJSON *r;
-        cJSON_ArrayForEach(r, sj_get(s, "operators.rows")) {
-            const char *nm = sj_getstr(r, "name", "");
+        for (size_t i = 0; i < nops; i++) {
+            const tab_op *r = &ops[i];
+            const char *nm = r->name ? r->name : "";
             if (strstr(nm, "thnn_conv") || strstr(nm, "slow_conv") || strstr(nm, "_slow_conv2d")) {
-                slow += sj_getnum(r, "device_total_ns", 0) > 0 ? sj_getnum(r, "device_total_ns", 0) : sj_getnum(r, "cpu_total_ns", 0);
-                n += (int64_t)sj_getnum(r, "calls", 0);
+                slow += (double)(r->device_total_ns > 0 ? r->device_total_ns : r->cpu_total_ns > 0 ? r->cpu_total_ns : 0);
+                n += r->calls > 0 ? r->calls : 0;
             }
         }
         if (n > 0) {
@@ -312,7 +315,8 @@ void an_advice(const an_ctx *c, cJSON *s) {
 }
 
 /* Headline figures, each naming the section it comes from. */
-void an_overview(const an_ctx *c, cJSON *s) {
+void an_overview(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     cJSON *ov = sj_obj(s, "overview");
     sj_bool(ov, "has_steps", c->step_source != NULL);
     sj_num(ov, "step_median_ns", sj_getnum(s, "steps.median_ns", 0));
@@ -337,15 +341,17 @@ void an_overview(const an_ctx *c, cJSON *s) {
         sj_num(x, "pct", sj_getnum(cat, "pct", 0));
         cJSON_AddItemToArray(cats, x);
     }
-    const cJSON *top = sj_get(s, "operator_types.rows.0");
-    if (top) {
-        sj_str(ov, "top_operator", sj_getstr(top, "type", ""));
-        sj_num(ov, "top_operator_pct", sj_getnum(top, "share_pct", 0));
+    const pc_table *types = pc_summary_table(ps, "operator_types.rows");
+    if (types && types->n) {
+        const tab_optype *top = TAB_ROWS(types, optype);
+        sj_str(ov, "top_operator", top->type);
+        sj_num(ov, "top_operator_pct", top->share_pct);
     } else cJSON_AddNullToObject(ov, "top_operator");
-    const cJSON *tk = sj_get(s, "kernels.devices.0.rows.0");
-    if (tk) {
-        sj_str(ov, "top_kernel", sj_getstr(tk, "name", ""));
-        sj_num(ov, "top_kernel_pct", sj_getnum(tk, "time_pct", 0));
+    const pc_table *kern = pc_summary_table(ps, "kernels.devices.0.rows");
+    if (kern && kern->n) {
+        const tab_kernel *tk = TAB_ROWS(kern, kernel);
+        sj_str(ov, "top_kernel", tk->name);
+        sj_num(ov, "top_kernel_pct", tk->time_pct);
     } else cJSON_AddNullToObject(ov, "top_kernel");
     if (cJSON_IsTrue(sj_get(s, "dataloader.present"))) sj_num(ov, "data_wait_pct", sj_getnum(s, "dataloader.avg_wait_pct", 0));
     else cJSON_AddNullToObject(ov, "data_wait_pct");

@@ -6,23 +6,24 @@
 #include "../util/side.h"
 #include "../util/spill.h"
 #include "../summary/summary.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct group { const an_ctx *c; cJSON *out; int which; } group;
+typedef struct group { const an_ctx *c; pc_summary *out; int which; } group;
 
 static void *run_group(void *arg) {
     group *g = arg;
     if (g->which == 0) {
         an_kernels(g->c, g->out);
         an_operators(g->c, g->out);
-        an_transfers(g->c, g->out);
-        an_memory(g->c, g->out);
+        an_transfers(g->c, g->out->doc);
+        an_memory(g->c, g->out->doc);
     } else {
-        an_steps(g->c, g->out);
-        an_gpu_metrics(g->c, g->out);
-        an_counters(g->c, g->out);
-        an_timeline(g->c, g->out);
+        an_steps(g->c, g->out->doc);
+        an_gpu_metrics(g->c, g->out->doc);
+        an_counters(g->c, g->out->doc);
+        an_timeline(g->c, g->out->doc);
     }
     return NULL;
 }
@@ -30,7 +31,7 @@ static void *run_group(void *arg) {
 static const char *const order[] = {"kernels", "operators", "operator_types", "modules", "api_calls", "transfers", "memory",
                                     "steps", "breakdown", "dataloader", "communication", "gpu", "cpu", "queues", "pipeline", "timeline", NULL};
 
-cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
+pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_ctx c;
     memset(&c, 0, sizeof c);
     c.t = t;
@@ -41,9 +42,9 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
         c.peak = peak_lookup(strtab_get(&t->strs, t->dev[0].name));
     }
     steps_find(&c);
-    cJSON *s = pc_summary_new();
-    an_runinfo(&c, s);
-    group g[2] = {{&c, cJSON_CreateObject(), 0}, {&c, cJSON_CreateObject(), 1}};
+    pc_summary *s = pc_summary_new();
+    an_runinfo(&c, s->doc);
+    group g[2] = {{&c, pc_summary_new(), 0}, {&c, pc_summary_new(), 1}};
     side sd;
     /* Two threads, unless the events live in files: two passes reading at
      * full speed map file pages back faster than the spill watcher (a look
@@ -53,12 +54,18 @@ cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     run_group(&g[0]);
     side_finish(&sd);
     for (int i = 0; order[i]; i++) {
-        cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(g[0].out, order[i]);
-        if (!x) x = cJSON_DetachItemFromObjectCaseSensitive(g[1].out, order[i]);
-        if (x) cJSON_AddItemToObject(s, order[i], x);
+        pc_summary_move(s, g[0].out, order[i]);
+        pc_summary_move(s, g[1].out, order[i]);
     }
-    cJSON_Delete(g[0].out);
-    cJSON_Delete(g[1].out);
+    /* a section missing from order[] is a bug, never a silent drop */
+    for (int k = 0; k < 2; k++)
+        for (const cJSON *x = g[k].out->doc->child; x; x = x->next)
+            if (strcmp(x->string, "schema") != 0) {
+                fprintf(stderr, "perfcard: internal error: section \"%s\" is not in analyze.c's order\n", x->string);
+                abort();
+            }
+    pc_summary_free(g[0].out);
+    pc_summary_free(g[1].out);
     an_advice(&c, s);
     an_overview(&c, s);
     links_free(&c.links);

@@ -1,7 +1,7 @@
 /* analyze.h - from a loaded trace to the summary.
  *
  * pc_analyze runs every analyzer over a finished pc_trace and returns a new
- * summary document (see summary/summary.h; caller frees with cJSON_Delete).
+ * summary (see summary/summary.h; caller frees with pc_summary_free).
  * Analyzers only read the trace; each fills its own section of the summary
  * and says in it what the trace did not contain, rather than guessing.
  */
@@ -9,6 +9,7 @@
 #define PC_ANALYZE_H
 #include <cjson/cJSON.h>
 #include "../model/trace.h"
+#include "../summary/summary.h"
 #include "links.h"
 #include "peaks.h"
 
@@ -19,7 +20,7 @@ typedef struct pc_analyze_opts {
     const char *fp_point, *bp_point;
 } pc_analyze_opts;
 
-cJSON *pc_analyze(const pc_trace *t, const pc_analyze_opts *o);
+pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o);
 
 /* A training step: [start, end) in ns. cpu_* is the step range itself;
  * end also covers the GPU work launched inside it (see steps.c). */
@@ -49,16 +50,16 @@ long step_index(const an_ctx *c, int64_t t);
 
 /* Sections, in the order pc_analyze runs them. */
 void an_runinfo(const an_ctx *c, cJSON *summary);
-void an_kernels(const an_ctx *c, cJSON *summary);
-void an_operators(const an_ctx *c, cJSON *summary);
+void an_kernels(const an_ctx *c, pc_summary *summary);
+void an_operators(const an_ctx *c, pc_summary *summary); /* operators, operator types, modules */
 void an_transfers(const an_ctx *c, cJSON *summary);
 void an_memory(const an_ctx *c, cJSON *summary);
 void an_steps(const an_ctx *c, cJSON *summary);       /* phases, breakdown, data wait, communication */
 void an_gpu_metrics(const an_ctx *c, cJSON *summary); /* utilization, SM efficiency, occupancy, idle */
 void an_counters(const an_ctx *c, cJSON *summary);    /* data queues and CPU utilization */
 void an_timeline(const an_ctx *c, cJSON *summary);    /* the median step, box by box */
-void an_advice(const an_ctx *c, cJSON *summary);      /* suggestions: reads the sections above */
-void an_overview(const an_ctx *c, cJSON *summary);    /* headline figures: reads everything */
+void an_advice(const an_ctx *c, pc_summary *summary);   /* suggestions: reads the sections above */
+void an_overview(const an_ctx *c, pc_summary *summary); /* headline figures: reads everything */
 
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */

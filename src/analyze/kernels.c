@@ -56,25 +56,25 @@ static int cmp_row(const void *a, const void *b) {
 }
 
 /* The columns every kernel row starts with (min or max PC_NONE: null). */
-static cJSON *kernel_row(const pc_trace *t, uint32_t name, int64_t total, int64_t calls, int64_t all, int64_t min, int64_t max,
-                         uint32_t op) {
-    cJSON *r = cJSON_CreateObject();
-    sj_str(r, "name", strtab_get(&t->strs, name));
-    sj_num(r, "time_pct", all ? 100.0 * (double)total / (double)all : 0);
-    sj_int(r, "total_ns", total);
-    sj_int(r, "calls", calls);
-    sj_num(r, "avg_ns", calls ? (double)total / (double)calls : 0);
-    if (min != PC_NONE) sj_int(r, "min_ns", min); else cJSON_AddNullToObject(r, "min_ns");
-    if (max != PC_NONE) sj_int(r, "max_ns", max); else cJSON_AddNullToObject(r, "max_ns");
-    if (op) sj_str(r, "operator", strtab_get(&t->strs, op)); else cJSON_AddNullToObject(r, "operator");
+static tab_kernel *kernel_row(pc_summary *s, pc_table *tab, const pc_trace *t, uint32_t name, int64_t total, int64_t calls,
+                              int64_t all, int64_t min, int64_t max, uint32_t op) {
+    tab_kernel *r = tab_push(tab);
+    r->name = pc_summary_str(s, strtab_get(&t->strs, name));
+    r->time_pct = all ? 100.0 * (double)total / (double)all : 0;
+    r->total_ns = total;
+    r->calls = calls;
+    r->avg_ns = calls ? (double)total / (double)calls : 0;
+    if (min != PC_NONE) r->min_ns = min;
+    if (max != PC_NONE) r->max_ns = max;
+    if (op) r->operator = pc_summary_str(s, strtab_get(&t->strs, op));
     return r;
 }
 
 /* The columns every kernel row ends with; returns 1 when it ran on Tensor Cores. */
-static int kernel_row_tc(cJSON *r, const pc_trace *t, uint32_t name, int eligible) {
-    int tc = kernel_uses_tensor_cores(strtab_get(&t->strs, name));
-    sj_str(r, "tensor_cores", tc > 0 ? "yes" : tc == 0 ? "no" : "unknown");
-    sj_bool(r, "operator_tc_eligible", eligible);
+static int kernel_row_tc(tab_kernel *r, int eligible) {
+    int tc = kernel_uses_tensor_cores(r->name);
+    r->tensor_cores = tc > 0 ? "yes" : tc == 0 ? "no" : "unknown";
+    r->operator_tc_eligible = (tk_B)(eligible != 0);
     return tc > 0;
 }
 
@@ -85,7 +85,8 @@ static int cmp_agg_total(const void *a, const void *b) {
 
 /* Inputs that carry a kernel table instead of kernel events (MindSpore's
  * gpu_activity_data): the same columns, from the table. */
-static int kernels_from_table(const an_ctx *c, cJSON *s) {
+static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     int64_t total = 0, calls = 0, n = 0;
     for (size_t i = 0; i < t->nagg; i++)
@@ -100,7 +101,7 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
     sj_int(d, "device", c->t->rank != PC_NONE ? c->t->rank : 0);
     sj_int(d, "total_ns", total);
     sj_int(d, "calls", calls);
-    cJSON *arr = sj_arr(d, "rows");
+    pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
     int64_t tc_ns = 0;
     /* largest first */
     const pc_agg **v = spill_alloc((size_t)n * sizeof *v);
@@ -110,14 +111,10 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
     spill_sort(v, m, sizeof *v, cmp_agg_total);
     for (size_t q = 0; q < m; q++) {
         const pc_agg *a = v[q];
-        cJSON *r = kernel_row(t, a->name, a->total, a->calls, total, a->min, a->max, a->op);
-        if (a->grid) sj_str(r, "grid", strtab_get(&t->strs, a->grid)); else cJSON_AddNullToObject(r, "grid");
-        if (a->block) sj_str(r, "block", strtab_get(&t->strs, a->block)); else cJSON_AddNullToObject(r, "block");
-        cJSON_AddNullToObject(r, "registers_per_thread");
-        cJSON_AddNullToObject(r, "shared_memory_bytes");
-        cJSON_AddNullToObject(r, "est_occupancy_pct");
-        if (kernel_row_tc(r, t, a->name, 0)) tc_ns += a->total;
-        cJSON_AddItemToArray(arr, r);
+        tab_kernel *r = kernel_row(ps, arr, t, a->name, a->total, a->calls, total, a->min, a->max, a->op);
+        if (a->grid) r->grid = pc_summary_str(ps, strtab_get(&t->strs, a->grid));
+        if (a->block) r->block = pc_summary_str(ps, strtab_get(&t->strs, a->block));
+        if (kernel_row_tc(r, 0)) tc_ns += a->total;
     }
     spill_free(v);
     cJSON_AddItemToArray(sj_arr(k, "devices"), d);
@@ -126,9 +123,10 @@ static int kernels_from_table(const an_ctx *c, cJSON *s) {
     return 1;
 }
 
-void an_kernels(const an_ctx *c, cJSON *s) {
+void an_kernels(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
-    if (kernels_from_table(c, s)) return;
+    if (kernels_from_table(c, ps)) return;
+    cJSON *s = ps->doc;
     hmap m = {0}, opm = {0};
     krow *rows = NULL;
     int64_t *optime = NULL; /* per (row, op) pair */
@@ -186,31 +184,24 @@ void an_kernels(const an_ctx *c, cJSON *s) {
         sj_int(d, "device", rows[i].device);
         sj_int(d, "total_ns", dtot);
         sj_int(d, "calls", dcalls);
-        cJSON *arr = sj_arr(d, "rows");
+        pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
         for (size_t q = i; q < j; q++) {
             const krow *kr = &rows[q];
             const pc_gpu_event *lg = &t->gpu[kr->longest];
-            cJSON *r = kernel_row(t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
+            tab_kernel *r = kernel_row(ps, arr, t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
             char buf[64];
             if (lg->grid[0]) {
                 snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->grid[0], lg->grid[1], lg->grid[2]);
-                sj_str(r, "grid", buf);
+                r->grid = pc_summary_str(ps, buf);
                 snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->block[0], lg->block[1], lg->block[2]);
-                sj_str(r, "block", buf);
-            } else {
-                cJSON_AddNullToObject(r, "grid");
-                cJSON_AddNullToObject(r, "block");
+                r->block = pc_summary_str(ps, buf);
             }
-            if (lg->regs != PC_NONE) sj_int(r, "registers_per_thread", lg->regs);
-            else cJSON_AddNullToObject(r, "registers_per_thread");
-            if (lg->smem != PC_NONE) sj_int(r, "shared_memory_bytes", lg->smem);
-            else cJSON_AddNullToObject(r, "shared_memory_bytes");
-            if (kr->occ_time > 0) sj_num(r, "est_occupancy_pct", kr->occ_weighted / kr->occ_time);
-            else cJSON_AddNullToObject(r, "est_occupancy_pct");
+            if (lg->regs != PC_NONE) r->registers_per_thread = lg->regs;
+            if (lg->smem != PC_NONE) r->shared_memory_bytes = lg->smem;
+            if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
             int cc_ok = !c->dev0 || c->dev0->cc_major >= 7;
-            if (kernel_row_tc(r, t, kr->name, elig && cc_ok)) tc_ns += kr->total;
-            cJSON_AddItemToArray(arr, r);
+            if (kernel_row_tc(r, elig && cc_ok)) tc_ns += kr->total;
         }
         cJSON_AddItemToArray(devs, d);
         i = j;

@@ -39,13 +39,9 @@ static int cmp_dev_then_cpu(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static void num_or_null(cJSON *o, const char *k, int ok, double v) {
-    if (ok) sj_num(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
-
-void an_operators(const an_ctx *c, cJSON *s) {
+void an_operators(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
+    cJSON *s = ps->doc;
     const pc_links *l = &c->links;
     size_t nc = t->ncpu;
     /* memory stays small on big traces: per event only a row index and a
@@ -109,8 +105,8 @@ void an_operators(const an_ctx *c, cJSON *s) {
                           strtab_get(&t->strs, e->concrete));
             flops_hints hint;
             memset(&hint, 0, sizeof hint);
-            const uint32_t *ps = hmap_find(&passes, (uint64_t)i);
-            hint.bw_passes = ps ? (int)*ps : 0;
+            const uint32_t *np = hmap_find(&passes, (uint64_t)i);
+            hint.bw_passes = np ? (int)*np : 0;
             const uint32_t *node = e->seq != PC_NONE && a.nd[0] >= 3 && a.nd[1] == a.nd[0] ? hmap_find(&conv_node, (uint64_t)e->seq) : NULL;
             if (node) {
                 op_args na;
@@ -271,45 +267,42 @@ void an_operators(const an_ctx *c, cJSON *s) {
     const char *devname = c->dev0 ? strtab_get(&t->strs, c->dev0->name) : "";
     sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
     (void)devname;
-    cJSON *arr = sj_arr(ops, "rows");
+    pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
     for (size_t i = 0; i < n; i++) {
         const oprow *r = &rows[i];
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "name", strtab_get(&t->strs, r->name));
-        if (c->o.group_by_shape) sj_str(j, "input_dims", r->dims ? strtab_get(&t->strs, r->dims) : "");
-        sj_int(j, "calls", r->calls);
-        sj_int(j, "self_cpu_ns", r->self_cpu);
-        sj_int(j, "cpu_total_ns", r->cpu_total);
-        sj_num(j, "cpu_avg_ns", (double)r->cpu_total / (double)r->calls);
-        sj_int(j, "self_device_ns", r->self_dev);
-        sj_int(j, "device_total_ns", r->dev_total);
-        sj_num(j, "device_avg_ns", (double)r->dev_total / (double)r->calls);
-        sj_num(j, "self_device_pct", gpu_total ? 100.0 * (double)r->self_dev / (double)gpu_total : 0);
-        sj_num(j, "self_cpu_pct", self_cpu_total ? 100.0 * (double)r->self_cpu / (double)self_cpu_total : 0);
-        sj_str(j, "direction", r->fwd && r->bwd ? "both" : r->bwd ? "bwd" : "fwd");
+        tab_op *j = tab_push(arr);
+        j->name = pc_summary_str(ps, strtab_get(&t->strs, r->name));
+        if (c->o.group_by_shape) j->input_dims = pc_summary_str(ps, r->dims ? strtab_get(&t->strs, r->dims) : "");
+        j->calls = r->calls;
+        j->self_cpu_ns = r->self_cpu;
+        j->cpu_total_ns = r->cpu_total;
+        j->cpu_avg_ns = (double)r->cpu_total / (double)r->calls;
+        j->self_device_ns = r->self_dev;
+        j->device_total_ns = r->dev_total;
+        j->device_avg_ns = (double)r->dev_total / (double)r->calls;
+        j->self_device_pct = gpu_total ? 100.0 * (double)r->self_dev / (double)gpu_total : 0;
+        j->self_cpu_pct = self_cpu_total ? 100.0 * (double)r->self_cpu / (double)self_cpu_total : 0;
+        j->direction = r->fwd && r->bwd ? "both" : r->bwd ? "bwd" : "fwd";
         int has_f = r->flops_calls > 0;
-        num_or_null(j, "flops", has_f, r->flops);
+        if (has_f) j->flops = r->flops;
         /* an estimate of bytes beyond 2^62 (shapes of billions of elements) is not a figure: n/a */
-        num_or_null(j, "bytes", has_f && r->bytes < PC_TIME_LIMIT_D, r->bytes);
-        sj_int(j, "flops_calls", r->flops_calls);
+        if (has_f && r->bytes < PC_TIME_LIMIT_D) j->bytes = r->bytes;
+        j->flops_calls = r->flops_calls;
         double tfl = has_f && r->flops_dev_ns > 0 ? r->flops / (double)r->flops_dev_ns / 1e3 : 0; /* flop/ns = GFLOP/s */
         double gbs = has_f && r->flops_dev_ns > 0 ? r->bytes / (double)r->flops_dev_ns : 0;    /* B/ns = GB/s */
-        num_or_null(j, "achieved_tflops", has_f && r->flops_dev_ns > 0, tfl);
-        num_or_null(j, "achieved_gbs", has_f && r->flops_dev_ns > 0, gbs);
-        sj_str(j, "dtype", pc_dtype_name[r->dtype]);
+        if (has_f && r->flops_dev_ns > 0) j->achieved_tflops = tfl, j->achieved_gbs = gbs;
+        j->dtype = pc_dtype_name[r->dtype];
         int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
         double pk = peak_tflops(c->peak, r->dtype, tc);
         int compute_bound = r->gemm_calls > 0 || r->eligible;
-        if (has_f && r->flops_dev_ns > 0 && c->peak && compute_bound && pk > 0) sj_num(j, "peak_pct", 100.0 * tfl / pk);
-        else if (has_f && r->flops_dev_ns > 0 && c->peak && !compute_bound) sj_num(j, "peak_pct", 100.0 * gbs / c->peak->mem_gbs);
-        else cJSON_AddNullToObject(j, "peak_pct");
-        sj_str(j, "peak_of", compute_bound ? "compute" : "memory bandwidth");
-        sj_int(j, "gemm_calls", r->gemm_calls);
-        sj_int(j, "gemm_not_multiple_of_8", r->misaligned);
-        sj_str(j, "tensor_cores", r->gpu_ns_kernels == 0 ? "n/a" : r->tc_ns == 0 ? "no" : r->tc_ns == r->gpu_ns_kernels ? "yes" : "partly");
-        sj_num(j, "tensor_core_pct", r->gpu_ns_kernels ? 100.0 * (double)r->tc_ns / (double)r->gpu_ns_kernels : 0);
-        sj_bool(j, "tc_eligible", r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
-        cJSON_AddItemToArray(arr, j);
+        if (has_f && r->flops_dev_ns > 0 && c->peak && compute_bound && pk > 0) j->peak_pct = 100.0 * tfl / pk;
+        else if (has_f && r->flops_dev_ns > 0 && c->peak && !compute_bound) j->peak_pct = 100.0 * gbs / c->peak->mem_gbs;
+        j->peak_of = compute_bound ? "compute" : "memory bandwidth";
+        j->gemm_calls = r->gemm_calls;
+        j->gemm_not_multiple_of_8 = r->misaligned;
+        j->tensor_cores = r->gpu_ns_kernels == 0 ? "n/a" : r->tc_ns == 0 ? "no" : r->tc_ns == r->gpu_ns_kernels ? "yes" : "partly";
+        j->tensor_core_pct = r->gpu_ns_kernels ? 100.0 * (double)r->tc_ns / (double)r->gpu_ns_kernels : 0;
+        j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
@@ -344,19 +337,18 @@ void an_operators(const an_ctx *c, cJSON *s) {
     cJSON *types = sj_obj(s, "operator_types");
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
     sj_int(types, "total_ns", top_time_total);
-    cJSON *tarr = sj_arr(types, "rows");
+    pc_table *tarr = pc_summary_add_table(ps, types, "rows", TAB_optype);
     for (size_t i = 0; i < nt; i++) {
         const oprow *r = &tops[i];
         int64_t tm_ns = use_dev ? r->dev_total : r->cpu_total;
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "type", strtab_get(&t->strs, r->name));
-        sj_int(j, "calls", r->calls);
-        sj_int(j, "time_ns", tm_ns);
-        sj_num(j, "share_pct", top_time_total ? 100.0 * (double)tm_ns / (double)top_time_total : 0);
-        sj_num(j, "avg_ns", (double)tm_ns / (double)r->calls);
-        sj_int(j, "device_ns", r->dev_total);
-        sj_int(j, "cpu_ns", r->cpu_total);
-        cJSON_AddItemToArray(tarr, j);
+        tab_optype *j = tab_push(tarr);
+        j->type = pc_summary_str(ps, strtab_get(&t->strs, r->name));
+        j->calls = r->calls;
+        j->time_ns = tm_ns;
+        j->share_pct = top_time_total ? 100.0 * (double)tm_ns / (double)top_time_total : 0;
+        j->avg_ns = (double)tm_ns / (double)r->calls;
+        j->device_ns = r->dev_total;
+        j->cpu_ns = r->cpu_total;
     }
     spill_free(tops);
 
@@ -365,15 +357,14 @@ void an_operators(const an_ctx *c, cJSON *s) {
     if (nm) spill_sort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
     cJSON *ms = sj_obj(s, "modules");
     sj_int(ms, "level", l->module_level);
-    cJSON *marr = sj_arr(ms, "rows");
+    pc_table *marr = pc_summary_add_table(ps, ms, "rows", TAB_module);
     for (size_t i = 0; i < nm; i++) {
-        cJSON *j = cJSON_CreateObject();
+        tab_module *j = tab_push(marr);
         const char *nmx = strtab_get(&t->strs, mods[i].name);
-        sj_str(j, "module", !strncmp(nmx, "nn.Module: ", 11) ? nmx + 11 : nmx);
-        sj_int(j, "top_level_ops", mods[i].calls);
-        sj_int(j, "cpu_ns", mods[i].cpu_total);
-        sj_int(j, "device_ns", mods[i].dev_total);
-        cJSON_AddItemToArray(marr, j);
+        j->module = pc_summary_str(ps, !strncmp(nmx, "nn.Module: ", 11) ? nmx + 11 : nmx);
+        j->top_level_ops = mods[i].calls;
+        j->cpu_ns = mods[i].cpu_total;
+        j->device_ns = mods[i].dev_total;
     }
     spill_free(mods);
 }

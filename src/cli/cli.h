@@ -7,6 +7,7 @@
 #ifndef PC_CLI_H
 #define PC_CLI_H
 #include <cjson/cJSON.h>
+#include "../summary/summary.h"
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3 };
 int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
@@ -15,5 +16,5 @@ int cmd_capture(int argc, char **argv);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */
-int cli_read_summary(const char *path, cJSON **out);
+int cli_read_summary(const char *path, pc_summary **out);
 #endif

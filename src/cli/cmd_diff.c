@@ -43,10 +43,10 @@ static int is_summary(const char *path) {
     return strstr((const char *)head, "\"perfcard.summary/") != NULL && strstr((const char *)head, "\"schema\"") != NULL;
 }
 
-static cJSON *load_run(const char *path, const pc_analyze_opts *an, int *exit_code) {
+static pc_summary *load_run(const char *path, const pc_analyze_opts *an, int *exit_code) {
     pc_err err = {0};
     if (is_summary(path)) {
-        cJSON *s;
+        pc_summary *s;
         if (cli_read_summary(path, &s)) {
             *exit_code = EXIT_INPUT;
             return NULL;
@@ -63,7 +63,7 @@ static cJSON *load_run(const char *path, const pc_analyze_opts *an, int *exit_co
     if (t->truncated) fprintf(stderr, "perfcard: warning: %s: the trace is truncated at byte %llu\n", path, (unsigned long long)t->truncated_at);
     pc_analyze_opts o = *an;
     o.input_name = path;
-    cJSON *s = pc_analyze(t, &o);
+    pc_summary *s = pc_analyze(t, &o);
     pc_trace_free(t);
     return s;
 }
@@ -124,12 +124,12 @@ int cmd_diff(int argc, char **argv) {
         fprintf(stderr, "perfcard diff: expected a baseline and at least one run\n\n%s", diff_help);
         return EXIT_INPUT;
     }
-    cJSON **s = calloc((size_t)n, sizeof *s);
+    pc_summary **s = calloc((size_t)n, sizeof *s);
     int ec = 0;
     for (int i = 0; i < n && !ec; i++) s[i] = load_run(argv[optind + i], &an, &ec);
     int rc = ec;
     if (!ec) {
-        cJSON *d = pc_diff(s[0], (const cJSON *const *)s + 1, n - 1, &dopt);
+        cJSON *d = pc_diff(s[0], (const pc_summary *const *)s + 1, n - 1, &dopt);
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (pc_diff_write(d, &ro, &err)) {
@@ -151,7 +151,7 @@ int cmd_diff(int argc, char **argv) {
         }
         cJSON_Delete(d);
     }
-    for (int i = 0; i < n; i++) cJSON_Delete(s[i]);
+    for (int i = 0; i < n; i++) pc_summary_free(s[i]);
     free(s);
     return rc;
 }

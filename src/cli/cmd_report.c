@@ -23,7 +23,7 @@ void cli_error(const char *file, const void *e) {
     fprintf(stderr, "perfcard: %s: %s\n", file, err->msg);
 }
 
-int cli_read_summary(const char *path, cJSON **out) {
+int cli_read_summary(const char *path, pc_summary **out) {
     pc_err err = {0};
     char note[1024];
     if (pc_summary_read(path, out, note, sizeof note, &err)) {
@@ -139,11 +139,11 @@ static int is_summary_file(const char *path) {
 
 /* Loads and analyzes one input (or reads a summary.json). Returns an exit
  * code; *summary set on 0 or 3. */
-static int summarize_input(const char *path, const common_opts *o, cJSON **summary) {
+static int summarize_input(const char *path, const common_opts *o, pc_summary **summary) {
     pc_err err = {0};
     if (is_summary_file(path)) {
         if (cli_read_summary(path, summary)) return EXIT_INPUT;
-        return cJSON_IsTrue(sj_get(*summary, "run.truncated")) || sj_getnum(*summary, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
+        return cJSON_IsTrue(sj_get((*summary)->doc, "run.truncated")) || sj_getnum((*summary)->doc, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
                                                                                                                : EXIT_OK;
     }
     pc_trace *t = NULL;
@@ -165,7 +165,7 @@ static int summarize_input(const char *path, const common_opts *o, cJSON **summa
     /* the warnings are the report's own (run.warnings), said on stderr too; truncated or
      * skipped input (nothing is skipped silently) makes the output incomplete: exit 3 */
     const cJSON *w;
-    cJSON_ArrayForEach(w, sj_get(*summary, "run.warnings"))
+    cJSON_ArrayForEach(w, sj_get((*summary)->doc, "run.warnings"))
         if (cJSON_IsString(w)) fprintf(stderr, "perfcard: warning: %s: %s\n", path, w->valuestring);
     int truncated = t->truncated;
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;
@@ -179,7 +179,7 @@ typedef struct job {
     char **paths;
     int n;
     const common_opts *o;
-    cJSON **out;
+    pc_summary **out;
     int *codes;
     int next;
     pthread_mutex_t mu;
@@ -249,8 +249,8 @@ static char **expand_inputs(char **args, int nargs, int *n) {
 }
 
 /* Summaries of every input, `jobs` at a time; the job summary. */
-static int summarize_many(char **paths, int n, const common_opts *o, int jobs, cJSON **summary) {
-    job j = {paths, n, o, calloc((size_t)n, sizeof(cJSON *)), calloc((size_t)n, sizeof(int)), 0, PTHREAD_MUTEX_INITIALIZER};
+static int summarize_many(char **paths, int n, const common_opts *o, int jobs, pc_summary **summary) {
+    job j = {paths, n, o, calloc((size_t)n, sizeof(pc_summary *)), calloc((size_t)n, sizeof(int)), 0, PTHREAD_MUTEX_INITIALIZER};
     if (jobs < 1) jobs = 1;
     if (jobs > n) jobs = n;
     /* the CPUs are shared between inputs read at once and the parts of each */
@@ -271,7 +271,7 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, c
         else if (j.codes[i] == EXIT_TRUNCATED && ec == EXIT_OK) ec = EXIT_TRUNCATED;
     }
     if (ec == EXIT_OK || ec == EXIT_TRUNCATED) *summary = pc_job_summary(j.out, n);
-    for (int i = 0; i < n; i++) cJSON_Delete(j.out[i]);
+    for (int i = 0; i < n; i++) pc_summary_free(j.out[i]);
     free(j.out);
     free(j.codes);
     return ec;
@@ -318,7 +318,7 @@ int cmd_report(int argc, char **argv) {
     o.formats |= extra;
     int nin = 0;
     char **inputs = expand_inputs(argv + optind, argc - optind, &nin);
-    cJSON *s = NULL;
+    pc_summary *s = NULL;
     int ec;
     if (nin == 0) {
         fprintf(stderr, "perfcard report: no traces or summaries in %s\n", argv[optind]);
@@ -334,7 +334,7 @@ int cmd_report(int argc, char **argv) {
                          .email_subject = o.email_subject};
     int rc = pc_report_write(s, &ro, &err);
     timing("render", t0);
-    cJSON_Delete(s);
+    pc_summary_free(s);
     if (rc) {
         fprintf(stderr, "perfcard: %s\n", err.msg);
         return EXIT_FAIL;
@@ -379,12 +379,12 @@ int cmd_summarize(int argc, char **argv) {
         fprintf(stderr, "perfcard summarize: expected one TRACE\n\n%s", summarize_help);
         return EXIT_INPUT;
     }
-    cJSON *s = NULL;
+    pc_summary *s = NULL;
     int ec = summarize_input(argv[optind], &o, &s);
     if (!s) return ec;
     pc_err err = {0};
     int rc = pc_summary_write(s, o.out, &err);
-    cJSON_Delete(s);
+    pc_summary_free(s);
     if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return EXIT_FAIL; }
     if (!o.quiet) printf("%s\n", o.out);
     return ec;

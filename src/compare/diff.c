@@ -107,7 +107,7 @@ typedef struct entry { char *key; double base; double *runs; int in_base; int *i
 
 typedef struct table { entry *v; size_t n, cap; int nruns; } table;
 
-static entry *tab_get(table *t, const char *key, const char *label) {
+static entry *dtab_get(table *t, const char *key, const char *label) {
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->v[i].key, key)) return &t->v[i];
     entry *e = VEC_PUSH(t->v, t->n, t->cap);
@@ -120,40 +120,51 @@ static entry *tab_get(table *t, const char *key, const char *label) {
     return e;
 }
 
-static void tab_free(table *t) {
+static void dtab_free(table *t) {
     for (size_t i = 0; i < t->n; i++) free(t->v[i].key), free(t->v[i].label), free(t->v[i].runs), free(t->v[i].in_run);
     free(t->v);
 }
 
 /* kernels of a summary, summed over devices: name -> (time, operator) */
-typedef struct kitem { const char *name, *op; double ns; int used; } kitem;
+typedef struct kitem { const char *name, *op; double ns; int used; size_t order; } kitem;
 
-static kitem *kernels_of(const cJSON *s, size_t *n) {
-    size_t cap = 0;
-    *n = 0;
+static int cmp_kitem(const void *a, const void *b) {
+    const kitem *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static kitem *kernels_of(const pc_summary *s, size_t *n) {
+    size_t cap = 0, m = 0;
     kitem *v = NULL;
-    const cJSON *d, *r;
-    cJSON_ArrayForEach(d, sj_get(s, "kernels.devices")) cJSON_ArrayForEach(r, cJSON_GetObjectItem(d, "rows")) {
-        const char *name = sj_getstr(r, "name", "");
-        size_t i;
-        for (i = 0; i < *n; i++)
-            if (!strcmp(v[i].name, name)) break;
-        if (i == *n) {
-            kitem *k = VEC_PUSH(v, *n, cap);
-            k->name = name, k->op = sj_getstr(r, "operator", ""), k->ns = 0, k->used = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
+        const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
+        for (size_t i = 0; t && i < t->n; i++) {
+            const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
+            kitem *k = VEC_PUSH(v, m, cap);
+            k->name = r->name ? r->name : "", k->op = r->operator ? r->operator : "", k->used = 0, k->order = m - 1;
+            k->ns = r->total_ns > 0 ? (double)r->total_ns : 0;
         }
-        v[i].ns += sj_getnum(r, "total_ns", 0);
     }
+    /* one item per name: the devices' times summed, the first device's operator */
+    if (m) qsort(v, m, sizeof *v, cmp_kitem);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && !strcmp(v[k - 1].name, v[i].name)) v[k - 1].ns += v[i].ns;
+        else v[k++] = v[i];
+    }
+    *n = k;
     return v;
 }
 
 /* perf diff's pairing, in three passes: exact name, normalized name, then
  * by the launching operator (kernels that change name across GPUs/libraries) */
-static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs, int nruns) {
+static void match_kernels(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns) {
     size_t nb;
     kitem *kb = kernels_of(base, &nb);
     for (size_t i = 0; i < nb; i++) {
-        entry *e = tab_get(t, kb[i].name, kb[i].name);
+        entry *e = dtab_get(t, kb[i].name, kb[i].name);
         e->base = kb[i].ns, e->in_base = 1;
     }
     for (int r = 0; r < nruns; r++) {
@@ -164,7 +175,7 @@ static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs,
         for (size_t j = 0; j < nr; j++)
             for (size_t i = 0; i < nb; i++)
                 if (!kb[i].used && !strcmp(kb[i].name, kr[j].name)) {
-                    entry *e = tab_get(t, kb[i].name, NULL);
+                    entry *e = dtab_get(t, kb[i].name, NULL);
                     e->runs[r] += kr[j].ns, e->in_run[r] = 1;
                     kb[i].used = kr[j].used = 1;
                     break;
@@ -178,7 +189,7 @@ static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs,
                 if (kb[i].used) continue;
                 pc_kernel_normalize(kb[i].name, nbn, sizeof nbn);
                 if (strcmp(na, nbn)) continue;
-                entry *e = tab_get(t, kb[i].name, NULL);
+                entry *e = dtab_get(t, kb[i].name, NULL);
                 e->runs[r] += kr[j].ns, e->in_run[r] = 1, e->how = "normalized name";
                 kb[i].used = kr[j].used = 1;
                 break;
@@ -194,12 +205,12 @@ static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs,
             if (!any) continue;
             char key[600];
             snprintf(key, sizeof key, "kernels of %s", kr[j].op);
-            entry *e = tab_get(t, key, key);
+            entry *e = dtab_get(t, key, key);
             for (size_t i = 0; i < nb; i++)
                 if (!kb[i].used && kb[i].op && !strcmp(kb[i].op, kr[j].op)) {
                     bsum += kb[i].ns;
                     kb[i].used = 2;
-                    entry *old = tab_get(t, kb[i].name, NULL);
+                    entry *old = dtab_get(t, kb[i].name, NULL);
                     old->in_base = 0; /* moved into the operator entry */
                     old->base = 0;
                 }
@@ -212,7 +223,7 @@ static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs,
         /* 4. added in this run */
         for (size_t j = 0; j < nr; j++) {
             if (kr[j].used) continue;
-            entry *e = tab_get(t, kr[j].name, kr[j].name);
+            entry *e = dtab_get(t, kr[j].name, kr[j].name);
             e->runs[r] += kr[j].ns, e->in_run[r] = 1;
         }
         free(kr);
@@ -220,18 +231,22 @@ static void match_kernels(table *t, const cJSON *base, const cJSON *const *runs,
     free(kb);
 }
 
-static void match_by_name(table *t, const cJSON *base, const cJSON *const *runs, int nruns, const char *path, const char *key,
-                          const char *val) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(base, path)) {
-        entry *e = tab_get(t, sj_getstr(r, key, ""), NULL);
-        e->base += sj_getnum(r, val, 0), e->in_base = 1;
+/* operators by name (device total), operator types by type (time) */
+#define MATCH_BY(fn, id, tabpath, keyf, valf)                                                        \
+    static void fn(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns) {      \
+        for (int k = -1; k < nruns; k++) {                                                            \
+            const pc_table *tb = pc_summary_table(k < 0 ? base : runs[k], tabpath);                   \
+            for (size_t i = 0; tb && i < tb->n; i++) {                                                \
+                const tab_##id *r = &TAB_ROWS(tb, id)[i];                                             \
+                entry *e = dtab_get(t, r->keyf ? r->keyf : "", NULL);                                  \
+                double v = r->valf > 0 ? (double)r->valf : 0;                                         \
+                if (k < 0) e->base += v, e->in_base = 1;                                              \
+                else e->runs[k] += v, e->in_run[k] = 1;                                               \
+            }                                                                                         \
+        }                                                                                             \
     }
-    for (int k = 0; k < nruns; k++) cJSON_ArrayForEach(r, sj_get(runs[k], path)) {
-            entry *e = tab_get(t, sj_getstr(r, key, ""), NULL);
-            e->runs[k] += sj_getnum(r, val, 0), e->in_run[k] = 1;
-        }
-}
+MATCH_BY(match_ops, op, "operators.rows", name, device_total_ns)
+MATCH_BY(match_types, optype, "operator_types.rows", type, time_ns)
 
 static double maxabs_delta(const entry *e, int nruns) {
     double m = 0;
@@ -332,7 +347,9 @@ static int durations(const cJSON *s, double **out) {
     return sj_getnum(s, "steps.count", 0) > 0 ? n : 0;
 }
 
-cJSON *pc_diff(const cJSON *base, const cJSON *const *runs, int nruns, const pc_diff_opts *o) {
+cJSON *pc_diff(const pc_summary *bsum, const pc_summary *const *rsum, int nruns, const pc_diff_opts *o) {
+    const cJSON *base = bsum->doc, **runs = xmalloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *runs);
+    for (int r = 0; r < nruns; r++) runs[r] = rsum[r]->doc;
     double thr = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
     int rows = o ? o->rows : 0;
     cJSON *d = cJSON_CreateObject();
@@ -441,14 +458,15 @@ cJSON *pc_diff(const cJSON *base, const cJSON *const *runs, int nruns, const pc_
     }
     /* operators and kernels, matched */
     table ops = {.nruns = nruns}, ks = {.nruns = nruns}, types = {.nruns = nruns};
-    match_by_name(&ops, base, runs, nruns, "operators.rows", "name", "device_total_ns");
-    match_by_name(&types, base, runs, nruns, "operator_types.rows", "type", "time_ns");
-    match_kernels(&ks, base, runs, nruns);
+    match_ops(&ops, bsum, rsum, nruns);
+    match_types(&types, bsum, rsum, nruns);
+    match_kernels(&ks, bsum, rsum, nruns);
+    free(runs);
     cJSON_AddItemToObject(d, "operators", table_json(&ops, nruns, rows));
     cJSON_AddItemToObject(d, "operator_types", table_json(&types, nruns, rows));
     cJSON_AddItemToObject(d, "kernels", table_json(&ks, nruns, rows));
-    tab_free(&ops);
-    tab_free(&ks);
-    tab_free(&types);
+    dtab_free(&ops);
+    dtab_free(&ks);
+    dtab_free(&types);
     return d;
 }

@@ -16,6 +16,7 @@
 #ifndef PC_DIFF_H
 #define PC_DIFF_H
 #include <cjson/cJSON.h>
+#include "../summary/summary.h"
 
 #define PC_DIFF_SCHEMA "perfcard.diff/1"
 enum { PC_DIFF_MIN_STEPS = 5 };
@@ -25,7 +26,7 @@ typedef struct pc_diff_opts {
     int rows;               /* matched rows kept per table; 0 = all */
 } pc_diff_opts;
 
-cJSON *pc_diff(const cJSON *base, const cJSON *const *runs, int nruns, const pc_diff_opts *o);
+cJSON *pc_diff(const pc_summary *base, const pc_summary *const *runs, int nruns, const pc_diff_opts *o);
 /* Kernel name with template arguments, parameter lists and tile sizes removed. */
 void pc_kernel_normalize(const char *name, char *out, size_t cap);
 /* Statistics used by the verdict, exposed for tests. */

@@ -17,7 +17,7 @@ int rank_of_input(const char *path) {
     return -1;
 }
 
-typedef struct rk { int rank; const cJSON *s; } rk;
+typedef struct rk { int rank; const cJSON *s; int slot; } rk;
 static int cmp_rk(const void *a, const void *b) {
     const rk *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
@@ -27,18 +27,19 @@ static double per_step(const cJSON *s, int cat) {
     return sj_getnum(cJSON_GetArrayItem(sj_get(s, "breakdown.categories"), cat), "avg_per_step_ns", 0);
 }
 
-cJSON *pc_job_summary(cJSON *const *ranks, int n) {
+pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
-        const cJSON *d = sj_get(ranks[i], "run.distributed");
+        const cJSON *d = sj_get(ranks[i]->doc, "run.distributed");
         int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
-        if (r < 0) r = rank_of_input(sj_getstr(ranks[i], "run.input", ""));
-        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]};
+        if (r < 0) r = rank_of_input(sj_getstr(ranks[i]->doc, "run.input", ""));
+        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]->doc, i};
     }
     qsort(v, (size_t)n, sizeof *v, cmp_rk);
     for (int i = 0; i < n; i++)
         if (v[i].rank >= 100000) v[i].rank = i; /* no rank anywhere: the order given */
-    cJSON *job = cJSON_Duplicate(v[0].s, 1);
+    pc_summary *jobs = ranks[v[0].slot];
+    cJSON *job = jobs->doc;
     cJSON *rs = cJSON_AddObjectToObject(job, "ranks");
     sj_int(rs, "count", n);
     sj_int(rs, "shown_rank", v[0].rank);
@@ -104,8 +105,9 @@ cJSON *pc_job_summary(cJSON *const *ranks, int n) {
             cJSON_ReplaceItemInObject(sg, "count", cJSON_CreateNumber(cJSON_GetArraySize(arr)));
         }
     }
+    ranks[v[0].slot] = NULL;
     free(sorted);
     free(med);
     free(v);
-    return job;
+    return jobs;
 }

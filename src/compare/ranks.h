@@ -1,7 +1,8 @@
 /* ranks.h - one report for a distributed job, from one summary per rank.
  *
- * pc_job_summary takes the per-rank summaries (in any order) and returns a
- * new summary (caller frees): the sections of the lowest rank, plus a "ranks"
+ * pc_job_summary takes the per-rank summaries (in any order) and returns the
+ * lowest rank's summary, taken out of ranks[] (its slot set to NULL; the
+ * caller frees the result and the rest), plus a "ranks"
  * section with, per rank, step time, compute (non-NCCL kernel time), NCCL
  * communication and its overlap, idle time and GPU utilization per step, the
  * straggler (slowest median step) and by how much it trails the fastest and
@@ -11,8 +12,8 @@
  * "worker3", "_3.") when a summary has no distributedInfo; -1 if none. */
 #ifndef PC_RANKS_H
 #define PC_RANKS_H
-#include <cjson/cJSON.h>
+#include "../summary/summary.h"
 
-cJSON *pc_job_summary(cJSON *const *ranks, int n);
+pc_summary *pc_job_summary(pc_summary **ranks, int n);
 int rank_of_input(const char *path);
 #endif

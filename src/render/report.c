@@ -10,6 +10,7 @@
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -40,16 +41,24 @@ char *pc_asset(const char *dir, const char *name, size_t *len) {
 
 /* Keeps the first `keep` elements of array `key` in obj; records how many
  * were left out as key_more and the full count as key_total. */
+static void count_rows(cJSON *obj, const char *key, size_t n, size_t keep) {
+    char k[96];
+    snprintf(k, sizeof k, "%s_total", key);
+    cJSON_AddNumberToObject(obj, k, (double)n);
+    snprintf(k, sizeof k, "%s_more", key);
+    cJSON_AddNumberToObject(obj, k, n > keep ? (double)(n - keep) : 0);
+}
+
 void rv_limit(cJSON *obj, const char *key, int keep) {
     cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!cJSON_IsArray(a)) return;
-    int n = cJSON_GetArraySize(a);
-    char k[96];
-    snprintf(k, sizeof k, "%s_total", key);
-    cJSON_AddNumberToObject(obj, k, n);
-    snprintf(k, sizeof k, "%s_more", key);
-    cJSON_AddNumberToObject(obj, k, n > keep ? n - keep : 0);
-    if (n <= keep) return;
+    count_rows(obj, key, (size_t)cJSON_GetArraySize(a), keep > 0 ? (size_t)keep : 0);
+    rv_cut(obj, key, keep);
+}
+
+void rv_cut(cJSON *obj, const char *key, int keep) {
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) <= keep) return;
     /* cut the list after its keep-th element, in one pass (deleting from the
      * end one by one walks the list each time: quadratic in the rows) */
     if (keep <= 0) {
@@ -176,7 +185,7 @@ static void kernel_charts(chart_out *co, cJSON *v, int rows) {
             free(labels);
             free(vals);
         }
-        rv_limit(d, "rows", rows);
+        rv_cut(d, "rows", rows);
     }
 }
 
@@ -184,9 +193,9 @@ static void kernel_charts(chart_out *co, cJSON *v, int rows) {
  * (top 20) of the operator types. */
 static void type_charts(chart_out *co, cJSON *v) {
     const cJSON *rows = sj_get(v, "operator_types.rows");
-    int n = cJSON_GetArraySize(rows);
-    if (n == 0) return;
-    int nb = n < 20 ? n : 20, np = n <= 10 ? n : 9;
+    int n = (int)sj_getnum(v, "operator_types.rows_total", 0), shown = cJSON_GetArraySize(rows);
+    if (n == 0 || shown == 0) return;
+    int nb = shown < 20 ? shown : 20, np = n <= 10 ? (shown < n ? shown : n) : (shown < 9 ? shown : 9);
     const char **labels = xcalloc(21, sizeof *labels);
     double *vals = xcalloc(21, sizeof *vals);
     int colors[21];
@@ -202,9 +211,11 @@ static void type_charts(chart_out *co, cJSON *v) {
     chart bar = {.kind = CHART_HBAR, .title = title, .xlabel = !strcmp(basis, "device") ? "device time" : "CPU time",
                  .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)nb};
     add_chart(co, "types_bar", &bar, labels, vals, (size_t)nb, UNIT_NS);
-    double other = 0;
-    const cJSON *tr = cJSON_GetArrayItem(rows, np); /* then walk: indexing each row would be quadratic */
-    for (int i = np; i < n && tr; i++, tr = tr->next) other += sj_getnum(tr, "time_ns", 0);
+    /* the view holds the first rows only: "other" is the total less them */
+    double other = sj_getnum(v, "operator_types.total_ns", 0);
+    for (int i = 0; i < np; i++) other -= vals[i];
+    if (other < 0) other = 0;
+
     for (int i = 0; i < np; i++) colors[i] = i < 8 ? i : 9; /* 8 is the gray of "other" */
     int npie = np;
     if (n > np) {
@@ -454,9 +465,32 @@ static void rank_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
+/* The tables in a copy of the document: their first rows as JSON (at least
+ * what the charts need: 15 kernels, 20 operator types), KEY_total and
+ * KEY_more (beyond `rows`) beside them; summary.json has every row. */
+static void materialize(const pc_summary *s, cJSON *o, int rows) {
+    cJSON *c, *next;
+    for (c = o ? o->child : NULL; c; c = next) {
+        next = c->next;
+        const pc_table *t = pc_summary_table_of(s, c);
+        if (!t) {
+            materialize(s, c, rows);
+            continue;
+        }
+        size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
+        if (t->def == &pc_table_defs[TAB_kernel] && need < 15) need = 15;
+        if (t->def == &pc_table_defs[TAB_optype] && need < 20) need = 20;
+        char *key = strdup(c->string);
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));
+        count_rows(o, key, t->n, keep);
+        free(key);
+    }
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
-static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
-    cJSON *v = cJSON_Duplicate(summary, 1);
+static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
+    cJSON *v = cJSON_Duplicate(summary->doc, 1);
+    materialize(summary, v, rows);
     chart_out co = rv_begin_view(v, png_dir, err);
     kernel_charts(&co, v, rows);
     type_charts(&co, v);
@@ -465,10 +499,15 @@ static cJSON *build_view(const cJSON *summary, const pc_report_opts *o, const ch
     rank_charts(&co, v);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_limit(steps, "rows", rows * 4);
-    static const char *const bounded[] = {"operators", "operator_types", "api_calls", "transfers", "modules", NULL};
+    static const char *const bounded[] = {"api_calls", "transfers", NULL};
     for (int i = 0; bounded[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);
         if (sec) rv_limit(sec, "rows", rows);
+    }
+    static const char *const tables[] = {"operators", "operator_types", "modules", NULL};
+    for (int i = 0; tables[i]; i++) {
+        cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, tables[i]);
+        if (sec) rv_cut(sec, "rows", rows); /* counted when materialized */
     }
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
     if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
@@ -557,42 +596,72 @@ static int write_csv(const char *dir, const char *name, const cJSON *rows, const
     return rc;
 }
 
-static int write_csvs(const cJSON *s, const char *dir, pc_err *err) {
-    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"operators.rows", "operators.csv"},
-                                            {"operator_types.rows", "operator_types.csv"}, {"api_calls.rows", "api_calls.csv"},
+/* a table's rows, whole: its columns' keys as the header, nulls empty */
+static void csv_table(sbuf *b, const pc_table *t, int with_header, const char *first_col, const char *first_val) {
+    const pc_table_def *d = t->def;
+    if (with_header) {
+        if (first_col) sbuf_printf(b, "%s,", first_col);
+        for (size_t q = 0; q < d->ncols; q++) {
+            if (q) sbuf_putc(b, ',');
+            sbuf_csv(b, d->cols[q].key, strlen(d->cols[q].key));
+        }
+        sbuf_puts(b, "\r\n");
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const char *row = (const char *)t->rows + i * d->row_size;
+        if (first_val) sbuf_printf(b, "%s,", first_val);
+        for (size_t q = 0; q < d->ncols; q++) {
+            const pc_col *c = &d->cols[q];
+            if (q) sbuf_putc(b, ',');
+            switch (c->kind) {
+            case 'S': { tk_S x = *(const tk_S *)(row + c->off); if (x) sbuf_csv(b, x, strlen(x)); break; }
+            case 'I': { tk_I x = *(const tk_I *)(row + c->off); if (x != PC_NULL_I) sbuf_printf(b, "%lld", (long long)x); break; }
+            case 'F': { tk_F x = *(const tk_F *)(row + c->off); if (isfinite(x)) sbuf_printf(b, "%.9g", x); break; }
+            case 'B': { tk_B x = *(const tk_B *)(row + c->off); if (x >= 0) sbuf_puts(b, x ? "true" : "false"); break; }
+            }
+        }
+        sbuf_puts(b, "\r\n");
+    }
+}
+
+static int write_file(const char *dir, const char *name, const sbuf *b, pc_err *err) {
+    char *p = fs_join(dir, name);
+    int rc = fs_write_atomic(p, b->data ? b->data : "", b->len, err);
+    free(p);
+    return rc;
+}
+
+static int write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
+    const cJSON *s = ps->doc;
+    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"api_calls.rows", "api_calls.csv"},
                                             {"transfers.rows", "transfers.csv"}, {"memory.top_operators", "memory_operators.csv"},
-                                            {"modules.rows", "modules.csv"}, {"suggestions.rows", "suggestions.csv"}};
+                                            {"suggestions.rows", "suggestions.csv"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++)
         rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), NULL, NULL, err);
+    static const char *const typed[][2] = {{"operators.rows", "operators.csv"}, {"operator_types.rows", "operator_types.csv"},
+                                           {"modules.rows", "modules.csv"}};
+    for (size_t i = 0; i < sizeof typed / sizeof *typed && !rc; i++) {
+        const pc_table *t = pc_summary_table(ps, typed[i][0]);
+        if (!t || !t->n) continue;
+        sbuf b = {0};
+        csv_table(&b, t, 1, NULL, NULL);
+        rc = write_file(dir, typed[i][1], &b, err);
+        sbuf_free(&b);
+    }
     /* kernels: one file, a device column first */
     sbuf all = {0};
     const cJSON *d;
     int header = 0;
     cJSON_ArrayForEach(d, sj_get(s, "kernels.devices")) {
-        const cJSON *rows = cJSON_GetObjectItem(d, "rows"), *r;
-        const cJSON *fr = cJSON_GetArrayItem(rows, 0);
-        if (!fr) continue;
-        int f;
-        if (!header) {
-            sbuf_puts(&all, "device");
-            f = 0;
-            csv_header(&all, fr, "", &f);
-            sbuf_puts(&all, "\r\n");
-            header = 1;
-        }
-        cJSON_ArrayForEach(r, rows) {
-            csv_value(&all, cJSON_GetObjectItem(d, "device"));
-            f = 0;
-            csv_row(&all, fr, r, &f);
-            sbuf_puts(&all, "\r\n");
-        }
+        const pc_table *t = pc_summary_table_of(ps, cJSON_GetObjectItemCaseSensitive(d, "rows"));
+        if (!t || !t->n) continue;
+        char dev[32];
+        snprintf(dev, sizeof dev, "%lld", (long long)sj_getnum(d, "device", 0));
+        csv_table(&all, t, !header, "device", dev);
+        header = 1;
     }
-    if (!rc && header) {
-        char *p = fs_join(dir, "kernels.csv");
-        rc = fs_write_atomic(p, all.data, all.len, err);
-        free(p);
-    }
+    if (!rc && header) rc = write_file(dir, "kernels.csv", &all, err);
     sbuf_free(&all);
     return rc;
 }
@@ -700,7 +769,7 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o) {
     free(js);
 }
 
-static int write_html(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
+static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
     sbuf out = {0};
     int rc = 0;
     /* bounded size: fewer rows per table until the page fits */
@@ -727,7 +796,7 @@ static int write_html(const cJSON *summary, const pc_report_opts *o, pc_err *err
 }
 
 /* summary.md with its PNG charts, and summary.eml */
-static int write_md(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
+static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
     char *cd = fs_join(o->dir, "charts");
     int rc = fs_mkdirs(cd, err);
     free(cd);
@@ -767,14 +836,14 @@ static int write_md(const cJSON *summary, const pc_report_opts *o, pc_err *err) 
     return rc;
 }
 
-typedef struct md_job { const cJSON *s; const pc_report_opts *o; pc_err err; int rc; } md_job;
+typedef struct md_job { const pc_summary *s; const pc_report_opts *o; pc_err err; int rc; } md_job;
 static void *md_thread(void *arg) {
     md_job *j = arg;
     j->rc = write_md(j->s, j->o, &j->err);
     return NULL;
 }
 
-int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err) {
+int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
     /* the Markdown (and its PNG charts) renders on a second thread while the

@@ -8,6 +8,7 @@
 #ifndef PC_REPORT_H
 #define PC_REPORT_H
 #include <cjson/cJSON.h>
+#include "../summary/summary.h"
 #include "../util/err.h"
 
 enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8, OUT_EMAIL = 16 };
@@ -21,7 +22,7 @@ typedef struct pc_report_opts {
     const char *email_to, *email_subject; /* headers of summary.eml (OUT_EMAIL) */
 } pc_report_opts;
 
-int pc_report_write(const cJSON *summary, const pc_report_opts *o, pc_err *err);
+int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err);
 /* Returns the text of a template or asset: from templates_dir when it has the
  * file, else built in. Caller frees. NULL if unknown. */
 char *pc_asset(const char *templates_dir, const char *name, size_t *len);

@@ -29,6 +29,8 @@ cJSON *rv_series_rows(const chart *c);
 cJSON *rv_data_rows(const char *const *labels, const double *vals, size_t n, int unit);
 /* Keeps the first keep elements of obj[key]; records key_more, key_total. */
 void rv_limit(cJSON *obj, const char *key, int keep);
+/* The same without the counts (for rows counted already). */
+void rv_cut(cJSON *obj, const char *key, int keep);
 void rv_fmt_unit(sbuf *b, double v, int unit);
 void rv_add_assets(cJSON *view, const pc_report_opts *o);
 /* Renders template tmpl_name (templates_dir override or built in) into out. */

@@ -2,16 +2,91 @@
 #include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/sbuf.h"
+#include "../util/xalloc.h"
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-cJSON *pc_summary_new(void) {
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "schema", PC_SUMMARY_SCHEMA);
+pc_summary *pc_summary_new(void) {
+    pc_summary *s = xcalloc(1, sizeof *s);
+    s->doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(s->doc, "schema", PC_SUMMARY_SCHEMA);
     return s;
+}
+
+void pc_summary_free(pc_summary *s) {
+    if (!s) return;
+    cJSON_Delete(s->doc);
+    for (size_t i = 0; i < s->ntabs; i++) tab_free(&s->tabs[i]);
+    free(s->tabs);
+    arena_free(&s->strs);
+    free(s);
+}
+
+/* A table's place in the document: a raw member "\1tab N" (never printed by
+ * cJSON: the summary's own writer puts the rows there). */
+static cJSON *placeholder(size_t i) {
+    char b[32];
+    snprintf(b, sizeof b, "\1tab %zu", i);
+    return cJSON_CreateRaw(b);
+}
+static long placeholder_index(const pc_summary *s, const cJSON *v) {
+    if (!v || !cJSON_IsRaw(v) || !v->valuestring || strncmp(v->valuestring, "\1tab ", 5) != 0) return -1;
+    char *end;
+    long i = strtol(v->valuestring + 5, &end, 10);
+    return *end || i < 0 || (size_t)i >= s->ntabs ? -1 : i;
+}
+static size_t new_table(pc_summary *s, int id) {
+    pc_table *t = VEC_PUSH(s->tabs, s->ntabs, s->captabs);
+    memset(t, 0, sizeof *t);
+    t->def = &pc_table_defs[id];
+    return s->ntabs - 1;
+}
+
+pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id) {
+    size_t i = new_table(s, id);
+    cJSON_AddItemToObject(parent, key, placeholder(i));
+    return &s->tabs[i];
+}
+
+const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v) {
+    long i = placeholder_index(s, v);
+    return i < 0 ? NULL : &s->tabs[i];
+}
+
+const pc_table *pc_summary_table(const pc_summary *s, const char *path) {
+    return pc_summary_table_of(s, sj_get(s->doc, path));
+}
+
+const char *pc_summary_str(pc_summary *s, const char *str) {
+    return str ? arena_strndup(&s->strs, str, strlen(str)) : NULL;
+}
+
+/* renumbers the placeholders under v from from's tables to to's (moving them) */
+static void move_tables(pc_summary *to, pc_summary *from, cJSON *v) {
+    long i = placeholder_index(from, v);
+    if (i >= 0) {
+        pc_table *t = VEC_PUSH(to->tabs, to->ntabs, to->captabs);
+        *t = from->tabs[i];
+        memset(&from->tabs[i], 0, sizeof from->tabs[i]);
+        char b[32];
+        snprintf(b, sizeof b, "\1tab %zu", to->ntabs - 1);
+        free(v->valuestring);
+        v->valuestring = strdup(b);
+        return;
+    }
+    cJSON *c;
+    cJSON_ArrayForEach(c, v) move_tables(to, from, c);
+}
+
+void pc_summary_move(pc_summary *to, pc_summary *from, const char *key) {
+    cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(from->doc, key);
+    if (!x) return;
+    move_tables(to, from, x);
+    arena_take(&to->strs, &from->strs); /* the moved rows' strings */
+    cJSON_AddItemToObject(to->doc, key, x);
 }
 
 cJSON *sj_obj(cJSON *p, const char *k) { return cJSON_AddObjectToObject(p, k); }
@@ -68,11 +143,67 @@ const char *sj_getstr(const cJSON *o, const char *path, const char *d) {
     return cJSON_IsString(v) ? v->valuestring : d;
 }
 
-int pc_summary_write(const cJSON *s, const char *path, pc_err *err) {
-    char *txt = cJSON_Print(s);
-    if (!txt) return PC_ERRF(err, PC_EIO, "%s: cannot serialize the summary", path);
-    int rc = fs_write_atomic(path, txt, strlen(txt), err);
-    free(txt);
+/* summary.json's text: objects a member per line, arrays of numbers and
+ * strings on one line, tables a row per line (table.c) */
+static int scalar_array(const cJSON *a) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) if (cJSON_IsObject(e) || cJSON_IsArray(e) || cJSON_IsRaw(e)) return 0;
+    return 1;
+}
+static void tabs(sbuf *b, int n) {
+    for (int i = 0; i < n; i++) sbuf_putc(b, '\t');
+}
+static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent) {
+    const pc_table *t;
+    const cJSON *c;
+    if ((t = pc_summary_table_of(s, v))) tab_write_json(t, b, indent);
+    else if (cJSON_IsObject(v)) {
+        sbuf_putc(b, '{');
+        cJSON_ArrayForEach(c, v) {
+            sbuf_putc(b, '\n');
+            tabs(b, indent + 1);
+            json_string(b, c->string ? c->string : "");
+            sbuf_putn(b, ": ", 2);
+            write_value(s, c, b, indent + 1);
+            if (c->next) sbuf_putc(b, ',');
+        }
+        if (v->child) {
+            sbuf_putc(b, '\n');
+            tabs(b, indent);
+        }
+        sbuf_putc(b, '}');
+    } else if (cJSON_IsArray(v)) {
+        int flat = scalar_array(v);
+        sbuf_putc(b, '[');
+        cJSON_ArrayForEach(c, v) {
+            if (!flat) {
+                sbuf_putc(b, '\n');
+                tabs(b, indent + 1);
+            }
+            write_value(s, c, b, indent + 1);
+            if (c->next) sbuf_puts(b, flat ? ", " : ",");
+        }
+        if (!flat && v->child) {
+            sbuf_putc(b, '\n');
+            tabs(b, indent);
+        }
+        sbuf_putc(b, ']');
+    } else if (cJSON_IsString(v)) json_string(b, v->valuestring);
+    else if (cJSON_IsNumber(v)) json_number(b, v->valuedouble);
+    else if (cJSON_IsBool(v)) sbuf_puts(b, cJSON_IsTrue(v) ? "true" : "false");
+    else sbuf_puts(b, "null"); /* null, or a raw member that is no table of this summary */
+}
+
+void pc_summary_text(const pc_summary *s, sbuf *b) {
+    write_value(s, s->doc, b, 0);
+    sbuf_putc(b, '\n');
+}
+
+int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
+    sbuf b = {0};
+    pc_summary_text(s, &b);
+    int rc = fs_write_atomic(path, b.data, b.len, err);
+    sbuf_free(&b);
     return rc;
 }
 
@@ -91,7 +222,17 @@ enum { SK_N = sizeof schema / sizeof *schema };
 static int sk_cmp(const void *a, const void *b) { return strcmp(a, ((const sk_entry *)b)->path); }
 static char sk_kind(const char *path) {
     const sk_entry *e = bsearch(path, schema, SK_N, sizeof *schema, sk_cmp);
-    return e ? e->kind : 0;
+    if (e) return e->kind;
+    /* a table's rows: tables.def */
+    for (int i = 0; i < TAB_COUNT; i++) {
+        const pc_table_def *d = &pc_table_defs[i];
+        size_t n = strlen(d->path);
+        if (strncmp(path, d->path, n) != 0) continue;
+        if (!path[n]) return 'A';
+        if (!strcmp(path + n, "[]")) return 'O';
+        if (!strncmp(path + n, "[].", 3)) return tab_kind(d, path + n + 3);
+    }
+    return 0;
 }
 
 typedef struct sk_walk {
@@ -242,8 +383,34 @@ static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind) {
     return NULL;
 }
 
-int pc_summary_validate(const cJSON *in, cJSON **out, char *note, size_t note_size, pc_err *err) {
-    *out = NULL;
+/* the rows of table kind id at path under o into tables of s */
+static void lift(pc_summary *s, cJSON *o, const char *path, int id) {
+    const char *dot = strchr(path, '.');
+    size_t n = dot ? (size_t)(dot - path) : strlen(path);
+    char key[64];
+    if (n >= sizeof key) return;
+    memcpy(key, path, n);
+    key[n] = 0;
+    int each = n > 2 && !strcmp(key + n - 2, "[]");
+    if (each) key[n - 2] = 0;
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!m) return;
+    if (!dot) {
+        if (!cJSON_IsArray(m)) return; /* null: the section had no table */
+        size_t i = new_table(s, id);
+        tab_from_json(&s->tabs[i], m, &s->strs);
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, placeholder(i));
+        return;
+    }
+    cJSON *e;
+    if (each && cJSON_IsArray(m)) cJSON_ArrayForEach(e, m) {
+            if (cJSON_IsObject(e)) lift(s, e, dot + 1, id);
+        }
+    else if (!each && cJSON_IsObject(m)) lift(s, m, dot + 1, id);
+}
+
+int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t note_size, pc_err *err) {
+    *outs = NULL;
     if (note_size) note[0] = 0;
     if (!cJSON_IsObject(in)) return PC_ERRF(err, PC_EINPUT, "not a perfcard summary (not a JSON object)");
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(in, "schema");
@@ -280,11 +447,14 @@ int pc_summary_validate(const cJSON *in, cJSON **out, char *note, size_t note_si
         cJSON_AddItemToArray(ws, cJSON_CreateString(msg));
     }
     sbuf_free(&w.dropped_names);
-    *out = s;
+    pc_summary *ps = xcalloc(1, sizeof *ps);
+    ps->doc = s;
+    for (int i = 0; i < TAB_COUNT; i++) lift(ps, s, pc_table_defs[i].path, i);
+    *outs = ps;
     return 0;
 }
 
-int pc_summary_read(const char *path, cJSON **out, char *note, size_t note_size, pc_err *err) {
+int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_size, pc_err *err) {
     *out = NULL;
     size_t n;
     char *txt;

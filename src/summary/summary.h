@@ -4,19 +4,41 @@
  * The summary is the one contract between stages: analyzers write it,
  * renderers and `perfcard diff` read it, and summary.json is it on disk, so a
  * report rebuilt from summary.json equals one built from the trace.
- * The document is a cJSON tree: the caller owns what pc_summary_* returns and
- * frees it with cJSON_Delete. Times are integer nanoseconds (fields end in
- * _ns), sizes bytes (_bytes), shares percent 0..100 (_pct).
+ * The summary is a pc_summary: a cJSON document of every figure, and the
+ * tables of one row per name (table.h, declared in tables.def), each of which
+ * sits in the document as a placeholder member (pc_summary_table_of finds it).
+ * The caller owns what pc_summary_* returns and frees it with
+ * pc_summary_free. Times are integer nanoseconds (fields end in _ns), sizes
+ * bytes (_bytes), shares percent 0..100 (_pct).
  */
 #ifndef PC_SUMMARY_H
 #define PC_SUMMARY_H
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include "../util/err.h"
+#include "table.h"
 
 #define PC_SUMMARY_SCHEMA "perfcard.summary/1"
 
-cJSON *pc_summary_new(void);                 /* {"schema": ...} */
+typedef struct pc_summary {
+    cJSON *doc;          /* every figure but the tables' rows */
+    pc_table *tabs;      /* the tables, each at its place in doc */
+    size_t ntabs, captabs;
+    pc_arena strs;       /* the tables' strings */
+} pc_summary;
+
+pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */
+void pc_summary_free(pc_summary *s);
+/* A new empty table of kind id (TAB_op, ...) as member key of parent. */
+pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id);
+/* The table a member of doc stands for; NULL when v is not a table. */
+const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
+/* The table at a dotted path of doc ("operators.rows"); NULL if none. */
+const pc_table *pc_summary_table(const pc_summary *s, const char *path);
+/* A copy of str (NULL stays NULL) that lives as long as s: for table rows. */
+const char *pc_summary_str(pc_summary *s, const char *str);
+/* Moves member key of from->doc, with the tables in it, into to->doc. */
+void pc_summary_move(pc_summary *to, pc_summary *from, const char *key);
 /* Helpers that add a member and return it (for chaining into objects). */
 cJSON *sj_obj(cJSON *parent, const char *key);
 cJSON *sj_arr(cJSON *parent, const char *key);
@@ -30,15 +52,17 @@ double sj_getnum(const cJSON *o, const char *path, double dflt);
 const char *sj_getstr(const cJSON *o, const char *path, const char *dflt);
 
 /* Writes the document to path (atomically: temp file then rename). */
-int pc_summary_write(const cJSON *s, const char *path, pc_err *err);
+int pc_summary_write(const pc_summary *s, const char *path, pc_err *err);
+/* summary.json's text, appended to b */
+void pc_summary_text(const pc_summary *s, sbuf *b);
 /* Reads a summary.json (at most 1 GiB) and validates it: pc_summary_validate. */
-int pc_summary_read(const char *path, cJSON **out, char *note, size_t note_size, pc_err *err);
-/* Validates a parsed summary against schema.def (every key summary.json may
- * hold, with its kind). *out is a new tree with only known keys, each value of
+int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_size, pc_err *err);
+/* Validates a parsed summary against schema.def and tables.def (every key
+ * summary.json may hold, with its kind). *out is a new summary with only known keys, each value of
  * its kind: numbers finite and within +-2^62 (>= 0 where the kind says so),
  * strings at most 1 MiB and repaired to UTF-8. Unknown and repeated keys are
  * dropped: counted in a sentence in note (empty when none) and in
  * run.warnings. A schema other than PC_SUMMARY_SCHEMA is PC_EUNSUP; a value of
  * the wrong kind or out of range PC_EINPUT naming its key path. */
-int pc_summary_validate(const cJSON *in, cJSON **out, char *note, size_t note_size, pc_err *err);
+int pc_summary_validate(const cJSON *in, pc_summary **out, char *note, size_t note_size, pc_err *err);
 #endif

@@ -50,3 +50,17 @@ void arena_free(pc_arena *a) {
     a->head = NULL;
     a->used_total = 0;
 }
+
+void arena_take(pc_arena *to, pc_arena *from) {
+    if (!from->head) return;
+    pc_arena_block *last = from->head;
+    while (last->next) last = last->next;
+    /* behind to's head, which keeps its free space */
+    if (to->head) {
+        last->next = to->head->next;
+        to->head->next = from->head;
+    } else to->head = from->head;
+    to->used_total += from->used_total;
+    from->head = NULL;
+    from->used_total = 0;
+}

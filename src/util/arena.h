@@ -17,4 +17,5 @@ typedef struct pc_arena {
 void *arena_alloc(pc_arena *a, size_t n);           /* 8-byte aligned */
 char *arena_strndup(pc_arena *a, const char *s, size_t n); /* NUL-terminated copy */
 void arena_free(pc_arena *a);                        /* accepts an empty arena */
+void arena_take(pc_arena *to, pc_arena *from);      /* from's blocks now live (and die) with to */
 #endif

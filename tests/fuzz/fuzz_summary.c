@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     cJSON *in = cJSON_ParseWithLength((const char *)data, size);
     if (!in) return 0;
-    cJSON *s = NULL;
+    pc_summary *s = NULL;
     char note[512];
     pc_err err = {0};
     if (pc_summary_validate(in, &s, note, sizeof note, &err) == 0) {
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             free(p);
         }
-        cJSON_Delete(s);
+        pc_summary_free(s);
     }
     cJSON_Delete(in);
     return 0;

@@ -75,3 +75,21 @@ char *fix_kernels(int n, long *ends) {
     len += (size_t)snprintf(s + len, cap - len, "\n]}\n");
     return s;
 }
+
+cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o) {
+    pc_summary *s = pc_analyze(t, o);
+    sbuf b = {0};
+    pc_summary_text(s, &b);
+    cJSON *j = cJSON_Parse(b.data);
+    sbuf_free(&b);
+    pc_summary_free(s);
+    return j;
+}
+
+pc_summary *summary_of(const cJSON *doc) {
+    pc_summary *s = NULL;
+    pc_err err = {0};
+    char note[256];
+    if (pc_summary_validate(doc, &s, note, sizeof note, &err)) return NULL;
+    return s;
+}

@@ -11,4 +11,11 @@ extern const char FIX_2021[];
 /* A document of N events, each a kernel of (i+1) µs, for cut tests. Returns a
  * malloc'd text; ends[i] receives the offset just past event i's '}'. */
 char *fix_kernels(int n, long *ends);
+
+/* The whole summary of a trace as one JSON tree (tables included), as
+ * summary.json holds it: for reading figures by path in tests. */
+#include "analyze/analyze.h"
+cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o);
+/* A summary from a JSON tree (validated; NULL when it is not one). */
+pc_summary *summary_of(const cJSON *doc);
 #endif

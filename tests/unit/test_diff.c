@@ -1,5 +1,6 @@
 /* perfcard diff: statistics, name normalization, matching and verdicts. */
 #include "test.h"
+#include "fixtures.h"
 #include "compare/diff.h"
 #include "summary/summary.h"
 #include <math.h>
@@ -56,8 +57,10 @@ TEST(diff_verdicts_and_matching) {
     cJSON *same = cJSON_Duplicate(a, 1);
     cJSON *few = cJSON_Parse("{\"schema\":\"perfcard.summary/1\",\"run\":{\"input\":\"c\"},\"steps\":{\"count\":2,"
                              "\"durations_ns\":[150,150],\"median_ns\":150,\"p90_ns\":150}}");
-    const cJSON *runs[3] = {slow, same, few};
-    cJSON *d = pc_diff(a, runs, 3, NULL);
+    pc_summary *sa = summary_of(a), *sslow = summary_of(slow), *ssame = summary_of(same), *sfew = summary_of(few);
+    CHECK(sa && sslow && ssame && sfew);
+    const pc_summary *runs[3] = {sslow, ssame, sfew};
+    cJSON *d = pc_diff(sa, runs, 3, NULL);
     CHECK(d);
     CHECK_EQ_S(sj_getstr(d, "runs.0.verdict", ""), "regressed");
     CHECK_NEAR(sj_getnum(d, "runs.0.step_time.median_delta_pct", 0), 20, 1e-9);
@@ -81,8 +84,8 @@ TEST(diff_verdicts_and_matching) {
     CHECK(removed); /* present in the base and in run 2 (the same summary) */
     cJSON_Delete(d);
     /* a run against itself: every delta zero */
-    const cJSON *one[1] = {same};
-    d = pc_diff(a, one, 1, NULL);
+    const pc_summary *one[1] = {ssame};
+    d = pc_diff(sa, one, 1, NULL);
     CHECK_EQ_S(sj_getstr(d, "verdict", ""), "unchanged");
     cJSON_ArrayForEach(r, sj_get(d, "kernels.rows")) CHECK_NEAR(sj_getnum(r, "runs.0.delta_ns", -1), 0, 0);
     cJSON_ArrayForEach(r, sj_get(d, "figures")) CHECK_NEAR(sj_getnum(r, "runs.0.delta", 0), 0, 0);
@@ -91,4 +94,8 @@ TEST(diff_verdicts_and_matching) {
     cJSON_Delete(slow);
     cJSON_Delete(same);
     cJSON_Delete(few);
+    pc_summary_free(sa);
+    pc_summary_free(sslow);
+    pc_summary_free(ssame);
+    pc_summary_free(sfew);
 }

@@ -19,7 +19,7 @@ TEST(kernels_summary_per_device) {
     pc_trace *t = NULL;
     pc_err err = {0};
     CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 72500); /* 10+20+30.5+5+7 µs; memcpy excluded */
     CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), 5);
     CHECK_EQ_I(sj_getnum(s, "kernels.devices.0.device", -1), 0);
@@ -43,7 +43,7 @@ TEST(runinfo_counts_and_no_secrets) {
     pc_trace *t = NULL;
     pc_err err = {0};
     CHECK(pc_load_kineto_mem(FIX_CURRENT, strlen(FIX_CURRENT), &t, &err) == 0);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "run.events.kernel", -1), 3);
     CHECK_EQ_I(sj_getnum(s, "run.events.unknown", -1), 1);
     CHECK_EQ_S(sj_getstr(s, "run.unknown_categories.0.category", ""), "mtia_runtime");

@@ -10,6 +10,7 @@
  *   pipeline: Batch <- Map (output 95% used) <- TFReader: Batch's output 5% used
  *     with a full input: Batch is the bottleneck. */
 #include "test.h"
+#include "fixtures.h"
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
@@ -52,7 +53,7 @@ TEST(mindspore_fixture_directory) {
     pc_trace *t = NULL;
     pc_err err = {0};
     CHECK_MSG(pc_load(dir, NULL, &t, &err) == 0, "%s", err.msg);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_S(sj_getstr(s, "run.format", ""), "mindspore");
     CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
     CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 100000);
@@ -98,7 +99,7 @@ TEST(mindspore_malformed_files_do_not_crash) {
     int rc = pc_load(dir, NULL, &t, &err);
     CHECK(rc == 0 || rc == PC_EINPUT);
     if (t) {
-        cJSON *s = pc_analyze(t, NULL);
+        cJSON *s = analyze_json(t, NULL);
         cJSON_Delete(s);
         pc_trace_free(t);
     }

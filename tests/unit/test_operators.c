@@ -1,5 +1,6 @@
 /* FLOPs formulas, Tensor Core rules, and the operator table on fixtures. */
 #include "test.h"
+#include "fixtures.h"
 #include "analyze/analyze.h"
 #include "analyze/flops.h"
 #include "analyze/peaks.h"
@@ -138,7 +139,7 @@ TEST(operators_attribution_and_table) {
     pc_trace *t = NULL;
     pc_err err = {0};
     CHECK(pc_load_kineto_mem(OPS, strlen(OPS), &t, &err) == 0);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "operators.attribution.gpu_ns", -1), 40000);
     CHECK_EQ_I(sj_getnum(s, "operators.attribution.attributed_ns", -1), 34000);
     CHECK_EQ_I(sj_getnum(s, "operators.attribution.unattributed_ns", -1), 6000);
@@ -191,11 +192,11 @@ TEST(operators_group_by_shape) {
     pc_err err = {0};
     CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
     pc_analyze_opts o = {.group_by_shape = 1};
-    cJSON *s = pc_analyze(t, &o);
+    cJSON *s = analyze_json(t, &o);
     CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.rows")), 2);
     CHECK_EQ_I(sj_getnum(s, "operators.rows.0.calls", -1) + sj_getnum(s, "operators.rows.1.calls", -1), 3);
     cJSON_Delete(s);
-    s = pc_analyze(t, NULL);
+    s = analyze_json(t, NULL);
     CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.rows")), 1);
     cJSON_Delete(s);
     pc_trace_free(t);

@@ -1,5 +1,6 @@
 /* Real traces from ../shared/data (skipped when the folder is absent). */
 #include "test.h"
+#include "fixtures.h"
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
@@ -70,7 +71,7 @@ TEST(realdata_resnet50_workers0_exact_counts) {
     for (size_t i = 0; i < t->ncpu; i++)
         if (!strncmp(strtab_get(&t->strs, t->cpu[i].name), "ProfilerStep#", 13)) steps++;
     CHECK_EQ_I(steps, 6);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 591532000LL);
     CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), 8772);
     CHECK_EQ_S(sj_getstr(s, "run.devices.0.name", ""), "Tesla V100-DGXS-32GB");
@@ -158,7 +159,7 @@ static cJSON *summarize(const char *rel) {
     pc_trace *t = NULL;
     pc_err err = {0};
     if (pc_load(p, NULL, &t, &err)) return NULL;
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     pc_trace_free(t);
     return s;
 }

@@ -3,6 +3,7 @@
  * CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, _RUNTIME, _MEMCPY, _MEMSET, _MARKER
  * and StringTable(_id_, value). */
 #include "test.h"
+#include "fixtures.h"
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
@@ -52,7 +53,7 @@ TEST(sqlite_nvprof_fixture) {
     CHECK_EQ_I(t->count_gpu[GPU_MEMSET], 1);
     CHECK_EQ_I(t->count_cpu[CPU_RUNTIME], 4);
     CHECK_EQ_I(t->count_cpu[CPU_USER_ANNOT], 2);
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 22000);
     CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.name", ""), "volta_sgemm_128x64_nn");
     CHECK_EQ_I(sj_getnum(s, "kernels.devices.0.rows.0.registers_per_thread", -1), 128);
@@ -133,7 +134,7 @@ TEST(sqlite_nsys_fixture) {
     pc_err err = {0};
     CHECK_MSG(pc_load(path, NULL, &t, &err) == 0, "%s", err.msg);
     CHECK_EQ_S(strtab_get(&t->strs, t->source_format), "nsys-sqlite");
-    cJSON *s = pc_analyze(t, NULL);
+    cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), want_n);
     CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), want_ns);
     CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.grid", ""), "[4096, 1, 1]");

@@ -16,6 +16,7 @@
  * Step 2 [1000, 2000): no kernels; aten::add 1100-1200 (forward only):
  *   phases on the CPU: interval 100, fp+bp 100, tail 800. */
 #include "test.h"
+#include "fixtures.h"
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
@@ -40,7 +41,7 @@ static cJSON *analyze_str(const char *doc, const pc_analyze_opts *o) {
     pc_trace *t = NULL;
     pc_err err = {0};
     if (pc_load_kineto_mem(doc, strlen(doc), &t, &err)) return NULL;
-    cJSON *s = pc_analyze(t, o);
+    cJSON *s = analyze_json(t, o);
     pc_trace_free(t);
     return s;
 }

@@ -1,0 +1,246 @@
+#include "table.h"
+#include "../util/spill.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE(id, path) static const pc_col cols_##id[] = {
+#define COL(id, field, kind, unit, label, def) {#field, #kind[0], offsetof(tab_##id, field), unit, label, def},
+#define END(id) };
+#include "tables.def"
+#undef TABLE
+#undef COL
+#undef END
+
+const pc_table_def pc_table_defs[TAB_COUNT] = {
+#define TABLE(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id)},
+#define COL(id, field, kind, unit, label, def)
+#define END(id)
+#include "tables.def"
+#undef TABLE
+#undef COL
+#undef END
+};
+
+static void set_null(const pc_col *c, char *row) {
+    switch (c->kind) {
+    case 'S': *(tk_S *)(row + c->off) = NULL; break;
+    case 'I': *(tk_I *)(row + c->off) = PC_NULL_I; break;
+    case 'F': *(tk_F *)(row + c->off) = NAN; break;
+    case 'B': *(tk_B *)(row + c->off) = -1; break;
+    }
+}
+
+void *tab_push(pc_table *t) {
+    spill_vec_reserve(&t->rows, &t->cap, t->n + 1, t->def->row_size);
+    char *row = (char *)t->rows + t->n++ * t->def->row_size;
+    memset(row, 0, t->def->row_size);
+    for (size_t i = 0; i < t->def->ncols; i++) set_null(&t->def->cols[i], row);
+    return row;
+}
+
+void tab_free(pc_table *t) {
+    spill_free(t->rows);
+    t->rows = NULL;
+    t->n = t->cap = 0;
+}
+
+char tab_kind(const pc_table_def *d, const char *key) {
+    for (size_t i = 0; i < d->ncols; i++)
+        if (!strcmp(d->cols[i].key, key)) return d->cols[i].kind == 'S' ? 'S' : d->cols[i].kind == 'B' ? 'B' : 'U';
+    return 0;
+}
+
+/* ---- JSON text ---- */
+
+static char *put_u64(char *p, uint64_t v) {
+    char tmp[24];
+    int n = 0;
+    do tmp[n++] = (char)('0' + v % 10), v /= 10; while (v);
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+
+/* %.15g for the common range without printf: the digits of |v| scaled to a
+ * 15-digit integer (the product is within half an ulp, so a value read back
+ * and written again gives the same text), else printf */
+void json_number(sbuf *b, double v) {
+    sbuf_reserve(b, 40);
+    char *p = b->data + b->len, *s = p;
+    if (!isfinite(v)) {
+        memcpy(p, "null", 4);
+        b->len += 4;
+        b->data[b->len] = 0;
+        return;
+    }
+    if (v == 0) v = 0; /* no -0 */
+    double a = fabs(v);
+    if (a < 1e15 && a == floor(a)) { /* larger ones as %.15g, which reads back as what it wrote */
+        if (v < 0) *p++ = '-';
+        p = put_u64(p, (uint64_t)a);
+    } else if (a >= 1e-4 && a < 1e15) {
+        int e = (int)floor(log10(a));
+        if (pow10_tab[e < 0 ? 0 : e] > a && e >= 0) e--; /* log10 rounding at powers of ten */
+        int digits = 14 - e;
+        uint64_t m = 0;
+        if (digits >= 0 && digits <= 18) m = (uint64_t)llround(a * pow10_tab[digits]);
+        if (digits < 0 || digits > 18 || m >= 1000000000000000ULL || m < 100000000000000ULL) {
+            p += snprintf(p, 40, "%.15g", v);
+        } else {
+            if (v < 0) *p++ = '-';
+            uint64_t scale = (uint64_t)pow10_tab[digits], ip = m / scale, fp = m % scale;
+            p = put_u64(p, ip);
+            if (fp) {
+                char fr[24];
+                for (int i = digits - 1; i >= 0; i--) fr[i] = (char)('0' + fp % 10), fp /= 10;
+                int n = digits;
+                while (n > 0 && fr[n - 1] == '0') n--;
+                *p++ = '.';
+                memcpy(p, fr, (size_t)n);
+                p += n;
+            }
+        }
+    } else p += snprintf(p, 40, "%.15g", v);
+    b->len += (size_t)(p - s);
+    b->data[b->len] = 0;
+}
+
+void json_string(sbuf *b, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    sbuf_reserve(b, n + 2);
+    b->data[b->len++] = '"';
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        sbuf_putn(b, run, (size_t)(s - run));
+        run = s + 1;
+        char e[7] = {'\\', 0};
+        switch (c) {
+        case '"': e[1] = '"'; break;
+        case '\\': e[1] = '\\'; break;
+        case '\n': e[1] = 'n'; break;
+        case '\t': e[1] = 't'; break;
+        case '\r': e[1] = 'r'; break;
+        case '\b': e[1] = 'b'; break;
+        case '\f': e[1] = 'f'; break;
+        default: e[1] = 'u', e[2] = '0', e[3] = '0', e[4] = hex[c >> 4], e[5] = hex[c & 15];
+        }
+        sbuf_puts(b, e);
+    }
+    sbuf_putn(b, run, (size_t)(s - run));
+    sbuf_putc(b, '"');
+}
+
+static void write_cell(sbuf *b, const pc_col *c, const char *row) {
+    switch (c->kind) {
+    case 'S': {
+        tk_S s = *(const tk_S *)(row + c->off);
+        if (s) json_string(b, s);
+        else sbuf_putn(b, "null", 4);
+        break;
+    }
+    case 'I': {
+        tk_I v = *(const tk_I *)(row + c->off);
+        if (v == PC_NULL_I) sbuf_putn(b, "null", 4);
+        else if (v > 9007199254740992LL || v < -9007199254740992LL) json_number(b, (double)v); /* beyond 2^53 JSON readers hold doubles: written as one */
+        else {
+            sbuf_reserve(b, 24);
+            char *p = b->data + b->len, *s = p;
+            if (v < 0) *p++ = '-';
+            p = put_u64(p, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+            b->len += (size_t)(p - s);
+            b->data[b->len] = 0;
+        }
+        break;
+    }
+    case 'F': json_number(b, *(const tk_F *)(row + c->off)); break;
+    case 'B': {
+        tk_B v = *(const tk_B *)(row + c->off);
+        sbuf_puts(b, v < 0 ? "null" : v ? "true" : "false");
+        break;
+    }
+    }
+}
+
+void tab_write_json(const pc_table *t, sbuf *b, int indent) {
+    const pc_table_def *d = t->def;
+    sbuf_putc(b, '[');
+    for (size_t i = 0; i < t->n; i++) {
+        const char *row = (const char *)t->rows + i * d->row_size;
+        sbuf_putc(b, '\n');
+        for (int k = 0; k <= indent; k++) sbuf_putc(b, '\t');
+        sbuf_putc(b, '{');
+        for (size_t q = 0; q < d->ncols; q++) {
+            if (q) sbuf_putn(b, ", ", 2);
+            sbuf_putc(b, '"');
+            sbuf_puts(b, d->cols[q].key);
+            sbuf_putn(b, "\": ", 3);
+            write_cell(b, &d->cols[q], row);
+        }
+        sbuf_putc(b, '}');
+        if (i + 1 < t->n) sbuf_putc(b, ',');
+    }
+    if (t->n) {
+        sbuf_putc(b, '\n');
+        for (int k = 0; k < indent; k++) sbuf_putc(b, '\t');
+    }
+    sbuf_putc(b, ']');
+}
+
+cJSON *tab_to_json(const pc_table *t, size_t limit) {
+    const pc_table_def *d = t->def;
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < t->n && i < limit; i++) {
+        const char *row = (const char *)t->rows + i * d->row_size;
+        cJSON *o = cJSON_CreateObject();
+        for (size_t q = 0; q < d->ncols; q++) {
+            const pc_col *c = &d->cols[q];
+            cJSON *v = NULL;
+            switch (c->kind) {
+            case 'S': { tk_S s = *(const tk_S *)(row + c->off); v = s ? cJSON_CreateString(s) : NULL; break; }
+            case 'I': { tk_I x = *(const tk_I *)(row + c->off); v = x != PC_NULL_I ? cJSON_CreateNumber((double)x) : NULL; break; }
+            case 'F': { tk_F x = *(const tk_F *)(row + c->off); v = isfinite(x) ? cJSON_CreateNumber(x) : NULL; break; }
+            case 'B': { tk_B x = *(const tk_B *)(row + c->off); v = x >= 0 ? cJSON_CreateBool(x) : NULL; break; }
+            }
+            cJSON_AddItemToObject(o, c->key, v ? v : cJSON_CreateNull());
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs) {
+    const pc_table_def *d = t->def;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr) {
+        if (!cJSON_IsObject(o)) return -1;
+        char *row = tab_push(t);
+        for (size_t q = 0; q < d->ncols; q++) {
+            const pc_col *c = &d->cols[q];
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->key);
+            if (!v || cJSON_IsNull(v)) continue;
+            switch (c->kind) {
+            case 'S':
+                if (cJSON_IsString(v)) *(tk_S *)(row + c->off) = arena_strndup(strs, v->valuestring, strlen(v->valuestring));
+                break;
+            case 'I':
+                /* the validator checked >= 0 and finite; counts beyond int64 are not counts */
+                if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9.2e18) *(tk_I *)(row + c->off) = (int64_t)v->valuedouble;
+                break;
+            case 'F':
+                if (cJSON_IsNumber(v)) *(tk_F *)(row + c->off) = v->valuedouble;
+                break;
+            case 'B':
+                if (cJSON_IsBool(v)) *(tk_B *)(row + c->off) = (tk_B)cJSON_IsTrue(v);
+                break;
+            }
+        }
+    }
+    return 0;
+}

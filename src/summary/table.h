@@ -1,0 +1,65 @@
+/* table.h - the summary's tables of one row per name (operators, operator
+ * types, modules, kernels) as arrays of plain C structs, declared once in
+ * tables.def: 1,000,000 operators are 1,000,000 structs, not 25,000,000 JSON
+ * nodes, and every output reads the columns' keys, units, labels and
+ * definitions from one place.
+ *
+ * A table belongs to the pc_summary that holds it (summary.h); tab_push
+ * returns a row with every field null: PC_NULL_I (I), NAN (F), -1 (B),
+ * NULL (S). Strings in rows live in the summary's arena (pc_summary_str).
+ * Rows are kept in the order the analyzer gives (by time, largest first). */
+#ifndef PC_TABLE_H
+#define PC_TABLE_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/arena.h"
+#include "../util/sbuf.h"
+
+#define PC_NULL_I INT64_MIN
+typedef const char *tk_S;
+typedef int64_t tk_I;
+typedef double tk_F;
+typedef int8_t tk_B;
+
+#define TABLE(id, path) typedef struct tab_##id {
+#define COL(id, field, kind, unit, label, def) tk_##kind field;
+#define END(id) } tab_##id;
+#include "tables.def"
+#undef TABLE
+#undef COL
+#undef END
+
+enum {
+#define TABLE(id, path) TAB_##id,
+#define COL(id, field, kind, unit, label, def)
+#define END(id)
+#include "tables.def"
+#undef TABLE
+#undef COL
+#undef END
+    TAB_COUNT
+};
+
+typedef struct pc_col { const char *key; char kind; size_t off; const char *unit, *label, *def; } pc_col;
+typedef struct pc_table_def { const char *id, *path; const pc_col *cols; size_t ncols, row_size; } pc_table_def;
+extern const pc_table_def pc_table_defs[TAB_COUNT];
+
+typedef struct pc_table { const pc_table_def *def; void *rows; size_t n, cap; } pc_table;
+
+void *tab_push(pc_table *t);                   /* a new row, every field null */
+#define TAB_ROWS(t, id) ((const tab_##id *)(t)->rows)
+void tab_free(pc_table *t);
+/* summary.json's form: a JSON array, one row object per line */
+void tab_write_json(const pc_table *t, sbuf *out, int indent);
+/* rows [0, limit) as a cJSON array of objects (for a view: what a page shows) */
+cJSON *tab_to_json(const pc_table *t, size_t limit);
+/* rows from an array already validated against the columns' kinds (every
+ * string copied into strs); 0, or -1 when a row is not an object */
+int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);
+/* the kind of a column's key ('S', 'U' for I and F, 'B'), for the validator; 0 if none */
+char tab_kind(const pc_table_def *d, const char *key);
+/* a number as summary.json writes it: 15 significant digits, "null" when not finite */
+void json_number(sbuf *b, double v);
+void json_string(sbuf *b, const char *s);
+#endif

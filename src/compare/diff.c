@@ -1,5 +1,6 @@
 #include "diff.h"
 #include "../summary/summary.h"
+#include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -105,12 +106,24 @@ void pc_kernel_normalize(const char *s, char *out, size_t cap) {
 
 typedef struct entry { char *key; double base; double *runs; int in_base; int *in_run; const char *how; char *label; } entry;
 
-typedef struct table { entry *v; size_t n, cap; int nruns; } table;
+typedef struct table { entry *v; size_t n, cap; int nruns; hmap by_key; } table;
+
+static uint64_t str_hash(const char *s) { /* FNV-1a */
+    uint64_t h = 1469598103934665603ULL;
+    while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h;
+}
 
 static entry *dtab_get(table *t, const char *key, const char *label) {
-    for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->v[i].key, key)) return &t->v[i];
+    int created;
+    uint32_t *slot = hmap_get(&t->by_key, str_hash(key), &created);
+    if (!created) {
+        if (!strcmp(t->v[*slot].key, key)) return &t->v[*slot];
+        for (size_t i = 0; i < t->n; i++) /* two keys with one hash: rare */
+            if (!strcmp(t->v[i].key, key)) return &t->v[i];
+    }
     entry *e = VEC_PUSH(t->v, t->n, t->cap);
+    if (created) *slot = (uint32_t)(t->n - 1);
     memset(e, 0, sizeof *e);
     e->key = xstrdup(key);
     e->label = xstrdup(label ? label : key);
@@ -123,6 +136,36 @@ static entry *dtab_get(table *t, const char *key, const char *label) {
 static void dtab_free(table *t) {
     for (size_t i = 0; i < t->n; i++) free(t->v[i].key), free(t->v[i].label), free(t->v[i].runs), free(t->v[i].in_run);
     free(t->v);
+    hmap_free(&t->by_key);
+}
+
+/* Items with equal strings, in index order: head[hash] -> first, next[i] ->
+ * the following one with the same hash (callers compare the strings). */
+typedef struct chains { hmap head; uint32_t *next; } chains;
+static void chains_build(chains *c, const char *const *str, size_t n) {
+    memset(c, 0, sizeof *c);
+    c->next = xmalloc((n ? n : 1) * sizeof *c->next);
+    hmap tail = {0}; /* hash -> the chain's last item */
+    for (size_t i = 0; i < n; i++) {
+        c->next[i] = UINT32_MAX;
+        if (!str[i]) continue;
+        uint64_t h = str_hash(str[i]);
+        int created;
+        uint32_t *hs = hmap_get(&c->head, h, &created);
+        uint32_t *ts = hmap_get(&tail, h, NULL);
+        if (created) *hs = (uint32_t)i;
+        else c->next[*ts] = (uint32_t)i;
+        *ts = (uint32_t)i;
+    }
+    hmap_free(&tail);
+}
+static uint32_t chains_first(const chains *c, const char *s) {
+    const uint32_t *h = hmap_find(&c->head, str_hash(s));
+    return h ? *h : UINT32_MAX;
+}
+static void chains_free(chains *c) {
+    hmap_free(&c->head);
+    free(c->next);
 }
 
 /* kernels of a summary, summed over devices: name -> (time, operator) */
@@ -159,36 +202,45 @@ static kitem *kernels_of(const pc_summary *s, size_t *n) {
 }
 
 /* perf diff's pairing, in three passes: exact name, normalized name, then
- * by the launching operator (kernels that change name across GPUs/libraries) */
+ * by the launching operator (kernels that change name across GPUs/libraries).
+ * Each pass looks its partners up by hash: linear in the kernels. */
 static void match_kernels(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns) {
     size_t nb;
     kitem *kb = kernels_of(base, &nb);
+    const char **bname = xmalloc((nb ? nb : 1) * sizeof *bname), **bnorm = xmalloc((nb ? nb : 1) * sizeof *bnorm),
+               **bop = xmalloc((nb ? nb : 1) * sizeof *bop);
+    char buf[512];
     for (size_t i = 0; i < nb; i++) {
         entry *e = dtab_get(t, kb[i].name, kb[i].name);
         e->base = kb[i].ns, e->in_base = 1;
+        bname[i] = kb[i].name;
+        pc_kernel_normalize(kb[i].name, buf, sizeof buf);
+        bnorm[i] = xstrdup(buf);
+        bop[i] = kb[i].op && *kb[i].op ? kb[i].op : NULL;
     }
+    chains by_name, by_norm, by_op;
+    chains_build(&by_name, bname, nb);
+    chains_build(&by_norm, bnorm, nb);
+    chains_build(&by_op, bop, nb);
     for (int r = 0; r < nruns; r++) {
         size_t nr;
         kitem *kr = kernels_of(runs[r], &nr);
         for (size_t i = 0; i < nb; i++) kb[i].used = 0;
-        /* 1. exact */
+        /* 1. exact (names are unique within a summary) */
         for (size_t j = 0; j < nr; j++)
-            for (size_t i = 0; i < nb; i++)
+            for (uint32_t i = chains_first(&by_name, kr[j].name); i != UINT32_MAX; i = by_name.next[i])
                 if (!kb[i].used && !strcmp(kb[i].name, kr[j].name)) {
                     entry *e = dtab_get(t, kb[i].name, NULL);
                     e->runs[r] += kr[j].ns, e->in_run[r] = 1;
                     kb[i].used = kr[j].used = 1;
                     break;
                 }
-        /* 2. normalized */
-        char na[512], nbn[512];
+        /* 2. normalized: the first unused base kernel of the same normal form */
         for (size_t j = 0; j < nr; j++) {
             if (kr[j].used) continue;
-            pc_kernel_normalize(kr[j].name, na, sizeof na);
-            for (size_t i = 0; i < nb; i++) {
-                if (kb[i].used) continue;
-                pc_kernel_normalize(kb[i].name, nbn, sizeof nbn);
-                if (strcmp(na, nbn)) continue;
+            pc_kernel_normalize(kr[j].name, buf, sizeof buf);
+            for (uint32_t i = chains_first(&by_norm, buf); i != UINT32_MAX; i = by_norm.next[i]) {
+                if (kb[i].used || strcmp(bnorm[i], buf)) continue;
                 entry *e = dtab_get(t, kb[i].name, NULL);
                 e->runs[r] += kr[j].ns, e->in_run[r] = 1, e->how = "normalized name";
                 kb[i].used = kr[j].used = 1;
@@ -196,18 +248,22 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
             }
         }
         /* 3. by launching operator: the remaining kernels of one operator, as one entry */
+        const char **rop = xmalloc((nr ? nr : 1) * sizeof *rop);
+        for (size_t j = 0; j < nr; j++) rop[j] = kr[j].op && *kr[j].op ? kr[j].op : NULL;
+        chains rby_op;
+        chains_build(&rby_op, rop, nr);
         for (size_t j = 0; j < nr; j++) {
-            if (kr[j].used || !kr[j].op || !*kr[j].op) continue;
-            double bsum = 0;
+            if (kr[j].used || !rop[j]) continue;
             int any = 0;
-            for (size_t i = 0; i < nb; i++)
-                if (!kb[i].used && kb[i].op && !strcmp(kb[i].op, kr[j].op)) any = 1;
+            for (uint32_t i = chains_first(&by_op, rop[j]); i != UINT32_MAX && !any; i = by_op.next[i])
+                any = !kb[i].used && !strcmp(bop[i], rop[j]);
             if (!any) continue;
             char key[600];
-            snprintf(key, sizeof key, "kernels of %s", kr[j].op);
+            snprintf(key, sizeof key, "kernels of %s", rop[j]);
             entry *e = dtab_get(t, key, key);
-            for (size_t i = 0; i < nb; i++)
-                if (!kb[i].used && kb[i].op && !strcmp(kb[i].op, kr[j].op)) {
+            double bsum = 0;
+            for (uint32_t i = chains_first(&by_op, rop[j]); i != UINT32_MAX; i = by_op.next[i])
+                if (!kb[i].used && !strcmp(bop[i], rop[j])) {
                     bsum += kb[i].ns;
                     kb[i].used = 2;
                     entry *old = dtab_get(t, kb[i].name, NULL);
@@ -215,11 +271,13 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
                     old->base = 0;
                 }
             if (bsum > 0) e->base += bsum, e->in_base = 1;
-            for (size_t q = j; q < nr; q++)
-                if (!kr[q].used && kr[q].op && !strcmp(kr[q].op, kr[j].op)) e->runs[r] += kr[q].ns, kr[q].used = 1;
+            for (uint32_t q = chains_first(&rby_op, rop[j]); q != UINT32_MAX; q = rby_op.next[q])
+                if (q >= j && !kr[q].used && !strcmp(rop[q], rop[j])) e->runs[r] += kr[q].ns, kr[q].used = 1;
             e->in_run[r] = 1;
             e->how = "launching operator";
         }
+        chains_free(&rby_op);
+        free(rop);
         /* 4. added in this run */
         for (size_t j = 0; j < nr; j++) {
             if (kr[j].used) continue;
@@ -228,6 +286,13 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
         }
         free(kr);
     }
+    chains_free(&by_name);
+    chains_free(&by_norm);
+    chains_free(&by_op);
+    for (size_t i = 0; i < nb; i++) free((char *)bnorm[i]);
+    free(bname);
+    free(bnorm);
+    free(bop);
     free(kb);
 }
 

@@ -23,16 +23,16 @@ static const char *const tc_yes[] = {
     "16816gemm", "hmma", "imma", "xmma", "wgmma", "tensorop", "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma",
     "sm100_xmma", "gemmk1_tf32", "_tf32_", "cutlass_80_", "cutlass_90_", "hgmma", "mfma", NULL};
 
-static int icontains(const char *s, const char *pat) {
-    size_t n = strlen(pat);
-    for (; *s; s++)
-        if (strncasecmp(s, pat, n) == 0) return 1;
-    return 0;
-}
-
 int kernel_uses_tensor_cores(const char *name) {
-    for (int i = 0; tc_yes[i]; i++)
-        if (icontains(name, tc_yes[i])) return 1;
+    /* the name lowercased once, then a substring search per pattern */
+    char buf[1024];
+    size_t n = strlen(name);
+    char *low = n < sizeof buf ? buf : xmalloc(n + 1);
+    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    int yes = 0;
+    for (int i = 0; tc_yes[i] && !yes; i++) yes = strstr(low, tc_yes[i]) != NULL;
+    if (low != buf) free(low);
+    if (yes) return 1;
     /* Triton kernels may use tl.dot on Tensor Cores: their names do not say */
     if (!strncmp(name, "triton_", 7) || !strncmp(name, "triton__", 8)) return -1;
     return 0;
@@ -48,11 +48,15 @@ typedef struct krow {
     int64_t op_time;
 } krow;
 
-static int cmp_row(const void *a, const void *b) {
-    const krow *x = a, *y = b;
+/* rows by device, then total time (largest first), then name: sorted as
+ * small keys, so a million rows in spill files are read once, not moved */
+typedef struct kkey { int64_t total; int32_t device; uint32_t name, idx; } kkey;
+static int cmp_kkey(const void *a, const void *b) {
+    const kkey *x = a, *y = b;
     if (x->device != y->device) return x->device < y->device ? -1 : 1;
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 /* The columns every kernel row starts with (min or max PC_NONE: null). */
@@ -169,7 +173,10 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     hmap_free(&m);
     hmap_free(&opm);
     spill_free(optime);
-    if (n) spill_sort(rows, n, sizeof *rows, cmp_row);
+    kkey *ord = xmalloc((n ? n : 1) * sizeof *ord);
+    for (size_t i = 0; i < n; i++) ord[i] = (kkey){rows[i].total, rows[i].device, rows[i].name, (uint32_t)i};
+    if (n) qsort(ord, n, sizeof *ord, cmp_kkey);
+#define ROW(i) (&rows[ord[i].idx])
     cJSON *k = sj_obj(s, "kernels");
     sj_int(k, "total_ns", total);
     sj_int(k, "calls", calls);
@@ -179,14 +186,14 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     for (size_t i = 0; i < n;) {
         size_t j = i;
         int64_t dtot = 0, dcalls = 0;
-        while (j < n && rows[j].device == rows[i].device) dtot += rows[j].total, dcalls += rows[j].calls, j++;
+        while (j < n && ROW(j)->device == ROW(i)->device) dtot += ROW(j)->total, dcalls += ROW(j)->calls, j++;
         cJSON *d = cJSON_CreateObject();
-        sj_int(d, "device", rows[i].device);
+        sj_int(d, "device", ROW(i)->device);
         sj_int(d, "total_ns", dtot);
         sj_int(d, "calls", dcalls);
         pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
         for (size_t q = i; q < j; q++) {
-            const krow *kr = &rows[q];
+            const krow *kr = ROW(q);
             const pc_gpu_event *lg = &t->gpu[kr->longest];
             tab_kernel *r = kernel_row(ps, arr, t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
             char buf[64];
@@ -208,5 +215,7 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     }
     sj_int(k, "tensor_core_ns", tc_ns);
     sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
+#undef ROW
+    free(ord);
     spill_free(rows);
 }

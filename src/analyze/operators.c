@@ -32,11 +32,25 @@ typedef struct oprow {
     int eligible;
 } oprow;
 
-static int cmp_dev_then_cpu(const void *a, const void *b) {
-    const oprow *x = a, *y = b;
-    if (x->dev_total != y->dev_total) return x->dev_total > y->dev_total ? -1 : 1;
-    if (x->cpu_total != y->cpu_total) return x->cpu_total > y->cpu_total ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+/* The order rows are shown in: device time, then CPU time (largest first),
+ * then name, then first appearance. Sorted as small keys so that a million
+ * rows (in spill files) are read once, not compared and moved in place. */
+typedef struct okey { int64_t dev, cpu; uint32_t name, idx; } okey;
+static int cmp_okey(const void *a, const void *b) {
+    const okey *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev > y->dev ? -1 : 1;
+    if (x->cpu != y->cpu) return x->cpu > y->cpu ? -1 : 1;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+static uint32_t *by_time(const oprow *v, size_t n) {
+    okey *k = xmalloc((n ? n : 1) * sizeof *k);
+    for (size_t i = 0; i < n; i++) k[i] = (okey){v[i].dev_total, v[i].cpu_total, v[i].name, (uint32_t)i};
+    if (n) qsort(k, n, sizeof *k, cmp_okey);
+    uint32_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
+    for (size_t i = 0; i < n; i++) ord[i] = k[i].idx;
+    free(k);
+    return ord;
 }
 
 void an_operators(const an_ctx *c, pc_summary *ps) {
@@ -225,7 +239,6 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     spill_free(topidx);
     hmap_free(&tm);
     hmap_free(&mm);
-    if (n) spill_sort(rows, n, sizeof *rows, cmp_dev_then_cpu);
 
     /* inputs with operator tables instead of events (MindSpore's gpu_op_detail_info) */
     int64_t agg_ops = 0, agg_total = 0;
@@ -246,7 +259,6 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             r->fwd = 1;
             r->dtype = DT_UNKNOWN;
         }
-        if (n) spill_sort(rows, n, sizeof *rows, cmp_dev_then_cpu);
         if (gpu_total < agg_total) gpu_total = agg_total;
     }
     cJSON *ops = sj_obj(s, "operators");
@@ -268,8 +280,9 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
     (void)devname;
     pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
+    uint32_t *ord = by_time(rows, n);
     for (size_t i = 0; i < n; i++) {
-        const oprow *r = &rows[i];
+        const oprow *r = &rows[ord[i]];
         tab_op *j = tab_push(arr);
         j->name = pc_summary_str(ps, strtab_get(&t->strs, r->name));
         if (c->o.group_by_shape) j->input_dims = pc_summary_str(ps, r->dims ? strtab_get(&t->strs, r->dims) : "");
@@ -308,12 +321,12 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     sj_int(un, "device_ns", gpu_total - attributed);
     sj_int(un, "events", n_unattr);
     spill_free(rows);
+    free(ord);
 
     /* top-level operators: what the user wrote (as MindInsight's op types) */
     int use_dev = gpu_total > 0;
     int64_t top_time_total = 0;
     for (size_t i = 0; i < nt; i++) top_time_total += use_dev ? tops[i].dev_total : tops[i].cpu_total;
-    if (nt) spill_sort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
     int64_t agg_types = 0;
     for (size_t i = 0; i < t->nagg; i++) agg_types += t->agg[i].what == AGG_TYPE;
     if (agg_types) {
@@ -332,14 +345,14 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             r->dev_total = a->total;
             top_time_total += a->total;
         }
-        if (nt) spill_sort(tops, nt, sizeof *tops, cmp_dev_then_cpu);
     }
     cJSON *types = sj_obj(s, "operator_types");
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
     sj_int(types, "total_ns", top_time_total);
     pc_table *tarr = pc_summary_add_table(ps, types, "rows", TAB_optype);
+    ord = by_time(tops, nt);
     for (size_t i = 0; i < nt; i++) {
-        const oprow *r = &tops[i];
+        const oprow *r = &tops[ord[i]];
         int64_t tm_ns = use_dev ? r->dev_total : r->cpu_total;
         tab_optype *j = tab_push(tarr);
         j->type = pc_summary_str(ps, strtab_get(&t->strs, r->name));
@@ -351,20 +364,23 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->cpu_ns = r->cpu_total;
     }
     spill_free(tops);
+    free(ord);
 
     /* modules */
     size_t nm = nm2;
-    if (nm) spill_sort(mods, nm, sizeof *mods, cmp_dev_then_cpu);
+    ord = by_time(mods, nm);
     cJSON *ms = sj_obj(s, "modules");
     sj_int(ms, "level", l->module_level);
     pc_table *marr = pc_summary_add_table(ps, ms, "rows", TAB_module);
     for (size_t i = 0; i < nm; i++) {
         tab_module *j = tab_push(marr);
-        const char *nmx = strtab_get(&t->strs, mods[i].name);
+        const oprow *r = &mods[ord[i]];
+        const char *nmx = strtab_get(&t->strs, r->name);
         j->module = pc_summary_str(ps, !strncmp(nmx, "nn.Module: ", 11) ? nmx + 11 : nmx);
-        j->top_level_ops = mods[i].calls;
-        j->cpu_ns = mods[i].cpu_total;
-        j->device_ns = mods[i].dev_total;
+        j->top_level_ops = r->calls;
+        j->cpu_ns = r->cpu_total;
+        j->device_ns = r->dev_total;
     }
     spill_free(mods);
+    free(ord);
 }

@@ -153,10 +153,10 @@ static int scalar_array(const cJSON *a) {
 static void tabs(sbuf *b, int n) {
     for (int i = 0; i < n; i++) sbuf_putc(b, '\t');
 }
-static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent) {
+static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent, const sbuf_out *out) {
     const pc_table *t;
     const cJSON *c;
-    if ((t = pc_summary_table_of(s, v))) tab_write_json(t, b, indent);
+    if ((t = pc_summary_table_of(s, v))) tab_write_json(t, b, indent, out);
     else if (cJSON_IsObject(v)) {
         sbuf_putc(b, '{');
         cJSON_ArrayForEach(c, v) {
@@ -164,7 +164,7 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
             tabs(b, indent + 1);
             json_string(b, c->string ? c->string : "");
             sbuf_putn(b, ": ", 2);
-            write_value(s, c, b, indent + 1);
+            write_value(s, c, b, indent + 1, out);
             if (c->next) sbuf_putc(b, ',');
         }
         if (v->child) {
@@ -180,7 +180,7 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
                 sbuf_putc(b, '\n');
                 tabs(b, indent + 1);
             }
-            write_value(s, c, b, indent + 1);
+            write_value(s, c, b, indent + 1, out);
             if (c->next) sbuf_puts(b, flat ? ", " : ",");
         }
         if (!flat && v->child) {
@@ -195,16 +195,22 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
 }
 
 void pc_summary_text(const pc_summary *s, sbuf *b) {
-    write_value(s, s->doc, b, 0);
+    write_value(s, s->doc, b, 0, NULL);
     sbuf_putc(b, '\n');
 }
 
+/* streamed: a 1 GB summary.json never sits in memory whole */
 int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
+    fs_atomic f;
+    int rc = fs_atomic_open(&f, path, err);
+    if (rc) return rc;
     sbuf b = {0};
-    pc_summary_text(s, &b);
-    int rc = fs_write_atomic(path, b.data, b.len, err);
+    sbuf_out out = {fs_atomic_write, &f};
+    write_value(s, s->doc, &b, 0, &out);
+    sbuf_putc(&b, '\n');
+    fs_atomic_write(&f, b.data, b.len);
     sbuf_free(&b);
-    return rc;
+    return fs_atomic_commit(&f, err);
 }
 
 /* ---- reading a summary.json: validated against schema.def ---- */

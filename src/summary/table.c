@@ -6,7 +6,8 @@
 #include <string.h>
 
 #define TABLE(id, path) static const pc_col cols_##id[] = {
-#define COL(id, field, kind, unit, label, def) {#field, #kind[0], offsetof(tab_##id, field), unit, label, def},
+#define COL(id, field, kind, unit, label, def) \
+    {#field, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" #field "\": ", sizeof("\"" #field "\": ") - 1},
 #define END(id) };
 #include "tables.def"
 #undef TABLE
@@ -67,30 +68,26 @@ static const double pow10_tab[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 
 
 /* %.15g for the common range without printf: the digits of |v| scaled to a
  * 15-digit integer (the product is within half an ulp, so a value read back
- * and written again gives the same text), else printf */
-void json_number(sbuf *b, double v) {
-    sbuf_reserve(b, 40);
-    char *p = b->data + b->len, *s = p;
+ * and written again gives the same text), else printf. Writes at most 32
+ * bytes at p; returns the end. */
+static char *num_to(char *p, double v) {
     if (!isfinite(v)) {
         memcpy(p, "null", 4);
-        b->len += 4;
-        b->data[b->len] = 0;
-        return;
+        return p + 4;
     }
     if (v == 0) v = 0; /* no -0 */
     double a = fabs(v);
     if (a < 1e15 && a == floor(a)) { /* larger ones as %.15g, which reads back as what it wrote */
         if (v < 0) *p++ = '-';
-        p = put_u64(p, (uint64_t)a);
-    } else if (a >= 1e-4 && a < 1e15) {
+        return put_u64(p, (uint64_t)a);
+    }
+    if (a >= 1e-4 && a < 1e15) {
         int e = (int)floor(log10(a));
-        if (pow10_tab[e < 0 ? 0 : e] > a && e >= 0) e--; /* log10 rounding at powers of ten */
+        if (e >= 0 && pow10_tab[e] > a) e--; /* log10 rounding at powers of ten */
         int digits = 14 - e;
         uint64_t m = 0;
         if (digits >= 0 && digits <= 18) m = (uint64_t)llround(a * pow10_tab[digits]);
-        if (digits < 0 || digits > 18 || m >= 1000000000000000ULL || m < 100000000000000ULL) {
-            p += snprintf(p, 40, "%.15g", v);
-        } else {
+        if (digits >= 0 && digits <= 18 && m < 1000000000000000ULL && m >= 100000000000000ULL) {
             if (v < 0) *p++ = '-';
             uint64_t scale = (uint64_t)pow10_tab[digits], ip = m / scale, fp = m % scale;
             p = put_u64(p, ip);
@@ -103,9 +100,16 @@ void json_number(sbuf *b, double v) {
                 memcpy(p, fr, (size_t)n);
                 p += n;
             }
+            return p;
         }
-    } else p += snprintf(p, 40, "%.15g", v);
-    b->len += (size_t)(p - s);
+    }
+    return p + snprintf(p, 32, "%.15g", v);
+}
+
+void json_number(sbuf *b, double v) {
+    sbuf_reserve(b, 40);
+    char *e = num_to(b->data + b->len, v);
+    b->len = (size_t)(e - b->data);
     b->data[b->len] = 0;
 }
 
@@ -137,54 +141,60 @@ void json_string(sbuf *b, const char *s) {
     sbuf_putc(b, '"');
 }
 
-static void write_cell(sbuf *b, const pc_col *c, const char *row) {
-    switch (c->kind) {
-    case 'S': {
-        tk_S s = *(const tk_S *)(row + c->off);
-        if (s) json_string(b, s);
-        else sbuf_putn(b, "null", 4);
-        break;
-    }
-    case 'I': {
-        tk_I v = *(const tk_I *)(row + c->off);
-        if (v == PC_NULL_I) sbuf_putn(b, "null", 4);
-        else if (v > 9007199254740992LL || v < -9007199254740992LL) json_number(b, (double)v); /* beyond 2^53 JSON readers hold doubles: written as one */
-        else {
-            sbuf_reserve(b, 24);
-            char *p = b->data + b->len, *s = p;
-            if (v < 0) *p++ = '-';
-            p = put_u64(p, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
-            b->len += (size_t)(p - s);
-            b->data[b->len] = 0;
+/* one row: {"key": value, ...}; strings through json_string, the rest
+ * written in place (a number takes at most 32 bytes) */
+static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
+    sbuf_putc(b, '{');
+    for (size_t q = 0; q < d->ncols; q++) {
+        const pc_col *c = &d->cols[q];
+        sbuf_reserve(b, c->keyq_len + 40);
+        char *p = b->data + b->len;
+        if (q) *p++ = ',', *p++ = ' ';
+        memcpy(p, c->keyq, c->keyq_len);
+        p += c->keyq_len;
+        switch (c->kind) {
+        case 'S': {
+            tk_S x = *(const tk_S *)(row + c->off);
+            b->len = (size_t)(p - b->data);
+            if (x) json_string(b, x);
+            else sbuf_putn(b, "null", 4);
+            continue;
         }
-        break;
+        case 'I': {
+            tk_I v = *(const tk_I *)(row + c->off);
+            if (v == PC_NULL_I) memcpy(p, "null", 4), p += 4;
+            /* beyond 2^53 JSON readers hold doubles: written as one */
+            else if (v > 9007199254740992LL || v < -9007199254740992LL) p = num_to(p, (double)v);
+            else {
+                if (v < 0) *p++ = '-';
+                p = put_u64(p, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+            }
+            break;
+        }
+        case 'F': p = num_to(p, *(const tk_F *)(row + c->off)); break;
+        case 'B': {
+            tk_B v = *(const tk_B *)(row + c->off);
+            const char *w = v < 0 ? "null" : v ? "true" : "false";
+            size_t n = strlen(w);
+            memcpy(p, w, n);
+            p += n;
+            break;
+        }
+        }
+        b->len = (size_t)(p - b->data);
     }
-    case 'F': json_number(b, *(const tk_F *)(row + c->off)); break;
-    case 'B': {
-        tk_B v = *(const tk_B *)(row + c->off);
-        sbuf_puts(b, v < 0 ? "null" : v ? "true" : "false");
-        break;
-    }
-    }
+    sbuf_putc(b, '}');
 }
 
-void tab_write_json(const pc_table *t, sbuf *b, int indent) {
+void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out) {
     const pc_table_def *d = t->def;
     sbuf_putc(b, '[');
     for (size_t i = 0; i < t->n; i++) {
-        const char *row = (const char *)t->rows + i * d->row_size;
         sbuf_putc(b, '\n');
         for (int k = 0; k <= indent; k++) sbuf_putc(b, '\t');
-        sbuf_putc(b, '{');
-        for (size_t q = 0; q < d->ncols; q++) {
-            if (q) sbuf_putn(b, ", ", 2);
-            sbuf_putc(b, '"');
-            sbuf_puts(b, d->cols[q].key);
-            sbuf_putn(b, "\": ", 3);
-            write_cell(b, &d->cols[q], row);
-        }
-        sbuf_putc(b, '}');
+        write_row(b, d, (const char *)t->rows + i * d->row_size);
         if (i + 1 < t->n) sbuf_putc(b, ',');
+        sbuf_drain(b, out, 1 << 20);
     }
     if (t->n) {
         sbuf_putc(b, '\n');

@@ -41,7 +41,10 @@ enum {
     TAB_COUNT
 };
 
-typedef struct pc_col { const char *key; char kind; size_t off; const char *unit, *label, *def; } pc_col;
+typedef struct pc_col {
+    const char *key; char kind; size_t off; const char *unit, *label, *def;
+    const char *keyq; size_t keyq_len; /* "key": as summary.json spells it */
+} pc_col;
 typedef struct pc_table_def { const char *id, *path; const pc_col *cols; size_t ncols, row_size; } pc_table_def;
 extern const pc_table_def pc_table_defs[TAB_COUNT];
 
@@ -50,8 +53,9 @@ typedef struct pc_table { const pc_table_def *def; void *rows; size_t n, cap; } 
 void *tab_push(pc_table *t);                   /* a new row, every field null */
 #define TAB_ROWS(t, id) ((const tab_##id *)(t)->rows)
 void tab_free(pc_table *t);
-/* summary.json's form: a JSON array, one row object per line */
-void tab_write_json(const pc_table *t, sbuf *out, int indent);
+/* summary.json's form: a JSON array, one row object per line; the text
+ * drains into out (when not NULL) as it grows */
+void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out);
 /* rows [0, limit) as a cJSON array of objects (for a view: what a page shows) */
 cJSON *tab_to_json(const pc_table *t, size_t limit);
 /* rows from an array already validated against the columns' kinds (every

@@ -31,28 +31,46 @@ static int create_temp(const char *path, char *tmp, size_t cap) {
     return -1;
 }
 
-int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
-    char tmp[4096];
-    int fd = create_temp(path, tmp, sizeof tmp);
-    if (fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+int fs_atomic_open(fs_atomic *a, const char *path, pc_err *err) {
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    a->fd = create_temp(path, a->tmp, sizeof a->tmp);
+    if (a->fd < 0) return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(errno));
+    return 0;
+}
+
+int fs_atomic_write(void *ctx, const char *data, size_t n) {
+    fs_atomic *a = ctx;
     size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, data + off, n - off);
+    while (off < n && !a->error) {
+        ssize_t w = write(a->fd, data + off, n - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return PC_ERRF(err, PC_EIO, "%s: write failed: %s", path, strerror(e));
-        }
-        off += (size_t)w;
+        if (w < 0) a->error = errno;
+        else off += (size_t)w;
     }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
+    return a->error ? -1 : 0;
+}
+
+int fs_atomic_commit(fs_atomic *a, pc_err *err) {
+    if (a->error) {
+        close(a->fd);
+        unlink(a->tmp);
+        return PC_ERRF(err, PC_EIO, "%s: write failed: %s", a->path, strerror(a->error));
+    }
+    if (close(a->fd) < 0 || rename(a->tmp, a->path) < 0) {
         int e = errno;
-        unlink(tmp);
-        return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", path, strerror(e));
+        unlink(a->tmp);
+        return PC_ERRF(err, PC_EIO, "%s: cannot write: %s", a->path, strerror(e));
     }
     return 0;
+}
+
+int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err) {
+    fs_atomic a;
+    int rc = fs_atomic_open(&a, path, err);
+    if (rc) return rc;
+    fs_atomic_write(&a, data, n);
+    return fs_atomic_commit(&a, err);
 }
 
 int fs_open_regular(const char *path, uint64_t *size, pc_err *err) {

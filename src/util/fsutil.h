@@ -11,6 +11,13 @@
 #include <stdint.h>
 #include "err.h"
 int fs_write_atomic(const char *path, const char *data, size_t n, pc_err *err);
+/* The same in pieces: open, write (any number of times; the first failure is
+ * kept and later writes do nothing), commit (renames, or removes the temp file
+ * and reports the failure). fs_atomic_write fits sbuf_out. */
+typedef struct fs_atomic { int fd, error; const char *path; char tmp[4096]; } fs_atomic;
+int fs_atomic_open(fs_atomic *a, const char *path, pc_err *err);
+int fs_atomic_write(void *a, const char *data, size_t n);
+int fs_atomic_commit(fs_atomic *a, pc_err *err);
 int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err);
 /* Opens a regular file for reading (never blocking on a FIFO): the descriptor,
  * its size in *size (when not NULL), or a PC_E* code with err naming path. */

@@ -1,5 +1,6 @@
 #include "hmap.h"
-#include "spill.h"
+#include "xalloc.h"
+#include <stdlib.h>
 #include <string.h>
 
 static inline size_t mix(uint64_t k) {
@@ -8,7 +9,7 @@ static inline size_t mix(uint64_t k) {
 }
 
 static void rehash(hmap *m, size_t cap) {
-    hmap n = {spill_calloc(cap, sizeof(hslot)), cap, m->n};
+    hmap n = {xcalloc(cap, sizeof(hslot)), cap, m->n};
     for (size_t i = 0; i < m->cap; i++) {
         const hslot *s = &m->slot[i];
         if (!s->used) continue;
@@ -51,6 +52,6 @@ const uint32_t *hmap_find(const hmap *m, uint64_t key) {
 }
 
 void hmap_free(hmap *m) {
-    spill_free(m->slot);
+    free(m->slot);
     memset(m, 0, sizeof *m);
 }

@@ -188,3 +188,10 @@ void sbuf_base64(sbuf *b, const void *data, size_t n, int wrap) {
     }
     if (wrap && col) sbuf_puts(b, "\r\n");
 }
+
+void sbuf_drain(sbuf *b, const sbuf_out *out, size_t at) {
+    if (!out || b->len < at) return;
+    out->write(out->ctx, b->data, b->len);
+    b->len = 0;
+    b->data[0] = 0;
+}

@@ -18,6 +18,10 @@ void sbuf_puts(sbuf *b, const char *s);
 void sbuf_putc(sbuf *b, char c);
 void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_free(sbuf *b);
+/* Where a long text goes in pieces: sbuf_drain hands b's data to out and
+ * empties b once it holds at least `at` bytes (out NULL: keeps it all). */
+typedef struct sbuf_out { int (*write)(void *ctx, const char *data, size_t n); void *ctx; } sbuf_out;
+void sbuf_drain(sbuf *b, const sbuf_out *out, size_t at);
 /* Hands the data to the caller (free() it) and resets b. */
 char *sbuf_take(sbuf *b);
 

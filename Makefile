@@ -41,7 +41,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
-.PHONY: all demo test check-deps deps bench fuzz clean install uninstall
+.PHONY: all demo test check-deps deps bench fuzz golden clean install uninstall
 all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so
 
 deps:
@@ -101,6 +101,11 @@ test: deps
 	@sh tests/run.sh
 
 # ---- measurement -------------------------------------------------------
+# rewrites tests/expected/ from this build, for a reviewed change to what the report says
+golden: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/golden.sh $(BUILD)/perfcard --update
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh tools/bench.sh

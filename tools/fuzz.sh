@@ -32,22 +32,8 @@ if [ -d "$SHARED/kineto/hta" ]; then
 fi
 if command -v sqlite3 > /dev/null && [ ! -s "$S/sqlite/nsys.sqlite" ]; then
     rm -f "$S/sqlite"/*.sqlite
-    sqlite3 "$S/sqlite/nsys.sqlite" "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'saxpy'), (2, 'cudaLaunchKernel'), (3, 'step');
-      CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, demangledName INT, shortName INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);
-      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 1, 1, 1, 4,1,1,256,1,1,32,0,0), (3000, 3500, 0, 7, 2, 1, 1, 4,1,1,256,1,1,32,0,0);
-      CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT, streamId INT, correlationId INT, bytes INT, copyKind INT, srcKind INT, dstKind INT);
-      INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 900, 0, 7, 3, 4096, 1, 0, 2);
-      CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT);
-      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 16777217, 1, 2), (2900, 2950, 16777217, 2, 2);
-      CREATE TABLE NVTX_EVENTS(start INT, end INT, globalTid INT, eventType INT, text TEXT, textId INT);
-      INSERT INTO NVTX_EVENTS VALUES (800, 3600, 16777217, 59, 'ProfilerStep#1', NULL);
-      CREATE TABLE TARGET_INFO_GPU(id INT, name TEXT, totalMemory INT, smCount INT, computeMajor INT, computeMinor INT, maxWarpsPerSm INT, maxRegistersPerSm INT, maxShmemPerSm INT);
-      INSERT INTO TARGET_INFO_GPU VALUES (0, 'A100', 42949672960, 108, 8, 0, 64, 65536, 167936);"
-    sqlite3 "$S/sqlite/nvprof.sqlite" "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringTable VALUES (1, 'kern');
-      CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, name INT);
-      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 200, 0, 7, 1, 1);
-      CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, processId INT, threadId INT, correlationId INT, cbid INT);
-      INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (50, 90, 1, 1, 1, 211);"
+    sqlite3 "$S/sqlite/nsys.sqlite" < tests/fixtures/nsys.sql
+    sqlite3 "$S/sqlite/nvprof.sqlite" < tests/fixtures/nvprof.sql
 fi
 MS=$SHARED/mindspore-format-samples/utils/resource/profiler
 if [ -d "$MS" ]; then

@@ -324,6 +324,16 @@ check diff_self_unchanged grep -q '"verdict":[[:space:]]*"unchanged"' "$T/d_self
 check diff_self_zero_deltas sh -c "! grep -E '\"delta(_ns)?\":[[:space:]]*-?[1-9]' '$T/d_self/diff.json'"
 "$PC" diff "$T/a.json" "$T/slow.json" -o "$T/d_slow" --fail-on regression > "$T/out" 2>&1
 check diff_slow_kernel_exit_1 [ $? -eq 1 ]
+# exit codes from one table (cli.h): a truncated input is 3 for diff as for report; an output
+# that cannot be written is 4 for both
+"$PC" diff "$T/a.json" "$T/cut.json" -o "$T/d_cut" > "$T/out" 2>&1
+check diff_truncated_exit_3 [ $? -eq 3 ]
+check diff_truncated_says_so grep -q "truncated" "$T/out"
+: > "$T/not_a_dir"
+"$PC" diff "$T/a.json" "$T/a.json" -o "$T/not_a_dir/x" > /dev/null 2>&1
+check diff_unwritable_exit_4 [ $? -eq 4 ]
+"$PC" report "$T/a.json" -o "$T/not_a_dir/x" > /dev/null 2>&1
+check report_unwritable_exit_4 [ $? -eq 4 ]
 check diff_slow_kernel_regressed grep -q '"verdict":[[:space:]]*"regressed"' "$T/d_slow/diff.json"
 if command -v python3 > /dev/null; then
     check diff_slow_kernel_on_top python3 -c "

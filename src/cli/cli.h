@@ -1,14 +1,24 @@
-/* cli.h - subcommands. Each returns the process exit code:
+/* cli.h - subcommands. Each returns the process exit code, one table for
+ * every command (the README's "Exit codes" is the same table):
  *   0  success
- *   1  failure while writing output (or, for diff --fail-on, a regression)
- *   2  usage error, or an input that cannot be read or is malformed
- *   3  a report was written from a truncated input (see its warning)
+ *   1  the gate: diff's verdict under --fail-on (capture: CMD's own code)
+ *   2  usage error, or an input (trace, summary, template) that cannot be
+ *      read or is malformed
+ *   3  output written from an incomplete input (truncated, or with skipped
+ *      events; see its warning)
+ *   4  the output could not be written (or temporary files could not hold
+ *      the trace)
+ * When several apply, the lowest row above 0 that is not 1 wins over 1
+ * except that 2 and 4 (nothing trustworthy was written) win over all.
  * Only this layer prints to the terminal. */
 #ifndef PC_CLI_H
 #define PC_CLI_H
 #include <cjson/cJSON.h>
 #include "../summary/summary.h"
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3 };
+enum { EXIT_OK = 0, EXIT_GATE = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3, EXIT_WRITE = 4 };
+/* The exit code of a failed writing step (report, summary, diff outputs)
+ * from its PC_E* code: a malformed template or bad usage 2, the rest 4. */
+int cli_exit_of_write(int pc_code);
 int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
@@ -17,4 +27,9 @@ void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: ms
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */
 int cli_read_summary(const char *path, pc_summary **out);
+/* One input to its summary: a trace loaded and analyzed (warnings on
+ * stderr), or a summary.json read. The exit code: EXIT_OK, EXIT_TRUNCATED
+ * (incomplete input; *out set) or EXIT_INPUT (*out NULL). */
+struct pc_analyze_opts;
+int cli_summarize(const char *path, const struct pc_analyze_opts *an, int progress, int read_threads, pc_summary **out);
 #endif

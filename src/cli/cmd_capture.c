@@ -289,7 +289,7 @@ int cmd_capture(int argc, char **argv) {
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "perfcard: cannot start %s: %s\n", cmd[0], strerror(errno));
-        return EXIT_FAIL;
+        return 127; /* as a shell: the command could not be started */
     }
     if (pid == 0) {
         setenv("PERFCARD_TRACE_DIR", absraw, 1);
@@ -344,7 +344,7 @@ int cmd_capture(int argc, char **argv) {
     tw_close(cpu);
     g_child = 0;
     wait_leftovers();
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_FAIL;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
     char *trace = fs_join(out, "trace.json");
     int nev = merge(absraw, trace);
     if (nev < 0) fprintf(stderr, "perfcard: cannot write %s\n", trace);

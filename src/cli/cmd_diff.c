@@ -31,42 +31,8 @@ static const char diff_help[] =
     "\n"
     "Verdict: improved, regressed, unchanged or inconclusive (see diff.html for the method).\n"
     "Exit codes: 0 done (and, with --fail-on regression, not regressed); 1 regressed under\n"
-    "--fail-on regression; 2 bad usage or an input that cannot be read; 4 the output could\n"
-    "not be written.\n";
-
-/* a summary.json (perfcard.summary/N) rather than a trace? */
-static int is_summary(const char *path) {
-    unsigned char head[512];
-    ssize_t n = source_peek(path, head, sizeof head - 1);
-    if (n <= 0) return 0;
-    head[n] = 0;
-    return strstr((const char *)head, "\"perfcard.summary/") != NULL && strstr((const char *)head, "\"schema\"") != NULL;
-}
-
-static pc_summary *load_run(const char *path, const pc_analyze_opts *an, int *exit_code) {
-    pc_err err = {0};
-    if (is_summary(path)) {
-        pc_summary *s;
-        if (cli_read_summary(path, &s)) {
-            *exit_code = EXIT_INPUT;
-            return NULL;
-        }
-        return s;
-    }
-    pc_trace *t = NULL;
-    if (pc_load(path, NULL, &t, &err)) {
-        if (err.has_offset) fprintf(stderr, "perfcard: %s: %s (byte offset %llu)\n", path, err.msg, (unsigned long long)err.offset);
-        else fprintf(stderr, "perfcard: %s: %s\n", path, err.msg);
-        *exit_code = EXIT_INPUT;
-        return NULL;
-    }
-    if (t->truncated) fprintf(stderr, "perfcard: warning: %s: the trace is truncated at byte %llu\n", path, (unsigned long long)t->truncated_at);
-    pc_analyze_opts o = *an;
-    o.input_name = path;
-    pc_summary *s = pc_analyze(t, &o);
-    pc_trace_free(t);
-    return s;
-}
+    "--fail-on regression; 2 bad usage or an input that cannot be read; 3 done from an\n"
+    "incomplete input (truncated, or with skipped events); 4 the output could not be written.\n";
 
 enum { D_THRESHOLD = 2000, D_FAILON, D_FORMAT, D_ROWS, D_STEP, D_FP, D_BP, D_SHAPE };
 
@@ -125,16 +91,20 @@ int cmd_diff(int argc, char **argv) {
         return EXIT_INPUT;
     }
     pc_summary **s = calloc((size_t)n, sizeof *s);
-    int ec = 0;
-    for (int i = 0; i < n && !ec; i++) s[i] = load_run(argv[optind + i], &an, &ec);
+    /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
+    int ec = EXIT_OK;
+    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
+        int code = cli_summarize(argv[optind + i], &an, 0, 0, &s[i]);
+        if (code != EXIT_OK) ec = code;
+    }
     int rc = ec;
-    if (!ec) {
+    if (ec != EXIT_INPUT) {
         cJSON *d = pc_diff(s[0], (const pc_summary *const *)s + 1, n - 1, &dopt);
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (pc_diff_write(d, &ro, &err)) {
             fprintf(stderr, "perfcard: %s\n", err.msg);
-            rc = 4;
+            rc = cli_exit_of_write(err.code);
         } else {
             const char *v = sj_getstr(d, "verdict", "");
             if (!quiet) {
@@ -147,7 +117,7 @@ int cmd_diff(int argc, char **argv) {
                 if (formats & OUT_MD) printf("%s/diff.md\n", out);
                 if (formats & OUT_JSON) printf("%s/diff.json\n", out);
             }
-            rc = fail_on && !strcmp(v, "regressed") ? EXIT_FAIL : EXIT_OK;
+            if (fail_on && !strcmp(v, "regressed")) rc = EXIT_GATE;
         }
         cJSON_Delete(d);
     }

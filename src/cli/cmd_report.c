@@ -23,6 +23,10 @@ void cli_error(const char *file, const void *e) {
     fprintf(stderr, "perfcard: %s: %s\n", file, err->msg);
 }
 
+int cli_exit_of_write(int pc_code) {
+    return pc_code == PC_EINPUT || pc_code == PC_EUSAGE || pc_code == PC_EUNSUP ? EXIT_INPUT : EXIT_WRITE;
+}
+
 int cli_read_summary(const char *path, pc_summary **out) {
     pc_err err = {0};
     char note[1024];
@@ -101,8 +105,8 @@ static const char report_help[] =
     "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz), an Nsight Systems or\n"
     "nvprof SQLite export, or a summary.json (detected from content). Several inputs, or a\n"
     "directory of them, are the ranks of one job: the report gets a per-rank view.\n"
-    "Exit codes: 0 ok, 1 cannot write output, 2 bad usage or malformed input,\n"
-    "3 report written from a truncated trace.\n";
+    "Exit codes: 0 ok, 2 bad usage or malformed input (or template), 3 report written from\n"
+    "an incomplete input (truncated, or with skipped events), 4 the output could not be written.\n";
 
 static int parse_formats(const char *s, unsigned *out) {
     unsigned f = 0;
@@ -137,17 +141,16 @@ static int is_summary_file(const char *path) {
     return strstr((const char *)head, "\"perfcard.summary/") != NULL && strstr((const char *)head, "\"schema\"") != NULL;
 }
 
-/* Loads and analyzes one input (or reads a summary.json). Returns an exit
- * code; *summary set on 0 or 3. */
-static int summarize_input(const char *path, const common_opts *o, pc_summary **summary) {
+int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int read_threads, pc_summary **summary) {
     pc_err err = {0};
+    *summary = NULL;
     if (is_summary_file(path)) {
         if (cli_read_summary(path, summary)) return EXIT_INPUT;
         return cJSON_IsTrue(sj_get((*summary)->doc, "run.truncated")) || sj_getnum((*summary)->doc, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
                                                                                                                : EXIT_OK;
     }
     pc_trace *t = NULL;
-    pc_load_opts lo = {.progress = isatty(2) && !o->quiet, .threads = o->read_threads};
+    pc_load_opts lo = {.progress = progress, .threads = read_threads};
     double t0 = now_s();
     int rc = pc_load(path, &lo, &t, &err);
     timing("load", t0);
@@ -155,9 +158,9 @@ static int summarize_input(const char *path, const common_opts *o, pc_summary **
         if (err.has_offset)
             fprintf(stderr, "perfcard: %s: %s (byte offset %llu)\n", path, err.msg, (unsigned long long)err.offset);
         else cli_error(path, &err);
-        return rc == PC_EIO || rc == PC_EINPUT || rc == PC_EUNSUP ? EXIT_INPUT : EXIT_FAIL;
+        return EXIT_INPUT; /* whatever stopped the reader: the input could not be read */
     }
-    pc_analyze_opts an = o->an;
+    pc_analyze_opts an = *ao;
     an.input_name = path;
     t0 = now_s();
     *summary = pc_analyze(t, &an);
@@ -171,6 +174,10 @@ static int summarize_input(const char *path, const common_opts *o, pc_summary **
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;
     pc_trace_free(t);
     return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;
+}
+
+static int summarize_input(const char *path, const common_opts *o, pc_summary **summary) {
+    return cli_summarize(path, &o->an, isatty(2) && !o->quiet, o->read_threads, summary);
 }
 
 /* ---- many inputs: one per rank, summarized in parallel ---- */
@@ -267,7 +274,7 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
     free(th);
     int ec = EXIT_OK;
     for (int i = 0; i < n; i++) {
-        if (j.codes[i] == EXIT_INPUT || j.codes[i] == EXIT_FAIL) ec = j.codes[i];
+        if (j.codes[i] == EXIT_INPUT || j.codes[i] == EXIT_WRITE) ec = j.codes[i];
         else if (j.codes[i] == EXIT_TRUNCATED && ec == EXIT_OK) ec = EXIT_TRUNCATED;
     }
     if (ec == EXIT_OK || ec == EXIT_TRUNCATED) *summary = pc_job_summary(j.out, n);
@@ -337,7 +344,7 @@ int cmd_report(int argc, char **argv) {
     pc_summary_free(s);
     if (rc) {
         fprintf(stderr, "perfcard: %s\n", err.msg);
-        return EXIT_FAIL;
+        return cli_exit_of_write(rc);
     }
     if (!o.quiet) {
         if (o.formats & OUT_HTML) printf("%s/report.html\n", o.out);
@@ -385,7 +392,7 @@ int cmd_summarize(int argc, char **argv) {
     pc_err err = {0};
     int rc = pc_summary_write(s, o.out, &err);
     pc_summary_free(s);
-    if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return EXIT_FAIL; }
+    if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return cli_exit_of_write(rc); }
     if (!o.quiet) printf("%s\n", o.out);
     return ec;
 }

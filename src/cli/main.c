@@ -17,8 +17,8 @@ static void usage(FILE *f) {
             "  version                        print the version\n"
             "\n"
             "Run 'perfcard <command> --help' for a command's options.\n"
-            "Exit codes: 0 ok, 1 failure writing output, 2 bad usage or malformed input,\n"
-            "3 report written from a truncated trace.\n",
+            "Exit codes: 0 ok, 1 diff's gate (--fail-on regression), 2 bad usage or malformed input,\n"
+            "3 output written from an incomplete input, 4 the output could not be written.\n",
             PC_VERSION);
 }
 

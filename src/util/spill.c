@@ -57,14 +57,15 @@ static size_t tmp_limit(void) {
     return (v > 0 ? (size_t)v : 8192) << 20;
 }
 
-/* Temporary files cannot hold what this run needs: a clear error, exit 1. */
+/* Temporary files cannot hold what this run needs: a clear error, exit 4
+ * (the output could not be written: cli.h's table of exit codes). */
 static void tmp_fail(const char *why, size_t want) {
     const char *d = getenv("PERFCARD_TMPDIR");
     if (!d || !*d) d = getenv("TMPDIR");
     if (!d || !*d) d = "/var/tmp";
     fprintf(stderr, "perfcard: %s: temporary files for this trace %s (%zu MiB wanted, at most %zu MiB: PERFCARD_TMP_MIB); "
                     "set PERFCARD_TMPDIR to a larger disk or raise PERFCARD_TMP_MIB\n", d, why, want >> 20, tmp_limit() >> 20);
-    exit(1);
+    exit(4);
 }
 
 static size_t round_len(size_t n) { return (n + 65535) & ~(size_t)65535; }

@@ -42,7 +42,7 @@ EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
 .PHONY: all demo test check-deps deps bench fuzz golden clean install uninstall
-all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so
+all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)/schemadoc
 
 deps:
 	@sh tools/setup.sh build
@@ -72,6 +72,11 @@ $(BUILD)/libperfcard_inject.so: src/capture/inject.c src/capture/writer.c src/ca
 	@echo "CC $@"
 	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
 	    -o $@ src/capture/inject.c src/capture/writer.c -ldl -lpthread
+
+# prints the tables' columns for docs/summary-schema.md (tools/schemadoc.sh)
+$(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h $(BUILD)/libperfcard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -o $@ $< $(BUILD)/libperfcard.a $(LDLIBS)
 
 $(BUILD)/gentrace: tools/gentrace.c
 	@mkdir -p $(dir $@)

@@ -16,6 +16,8 @@ echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 PERFCARD_TEST_TAG="asan:" run ./build/asan/perfcard-tests
 echo "== command-line tests"
 run sh tests/cli.sh ./build/perfcard
+echo "== the schema document's generated part (tools/schemadoc.sh)"
+run sh tools/schemadoc.sh check
 echo "== golden outputs (tests/expected; make golden rewrites them)"
 run sh tests/golden.sh ./build/perfcard
 echo "== command-line tests under sanitizers"

@@ -1,0 +1,24 @@
+/* schemadoc: prints the part of docs/summary-schema.md that tables.def
+ * declares (every column of the tables of one row per name: key, kind, unit,
+ * label, definition), so the document cannot drift from the code.
+ * tools/schemadoc.sh splices it in (update) or compares (check, in make test). */
+#include "summary/table.h"
+#include <stdio.h>
+
+static const char *kind_name(char k) {
+    return k == 'S' ? "string" : k == 'I' ? "integer >= 0" : k == 'F' ? "number >= 0" : k == 'B' ? "bool" : "?";
+}
+
+int main(void) {
+    for (int i = 0; i < TAB_COUNT; i++) {
+        const pc_table_def *d = &pc_table_defs[i];
+        printf("### `%s[]`\n\n| key | kind | unit | shown as | definition |\n|---|---|---|---|---|\n", d->path);
+        for (size_t q = 0; q < d->ncols; q++) {
+            const pc_col *c = &d->cols[q];
+            printf("| `%s` | %s | %s | %s | %s |\n", c->key, kind_name(c->kind), c->unit[0] ? c->unit : "", c->label, c->def);
+        }
+        printf("\n");
+    }
+    printf("Every value may be null: a figure the input cannot give.\n");
+    return 0;
+}

@@ -8,6 +8,7 @@
 #include "report.h"
 #include "tmpl.h"
 #include "../util/sbuf.h"
+#include "../summary/summary.h"
 
 typedef struct chart_out {
     cJSON *charts;     /* view.charts */
@@ -33,6 +34,13 @@ void rv_limit(cJSON *obj, const char *key, int keep);
 void rv_cut(cJSON *obj, const char *key, int keep);
 void rv_fmt_unit(sbuf *b, double v, int unit);
 void rv_add_assets(cJSON *view, const pc_report_opts *o);
+/* The report's charts into view.charts, each referenced where it is shown
+ * (report_charts.c); kernel rows cut to `rows` after their chart. */
+void rv_report_charts(chart_out *co, cJSON *v, int rows);
+/* Every table of the summary as CSV files in dir (csv.c). */
+int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
+/* summary.eml from the Markdown view and its text (email.c). */
+int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err);
 /* Renders template tmpl_name (templates_dir override or built in) into out. */
 int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err);
 #endif

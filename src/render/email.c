@@ -1,0 +1,108 @@
+/* email.c - summary.eml: a MIME message (text and HTML, the PNG charts
+ * inline) that sendmail -t or a mail client can send. */
+#include "view.h"
+#include "../summary/summary.h"
+#include "../util/fsutil.h"
+#include "../util/sbuf.h"
+#include "../util/xalloc.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- e-mail: multipart/related { multipart/alternative { text, html }, PNGs } ---- */
+
+/* header values come from the user: no line breaks, RFC 2047 when not ASCII */
+static void header_value(sbuf *b, const char *v) {
+    int ascii = 1;
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) ascii &= *p >= 32 && *p < 127;
+    if (ascii) { sbuf_puts(b, v); return; }
+    sbuf clean = {0};
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p >= 32 || *p == '\t') sbuf_putc(&clean, (char)*p);
+    sbuf_puts(b, "=?utf-8?B?");
+    sbuf_base64(b, clean.data ? clean.data : "", clean.len, 0);
+    sbuf_puts(b, "?=");
+    sbuf_free(&clean);
+}
+
+/* a chart file this run wrote: "charts/" [a-z0-9_]+ ".png", nothing else is ever opened */
+static int own_chart_file(const char *p) {
+    if (strncmp(p, "charts/", 7)) return 0;
+    p += 7;
+    size_t n = strlen(p);
+    if (n < 5 || strcmp(p + n - 4, ".png")) return 0;
+    for (size_t i = 0; i + 4 < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_')) return 0;
+    return 1;
+}
+
+int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
+    sbuf html = {0};
+    int rc = rv_render_text("email.html", o, view, ESC_HTML, &html, err);
+    if (rc) { sbuf_free(&html); return rc; }
+    sbuf m = {0};
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tmv);
+    sbuf_puts(&m, "From: perfcard <perfcard@localhost>\r\n");
+    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to); sbuf_puts(&m, "\r\n"); }
+    sbuf_puts(&m, "Subject: ");
+    char subj[512];
+    if (o->email_subject) snprintf(subj, sizeof subj, "%s", o->email_subject);
+    else {
+        sbuf sb = {0};
+        fmt_dur(&sb, sj_getnum(view, "steps.median_ns", 0));
+        /* the input's file name, as plain word characters: the value may come from someone else's summary */
+        const char *in = sj_getstr(view, "run.input", ""), *slash = strrchr(in, '/');
+        char base[80];
+        size_t k = 0;
+        for (const char *p = slash ? slash + 1 : in; *p && k + 1 < sizeof base; p++)
+            base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
+        base[k] = 0;
+        snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
+                 sb.data ? sb.data : "", (int)sj_getnum(view, "suggestions.count", 0));
+        sbuf_free(&sb);
+    }
+    header_value(&m, subj);
+    sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());
+    sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\"; type=\"multipart/alternative\"\r\n\r\n");
+    sbuf_puts(&m, "This is a MIME message: a text and an HTML version of a perfcard summary.\r\n\r\n");
+    sbuf_puts(&m, "--=_perfcard_related\r\nContent-Type: multipart/alternative; boundary=\"=_perfcard_alt\"\r\n\r\n");
+    sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    sbuf_base64(&m, md, mdlen, 1);
+    sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    sbuf_base64(&m, html.data ? html.data : "", html.len, 1);
+    sbuf_puts(&m, "--=_perfcard_alt--\r\n");
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, sj_get(view, "view.charts")) {
+        const char *png = sj_getstr(ch, "png", NULL), *cid = sj_getstr(ch, "cid", NULL);
+        if (!png || !cid || !own_chart_file(png)) continue;
+        char ref[128];
+        snprintf(ref, sizeof ref, "cid:%s", cid);
+        if (!html.data || !strstr(html.data, ref)) continue; /* attach only what the HTML shows */
+        char *p = fs_join(o->dir, png), *data;
+        size_t n;
+        rc = fs_read_all(p, &data, &n, (size_t)64 << 20, err);
+        free(p);
+        if (rc) break;
+        sbuf_printf(&m, "--=_perfcard_related\r\nContent-Type: image/png; name=\"%s.png\"\r\nContent-Transfer-Encoding: base64\r\n"
+                        "Content-ID: <%s>\r\nContent-Disposition: inline; filename=\"%s.png\"\r\n\r\n", ch->string, cid, ch->string);
+        sbuf_base64(&m, data, n, 1);
+        free(data);
+    }
+    sbuf_puts(&m, "--=_perfcard_related--\r\n");
+    if (!rc) {
+        char *p = fs_join(o->dir, "summary.eml");
+        rc = fs_write_atomic(p, m.data, m.len, err);
+        free(p);
+    }
+    sbuf_free(&m);
+    sbuf_free(&html);
+    return rc;
+}

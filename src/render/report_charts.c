@@ -1,0 +1,331 @@
+/* report_charts.c - the report's charts, drawn from the view: kernels and
+ * operator types (bars, pie), steps (phases, lines, breakdown, GPU
+ * utilization, CPU, queues), the median step's timeline, ranks. */
+#include "view.h"
+#include "../summary/summary.h"
+#include "../util/fsutil.h"
+#include "../util/sbuf.h"
+#include "../util/xalloc.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_chart(chart_out *co, const char *id, const chart *c, const char *const *dlabels, const double *dvals,
+                      size_t dn, int unit) {
+    rv_add_chart(co, id, c, rv_data_rows(dlabels, dvals, dn, unit));
+}
+
+static void kernel_charts(chart_out *co, cJSON *v, int rows) {
+    cJSON *devs = (cJSON *)sj_get(v, "kernels.devices"), *d;
+    cJSON_ArrayForEach(d, devs) {
+        const cJSON *rs = cJSON_GetObjectItemCaseSensitive(d, "rows");
+        int n = cJSON_GetArraySize(rs);
+        if (n > 15) n = 15;
+        if (n > 0) {
+            const char **labels = xcalloc((size_t)n, sizeof *labels);
+            double *vals = xcalloc((size_t)n, sizeof *vals);
+            for (int i = 0; i < n; i++) {
+                const cJSON *r = cJSON_GetArrayItem(rs, i);
+                labels[i] = sj_getstr(r, "name", "");
+                vals[i] = sj_getnum(r, "total_ns", 0);
+            }
+            char title[96], id[32];
+            int dev = (int)sj_getnum(d, "device", 0);
+            snprintf(title, sizeof title, "Top %d kernels by total time, device %d", n, dev);
+            snprintf(id, sizeof id, "kernels_dev%d", dev < 0 ? 999 : dev);
+            chart c = {.kind = CHART_HBAR, .title = title, .xlabel = "total time", .unit = UNIT_NS,
+                       .labels = labels, .values = vals, .n = (size_t)n};
+            add_chart(co, id, &c, labels, vals, (size_t)n, UNIT_NS);
+            cJSON_AddItemReferenceToObject(d, "chart", cJSON_GetObjectItemCaseSensitive(co->charts, id));
+            free(labels);
+            free(vals);
+        }
+        rv_cut(d, "rows", rows);
+    }
+}
+
+/* Pie (top 9 + "other", so that each slice keeps a distinct color) and bar
+ * (top 20) of the operator types. */
+static void type_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "operator_types.rows");
+    int n = (int)sj_getnum(v, "operator_types.rows_total", 0), shown = cJSON_GetArraySize(rows);
+    if (n == 0 || shown == 0) return;
+    int nb = shown < 20 ? shown : 20, np = n <= 10 ? (shown < n ? shown : n) : (shown < 9 ? shown : 9);
+    const char **labels = xcalloc(21, sizeof *labels);
+    double *vals = xcalloc(21, sizeof *vals);
+    int colors[21];
+    const char *basis = sj_getstr(v, "operator_types.time_basis", "device");
+    for (int i = 0; i < nb; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        labels[i] = sj_getstr(r, "type", "");
+        vals[i] = sj_getnum(r, "time_ns", 0);
+        colors[i] = 0;
+    }
+    char title[128];
+    snprintf(title, sizeof title, "Top %d operator types by %s time", nb, basis);
+    chart bar = {.kind = CHART_HBAR, .title = title, .xlabel = !strcmp(basis, "device") ? "device time" : "CPU time",
+                 .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)nb};
+    add_chart(co, "types_bar", &bar, labels, vals, (size_t)nb, UNIT_NS);
+    /* the view holds the first rows only: "other" is the total less them */
+    double other = sj_getnum(v, "operator_types.total_ns", 0);
+    for (int i = 0; i < np; i++) other -= vals[i];
+    if (other < 0) other = 0;
+
+    for (int i = 0; i < np; i++) colors[i] = i < 8 ? i : 9; /* 8 is the gray of "other" */
+    int npie = np;
+    if (n > np) {
+        labels[npie] = "other types";
+        vals[npie] = other;
+        colors[npie] = 8;
+        npie++;
+    }
+    snprintf(title, sizeof title, "Share of %s time by operator type", basis);
+    chart pie = {.kind = CHART_PIE, .title = title, .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)npie};
+    add_chart(co, "types_pie", &pie, labels, vals, (size_t)npie, UNIT_NS);
+    free(labels);
+    free(vals);
+}
+
+/* Steps: phases (stacked), duration and data wait (lines), breakdown
+ * (stacked, category colors), GPU utilization over time, CPU and queues. */
+static void step_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "steps.rows");
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (n == 0) return;
+    char **labels = xcalloc(n, sizeof *labels);
+    double *x = xcalloc(n, sizeof *x), *ph[3], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
+    for (int k = 0; k < 3; k++) ph[k] = xcalloc(n, sizeof(double));
+    static const char *const bk[8] = {"kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
+    static const char *const bn[8] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
+    static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
+    double *bd[8];
+    for (int k = 0; k < 8; k++) bd[k] = xcalloc(n, sizeof(double));
+    /* at most 120 bars: consecutive steps averaged in groups */
+    size_t total = n, g = n > 120 ? (n + 119) / 120 : 1;
+    n = (total + g - 1) / g;
+    size_t i = 0, in_group = 0;
+    long long first_no = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        size_t gi = i / g;
+        long long no = (long long)sj_getnum(r, "number", (double)i);
+        if (in_group == 0) first_no = no;
+        x[gi] += sj_getnum(r, "number", (double)i) / (double)g;
+        ph[0][gi] += sj_getnum(r, "iteration_interval_ns", 0);
+        ph[1][gi] += sj_getnum(r, "fp_bp_ns", 0);
+        ph[2][gi] += sj_getnum(r, "tail_ns", 0);
+        dur[gi] += sj_getnum(r, "duration_ns", 0);
+        dw[gi] += sj_getnum(r, "data_wait_ns", 0);
+        for (int k = 0; k < 8; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "breakdown.%s", bk[k]);
+            bd[k][gi] += sj_getnum(r, path, 0);
+        }
+        in_group++;
+        i++;
+        if (in_group == g || i == total) {
+            char buf[48];
+            if (g == 1) snprintf(buf, sizeof buf, "#%lld", no);
+            else snprintf(buf, sizeof buf, "#%lld-%lld", first_no, no);
+            labels[gi] = xstrdup(buf);
+            double k2 = (double)in_group;
+            x[gi] = x[gi] * (double)g / k2;
+            ph[0][gi] /= k2, ph[1][gi] /= k2, ph[2][gi] /= k2, dur[gi] /= k2, dw[gi] /= k2;
+            for (int k = 0; k < 8; k++) bd[k][gi] /= k2;
+            in_group = 0;
+        }
+    }
+    chart_series ps[3] = {{"iteration interval", NULL, ph[0], n, 1}, {"forward + backward", NULL, ph[1], n, 0},
+                          {"tail", NULL, ph[2], n, 2}};
+    chart c1 = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
+                .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+    rv_add_chart(co, "steps_phases", &c1, rv_series_rows(&c1));
+    chart_series ls[2] = {{"step time", x, dur, n, 0}, {"data wait", x, dw, n, 2}};
+    chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ls, .nseries = 2};
+    rv_add_chart(co, "steps_lines", &c2, rv_series_rows(&c2));
+    chart_series bs[8];
+    for (int k = 0; k < 8; k++) bs[k] = (chart_series){bl[k], NULL, bd[k], n, chart_category_color(bn[k])};
+    chart c3 = {.kind = CHART_STACKED, .title = "Where each step's time goes", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = n};
+    rv_add_chart(co, "breakdown", &c3, rv_series_rows(&c3));
+    chart_series ds[1] = {{"data wait", NULL, dw, n, chart_category_color("dataloader")}};
+    chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
+                .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
+    rv_add_chart(co, "data_wait", &c4, rv_series_rows(&c4));
+    /* step boundaries as marks on time charts (at most 120 of them) */
+    double *marks = xcalloc(n, sizeof *marks);
+    size_t nmarks = 0;
+    i = 0;
+    cJSON_ArrayForEach(r, rows) {
+        if (i++ % g == 0 && nmarks < n) marks[nmarks++] = sj_getnum(r, "start_ns", 0);
+    }
+    /* GPU utilization over time, per device */
+    const cJSON *d;
+    cJSON_ArrayForEach(d, sj_get(v, "gpu.devices")) {
+        const cJSON *pts = sj_get(d, "timeline.points");
+        size_t m = (size_t)cJSON_GetArraySize(pts);
+        if (!m) continue;
+        double *tx = xcalloc(m, sizeof *tx), *ty = xcalloc(m, sizeof *ty);
+        size_t j = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pts) tx[j] = sj_getnum(p, "t_ns", 0), ty[j++] = sj_getnum(p, "utilization_pct", 0);
+        char id[32], title[96];
+        int dev = (int)sj_getnum(d, "device", 0);
+        snprintf(id, sizeof id, "gpu_util_dev%d", dev < 0 ? 999 : dev);
+        snprintf(title, sizeof title, "GPU %d utilization over time (buckets of %s)", dev,
+                 sj_getnum(d, "timeline.bucket_ns", 0) >= 1e6 ? "1 ms or more" : "µs");
+        chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
+        chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
+                    .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};
+        cJSON *ch = rv_add_chart(co, id, &c5, rv_series_rows(&c5));
+        cJSON_AddItemReferenceToObject((cJSON *)d, "chart", ch);
+        free(tx);
+        free(ty);
+    }
+    /* CPU utilization */
+    const cJSON *cs = sj_get(v, "cpu.series");
+    size_t m = (size_t)cJSON_GetArraySize(cs);
+    if (m) {
+        static const char *const cn[4] = {"user", "system", "iowait", "process"};
+        static const int cc[4] = {0, 4, 1, 2};
+        double *tx = xcalloc(m, sizeof *tx), *ty[4];
+        for (int k = 0; k < 4; k++) ty[k] = xcalloc(m, sizeof(double));
+        size_t j = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cs) {
+            tx[j] = sj_getnum(p, "t_ns", 0);
+            for (int k = 0; k < 4; k++) ty[k][j] = sj_getnum(p, cn[k], 0);
+            j++;
+        }
+        chart_series us[4];
+        for (int k = 0; k < 4; k++) us[k] = (chart_series){cn[k], tx, ty[k], m, cc[k]};
+        chart c6 = {.kind = CHART_LINE, .title = "CPU utilization (% of all CPUs; dashed lines: step starts)", .xlabel = "time since trace start",
+                    .ylabel = "utilization", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 4, .marks = marks, .nmarks = nmarks};
+        rv_add_chart(co, "cpu", &c6, rv_series_rows(&c6));
+        free(tx);
+        for (int k = 0; k < 4; k++) free(ty[k]);
+    }
+    /* queues */
+    const cJSON *q;
+    int qi = 0;
+    cJSON_ArrayForEach(q, sj_get(v, "queues.rows")) {
+        const cJSON *ser = cJSON_GetObjectItem(q, "series");
+        size_t k = (size_t)cJSON_GetArraySize(ser);
+        if (!k) continue;
+        double *tx = xcalloc(k, sizeof *tx), *ty = xcalloc(k, sizeof *ty), *cap = xcalloc(k, sizeof *cap);
+        size_t j = 0;
+        const cJSON *p;
+        double capv = sj_getnum(q, "capacity", 0);
+        cJSON_ArrayForEach(p, ser) tx[j] = sj_getnum(p, "t_ns", 0), ty[j] = sj_getnum(p, "size", 0), cap[j++] = capv;
+        chart_series us[2] = {{"size", tx, ty, k, 0}, {"capacity", tx, cap, k, 8}};
+        char id[32], title[160];
+        snprintf(id, sizeof id, "queue%d", qi++);
+        snprintf(title, sizeof title, "Queue %s: size over time", sj_getstr(q, "name", ""));
+        chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
+                    .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = nmarks};
+        cJSON *ch = rv_add_chart(co, id, &c7, rv_series_rows(&c7));
+        cJSON_AddItemReferenceToObject((cJSON *)q, "chart", ch);
+        free(tx);
+        free(ty);
+        free(cap);
+    }
+    free(marks);
+    for (i = 0; i < n; i++) free(labels[i]);
+    free(labels);
+    (void)total;
+    free(x);
+    free(dur);
+    free(dw);
+    for (int k = 0; k < 3; k++) free(ph[k]);
+    for (int k = 0; k < 8; k++) free(bd[k]);
+}
+
+static void timeline_chart(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "timeline.rows");
+    size_t nr = (size_t)cJSON_GetArraySize(rows);
+    if (!nr) return;
+    chart_row *cr = xcalloc(nr, sizeof *cr);
+    size_t i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        const cJSON *bx = cJSON_GetObjectItem(r, "boxes");
+        size_t n = (size_t)cJSON_GetArraySize(bx);
+        double *s = xcalloc(n ? n : 1, sizeof *s), *e = xcalloc(n ? n : 1, sizeof *e);
+        int *col = xcalloc(n ? n : 1, sizeof *col);
+        size_t k = 0;
+        const cJSON *b;
+        cJSON_ArrayForEach(b, bx) {
+            /* [start, end, category]; anything else (a summary from elsewhere) is skipped */
+            const cJSON *b0 = b->child, *b1 = b0 ? b0->next : NULL, *b2 = b1 ? b1->next : NULL;
+            if (!cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !cJSON_IsString(b2) || k >= n) continue;
+            s[k] = b0->valuedouble;
+            e[k] = b1->valuedouble;
+            col[k++] = chart_category_color(b2->valuestring);
+        }
+        cr[i++] = (chart_row){sj_getstr(r, "label", ""), s, e, col, k};
+    }
+    static const char *const names[] = {"kernel", "communication", "memcpy", "memset", "cpu", "runtime", "dataloader"};
+    static const char *const shown[] = {"Kernel", "Communication (NCCL)", "Memcpy", "Memset", "CPU operator", "Runtime (API call)", "DataLoader"};
+    int cols[7];
+    for (int k = 0; k < 7; k++) cols[k] = chart_category_color(names[k]);
+    char title[200];
+    snprintf(title, sizeof title, "Timeline of %s (the median step)", sj_getstr(v, "timeline.step", ""));
+    chart c = {.kind = CHART_TIMELINE, .title = title, .xlabel = "time since the step's start", .rows = cr, .nrows = nr,
+               .legend_names = shown, .legend_colors = cols, .nlegend = 7, .width = 1000};
+    cJSON *data = cJSON_CreateArray();
+    cJSON_ArrayForEach(r, rows) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "label", sj_getstr(r, "label", ""));
+        char buf[64];
+        snprintf(buf, sizeof buf, "%d boxes", cJSON_GetArraySize(cJSON_GetObjectItem(r, "boxes")));
+        cJSON_AddStringToObject(x, "value", buf);
+        cJSON_AddItemToArray(data, x);
+    }
+    rv_add_chart(co, "timeline", &c, data);
+    for (i = 0; i < nr; i++) free((void *)cr[i].s), free((void *)cr[i].e), free((void *)cr[i].color);
+    free(cr);
+    /* the boxes are in the chart; drop them from the view */
+    cJSON *tl = cJSON_GetObjectItem(v, "timeline");
+    cJSON_DeleteItemFromObject(tl, "rows");
+}
+
+/* Distributed jobs: compute, communication and idle per step, per rank */
+static void rank_charts(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "ranks.rows");
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (n < 2) return;
+    char **labels = xcalloc(n, sizeof *labels);
+    double *y[3];
+    for (int k = 0; k < 3; k++) y[k] = xcalloc(n, sizeof(double));
+    size_t i = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) {
+        char b[32];
+        snprintf(b, sizeof b, "rank %d", (int)sj_getnum(r, "rank", 0));
+        labels[i] = xstrdup(b);
+        y[0][i] = sj_getnum(r, "compute_ns", 0);
+        y[1][i] = sj_getnum(r, "communication_ns", 0);
+        y[2][i] = sj_getnum(r, "idle_ns", 0);
+        i++;
+    }
+    chart_series s[3] = {{"compute (kernels)", NULL, y[0], n, chart_category_color("kernel")},
+                         {"communication (NCCL, not overlapped)", NULL, y[1], n, chart_category_color("communication")},
+                         {"idle", NULL, y[2], n, chart_category_color("idle")}};
+    chart c = {.kind = CHART_STACKED, .title = "Per rank: where an average step goes", .xlabel = "rank", .ylabel = "time per step",
+               .unit = UNIT_NS, .series = s, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+    rv_add_chart(co, "ranks", &c, rv_series_rows(&c));
+    for (i = 0; i < n; i++) free(labels[i]);
+    free(labels);
+    for (int k = 0; k < 3; k++) free(y[k]);
+}
+
+void rv_report_charts(chart_out *co, cJSON *v, int rows) {
+    kernel_charts(co, v, rows);
+    type_charts(co, v);
+    step_charts(co, v);
+    timeline_chart(co, v);
+    rank_charts(co, v);
+}

@@ -1,0 +1,258 @@
+/* kineto_model.c - a parsed event classified (2021 and current dialects) and
+ * committed to the model; small top-level values through cJSON. */
+#include "kineto_int.h"
+
+/* ---------- committing events to the model ---------- */
+
+enum { C_UNKNOWN, C_KERNEL, C_MEMCPY, C_MEMSET, C_GPU_ANNOT, C_GPU_SYNC, C_CPU_OP, C_USER_ANNOT,
+       C_PYFUNC, C_RUNTIME, C_DRIVER, C_DATALOADER, C_MEMORY, C_META, C_FLOW };
+
+static int classify(jstr cat, int *is2021) {
+    *is2021 = 0;
+    switch (cat.n) {
+    case 5:
+        if (J_EQ(cat, "Trace")) return C_META;
+        if (J_EQ(cat, "async")) return C_FLOW;
+        break;
+    case 4: if (J_EQ(cat, "ac2g")) return C_FLOW; break;
+    case 6:
+        if (J_EQ(cat, "kernel")) return C_KERNEL;
+        if (J_EQ(cat, "Kernel")) return *is2021 = 1, C_KERNEL;
+        if (J_EQ(cat, "cpu_op")) return C_CPU_OP;
+        if (J_EQ(cat, "Memcpy")) return *is2021 = 1, C_MEMCPY;
+        if (J_EQ(cat, "Memset")) return *is2021 = 1, C_MEMSET;
+        break;
+    case 7:
+        if (J_EQ(cat, "Runtime")) return *is2021 = 1, C_RUNTIME;
+        if (J_EQ(cat, "fwdbwd")) return C_FLOW;
+        break;
+    case 8:
+        if (J_EQ(cat, "Operator")) return *is2021 = 1, C_CPU_OP;
+        break;
+    case 9: if (J_EQ(cat, "cuda_sync")) return C_GPU_SYNC; break;
+    case 10:
+        if (J_EQ(cat, "gpu_memcpy")) return C_MEMCPY;
+        if (J_EQ(cat, "gpu_memset")) return C_MEMSET;
+        if (J_EQ(cat, "DataLoader")) return *is2021 = 1, C_DATALOADER;
+        break;
+    case 11: if (J_EQ(cat, "cuda_driver")) return C_DRIVER; break;
+    case 12: if (J_EQ(cat, "cuda_runtime")) return C_RUNTIME; break;
+    case 15:
+        if (J_EQ(cat, "user_annotation")) return C_USER_ANNOT;
+        if (J_EQ(cat, "python_function")) return C_PYFUNC;
+        break;
+    case 17: if (J_EQ(cat, "cpu_instant_event")) return C_MEMORY; break;
+    case 19: if (J_EQ(cat, "gpu_user_annotation")) return C_GPU_ANNOT; break;
+    }
+    return C_UNKNOWN;
+}
+
+static uint8_t mem_attr(const char *s, size_t n) {
+    if (n >= 8 && !memcmp(s, "Pageable", 8)) return MEM_PAGEABLE;
+    if (n >= 6 && !memcmp(s, "Pinned", 6)) return MEM_PINNED;
+    if (n >= 6 && !memcmp(s, "Device", 6)) return MEM_DEVICE;
+    if (n >= 7 && !memcmp(s, "Managed", 7)) return MEM_MANAGED;
+    return MEM_UNKNOWN;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" */
+static void copy_kind(pc_gpu_event *g, jstr name) {
+    const char *s = name.s;
+    size_t n = name.n;
+    if (!n) return;
+    const char *k = memmem(s, n, "to", 2);
+    if (k && k >= s + 1 && k + 3 <= s + n) {
+        char a = k[-1], b = k[2];
+        if (a == 'H' && b == 'D') g->copy_kind = COPY_HTOD;
+        else if (a == 'D' && b == 'H') g->copy_kind = COPY_DTOH;
+        else if (a == 'D' && b == 'D') g->copy_kind = COPY_DTOD;
+        else if (a == 'H' && b == 'H') g->copy_kind = COPY_HTOH;
+        else if (a == 'P' && b == 'P') g->copy_kind = COPY_PTOP;
+    }
+    const char *lp = memchr(s, '(', n);
+    if (lp) {
+        size_t rest = n - (size_t)(lp + 1 - s);
+        g->src_mem = mem_attr(lp + 1, rest);
+        const char *arrow = memmem(lp, rest, "-> ", 3);
+        if (arrow) g->dst_mem = mem_attr(arrow + 3, n - (size_t)(arrow + 3 - s));
+    }
+}
+
+static int is_annotation_name(jstr n) {
+    static const char *const pfx[] = {"ProfilerStep#", "enumerate(DataLoader)", "Optimizer.step#", "Optimizer.zero_grad#", NULL};
+    for (int i = 0; pfx[i]; i++) {
+        size_t l = strlen(pfx[i]);
+        if (n.n >= l && !memcmp(n.s, pfx[i], l)) return 1;
+    }
+    return 0;
+}
+
+static int64_t named_id(pc_trace *t, jstr s) {
+    /* non-numeric pid/tid: a stable negative id from the string table */
+    return -(int64_t)strtab_intern(&t->strs, s.s, s.n);
+}
+
+void kin_commit(reader *rd, evtmp *e) {
+    pc_trace *t = rd->t;
+    t->stats.events++;
+    char ph = e->ph;
+    if (ph == 'M') { t->stats.metadata++; return; }
+    if (ph == 's' || ph == 'f' || ph == 't') { t->stats.flows++; return; }
+    /* times and sizes are checked once, here (PC_TIME_LIMIT) */
+    const int64_t lim = PC_TIME_LIMIT;
+    if ((e->has_ts && (e->ts <= -lim || e->ts >= lim)) || (e->has_dur && e->dur >= lim)) { t->stats.bad_fields++; return; }
+    /* sizes likewise: bytes of a copy within [0, 2^62), a memory event's change within +-2^62 */
+    if ((e->bytes != PC_NONE && (e->bytes < 0 || e->bytes >= lim)) || e->mem_bytes <= -lim || e->mem_bytes >= lim) {
+        t->stats.bad_fields++;
+        return;
+    }
+    if (e->has_dur && e->dur >= 0 && !pc_trace_take_dur(t, e->dur)) return;
+    if (e->total_alloc < PC_NONE || e->total_alloc >= lim) e->total_alloc = PC_NONE;
+    if (e->total_res < PC_NONE || e->total_res >= lim) e->total_res = PC_NONE;
+    if (ph == 'C') {
+        if (!e->has_ts) { t->stats.bad_fields++; return; }
+        uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);
+        for (int i = 0; i < e->nctr; i++) {
+            pc_counter *k = pc_trace_add_counter(t);
+            k->ts = e->ts;
+            k->value = e->ctr_val[i];
+            k->name = name;
+            k->series = strtab_intern(&t->strs, e->ctr_key[i].s, e->ctr_key[i].n);
+            k->pid = e->pid;
+        }
+        return;
+    }
+    int is2021;
+    int cls = classify(e->cat, &is2021);
+    if (ph == 'i' || ph == 'I') {
+        if (J_EQ(e->name, "[memory]") && e->has_ts) {
+            pc_mem_event *m = pc_trace_add_mem(t);
+            m->ts = e->ts;
+            m->bytes = e->mem_bytes == PC_NONE ? 0 : e->mem_bytes;
+            m->total_allocated = e->total_alloc;
+            m->total_reserved = e->total_res;
+            m->tid = e->tid;
+            m->device_type = (int32_t)(e->dev_type == PC_NONE ? 0 : e->dev_type);
+            m->device_id = (int32_t)e->dev_id;
+            return;
+        }
+        t->stats.metadata++;
+        return;
+    }
+    if (ph == 0 || (ph != 'X')) {
+        if (cls == C_FLOW) t->stats.flows++;
+        else if (cls == C_META) t->stats.metadata++;
+        else pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
+        return;
+    }
+    if (cls == C_META) {
+        /* "PyTorch Profiler (0)": the window the profiler recorded */
+        if (e->has_ts && e->has_dur && e->dur > 0) {
+            if (!t->prof_end || e->ts < t->prof_start) t->prof_start = e->ts;
+            if (e->ts + e->dur > t->prof_end) t->prof_end = e->ts + e->dur;
+        }
+        t->stats.metadata++;
+        return;
+    }
+    if (cls == C_FLOW) { t->stats.flows++; return; }
+    if (cls == C_UNKNOWN || cls == C_MEMORY) {
+        pc_trace_note_unknown(t, strtab_intern(&t->strs, e->cat.s, e->cat.n));
+        return;
+    }
+    if (!e->has_ts || (e->has_dur && e->dur < 0)) { t->stats.bad_fields++; return; }
+    if (is2021) t->schema_2021 = 1;
+    uint32_t name = strtab_intern(&t->strs, e->name.s, e->name.n);
+    if (cls <= C_GPU_SYNC) {
+        pc_gpu_event *g = pc_trace_add_gpu(t);
+        g->ts = e->ts;
+        g->dur = e->has_dur ? e->dur : 0;
+        g->name = name;
+        g->kind = cls == C_KERNEL ? GPU_KERNEL : cls == C_MEMCPY ? GPU_MEMCPY : cls == C_MEMSET ? GPU_MEMSET
+                  : cls == C_GPU_ANNOT ? GPU_ANNOT : GPU_SYNC;
+        g->corr = e->corr;
+        g->ext_id = e->ext_id;
+        g->bytes = e->bytes;
+        g->device = (int32_t)(e->device != PC_NONE ? e->device : e->pid_named ? PC_NONE : e->pid);
+        g->stream = (int32_t)(e->stream != PC_NONE ? e->stream : e->tid_named ? PC_NONE : e->tid);
+        memcpy(g->grid, e->grid, sizeof g->grid);
+        for (int q = 0; q < 3; q++) g->block[q] = e->block[q] > 65535 ? 65535 : (uint16_t)e->block[q];
+        g->regs = e->regs >= 0 && e->regs < 32767 ? (int16_t)e->regs : PC_NONE;
+        g->smem = (int32_t)e->smem;
+        g->blocks_per_sm = (float)e->bps;
+        g->occupancy = (float)e->occ;
+        if (g->kind == GPU_MEMCPY || g->kind == GPU_MEMSET) copy_kind(g, e->name);
+        return;
+    }
+    pc_cpu_event *c = pc_trace_add_cpu(t);
+    c->ts = e->ts;
+    c->dur = e->has_dur ? e->dur : 0;
+    c->name = name;
+    c->pid = e->pid_named ? PC_NONE : (int32_t)e->pid;
+    c->tid = e->tid_named ? (int32_t)named_id(t, e->tid_s) : (int32_t)e->tid;
+    c->ext_id = e->ext_id;
+    c->corr = e->corr;
+    c->seq = e->seq >= INT32_MIN && e->seq <= INT32_MAX ? (int32_t)e->seq : PC_NONE;
+    c->fwd_tid = e->fwd_tid >= INT16_MIN && e->fwd_tid <= INT16_MAX ? (int16_t)e->fwd_tid : PC_NONE;
+    if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
+    if (e->types.n) c->input_types = strtab_intern(&t->strs, e->types.s, e->types.n);
+    if (e->concrete.n) c->concrete = strtab_intern(&t->strs, e->concrete.s, e->concrete.n);
+    /* the 2021 schema files record_function ranges as Operators too */
+    if (cls == C_CPU_OP && is2021 && is_annotation_name(e->name)) cls = C_USER_ANNOT;
+    c->kind = cls == C_CPU_OP ? CPU_OP : cls == C_USER_ANNOT ? CPU_USER_ANNOT : cls == C_PYFUNC ? CPU_PYFUNC
+              : cls == C_RUNTIME ? CPU_RUNTIME : cls == C_DRIVER ? CPU_DRIVER : CPU_DATALOADER;
+}
+
+/* ---------- top-level values through cJSON ---------- */
+
+/* an int from the trace: dflt when missing, not finite or outside [lo, INT_MAX] */
+static int jint_in(const cJSON *o, const char *k, int dflt, double lo) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= 2147483647.0)) return dflt;
+    return (int)v->valuedouble;
+}
+static int jint(const cJSON *o, const char *k, int dflt) { return jint_in(o, k, dflt, -2147483648.0); }
+/* a count or size: never negative */
+static int jcount(const cJSON *o, const char *k, int dflt) { return jint_in(o, k, dflt, 0); }
+
+static void read_devices(pc_trace *t, const cJSON *arr) {
+    const cJSON *d;
+    cJSON_ArrayForEach(d, arr) {
+        int id = jint(d, "id", (int)t->ndev);
+        if (!cJSON_IsObject(d) || id < 0) { t->stats.bad_fields++; continue; } /* device ids are never negative */
+        pc_device *dev = pc_trace_device(t, id);
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+        if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
+        const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
+        if (cJSON_IsNumber(mem) && mem->valuedouble >= 0 && mem->valuedouble < PC_TIME_LIMIT_D) dev->total_mem = (int64_t)mem->valuedouble;
+        /* deviceProperties, and the older computeProperties spellings; counts are never negative */
+        dev->cc_major = jcount(d, "computeMajor", jcount(d, "major", 0));
+        dev->cc_minor = jcount(d, "computeMinor", jcount(d, "minor", 0));
+        dev->num_sms = jcount(d, "numSms", jcount(d, "multiProcessorCount", 0));
+        dev->max_threads_per_sm = jcount(d, "maxThreadsPerMultiprocessor", jcount(d, "maxThreadsPerMultiProcessor", 0));
+        dev->max_threads_per_block = jcount(d, "maxThreadsPerBlock", 0);
+        dev->regs_per_sm = jcount(d, "regsPerMultiprocessor", 0);
+        dev->regs_per_block = jcount(d, "regsPerBlock", 0);
+        dev->smem_per_sm = jcount(d, "sharedMemPerMultiprocessor", 0);
+        dev->smem_per_block = jcount(d, "sharedMemPerBlock", 0);
+        dev->warp_size = jcount(d, "warpSize", 32);
+        if (dev->warp_size <= 0) dev->warp_size = 32;
+    }
+}
+
+void kin_read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
+    int devs = J_EQ(key, "deviceProperties") || J_EQ(key, "computeProperties");
+    int dist = J_EQ(key, "distributedInfo");
+    if (!devs && !dist) return;
+    cJSON *j = cJSON_ParseWithLength(v, n);
+    if (!j) return;
+    if (devs && cJSON_IsArray(j)) read_devices(t, j);
+    if (dist && cJSON_IsObject(j)) {
+        /* a rank is >= 0, a world at least 1: anything else leaves them unknown */
+        int rank = jcount(j, "rank", PC_NONE), world = jcount(j, "world_size", PC_NONE);
+        if (rank >= 0) t->rank = rank;
+        if (world >= 1) t->world_size = world;
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "backend");
+        if (cJSON_IsString(x)) t->backend = strtab_intern(&t->strs, x->valuestring, strlen(x->valuestring));
+    }
+    cJSON_Delete(j);
+}

@@ -26,6 +26,7 @@
  *   overlapping non-NCCL kernels (on other streams). */
 #include <errno.h>
 #include "analyze.h"
+#include "../summary/categories.h"
 #include "../util/spill.h"
 #include "intervals.h"
 #include "../summary/summary.h"
@@ -173,10 +174,9 @@ void steps_find(an_ctx *c) {
     c->nsteps = n;
 }
 
-enum { B_KERNEL, B_MEMCPY, B_MEMSET, B_COMM, B_RUNTIME, B_DATA, B_CPU, B_OTHER, B_N };
-static const char *const bkey[B_N] = {"kernel_ns", "memcpy_ns", "memset_ns", "communication_ns",
-                                      "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
-static const char *const bname[B_N] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
+/* the categories and their priority: summary/categories.h */
+enum { B_KERNEL = BK_KERNEL, B_MEMCPY = BK_MEMCPY, B_MEMSET = BK_MEMSET, B_COMM = BK_COMM, B_RUNTIME = BK_RUNTIME,
+       B_DATA = BK_DATA, B_CPU = BK_CPU, B_OTHER = BK_OTHER, B_N = BK_N };
 
 static int under_dataloader(const pc_trace *t, const pc_links *l, int32_t i) {
     for (; i >= 0; i = l->parent[i]) {
@@ -372,7 +372,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
         if (dur && a->data_ns * 20 > dur) over5++;
         cJSON *b = sj_obj(r, "breakdown");
         for (int k = 0; k < B_N; k++) {
-            sj_int(b, bkey[k], a->b[k]);
+            sj_int(b, pc_bk[k].step_key, a->b[k]);
             bsum[k] += (double)a->b[k];
         }
         sj_int(r, "communication_ns", a->comm_ns);
@@ -410,7 +410,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     cJSON *bcat = sj_arr(bd, "categories");
     for (int k = 0; k < B_N; k++) {
         cJSON *x = cJSON_CreateObject();
-        sj_str(x, "category", bname[k]);
+        sj_str(x, "category", pc_bk[k].name);
         sj_int(x, "total_ns", (int64_t)bsum[k]);
         sj_num(x, "avg_per_step_ns", bsum[k] / (double)ns);
         sj_num(x, "pct", total_dur ? 100.0 * bsum[k] / (double)total_dur : 0);

@@ -1,5 +1,6 @@
 #include "diff.h"
 #include "../summary/summary.h"
+#include "../summary/categories.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
@@ -370,37 +371,35 @@ static cJSON *table_json(table *t, int nruns, int rows) {
 
 /* ---------- side by side figures ---------- */
 
-typedef struct fig { const char *section, *label, *path; const char *unit; int higher_is_worse; } fig;
+/* cat >= 0: the figure is that breakdown category's path (categories.h) */
+typedef struct fig { const char *section, *label, *path; const char *unit; int higher_is_worse, cat; } fig;
 static const fig figs[] = {
-    {"steps", "Step time, median", "steps.median_ns", "ns", 1},
-    {"steps", "Step time, p90", "steps.p90_ns", "ns", 1},
-    {"steps", "Iteration interval (average)", "steps.average.iteration_interval_ns", "ns", 1},
-    {"steps", "Forward + backward (average)", "steps.average.fp_bp_ns", "ns", 1},
-    {"steps", "Tail (average)", "steps.average.tail_ns", "ns", 1},
-    {"breakdown", "Kernel per step", "breakdown.categories.0.avg_per_step_ns", "ns", 0},
-    {"breakdown", "Memcpy per step", "breakdown.categories.1.avg_per_step_ns", "ns", 1},
-    {"breakdown", "Memset per step", "breakdown.categories.2.avg_per_step_ns", "ns", 1},
-    {"breakdown", "Communication per step", "breakdown.categories.3.avg_per_step_ns", "ns", 1},
-    {"breakdown", "Runtime per step", "breakdown.categories.4.avg_per_step_ns", "ns", 1},
-    {"breakdown", "DataLoader per step", "breakdown.categories.5.avg_per_step_ns", "ns", 1},
-    {"breakdown", "CPU operator per step", "breakdown.categories.6.avg_per_step_ns", "ns", 1},
-    {"breakdown", "Other (idle) per step", "breakdown.categories.7.avg_per_step_ns", "ns", 1},
-    {"gpu", "GPU utilization", "gpu.devices.0.utilization_pct", "pct", 0},
-    {"gpu", "Est. SM efficiency", "gpu.devices.0.sm_efficiency_pct", "pct", 0},
-    {"gpu", "Est. achieved occupancy", "gpu.devices.0.occupancy_pct", "pct", 0},
-    {"data", "Data wait per step", "dataloader.avg_wait_ns", "ns", 1},
-    {"data", "Data wait share of step", "dataloader.avg_wait_pct", "pct", 1},
-    {"data", "Steps waiting over 5% for data", "dataloader.steps_over_5pct", "count", 1},
-    {"data", "Steps with an empty queue", "queues.rows.0.empty_steps_pct", "pct", 1},
-    {"cpu", "CPU user", "cpu.average.user", "pct", 0},
-    {"cpu", "CPU system", "cpu.average.system", "pct", 1},
-    {"cpu", "Traced process CPU", "cpu.average.process", "pct", 0},
-    {"memory", "Peak GPU memory allocated", "memory.cuda_peak_allocated_bytes", "bytes", 1},
-    {"communication", "NCCL time (all steps)", "communication.nccl_ns", "ns", 1},
-    {"communication", "NCCL overlapped with compute", "communication.overlap_pct", "pct", 0},
-    {"kernels", "Kernel time (all)", "kernels.total_ns", "ns", 1},
-    {"kernels", "Tensor Core share of kernel time", "kernels.tensor_core_pct", "pct", 0},
+    {"steps", "Step time, median", "steps.median_ns", "ns", 1, -1},
+    {"steps", "Step time, p90", "steps.p90_ns", "ns", 1, -1},
+    {"steps", "Iteration interval (average)", "steps.average.iteration_interval_ns", "ns", 1, -1},
+    {"steps", "Forward + backward (average)", "steps.average.fp_bp_ns", "ns", 1, -1},
+    {"steps", "Tail (average)", "steps.average.tail_ns", "ns", 1, -1},
+    {"breakdown", NULL, "avg_per_step_ns", "ns", 0, 0}, /* one row per category, from categories.h */
+    {"gpu", "GPU utilization", "gpu.devices.0.utilization_pct", "pct", 0, -1},
+    {"gpu", "Est. SM efficiency", "gpu.devices.0.sm_efficiency_pct", "pct", 0, -1},
+    {"gpu", "Est. achieved occupancy", "gpu.devices.0.occupancy_pct", "pct", 0, -1},
+    {"data", "Data wait per step", "dataloader.avg_wait_ns", "ns", 1, -1},
+    {"data", "Data wait share of step", "dataloader.avg_wait_pct", "pct", 1, -1},
+    {"data", "Steps waiting over 5% for data", "dataloader.steps_over_5pct", "count", 1, -1},
+    {"data", "Steps with an empty queue", "queues.rows.0.empty_steps_pct", "pct", 1, -1},
+    {"cpu", "CPU user", "cpu.average.user", "pct", 0, -1},
+    {"cpu", "CPU system", "cpu.average.system", "pct", 1, -1},
+    {"cpu", "Traced process CPU", "cpu.average.process", "pct", 0, -1},
+    {"memory", "Peak GPU memory allocated", "memory.cuda_peak_allocated_bytes", "bytes", 1, -1},
+    {"communication", "NCCL time (all steps)", "communication.nccl_ns", "ns", 1, -1},
+    {"communication", "NCCL overlapped with compute", "communication.overlap_pct", "pct", 0, -1},
+    {"kernels", "Kernel time (all)", "kernels.total_ns", "ns", 1, -1},
+    {"kernels", "Tensor Core share of kernel time", "kernels.tensor_core_pct", "pct", 0, -1},
 };
+
+static const cJSON *fig_get(const cJSON *doc, const fig *f) {
+    return f->cat >= 0 ? cJSON_GetObjectItemCaseSensitive(pc_bk_get(doc, f->cat), f->path) : sj_get(doc, f->path);
+}
 
 static int durations(const cJSON *s, double **out) {
     const cJSON *a = sj_get(s, "steps.durations_ns");
@@ -493,21 +492,33 @@ cJSON *pc_diff(const pc_summary *bsum, const pc_summary *const *rsum, int nruns,
     sj_str(d, "verdict", overall);
     /* sections side by side */
     cJSON *fa = sj_arr(d, "figures");
+    /* the figure list with the breakdown row made one row per category */
+    fig all[sizeof figs / sizeof *figs + BK_N];
+    size_t nf = 0;
     for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
-        const cJSON *bv = sj_get(base, figs[i].path);
+        if (figs[i].cat < 0) { all[nf++] = figs[i]; continue; }
+        for (int k = 0; k < BK_N; k++) {
+            all[nf] = figs[i];
+            all[nf].label = pc_bk[k].per_step, all[nf].higher_is_worse = pc_bk[k].higher_is_worse, all[nf].cat = k;
+            nf++;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        const fig *fi = &all[i];
+        const cJSON *bv = fig_get(base, fi);
         int present = cJSON_IsNumber(bv);
-        for (int r = 0; r < nruns; r++) present |= cJSON_IsNumber(sj_get(runs[r], figs[i].path));
+        for (int r = 0; r < nruns; r++) present |= cJSON_IsNumber(fig_get(runs[r], fi));
         if (!present) continue;
         cJSON *f = cJSON_CreateObject();
-        sj_str(f, "section", figs[i].section);
-        sj_str(f, "figure", figs[i].label);
-        sj_str(f, "unit", figs[i].unit);
-        sj_bool(f, "higher_is_worse", figs[i].higher_is_worse);
+        sj_str(f, "section", fi->section);
+        sj_str(f, "figure", fi->label);
+        sj_str(f, "unit", fi->unit);
+        sj_bool(f, "higher_is_worse", fi->higher_is_worse);
         if (cJSON_IsNumber(bv)) sj_num(f, "base", bv->valuedouble);
         else cJSON_AddNullToObject(f, "base");
         cJSON *fr = sj_arr(f, "runs");
         for (int r = 0; r < nruns; r++) {
-            const cJSON *nv = sj_get(runs[r], figs[i].path);
+            const cJSON *nv = fig_get(runs[r], fi);
             cJSON *y = cJSON_CreateObject();
             if (cJSON_IsNumber(nv)) {
                 sj_num(y, "new", nv->valuedouble);

@@ -1,5 +1,6 @@
 #include "ranks.h"
 #include "../summary/summary.h"
+#include "../summary/categories.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -24,7 +25,7 @@ static int cmp_rk(const void *a, const void *b) {
 }
 
 static double per_step(const cJSON *s, int cat) {
-    return sj_getnum(cJSON_GetArrayItem(sj_get(s, "breakdown.categories"), cat), "avg_per_step_ns", 0);
+    return sj_getnum(pc_bk_get(s, cat), "avg_per_step_ns", 0);
 }
 
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
@@ -55,9 +56,9 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         med[i] = sj_getnum(s, "steps.median_ns", 0);
         sj_num(r, "step_median_ns", med[i]);
         sj_num(r, "step_avg_ns", sj_getnum(s, "steps.average.duration_ns", 0));
-        sj_num(r, "compute_ns", per_step(s, 0));
-        sj_num(r, "communication_ns", per_step(s, 3));
-        sj_num(r, "idle_ns", per_step(s, 7));
+        sj_num(r, "compute_ns", per_step(s, BK_KERNEL));
+        sj_num(r, "communication_ns", per_step(s, BK_COMM));
+        sj_num(r, "idle_ns", per_step(s, BK_OTHER));
         double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
         sj_num(r, "nccl_ns", sj_getnum(s, "communication.nccl_ns", 0) / steps);
         sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));

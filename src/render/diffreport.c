@@ -3,6 +3,7 @@
  * one scale, and the largest kernel changes as a diverging bar chart. */
 #include "diffreport.h"
 #include "view.h"
+#include "../summary/categories.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/xalloc.h"
@@ -76,19 +77,15 @@ static void diff_charts(chart_out *co, cJSON *v) {
     chart c1 = {.kind = CHART_STACKED, .title = "Step phases, side by side (one scale)", .xlabel = "run", .ylabel = "time",
                 .unit = UNIT_NS, .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 520};
     rv_add_chart(co, "phases", &c1, rv_series_rows(&c1));
-    static const char *const bk[8] = {"Kernel per step", "Memcpy per step", "Memset per step", "Communication per step",
-                                      "Runtime per step", "DataLoader per step", "CPU operator per step", "Other (idle) per step"};
-    static const char *const bn[8] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
-    static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
-    double *bv[8];
-    chart_series bs[8];
-    for (int k = 0; k < 8; k++) {
+    double *bv[BK_N];
+    chart_series bs[BK_N];
+    for (int k = 0; k < BK_N; k++) {
         bv[k] = xcalloc((size_t)n, sizeof(double));
-        for (int r = -1; r < nr; r++) bv[k][r + 1] = figure(v, bk[k], r);
-        bs[k] = (chart_series){bl[k], NULL, bv[k], (size_t)n, chart_category_color(bn[k])};
+        for (int r = -1; r < nr; r++) bv[k][r + 1] = figure(v, pc_bk[k].per_step, r);
+        bs[k] = (chart_series){pc_bk[k].label, NULL, bv[k], (size_t)n, chart_category_color(pc_bk[k].name)};
     }
     chart c2 = {.kind = CHART_STACKED, .title = "Where each step goes, side by side (one scale)", .xlabel = "run", .ylabel = "time per step",
-                .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 620};
+                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 620};
     rv_add_chart(co, "breakdown", &c2, rv_series_rows(&c2));
     /* largest kernel changes, first run */
     const cJSON *rows = sj_get(v, "kernels.rows");
@@ -113,7 +110,7 @@ static void diff_charts(chart_out *co, cJSON *v) {
         free(kc);
     }
     for (int k = 0; k < 3; k++) free(pv[k]);
-    for (int k = 0; k < 8; k++) free(bv[k]);
+    for (int k = 0; k < BK_N; k++) free(bv[k]);
     for (int i = 0; i < n; i++) free(labels[i]);
     free(labels);
 }

@@ -2,6 +2,7 @@
  * operator types (bars, pie), steps (phases, lines, breakdown, GPU
  * utilization, CPU, queues), the median step's timeline, ranks. */
 #include "view.h"
+#include "../summary/categories.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
@@ -97,11 +98,8 @@ static void step_charts(chart_out *co, cJSON *v) {
     char **labels = xcalloc(n, sizeof *labels);
     double *x = xcalloc(n, sizeof *x), *ph[3], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
     for (int k = 0; k < 3; k++) ph[k] = xcalloc(n, sizeof(double));
-    static const char *const bk[8] = {"kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns", "cpu_op_ns", "other_ns"};
-    static const char *const bn[8] = {"kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu", "other"};
-    static const char *const bl[8] = {"Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU operator", "Other (idle)"};
-    double *bd[8];
-    for (int k = 0; k < 8; k++) bd[k] = xcalloc(n, sizeof(double));
+    double *bd[BK_N];
+    for (int k = 0; k < BK_N; k++) bd[k] = xcalloc(n, sizeof(double));
     /* at most 120 bars: consecutive steps averaged in groups */
     size_t total = n, g = n > 120 ? (n + 119) / 120 : 1;
     n = (total + g - 1) / g;
@@ -118,9 +116,9 @@ static void step_charts(chart_out *co, cJSON *v) {
         ph[2][gi] += sj_getnum(r, "tail_ns", 0);
         dur[gi] += sj_getnum(r, "duration_ns", 0);
         dw[gi] += sj_getnum(r, "data_wait_ns", 0);
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < BK_N; k++) {
             char path[64];
-            snprintf(path, sizeof path, "breakdown.%s", bk[k]);
+            snprintf(path, sizeof path, "breakdown.%s", pc_bk[k].step_key);
             bd[k][gi] += sj_getnum(r, path, 0);
         }
         in_group++;
@@ -133,7 +131,7 @@ static void step_charts(chart_out *co, cJSON *v) {
             double k2 = (double)in_group;
             x[gi] = x[gi] * (double)g / k2;
             ph[0][gi] /= k2, ph[1][gi] /= k2, ph[2][gi] /= k2, dur[gi] /= k2, dw[gi] /= k2;
-            for (int k = 0; k < 8; k++) bd[k][gi] /= k2;
+            for (int k = 0; k < BK_N; k++) bd[k][gi] /= k2;
             in_group = 0;
         }
     }
@@ -146,10 +144,10 @@ static void step_charts(chart_out *co, cJSON *v) {
     chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ls, .nseries = 2};
     rv_add_chart(co, "steps_lines", &c2, rv_series_rows(&c2));
-    chart_series bs[8];
-    for (int k = 0; k < 8; k++) bs[k] = (chart_series){bl[k], NULL, bd[k], n, chart_category_color(bn[k])};
+    chart_series bs[BK_N];
+    for (int k = 0; k < BK_N; k++) bs[k] = (chart_series){pc_bk[k].label, NULL, bd[k], n, chart_category_color(pc_bk[k].name)};
     chart c3 = {.kind = CHART_STACKED, .title = "Where each step's time goes", .xlabel = "step", .ylabel = "time",
-                .unit = UNIT_NS, .series = bs, .nseries = 8, .categories = (const char *const *)labels, .ncat = n};
+                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = (const char *const *)labels, .ncat = n};
     rv_add_chart(co, "breakdown", &c3, rv_series_rows(&c3));
     chart_series ds[1] = {{"data wait", NULL, dw, n, chart_category_color("dataloader")}};
     chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
@@ -240,7 +238,7 @@ static void step_charts(chart_out *co, cJSON *v) {
     free(dur);
     free(dw);
     for (int k = 0; k < 3; k++) free(ph[k]);
-    for (int k = 0; k < 8; k++) free(bd[k]);
+    for (int k = 0; k < BK_N; k++) free(bd[k]);
 }
 
 static void timeline_chart(chart_out *co, cJSON *v) {

@@ -1,0 +1,27 @@
+/* categories.h - the step breakdown's categories, declared once: the enum
+ * the analyzers index by, and per category its name in summary.json
+ * (breakdown.categories[].category), its key in a step's breakdown
+ * (steps.rows[].breakdown), its label, and its figure label in a diff.
+ * Order: steps.c attributes each nanosecond of a step to the first category
+ * in this order that covers it (kernel > memcpy > memset > communication >
+ * runtime > data loading > CPU operator; the rest is other). Readers look
+ * categories up by name (pc_bk_get), never by position. */
+#ifndef PC_CATEGORIES_H
+#define PC_CATEGORIES_H
+#include <cjson/cJSON.h>
+
+typedef enum { BK_KERNEL, BK_MEMCPY, BK_MEMSET, BK_COMM, BK_RUNTIME, BK_DATA, BK_CPU, BK_OTHER, BK_N } pc_bk_id;
+typedef struct pc_bk_info {
+    const char *name;      /* "kernel" */
+    const char *step_key;  /* "kernel_ns" */
+    const char *label;     /* "Kernel" */
+    const char *per_step;  /* "Kernel per step" */
+    int higher_is_worse;   /* for a diff: more of it per step is worse */
+} pc_bk_info;
+extern const pc_bk_info pc_bk[BK_N];
+
+/* The category named name, or -1. */
+int pc_bk_find(const char *name);
+/* breakdown.categories[] entry of category k in a summary document, or NULL. */
+const cJSON *pc_bk_get(const cJSON *doc, int k);
+#endif

@@ -141,6 +141,14 @@ static int is_summary_file(const char *path) {
     return strstr((const char *)head, "\"perfcard.summary/") != NULL && strstr((const char *)head, "\"schema\"") != NULL;
 }
 
+/* the loader's progress, on one terminal line */
+static void print_progress(void *ctx, const char *path, uint64_t done, uint64_t total, int final) {
+    (void)ctx;
+    if (final) fprintf(stderr, "\r\033[K");
+    else fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB)", path, total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e6);
+    fflush(stderr);
+}
+
 int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int read_threads, pc_summary **summary) {
     pc_err err = {0};
     *summary = NULL;
@@ -150,7 +158,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
                                                                                                                : EXIT_OK;
     }
     pc_trace *t = NULL;
-    pc_load_opts lo = {.progress = progress, .threads = read_threads};
+    pc_load_opts lo = {.progress = progress ? print_progress : NULL, .threads = read_threads};
     double t0 = now_s();
     int rc = pc_load(path, &lo, &t, &err);
     timing("load", t0);

@@ -36,10 +36,7 @@ static void show_progress(reader *r, int final) {
     if (!final && t - r->last_progress < 0.25) return;
     r->last_progress = t;
     uint64_t size = r->map ? r->map_size : source_file_size(r->src), pos = r->map ? r->base + r->len : source_file_pos(r->src);
-    if (final) fprintf(stderr, "\r\033[K");
-    else fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB read)", r->path, size ? 100.0 * (double)pos / (double)size : 0.0,
-                 (double)(r->base + r->len) / 1e6);
-    fflush(stderr);
+    r->progress(r->progress_ctx, r->path, final ? size : pos, size, final);
 }
 
 static int grow(reader *r, pc_err *err) {
@@ -445,7 +442,8 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
     reader_init(&rd, o ? o->max_value : 0);
     rd.src = src;
     rd.path = path;
-    rd.progress = o && o->progress;
+    rd.progress = o ? o->progress : NULL;
+    rd.progress_ctx = o ? o->progress_ctx : NULL;
     rd.t->stats.file_bytes = source_file_size(src);
     /* a plain file is read through a mapping of it (no copies), on several
      * threads when it is large; gzip through the source's inflater */

@@ -36,7 +36,8 @@ typedef struct reader {
     uint64_t map_size, dropped;
     pc_trace *t;
     int top_is_array;
-    int progress;
+    void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total, int final);
+    void *progress_ctx;
     const char *path;
     double last_progress;
     /* parallel reading of a plain file (see "parts" below) */

@@ -15,7 +15,11 @@
 #include "../util/err.h"
 
 typedef struct pc_load_opts {
-    int progress;          /* print progress on stderr (caller decides: only on a tty) */
+    /* called about every 0.25 s while a file is read (done, total in input
+     * bytes), and once with done == total at the end; NULL: no progress.
+     * The loader prints nothing itself: the caller (cli/) decides how. */
+    void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total, int final);
+    void *progress_ctx;
     size_t max_value;      /* largest single JSON value held at once; 0 = 16 MiB */
     int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
     int threads;           /* plain JSON files: readers run in parallel; 0 = one per CPU */

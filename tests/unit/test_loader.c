@@ -296,3 +296,34 @@ TEST(loader_missing_file_and_directory) {
     CHECK(pc_load("/nonexistent/trace.json", NULL, &t, &err) == PC_EIO);
     CHECK(pc_load("/", NULL, &t, &err) != 0);
 }
+
+/* progress goes through the caller's callback: the loader prints nothing; the
+ * last call is final with done == total == the file's size */
+typedef struct prog { int calls, finals; uint64_t done, total; } prog;
+static void count_progress(void *ctx, const char *path, uint64_t done, uint64_t total, int final) {
+    (void)path;
+    prog *p = ctx;
+    p->calls++;
+    p->finals += final;
+    p->done = done, p->total = total;
+}
+
+TEST(loader_progress_through_callback) {
+    char *plain = tmp_path("progress.json");
+    FILE *f = fopen(plain, "wb");
+    CHECK(f);
+    size_t n = strlen(FIX_CURRENT);
+    fwrite(FIX_CURRENT, 1, n, f);
+    fclose(f);
+    prog p = {0};
+    pc_load_opts o = {.progress = count_progress, .progress_ctx = &p};
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(plain, &o, &t, &err) == 0, "%s", err.msg);
+    CHECK(p.calls >= 1);
+    CHECK_EQ_I(p.finals, 1);
+    CHECK_EQ_I(p.total, n);
+    CHECK_EQ_I(p.done, n);
+    pc_trace_free(t);
+    free(plain);
+}

@@ -61,6 +61,11 @@ void an_timeline(const an_ctx *c, cJSON *summary);    /* the median step, box by
 void an_advice(const an_ctx *c, pc_summary *summary);   /* suggestions: reads the sections above */
 void an_overview(const an_ctx *c, pc_summary *summary); /* headline figures: reads everything */
 
+/* Names that mark data loading (DataLoader iteration, perfcard.data markers)
+ * and collectives (NCCL and other stacks' communication kernels): steps.c. */
+int name_is_dataloader(const char *n);
+int name_is_nccl(const char *n);
+
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */
 int kernel_uses_tensor_cores(const char *name);

@@ -58,9 +58,7 @@ static void name_caches(const pc_trace *t) {
 }
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id);
 static int name_is_nccl_id(const pc_trace *t, uint32_t id);
-int name_is_dataloader(const char *n);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
-int name_is_nccl(const char *n);
 /* NCCL kernels, and the collectives of other stacks (MindSpore's HCCL
  * AllReduce, AllGather, ...) */
 int name_is_nccl(const char *n) {

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int name_is_dataloader(const char *n);
-int name_is_nccl(const char *n);
 
 enum { MAX_ROWS = 24, MAX_BOXES = 6000 };
 

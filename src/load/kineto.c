@@ -21,6 +21,7 @@
  * commits it and reads the top-level values; kineto_int.h their shared types.
  */
 #include "kineto_int.h"
+#include "readers.h"
 
 /* ---------- window management ---------- */
 
@@ -436,7 +437,6 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
     return rc;
 }
 
-int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     reader rd;
     reader_init(&rd, o ? o->max_value : 0);

@@ -1,4 +1,5 @@
 #include "load.h"
+#include "readers.h"
 #include "source.h"
 #include <errno.h>
 #include <stdio.h>
@@ -6,9 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);
-int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
-int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;

@@ -15,6 +15,7 @@
  * The step trace and the timeline come from different clocks: steps are not
  * aligned with kernels, and the summary says so. */
 #include "load.h"
+#include "readers.h"
 #include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
@@ -417,7 +418,6 @@ static void agg_table(pc_trace *t, char *data, int what) {
     }
 }
 
-int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err);
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     *out = NULL;
     pc_trace *t = pc_trace_new();

@@ -8,6 +8,7 @@
  * PROCESSES command lines, or any other table that can hold environment
  * variables or secrets. Times in both formats are nanoseconds already. */
 #include "load.h"
+#include "readers.h"
 #include "../util/xalloc.h"
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -333,7 +334,6 @@ static int read_nvprof(db *d) {
     return 0;
 }
 
-int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err);
 /* The file header says how long the database is (page size at byte 16, page
  * count at byte 28, valid when the change counter at 24 equals the one at 92):
  * a shorter file is a cut copy, reported with where it ends. */

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
 
 char *pc_asset(const char *dir, const char *name, size_t *len) {
     if (dir) {

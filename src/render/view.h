@@ -21,6 +21,9 @@ typedef struct chart_out {
 /* Gives a copied document its "view" object: any "view" it held is removed
  * first (the view holds only what the renderer makes), then {version,
  * charts: {}}; returns the chart writer for it (PNGs into png_dir when set). */
+/* The built-in templates and assets (embedded.c, written by tools/embed.sh). */
+extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
+
 chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err);
 /* Adds view.charts.<id> = {svg (dir NULL) or png (dir set), title, data};
  * takes ownership of data. */

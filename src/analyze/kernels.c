@@ -203,8 +203,8 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
                 snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->block[0], lg->block[1], lg->block[2]);
                 r->block = pc_summary_str(ps, buf);
             }
-            if (lg->regs != PC_NONE) r->registers_per_thread = lg->regs;
-            if (lg->smem != PC_NONE) r->shared_memory_bytes = lg->smem;
+            if (lg->regs >= 0) r->registers_per_thread = lg->regs; /* PC_NONE or a trace's nonsense: null */
+            if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
             if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
             int cc_ok = !c->dev0 || c->dev0->cc_major >= 7;

@@ -77,7 +77,10 @@ static char *num_to(char *p, double v) {
     }
     if (v == 0) v = 0; /* no -0 */
     double a = fabs(v);
-    if (a < 1e15 && a == floor(a)) { /* larger ones as %.15g, which reads back as what it wrote */
+    /* from 1e15 on, 17 digits: read back it is the same double (15 digits could
+     * round a value just under a bound such as 2^62 to one over it) */
+    if (a >= 1e15) return p + snprintf(p, 32, "%.17g", v);
+    if (a == floor(a)) {
         if (v < 0) *p++ = '-';
         return put_u64(p, (uint64_t)a);
     }

@@ -172,9 +172,7 @@ void steps_find(an_ctx *c) {
     c->nsteps = n;
 }
 
-/* the categories and their priority: summary/categories.h */
-enum { B_KERNEL = BK_KERNEL, B_MEMCPY = BK_MEMCPY, B_MEMSET = BK_MEMSET, B_COMM = BK_COMM, B_RUNTIME = BK_RUNTIME,
-       B_DATA = BK_DATA, B_CPU = BK_CPU, B_OTHER = BK_OTHER, B_N = BK_N };
+/* the categories (BK_*) and their priority: summary/categories.h */
 
 static int under_dataloader(const pc_trace *t, const pc_links *l, int32_t i) {
     for (; i >= 0; i = l->parent[i]) {
@@ -193,7 +191,7 @@ static int under_name(const pc_trace *t, const pc_links *l, int32_t i, const cha
 typedef struct stepacc {
     int64_t fp_start, bp_end, fwd_end, cpu_fp, cpu_bp, cpu_fwd_end;
     int has_kernel, has_bwd, cpu_has_bwd, cpu_has_op;
-    int64_t b[B_N];
+    int64_t b[BK_N];
     int64_t data_ns, comm_ns, overlap_ns;
 } stepacc;
 
@@ -258,25 +256,25 @@ void an_steps(const an_ctx *c, cJSON *s) {
     /* breakdown: a merged interval list per category, each built in one
      * pass over events already sorted by start; then, in priority order,
      * each category counts only where no earlier category was active */
-    ivl *u[B_OTHER];
-    size_t nu[B_OTHER];
-    for (int k = 0; k < B_OTHER; k++) u[k] = NULL, nu[k] = 0;
-    size_t capu[B_OTHER] = {0};
+    ivl *u[BK_OTHER];
+    size_t nu[BK_OTHER];
+    for (int k = 0; k < BK_OTHER; k++) u[k] = NULL, nu[k] = 0;
+    size_t capu[BK_OTHER] = {0};
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        int k = e->kind == GPU_KERNEL ? (name_is_nccl_id(t, e->name) ? B_COMM : B_KERNEL)
-                : e->kind == GPU_MEMCPY ? B_MEMCPY : e->kind == GPU_MEMSET ? B_MEMSET : -1;
+        int k = e->kind == GPU_KERNEL ? (name_is_nccl_id(t, e->name) ? BK_COMM : BK_KERNEL)
+                : e->kind == GPU_MEMCPY ? BK_MEMCPY : e->kind == GPU_MEMSET ? BK_MEMSET : -1;
         if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        int k = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? B_RUNTIME
-                : e->kind == CPU_DATALOADER || name_is_dataloader_id(t, e->name) ? B_DATA : e->kind == CPU_OP ? B_CPU : -1;
+        int k = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? BK_RUNTIME
+                : e->kind == CPU_DATALOADER || name_is_dataloader_id(t, e->name) ? BK_DATA : e->kind == CPU_OP ? BK_CPU : -1;
         if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
     ivl *covered = NULL;
     size_t ncov = 0;
-    for (int k = 0; k < B_OTHER; k++) {
+    for (int k = 0; k < BK_OTHER; k++) {
         ivl *only = NULL;
         size_t nonly = ivl_subtract(u[k], nu[k], covered, ncov, &only);
         ivl_step_sums(only, nonly, st, ns, sizeof *st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), acc, sizeof *acc);
@@ -288,18 +286,18 @@ void an_steps(const an_ctx *c, cJSON *s) {
     }
     for (size_t si = 0; si < ns; si++) {
         int64_t used = 0;
-        for (int k = 0; k < B_OTHER; k++) used += acc[si].b[k];
-        acc[si].b[B_OTHER] = st[si].end - st[si].start - used;
+        for (int k = 0; k < BK_OTHER; k++) used += acc[si].b[k];
+        acc[si].b[BK_OTHER] = st[si].end - st[si].start - used;
     }
     spill_free(covered);
     /* data wait, communication and its overlap with computation */
     ivl *ov = NULL;
-    size_t no = ivl_intersect(u[B_COMM], nu[B_COMM], u[B_KERNEL], nu[B_KERNEL], &ov);
-    ivl_step_sums(u[B_DATA], nu[B_DATA], st, ns, sizeof *st, offsetof(stepacc, data_ns), acc, sizeof *acc);
-    ivl_step_sums(u[B_COMM], nu[B_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
+    size_t no = ivl_intersect(u[BK_COMM], nu[BK_COMM], u[BK_KERNEL], nu[BK_KERNEL], &ov);
+    ivl_step_sums(u[BK_DATA], nu[BK_DATA], st, ns, sizeof *st, offsetof(stepacc, data_ns), acc, sizeof *acc);
+    ivl_step_sums(u[BK_COMM], nu[BK_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
     ivl_step_sums(ov, no, st, ns, sizeof *st, offsetof(stepacc, overlap_ns), acc, sizeof *acc);
     spill_free(ov);
-    for (int k = 0; k < B_OTHER; k++) spill_free(u[k]);
+    for (int k = 0; k < BK_OTHER; k++) spill_free(u[k]);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -322,7 +320,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     double sum[16] = {0}, sum1[16] = {0};
     int64_t *durs = spill_alloc(ns * sizeof *durs);
     int over5 = 0;
-    double bsum[B_N] = {0};
+    double bsum[BK_N] = {0};
     int64_t comm_total = 0, overlap_total = 0, total_dur = 0;
     for (size_t si = 0; si < ns; si++) {
         const pc_step *p = &st[si];
@@ -369,7 +367,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
         sj_num(r, "data_wait_pct", dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
         if (dur && a->data_ns * 20 > dur) over5++;
         cJSON *b = sj_obj(r, "breakdown");
-        for (int k = 0; k < B_N; k++) {
+        for (int k = 0; k < BK_N; k++) {
             sj_int(b, pc_bk[k].step_key, a->b[k]);
             bsum[k] += (double)a->b[k];
         }
@@ -406,7 +404,7 @@ void an_steps(const an_ctx *c, cJSON *s) {
     cJSON *bd = sj_obj(s, "breakdown");
     sj_int(bd, "total_ns", total_dur);
     cJSON *bcat = sj_arr(bd, "categories");
-    for (int k = 0; k < B_N; k++) {
+    for (int k = 0; k < BK_N; k++) {
         cJSON *x = cJSON_CreateObject();
         sj_str(x, "category", pc_bk[k].name);
         sj_int(x, "total_ns", (int64_t)bsum[k]);

@@ -4,10 +4,8 @@
 #include "cli.h"
 #include "../analyze/analyze.h"
 #include "../compare/diff.h"
-#include "../load/load.h"
 #include "../render/diffreport.h"
 #include "../summary/summary.h"
-#include "../load/source.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

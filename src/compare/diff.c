@@ -297,22 +297,24 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
     free(kb);
 }
 
-/* operators by name (device total), operator types by type (time) */
-#define MATCH_BY(fn, id, tabpath, keyf, valf)                                                        \
-    static void fn(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns) {      \
-        for (int k = -1; k < nruns; k++) {                                                            \
-            const pc_table *tb = pc_summary_table(k < 0 ? base : runs[k], tabpath);                   \
-            for (size_t i = 0; tb && i < tb->n; i++) {                                                \
-                const tab_##id *r = &TAB_ROWS(tb, id)[i];                                             \
-                entry *e = dtab_get(t, r->keyf ? r->keyf : "", NULL);                                  \
-                double v = r->valf > 0 ? (double)r->valf : 0;                                         \
-                if (k < 0) e->base += v, e->in_base = 1;                                              \
-                else e->runs[k] += v, e->in_run[k] = 1;                                               \
-            }                                                                                         \
-        }                                                                                             \
+/* rows of one table matched by the value of column key, summing column val
+ * (operators: name and device total; operator types: type and time) */
+static void match_by_name(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns, int id, const char *key,
+                          const char *val) {
+    const pc_table_def *d = &pc_table_defs[id];
+    const pc_col *kc = tab_col(d, key), *vc = tab_col(d, val);
+    for (int k = -1; k < nruns; k++) {
+        const pc_table *tb = pc_summary_table(k < 0 ? base : runs[k], d->path);
+        for (size_t i = 0; tb && i < tb->n; i++) {
+            const char *row = (const char *)tb->rows + i * d->row_size;
+            pc_cell name = tab_cell(kc, row), x = tab_cell(vc, row);
+            entry *e = dtab_get(t, name.null ? "" : name.s, NULL);
+            double v = !x.null && x.i > 0 ? (double)x.i : 0;
+            if (k < 0) e->base += v, e->in_base = 1;
+            else e->runs[k] += v, e->in_run[k] = 1;
+        }
     }
-MATCH_BY(match_ops, op, "operators.rows", name, device_total_ns)
-MATCH_BY(match_types, optype, "operator_types.rows", type, time_ns)
+}
 
 static double maxabs_delta(const entry *e, int nruns) {
     double m = 0;
@@ -534,8 +536,8 @@ cJSON *pc_diff(const pc_summary *bsum, const pc_summary *const *rsum, int nruns,
     }
     /* operators and kernels, matched */
     table ops = {.nruns = nruns}, ks = {.nruns = nruns}, types = {.nruns = nruns};
-    match_ops(&ops, bsum, rsum, nruns);
-    match_types(&types, bsum, rsum, nruns);
+    match_by_name(&ops, bsum, rsum, nruns, TAB_op, "name", "device_total_ns");
+    match_by_name(&types, bsum, rsum, nruns, TAB_optype, "type", "time_ns");
     match_kernels(&ks, bsum, rsum, nruns);
     free(runs);
     cJSON_AddItemToObject(d, "operators", table_json(&ops, nruns, rows));

@@ -52,25 +52,29 @@ static void csv_row(sbuf *b, const cJSON *hdr_row, const cJSON *row, int *first)
     }
 }
 
-static int write_csv(const char *dir, const char *name, const cJSON *rows, const char *extra_key, const cJSON *extra_val,
-                     pc_err *err) {
+static int write_file(const char *dir, const char *name, const sbuf *b, pc_err *err) {
+    char *p = fs_join(dir, name);
+    int rc = fs_write_atomic(p, b->data ? b->data : "", b->len, err);
+    free(p);
+    return rc;
+}
+
+/* rows of the document (objects; nested objects as dotted columns), the
+ * first row's keys as the header */
+static int write_csv(const char *dir, const char *name, const cJSON *rows, pc_err *err) {
     const cJSON *first_row = cJSON_GetArrayItem(rows, 0);
     if (!first_row) return 0;
     sbuf b = {0};
     int f = 1;
-    if (extra_key) { sbuf_puts(&b, extra_key); f = 0; }
     csv_header(&b, first_row, "", &f);
     sbuf_puts(&b, "\r\n");
     const cJSON *r;
     cJSON_ArrayForEach(r, rows) {
         f = 1;
-        if (extra_key) { csv_value(&b, extra_val); f = 0; }
         csv_row(&b, first_row, r, &f);
         sbuf_puts(&b, "\r\n");
     }
-    char *p = fs_join(dir, name);
-    int rc = fs_write_atomic(p, b.data, b.len, err);
-    free(p);
+    int rc = write_file(dir, name, &b, err);
     sbuf_free(&b);
     return rc;
 }
@@ -91,23 +95,18 @@ static void csv_table(sbuf *b, const pc_table *t, int with_header, const char *f
         if (first_val) sbuf_printf(b, "%s,", first_val);
         for (size_t q = 0; q < d->ncols; q++) {
             const pc_col *c = &d->cols[q];
+            pc_cell v = tab_cell(c, row);
             if (q) sbuf_putc(b, ',');
+            if (v.null) continue;
             switch (c->kind) {
-            case 'S': { tk_S x = *(const tk_S *)(row + c->off); if (x) sbuf_csv(b, x, strlen(x)); break; }
-            case 'I': { tk_I x = *(const tk_I *)(row + c->off); if (x != PC_NULL_I) sbuf_printf(b, "%lld", (long long)x); break; }
-            case 'F': { tk_F x = *(const tk_F *)(row + c->off); if (isfinite(x)) sbuf_printf(b, "%.9g", x); break; }
-            case 'B': { tk_B x = *(const tk_B *)(row + c->off); if (x >= 0) sbuf_puts(b, x ? "true" : "false"); break; }
+            case 'S': sbuf_csv(b, v.s, strlen(v.s)); break;
+            case 'I': sbuf_printf(b, "%lld", (long long)v.i); break;
+            case 'F': sbuf_printf(b, "%.9g", v.f); break;
+            case 'B': sbuf_puts(b, v.b ? "true" : "false"); break;
             }
         }
         sbuf_puts(b, "\r\n");
     }
-}
-
-static int write_file(const char *dir, const char *name, const sbuf *b, pc_err *err) {
-    char *p = fs_join(dir, name);
-    int rc = fs_write_atomic(p, b->data ? b->data : "", b->len, err);
-    free(p);
-    return rc;
 }
 
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
@@ -117,7 +116,7 @@ int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
                                             {"suggestions.rows", "suggestions.csv"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++)
-        rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), NULL, NULL, err);
+        rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), err);
     static const char *const typed[][2] = {{"operators.rows", "operators.csv"}, {"operator_types.rows", "operator_types.csv"},
                                            {"modules.rows", "modules.csv"}};
     for (size_t i = 0; i < sizeof typed / sizeof *typed && !rc; i++) {

@@ -27,9 +27,10 @@ void pc_summary_free(pc_summary *s) {
 
 /* A table's place in the document: a raw member "\1tab N" (never printed by
  * cJSON: the summary's own writer puts the rows there). */
+static void placeholder_text(char b[32], size_t i) { snprintf(b, 32, "\1tab %zu", i); }
 static cJSON *placeholder(size_t i) {
     char b[32];
-    snprintf(b, sizeof b, "\1tab %zu", i);
+    placeholder_text(b, i);
     return cJSON_CreateRaw(b);
 }
 static long placeholder_index(const pc_summary *s, const cJSON *v) {
@@ -72,9 +73,9 @@ static void move_tables(pc_summary *to, pc_summary *from, cJSON *v) {
         *t = from->tabs[i];
         memset(&from->tabs[i], 0, sizeof from->tabs[i]);
         char b[32];
-        snprintf(b, sizeof b, "\1tab %zu", to->ntabs - 1);
+        placeholder_text(b, to->ntabs - 1);
         free(v->valuestring);
-        v->valuestring = strdup(b);
+        v->valuestring = xstrdup(b);
         return;
     }
     cJSON *c;
@@ -194,10 +195,13 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
     else sbuf_puts(b, "null"); /* null, or a raw member that is no table of this summary */
 }
 
-void pc_summary_text(const pc_summary *s, sbuf *b) {
-    write_value(s, s->doc, b, 0, NULL);
+/* the whole text into b, drained into out (when not NULL) as it grows */
+static void write_text(const pc_summary *s, sbuf *b, const sbuf_out *out) {
+    write_value(s, s->doc, b, 0, out);
     sbuf_putc(b, '\n');
 }
+
+void pc_summary_text(const pc_summary *s, sbuf *b) { write_text(s, b, NULL); }
 
 /* streamed: a 1 GB summary.json never sits in memory whole */
 int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
@@ -206,8 +210,7 @@ int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
     if (rc) return rc;
     sbuf b = {0};
     sbuf_out out = {fs_atomic_write, &f};
-    write_value(s, s->doc, &b, 0, &out);
-    sbuf_putc(&b, '\n');
+    write_text(s, &b, &out);
     fs_atomic_write(&f, b.data, b.len);
     sbuf_free(&b);
     return fs_atomic_commit(&f, err);

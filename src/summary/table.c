@@ -47,10 +47,15 @@ void tab_free(pc_table *t) {
     t->n = t->cap = 0;
 }
 
-char tab_kind(const pc_table_def *d, const char *key) {
+const pc_col *tab_col(const pc_table_def *d, const char *key) {
     for (size_t i = 0; i < d->ncols; i++)
-        if (!strcmp(d->cols[i].key, key)) return d->cols[i].kind == 'S' ? 'S' : d->cols[i].kind == 'B' ? 'B' : 'U';
-    return 0;
+        if (!strcmp(d->cols[i].key, key)) return &d->cols[i];
+    return NULL;
+}
+
+char tab_kind(const pc_table_def *d, const char *key) {
+    const pc_col *c = tab_col(d, key);
+    return !c ? 0 : c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : 'U';
 }
 
 /* ---- JSON text ---- */
@@ -84,7 +89,7 @@ static char *num_to(char *p, double v) {
         if (v < 0) *p++ = '-';
         return put_u64(p, (uint64_t)a);
     }
-    if (a >= 1e-4 && a < 1e15) {
+    if (a >= 1e-4) {
         int e = (int)floor(log10(a));
         if (e >= 0 && pow10_tab[e] > a) e--; /* log10 rounding at powers of ten */
         int digits = 14 - e;
@@ -150,40 +155,34 @@ static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
     sbuf_putc(b, '{');
     for (size_t q = 0; q < d->ncols; q++) {
         const pc_col *c = &d->cols[q];
+        pc_cell v = tab_cell(c, row);
         sbuf_reserve(b, c->keyq_len + 40);
         char *p = b->data + b->len;
         if (q) *p++ = ',', *p++ = ' ';
         memcpy(p, c->keyq, c->keyq_len);
         p += c->keyq_len;
-        switch (c->kind) {
-        case 'S': {
-            tk_S x = *(const tk_S *)(row + c->off);
-            b->len = (size_t)(p - b->data);
-            if (x) json_string(b, x);
-            else sbuf_putn(b, "null", 4);
-            continue;
-        }
-        case 'I': {
-            tk_I v = *(const tk_I *)(row + c->off);
-            if (v == PC_NULL_I) memcpy(p, "null", 4), p += 4;
-            /* beyond 2^53 JSON readers hold doubles: written as one */
-            else if (v > 9007199254740992LL || v < -9007199254740992LL) p = num_to(p, (double)v);
-            else {
-                if (v < 0) *p++ = '-';
-                p = put_u64(p, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+        if (v.null) memcpy(p, "null", 4), p += 4;
+        else switch (c->kind) {
+            case 'S':
+                b->len = (size_t)(p - b->data);
+                json_string(b, v.s);
+                continue;
+            case 'I':
+                /* beyond 2^53 JSON readers hold doubles: written as one */
+                if (v.i > 9007199254740992LL || v.i < -9007199254740992LL) p = num_to(p, (double)v.i);
+                else {
+                    if (v.i < 0) *p++ = '-';
+                    p = put_u64(p, v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : (uint64_t)v.i);
+                }
+                break;
+            case 'F': p = num_to(p, v.f); break;
+            case 'B': {
+                const char *w = v.b ? "true" : "false";
+                memcpy(p, w, strlen(w));
+                p += strlen(w);
+                break;
             }
-            break;
-        }
-        case 'F': p = num_to(p, *(const tk_F *)(row + c->off)); break;
-        case 'B': {
-            tk_B v = *(const tk_B *)(row + c->off);
-            const char *w = v < 0 ? "null" : v ? "true" : "false";
-            size_t n = strlen(w);
-            memcpy(p, w, n);
-            p += n;
-            break;
-        }
-        }
+            }
         b->len = (size_t)(p - b->data);
     }
     sbuf_putc(b, '}');
@@ -214,14 +213,12 @@ cJSON *tab_to_json(const pc_table *t, size_t limit) {
         cJSON *o = cJSON_CreateObject();
         for (size_t q = 0; q < d->ncols; q++) {
             const pc_col *c = &d->cols[q];
-            cJSON *v = NULL;
-            switch (c->kind) {
-            case 'S': { tk_S s = *(const tk_S *)(row + c->off); v = s ? cJSON_CreateString(s) : NULL; break; }
-            case 'I': { tk_I x = *(const tk_I *)(row + c->off); v = x != PC_NULL_I ? cJSON_CreateNumber((double)x) : NULL; break; }
-            case 'F': { tk_F x = *(const tk_F *)(row + c->off); v = isfinite(x) ? cJSON_CreateNumber(x) : NULL; break; }
-            case 'B': { tk_B x = *(const tk_B *)(row + c->off); v = x >= 0 ? cJSON_CreateBool(x) : NULL; break; }
-            }
-            cJSON_AddItemToObject(o, c->key, v ? v : cJSON_CreateNull());
+            pc_cell v = tab_cell(c, row);
+            cJSON *x = v.null ? cJSON_CreateNull()
+                     : c->kind == 'S' ? cJSON_CreateString(v.s)
+                     : c->kind == 'I' ? cJSON_CreateNumber((double)v.i)
+                     : c->kind == 'F' ? cJSON_CreateNumber(v.f) : cJSON_CreateBool(v.b);
+            cJSON_AddItemToObject(o, c->key, x);
         }
         cJSON_AddItemToArray(arr, o);
     }

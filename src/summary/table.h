@@ -11,6 +11,7 @@
 #ifndef PC_TABLE_H
 #define PC_TABLE_H
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "../util/arena.h"
@@ -50,6 +51,23 @@ extern const pc_table_def pc_table_defs[TAB_COUNT];
 
 typedef struct pc_table { const pc_table_def *def; void *rows; size_t n, cap; } pc_table;
 
+/* One cell of a row, read through its column; what null is for each kind is
+ * decided here and nowhere else. */
+typedef struct pc_cell { int null; tk_S s; tk_I i; tk_F f; tk_B b; } pc_cell;
+static inline pc_cell tab_cell(const pc_col *c, const void *row) {
+    const char *p = (const char *)row + c->off;
+    pc_cell v = {0, NULL, 0, 0, 0};
+    switch (c->kind) {
+    case 'S': v.s = *(const tk_S *)p; v.null = v.s == NULL; break;
+    case 'I': v.i = *(const tk_I *)p; v.null = v.i == PC_NULL_I; break;
+    case 'F': v.f = *(const tk_F *)p; v.null = !isfinite(v.f); break;
+    case 'B': v.b = *(const tk_B *)p; v.null = v.b < 0; break;
+    }
+    return v;
+}
+/* the column of d with this key, or NULL */
+const pc_col *tab_col(const pc_table_def *d, const char *key);
+
 void *tab_push(pc_table *t);                   /* a new row, every field null */
 #define TAB_ROWS(t, id) ((const tab_##id *)(t)->rows)
 void tab_free(pc_table *t);
@@ -63,7 +81,8 @@ cJSON *tab_to_json(const pc_table *t, size_t limit);
 int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);
 /* the kind of a column's key ('S', 'U' for I and F, 'B'), for the validator; 0 if none */
 char tab_kind(const pc_table_def *d, const char *key);
-/* a number as summary.json writes it: 15 significant digits, "null" when not finite */
+/* a number as summary.json writes it: 15 significant digits (17 from 1e15 on),
+ * "null" when not finite */
 void json_number(sbuf *b, double v);
 void json_string(sbuf *b, const char *s);
 #endif

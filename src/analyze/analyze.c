@@ -9,21 +9,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct group { const an_ctx *c; pc_summary *out; int which; } group;
 
+/* PERFCARD_TIMING=1: each analyzer's wall time on stderr (as the CLI's stages) */
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+#define TIMED(what, call)                                                                        \
+    do {                                                                                         \
+        double t0_ = timing ? now_s() : 0;                                                       \
+        call;                                                                                    \
+        if (timing) fprintf(stderr, "perfcard: timing:   %-12s %.3f s\n", what, now_s() - t0_); \
+    } while (0)
+
 static void *run_group(void *arg) {
     group *g = arg;
+    int timing = getenv("PERFCARD_TIMING") != NULL;
     if (g->which == 0) {
-        an_operators(g->c, g->out);
-        an_transfers(g->c, g->out->doc);
-        an_memory(g->c, g->out->doc);
+        TIMED("operators", an_operators(g->c, g->out));
+        TIMED("transfers", an_transfers(g->c, g->out->doc));
+        TIMED("memory", an_memory(g->c, g->out->doc));
     } else {
-        an_kernels(g->c, g->out);
-        an_steps(g->c, g->out->doc);
-        an_gpu_metrics(g->c, g->out->doc);
-        an_counters(g->c, g->out->doc);
-        an_timeline(g->c, g->out->doc);
+        TIMED("kernels", an_kernels(g->c, g->out));
+        TIMED("steps", an_steps(g->c, g->out->doc));
+        TIMED("gpu", an_gpu_metrics(g->c, g->out->doc));
+        TIMED("counters", an_counters(g->c, g->out->doc));
+        TIMED("timeline", an_timeline(g->c, g->out->doc));
     }
     return NULL;
 }
@@ -36,12 +51,13 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     memset(&c, 0, sizeof c);
     c.t = t;
     if (o) c.o = *o;
-    links_build(t, &c.links);
+    int timing = getenv("PERFCARD_TIMING") != NULL;
+    TIMED("links", links_build(t, &c.links));
     if (t->ndev > 0) {
         c.dev0 = &t->dev[0];
         c.peak = peak_lookup(strtab_get(&t->strs, t->dev[0].name));
     }
-    steps_find(&c);
+    TIMED("steps_find", steps_find(&c));
     pc_summary *s = pc_summary_new();
     an_runinfo(&c, s->doc);
     group g[2] = {{&c, pc_summary_new(), 0}, {&c, pc_summary_new(), 1}};
@@ -68,8 +84,8 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
             }
     pc_summary_free(g[0].out);
     pc_summary_free(g[1].out);
-    an_advice(&c, s);
-    an_overview(&c, s);
+    TIMED("advice", an_advice(&c, s));
+    TIMED("overview", an_overview(&c, s));
     links_free(&c.links);
     spill_free(c.steps);
     return s;

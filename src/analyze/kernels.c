@@ -136,6 +136,13 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     int64_t *optime = NULL; /* per (row, op) pair */
     size_t n = 0, cap = 0, nop = 0, capop = 0;
     int64_t total = 0, calls = 0;
+    /* the map sized once for the distinct kernel names (of one device) */
+    uint8_t *seen = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    size_t names = 0;
+    for (size_t i = 0; i < t->ngpu; i++)
+        if (t->gpu[i].kind == GPU_KERNEL && !seen[t->gpu[i].name]) seen[t->gpu[i].name] = 1, names++;
+    spill_free(seen);
+    hmap_reserve(&m, names);
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
         if (g->kind != GPU_KERNEL) continue;

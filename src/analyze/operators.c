@@ -32,6 +32,12 @@ typedef struct oprow {
     int eligible;
 } oprow;
 
+/* Top-level operators and modules: what is summed per name. */
+typedef struct toprow {
+    uint32_t name;
+    int64_t calls, cpu_total, dev_total;
+} toprow;
+
 /* The order rows are shown in: device time, then CPU time (largest first),
  * then name, then first appearance. Sorted as small keys so that a million
  * rows (in spill files) are read once, not compared and moved in place. */
@@ -43,15 +49,20 @@ static int cmp_okey(const void *a, const void *b) {
     if (x->name != y->name) return x->name < y->name ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
-static uint32_t *by_time(const oprow *v, size_t n) {
-    okey *k = xmalloc((n ? n : 1) * sizeof *k);
-    for (size_t i = 0; i < n; i++) k[i] = (okey){v[i].dev_total, v[i].cpu_total, v[i].name, (uint32_t)i};
+/* The order of the n keys k[i] (with idx = i), which it frees. */
+static uint32_t *key_order(okey *k, size_t n) {
     if (n) qsort(k, n, sizeof *k, cmp_okey);
     uint32_t *ord = xmalloc((n ? n : 1) * sizeof *ord);
     for (size_t i = 0; i < n; i++) ord[i] = k[i].idx;
     free(k);
     return ord;
 }
+#define BY_TIME(v, n, ord)                                                                                   \
+    do {                                                                                                     \
+        okey *k_ = xmalloc(((n) ? (n) : 1) * sizeof *k_);                                                    \
+        for (size_t i_ = 0; i_ < (n); i_++) k_[i_] = (okey){(v)[i_].dev_total, (v)[i_].cpu_total, (v)[i_].name, (uint32_t)i_}; \
+        (ord) = key_order(k_, (n));                                                                          \
+    } while (0)
 
 void an_operators(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
@@ -68,10 +79,12 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
      * convolution backward computed */
     hmap conv_node = {0}, passes = {0};
     uint8_t *kind_of = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 1 other, 2 conv node, 3 gradient pass */
+    size_t op_names = 0; /* distinct operator names: the maps below are sized once for them */
     for (size_t i = 0; i < nc; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_OP) continue;
         if (!kind_of[e->name]) {
+            op_names++;
             const char *nm = strtab_get(&t->strs, e->name);
             size_t ln = strlen(nm);
             kind_of[e->name] = strstr(nm, "ConvolutionBackward") ? 2
@@ -85,6 +98,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     /* rows by name (and shapes); CPU time and FLOPs */
     uint8_t *known = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
     hmap m = {0};
+    hmap_reserve(&m, op_names);
     oprow *rows = NULL;
     size_t n = 0, cap = 0;
     int64_t self_cpu_total = 0;
@@ -160,7 +174,8 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
 
     /* top-level operators and modules: rows keyed by name */
     hmap tm = {0}, mm = {0};
-    oprow *tops = NULL, *mods = NULL;
+    hmap_reserve(&tm, op_names);
+    toprow *tops = NULL, *mods = NULL;
     size_t nt = 0, capt = 0, nm2 = 0, capm = 0;
     uint32_t *topidx = spill_alloc((nc ? nc : 1) * sizeof *topidx);
     for (size_t i = 0; i < nc; i++) {
@@ -170,9 +185,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         int created;
         uint32_t *slot = hmap_get(&tm, e->name, &created);
         if (created) {
-            oprow *r = SPILL_PUSH(tops, nt, capt);
-            memset(r, 0, sizeof *r);
-            r->name = e->name;
+            *SPILL_PUSH(tops, nt, capt) = (toprow){.name = e->name};
             *slot = (uint32_t)(nt - 1);
         }
         topidx[i] = *slot;
@@ -182,9 +195,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             uint32_t mname = t->cpu[l->module[i]].name;
             uint32_t *ms = hmap_get(&mm, mname, &created);
             if (created) {
-                oprow *r = SPILL_PUSH(mods, nm2, capm);
-                memset(r, 0, sizeof *r);
-                r->name = mname;
+                *SPILL_PUSH(mods, nm2, capm) = (toprow){.name = mname};
                 *ms = (uint32_t)(nm2 - 1);
             }
             mods[*ms].calls++;
@@ -280,7 +291,8 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
     (void)devname;
     pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
-    uint32_t *ord = by_time(rows, n);
+    uint32_t *ord;
+    BY_TIME(rows, n, ord);
     for (size_t i = 0; i < n; i++) {
         const oprow *r = &rows[ord[i]];
         tab_op *j = tab_push(arr);
@@ -338,11 +350,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         for (size_t i = 0; i < t->nagg; i++) {
             const pc_agg *a = &t->agg[i];
             if (a->what != AGG_TYPE) continue;
-            oprow *r = SPILL_PUSH(tops, nt, capt);
-            memset(r, 0, sizeof *r);
-            r->name = a->name;
-            r->calls = a->calls ? a->calls : 1;
-            r->dev_total = a->total;
+            *SPILL_PUSH(tops, nt, capt) = (toprow){.name = a->name, .calls = a->calls ? a->calls : 1, .dev_total = a->total};
             top_time_total += a->total;
         }
     }
@@ -350,9 +358,9 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     sj_str(types, "time_basis", use_dev ? "device" : "cpu");
     sj_int(types, "total_ns", top_time_total);
     pc_table *tarr = pc_summary_add_table(ps, types, "rows", TAB_optype);
-    ord = by_time(tops, nt);
+    BY_TIME(tops, nt, ord);
     for (size_t i = 0; i < nt; i++) {
-        const oprow *r = &tops[ord[i]];
+        const toprow *r = &tops[ord[i]];
         int64_t tm_ns = use_dev ? r->dev_total : r->cpu_total;
         tab_optype *j = tab_push(tarr);
         j->type = pc_summary_str(ps, strtab_get(&t->strs, r->name));
@@ -368,13 +376,13 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
 
     /* modules */
     size_t nm = nm2;
-    ord = by_time(mods, nm);
+    BY_TIME(mods, nm, ord);
     cJSON *ms = sj_obj(s, "modules");
     sj_int(ms, "level", l->module_level);
     pc_table *marr = pc_summary_add_table(ps, ms, "rows", TAB_module);
     for (size_t i = 0; i < nm; i++) {
         tab_module *j = tab_push(marr);
-        const oprow *r = &mods[ord[i]];
+        const toprow *r = &mods[ord[i]];
         const char *nmx = strtab_get(&t->strs, r->name);
         j->module = pc_summary_str(ps, !strncmp(nmx, "nn.Module: ", 11) ? nmx + 11 : nmx);
         j->top_level_ops = r->calls;

@@ -275,10 +275,12 @@ void an_steps(const an_ctx *c, cJSON *s) {
     ivl *covered = NULL;
     size_t ncov = 0;
     for (int k = 0; k < BK_OTHER; k++) {
+        if (!nu[k]) continue; /* nothing to count, nothing more covered */
         ivl *only = NULL;
         size_t nonly = ivl_subtract(u[k], nu[k], covered, ncov, &only);
         ivl_step_sums(only, nonly, st, ns, sizeof *st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), acc, sizeof *acc);
         spill_free(only);
+        if (k == BK_OTHER - 1) break; /* no later category reads what is covered */
         ivl *m2 = NULL;
         size_t nm = ivl_union2(covered, ncov, u[k], nu[k], &m2);
         spill_free(covered);

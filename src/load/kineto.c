@@ -51,7 +51,7 @@ static int grow(reader *r, pc_err *err) {
 
 /* ---------- memory forecast ----------
  * How much memory the run will need is known early: after the main reader's
- * first FORECAST_AT bytes, the bytes of events held per byte read (by all
+ * first FORECAST_AT bytes, the bytes of events (and names) held per byte read (by all
  * readers, so the middle of the file is sampled too) times the file's size
  * gives the events of the whole file, E; the run's peak is about
  * 12 MiB + 1.25 E (the bench traces of 100, 200, 400 and 800 MB hold 19, 38,
@@ -66,7 +66,7 @@ static void forecast(reader *r); /* after the parts, below */
 static int refill_map(reader *r, pc_err *err) {
     r->base += r->pos;
     atomic_store_explicit(&r->read, r->base - r->start, memory_order_relaxed);
-    atomic_store_explicit(&r->held, pc_trace_event_bytes(r->t), memory_order_relaxed);
+    atomic_store_explicit(&r->held, pc_trace_held_bytes(r->t), memory_order_relaxed);
     if (r->forecast_at && r->base - r->start >= r->forecast_at) {
         r->forecast_at = 0;
         forecast(r);
@@ -305,7 +305,7 @@ typedef struct par {
 } par;
 
 static void forecast(reader *r) {
-    uint64_t read = r->base - r->start, held = pc_trace_event_bytes(r->t);
+    uint64_t read = r->base - r->start, held = pc_trace_held_bytes(r->t);
     if (r->par)
         for (int k = 1; k < r->par->n; k++) {
             read += atomic_load_explicit(&r->par->p[k].rd.read, memory_order_relaxed);

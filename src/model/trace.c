@@ -1,6 +1,7 @@
 #include "trace.h"
 #include "../util/xalloc.h"
 #include "../util/spill.h"
+#include "../util/side.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,24 +221,39 @@ static void merge_into(void **arr, size_t *n, size_t *cap, const void *src, size
 #define MERGE(T, S, F, CMP, SORTED) \
     merge_into((void **)&(T)->F, &(T)->n##F, &(T)->cap_##F, (S)->F, (S)->n##F, sizeof *(T)->F, CMP, SORTED)
 
-void pc_trace_absorb(pc_trace *t, pc_trace *s) {
-    /* string ids of s, as ids of t, given to s's elements before they move */
-    uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
-    for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
-    t->strs.utf8_repaired += s->strs.utf8_repaired;
+/* s's host events, with t's string ids, merged into t's: on a second thread
+ * while the device events are merged on the caller's (they share nothing) */
+typedef struct absorb_job { pc_trace *t, *s; const uint32_t *map; int sorted; } absorb_job;
 #define MAP(x) ((x) = map[(x)])
+static void *absorb_cpu(void *arg) {
+    absorb_job *j = arg;
+    pc_trace *t = j->t, *s = j->s;
+    const uint32_t *map = j->map;
     pc_cpu_event *c = s->cpu;
     for (size_t i = 0; i < s->ncpu; i++) {
         MAP(c[i].name), MAP(c[i].input_dims), MAP(c[i].input_types), MAP(c[i].concrete);
         if (c[i].tid < 0 && (size_t)-(int64_t)c[i].tid < s->strs.n) c[i].tid = -(int32_t)map[-(int64_t)c[i].tid];
     }
+    MERGE(t, s, cpu, cmp_cpu, j->sorted);
+    return NULL;
+}
+
+void pc_trace_absorb(pc_trace *t, pc_trace *s) {
+    /* string ids of s, as ids of t, given to s's elements before they move */
+    uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);
+    strtab_reserve(&t->strs, t->strs.n + s->strs.n);
+    for (size_t i = 1; i < s->strs.n; i++) map[i] = strtab_intern(&t->strs, s->strs.strs[i], s->strs.lens[i]);
+    t->strs.utf8_repaired += s->strs.utf8_repaired;
+    int both_sorted = t->sorted && s->sorted;
+    absorb_job job = {t, s, map, both_sorted};
+    side sd;
+    side_start(&sd, absorb_cpu, &job, s->ncpu > 65536 && s->ngpu > 65536);
     for (size_t i = 0; i < s->ngpu; i++) MAP(s->gpu[i].name);
     for (size_t i = 0; i < s->nctr; i++) MAP(s->ctr[i].name), MAP(s->ctr[i].series);
-    int both_sorted = t->sorted && s->sorted;
-    MERGE(t, s, cpu, cmp_cpu, both_sorted);
     MERGE(t, s, gpu, cmp_gpu, both_sorted);
     MERGE(t, s, mem, cmp_mem, both_sorted);
     MERGE(t, s, ctr, cmp_ctr, both_sorted);
+    side_finish(&sd);
     t->sorted = both_sorted;
     append((void **)&t->phase, &t->nphase, &t->cap_phase, s->phase, s->nphase, sizeof *t->phase);
     pc_pipe_op *po = append((void **)&t->pipe, &t->npipe, &t->cap_pipe, s->pipe, s->npipe, sizeof *t->pipe);
@@ -328,6 +344,8 @@ size_t pc_trace_bytes(const pc_trace *t) {
            t->cap_ctr * sizeof *t->ctr + t->strs.arena.used_total + t->strs.nslots * 8 + t->strs.cap * 12;
 }
 
-size_t pc_trace_event_bytes(const pc_trace *t) {
-    return t->ncpu * sizeof *t->cpu + t->ngpu * sizeof *t->gpu + t->nmem * sizeof *t->mem + t->nctr * sizeof *t->ctr;
+size_t pc_trace_held_bytes(const pc_trace *t) {
+    size_t events = t->ncpu * sizeof *t->cpu + t->ngpu * sizeof *t->gpu + t->nmem * sizeof *t->mem + t->nctr * sizeof *t->ctr;
+    size_t names = t->strs.arena.used_total + t->strs.nslots * 8 + t->strs.n * 12;
+    return events + 2 * names;
 }

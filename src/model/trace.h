@@ -200,6 +200,10 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s);
 void pc_trace_finish(pc_trace *t);
 /* Approximate bytes held by the trace, for --verbose and the benchmark. */
 size_t pc_trace_bytes(const pc_trace *t);
-/* Bytes of the events held (counts times record sizes; no spare capacity). */
-size_t pc_trace_event_bytes(const pc_trace *t);
+/* Bytes the trace will cost in memory, for the loader's forecast: its events
+ * (counts times record sizes) and twice its names (interned, then copied
+ * once more while parts are merged and rows are keyed by them); no spare
+ * capacity. Names matter when nearly every event has its own (1,000,000
+ * distinct names hold as much as their events). */
+size_t pc_trace_held_bytes(const pc_trace *t);
 #endif

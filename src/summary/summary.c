@@ -203,15 +203,19 @@ static void write_text(const pc_summary *s, sbuf *b, const sbuf_out *out) {
 
 void pc_summary_text(const pc_summary *s, sbuf *b) { write_text(s, b, NULL); }
 
-/* streamed: a 1 GB summary.json never sits in memory whole */
+/* streamed: a 1 GB summary.json never sits in memory whole; written behind
+ * the formatting, on a second thread */
 int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
     fs_atomic f;
     int rc = fs_atomic_open(&f, path, err);
     if (rc) return rc;
+    fs_behind w;
+    fs_behind_start(&w, &f);
     sbuf b = {0};
-    sbuf_out out = {fs_atomic_write, &f};
+    sbuf_out out = {fs_behind_write, &w};
     write_text(s, &b, &out);
-    fs_atomic_write(&f, b.data, b.len);
+    fs_behind_write(&w, b.data, b.len);
+    fs_behind_finish(&w);
     sbuf_free(&b);
     return fs_atomic_commit(&f, err);
 }

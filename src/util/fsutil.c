@@ -1,6 +1,7 @@
 #include "fsutil.h"
 #include "xalloc.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,70 @@ int fs_atomic_write(void *ctx, const char *data, size_t n) {
         else off += (size_t)w;
     }
     return a->error ? -1 : 0;
+}
+
+static void *behind_main(void *arg) {
+    fs_behind *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->npend && !w->done) pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->npend) break;
+        /* take the waiting piece; the writer may fill the other meanwhile */
+        char *p = w->cur;
+        size_t c = w->capcur;
+        w->cur = w->pend, w->capcur = w->cappend, w->ncur = w->npend;
+        w->pend = p, w->cappend = c, w->npend = 0;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        fs_atomic_write(w->f, w->cur, w->ncur);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+void fs_behind_start(fs_behind *w, fs_atomic *f) {
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->on = pthread_create(&w->th, NULL, behind_main, w) == 0;
+}
+
+int fs_behind_write(void *ctx, const char *data, size_t n) {
+    fs_behind *w = ctx;
+    if (!w->on) return fs_atomic_write(w->f, data, n);
+    if (!n) return 0;
+    pthread_mutex_lock(&w->mu);
+    while (w->npend) pthread_cond_wait(&w->cv, &w->mu);
+    if (w->cappend < n) {
+        free(w->pend);
+        w->pend = xmalloc(n);
+        w->cappend = n;
+    }
+    pthread_mutex_unlock(&w->mu);
+    memcpy(w->pend, data, n); /* the writer never touches pend while npend is 0 */
+    pthread_mutex_lock(&w->mu);
+    w->npend = n;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return 0; /* a failure is kept in f and reported by commit */
+}
+
+void fs_behind_finish(fs_behind *w) {
+    if (w->on) {
+        pthread_mutex_lock(&w->mu);
+        w->done = 1;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+    }
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w->pend);
+    free(w->cur);
+    w->pend = w->cur = NULL;
+    w->on = 0;
 }
 
 int fs_atomic_commit(fs_atomic *a, pc_err *err) {

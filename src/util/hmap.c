@@ -9,7 +9,7 @@ static inline size_t mix(uint64_t k) {
 }
 
 static void rehash(hmap *m, size_t cap) {
-    hmap n = {xcalloc(cap, sizeof(hslot)), cap, m->n};
+    hmap n = {mem_huge(xcalloc(cap, sizeof(hslot)), cap * sizeof(hslot)), cap, m->n};
     for (size_t i = 0; i < m->cap; i++) {
         const hslot *s = &m->slot[i];
         if (!s->used) continue;

@@ -187,15 +187,8 @@ static void *file_block(size_t n) {
     return p;
 }
 
-/* Big blocks that stay in ordinary memory are mapped by malloc: ask for huge
- * pages, so filling them costs one page fault per 2 MiB, not per 4 KiB. */
-static void *huge(void *p, size_t n) {
-    if (n >= SPILL_MIN) {
-        uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
-        madvise((void *)a, n + ((uintptr_t)p - a), MADV_HUGEPAGE);
-    }
-    return p;
-}
+/* Big blocks that stay in ordinary memory are mapped by malloc: huge pages */
+static void *huge(void *p, size_t n) { return n >= SPILL_MIN ? mem_huge(p, n) : p; }
 
 void *spill_alloc(size_t n) {
     void *p = n >= SPILL_MIN ? file_block(n) : NULL;

@@ -13,8 +13,7 @@
 
 typedef struct pc_strtab {
     pc_arena arena;
-    uint32_t *slots;   /* open addressing: id or 0 */
-    uint32_t *hashes;  /* hash per slot */
+    struct strtab_slot { uint32_t id, hash; } *slots; /* open addressing: id (0: empty) and its hash, in one cache line */
     size_t nslots;
     const char **strs; /* by id */
     uint32_t *lens;
@@ -26,6 +25,8 @@ void strtab_init(pc_strtab *t);
 uint32_t strtab_intern(pc_strtab *t, const char *s, size_t len);
 static inline const char *strtab_get(const pc_strtab *t, uint32_t id) { return id && id < t->n ? t->strs[id] : ""; }
 static inline uint32_t strtab_len(const pc_strtab *t, uint32_t id) { return id && id < t->n ? t->lens[id] : 0; }
+/* Room for n strings in all: no growing while they go in. */
+void strtab_reserve(pc_strtab *t, size_t n);
 /* Returns the id of s if interned, else 0. */
 uint32_t strtab_find(const pc_strtab *t, const char *s, size_t len);
 void strtab_free(pc_strtab *t);

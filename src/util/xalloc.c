@@ -1,4 +1,6 @@
 #include "xalloc.h"
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,4 +37,12 @@ void vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
     size_t c = vec_grown(*cap, need);
     *arr = xrealloc(*arr, c * es);
     *cap = c;
+}
+
+void *mem_huge(void *p, size_t n) {
+    if (p && n >= ((size_t)2 << 20)) {
+        uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+        madvise((void *)a, n + ((uintptr_t)p - a), MADV_HUGEPAGE);
+    }
+    return p;
 }

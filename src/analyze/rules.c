@@ -1,0 +1,329 @@
+/* The suggestion rules: one row each in pc_rules[] (the text a reader sees:
+ * title, threshold in words, why it matters, what to try, the tool that
+ * proved the threshold, the frameworks it applies to) and one check
+ * function that reads the sections and, when the rule holds, fires it with
+ * its evidence and the time at stake per step (< 0: no estimate). A rule
+ * whose data the trace lacks fires nothing. Adding a rule is one row and one
+ * function; tests/unit/test_rules.c has a case where each fires and one
+ * where it must not. */
+#include "rules.h"
+#include "../summary/summary.h"
+#include "../util/spill.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fmt_ns(char *b, size_t n, double ns) {
+    if (fabs(ns) < 1e3) snprintf(b, n, "%.0f ns", ns);
+    else if (fabs(ns) < 1e6) snprintf(b, n, "%.1f µs", ns / 1e3);
+    else if (fabs(ns) < 1e9) snprintf(b, n, "%.2f ms", ns / 1e6);
+    else snprintf(b, n, "%.2f s", ns / 1e9);
+}
+
+static void fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
+    char ev[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ev, sizeof ev, fmt, ap);
+    va_end(ap);
+    cJSON *o = cJSON_CreateObject();
+    sj_str(o, "rule", r->id);
+    sj_str(o, "title", r->title);
+    sj_str(o, "threshold", r->threshold);
+    sj_str(o, "evidence", ev);
+    sj_str(o, "why", r->why);
+    sj_str(o, "try", r->try_);
+    sj_str(o, "source", r->source);
+    if (at_stake_ns >= 0) sj_num(o, "at_stake_ns", at_stake_ns);
+    else cJSON_AddNullToObject(o, "at_stake_ns");
+    cJSON_AddItemToArray(in->out, o);
+}
+
+/* An API name without CUPTI's or Nsight's version suffix ("_v3020", "_v2"). */
+static size_t base_len(const char *n) {
+    size_t len = strlen(n), i = len;
+    while (i > 0 && n[i - 1] >= '0' && n[i - 1] <= '9') i--;
+    return i < len && i >= 2 && n[i - 1] == 'v' && n[i - 2] == '_' ? i - 2 : len;
+}
+
+int rule_is_sync_call(const char *n) {
+    static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaMemcpy", "cudaMemset",
+                                       "cuCtxSynchronize", "cuStreamSynchronize", "cuMemcpyHtoD", "cuMemcpyDtoH",
+                                       "cudaEventSynchronize", "cuEventSynchronize", NULL};
+    size_t len = base_len(n);
+    for (int i = 0; sync[i]; i++)
+        if (strlen(sync[i]) == len && !strncmp(n, sync[i], len)) return 1;
+    return 0;
+}
+
+static double S(const rule_in *in, const char *path) { return sj_getnum(in->s, path, 0); }
+
+/* ---- the checks, in the order of pc_rules[] ---- */
+
+static void data_loading(const rule_in *in, const pc_rule *r) {
+    double dw = S(in, "dataloader.avg_wait_ns");
+    if (!cJSON_IsTrue(sj_get(in->s, "dataloader.present")) || in->step <= 0 || dw <= 0.05 * in->step) return;
+    char a[64], b[64];
+    fmt_ns(a, sizeof a, dw);
+    fmt_ns(b, sizeof b, in->step);
+    fire(in, r, dw, "data wait %s of %s per step (%.1f%%); %d of %d steps over 5%%", a, b, 100 * dw / in->step,
+         (int)S(in, "dataloader.steps_over_5pct"), (int)S(in, "dataloader.steps"));
+}
+
+static void empty_queue(const rule_in *in, const pc_rule *r) {
+    const cJSON *q;
+    cJSON_ArrayForEach(q, sj_get(in->s, "queues.rows")) {
+        double pct = sj_getnum(q, "empty_steps_pct", 0);
+        if (sj_getnum(q, "steps_with_samples", 0) > 0 && pct > 30)
+            fire(in, r, sj_getnum(in->s, "steps.average.iteration_interval_ns", -1), "queue %s was empty in %.0f of %.0f steps (%.0f%%)",
+                 sj_getstr(q, "name", ""), sj_getnum(q, "empty_steps", 0), sj_getnum(q, "steps_with_samples", 0), pct);
+    }
+}
+
+static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
+    const cJSON *po;
+    cJSON_ArrayForEach(po, sj_get(in->s, "pipeline.rows")) {
+        const char *v = sj_getstr(po, "verdict", "");
+        if (*v)
+            fire(in, r, sj_getnum(in->s, "steps.average.iteration_interval_ns", -1), "%s (op %d): %s; output queue %.0f%% used",
+                 sj_getstr(po, "op_type", ""), (int)sj_getnum(po, "op_id", 0), v, sj_getnum(po, "queue_usage_pct", 0));
+    }
+}
+
+static void iteration_interval(const rule_in *in, const pc_rule *r) {
+    double ii = S(in, "steps.average.iteration_interval_ns"), dw = S(in, "dataloader.avg_wait_ns");
+    if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
+    char a[64], b[64];
+    fmt_ns(a, sizeof a, ii);
+    fmt_ns(b, sizeof b, in->step);
+    /* the data wait inside the interval is data_loading's */
+    fire(in, r, ii - (dw > 0 ? fmin(dw, ii) : 0), "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
+}
+
+static void gpu_utilization(const rule_in *in, const pc_rule *r) {
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
+        double u = sj_getnum(dev, "utilization_pct", 100);
+        if (u < 50 && in->step > 0)
+            fire(in, r, in->step * (1 - u / 100), "device %d busy %.1f%% of the steps' span", (int)sj_getnum(dev, "device", 0), u);
+    }
+}
+
+static void host_wait(const rule_in *in, const pc_rule *r) {
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
+        double hw = sj_getnum(dev, "idle.host_wait_ns", 0) / in->nsteps;
+        if (in->step <= 0 || hw <= 0.1 * in->step) continue;
+        char a[64];
+        fmt_ns(a, sizeof a, hw);
+        fire(in, r, hw, "device %d idle waiting for the host %s per step (%.1f%% of the step)", (int)sj_getnum(dev, "device", 0), a,
+             100 * hw / in->step);
+    }
+}
+
+static void small_kernels(const rule_in *in, const pc_rule *r) {
+    double nsmall = S(in, "gpu.launches.kernels_under_10us"), nk = S(in, "gpu.launches.kernels");
+    if (nk < 100 || nsmall / nk <= 0.5) return;
+    double kw = 0;
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) kw += sj_getnum(dev, "idle.kernel_wait_ns", 0);
+    fire(in, r, kw / in->nsteps, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
+}
+
+static void slow_launches(const rule_in *in, const pc_rule *r) {
+    double nlong = S(in, "gpu.launches.launch_calls_over_50us");
+    if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, S(in, "gpu.launches.launch_calls"));
+}
+
+static void tensor_cores(const rule_in *in, const pc_rule *r) {
+    const pc_device *d = in->c->dev0;
+    if (!d || d->cc_major < 7) return;
+    double no_tc = 0;
+    int64_t n = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        if (o->tc_eligible == 1 && o->tensor_cores && !strcmp(o->tensor_cores, "no") && o->self_device_ns > 0) no_tc += (double)o->self_device_ns, n++;
+    }
+    if (!n || no_tc <= 0) return;
+    char a[64];
+    fmt_ns(a, sizeof a, no_tc / in->nsteps);
+    fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time per step on non-Tensor-Core kernels (device compute capability %d.%d)",
+         (long long)n, a, d->cc_major, d->cc_minor);
+}
+
+static void gemm_alignment(const rule_in *in, const pc_rule *r) {
+    const pc_device *d = in->c->dev0;
+    if (!d || d->cc_major < 7) return;
+    double mis_ns = 0;
+    int64_t mis = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        if (o->gemm_not_multiple_of_8 <= 0) continue;
+        mis += o->gemm_not_multiple_of_8;
+        double calls = o->gemm_calls > 0 ? (double)o->gemm_calls : 1;
+        mis_ns += (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
+    }
+    if (mis > 0) fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis);
+}
+
+static void no_cudnn(const rule_in *in, const pc_rule *r) {
+    double slow = 0;
+    int64_t n = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        const char *nm = o->name ? o->name : "";
+        if (!strstr(nm, "thnn_conv") && !strstr(nm, "slow_conv")) continue;
+        slow += (double)(o->device_total_ns > 0 ? o->device_total_ns : o->cpu_total_ns > 0 ? o->cpu_total_ns : 0);
+        n += o->calls > 0 ? o->calls : 0;
+    }
+    if (n <= 0) return;
+    char a[64];
+    fmt_ns(a, sizeof a, slow / in->nsteps);
+    fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s per step", (long long)n, a);
+}
+
+static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
+    const cJSON *x;
+    cJSON_ArrayForEach(x, sj_get(in->s, "transfers.rows")) {
+        if (strcmp(sj_getstr(x, "source_memory", ""), "Pageable") && !strstr(sj_getstr(x, "kind", ""), "-> Pageable")) continue;
+        char a[64];
+        double tot = sj_getnum(x, "total_ns", 0);
+        fmt_ns(a, sizeof a, tot / in->nsteps);
+        fire(in, r, tot / in->nsteps / 2, "%s: %.0f copies, %s per step at %.1f GB/s", sj_getstr(x, "kind", ""), sj_getnum(x, "count", 0), a,
+             sj_getnum(x, "gbs", 0));
+    }
+}
+
+static void sync_in_step(const rule_in *in, const pc_rule *r) {
+    if (!in->has_steps) return;
+    const pc_trace *t = in->c->t;
+    double sync_ns = 0;
+    int64_t n = 0;
+    char first[128] = "";
+    uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (!is_sync[e->name]) is_sync[e->name] = rule_is_sync_call(nm) ? 2 : 1;
+        if (is_sync[e->name] != 2 || step_index(in->c, e->ts) < 0) continue;
+        sync_ns += (double)e->dur;
+        n++;
+        if (!first[0]) snprintf(first, sizeof first, "%s", nm);
+    }
+    spill_free(is_sync);
+    if (n <= 0) return;
+    char a[64];
+    fmt_ns(a, sizeof a, sync_ns / in->nsteps);
+    fire(in, r, sync_ns / in->nsteps, "%lld synchronizing calls (e.g. %s), %s per step blocked", (long long)n, first, a);
+}
+
+static void communication(const rule_in *in, const pc_rule *r) {
+    if (!cJSON_IsTrue(sj_get(in->s, "communication.present"))) return;
+    double pct = S(in, "communication.pct_of_step"), ov = sj_getnum(in->s, "communication.overlap_pct", 100);
+    if (pct <= 10 && ov >= 50) return;
+    double exposed = (S(in, "communication.nccl_ns") - S(in, "communication.overlap_ns")) / in->nsteps;
+    char a[64];
+    fmt_ns(a, sizeof a, exposed);
+    fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed per step", pct, ov, a);
+}
+
+static void memory_peak(const rule_in *in, const pc_rule *r) {
+    const cJSON *m;
+    cJSON_ArrayForEach(m, sj_get(in->s, "memory.devices")) {
+        double pct = sj_getnum(m, "peak_reserved_pct", 0);
+        if (pct > 90) fire(in, r, -1, "device %d peak %.1f%% of its memory", (int)sj_getnum(m, "id", 0), pct);
+    }
+}
+
+static void step_variance(const rule_in *in, const pc_rule *r) {
+    if (!in->has_steps || in->c->nsteps < 3) return;
+    double mx = S(in, "steps.max_ns"), cv = S(in, "steps.cv_pct"), med = in->step_med;
+    if (med <= 0 || (mx <= 1.5 * med && cv <= 10)) return;
+    char a[64], b[64], d[64];
+    fmt_ns(a, sizeof a, mx);
+    fmt_ns(b, sizeof b, med);
+    fmt_ns(d, sizeof d, in->step - med);
+    fire(in, r, in->step > med ? in->step - med : 0, "slowest step %s vs median %s; coefficient of variation %.1f%% (mean exceeds median by %s)", a,
+         b, cv, d);
+}
+
+static void cpu_busy(const rule_in *in, const pc_rule *r) {
+    if (!cJSON_IsTrue(sj_get(in->s, "cpu.present"))) return;
+    double sys = S(in, "cpu.average.system"), user = S(in, "cpu.average.user");
+    if (user + sys > 80) fire(in, r, -1, "average user %.0f%%, system %.0f%%", user, sys);
+}
+
+const pc_rule pc_rules[] = {
+    {"data_loading", FW_ANY, "Data loading takes a large share of each step", "data loading wait over 5% of the step",
+     "The GPU waits while the next batch is prepared on the host; every step pays this time.",
+     "Use more DataLoader workers (num_workers), pin_memory=True, prefetching (prefetch_factor), and move decoding or augmentation off the training process.",
+     "PyTorch TensorBoard plugin", data_loading},
+    {"empty_queue", FW_ANY, "The input pipeline is the bottleneck", "data queue empty at more than 30% of steps",
+     "An empty queue means the training step had to wait for data to be produced.",
+     "Speed up the input pipeline: more parallel workers or map threads, caching, prefetching, lighter preprocessing.", "MindInsight", empty_queue},
+    {"pipeline_bottleneck", FW_ANY, "A data-pipeline operator is the bottleneck",
+     "output queue under 10% full while its input queues are over 90% full (or, for a source, its output under 10%)",
+     "The operator cannot produce data as fast as the next one consumes it, so the training step waits for data.",
+     "Give the operator more parallel workers (num_parallel_workers), cache its output, or simplify its work.", "MindInsight", pipeline_bottleneck},
+    {"iteration_interval", FW_ANY, "Long iteration interval before the forward pass", "iteration interval over 20% of the step",
+     "Between one step's end and the next forward pass the GPU does no training work: data loading, host-side preparation or synchronization happens there.",
+     "Overlap data preparation with compute (prefetch to the GPU with non_blocking copies), and remove host work between steps (logging, .item(), checkpointing).",
+     "MindInsight", iteration_interval},
+    {"gpu_utilization", FW_ANY, "Low GPU utilization", "GPU utilization under 50%",
+     "For most of the step no kernel runs on the GPU, so the GPU you pay for sits idle.",
+     "Raise the batch size, remove host synchronizations, capture steady parts with CUDA graphs, and overlap data loading.",
+     "PyTorch TensorBoard plugin", gpu_utilization},
+    {"host_wait", FW_ANY, "The GPU waits for the host to launch work", "GPU idle waiting for the host over 10% of the step",
+     "The next kernel was launched only after the GPU had gone idle: the host is too slow to keep the GPU fed.",
+     "Reduce per-kernel host overhead: fuse small operators (torch.compile), use CUDA graphs, avoid Python work and syncs in the step.",
+     "Holistic Trace Analysis", host_wait},
+    {"small_kernels", FW_ANY, "Many very short kernels", "more than half of the kernels under 10 µs",
+     "Each launch costs a few microseconds of host and GPU overhead; short kernels spend a large part of their time on it.",
+     "Fuse elementwise chains (torch.compile, fused optimizers such as foreach/fused Adam), and capture the step with CUDA graphs.",
+     "Holistic Trace Analysis", small_kernels},
+    {"slow_launches", FW_ANY, "Kernel launch calls over 50 µs", "launch calls taking over 50 µs on the host",
+     "A launch should take a few microseconds; slow launches point at lock contention, lazy module loading or a busy CPU.",
+     "Check CPU load and contention, set CUDA_MODULE_LOADING=LAZY effects, and use CUDA graphs for repeated launch sequences.",
+     "Holistic Trace Analysis", slow_launches},
+    {"tensor_cores", FW_PYTORCH, "Matrix products and convolutions do not use Tensor Cores",
+     "Tensor-Core-capable operators (compute capability 7.0 or higher) running no Tensor Core kernel",
+     "Tensor Cores run matrix math several times faster than the ordinary FP32 units; the estimate assumes they would halve this time.",
+     "Enable mixed precision (torch.autocast with bf16 or fp16), or TF32 on Ampere and later (torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True).",
+     "PyTorch TensorBoard plugin, PyProf", tensor_cores},
+    {"gemm_alignment", FW_PYTORCH, "GEMM dimensions not divisible by 8", "matrix product with M, N or K not a multiple of 8",
+     "Tensor Cores need dimensions that are multiples of 8 (fp16/bf16) to be used fully; other shapes fall back to slower paths or padding. The estimate assumes a quarter of those calls' time.",
+     "Pad hidden sizes, vocabulary and batch to multiples of 8 (64 is better).", "PyProf", gemm_alignment},
+    {"no_cudnn", FW_PYTORCH, "Convolutions run without cuDNN", "convolution operators running thnn_conv2d / slow_conv kernels",
+     "PyTorch falls back to its slow reference convolutions when cuDNN is disabled or cannot handle the case; one line such as torch._C._set_cudnn_enabled(False) left in a framework slows every convolution.",
+     "Check torch.backends.cudnn.enabled (and any torch._C._set_cudnn_enabled call), and use data types and layouts cuDNN supports.", "perfcard",
+     no_cudnn},
+    {"pageable_memcpy", FW_ANY, "Copies from or to pageable host memory", "any memcpy involving pageable memory",
+     "Pageable copies are staged through a pinned buffer by the driver and cannot overlap compute; they run at a fraction of the link's bandwidth.",
+     "Allocate host buffers in pinned memory (cudaHostAlloc; in PyTorch DataLoader pin_memory=True, tensor.pin_memory()) and copy asynchronously (non_blocking=True).",
+     "Nsight Systems expert rules", pageable_memcpy},
+    {"sync_in_step", FW_ANY, "Synchronizing calls inside the steps",
+     "cudaDeviceSynchronize / cudaStreamSynchronize / synchronous cudaMemcpy or cudaMemset inside a step",
+     "A synchronizing call blocks the host until the GPU drains, so the host cannot queue the next work ahead of the GPU.",
+     "Use asynchronous copies and CUDA events instead of device-wide syncs (in PyTorch: non_blocking=True, and no .item() / .cpu() / print of GPU tensors in the step).",
+     "Nsight Systems expert rules", sync_in_step},
+    {"communication", FW_ANY, "Communication is large or poorly overlapped", "NCCL time over 10% of the step, or less than half of it overlapped with computation",
+     "Communication that does not overlap computation adds directly to the step time.",
+     "Overlap gradient all-reduce with backward (DDP bucketing: tune bucket_cap_mb), use gradient accumulation to communicate less often, and check network bandwidth.",
+     "PyTorch TensorBoard plugin", communication},
+    {"memory_peak", FW_ANY, "Peak memory close to the device's capacity", "peak memory over 90% of device memory",
+     "Close to the limit, the caching allocator fragments and retries, and the next larger batch or model runs out of memory.",
+     "Use activation checkpointing, mixed precision, smaller micro-batches with gradient accumulation, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+     "PyTorch TensorBoard plugin", memory_peak},
+    {"step_variance", FW_ANY, "Step times vary", "slowest step over 1.5x the median, or coefficient of variation over 10%",
+     "Uneven steps point at periodic host work (logging, checkpoints, garbage collection), data stalls or interference; the average step pays for them.",
+     "Look at the slow steps in the step table; move periodic work off the training loop; the first step is often warm-up.",
+     "MindInsight, Holistic Trace Analysis", step_variance},
+    {"cpu_busy", FW_ANY, "The host CPUs are saturated", "CPU utilization (user + system) over 80%",
+     "With the CPUs saturated, data loading and kernel launches slow down and the GPU starves.",
+     "Reduce DataLoader workers' contention (pin threads, set OMP_NUM_THREADS), and move preprocessing to the GPU.", "MindInsight", cpu_busy},
+    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,34 @@
+/* rules.h - the suggestion rules as a table (rules.c): each row holds the
+ * text a reader sees and the frameworks the rule applies to; its check reads
+ * the sections through rule_in and fires zero or more suggestions into
+ * rule_in.out (a cJSON array the caller owns). advice.c runs every row and
+ * ranks what fired by the time at stake. */
+#ifndef PC_RULES_H
+#define PC_RULES_H
+#include "analyze.h"
+
+enum { FW_ANY = 0, FW_PYTORCH = 1 }; /* FW_PYTORCH: the trace has aten:: operators */
+
+typedef struct rule_in {
+    const an_ctx *c;
+    const cJSON *s;       /* the summary so far: every section but suggestions and overview */
+    const tab_op *ops;    /* the operators table's rows (nops of them) */
+    size_t nops;
+    double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
+    int has_steps, pytorch;
+    cJSON *out;
+} rule_in;
+
+typedef struct pc_rule {
+    const char *id;
+    int fw;
+    const char *title, *threshold, *why, *try_, *source;
+    void (*check)(const rule_in *in, const struct pc_rule *r);
+} pc_rule;
+
+extern const pc_rule pc_rules[]; /* ends with a row whose id is NULL */
+
+/* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
+ * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */
+int rule_is_sync_call(const char *name);
+#endif

@@ -1,0 +1,183 @@
+/* Every suggestion rule of rules.c, once where it must fire and once where
+ * it must not (just on the other side of its threshold). The sections are
+ * written as summary.json text, validated like any input; the time at stake
+ * expected when a rule fires is computed by hand from the rule's stated
+ * definition, beside each case. */
+#include "test.h"
+#include "fixtures.h"
+#include "analyze/rules.h"
+#include "summary/summary.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+typedef struct rcase {
+    const char *rule;
+    int fires;
+    double stake;     /* expected at_stake_ns when it fires (-1: none) */
+    int steps;        /* 0: no steps (one window); else that many steps of 1 ms */
+    int cc_major;     /* first device's compute capability (0: no device) */
+    const char *sync; /* a runtime call made inside the first step, or NULL */
+    const char *json; /* sections, without the schema key */
+} rcase;
+
+#define OPS(...) "\"operators\": {\"rows\": [" __VA_ARGS__ "]}"
+static const rcase cases[] = {
+    /* data wait 60 µs of a 1 ms step (6% > 5%): at stake the wait itself */
+    {"data_loading", 1, 60000, 3, 0, NULL,
+     "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 60000, \"steps\": 3, \"steps_over_5pct\": 3}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    {"data_loading", 0, 0, 3, 0, NULL,
+     "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 50000}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* empty in 40% of steps (> 30%): at stake the iteration interval */
+    {"empty_queue", 1, 200000, 3, 0, NULL,
+     "\"queues\": {\"rows\": [{\"name\": \"q\", \"empty_steps_pct\": 40, \"empty_steps\": 4, \"steps_with_samples\": 10}]},"
+     " \"steps\": {\"average\": {\"iteration_interval_ns\": 200000}}"},
+    {"empty_queue", 0, 0, 3, 0, NULL, "\"queues\": {\"rows\": [{\"name\": \"q\", \"empty_steps_pct\": 30, \"empty_steps\": 3, \"steps_with_samples\": 10}]}"},
+    {"pipeline_bottleneck", 1, 200000, 3, 0, NULL,
+     "\"pipeline\": {\"rows\": [{\"op_id\": 2, \"op_type\": \"Map\", \"verdict\": \"slow\", \"queue_usage_pct\": 5}]},"
+     " \"steps\": {\"average\": {\"iteration_interval_ns\": 200000}}"},
+    {"pipeline_bottleneck", 0, 0, 3, 0, NULL, "\"pipeline\": {\"rows\": [{\"op_id\": 2, \"op_type\": \"Map\", \"verdict\": \"\", \"queue_usage_pct\": 50}]}"},
+    /* interval 300 µs of 1 ms (> 20%), 100 µs of it data wait (data_loading's): 200 µs */
+    {"iteration_interval", 1, 200000, 3, 0, NULL,
+     "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 300000}}, \"dataloader\": {\"present\": true, \"avg_wait_ns\": 100000}"},
+    {"iteration_interval", 0, 0, 3, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 200000}}"},
+    /* without steps there is no interval between them */
+    {"iteration_interval", 0, 0, 0, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 900000}}"},
+    /* busy 40% (< 50%): idle 60% of a 1 ms step */
+    {"gpu_utilization", 1, 600000, 3, 0, NULL, "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    {"gpu_utilization", 0, 0, 3, 0, NULL, "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 50}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* 450 µs of host wait over 3 steps = 150 µs per step (15% > 10%) */
+    {"host_wait", 1, 150000, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 450000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    {"host_wait", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 300000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* 60 of 100 kernels under 10 µs; 90 µs of kernel wait over 3 steps */
+    {"small_kernels", 1, 30000, 3, 0, NULL,
+     "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 60}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
+    {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 50}}"},
+    {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 99, \"kernels_under_10us\": 99}}"},
+    {"slow_launches", 1, -1, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 1}}"},
+    {"slow_launches", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 0}}"},
+    /* 600 µs on non-Tensor-Core kernels over 3 steps, halved: 100 µs */
+    {"tensor_cores", 1, 100000, 3, 8, NULL,
+     OPS("{\"name\": \"aten::mm\", \"calls\": 3, \"self_device_ns\": 600000, \"tensor_cores\": \"no\", \"tc_eligible\": true}")},
+    {"tensor_cores", 0, 0, 3, 6, NULL,
+     OPS("{\"name\": \"aten::mm\", \"calls\": 3, \"self_device_ns\": 600000, \"tensor_cores\": \"no\", \"tc_eligible\": true}")},
+    {"tensor_cores", 0, 0, 3, 8, NULL,
+     OPS("{\"name\": \"aten::mm\", \"calls\": 3, \"self_device_ns\": 600000, \"tensor_cores\": \"yes\", \"tc_eligible\": true}")},
+    /* 1 of 4 GEMM calls misaligned: 1/4 of 1.2 ms over 3 steps, a quarter of it: 25 µs */
+    {"gemm_alignment", 1, 25000, 3, 8, NULL,
+     OPS("{\"name\": \"aten::mm\", \"calls\": 4, \"self_device_ns\": 1200000, \"gemm_calls\": 4, \"gemm_not_multiple_of_8\": 1}")},
+    {"gemm_alignment", 0, 0, 3, 8, NULL,
+     OPS("{\"name\": \"aten::mm\", \"calls\": 4, \"self_device_ns\": 1200000, \"gemm_calls\": 4, \"gemm_not_multiple_of_8\": 0}")},
+    /* 900 µs of slow convolutions over 3 steps, halved: 150 µs */
+    {"no_cudnn", 1, 150000, 3, 8, NULL, OPS("{\"name\": \"aten::thnn_conv2d\", \"calls\": 3, \"device_total_ns\": 900000}")},
+    {"no_cudnn", 0, 0, 3, 8, NULL, OPS("{\"name\": \"aten::cudnn_convolution\", \"calls\": 3, \"device_total_ns\": 900000}")},
+    /* not PyTorch (no aten:: operator): the rule does not apply */
+    {"no_cudnn", 0, 0, 3, 8, NULL, OPS("{\"name\": \"thnn_conv2d\", \"calls\": 3, \"device_total_ns\": 900000}")},
+    /* 300 µs of pageable copies over 3 steps, halved: 50 µs */
+    {"pageable_memcpy", 1, 50000, 3, 0, NULL,
+     "\"transfers\": {\"rows\": [{\"kind\": \"Memcpy HtoD (Pageable -> Device)\", \"source_memory\": \"Pageable\", \"count\": 3, \"total_ns\": 300000}]}"},
+    {"pageable_memcpy", 0, 0, 3, 0, NULL,
+     "\"transfers\": {\"rows\": [{\"kind\": \"Memcpy HtoD (Pinned -> Device)\", \"source_memory\": \"Pinned\", \"count\": 3, \"total_ns\": 300000}]}"},
+    /* one 30 µs synchronizing call (a versioned name) in 3 steps: 10 µs per step */
+    {"sync_in_step", 1, 10000, 3, 0, "cudaDeviceSynchronize_v3020", ""},
+    {"sync_in_step", 0, 0, 3, 0, "cudaLaunchKernel_v7000", ""},
+    {"sync_in_step", 0, 0, 0, 0, "cudaDeviceSynchronize", ""},
+    /* NCCL 20% of the step, 300 of 900 µs overlapped: 600 µs exposed over 3 steps */
+    {"communication", 1, 200000, 3, 0, NULL,
+     "\"communication\": {\"present\": true, \"pct_of_step\": 20, \"overlap_pct\": 33.3, \"nccl_ns\": 900000, \"overlap_ns\": 300000}"},
+    {"communication", 0, 0, 3, 0, NULL,
+     "\"communication\": {\"present\": true, \"pct_of_step\": 10, \"overlap_pct\": 50, \"nccl_ns\": 900000, \"overlap_ns\": 450000}"},
+    {"memory_peak", 1, -1, 3, 0, NULL, "\"memory\": {\"devices\": [{\"id\": 0, \"peak_reserved_pct\": 95}]}"},
+    {"memory_peak", 0, 0, 3, 0, NULL, "\"memory\": {\"devices\": [{\"id\": 0, \"peak_reserved_pct\": 90}]}"},
+    /* slowest 2 ms vs median 1 ms (> 1.5x); mean 1.2 ms exceeds the median by 200 µs */
+    {"step_variance", 1, 200000, 3, 0, NULL,
+     "\"steps\": {\"max_ns\": 2000000, \"median_ns\": 1000000, \"cv_pct\": 5, \"average\": {\"duration_ns\": 1200000}}"},
+    {"step_variance", 0, 0, 3, 0, NULL, "\"steps\": {\"max_ns\": 1500000, \"median_ns\": 1000000, \"cv_pct\": 10, \"average\": {\"duration_ns\": 1100000}}"},
+    {"step_variance", 0, 0, 2, 0, NULL, "\"steps\": {\"max_ns\": 3000000, \"median_ns\": 1000000, \"cv_pct\": 50, \"average\": {\"duration_ns\": 2000000}}"},
+    {"cpu_busy", 1, -1, 3, 0, NULL, "\"cpu\": {\"present\": true, \"average\": {\"user\": 70, \"system\": 11}}"},
+    {"cpu_busy", 0, 0, 3, 0, NULL, "\"cpu\": {\"present\": true, \"average\": {\"user\": 70, \"system\": 10}}"},
+};
+
+/* The suggestions that fire for one case; NULL with a message when the case
+ * itself is malformed. */
+static cJSON *run_case(const rcase *k, char *msg, size_t n) {
+    char *text = malloc(strlen(k->json) + 64);
+    sprintf(text, "{\"schema\": \"perfcard.summary/1\"%s%s}", *k->json ? ", " : "", k->json);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    pc_summary *ps = doc ? summary_of(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!ps) {
+        snprintf(msg, n, "case of %s: the sections do not validate", k->rule);
+        return NULL;
+    }
+    pc_trace *t = pc_trace_new();
+    pc_device dev = {0};
+    pc_step steps[8];
+    an_ctx c;
+    memset(&c, 0, sizeof c);
+    c.t = t;
+    int ns = k->steps ? k->steps : 1;
+    for (int i = 0; i < ns; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i};
+    c.steps = steps;
+    c.nsteps = (size_t)ns;
+    c.step_source = k->steps ? "test" : NULL;
+    if (k->cc_major) {
+        dev.cc_major = k->cc_major;
+        c.dev0 = &dev;
+    }
+    if (k->sync) {
+        pc_cpu_event *e = pc_trace_add_cpu(t);
+        e->kind = CPU_RUNTIME;
+        e->ts = 100000;
+        e->dur = 30000;
+        e->name = strtab_intern(&t->strs, k->sync, strlen(k->sync));
+    }
+    an_advice(&c, ps);
+    cJSON *rows = cJSON_Duplicate(sj_get(ps->doc, "suggestions.rows"), 1);
+    pc_summary_free(ps);
+    pc_trace_free(t);
+    return rows;
+}
+
+TEST(rules_each_fires_and_holds_back) {
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const rcase *k = &cases[i];
+        char msg[256];
+        cJSON *rows = run_case(k, msg, sizeof msg);
+        CHECK_MSG(rows, "%s", msg);
+        const cJSON *hit = NULL, *r;
+        cJSON_ArrayForEach(r, rows) if (!strcmp(sj_getstr(r, "rule", ""), k->rule)) hit = r;
+        int fired = hit != NULL;
+        double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : 0;
+        cJSON_Delete(rows);
+        CHECK_MSG(fired == k->fires, "case %zu: rule %s %s", i, k->rule, k->fires ? "did not fire" : "fired");
+        if (fired) CHECK_MSG(stake > k->stake - 0.5 && stake < k->stake + 0.5, "case %zu: %s at stake %.1f ns, expected %.1f", i, k->rule, stake, k->stake);
+    }
+}
+
+/* Every rule of the table has a case that fires it and one that must not. */
+TEST(rules_every_rule_has_both_cases) {
+    int n = 0;
+    for (const pc_rule *r = pc_rules; r->id; r++, n++) {
+        int yes = 0, no = 0;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            if (!strcmp(cases[i].rule, r->id)) cases[i].fires ? yes++ : no++;
+        CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
+        CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
+    }
+    CHECK_EQ_I(n, 17);
+}
+
+TEST(rules_sync_call_names) {
+    CHECK(rule_is_sync_call("cudaDeviceSynchronize"));
+    CHECK(rule_is_sync_call("cudaDeviceSynchronize_v3020"));
+    CHECK(rule_is_sync_call("cuMemcpyDtoH_v2"));
+    CHECK(rule_is_sync_call("cudaStreamSynchronize_v3020"));
+    CHECK(!rule_is_sync_call("cudaMemcpyAsync"));
+    CHECK(!rule_is_sync_call("cudaMemcpyAsync_v3020"));
+    CHECK(!rule_is_sync_call("cudaLaunchKernel_v7000"));
+    CHECK(!rule_is_sync_call("cudaDeviceSynchronize_vx"));
+    CHECK(!rule_is_sync_call("_v2"));
+}

@@ -1,7 +1,7 @@
-/* pc_analyze: links and steps first, then two groups of independent
- * analyzers on two threads (each fills its own JSON object), then the
- * sections are put in their fixed order and the overview and suggestions,
- * which read them, run last. */
+/* pc_analyze: links and steps first, then the analyzers of sections.def by
+ * stage: the run section, then two groups of independent analyzers on two
+ * threads (each fills its own summary), whose sections are then put in the
+ * table's order, then the suggestions and the overview, which read them. */
 #include "analyze.h"
 #include "../util/side.h"
 #include "../util/spill.h"
@@ -11,7 +11,18 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct group { const an_ctx *c; pc_summary *out; int which; } group;
+enum stage { STAGE_FIRST, STAGE_A, STAGE_B, STAGE_LAST };
+typedef struct section {
+    const char *key, *analyzer_name;
+    void (*analyzer)(const an_ctx *, pc_summary *);
+    enum stage stage;
+} section;
+static const section sections[] = {
+#define SECTION(key, fn, stage) {#key, #fn, fn, STAGE_##stage},
+#include "sections.def"
+#undef SECTION
+};
+enum { NSECTIONS = sizeof sections / sizeof *sections };
 
 /* PERFCARD_TIMING=1: each analyzer's wall time on stderr (as the CLI's stages) */
 static double now_s(void) {
@@ -23,28 +34,22 @@ static double now_s(void) {
     do {                                                                                         \
         double t0_ = timing ? now_s() : 0;                                                       \
         call;                                                                                    \
-        if (timing) fprintf(stderr, "perfcard: timing:   %-12s %.3f s\n", what, now_s() - t0_); \
+        if (timing) fprintf(stderr, "perfcard: timing:   %-14s %.3f s\n", what, now_s() - t0_); \
     } while (0)
 
-static void *run_group(void *arg) {
-    group *g = arg;
+/* Runs the analyzers of one stage, each once, in the table's order. */
+typedef struct stage_run { const an_ctx *c; pc_summary *out; enum stage stage; } stage_run;
+static void *run_stage(void *arg) {
+    stage_run *g = arg;
     int timing = getenv("PERFCARD_TIMING") != NULL;
-    if (g->which == 0) {
-        TIMED("operators", an_operators(g->c, g->out));
-        TIMED("transfers", an_transfers(g->c, g->out->doc));
-        TIMED("memory", an_memory(g->c, g->out->doc));
-    } else {
-        TIMED("kernels", an_kernels(g->c, g->out));
-        TIMED("steps", an_steps(g->c, g->out->doc));
-        TIMED("gpu", an_gpu_metrics(g->c, g->out->doc));
-        TIMED("counters", an_counters(g->c, g->out->doc));
-        TIMED("timeline", an_timeline(g->c, g->out->doc));
+    for (int i = 0; i < NSECTIONS; i++) {
+        const section *x = &sections[i];
+        int first = x->stage == g->stage;
+        for (int j = 0; j < i && first; j++) first = sections[j].analyzer != x->analyzer;
+        if (first) TIMED(x->analyzer_name + 3, x->analyzer(g->c, g->out));
     }
     return NULL;
 }
-
-static const char *const order[] = {"kernels", "operators", "operator_types", "modules", "api_calls", "transfers", "memory",
-                                    "steps", "breakdown", "dataloader", "communication", "gpu", "cpu", "queues", "pipeline", "timeline", NULL};
 
 pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_ctx c;
@@ -59,8 +64,8 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     }
     TIMED("steps_find", steps_find(&c));
     pc_summary *s = pc_summary_new();
-    an_runinfo(&c, s->doc);
-    group g[2] = {{&c, pc_summary_new(), 0}, {&c, pc_summary_new(), 1}};
+    stage_run first = {&c, s, STAGE_FIRST}, a = {&c, pc_summary_new(), STAGE_A}, b = {&c, pc_summary_new(), STAGE_B};
+    run_stage(&first);
     side sd;
     /* Two threads for big traces, also when the events live in files: since
      * the spill watcher trims only after its blocks grow (spill.c), two passes
@@ -68,24 +73,24 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
      * trace 4.7 s, 85-96 MiB on two threads vs 5.9 s, 84 MiB on one; a
      * 3,000,000-event gzip bomb 93 vs 100-104 MiB; 500,000 + 500,000 names
      * analyzed in 3.6 s vs 4.6-5.7 s at 158 MiB either way. */
-    side_start(&sd, run_group, &g[1], t->ncpu + t->ngpu > PC_THREADED_EVENTS);
-    run_group(&g[0]);
+    side_start(&sd, run_stage, &b, t->ncpu + t->ngpu > PC_THREADED_EVENTS);
+    run_stage(&a);
     side_finish(&sd);
-    for (int i = 0; order[i]; i++) {
-        pc_summary_move(s, g[0].out, order[i]);
-        pc_summary_move(s, g[1].out, order[i]);
+    for (int i = 0; i < NSECTIONS; i++) {
+        pc_summary_move(s, a.out, sections[i].key);
+        pc_summary_move(s, b.out, sections[i].key);
     }
-    /* a section missing from order[] is a bug, never a silent drop */
+    /* a section missing from sections.def is a bug, never a silent drop */
     for (int k = 0; k < 2; k++)
-        for (const cJSON *x = g[k].out->doc->child; x; x = x->next)
+        for (const cJSON *x = (k ? b.out : a.out)->doc->child; x; x = x->next)
             if (strcmp(x->string, "schema") != 0) {
-                fprintf(stderr, "perfcard: internal error: section \"%s\" is not in analyze.c's order\n", x->string);
+                fprintf(stderr, "perfcard: internal error: section \"%s\" is not in sections.def\n", x->string);
                 abort();
             }
-    pc_summary_free(g[0].out);
-    pc_summary_free(g[1].out);
-    TIMED("advice", an_advice(&c, s));
-    TIMED("overview", an_overview(&c, s));
+    pc_summary_free(a.out);
+    pc_summary_free(b.out);
+    stage_run last = {&c, s, STAGE_LAST};
+    run_stage(&last);
     links_free(&c.links);
     spill_free(c.steps);
     return s;

@@ -48,18 +48,19 @@ void steps_find(an_ctx *c);
 /* The step whose window holds t (binary search), or -1. */
 long step_index(const an_ctx *c, int64_t t);
 
-/* Sections, in the order pc_analyze runs them. */
-void an_runinfo(const an_ctx *c, cJSON *summary);
+/* The analyzers: each writes its sections (sections.def says which, in
+ * which order and on which thread) into the summary. */
+void an_runinfo(const an_ctx *c, pc_summary *summary);
 void an_kernels(const an_ctx *c, pc_summary *summary);
 void an_operators(const an_ctx *c, pc_summary *summary); /* operators, operator types, modules */
-void an_transfers(const an_ctx *c, cJSON *summary);
-void an_memory(const an_ctx *c, cJSON *summary);
-void an_steps(const an_ctx *c, cJSON *summary);       /* phases, breakdown, data wait, communication */
-void an_gpu_metrics(const an_ctx *c, cJSON *summary); /* utilization, SM efficiency, occupancy, idle */
-void an_counters(const an_ctx *c, cJSON *summary);    /* data queues and CPU utilization */
-void an_timeline(const an_ctx *c, cJSON *summary);    /* the median step, box by box */
-void an_advice(const an_ctx *c, pc_summary *summary);   /* suggestions: reads the sections above */
-void an_overview(const an_ctx *c, pc_summary *summary); /* headline figures: reads everything */
+void an_transfers(const an_ctx *c, pc_summary *summary); /* API calls and memory transfers */
+void an_memory(const an_ctx *c, pc_summary *summary);
+void an_steps(const an_ctx *c, pc_summary *summary);       /* phases, breakdown, data wait, communication */
+void an_gpu_metrics(const an_ctx *c, pc_summary *summary); /* utilization, SM efficiency, occupancy, idle */
+void an_counters(const an_ctx *c, pc_summary *summary);    /* data queues and CPU utilization */
+void an_timeline(const an_ctx *c, pc_summary *summary);    /* the median step, box by box */
+void an_advice(const an_ctx *c, pc_summary *summary);      /* suggestions: reads the sections above */
+void an_overview(const an_ctx *c, pc_summary *summary);    /* headline figures: reads everything */
 
 /* Names that mark data loading (DataLoader iteration, perfcard.data markers)
  * and collectives (NCCL and other stacks' communication kernels): steps.c. */

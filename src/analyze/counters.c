@@ -229,7 +229,8 @@ static void pipeline_section(const an_ctx *c, cJSON *s) {
     }
 }
 
-void an_counters(const an_ctx *c, cJSON *s) {
+void an_counters(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     cpu_section(c, s);
     queue_section(c, s);
     pipeline_section(c, s);

@@ -159,7 +159,8 @@ void gm_free(gm_result *r) {
 
 enum { KERNEL_WAIT_NS = 30000 }; /* Holistic Trace Analysis' default consecutive-kernel delay */
 
-void an_gpu_metrics(const an_ctx *c, cJSON *s) {
+void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     int64_t ss = c->steps[0].start, se = c->steps[c->nsteps - 1].end;
     if (t->clock_note) {

@@ -21,7 +21,8 @@ static int cmp_opmem(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-void an_memory(const an_ctx *c, cJSON *s) {
+void an_memory(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     cJSON *mem = sj_obj(s, "memory");
     sj_int(mem, "events", (int64_t)t->nmem);

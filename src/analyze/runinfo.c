@@ -7,7 +7,8 @@ static const char *cpu_kind_key[CPU_KIND_COUNT] = {"cpu_op", "user_annotation", 
                                                    "cuda_runtime", "cuda_driver", "dataloader"};
 static const char *gpu_kind_key[GPU_KIND_COUNT] = {"kernel", "memcpy", "memset", "gpu_annotation", "gpu_sync"};
 
-void an_runinfo(const an_ctx *c, cJSON *s) {
+void an_runinfo(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     const pc_analyze_opts *o = &c->o;
     cJSON *ri = sj_obj(s, "run");

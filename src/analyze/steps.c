@@ -202,7 +202,8 @@ static int cmp_i64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-void an_steps(const an_ctx *c, cJSON *s) {
+void an_steps(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
     size_t ns = c->nsteps;

@@ -45,7 +45,8 @@ static int cmp_rows(const void *x, const void *y) {
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-void an_timeline(const an_ctx *c, cJSON *s) {
+void an_timeline(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     /* the median step */
     size_t pick = 0;

@@ -27,7 +27,8 @@ static void add(arow *r, int64_t dur) {
 static const char *copy_name[] = {"Unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
 static const char *mem_name[] = {"?", "Pageable", "Pinned", "Device", "Managed"};
 
-void an_transfers(const an_ctx *c, cJSON *s) {
+void an_transfers(const an_ctx *c, pc_summary *ps) {
+    cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     hmap m = {0};
     arow *rows = NULL;

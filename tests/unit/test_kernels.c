@@ -58,3 +58,30 @@ TEST(runinfo_counts_and_no_secrets) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* summary.json's top-level keys are exactly sections.def's, in its order
+ * (read here from the table itself, not from the engine's copy of it) */
+TEST(sections_in_table_order) {
+    static const char *const keys[] = {"schema",
+#define SECTION(key, fn, stage) #key,
+#include "analyze/sections.def"
+#undef SECTION
+                                       NULL};
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(FIX_CURRENT, strlen(FIX_CURRENT), &t, &err) == 0);
+    cJSON *j = analyze_json(t, NULL);
+    pc_trace_free(t);
+    int i = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, j) {
+        if (!keys[i] || strcmp(x->string, keys[i])) {
+            test_fail(__FILE__, __LINE__, "key %d is \"%s\", expected \"%s\"", i, x->string, keys[i] ? keys[i] : "(end)");
+            cJSON_Delete(j);
+            return;
+        }
+        i++;
+    }
+    cJSON_Delete(j);
+    CHECK_MSG(!keys[i], "section \"%s\" missing from the summary", keys[i]);
+}

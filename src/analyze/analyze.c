@@ -24,7 +24,7 @@ static const section sections[] = {
 };
 enum { NSECTIONS = sizeof sections / sizeof *sections };
 
-/* PERFCARD_TIMING=1: each analyzer's wall time on stderr (as the CLI's stages) */
+/* pc_analyze_opts.timing: each analyzer's wall time on stderr (as the CLI's stages) */
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -41,7 +41,7 @@ static double now_s(void) {
 typedef struct stage_run { const an_ctx *c; pc_summary *out; enum stage stage; } stage_run;
 static void *run_stage(void *arg) {
     stage_run *g = arg;
-    int timing = getenv("PERFCARD_TIMING") != NULL;
+    int timing = g->c->o.timing;
     for (int i = 0; i < NSECTIONS; i++) {
         const section *x = &sections[i];
         int first = x->stage == g->stage;
@@ -56,7 +56,7 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     memset(&c, 0, sizeof c);
     c.t = t;
     if (o) c.o = *o;
-    int timing = getenv("PERFCARD_TIMING") != NULL;
+    int timing = c.o.timing;
     TIMED("links", links_build(t, &c.links));
     if (t->ndev > 0) {
         c.dev0 = &t->dev[0];

@@ -18,6 +18,7 @@ typedef struct pc_analyze_opts {
     int group_by_shape;       /* operators keyed by (name, input shapes) */
     const char *step_pattern; /* regex naming step ranges, or NULL */
     const char *fp_point, *bp_point;
+    int timing;               /* each analyzer's wall time on stderr (PERFCARD_TIMING) */
 } pc_analyze_opts;
 
 pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o);

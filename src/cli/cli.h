@@ -23,6 +23,9 @@ int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+/* The resource policy from the environment (PERFCARD_MEM_MIB, PERFCARD_TMP_MIB,
+ * PERFCARD_TMPDIR or TMPDIR), and --tmp-mib when tmp_mib > 0: main.c. */
+void cli_policy(long tmp_mib);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */

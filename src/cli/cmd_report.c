@@ -72,7 +72,7 @@ static int analysis_option(int c, common_opts *o) {
             fprintf(stderr, "perfcard: --tmp-mib takes a positive number of MiB\n");
             exit(EXIT_INPUT);
         }
-        setenv("PERFCARD_TMP_MIB", optarg, 1); /* read by the temporary-file allocator (util/spill.c) */
+        cli_policy(v);
         return 1;
     }
     }
@@ -158,7 +158,8 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
                                                                                                                : EXIT_OK;
     }
     pc_trace *t = NULL;
-    pc_load_opts lo = {.progress = progress ? print_progress : NULL, .threads = read_threads};
+    const char *sq = getenv("PERFCARD_SQLITE_SECONDS");
+    pc_load_opts lo = {.progress = progress ? print_progress : NULL, .threads = read_threads, .sqlite_seconds = sq ? atoi(sq) : 0};
     double t0 = now_s();
     int rc = pc_load(path, &lo, &t, &err);
     timing("load", t0);
@@ -170,6 +171,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     }
     pc_analyze_opts an = *ao;
     an.input_name = path;
+    an.timing = getenv("PERFCARD_TIMING") != NULL;
     t0 = now_s();
     *summary = pc_analyze(t, &an);
     timing("analyze", t0);

@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "../util/spill.h"
+#include <stdlib.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +24,24 @@ static void usage(FILE *f) {
             PC_VERSION);
 }
 
+/* The run's resource policy, from the environment (and --tmp-mib, when
+ * tmp_mib > 0), handed to the allocator that enforces it (util/spill.h). */
+void cli_policy(long tmp_mib) {
+    static long from_flag;
+    if (tmp_mib > 0) from_flag = tmp_mib;
+    const char *mem = getenv("PERFCARD_MEM_MIB"), *tmp = getenv("PERFCARD_TMP_MIB"), *dir = getenv("PERFCARD_TMPDIR");
+    long mem_mib = mem ? atol(mem) : 0, tmp_env = tmp ? atol(tmp) : 0;
+    if (!dir || !*dir) dir = getenv("TMPDIR");
+    spill_policy p = {mem_mib > 0 ? (size_t)mem_mib << 20 : 0,
+                      from_flag > 0 ? (size_t)from_flag << 20 : tmp_env > 0 ? (size_t)tmp_env << 20 : 0, dir};
+    spill_configure(&p);
+}
+
 int main(int argc, char **argv) {
     /* big event arrays grow by realloc: keep them mmapped so growing them is
      * an mremap, not a copy that briefly holds both the old and new array */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    cli_policy(0);
     if (argc < 2) { usage(stderr); return EXIT_INPUT; }
     const char *c = argv[1];
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }

@@ -49,7 +49,7 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
     if (n < 0) return PC_ERRF(err, PC_EIO, "cannot read: %s", strerror(errno));
     if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
 #if PC_HAVE_SQLITE
-        return pc_load_sqlite(path, out, err);
+        return pc_load_sqlite(path, o, out, err);
 #else
         return PC_ERRF(err, PC_EUNSUP, "is an SQLite database (Nsight Systems / nvprof export), but perfcard was built without SQLite");
 #endif

@@ -24,6 +24,7 @@ typedef struct pc_load_opts {
     int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
     int threads;           /* plain JSON files: readers run in parallel; 0 = one per CPU */
     uint64_t split_min;    /* smallest part of a file given to a reader; 0 = 32 MiB */
+    int sqlite_seconds;    /* the most time spent reading one SQLite database; 0 = 300 */
 } pc_load_opts;
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err);

@@ -28,14 +28,8 @@ typedef struct db {
     const char *path;
     int kind;            /* host_row: the kind of the rows being read */
     double deadline;     /* monotonic seconds after which queries are interrupted */
+    int seconds;         /* the time allowed (pc_load_opts.sqlite_seconds) */
 } db;
-
-/* PERFCARD_SQLITE_SECONDS, default 300: the most time spent reading a database */
-static int sqlite_seconds(void) {
-    const char *e = getenv("PERFCARD_SQLITE_SECONDS");
-    int v = e ? atoi(e) : 0;
-    return v > 0 ? v : 300;
-}
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -87,7 +81,7 @@ static int step_all(db *d, sqlite3_stmt *st, void (*row)(db *, sqlite3_stmt *)) 
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return 0;
     if (rc == SQLITE_INTERRUPT)
-        return PC_ERRF(d->err, PC_EINPUT, "reading the database took longer than %d s (PERFCARD_SQLITE_SECONDS)", sqlite_seconds());
+        return PC_ERRF(d->err, PC_EINPUT, "reading the database took longer than %d s (PERFCARD_SQLITE_SECONDS)", d->seconds);
     if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || rc == SQLITE_IOERR)
         return PC_ERRF(d->err, PC_EINPUT, "the database is truncated or damaged (%s)", sqlite3_errmsg(d->h));
     return PC_ERRF(d->err, PC_EINPUT, "database read error: %s", sqlite3_errmsg(d->h));
@@ -357,7 +351,7 @@ static int check_length(const char *path, pc_err *err) {
     return 0;
 }
 
-int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err) {
+int pc_load_sqlite(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;
     int lrc = check_length(path, err);
     if (lrc) return lrc;
@@ -379,7 +373,8 @@ int pc_load_sqlite(const char *path, pc_trace **out, pc_err *err) {
         sqlite3_close(d.h);
         return rc;
     }
-    d.deadline = now_s() + sqlite_seconds();
+    d.seconds = o && o->sqlite_seconds > 0 ? o->sqlite_seconds : 300;
+    d.deadline = now_s() + d.seconds;
     sqlite3_progress_handler(d.h, 100000, past_deadline, &d);
     sqlite3_exec(d.h, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
     d.t = pc_trace_new();

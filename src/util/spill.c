@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,31 @@ static int watching;   /* the watcher thread runs */
 static int in_memory;  /* a forecast said everything fits: no file blocks while it holds */
 static int no_files;   /* no temporary file could be made: malloc from now on */
 
+/* The policy (spill_configure): sizes read by every thread, so atomic; the
+ * directory copied under mu. */
+static _Atomic size_t pol_mem = (size_t)128 << 20, pol_tmp = (size_t)8192 << 20;
+static char pol_dir[4096];
+
+void spill_configure(const spill_policy *p) {
+    atomic_store(&pol_mem, p->mem_ceiling ? p->mem_ceiling : (size_t)128 << 20);
+    atomic_store(&pol_tmp, p->tmp_limit ? p->tmp_limit : (size_t)8192 << 20);
+    pthread_mutex_lock(&mu);
+    snprintf(pol_dir, sizeof pol_dir, "%s", p->tmp_dir && *p->tmp_dir ? p->tmp_dir : "");
+    pthread_mutex_unlock(&mu);
+}
+
+/* The directory of temporary files, as the policy gives it, else /var/tmp. */
+static void tmp_dir(char *d, size_t n) {
+    pthread_mutex_lock(&mu);
+    snprintf(d, n, "%s", pol_dir[0] ? pol_dir : "/var/tmp");
+    pthread_mutex_unlock(&mu);
+}
+
 static int tmp_file(void) {
-    const char *dirs[3] = {getenv("PERFCARD_TMPDIR"), getenv("TMPDIR"), "/var/tmp"};
-    for (int i = 0; i < 3; i++) {
+    char conf[4096];
+    tmp_dir(conf, sizeof conf);
+    const char *dirs[2] = {conf, "/var/tmp"};
+    for (int i = 0; i < 2; i++) {
         const char *d = dirs[i];
         if (!d || !*d) continue;
         int fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -50,19 +73,14 @@ static int grow_file(int fd, size_t from, size_t to) {
     return ftruncate(fd, (off_t)to);
 }
 
-/* The bound on temporary file bytes (PERFCARD_TMP_MIB, default 8192). */
-static size_t tmp_limit(void) {
-    const char *e = getenv("PERFCARD_TMP_MIB");
-    long v = e ? atol(e) : 0;
-    return (v > 0 ? (size_t)v : 8192) << 20;
-}
+/* The bound on temporary file bytes. */
+static size_t tmp_limit(void) { return atomic_load(&pol_tmp); }
 
 /* Temporary files cannot hold what this run needs: a clear error, exit 4
  * (the output could not be written: cli.h's table of exit codes). */
 static void tmp_fail(const char *why, size_t want) {
-    const char *d = getenv("PERFCARD_TMPDIR");
-    if (!d || !*d) d = getenv("TMPDIR");
-    if (!d || !*d) d = "/var/tmp";
+    char d[4096];
+    tmp_dir(d, sizeof d);
     fprintf(stderr, "perfcard: %s: temporary files for this trace %s (%zu MiB wanted, at most %zu MiB: PERFCARD_TMP_MIB); "
                     "set PERFCARD_TMPDIR to a larger disk or raise PERFCARD_TMP_MIB\n", d, why, want >> 20, tmp_limit() >> 20);
     exit(4);
@@ -76,11 +94,8 @@ static block *find(const void *p) {
     return NULL;
 }
 
-/* The ceiling on resident memory, in bytes (PERFCARD_MEM_MIB, default 128). */
-static size_t ceiling(void) {
-    const char *e = getenv("PERFCARD_MEM_MIB");
-    return (size_t)(e && atol(e) > 0 ? atol(e) : 128) << 20;
-}
+/* The ceiling on resident memory, in bytes. */
+static size_t ceiling(void) { return atomic_load(&pol_mem); }
 /* Trimming starts at 5/8 of it: what the threads touch between two looks of
  * the watcher (bursts of ~10 MB/ms of page faults) stays under the ceiling. */
 static long trim_pages(void) { return (long)(ceiling() / 8 * 5 / (size_t)sysconf(_SC_PAGESIZE)); }

@@ -3,12 +3,17 @@
  * Everything whose size is proportional to the number of events (the event
  * arrays, the links between them, per-event indices, hash maps keyed by
  * event) is allocated here. A block of SPILL_MIN bytes or more is a shared
- * mapping of its own unlinked file in $PERFCARD_TMPDIR, else $TMPDIR, else
- * /var/tmp; smaller blocks, and every block when no such file can be made,
- * come from malloc. Contents start zeroed (spill_alloc too).
+ * mapping of its own unlinked file in the policy's directory, else /var/tmp;
+ * smaller blocks, and every block when no such file can be made, come from
+ * malloc. Contents start zeroed (spill_alloc too).
+ *
+ * The policy (spill_configure) is the caller's: the ceiling on resident
+ * memory, the bound on temporary file bytes and their directory; this file
+ * reads no environment (the CLI maps PERFCARD_MEM_MIB, PERFCARD_TMP_MIB or
+ * --tmp-mib, and PERFCARD_TMPDIR or TMPDIR onto it).
  *
  * A watcher thread reads the process's resident size every millisecond; above
- * 5/8 of the ceiling (PERFCARD_MEM_MIB, default 128) it unmaps every page of
+ * 5/8 of the ceiling (default 128 MiB) it unmaps every page of
  * every block (MADV_DONTNEED: the data stays in the file and the page cache,
  * and the next access maps it back). So resident memory stays near the
  * working set however large the trace, and under memory pressure the kernel
@@ -29,6 +34,15 @@
 #include <stddef.h>
 
 enum { SPILL_MIN = 1 << 20 };
+
+typedef struct spill_policy {
+    size_t mem_ceiling; /* bytes of resident memory; 0: 128 MiB */
+    size_t tmp_limit;   /* bytes of temporary files; 0: 8 GiB (past it: exit 4 with a message) */
+    const char *tmp_dir; /* NULL or "": /var/tmp (copied) */
+} spill_policy;
+/* Sets the policy; any time (tests change it between cases), normally once
+ * before the first allocation. */
+void spill_configure(const spill_policy *p);
 
 void *spill_alloc(size_t n);                 /* zeroed */
 void *spill_calloc(size_t n, size_t size);

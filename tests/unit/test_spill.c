@@ -11,9 +11,7 @@
 #include <unistd.h>
 
 TEST(spill_blocks_keep_their_contents_when_trimmed) {
-    const char *old = getenv("PERFCARD_MEM_MIB");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("PERFCARD_MEM_MIB", "1", 1); /* every big block to a file; trim all the time */
+    spill_configure(&(spill_policy){(size_t)1 << 20, 0, NULL}); /* every big block to a file; trim all the time */
     size_t before = spill_bytes();
     size_t n = (size_t)2 << 20, cap = 0, len = 0;
     uint32_t *v = NULL;
@@ -28,9 +26,7 @@ TEST(spill_blocks_keep_their_contents_when_trimmed) {
     spill_free(z);
     spill_free(v);
     CHECK_EQ_I(spill_bytes(), before);
-    if (saved) setenv("PERFCARD_MEM_MIB", saved, 1);
-    else unsetenv("PERFCARD_MEM_MIB");
-    free(saved);
+    spill_configure(&(spill_policy){0, 0, NULL});
 }
 
 typedef struct rec { int64_t key; uint32_t seq; uint32_t pad[5]; } rec;
@@ -152,18 +148,10 @@ TEST(trace_absorb_merges_sorted_parts_stably) {
     }
 }
 
-/* PERFCARD_MEM_MIB for the length of a test */
-typedef struct env_save { char *old; } env_save;
-static env_save ceiling_set(const char *mib) {
-    const char *o = getenv("PERFCARD_MEM_MIB");
-    env_save s = {o ? strdup(o) : NULL};
-    setenv("PERFCARD_MEM_MIB", mib, 1);
-    return s;
-}
-static void ceiling_restore(env_save s) {
-    if (s.old) setenv("PERFCARD_MEM_MIB", s.old, 1);
-    else unsetenv("PERFCARD_MEM_MIB");
-    free(s.old);
+/* A memory ceiling for the length of a test */
+static void ceiling_set(const char *mib) { spill_configure(&(spill_policy){(size_t)atol(mib) << 20, 0, NULL}); }
+static void ceiling_restore(void) {
+    spill_configure(&(spill_policy){0, 0, NULL});
     spill_forecast(0);
 }
 
@@ -186,7 +174,7 @@ TEST(spill_forecast_keeps_blocks_in_memory_when_they_fit) {
     long ceil_mib = resident_mib() + 200;
     char mib[32];
     snprintf(mib, sizeof mib, "%ld", ceil_mib);
-    env_save sv = ceiling_set(mib);
+    ceiling_set(mib);
     size_t half = ((size_t)ceil_mib << 20) / 32 * 5 / 2, base = spill_bytes();
     spill_forecast((size_t)(ceil_mib / 2) << 20);
     void *a = spill_alloc(half), *b = spill_alloc(half), *c = spill_alloc(half);
@@ -200,13 +188,13 @@ TEST(spill_forecast_keeps_blocks_in_memory_when_they_fit) {
     CHECK(spill_bytes() >= base + half);
     spill_free(a), spill_free(b), spill_free(c), spill_free(d);
     CHECK_EQ_I(spill_bytes(), base);
-    ceiling_restore(sv);
+    ceiling_restore();
 }
 
 /* The watcher checks a forecast: resident memory over 7/8 of the ceiling
  * sends new big blocks to files although the forecast said they fit. */
 TEST(spill_forecast_that_proves_wrong_is_dropped) {
-    env_save sv = ceiling_set("8"); /* limit 7 MiB: this process is above it */
+    ceiling_set("8"); /* limit 7 MiB: this process is above it */
     size_t base = spill_bytes();
     char *touch = malloc((size_t)16 << 20);
     memset(touch, 1, (size_t)16 << 20);
@@ -222,7 +210,7 @@ TEST(spill_forecast_that_proves_wrong_is_dropped) {
     CHECK_MSG(a != NULL, "no block went to a file within 400 ms");
     spill_free(a);
     free(touch);
-    ceiling_restore(sv);
+    ceiling_restore();
 }
 
 /* spill_release hands back whole pages only: bytes around them stay. */

@@ -13,7 +13,7 @@
 #                   (summary.json and CSV hold input strings as data; Markdown is checked
 #                   rendered, by tests/py/check_md.py, since a code span shows <b> as text)
 #   check: SHELL    must exit 0 (substituted as above)
-#   env: K=V        set for the command (several lines: several variables)
+#   env: K=V        set for the command (several lines: several variables; substituted)
 #   timeout: S      seconds (default 60)
 #   rss_mib: N      peak resident memory at most N MiB (GNU time; plain binary only:
 #                   sanitizers multiply memory)
@@ -41,7 +41,7 @@ for exp in tests/hostile/*.expect; do
     if [ -n "$gen" ] && ! sh -c "$(sub "$gen")" > "$work/gen.log" 2>&1; then
         echo "FAIL ${tag}hostile_$name: gen failed: $(head -3 "$work/gen.log")"; continue
     fi
-    envs=$(sed -n 's/^env: //p' "$exp" | tr '\n' ' ')
+    envs=$(sub "$(sed -n 's/^env: //p' "$exp" | tr '\n' ' ')")
     eval "set -- $(sub "$cmd")"
     rss=$(sed -n 's/^rss_mib: //p' "$exp")
     if [ -n "$rss" ] && [ -z "$tag" ] && [ -x /usr/bin/time ]; then

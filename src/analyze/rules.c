@@ -1,11 +1,10 @@
-/* The suggestion rules: one row each in pc_rules[] (the text a reader sees:
+/* The suggestion rules: one row each in rules.def (the text a reader sees:
  * title, threshold in words, why it matters, what to try, the tool that
- * proved the threshold, the frameworks it applies to) and one check
- * function that reads the sections and, when the rule holds, fires it with
- * its evidence and the time at stake per step (< 0: no estimate). A rule
- * whose data the trace lacks fires nothing. Adding a rule is one row and one
- * function; tests/unit/test_rules.c has a case where each fires and one
- * where it must not. */
+ * proved the threshold, the frameworks it applies to) and one check function
+ * here that reads the sections and, when the rule holds, fires it with its
+ * evidence and the time at stake per step (< 0: no estimate). A rule whose
+ * data the trace lacks fires nothing. tests/unit/test_rules.c has a case
+ * where each fires and one where it must not. */
 #include "rules.h"
 #include "../summary/summary.h"
 #include "../util/spill.h"
@@ -258,72 +257,8 @@ static void cpu_busy(const rule_in *in, const pc_rule *r) {
 }
 
 const pc_rule pc_rules[] = {
-    {"data_loading", FW_ANY, "Data loading takes a large share of each step", "data loading wait over 5% of the step",
-     "The GPU waits while the next batch is prepared on the host; every step pays this time.",
-     "Use more DataLoader workers (num_workers), pin_memory=True, prefetching (prefetch_factor), and move decoding or augmentation off the training process.",
-     "PyTorch TensorBoard plugin", data_loading},
-    {"empty_queue", FW_ANY, "The input pipeline is the bottleneck", "data queue empty at more than 30% of steps",
-     "An empty queue means the training step had to wait for data to be produced.",
-     "Speed up the input pipeline: more parallel workers or map threads, caching, prefetching, lighter preprocessing.", "MindInsight", empty_queue},
-    {"pipeline_bottleneck", FW_ANY, "A data-pipeline operator is the bottleneck",
-     "output queue under 10% full while its input queues are over 90% full (or, for a source, its output under 10%)",
-     "The operator cannot produce data as fast as the next one consumes it, so the training step waits for data.",
-     "Give the operator more parallel workers (num_parallel_workers), cache its output, or simplify its work.", "MindInsight", pipeline_bottleneck},
-    {"iteration_interval", FW_ANY, "Long iteration interval before the forward pass", "iteration interval over 20% of the step",
-     "Between one step's end and the next forward pass the GPU does no training work: data loading, host-side preparation or synchronization happens there.",
-     "Overlap data preparation with compute (prefetch to the GPU with non_blocking copies), and remove host work between steps (logging, .item(), checkpointing).",
-     "MindInsight", iteration_interval},
-    {"gpu_utilization", FW_ANY, "Low GPU utilization", "GPU utilization under 50%",
-     "For most of the step no kernel runs on the GPU, so the GPU you pay for sits idle.",
-     "Raise the batch size, remove host synchronizations, capture steady parts with CUDA graphs, and overlap data loading.",
-     "PyTorch TensorBoard plugin", gpu_utilization},
-    {"host_wait", FW_ANY, "The GPU waits for the host to launch work", "GPU idle waiting for the host over 10% of the step",
-     "The next kernel was launched only after the GPU had gone idle: the host is too slow to keep the GPU fed.",
-     "Reduce per-kernel host overhead: fuse small operators (torch.compile), use CUDA graphs, avoid Python work and syncs in the step.",
-     "Holistic Trace Analysis", host_wait},
-    {"small_kernels", FW_ANY, "Many very short kernels", "more than half of the kernels under 10 µs",
-     "Each launch costs a few microseconds of host and GPU overhead; short kernels spend a large part of their time on it.",
-     "Fuse elementwise chains (torch.compile, fused optimizers such as foreach/fused Adam), and capture the step with CUDA graphs.",
-     "Holistic Trace Analysis", small_kernels},
-    {"slow_launches", FW_ANY, "Kernel launch calls over 50 µs", "launch calls taking over 50 µs on the host",
-     "A launch should take a few microseconds; slow launches point at lock contention, lazy module loading or a busy CPU.",
-     "Check CPU load and contention, set CUDA_MODULE_LOADING=LAZY effects, and use CUDA graphs for repeated launch sequences.",
-     "Holistic Trace Analysis", slow_launches},
-    {"tensor_cores", FW_PYTORCH, "Matrix products and convolutions do not use Tensor Cores",
-     "Tensor-Core-capable operators (compute capability 7.0 or higher) running no Tensor Core kernel",
-     "Tensor Cores run matrix math several times faster than the ordinary FP32 units; the estimate assumes they would halve this time.",
-     "Enable mixed precision (torch.autocast with bf16 or fp16), or TF32 on Ampere and later (torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True).",
-     "PyTorch TensorBoard plugin, PyProf", tensor_cores},
-    {"gemm_alignment", FW_PYTORCH, "GEMM dimensions not divisible by 8", "matrix product with M, N or K not a multiple of 8",
-     "Tensor Cores need dimensions that are multiples of 8 (fp16/bf16) to be used fully; other shapes fall back to slower paths or padding. The estimate assumes a quarter of those calls' time.",
-     "Pad hidden sizes, vocabulary and batch to multiples of 8 (64 is better).", "PyProf", gemm_alignment},
-    {"no_cudnn", FW_PYTORCH, "Convolutions run without cuDNN", "convolution operators running thnn_conv2d / slow_conv kernels",
-     "PyTorch falls back to its slow reference convolutions when cuDNN is disabled or cannot handle the case; one line such as torch._C._set_cudnn_enabled(False) left in a framework slows every convolution.",
-     "Check torch.backends.cudnn.enabled (and any torch._C._set_cudnn_enabled call), and use data types and layouts cuDNN supports.", "perfcard",
-     no_cudnn},
-    {"pageable_memcpy", FW_ANY, "Copies from or to pageable host memory", "any memcpy involving pageable memory",
-     "Pageable copies are staged through a pinned buffer by the driver and cannot overlap compute; they run at a fraction of the link's bandwidth.",
-     "Allocate host buffers in pinned memory (cudaHostAlloc; in PyTorch DataLoader pin_memory=True, tensor.pin_memory()) and copy asynchronously (non_blocking=True).",
-     "Nsight Systems expert rules", pageable_memcpy},
-    {"sync_in_step", FW_ANY, "Synchronizing calls inside the steps",
-     "cudaDeviceSynchronize / cudaStreamSynchronize / synchronous cudaMemcpy or cudaMemset inside a step",
-     "A synchronizing call blocks the host until the GPU drains, so the host cannot queue the next work ahead of the GPU.",
-     "Use asynchronous copies and CUDA events instead of device-wide syncs (in PyTorch: non_blocking=True, and no .item() / .cpu() / print of GPU tensors in the step).",
-     "Nsight Systems expert rules", sync_in_step},
-    {"communication", FW_ANY, "Communication is large or poorly overlapped", "NCCL time over 10% of the step, or less than half of it overlapped with computation",
-     "Communication that does not overlap computation adds directly to the step time.",
-     "Overlap gradient all-reduce with backward (DDP bucketing: tune bucket_cap_mb), use gradient accumulation to communicate less often, and check network bandwidth.",
-     "PyTorch TensorBoard plugin", communication},
-    {"memory_peak", FW_ANY, "Peak memory close to the device's capacity", "peak memory over 90% of device memory",
-     "Close to the limit, the caching allocator fragments and retries, and the next larger batch or model runs out of memory.",
-     "Use activation checkpointing, mixed precision, smaller micro-batches with gradient accumulation, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
-     "PyTorch TensorBoard plugin", memory_peak},
-    {"step_variance", FW_ANY, "Step times vary", "slowest step over 1.5x the median, or coefficient of variation over 10%",
-     "Uneven steps point at periodic host work (logging, checkpoints, garbage collection), data stalls or interference; the average step pays for them.",
-     "Look at the slow steps in the step table; move periodic work off the training loop; the first step is often warm-up.",
-     "MindInsight, Holistic Trace Analysis", step_variance},
-    {"cpu_busy", FW_ANY, "The host CPUs are saturated", "CPU utilization (user + system) over 80%",
-     "With the CPUs saturated, data loading and kernel launches slow down and the GPU starves.",
-     "Reduce DataLoader workers' contention (pin threads, set OMP_NUM_THREADS), and move preprocessing to the GPU.", "MindInsight", cpu_busy},
+#define RULE(id, fw, check, title, threshold, why, try_, source) {#id, fw, title, threshold, why, try_, source, check},
+#include "rules.def"
+#undef RULE
     {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -26,6 +26,8 @@ int cmd_capture(int argc, char **argv);
 /* The resource policy from the environment (PERFCARD_MEM_MIB, PERFCARD_TMP_MIB,
  * PERFCARD_TMPDIR or TMPDIR), and --tmp-mib when tmp_mib > 0: main.c. */
 void cli_policy(long tmp_mib);
+/* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed. */
+int cli_parse_formats(const char *s, unsigned allowed, unsigned *out);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */

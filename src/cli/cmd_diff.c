@@ -63,18 +63,12 @@ int cmd_diff(int argc, char **argv) {
             if (strcmp(optarg, "regression")) { fprintf(stderr, "perfcard diff: --fail-on takes 'regression'\n"); return EXIT_INPUT; }
             fail_on = 1;
             break;
-        case D_FORMAT: {
-            formats = 0;
-            char buf[128];
-            snprintf(buf, sizeof buf, "%s", optarg);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                if (!strcmp(tok, "html")) formats |= OUT_HTML;
-                else if (!strcmp(tok, "md")) formats |= OUT_MD;
-                else if (!strcmp(tok, "json")) formats |= OUT_JSON;
-                else { fprintf(stderr, "perfcard diff: --format takes html,md,json\n"); return EXIT_INPUT; }
+        case D_FORMAT:
+            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
+                fprintf(stderr, "perfcard diff: --format takes html,md,json\n");
+                return EXIT_INPUT;
             }
             break;
-        }
         case D_ROWS: dopt.rows = atoi(optarg); break;
         case D_STEP: an.step_pattern = optarg; break;
         case D_FP: an.fp_point = optarg; break;

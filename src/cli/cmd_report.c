@@ -108,16 +108,14 @@ static const char report_help[] =
     "Exit codes: 0 ok, 2 bad usage or malformed input (or template), 3 report written from\n"
     "an incomplete input (truncated, or with skipped events), 4 the output could not be written.\n";
 
-static int parse_formats(const char *s, unsigned *out) {
+int cli_parse_formats(const char *s, unsigned allowed, unsigned *out) {
     unsigned f = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "html")) f |= OUT_HTML;
-        else if (!strcmp(tok, "md")) f |= OUT_MD;
-        else if (!strcmp(tok, "json")) f |= OUT_JSON;
-        else if (!strcmp(tok, "csv")) f |= OUT_CSV;
-        else return -1;
+        unsigned one = !strcmp(tok, "html") ? OUT_HTML : !strcmp(tok, "md") ? OUT_MD : !strcmp(tok, "json") ? OUT_JSON : !strcmp(tok, "csv") ? OUT_CSV : 0;
+        if (!(one & allowed)) return -1;
+        f |= one;
     }
     *out = f;
     return f ? 0 : -1;
@@ -314,7 +312,7 @@ int cmd_report(int argc, char **argv) {
         case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
         case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
         case 'F':
-            if (parse_formats(optarg, &o.formats)) {
+            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) {
                 fprintf(stderr, "perfcard report: --format takes html,md,json,csv\n");
                 return EXIT_INPUT;
             }

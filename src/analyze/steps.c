@@ -195,7 +195,12 @@ typedef struct stepacc {
     int64_t data_ns, comm_ns, overlap_ns;
 } stepacc;
 
-static void add_avg(cJSON *o, const char *k, double sum, size_t n) { sj_num(o, k, n ? sum / (double)n : 0); }
+/* the mean of n values, or null when there are none (phases of steps whose
+ * phases were not found) */
+static void add_avg(cJSON *o, const char *k, double sum, size_t n) {
+    if (n) sj_num(o, k, sum / (double)n);
+    else cJSON_AddNullToObject(o, k);
+}
 
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -321,6 +326,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
     cJSON *rows = sj_arr(so, "rows");
     double sum[16] = {0}, sum1[16] = {0};
+    size_t cnt[16] = {0}, cnt1[16] = {0}, phases_known = 0;
     int64_t *durs = spill_alloc(ns * sizeof *durs);
     int over5 = 0;
     double bsum[BK_N] = {0};
@@ -356,14 +362,24 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         if (bp < fp) bp = fp;
         if (bp > p->end) bp = p->end;
         int64_t interval = fp - p->start, fpbp = bp - fp, tail = p->end - bp;
+        /* no forward or backward work found: the phases are unknown, not
+         * "all interval" (which would read as a 100% iteration interval) */
+        int phased = basis[0] != 'n';
+        phases_known += phased;
         cJSON *r = cJSON_CreateObject();
         sj_str(r, "name", p->name ? strtab_get(&t->strs, p->name) : "whole trace");
         sj_int(r, "number", p->number);
         sj_int(r, "start_ns", p->start - t->t_min);
         sj_int(r, "duration_ns", dur);
-        sj_int(r, "iteration_interval_ns", interval);
-        sj_int(r, "fp_bp_ns", fpbp);
-        sj_int(r, "tail_ns", tail);
+        if (phased) {
+            sj_int(r, "iteration_interval_ns", interval);
+            sj_int(r, "fp_bp_ns", fpbp);
+            sj_int(r, "tail_ns", tail);
+        } else {
+            cJSON_AddNullToObject(r, "iteration_interval_ns");
+            cJSON_AddNullToObject(r, "fp_bp_ns");
+            cJSON_AddNullToObject(r, "tail_ns");
+        }
         sj_str(r, "phase_basis", basis);
         sj_bool(r, "has_backward", basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
         sj_int(r, "data_wait_ns", a->data_ns);
@@ -380,8 +396,9 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         else cJSON_Delete(r);
         double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
         for (int k = 0; k < 6; k++) {
-            sum[k] += vals[k];
-            if (si > 0) sum1[k] += vals[k];
+            if (k >= 1 && k <= 3 && !phased) continue;
+            sum[k] += vals[k], cnt[k]++;
+            if (si > 0) sum1[k] += vals[k], cnt1[k]++;
         }
         durs[si] = dur;
         comm_total += a->comm_ns;
@@ -390,9 +407,10 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     }
     static const char *const ak[6] = {"duration_ns", "iteration_interval_ns", "fp_bp_ns", "tail_ns", "data_wait_ns", "communication_ns"};
     cJSON *avg = sj_obj(so, "average");
-    for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], ns);
+    for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], cnt[k]);
     cJSON *avg1 = sj_obj(so, "average_without_first");
-    if (ns > 1) for (int k = 0; k < 6; k++) add_avg(avg1, ak[k], sum1[k], ns - 1);
+    if (ns > 1) for (int k = 0; k < 6; k++) add_avg(avg1, ak[k], sum1[k], cnt1[k]);
+    sj_int(so, "phases_known", (int64_t)phases_known);
     spill_sort(durs, ns, sizeof *durs, cmp_i64);
     sj_int(so, "median_ns", ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2);
     sj_int(so, "p90_ns", durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1]);

@@ -192,3 +192,38 @@ TEST(realdata_resnet50_steps_and_data_wait) {
     cJSON_Delete(w0);
     cJSON_Delete(w4);
 }
+
+/* tests/expectations/dlrm-v100-8ranks.md: one step per rank whose phases
+ * cannot be told (forward and backward share a thread), so no phase figures
+ * and no iteration-interval finding; NCCL time as measured independently. */
+TEST(realdata_dlrm_phases_unknown) {
+    const char *sd = shared_data();
+    if (!sd) SKIP("../shared/data is missing");
+    static const struct { const char *file; int64_t step_us, nccl_us; } ranks[] = {
+        {"worker0_step_12.1694128201545.pt.trace.json", 14455, 5798}, {"worker1_step_12.1694128201556.pt.trace.json", 19901, 11336},
+        {"worker2_step_12.1694128201554.pt.trace.json", 13017, 3492}, {"worker3_step_12.1694128201557.pt.trace.json", 19313, 9774},
+        {"worker4_step_12.1694128201547.pt.trace.json", 17979, 6587}, {"worker5_step_12.1694128201549.pt.trace.json", 17797, 6251},
+        {"worker6_step_12.1694128201553.pt.trace.json", 13091, 3558}, {"worker7_step_12.1694128201553.pt.trace.json", 12509, 1746},
+    };
+    for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/kineto/dlrm-v100-8ranks/%s", sd, ranks[i].file);
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        CHECK_MSG(pc_load(p, NULL, &t, &err) == 0, "%s: %s", ranks[i].file, err.msg);
+        cJSON *s = analyze_json(t, NULL);
+        pc_trace_free(t);
+        int64_t count = (int64_t)sj_getnum(s, "steps.count", -1), known = (int64_t)sj_getnum(s, "steps.phases_known", -1);
+        int64_t dur = (int64_t)sj_getnum(s, "steps.rows.0.duration_ns", -1), nccl = (int64_t)sj_getnum(s, "communication.nccl_ns", -1);
+        int interval_null = cJSON_IsNull(sj_get(s, "steps.average.iteration_interval_ns"));
+        int fired = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) fired |= !strcmp(sj_getstr(r, "rule", ""), "iteration_interval");
+        cJSON_Delete(s);
+        CHECK_MSG(count == 1 && known == 0 && interval_null, "rank %zu: %lld steps, %lld with phases, interval %s", i, (long long)count,
+                  (long long)known, interval_null ? "null" : "set");
+        CHECK_MSG(dur == ranks[i].step_us * 1000, "rank %zu: step %lld ns, expected %lld", i, (long long)dur, (long long)ranks[i].step_us * 1000);
+        CHECK_MSG(nccl == ranks[i].nccl_us * 1000, "rank %zu: NCCL %lld ns, expected %lld", i, (long long)nccl, (long long)ranks[i].nccl_us * 1000);
+        CHECK_MSG(!fired, "rank %zu: an iteration-interval suggestion without phases", i);
+    }
+}

@@ -371,6 +371,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sj_int(r, "number", p->number);
         sj_int(r, "start_ns", p->start - t->t_min);
         sj_int(r, "duration_ns", dur);
+        if (c->step_source) sj_int(r, "span_ns", p->cpu_end - p->cpu_start);
+        else cJSON_AddNullToObject(r, "span_ns");
         if (phased) {
             sj_int(r, "iteration_interval_ns", interval);
             sj_int(r, "fp_bp_ns", fpbp);
@@ -421,6 +423,27 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     sj_num(so, "stddev_ns", ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
     sj_num(so, "cv_pct", mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
     spill_free(durs);
+    /* the profiler's own step durations (the ranges' spans, exactly as the
+     * trace has them): the windows above also cover the GPU work launched in
+     * each step, so a GPU that lags stretches them; the variability check
+     * reads these */
+    if (c->step_source) {
+        cJSON *spans = sj_arr(so, "span_durations_ns");
+        int64_t *sp = spill_alloc(ns * sizeof *sp);
+        double ssum = 0, svar = 0;
+        for (size_t i = 0; i < ns; i++) {
+            sp[i] = st[i].cpu_end - st[i].cpu_start;
+            ssum += (double)sp[i];
+            cJSON_AddItemToArray(spans, cJSON_CreateNumber((double)sp[i]));
+        }
+        spill_sort(sp, ns, sizeof *sp, cmp_i64);
+        double smean = ssum / (double)ns;
+        for (size_t i = 0; i < ns; i++) svar += ((double)sp[i] - smean) * ((double)sp[i] - smean);
+        sj_int(so, "span_median_ns", ns % 2 ? sp[ns / 2] : (sp[ns / 2 - 1] + sp[ns / 2]) / 2);
+        sj_int(so, "span_max_ns", sp[ns - 1]);
+        sj_num(so, "span_cv_pct", smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
+        spill_free(sp);
+    }
 
     cJSON *bd = sj_obj(s, "breakdown");
     sj_int(bd, "total_ns", total_dur);

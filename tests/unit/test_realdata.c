@@ -227,3 +227,33 @@ TEST(realdata_dlrm_phases_unknown) {
         CHECK_MSG(!fired, "rank %zu: an iteration-interval suggestion without phases", i);
     }
 }
+
+/* Each step's span is the ProfilerStep#N range's own dur, exactly (read with
+ * Python's json module: #5 176078, #6 173992, #7 176918, #8 181259,
+ * #9 176468, #10 164261 µs); the span statistics come from those: median
+ * (176078 + 176468) / 2 = 176273 µs, max 181259 µs, and no step-variance
+ * finding (max / median 1.03, CV 3.2592%: statistics.stdev / mean). */
+TEST(realdata_resnet50_step_spans) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s);
+    static const int64_t us[6] = {176078, 173992, 176918, 181259, 176468, 164261};
+    const cJSON *spans = sj_get(s, "steps.span_durations_ns");
+    int ok = cJSON_GetArraySize(spans) == 6;
+    for (int i = 0; i < 6 && ok; i++) {
+        ok = sj_getnum(cJSON_GetArrayItem(sj_get(s, "steps.rows"), i), "span_ns", -1) == (double)us[i] * 1000 &&
+             cJSON_GetArrayItem(spans, i)->valuedouble == (double)us[i] * 1000;
+        if (!ok) test_fail(__FILE__, __LINE__, "step %d: span %.0f ns, expected %lld", i,
+                           sj_getnum(cJSON_GetArrayItem(sj_get(s, "steps.rows"), i), "span_ns", -1), (long long)us[i] * 1000);
+    }
+    double med = sj_getnum(s, "steps.span_median_ns", -1), mx = sj_getnum(s, "steps.span_max_ns", -1), cv = sj_getnum(s, "steps.span_cv_pct", -1);
+    int fired = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) fired |= !strcmp(sj_getstr(r, "rule", ""), "step_variance");
+    cJSON_Delete(s);
+    CHECK(ok);
+    CHECK_NEAR(med, 176273000, 0);
+    CHECK_NEAR(mx, 181259000, 0);
+    CHECK_NEAR(cv, 3.2592, 0.0001);
+    CHECK(!fired);
+}

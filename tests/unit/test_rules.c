@@ -95,6 +95,14 @@ static const rcase cases[] = {
      "\"steps\": {\"max_ns\": 2000000, \"median_ns\": 1000000, \"cv_pct\": 5, \"average\": {\"duration_ns\": 1200000}}"},
     {"step_variance", 0, 0, 3, 0, NULL, "\"steps\": {\"max_ns\": 1500000, \"median_ns\": 1000000, \"cv_pct\": 10, \"average\": {\"duration_ns\": 1100000}}"},
     {"step_variance", 0, 0, 2, 0, NULL, "\"steps\": {\"max_ns\": 3000000, \"median_ns\": 1000000, \"cv_pct\": 50, \"average\": {\"duration_ns\": 2000000}}"},
+    /* windows stretched by a lagging GPU (max 3x the median) but the profiler's own spans steady: no finding */
+    {"step_variance", 0, 0, 3, 0, NULL,
+     "\"steps\": {\"max_ns\": 3000000, \"median_ns\": 1000000, \"cv_pct\": 60, \"average\": {\"duration_ns\": 1600000},"
+     " \"span_durations_ns\": [1000000, 1000000, 1100000], \"span_median_ns\": 1000000, \"span_max_ns\": 1100000, \"span_cv_pct\": 5.6}"},
+    /* spans themselves uneven (2 ms vs a 1.2 ms median, > 1.5x): mean of spans 4.2 / 3 = 1.4 ms, 200 µs over the median */
+    {"step_variance", 1, 200000, 3, 0, NULL,
+     "\"steps\": {\"max_ns\": 1000000, \"median_ns\": 1000000, \"cv_pct\": 0, \"average\": {\"duration_ns\": 1000000},"
+     " \"span_durations_ns\": [1000000, 1200000, 2000000], \"span_median_ns\": 1200000, \"span_max_ns\": 2000000, \"span_cv_pct\": 37.8}"},
     {"cpu_busy", 1, -1, 3, 0, NULL, "\"cpu\": {\"present\": true, \"average\": {\"user\": 70, \"system\": 11}}"},
     {"cpu_busy", 0, 0, 3, 0, NULL, "\"cpu\": {\"present\": true, \"average\": {\"user\": 70, \"system\": 10}}"},
 };

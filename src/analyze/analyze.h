@@ -48,6 +48,8 @@ typedef struct an_ctx {
 void steps_find(an_ctx *c);
 /* The step whose window holds t (binary search), or -1. */
 long step_index(const an_ctx *c, int64_t t);
+/* The step whose own range (its span, not the window) holds host time t, or -1. */
+long step_span_index(const an_ctx *c, int64_t t);
 
 /* The analyzers: each writes its sections (sections.def says which, in
  * which order and on which thread) into the summary. */

@@ -196,28 +196,41 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
     }
 }
 
+/* Synchronizing calls by name, and asynchronous copies that block all the
+ * same: a cudaMemcpyAsync whose copy has a pageable side returns only once
+ * the copy is done, so the host waits for everything queued before it. */
 static void sync_in_step(const rule_in *in, const pc_rule *r) {
     if (!in->has_steps) return;
     const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
     double sync_ns = 0;
-    int64_t n = 0;
+    int64_t n = 0, n_pageable = 0;
     char first[128] = "";
     uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
+    uint8_t *blocks = spill_calloc(t->ncpu ? t->ncpu : 1, 1);      /* per call: launched a pageable copy */
+    for (size_t g = 0; g < t->ngpu && l->gpu_launch; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch[g] >= 0)
+            blocks[l->gpu_launch[g]] = 1;
+    }
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
         const char *nm = strtab_get(&t->strs, e->name);
         if (!is_sync[e->name]) is_sync[e->name] = rule_is_sync_call(nm) ? 2 : 1;
-        if (is_sync[e->name] != 2 || step_index(in->c, e->ts) < 0) continue;
+        if ((is_sync[e->name] != 2 && !blocks[i]) || step_span_index(in->c, e->ts) < 0) continue; /* host calls belong to spans */
         sync_ns += (double)e->dur;
         n++;
+        n_pageable += is_sync[e->name] != 2;
         if (!first[0]) snprintf(first, sizeof first, "%s", nm);
     }
     spill_free(is_sync);
+    spill_free(blocks);
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, sync_ns / in->nsteps);
-    fire(in, r, sync_ns / in->nsteps, "%lld synchronizing calls (e.g. %s), %s per step blocked", (long long)n, first, a);
+    fire(in, r, sync_ns / in->nsteps, "%lld synchronizing calls (e.g. %s; %lld of them copies to or from pageable memory), %s per step blocked",
+         (long long)n, first, (long long)n_pageable, a);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {

@@ -94,6 +94,7 @@ static long find_step(const pc_step *s, size_t n, int64_t t, int use_cpu) {
 }
 
 long step_index(const an_ctx *c, int64_t t) { return find_step(c->steps, c->nsteps, t, 0); }
+long step_span_index(const an_ctx *c, int64_t t) { return find_step(c->steps, c->nsteps, t, 1); }
 
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;

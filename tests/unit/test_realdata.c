@@ -257,3 +257,20 @@ TEST(realdata_resnet50_step_spans) {
     CHECK_NEAR(cv, 3.2592, 0.0001);
     CHECK(!fired);
 }
+
+/* tests/expectations/hta-negative-queue-rank0.md: the host blocks in
+ * synchronizing calls and in cudaMemcpyAsync to pageable memory for
+ * 152306.8 µs per step (150 calls in the steps' own ranges). */
+TEST(realdata_hta_pageable_copies_block) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/negative_queue_length_values_check/rank0.json.gz");
+    CHECK(s);
+    const cJSON *hit = NULL, *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
+    double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
+    int names_it = hit && strstr(sj_getstr(hit, "evidence", ""), "150 synchronizing calls (e.g. cudaMemcpyAsync; 75 of them copies to or from pageable memory)");
+    cJSON_Delete(s);
+    CHECK_MSG(hit, "no sync_in_step finding");
+    CHECK_NEAR(stake, 152306800, 0.5);
+    CHECK(names_it);
+}

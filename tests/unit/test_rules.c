@@ -189,3 +189,33 @@ TEST(rules_sync_call_names) {
     CHECK(!rule_is_sync_call("cudaDeviceSynchronize_vx"));
     CHECK(!rule_is_sync_call("_v2"));
 }
+
+/* A cudaMemcpyAsync whose copy lands in pageable memory blocks like a sync
+ * (30 µs in one of 3 steps: 10 µs per step); into pinned memory it does not. */
+TEST(rules_pageable_async_copy_blocks) {
+    for (int pageable = 0; pageable < 2; pageable++) {
+        cJSON *doc = cJSON_Parse("{\"schema\": \"perfcard.summary/1\"}");
+        pc_summary *ps = summary_of(doc);
+        cJSON_Delete(doc);
+        CHECK(ps);
+        pc_trace *t = pc_trace_new();
+        pc_cpu_event *e = pc_trace_add_cpu(t);
+        e->kind = CPU_RUNTIME, e->ts = 100000, e->dur = 30000, e->name = strtab_intern(&t->strs, "cudaMemcpyAsync_v3020", 21);
+        pc_gpu_event *g = pc_trace_add_gpu(t);
+        g->kind = GPU_MEMCPY, g->ts = 120000, g->dur = 2000, g->src_mem = MEM_DEVICE, g->dst_mem = pageable ? MEM_PAGEABLE : MEM_PINNED;
+        int32_t launch = 0;
+        pc_step steps[3];
+        for (int i = 0; i < 3; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i};
+        an_ctx c;
+        memset(&c, 0, sizeof c);
+        c.t = t, c.steps = steps, c.nsteps = 3, c.step_source = "test", c.links.gpu_launch = &launch;
+        an_advice(&c, ps);
+        const cJSON *hit = NULL, *r;
+        cJSON_ArrayForEach(r, sj_get(ps->doc, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
+        double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
+        pc_summary_free(ps);
+        pc_trace_free(t);
+        CHECK_MSG(!!hit == pageable, "pageable=%d: %s", pageable, hit ? "fired" : "did not fire");
+        if (pageable) CHECK_NEAR(stake, 10000, 0.5);
+    }
+}

@@ -28,6 +28,30 @@ static double per_step(const cJSON *s, int cat) {
     return sj_getnum(pc_bk_get(s, cat), "avg_per_step_ns", 0);
 }
 
+/* A rank's own work per step: every category of the exclusive breakdown but
+ * communication and idle (GPU kernels and copies, and the host work before
+ * them). In a collective the ranks that finish their work first wait for the
+ * others inside the NCCL kernels, so the rank with the most work is the one
+ * everyone waits for, however long its own communication looks. */
+static double work_per_step(const cJSON *s) {
+    double w = 0;
+    for (int k = 0; k < BK_N; k++)
+        if (k != BK_COMM && k != BK_OTHER) w += per_step(s, k);
+    return w;
+}
+
+static double median_of(const double *v, int n) {
+    double *x = xmalloc((size_t)n * sizeof *x);
+    memcpy(x, v, (size_t)n * sizeof *x);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            double t = x[j]; x[j] = x[j - 1]; x[j - 1] = t;
+        }
+    double m = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    free(x);
+    return m;
+}
+
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
@@ -45,7 +69,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     sj_int(rs, "count", n);
     sj_int(rs, "shown_rank", v[0].rank);
     cJSON *rows = sj_arr(rs, "rows");
-    double *med = xcalloc((size_t)n, sizeof *med);
+    double *med = xcalloc((size_t)n, sizeof *med), *work = xcalloc((size_t)n, sizeof *work);
     int slow = 0, fast = 0;
     for (int i = 0; i < n; i++) {
         const cJSON *s = v[i].s;
@@ -56,7 +80,8 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         med[i] = sj_getnum(s, "steps.median_ns", 0);
         sj_num(r, "step_median_ns", med[i]);
         sj_num(r, "step_avg_ns", sj_getnum(s, "steps.average.duration_ns", 0));
-        sj_num(r, "compute_ns", per_step(s, BK_KERNEL));
+        work[i] = work_per_step(s);
+        sj_num(r, "compute_ns", work[i]);
         sj_num(r, "communication_ns", per_step(s, BK_COMM));
         sj_num(r, "idle_ns", per_step(s, BK_OTHER));
         double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
@@ -64,25 +89,21 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));
         sj_num(r, "gpu_utilization_pct", sj_getnum(s, "gpu.devices.0.utilization_pct", 0));
         cJSON_AddItemToArray(rows, r);
-        if (med[i] > med[slow]) slow = i;
-        if (med[i] < med[fast]) fast = i;
+        if (work[i] > work[slow]) slow = i;
+        if (work[i] < work[fast]) fast = i;
     }
-    double *sorted = xmalloc((size_t)n * sizeof *sorted);
-    memcpy(sorted, med, (size_t)n * sizeof *sorted);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            double t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t;
-        }
-    double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    double median = median_of(work, n);
     cJSON *st = sj_obj(rs, "straggler");
     sj_int(st, "rank", v[slow].rank);
+    sj_num(st, "compute_ns", work[slow]);
     sj_num(st, "step_median_ns", med[slow]);
     sj_int(st, "fastest_rank", v[fast].rank);
-    sj_num(st, "behind_fastest_pct", med[fast] > 0 ? 100 * (med[slow] - med[fast]) / med[fast] : 0);
-    sj_num(st, "behind_median_pct", median > 0 ? 100 * (med[slow] - median) / median : 0);
-    sj_num(rs, "median_of_medians_ns", median);
-    /* a straggler rule: the slowest rank over 10% behind the median rank */
-    if (n > 1 && median > 0 && med[slow] > 1.1 * median) {
+    sj_num(st, "behind_fastest_pct", work[fast] > 0 ? 100 * (work[slow] - work[fast]) / work[fast] : 0);
+    sj_num(st, "behind_median_pct", median > 0 ? 100 * (work[slow] - median) / median : 0);
+    sj_num(rs, "median_compute_ns", median);
+    sj_num(rs, "median_of_medians_ns", median_of(med, n));
+    /* a straggler rule: the rank with the most work over 10% above the median rank's */
+    if (n > 1 && median > 0 && work[slow] > 1.1 * median) {
         cJSON *sg = cJSON_GetObjectItem(job, "suggestions");
         cJSON *arr = sg ? cJSON_GetObjectItem(sg, "rows") : NULL;
         if (arr) {
@@ -90,15 +111,15 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             sj_int(x, "rank", 0); /* renumbered below */
             sj_str(x, "rule", "straggler");
             sj_str(x, "title", "A straggler rank slows the whole job");
-            sj_str(x, "threshold", "slowest rank's median step over 10% above the median rank's");
+            sj_str(x, "threshold", "a rank's compute per step (all but communication and idle) over 10% above the median rank's");
             char ev[256];
-            snprintf(ev, sizeof ev, "rank %d: median step %.2f ms, %.1f%% above the median rank (%.2f ms)", v[slow].rank, med[slow] / 1e6,
-                     100 * (med[slow] - median) / median, median / 1e6);
+            snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
+                     v[slow].rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
             sj_str(x, "evidence", ev);
             sj_str(x, "why", "Collective operations wait for the slowest rank, so every rank runs at its pace.");
             sj_str(x, "try", "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.");
             sj_str(x, "source", "Holistic Trace Analysis, MindInsight");
-            sj_num(x, "at_stake_ns", med[slow] - median);
+            sj_num(x, "at_stake_ns", work[slow] - median);
             cJSON_InsertItemInArray(arr, 0, x);
             int k = 1;
             cJSON *it;
@@ -107,7 +128,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         }
     }
     ranks[v[0].slot] = NULL;
-    free(sorted);
+    free(work);
     free(med);
     free(v);
     return jobs;

@@ -7,6 +7,7 @@
  * where each fires and one where it must not. */
 #include "rules.h"
 #include "../summary/summary.h"
+#include "../summary/categories.h"
 #include "../util/spill.h"
 #include <math.h>
 #include <stdarg.h>
@@ -60,7 +61,48 @@ int rule_is_sync_call(const char *n) {
 
 static double S(const rule_in *in, const char *path) { return sj_getnum(in->s, path, 0); }
 
-/* ---- the checks, in the order of pc_rules[] ---- */
+/* A category of the exclusive step breakdown, per step (ns), or -1 when the
+ * summary has no breakdown. Each nanosecond of a step is in exactly one
+ * category, by priority: kernel > memcpy > memset > communication > runtime
+ * > data loading > CPU > idle (PyTorch's TensorBoard plugin's order, with
+ * communication as its own category); so time at stake taken from these
+ * categories is never counted twice. */
+static double category(const rule_in *in, int k) {
+    const cJSON *c = pc_bk_get(in->s, k);
+    return c ? sj_getnum(c, "avg_per_step_ns", 0) : -1;
+}
+
+/* The time in which the GPU ran nothing (the runtime, data loading, CPU and
+ * idle categories) is one pool per step: each finding about why the GPU
+ * waited claims its part of it, most specific first (the order of
+ * rules.def), and gets at most what is left; so those findings together
+ * never exceed the step. Returns the time at stake granted. */
+static double claim(const rule_in *in, double want) {
+    if (want <= 0) return 0;
+    if (*in->pool < 0) return want; /* no breakdown: nothing to cap by */
+    double got = want < *in->pool ? want : *in->pool;
+    *in->pool -= got;
+    return got;
+}
+double rules_gpu_free(const cJSON *summary) {
+    double sum = 0;
+    static const int free_k[] = {BK_RUNTIME, BK_DATA, BK_CPU, BK_OTHER};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *c = pc_bk_get(summary, free_k[i]);
+        if (!c) return -1;
+        sum += sj_getnum(c, "avg_per_step_ns", 0);
+    }
+    return sum;
+}
+
+/* The iteration interval as the time at stake of a data-pipeline finding
+ * (claimed from the pool), or -1 when the steps have no phases. */
+static double interval_stake(const rule_in *in) {
+    const cJSON *ii = sj_get(in->s, "steps.average.iteration_interval_ns");
+    return cJSON_IsNumber(ii) ? claim(in, ii->valuedouble) : -1;
+}
+
+/* ---- the checks ---- */
 
 static void data_loading(const rule_in *in, const pc_rule *r) {
     double dw = S(in, "dataloader.avg_wait_ns");
@@ -68,8 +110,12 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     char a[64], b[64];
     fmt_ns(a, sizeof a, dw);
     fmt_ns(b, sizeof b, in->step);
-    fire(in, r, dw, "data wait %s of %s per step (%.1f%%); %d of %d steps over 5%%", a, b, 100 * dw / in->step,
-         (int)S(in, "dataloader.steps_over_5pct"), (int)S(in, "dataloader.steps"));
+    /* at stake: the data loading no GPU work overlapped (its breakdown category) */
+    double excl = category(in, BK_DATA), stake = claim(in, excl >= 0 ? excl : dw);
+    char c[64];
+    fmt_ns(c, sizeof c, excl >= 0 ? excl : dw);
+    fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%", a, b,
+         100 * dw / in->step, c, (int)S(in, "dataloader.steps_over_5pct"), (int)S(in, "dataloader.steps"));
 }
 
 static void empty_queue(const rule_in *in, const pc_rule *r) {
@@ -77,7 +123,7 @@ static void empty_queue(const rule_in *in, const pc_rule *r) {
     cJSON_ArrayForEach(q, sj_get(in->s, "queues.rows")) {
         double pct = sj_getnum(q, "empty_steps_pct", 0);
         if (sj_getnum(q, "steps_with_samples", 0) > 0 && pct > 30)
-            fire(in, r, sj_getnum(in->s, "steps.average.iteration_interval_ns", -1), "queue %s was empty in %.0f of %.0f steps (%.0f%%)",
+            fire(in, r, interval_stake(in), "queue %s was empty in %.0f of %.0f steps (%.0f%%)",
                  sj_getstr(q, "name", ""), sj_getnum(q, "empty_steps", 0), sj_getnum(q, "steps_with_samples", 0), pct);
     }
 }
@@ -87,7 +133,7 @@ static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
     cJSON_ArrayForEach(po, sj_get(in->s, "pipeline.rows")) {
         const char *v = sj_getstr(po, "verdict", "");
         if (*v)
-            fire(in, r, sj_getnum(in->s, "steps.average.iteration_interval_ns", -1), "%s (op %d): %s; output queue %.0f%% used",
+            fire(in, r, interval_stake(in), "%s (op %d): %s; output queue %.0f%% used",
                  sj_getstr(po, "op_type", ""), (int)sj_getnum(po, "op_id", 0), v, sj_getnum(po, "queue_usage_pct", 0));
     }
 }
@@ -99,15 +145,20 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     fmt_ns(a, sizeof a, ii);
     fmt_ns(b, sizeof b, in->step);
     /* the data wait inside the interval is data_loading's */
-    fire(in, r, ii - (dw > 0 ? fmin(dw, ii) : 0), "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
+    fire(in, r, claim(in, ii - (dw > 0 ? fmin(dw, ii) : 0)), "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
 }
 
+/* a symptom: at stake, the idle time that no cause found before it explains */
 static void gpu_utilization(const rule_in *in, const pc_rule *r) {
     const cJSON *dev;
     cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
         double u = sj_getnum(dev, "utilization_pct", 100);
-        if (u < 50 && in->step > 0)
-            fire(in, r, in->step * (1 - u / 100), "device %d busy %.1f%% of the steps' span", (int)sj_getnum(dev, "device", 0), u);
+        if (u >= 50 || in->step <= 0) continue;
+        double left = claim(in, in->step * (1 - u / 100));
+        char a[64];
+        fmt_ns(a, sizeof a, left);
+        fire(in, r, left, "device %d busy %.1f%% of the steps' span; %s per step of idle time not explained by the findings above",
+             (int)sj_getnum(dev, "device", 0), u, a);
     }
 }
 
@@ -116,9 +167,17 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
     cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
         double hw = sj_getnum(dev, "idle.host_wait_ns", 0) / in->nsteps;
         if (in->step <= 0 || hw <= 0.1 * in->step) continue;
+        /* at stake: at most the host time no GPU work overlapped, less data
+         * loading (data_loading's): runtime, CPU and idle categories */
+        double host = category(in, BK_RUNTIME), want = hw;
+        if (host >= 0) {
+            host += category(in, BK_CPU) + category(in, BK_OTHER);
+            if (host < want) want = host;
+        }
+        double stake = claim(in, want);
         char a[64];
         fmt_ns(a, sizeof a, hw);
-        fire(in, r, hw, "device %d idle waiting for the host %s per step (%.1f%% of the step)", (int)sj_getnum(dev, "device", 0), a,
+        fire(in, r, stake, "device %d idle waiting for the host %s per step (%.1f%% of the step)", (int)sj_getnum(dev, "device", 0), a,
              100 * hw / in->step);
     }
 }
@@ -129,7 +188,7 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     double kw = 0;
     const cJSON *dev;
     cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) kw += sj_getnum(dev, "idle.kernel_wait_ns", 0);
-    fire(in, r, kw / in->nsteps, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
+    fire(in, r, claim(in, kw / in->nsteps), "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
 }
 
 static void slow_launches(const rule_in *in, const pc_rule *r) {
@@ -229,7 +288,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, sync_ns / in->nsteps);
-    fire(in, r, sync_ns / in->nsteps, "%lld synchronizing calls (e.g. %s; %lld of them copies to or from pageable memory), %s per step blocked",
+    fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls (e.g. %s; %lld of them copies to or from pageable memory), %s per step blocked",
          (long long)n, first, (long long)n_pageable, a);
 }
 

@@ -17,6 +17,7 @@ typedef struct rule_in {
     double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
     int has_steps, pytorch;
     cJSON *out;
+    double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
 } rule_in;
 
 typedef struct pc_rule {
@@ -27,6 +28,11 @@ typedef struct pc_rule {
 } pc_rule;
 
 extern const pc_rule pc_rules[]; /* ends with a row whose id is NULL */
+
+/* The GPU-free time per step of a summary (runtime + data loading + CPU +
+ * idle categories of its breakdown), the pool findings about GPU waits share;
+ * -1 when it has no breakdown. */
+double rules_gpu_free(const cJSON *summary);
 
 /* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
  * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */

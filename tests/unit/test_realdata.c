@@ -268,9 +268,68 @@ TEST(realdata_hta_pageable_copies_block) {
     const cJSON *hit = NULL, *r;
     cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
     double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
+    int rank = hit ? (int)sj_getnum(hit, "rank", -1) : -1;
     int names_it = hit && strstr(sj_getstr(hit, "evidence", ""), "150 synchronizing calls (e.g. cudaMemcpyAsync; 75 of them copies to or from pageable memory)");
     cJSON_Delete(s);
     CHECK_MSG(hit, "no sync_in_step finding");
     CHECK_NEAR(stake, 152306800, 0.5);
     CHECK(names_it);
+    CHECK_EQ_I(rank, 1);
+}
+
+/* Issue #17's expectation for ResNet-50 V100 with 0 DataLoader workers: the
+ * bottleneck is data loading, ranked first (the host wait it causes is not
+ * counted twice). */
+TEST(realdata_resnet50_workers0_data_loading_first) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s);
+    const char *first = sj_getstr(s, "suggestions.rows.0.rule", "");
+    int ok = !strcmp(first, "data_loading");
+    double excl = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), cat = -1;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, sj_get(s, "breakdown.categories")) if (!strcmp(sj_getstr(c, "category", ""), "dataloader")) cat = sj_getnum(c, "avg_per_step_ns", -2);
+    cJSON_Delete(s);
+    CHECK_MSG(ok, "first suggestion: %s", first);
+    CHECK_NEAR(excl, cat, 0.5); /* its time at stake is the exclusive data-loading category */
+}
+
+/* On every real Kineto trace the suggestions' shares of the step sum to at
+ * most 100% (each nanosecond of a step is claimed once). */
+static void shares_under(const char *dir, int *n, char *bad, size_t cap) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (e->d_type == DT_DIR) { shares_under(p, n, bad, cap); continue; }
+        if (!strstr(e->d_name, ".json")) continue;
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        if (pc_load(p, NULL, &t, &err)) continue; /* loading is realdata_every_kineto_trace_loads's */
+        cJSON *s = analyze_json(t, NULL);
+        pc_trace_free(t);
+        double sum = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
+        cJSON_Delete(s);
+        (*n)++;
+        if (sum > 100 + 1e-6) {
+            size_t l = strlen(bad);
+            snprintf(bad + l, cap - l, " %s (%.1f%%)", e->d_name, sum);
+        }
+    }
+    closedir(d);
+}
+TEST(realdata_shares_sum_to_at_most_the_step) {
+    const char *sd = shared_data();
+    if (!sd) SKIP("../shared/data is missing");
+    char dir[4096], bad[4096] = "";
+    snprintf(dir, sizeof dir, "%s/kineto", sd);
+    int n = 0;
+    shares_under(dir, &n, bad, sizeof bad);
+    CHECK_MSG(!bad[0], "over 100%%:%s", bad);
+    CHECK_MSG(n >= 20, "only %d traces", n);
 }

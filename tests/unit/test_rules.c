@@ -42,6 +42,25 @@ static const rcase cases[] = {
     {"iteration_interval", 0, 0, 3, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 200000}}"},
     /* without steps there is no interval between them */
     {"iteration_interval", 0, 0, 0, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 900000}}"},
+    /* exclusive: 400 µs of data wait per 1 ms step, 300 µs of it with no GPU work beside it (the breakdown's
+     * dataloader category): at stake 300 µs; of the 600 µs GPU-free pool (dataloader 300 + idle 300), the 60%
+     * idle GPU then gets the 300 µs no cause claimed */
+    {"data_loading", 1, 300000, 3, 0, NULL,
+     "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 400000}, \"steps\": {\"average\": {\"duration_ns\": 1000000}},"
+     " \"breakdown\": {\"categories\": [{\"category\": \"dataloader\", \"avg_per_step_ns\": 300000}, {\"category\": \"other\", \"avg_per_step_ns\": 300000},"
+     " {\"category\": \"runtime\", \"avg_per_step_ns\": 0}, {\"category\": \"cpu\", \"avg_per_step_ns\": 0}]},"
+     " \"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40}]}"},
+    {"gpu_utilization", 1, 300000, 3, 0, NULL,
+     "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 400000}, \"steps\": {\"average\": {\"duration_ns\": 1000000}},"
+     " \"breakdown\": {\"categories\": [{\"category\": \"dataloader\", \"avg_per_step_ns\": 300000}, {\"category\": \"other\", \"avg_per_step_ns\": 300000},"
+     " {\"category\": \"runtime\", \"avg_per_step_ns\": 0}, {\"category\": \"cpu\", \"avg_per_step_ns\": 0}]},"
+     " \"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40}]}"},
+    /* host wait 450 µs over 3 steps = 150 µs per step, but the host categories (runtime 20 + CPU 60 + idle 20 µs)
+     * hold only 100 µs that no GPU work overlapped: at stake 100 µs */
+    {"host_wait", 1, 100000, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 450000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}},"
+     " \"breakdown\": {\"categories\": [{\"category\": \"runtime\", \"avg_per_step_ns\": 20000}, {\"category\": \"cpu\", \"avg_per_step_ns\": 60000},"
+     " {\"category\": \"other\", \"avg_per_step_ns\": 20000}]}"},
     /* busy 40% (< 50%): idle 60% of a 1 ms step */
     {"gpu_utilization", 1, 600000, 3, 0, NULL, "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
     {"gpu_utilization", 0, 0, 3, 0, NULL, "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 50}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},

@@ -60,6 +60,8 @@ int rule_is_sync_call(const char *n) {
 }
 
 static double S(const rule_in *in, const char *path) { return sj_getnum(in->s, path, 0); }
+/* how evidence says "per step": without steps the one window is the trace */
+#define PER(in) ((in)->has_steps ? "per step" : "in the trace")
 
 /* A category of the exclusive step breakdown, per step (ns), or -1 when the
  * summary has no breakdown. Each nanosecond of a step is in exactly one
@@ -145,7 +147,9 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     fmt_ns(a, sizeof a, ii);
     fmt_ns(b, sizeof b, in->step);
     /* the data wait inside the interval is data_loading's */
-    fire(in, r, claim(in, ii - (dw > 0 ? fmin(dw, ii) : 0)), "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
+    double want = ii - (dw > 0 ? fmin(dw, ii) : 0), stake = claim(in, want);
+    if (want > 0 && stake <= 0) return; /* explained by the findings above */
+    fire(in, r, stake, "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
 }
 
 /* a symptom: at stake, the idle time that no cause found before it explains */
@@ -155,10 +159,11 @@ static void gpu_utilization(const rule_in *in, const pc_rule *r) {
         double u = sj_getnum(dev, "utilization_pct", 100);
         if (u >= 50 || in->step <= 0) continue;
         double left = claim(in, in->step * (1 - u / 100));
+        if (left <= 0) continue; /* all its idle time is explained by the findings above */
         char a[64];
         fmt_ns(a, sizeof a, left);
-        fire(in, r, left, "device %d busy %.1f%% of the steps' span; %s per step of idle time not explained by the findings above",
-             (int)sj_getnum(dev, "device", 0), u, a);
+        fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above",
+             (int)sj_getnum(dev, "device", 0), u, in->has_steps ? "steps' span" : "trace", a, PER(in));
     }
 }
 
@@ -175,10 +180,11 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
             if (host < want) want = host;
         }
         double stake = claim(in, want);
+        if (stake <= 0) continue; /* the causes above took all of it */
         char a[64];
         fmt_ns(a, sizeof a, hw);
-        fire(in, r, stake, "device %d idle waiting for the host %s per step (%.1f%% of the step)", (int)sj_getnum(dev, "device", 0), a,
-             100 * hw / in->step);
+        fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)", (int)sj_getnum(dev, "device", 0), a, PER(in),
+             100 * hw / in->step, in->has_steps ? "step" : "trace");
     }
 }
 
@@ -188,7 +194,9 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     double kw = 0;
     const cJSON *dev;
     cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) kw += sj_getnum(dev, "idle.kernel_wait_ns", 0);
-    fire(in, r, claim(in, kw / in->nsteps), "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
+    double stake = claim(in, kw / in->nsteps);
+    if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
+    fire(in, r, stake, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
 }
 
 static void slow_launches(const rule_in *in, const pc_rule *r) {
@@ -208,8 +216,8 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     if (!n || no_tc <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, no_tc / in->nsteps);
-    fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time per step on non-Tensor-Core kernels (device compute capability %d.%d)",
-         (long long)n, a, d->cc_major, d->cc_minor);
+    fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
+         (long long)n, a, PER(in), d->cc_major, d->cc_minor);
 }
 
 static void gemm_alignment(const rule_in *in, const pc_rule *r) {
@@ -240,7 +248,7 @@ static void no_cudnn(const rule_in *in, const pc_rule *r) {
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, slow / in->nsteps);
-    fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s per step", (long long)n, a);
+    fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in));
 }
 
 static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
@@ -250,7 +258,7 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
         char a[64];
         double tot = sj_getnum(x, "total_ns", 0);
         fmt_ns(a, sizeof a, tot / in->nsteps);
-        fire(in, r, tot / in->nsteps / 2, "%s: %.0f copies, %s per step at %.1f GB/s", sj_getstr(x, "kind", ""), sj_getnum(x, "count", 0), a,
+        fire(in, r, tot / in->nsteps / 2, "%s: %.0f copies, %s %s at %.1f GB/s", sj_getstr(x, "kind", ""), sj_getnum(x, "count", 0), a, PER(in),
              sj_getnum(x, "gbs", 0));
     }
 }
@@ -259,7 +267,7 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
  * same: a cudaMemcpyAsync whose copy has a pageable side returns only once
  * the copy is done, so the host waits for everything queued before it. */
 static void sync_in_step(const rule_in *in, const pc_rule *r) {
-    if (!in->has_steps) return;
+    /* without steps the one window is the whole trace: every call counts */
     const pc_trace *t = in->c->t;
     const pc_links *l = &in->c->links;
     double sync_ns = 0;
@@ -288,8 +296,9 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, sync_ns / in->nsteps);
-    fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls (e.g. %s; %lld of them copies to or from pageable memory), %s per step blocked",
-         (long long)n, first, (long long)n_pageable, a);
+    char pg[96] = "";
+    if (n_pageable) snprintf(pg, sizeof pg, "; %lld of them asynchronous copies to or from pageable memory", (long long)n_pageable);
+    fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls (e.g. %s%s), %s %s blocked", (long long)n, first, pg, a, PER(in));
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
@@ -299,7 +308,7 @@ static void communication(const rule_in *in, const pc_rule *r) {
     double exposed = (S(in, "communication.nccl_ns") - S(in, "communication.overlap_ns")) / in->nsteps;
     char a[64];
     fmt_ns(a, sizeof a, exposed);
-    fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed per step", pct, ov, a);
+    fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in));
 }
 
 static void memory_peak(const rule_in *in, const pc_rule *r) {

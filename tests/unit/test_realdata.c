@@ -269,7 +269,7 @@ TEST(realdata_hta_pageable_copies_block) {
     cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
     double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
     int rank = hit ? (int)sj_getnum(hit, "rank", -1) : -1;
-    int names_it = hit && strstr(sj_getstr(hit, "evidence", ""), "150 synchronizing calls (e.g. cudaMemcpyAsync; 75 of them copies to or from pageable memory)");
+    int names_it = hit && strstr(sj_getstr(hit, "evidence", ""), "150 synchronizing calls (e.g. cudaMemcpyAsync; 75 of them asynchronous copies to or from pageable memory)");
     cJSON_Delete(s);
     CHECK_MSG(hit, "no sync_in_step finding");
     CHECK_NEAR(stake, 152306800, 0.5);
@@ -332,4 +332,25 @@ TEST(realdata_shares_sum_to_at_most_the_step) {
     shares_under(dir, &n, bad, sizeof bad);
     CHECK_MSG(!bad[0], "over 100%%:%s", bad);
     CHECK_MSG(n >= 20, "only %d traces", n);
+}
+
+/* tests/expectations/nsys-cloverleaf.md: 1,591 synchronizing calls (versioned
+ * names) blocking 319.32 ms, the first finding; no PyTorch-only rule. */
+TEST(realdata_cloverleaf_syncs_first) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("nsys/perlmutter-cloverleaf-cuda.sqlite");
+    CHECK(s);
+    const char *first = sj_getstr(s, "suggestions.rows.0.rule", ""), *ev = sj_getstr(s, "suggestions.rows.0.evidence", "");
+    int ok = !strcmp(first, "sync_in_step") && strstr(ev, "1591 synchronizing calls") && strstr(ev, "319.32 ms");
+    int torch = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) {
+        const char *id = sj_getstr(r, "rule", "");
+        torch |= !strcmp(id, "tensor_cores") || !strcmp(id, "no_cudnn") || !strcmp(id, "gemm_alignment") || !strcmp(id, "data_loading");
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s: %s", first, ev);
+    cJSON_Delete(s);
+    CHECK_MSG(ok, "first finding %s", msg);
+    CHECK(!torch);
 }

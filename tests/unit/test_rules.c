@@ -101,7 +101,8 @@ static const rcase cases[] = {
     /* one 30 µs synchronizing call (a versioned name) in 3 steps: 10 µs per step */
     {"sync_in_step", 1, 10000, 3, 0, "cudaDeviceSynchronize_v3020", ""},
     {"sync_in_step", 0, 0, 3, 0, "cudaLaunchKernel_v7000", ""},
-    {"sync_in_step", 0, 0, 0, 0, "cudaDeviceSynchronize", ""},
+    /* without steps: the whole trace is the one window (30 µs in it) */
+    {"sync_in_step", 1, 30000, 0, 0, "cudaDeviceSynchronize", ""},
     /* NCCL 20% of the step, 300 of 900 µs overlapped: 600 µs exposed over 3 steps */
     {"communication", 1, 200000, 3, 0, NULL,
      "\"communication\": {\"present\": true, \"pct_of_step\": 20, \"overlap_pct\": 33.3, \"nccl_ns\": 900000, \"overlap_ns\": 300000}"},

@@ -48,7 +48,8 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON_Delete(in.out);
 }
 
-/* Headline figures, each naming the section it comes from. */
+/* Headline figures, each naming the section it comes from, and the one
+ * sentence a reader sees first. */
 void an_overview(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     cJSON *ov = sj_obj(s, "overview");
@@ -94,4 +95,16 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     else cJSON_AddNullToObject(ov, "cpu_load_pct");
     const cJSON *sg = sj_get(s, "suggestions.rows.0");
     if (sg) sj_str(ov, "top_suggestion", sj_getstr(sg, "title", ""));
+    /* one sentence: what limits the run and by how much, from the first
+     * suggestion's own figures (the list and the headline never disagree) */
+    char h[512];
+    double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
+    const char *per = c->step_source ? "of each step" : "of the trace";
+    if (sg && pct > 0)
+        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", sj_getstr(sg, "title", ""), pct, per, sj_getstr(sg, "evidence", ""));
+    else if (sg)
+        snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));
+    else
+        snprintf(h, sizeof h, "No rule found anything over its threshold.");
+    sj_str(ov, "headline", h);
 }

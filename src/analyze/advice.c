@@ -23,8 +23,9 @@ static int cmp_stake(const void *a, const void *b) {
 
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
-    const pc_table *optab = pc_summary_table(ps, "operators.rows");
-    rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, (double)c->nsteps,
+    const pc_table *optab = pc_summary_table(ps, "operators.rows"), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
+    rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
+                  (double)c->nsteps,
                   sj_getnum(s, "steps.average.duration_ns", 0), sj_getnum(s, "steps.median_ns", 0), c->step_source != NULL, 0,
                   cJSON_CreateArray(), &(double){rules_gpu_free(s)}};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);

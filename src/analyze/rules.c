@@ -22,8 +22,8 @@ static void fmt_ns(char *b, size_t n, double ns) {
     else snprintf(b, n, "%.2f s", ns / 1e9);
 }
 
-static void fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
+static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
     char ev[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -40,6 +40,28 @@ static void fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const 
     if (at_stake_ns >= 0) sj_num(o, "at_stake_ns", at_stake_ns);
     else cJSON_AddNullToObject(o, "at_stake_ns");
     cJSON_AddItemToArray(in->out, o);
+    return o;
+}
+
+/* The three largest contributors to a finding (operators, kernels or calls,
+ * with their time), shown with its evidence. */
+typedef struct top3 { const char *name[3]; double ns[3]; } top3;
+static void top_add(top3 *t, const char *name, double ns) {
+    if (ns <= 0 || !name) return;
+    int i = 3;
+    while (i > 0 && (!t->name[i - 1] || t->ns[i - 1] < ns)) i--;
+    if (i >= 3) return;
+    for (int j = 2; j > i; j--) t->name[j] = t->name[j - 1], t->ns[j] = t->ns[j - 1];
+    t->name[i] = name, t->ns[i] = ns;
+}
+static void top_put(cJSON *o, const top3 *t, double nsteps) {
+    cJSON *a = sj_arr(o, "contributors");
+    for (int i = 0; i < 3 && t->name[i]; i++) {
+        cJSON *x = cJSON_CreateObject();
+        sj_str(x, "name", t->name[i]);
+        sj_num(x, "ns", t->ns[i] / nsteps);
+        cJSON_AddItemToArray(a, x);
+    }
 }
 
 /* An API name without CUPTI's or Nsight's version suffix ("_v3020", "_v2"). */
@@ -196,7 +218,11 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) kw += sj_getnum(dev, "idle.kernel_wait_ns", 0);
     double stake = claim(in, kw / in->nsteps);
     if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
-    fire(in, r, stake, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
+    top3 top = {0};
+    for (size_t i = 0; i < in->nkern; i++)
+        if (in->kern[i].avg_ns < 10000 && in->kern[i].total_ns > 0) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
+    cJSON *f = fire(in, r, stake, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
+    top_put(f, &top, in->nsteps);
 }
 
 static void slow_launches(const rule_in *in, const pc_rule *r) {
@@ -209,15 +235,20 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     if (!d || d->cc_major < 7) return;
     double no_tc = 0;
     int64_t n = 0;
+    top3 top = {0};
     for (size_t i = 0; i < in->nops; i++) {
         const tab_op *o = &in->ops[i];
-        if (o->tc_eligible == 1 && o->tensor_cores && !strcmp(o->tensor_cores, "no") && o->self_device_ns > 0) no_tc += (double)o->self_device_ns, n++;
+        if (o->tc_eligible == 1 && o->tensor_cores && !strcmp(o->tensor_cores, "no") && o->self_device_ns > 0) {
+            no_tc += (double)o->self_device_ns, n++;
+            top_add(&top, o->name, (double)o->self_device_ns);
+        }
     }
     if (!n || no_tc <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, no_tc / in->nsteps);
-    fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
+    cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
          (long long)n, a, PER(in), d->cc_major, d->cc_minor);
+    top_put(f, &top, in->nsteps);
 }
 
 static void gemm_alignment(const rule_in *in, const pc_rule *r) {
@@ -225,30 +256,36 @@ static void gemm_alignment(const rule_in *in, const pc_rule *r) {
     if (!d || d->cc_major < 7) return;
     double mis_ns = 0;
     int64_t mis = 0;
+    top3 top = {0};
     for (size_t i = 0; i < in->nops; i++) {
         const tab_op *o = &in->ops[i];
         if (o->gemm_not_multiple_of_8 <= 0) continue;
         mis += o->gemm_not_multiple_of_8;
         double calls = o->gemm_calls > 0 ? (double)o->gemm_calls : 1;
-        mis_ns += (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
+        double ns = (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
+        mis_ns += ns;
+        top_add(&top, o->name, ns);
     }
-    if (mis > 0) fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis);
+    if (mis > 0) top_put(fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
 }
 
 static void no_cudnn(const rule_in *in, const pc_rule *r) {
     double slow = 0;
     int64_t n = 0;
+    top3 top = {0};
     for (size_t i = 0; i < in->nops; i++) {
         const tab_op *o = &in->ops[i];
         const char *nm = o->name ? o->name : "";
         if (!strstr(nm, "thnn_conv") && !strstr(nm, "slow_conv")) continue;
-        slow += (double)(o->device_total_ns > 0 ? o->device_total_ns : o->cpu_total_ns > 0 ? o->cpu_total_ns : 0);
+        double ns = (double)(o->device_total_ns > 0 ? o->device_total_ns : o->cpu_total_ns > 0 ? o->cpu_total_ns : 0);
+        slow += ns;
+        top_add(&top, nm, ns);
         n += o->calls > 0 ? o->calls : 0;
     }
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, slow / in->nsteps);
-    fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in));
+    top_put(fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in)), &top, in->nsteps);
 }
 
 static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
@@ -272,7 +309,10 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     const pc_links *l = &in->c->links;
     double sync_ns = 0;
     int64_t n = 0, n_pageable = 0;
-    char first[128] = "";
+    enum { NAMES = 64 };
+    uint32_t ids[NAMES];
+    double id_ns[NAMES];
+    int nids = 0;
     uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
     uint8_t *blocks = spill_calloc(t->ncpu ? t->ncpu : 1, 1);      /* per call: launched a pageable copy */
     for (size_t g = 0; g < t->ngpu && l->gpu_launch; g++) {
@@ -289,16 +329,21 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         sync_ns += (double)e->dur;
         n++;
         n_pageable += is_sync[e->name] != 2;
-        if (!first[0]) snprintf(first, sizeof first, "%s", nm);
+        int k = 0;
+        while (k < nids && ids[k] != e->name) k++;
+        if (k == nids && nids < NAMES) ids[nids] = e->name, id_ns[nids++] = 0;
+        if (k < nids) id_ns[k] += (double)e->dur;
     }
+    top3 top = {0};
+    for (int k = 0; k < nids; k++) top_add(&top, strtab_get(&t->strs, ids[k]), id_ns[k]);
     spill_free(is_sync);
     spill_free(blocks);
     if (n <= 0) return;
     char a[64];
     fmt_ns(a, sizeof a, sync_ns / in->nsteps);
     char pg[96] = "";
-    if (n_pageable) snprintf(pg, sizeof pg, "; %lld of them asynchronous copies to or from pageable memory", (long long)n_pageable);
-    fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls (e.g. %s%s), %s %s blocked", (long long)n, first, pg, a, PER(in));
+    if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
+    top_put(fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked", (long long)n, pg, a, PER(in)), &top, in->nsteps);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
@@ -308,7 +353,10 @@ static void communication(const rule_in *in, const pc_rule *r) {
     double exposed = (S(in, "communication.nccl_ns") - S(in, "communication.overlap_ns")) / in->nsteps;
     char a[64];
     fmt_ns(a, sizeof a, exposed);
-    fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in));
+    top3 top = {0};
+    for (size_t i = 0; i < in->nkern; i++)
+        if (in->kern[i].name && name_is_nccl(in->kern[i].name)) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
+    top_put(fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in)), &top, in->nsteps);
 }
 
 static void memory_peak(const rule_in *in, const pc_rule *r) {

@@ -14,6 +14,8 @@ typedef struct rule_in {
     const cJSON *s;       /* the summary so far: every section but suggestions and overview */
     const tab_op *ops;    /* the operators table's rows (nops of them) */
     size_t nops;
+    const tab_kernel *kern; /* the first device's kernel rows (nkern), by total time */
+    size_t nkern;
     double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
     int has_steps, pytorch;
     cJSON *out;

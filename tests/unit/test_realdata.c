@@ -365,3 +365,26 @@ TEST(realdata_cloverleaf_syncs_first) {
     CHECK_MSG(ok, "first finding %s", msg);
     CHECK(!torch);
 }
+
+/* tests/expectations/resnet50-v100.md: the exclusive step breakdown of both
+ * traces, category by category, as exclusive_breakdown.py reads them (µs per step). */
+TEST(realdata_resnet50_exclusive_breakdown) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *file; double window, cat[6]; } want[] = {
+        {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 177592.17, {98588.67, 1915.33, 89.00, 2907.50, 59261.83, 12238.17}},
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 141068.00, {99144.67, 3159.83, 97.67, 10564.00, 1186.17, 20520.00}},
+    };
+    static const char *const names[6] = {"kernel", "memcpy", "memset", "runtime", "dataloader", "cpu"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *s = summarize(want[i].file);
+        CHECK(s);
+        double got[6] = {-1, -1, -1, -1, -1, -1}, window = sj_getnum(s, "steps.average.duration_ns", -1) / 1e3;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, sj_get(s, "breakdown.categories"))
+            for (int k = 0; k < 6; k++)
+                if (!strcmp(sj_getstr(c, "category", ""), names[k])) got[k] = sj_getnum(c, "avg_per_step_ns", -1) / 1e3;
+        cJSON_Delete(s);
+        CHECK_NEAR(window, want[i].window, 0.01);
+        for (int k = 0; k < 6; k++) CHECK_MSG(fabs(got[k] - want[i].cat[k]) <= 0.01, "%s: %s %.2f µs, expected %.2f", want[i].file, names[k], got[k], want[i].cat[k]);
+    }
+}

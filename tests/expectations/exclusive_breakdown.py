@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Independent reading of a 2021-schema Kineto trace (PyTorch's TensorBoard plugin samples):
+each step's window (its ProfilerStep range, extended to the end of the GPU work launched in it,
+windows tiling), and every microsecond of it given to one category, first that applies:
+kernel > memcpy > memset > runtime > data loading > CPU operators (idle is the rest).
+Annotations are not operators: ProfilerStep#, Optimizer.step#, Optimizer.zero_grad#.
+Usage: exclusive_breakdown.py TRACE.json.gz (the expectations in resnet50-v100.md come from it)."""
+import json, gzip, sys
+f = sys.argv[1]
+ev = json.load(gzip.open(f))['traceEvents']
+steps = sorted((e['ts'], e['ts'] + e['dur'], e['name']) for e in ev if e.get('name', '').startswith('ProfilerStep'))
+cat = lambda e: e.get('cat', '')
+rt = {e['args']['correlation']: e['ts'] for e in ev if cat(e) == 'Runtime' and 'correlation' in e.get('args', {})}
+gpu = [e for e in ev if cat(e) in ('Kernel', 'Memcpy', 'Memset')]
+# windows: a step's range, extended to the end of the GPU work whose launch lies in it
+win = []
+for a, b, n in steps:
+    end = b
+    for e in gpu:
+        c = e.get('args', {}).get('correlation')
+        if c in rt and a <= rt[c] < b: end = max(end, e['ts'] + e['dur'])
+    win.append([a, end, n])
+for i in range(1, len(win)):   # windows tile: a step starts where the one before ended
+    if win[i][0] < win[i-1][1]: win[i][0] = win[i-1][1]
+    if win[i][1] < win[i][0]: win[i][1] = win[i][0]
+prio = [('kernel', lambda e: cat(e) == 'Kernel'), ('memcpy', lambda e: cat(e) == 'Memcpy'), ('memset', lambda e: cat(e) == 'Memset'),
+        ('runtime', lambda e: cat(e) == 'Runtime'), ('dataloader', lambda e: cat(e) == 'DataLoader' or (cat(e) == 'Operator' and 'DataLoader' in e['name'])),
+        ('cpu', lambda e: cat(e) == 'Operator' and 'DataLoader' not in e['name'] and not e['name'].startswith(('ProfilerStep#', 'Optimizer.step#', 'Optimizer.zero_grad#')))]
+ivs = {k: sorted((e['ts'], e['ts'] + e['dur']) for e in ev if pred(e) and e.get('dur', 0) > 0) for k, pred in prio}
+def clip_union(v, a, b):
+    out = []
+    for s, e in v:
+        s, e = max(s, a), min(e, b)
+        if e <= s: continue
+        if out and s <= out[-1][1]: out[-1][1] = max(out[-1][1], e)
+        else: out.append([s, e])
+    return out
+def subtract(v, cov):
+    out, j = [], 0
+    for s, e in v:
+        while j < len(cov) and cov[j][1] <= s: j += 1
+        k = j
+        while s < e:
+            if k >= len(cov) or cov[k][0] >= e: out.append([s, e]); break
+            if cov[k][0] > s: out.append([s, cov[k][0]])
+            if cov[k][1] >= e: break
+            s = cov[k][1]; k += 1
+    return out
+def union(a, b): return clip_union(sorted(a + b), -1e30, 1e30)
+tot = {k: 0 for k, _ in prio}
+for a, b, n in win:
+    cov = []
+    for k, _ in prio:
+        u = clip_union(ivs[k], a, b)
+        only = subtract(u, cov)
+        tot[k] += sum(e - s for s, e in only)
+        cov = union(cov, u)
+ns = len(win)
+dur = sum(b - a for a, b, n in win)
+print('steps', ns, 'avg window us', dur / ns)
+for k, _ in prio: print(k, 'per step us', tot[k] / ns, 'pct', round(100 * tot[k] / dur, 2))

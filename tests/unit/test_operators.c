@@ -85,6 +85,27 @@ TEST(tensor_core_rules_by_kernel_name) {
     CHECK(kernel_uses_tensor_cores("volta_scudnn_128x64_relu_interior_nn_v1") == 0);
     CHECK(kernel_uses_tensor_cores("void at::native::vectorized_elementwise_kernel<4, ...>") == 0);
     CHECK(kernel_uses_tensor_cores("triton_poi_fused_add_0") == -1);
+    /* issue #18's table: Tensor Core kernels of today's GPUs, and look-alikes that are not */
+    static const struct { const char *name; int tc; } table[] = {
+        {"void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t> >(Flash_fwd_params)", 1},
+        {"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8> >(Flash_bwd_params)", 1},
+        {"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwd<2> > > >(Params)", 1},
+        {"nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NNT", 1},
+        {"nvjet_hsh_64x8_64x16_4x1_v_bz_splitK_TNT", 1},
+        {"void cutlass::device_kernel<cutlass::fmha::kernel::Sm100FmhaFwdKernelTmaWarpspecialized<...>>(Params)", 1},
+        {"kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<...>>", 1},
+        {"gridwise_convolution_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw", 1},
+        {"Cijk_Ailk_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB0_GRVW8", 1},
+        {"Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_AMAS0_BL0", 0},
+        {"void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(Params)", 0},
+        {"cutlass_75_simt_sgemm_128x128_8x2_nn_align1", 0},
+        {"SubTensorOpWithScalar1d", 0},
+        {"MIOpenSubTensorOpWithSubTensorKernel", 0},
+        {"void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8>(Params)", 1},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        CHECK_MSG(kernel_uses_tensor_cores(table[i].name) == table[i].tc, "%s: %d, expected %d", table[i].name, kernel_uses_tensor_cores(table[i].name),
+                  table[i].tc);
     CHECK(op_tc_eligible("aten::conv2d") && op_tc_eligible("aten::addmm") && !op_tc_eligible("aten::relu"));
 }
 

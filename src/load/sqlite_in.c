@@ -29,6 +29,10 @@ typedef struct db {
     int kind;            /* host_row: the kind of the rows being read */
     double deadline;     /* monotonic seconds after which queries are interrupted */
     int seconds;         /* the time allowed (pc_load_opts.sqlite_seconds) */
+    /* host_row, API calls: the last call kept (rows come by correlation id,
+     * thread and start), to drop the inner row of a call recorded twice */
+    int64_t last_corr, last_pid, last_tid, last_s, last_e;
+    char last_name[128];
 } db;
 static double now_s(void) {
     struct timespec ts;
@@ -162,9 +166,32 @@ static int nvtx_kind(const char *name) {
     return name && (!strncmp(name, "ProfilerStep#", 13) || !strncmp(name, "perfcard.step#", 14)) ? CPU_USER_ANNOT : CPU_OP;
 }
 
+/* Nsight Systems may record one API call twice, nested, with one correlation
+ * id: `cudaMalloc` around `cudaMalloc_v3020`. True when this row is such an
+ * inner copy of the last call kept (then it is not a call of its own). */
+static int inner_copy(db *d, sqlite3_stmt *st) {
+    if (d->kind != CPU_RUNTIME && d->kind != CPU_DRIVER) return 0;
+    int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1), pid = sqlite3_column_int64(st, 2),
+            tid = sqlite3_column_int64(st, 3), corr = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+    const char *name = (const char *)sqlite3_column_text(st, 5);
+    if (!name) name = "";
+    size_t n = strlen(name), base = n;
+    while (base > 0 && name[base - 1] >= '0' && name[base - 1] <= '9') base--;
+    if (base < n && base >= 2 && name[base - 1] == 'v' && name[base - 2] == '_') base -= 2;
+    else base = n;
+    int inner = corr >= 0 && corr == d->last_corr && pid == d->last_pid && tid == d->last_tid && s >= d->last_s && e <= d->last_e &&
+                strlen(d->last_name) == base && !strncmp(d->last_name, name, base);
+    if (!inner) {
+        d->last_corr = corr, d->last_pid = pid, d->last_tid = tid, d->last_s = s, d->last_e = e;
+        snprintf(d->last_name, sizeof d->last_name, "%s", name);
+    }
+    return inner;
+}
+
 static void host_row(db *d, sqlite3_stmt *st) {
     if (sqlite3_column_type(st, 1) == SQLITE_NULL) return; /* marks and unfinished ranges */
     if (!times_ok(d, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1))) return;
+    if (inner_copy(d, st)) return;
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
     c->kind = (uint8_t)(d->kind == CPU_USER_ANNOT ? nvtx_kind((const char *)sqlite3_column_text(st, 5)) : d->kind);
     c->ts = sqlite3_column_int64(st, 0);
@@ -224,9 +251,10 @@ static int read_nsys(db *d) {
         if (!has_table(d, apis[a][0])) continue;
         snprintf(q, sizeof q,
                  "SELECT r.start, r.end, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, r.correlationId, s.value "
-                 "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId",
+                 "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId ORDER BY r.correlationId, r.globalTid, r.start, r.end DESC",
                  apis[a][0]);
         d->kind = a == 0 ? CPU_RUNTIME : CPU_DRIVER;
+        d->last_corr = -2;
         if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
     }
     if (has_table(d, "NVTX_EVENTS")) {

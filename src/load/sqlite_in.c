@@ -29,8 +29,8 @@ typedef struct db {
     int kind;            /* host_row: the kind of the rows being read */
     double deadline;     /* monotonic seconds after which queries are interrupted */
     int seconds;         /* the time allowed (pc_load_opts.sqlite_seconds) */
-    /* host_row, API calls: the last call kept (rows come by correlation id,
-     * thread and start), to drop the inner row of a call recorded twice */
+    /* host_row, API calls: the row before (in table order), to drop the inner
+     * row of a call recorded twice */
     int64_t last_corr, last_pid, last_tid, last_s, last_e;
     char last_name[128];
 } db;
@@ -167,8 +167,10 @@ static int nvtx_kind(const char *name) {
 }
 
 /* Nsight Systems may record one API call twice, nested, with one correlation
- * id: `cudaMalloc` around `cudaMalloc_v3020`. True when this row is such an
- * inner copy of the last call kept (then it is not a call of its own). */
+ * id: `cudaMalloc` around `cudaMalloc_v3020`, written as consecutive rows,
+ * outer first. True when this row is such an inner copy of the row before
+ * (then it is not a call of its own). Table order, no sort: a sort of a
+ * table of millions of calls would hold it in memory. */
 static int inner_copy(db *d, sqlite3_stmt *st) {
     if (d->kind != CPU_RUNTIME && d->kind != CPU_DRIVER) return 0;
     int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1), pid = sqlite3_column_int64(st, 2),
@@ -251,7 +253,7 @@ static int read_nsys(db *d) {
         if (!has_table(d, apis[a][0])) continue;
         snprintf(q, sizeof q,
                  "SELECT r.start, r.end, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, r.correlationId, s.value "
-                 "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId ORDER BY r.correlationId, r.globalTid, r.start, r.end DESC",
+                 "FROM %s r LEFT JOIN StringIds s ON s.id = r.nameId",
                  apis[a][0]);
         d->kind = a == 0 ? CPU_RUNTIME : CPU_DRIVER;
         d->last_corr = -2;

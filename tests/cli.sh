@@ -156,6 +156,8 @@ if [ -d ../shared/data/nsys ] && command -v sqlite3 > /dev/null; then
         want=$(sqlite3 "$db" "SELECT count(*) FROM (SELECT DISTINCT correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME)")
         got=$(python3 -c "import json; s = json.load(open('$T/nsys/summary.json')); print(s['run']['events']['cuda_runtime'])")
         check "nsys_${n}_api_calls_match_db" [ "$want" = "$got" ]
+        got=$(python3 -c "import json; s = json.load(open('$T/nsys/summary.json')); print(s['run']['file_bytes'])")
+        check "nsys_${n}_file_bytes" [ "$got" = "$(stat -c %s "$db")" ]
         leaked=0
         for v in $(sqlite3 "$db" "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE '%ENVIRONMENT%'" 2>/dev/null | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' | grep -E '.{6,}'); do
             grep -rqF "$v" "$T/nsys" && { leaked=1; echo "leak: $v"; }

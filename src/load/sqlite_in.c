@@ -425,6 +425,8 @@ int pc_load_sqlite(const char *path, const pc_load_opts *o, pc_trace **out, pc_e
     }
     d.t->source_format = strtab_intern(&d.t->strs, fmt, strlen(fmt));
     d.t->stats.events = (int64_t)(d.t->ncpu + d.t->ngpu);
+    struct stat fst;
+    if (stat(path, &fst) == 0) d.t->stats.file_bytes = d.t->stats.bytes = (uint64_t)fst.st_size; /* the database is read whole */
     pc_trace_finish(d.t);
     *out = d.t;
     return 0;

@@ -8,42 +8,48 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int load_all_under(const char *dir, int *n, char *failed, size_t cap) {
+/* Calls fn(path, file name, ctx) for every .json (and .json.gz) file under dir. */
+static void each_json(const char *dir, void (*fn)(const char *, const char *, void *), void *ctx) {
     DIR *d = opendir(dir);
-    if (!d) return 0;
+    if (!d) return;
     struct dirent *e;
-    int bad = 0;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (e->d_type == DT_DIR) { bad += load_all_under(p, n, failed, cap); continue; }
-        if (!strstr(e->d_name, ".json")) continue;
-        if (strstr(e->d_name, "gpu_metrics_expected")) { /* also a trace: load it too */ }
-        pc_trace *t = NULL;
-        pc_err err = {0};
-        int rc = pc_load(p, NULL, &t, &err);
-        (*n)++;
-        if (rc || t->truncated) {
-            bad++;
-            size_t l = strlen(failed);
-            snprintf(failed + l, cap - l, " %s(%s)", e->d_name, rc ? err.msg : "truncated");
-        }
-        pc_trace_free(t);
+        if (e->d_type == DT_DIR) each_json(p, fn, ctx);
+        else if (strstr(e->d_name, ".json")) fn(p, e->d_name, ctx); /* gpu_metrics_expected.json is a trace too */
     }
     closedir(d);
-    return bad;
+}
+
+/* what a walk over the traces found: how many, and the ones that failed */
+typedef struct walk { int n, bad; char failed[4096]; } walk;
+static void walk_fail(walk *w, const char *fmt, const char *a, const char *b) {
+    size_t l = strlen(w->failed);
+    snprintf(w->failed + l, sizeof w->failed - l, fmt, a, b);
+    w->bad++;
+}
+
+static void load_one(const char *path, const char *name, void *ctx) {
+    walk *w = ctx;
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    int rc = pc_load(path, NULL, &t, &err);
+    w->n++;
+    if (rc || t->truncated) walk_fail(w, " %s(%s)", name, rc ? err.msg : "truncated");
+    pc_trace_free(t);
 }
 
 TEST(realdata_every_kineto_trace_loads) {
     const char *sd = shared_data();
     if (!sd) SKIP("../shared/data is missing");
-    char dir[4096], failed[4096] = "";
+    char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", sd);
-    int n = 0;
-    int bad = load_all_under(dir, &n, failed, sizeof failed);
-    CHECK_MSG(bad == 0, "%d of %d failed:%s", bad, n, failed);
-    CHECK_MSG(n >= 20, "only %d traces found", n);
+    walk w = {0};
+    each_json(dir, load_one, &w);
+    CHECK_MSG(w.bad == 0, "%d of %d failed:%s", w.bad, w.n, w.failed);
+    CHECK_MSG(w.n >= 20, "only %d traces found", w.n);
 }
 
 /* Expected values were established independently with Python's json module:
@@ -297,48 +303,37 @@ TEST(realdata_resnet50_workers0_data_loading_first) {
     cJSON_ArrayForEach(c, sj_get(s, "breakdown.categories")) if (!strcmp(sj_getstr(c, "category", ""), "dataloader")) cat = sj_getnum(c, "avg_per_step_ns", -2);
     cJSON_Delete(s);
     CHECK_MSG(ok, "first suggestion: %s", first);
-    CHECK_NEAR(excl, cat, 0.5);
-    CHECK(head_ok); /* its time at stake is the exclusive data-loading category */
+    CHECK_NEAR(excl, cat, 0.5); /* its time at stake is the exclusive data-loading category */
+    CHECK(head_ok);
 }
 
 /* On every real Kineto trace the suggestions' shares of the step sum to at
  * most 100% (each nanosecond of a step is claimed once). */
-static void shares_under(const char *dir, int *n, char *bad, size_t cap) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (e->d_type == DT_DIR) { shares_under(p, n, bad, cap); continue; }
-        if (!strstr(e->d_name, ".json")) continue;
-        pc_trace *t = NULL;
-        pc_err err = {0};
-        if (pc_load(p, NULL, &t, &err)) continue; /* loading is realdata_every_kineto_trace_loads's */
-        cJSON *s = analyze_json(t, NULL);
-        pc_trace_free(t);
-        double sum = 0;
-        const cJSON *r;
-        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
-        cJSON_Delete(s);
-        (*n)++;
-        if (sum > 100 + 1e-6) {
-            size_t l = strlen(bad);
-            snprintf(bad + l, cap - l, " %s (%.1f%%)", e->d_name, sum);
-        }
-    }
-    closedir(d);
+static void shares_one(const char *path, const char *name, void *ctx) {
+    walk *w = ctx;
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    if (pc_load(path, NULL, &t, &err)) return; /* loading is realdata_every_kineto_trace_loads's */
+    cJSON *s = analyze_json(t, NULL);
+    pc_trace_free(t);
+    double sum = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
+    cJSON_Delete(s);
+    w->n++;
+    char pct[32];
+    snprintf(pct, sizeof pct, "%.1f%%", sum);
+    if (sum > 100 + 1e-6) walk_fail(w, " %s (%s)", name, pct);
 }
 TEST(realdata_shares_sum_to_at_most_the_step) {
     const char *sd = shared_data();
     if (!sd) SKIP("../shared/data is missing");
-    char dir[4096], bad[4096] = "";
+    char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", sd);
-    int n = 0;
-    shares_under(dir, &n, bad, sizeof bad);
-    CHECK_MSG(!bad[0], "over 100%%:%s", bad);
-    CHECK_MSG(n >= 20, "only %d traces", n);
+    walk w = {0};
+    each_json(dir, shares_one, &w);
+    CHECK_MSG(!w.bad, "over 100%%:%s", w.failed);
+    CHECK_MSG(w.n >= 20, "only %d traces", w.n);
 }
 
 /* tests/expectations/nsys-cloverleaf.md: 1,591 synchronizing calls (versioned

@@ -9,18 +9,12 @@
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/spill.h"
+#include "../util/units.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void fmt_ns(char *b, size_t n, double ns) {
-    if (fabs(ns) < 1e3) snprintf(b, n, "%.0f ns", ns);
-    else if (fabs(ns) < 1e6) snprintf(b, n, "%.1f µs", ns / 1e3);
-    else if (fabs(ns) < 1e9) snprintf(b, n, "%.2f ms", ns / 1e6);
-    else snprintf(b, n, "%.2f s", ns / 1e9);
-}
 
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
@@ -132,12 +126,12 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     double dw = S(in, "dataloader.avg_wait_ns");
     if (!cJSON_IsTrue(sj_get(in->s, "dataloader.present")) || in->step <= 0 || dw <= 0.05 * in->step) return;
     char a[64], b[64];
-    fmt_ns(a, sizeof a, dw);
-    fmt_ns(b, sizeof b, in->step);
+    units_ns(a, sizeof a, dw);
+    units_ns(b, sizeof b, in->step);
     /* at stake: the data loading no GPU work overlapped (its breakdown category) */
     double excl = category(in, BK_DATA), stake = claim(in, excl >= 0 ? excl : dw);
     char c[64];
-    fmt_ns(c, sizeof c, excl >= 0 ? excl : dw);
+    units_ns(c, sizeof c, excl >= 0 ? excl : dw);
     fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%", a, b,
          100 * dw / in->step, c, (int)S(in, "dataloader.steps_over_5pct"), (int)S(in, "dataloader.steps"));
 }
@@ -166,8 +160,8 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     double ii = S(in, "steps.average.iteration_interval_ns"), dw = S(in, "dataloader.avg_wait_ns");
     if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
     char a[64], b[64];
-    fmt_ns(a, sizeof a, ii);
-    fmt_ns(b, sizeof b, in->step);
+    units_ns(a, sizeof a, ii);
+    units_ns(b, sizeof b, in->step);
     /* the data wait inside the interval is data_loading's */
     double want = ii - (dw > 0 ? fmin(dw, ii) : 0), stake = claim(in, want);
     if (want > 0 && stake <= 0) return; /* explained by the findings above */
@@ -183,7 +177,7 @@ static void gpu_utilization(const rule_in *in, const pc_rule *r) {
         double left = claim(in, in->step * (1 - u / 100));
         if (left <= 0) continue; /* all its idle time is explained by the findings above */
         char a[64];
-        fmt_ns(a, sizeof a, left);
+        units_ns(a, sizeof a, left);
         fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above",
              (int)sj_getnum(dev, "device", 0), u, in->has_steps ? "steps' span" : "trace", a, PER(in));
     }
@@ -204,7 +198,7 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         double stake = claim(in, want);
         if (stake <= 0) continue; /* the causes above took all of it */
         char a[64];
-        fmt_ns(a, sizeof a, hw);
+        units_ns(a, sizeof a, hw);
         fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)", (int)sj_getnum(dev, "device", 0), a, PER(in),
              100 * hw / in->step, in->has_steps ? "step" : "trace");
     }
@@ -245,7 +239,7 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     }
     if (!n || no_tc <= 0) return;
     char a[64];
-    fmt_ns(a, sizeof a, no_tc / in->nsteps);
+    units_ns(a, sizeof a, no_tc / in->nsteps);
     cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
          (long long)n, a, PER(in), d->cc_major, d->cc_minor);
     top_put(f, &top, in->nsteps);
@@ -284,7 +278,7 @@ static void no_cudnn(const rule_in *in, const pc_rule *r) {
     }
     if (n <= 0) return;
     char a[64];
-    fmt_ns(a, sizeof a, slow / in->nsteps);
+    units_ns(a, sizeof a, slow / in->nsteps);
     top_put(fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in)), &top, in->nsteps);
 }
 
@@ -294,7 +288,7 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
         if (strcmp(sj_getstr(x, "source_memory", ""), "Pageable") && !strstr(sj_getstr(x, "kind", ""), "-> Pageable")) continue;
         char a[64];
         double tot = sj_getnum(x, "total_ns", 0);
-        fmt_ns(a, sizeof a, tot / in->nsteps);
+        units_ns(a, sizeof a, tot / in->nsteps);
         fire(in, r, tot / in->nsteps / 2, "%s: %.0f copies, %s %s at %.1f GB/s", sj_getstr(x, "kind", ""), sj_getnum(x, "count", 0), a, PER(in),
              sj_getnum(x, "gbs", 0));
     }
@@ -340,7 +334,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     spill_free(blocks);
     if (n <= 0) return;
     char a[64];
-    fmt_ns(a, sizeof a, sync_ns / in->nsteps);
+    units_ns(a, sizeof a, sync_ns / in->nsteps);
     char pg[96] = "";
     if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
     top_put(fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked", (long long)n, pg, a, PER(in)), &top, in->nsteps);
@@ -352,7 +346,7 @@ static void communication(const rule_in *in, const pc_rule *r) {
     if (pct <= 10 && ov >= 50) return;
     double exposed = (S(in, "communication.nccl_ns") - S(in, "communication.overlap_ns")) / in->nsteps;
     char a[64];
-    fmt_ns(a, sizeof a, exposed);
+    units_ns(a, sizeof a, exposed);
     top3 top = {0};
     for (size_t i = 0; i < in->nkern; i++)
         if (in->kern[i].name && name_is_nccl(in->kern[i].name)) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
@@ -382,9 +376,9 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
     }
     if (med <= 0 || (mx <= 1.5 * med && cv <= 10)) return;
     char a[64], b[64], d[64];
-    fmt_ns(a, sizeof a, mx);
-    fmt_ns(b, sizeof b, med);
-    fmt_ns(d, sizeof d, mean - med);
+    units_ns(a, sizeof a, mx);
+    units_ns(b, sizeof b, med);
+    units_ns(d, sizeof d, mean - med);
     fire(in, r, mean > med ? mean - med : 0, "slowest step %s vs median %s; coefficient of variation %.1f%% (mean exceeds median by %s)", a,
          b, cv, d);
 }

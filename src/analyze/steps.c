@@ -208,6 +208,40 @@ static int cmp_i64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* One-off work: per step, the kernel and operator names that run in that
+ * step and in no other (autotuning, compilation, first-touch allocation);
+ * *n_out[si] counts them and *first_out[si] is one of them (0: none). Only
+ * with 3 steps or more, where "no other step" means something. */
+static void one_off_names(const pc_trace *t, const pc_step *st, size_t ns, uint32_t *n_out, uint32_t *first_out) {
+    if (ns < 3) return;
+    size_t nn = t->strs.n;
+    int32_t *step_of = spill_alloc(nn * sizeof *step_of); /* -1 unseen, -2 seen in two steps */
+    for (size_t i = 0; i < nn; i++) step_of[i] = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = pass ? t->ncpu : t->ngpu;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t name;
+            int64_t ts;
+            if (pass) {
+                if (t->cpu[i].kind != CPU_OP) continue;
+                name = t->cpu[i].name, ts = t->cpu[i].ts;
+            } else {
+                if (t->gpu[i].kind != GPU_KERNEL) continue;
+                name = t->gpu[i].name, ts = t->gpu[i].ts;
+            }
+            long si = find_step(st, ns, ts, pass);
+            if (si < 0 || name >= nn || step_of[name] == -2) continue;
+            if (step_of[name] == -1) step_of[name] = (int32_t)si;
+            else if (step_of[name] != (int32_t)si) step_of[name] = -2;
+        }
+    }
+    for (size_t id = 1; id < nn; id++)
+        if (step_of[id] >= 0) {
+            if (!n_out[step_of[id]]++) first_out[step_of[id]] = (uint32_t)id;
+        }
+    spill_free(step_of);
+}
+
 void an_steps(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
@@ -325,6 +359,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     sj_int(so, "rows_every", (int64_t)every);
     cJSON *alld = sj_arr(so, "durations_ns");
     for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
+    uint32_t *oneoff_n = spill_calloc(ns, sizeof *oneoff_n), *oneoff_id = spill_calloc(ns, sizeof *oneoff_id);
+    if (c->step_source) one_off_names(t, st, ns, oneoff_n, oneoff_id);
     cJSON *rows = sj_arr(so, "rows");
     double sum[16] = {0}, sum1[16] = {0};
     size_t cnt[16] = {0}, cnt1[16] = {0}, phases_known = 0;
@@ -395,6 +431,9 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         }
         sj_int(r, "communication_ns", a->comm_ns);
         sj_int(r, "communication_overlap_ns", a->overlap_ns);
+        sj_int(r, "one_off_names", oneoff_n[si]);
+        if (oneoff_id[si]) sj_str(r, "one_off_name", strtab_get(&t->strs, oneoff_id[si]));
+        else cJSON_AddNullToObject(r, "one_off_name");
         if (si % every == 0 || si == ns - 1) cJSON_AddItemToArray(rows, r);
         else cJSON_Delete(r);
         double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
@@ -424,6 +463,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     sj_num(so, "stddev_ns", ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
     sj_num(so, "cv_pct", mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
     spill_free(durs);
+    spill_free(oneoff_n);
+    spill_free(oneoff_id);
     /* the profiler's own step durations (the ranges' spans, exactly as the
      * trace has them): the windows above also cover the GPU work launched in
      * each step, so a GPU that lags stretches them; the variability check

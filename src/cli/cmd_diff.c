@@ -14,13 +14,17 @@
 
 static const char diff_help[] =
     "usage: perfcard diff BASE NEW [NEW2 ...] [options]\n"
+    "       perfcard diff --base A1 [A2 ...] --new B1 [B2 ...] [--new C1 ...] [options]\n"
     "\n"
-    "Compares a baseline run with one or more runs. Each is a trace or a summary.json.\n"
-    "Writes DIR/diff.html, DIR/diff.md (with charts/) and DIR/diff.json.\n"
+    "Compares a baseline with one or more changes. Each input is a trace or a summary.json;\n"
+    "after --base and each --new come the runs of one configuration (3 or more per side let\n"
+    "the runs decide). Writes DIR/diff.html, DIR/diff.md (with charts/) and DIR/diff.json.\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-diff)\n"
-    "      --threshold PCT     relative change of the median step time that counts (default 5)\n"
-    "      --fail-on regression  exit 1 when the verdict is regressed\n"
+    "      --threshold PCT     smallest step-time change that counts with >= 3 runs a side (default 2)\n"
+    "      --noise-floor PCT   with fewer runs, a change must clear this (default 10)\n"
+    "      --fail-on WHAT      regression: exit 1 when regressed; inconclusive: also when inconclusive\n"
+    "      --label SIDE=NAME   BASE=NAME, NEW=NAME (NEW2=... for later changes); default: file names\n"
     "      --format LIST       html,md,json (default all three)\n"
     "      --rows N            rows kept per table in diff.json (default all)\n"
     "  -q, --quiet             do not print the paths written\n"
@@ -28,45 +32,99 @@ static const char diff_help[] =
     "  and the analysis options of `perfcard report` (--step-pattern, ...) for trace inputs\n"
     "\n"
     "Verdict: improved, regressed, unchanged or inconclusive (see diff.html for the method).\n"
-    "Exit codes: 0 done (and, with --fail-on regression, not regressed); 1 regressed under\n"
-    "--fail-on regression; 2 bad usage or an input that cannot be read; 3 done from an\n"
-    "incomplete input (truncated, or with skipped events); 4 the output could not be written.\n";
+    "Exit codes: 0 done (and not failed by --fail-on); 1 the gate of --fail-on; 2 bad usage or\n"
+    "an input that cannot be read; 3 done from an incomplete input (truncated, or with skipped\n"
+    "events); 4 the output could not be written.\n";
 
-enum { D_THRESHOLD = 2000, D_FAILON, D_FORMAT, D_ROWS, D_STEP, D_FP, D_BP, D_SHAPE };
+enum { D_THRESHOLD = 2000, D_FAILON, D_FORMAT, D_ROWS, D_STEP, D_FP, D_BP, D_SHAPE, D_BASE, D_NEW, D_LABEL, D_FLOOR };
+
+static int pct_arg(const char *opt, const char *v, double *out) {
+    char *end;
+    *out = strtod(v, &end);
+    if (end != v && *end == '%') end++;
+    if (end == v || *end || !(*out > 0) || *out >= 1000) {
+        fprintf(stderr, "perfcard diff: %s takes a positive percentage\n", opt);
+        return -1;
+    }
+    return 0;
+}
+
+/* inputs in groups: group 0 the baseline, then one group per change */
+typedef struct groups { int *start, *n, ng; } groups;
+
+static void group_open(groups *g, int at) {
+    g->start = realloc(g->start, (size_t)(g->ng + 1) * sizeof *g->start);
+    g->n = realloc(g->n, (size_t)(g->ng + 1) * sizeof *g->n);
+    if (!g->start || !g->n) abort();
+    g->start[g->ng] = at, g->n[g->ng] = 0;
+    g->ng++;
+}
 
 int cmd_diff(int argc, char **argv) {
     const char *out = "perfcard-diff";
-    pc_diff_opts dopt = {.threshold_pct = 5};
+    pc_diff_opts dopt = {{2, 10}, 0};
     pc_analyze_opts an = {0};
     unsigned formats = OUT_HTML | OUT_MD | OUT_JSON;
-    int fail_on = 0, quiet = 0;
+    int fail_on = 0, quiet = 0, grouped = 0, positional = 0, rc = EXIT_INPUT;
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"threshold", required_argument, 0, D_THRESHOLD},
                                        {"fail-on", required_argument, 0, D_FAILON}, {"format", required_argument, 0, D_FORMAT},
                                        {"rows", required_argument, 0, D_ROWS}, {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'}, {"step-pattern", required_argument, 0, D_STEP},
                                        {"fp-point", required_argument, 0, D_FP}, {"bp-point", required_argument, 0, D_BP},
-                                       {"group-by-shape", no_argument, 0, D_SHAPE}, {0, 0, 0, 0}};
-    int c;
+                                       {"group-by-shape", no_argument, 0, D_SHAPE}, {"base", no_argument, 0, D_BASE},
+                                       {"new", no_argument, 0, D_NEW}, {"label", required_argument, 0, D_LABEL},
+                                       {"noise-floor", required_argument, 0, D_FLOOR}, {0, 0, 0, 0}};
+    /* inputs keep their order: '-' makes getopt return each one as code 1 */
+    const char **in = calloc((size_t)argc + 1, sizeof *in);
+    const char *labels[64] = {0}; /* [0] BASE, [i] the i-th change */
+    int nin = 0, c;
+    groups g = {0};
     optind = 0; /* 0: glibc fully re-initializes getopt */
-    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
-        char *end;
+    while ((c = getopt_long(argc, argv, "-o:qh", lo, NULL)) != -1) {
         switch (c) {
+        case 1:
+            if (!grouped) positional = 1;
+            else if (!g.ng) { fprintf(stderr, "perfcard diff: %s: inputs come after --base or --new\n", optarg); goto done; }
+            if (grouped) g.n[g.ng - 1]++;
+            in[nin++] = optarg;
+            break;
+        case D_BASE:
+        case D_NEW:
+            if (positional) { fprintf(stderr, "perfcard diff: use either BASE NEW ... or --base ... --new ..., not both\n"); goto done; }
+            if ((c == D_BASE) != (g.ng == 0)) {
+                fprintf(stderr, "perfcard diff: --base comes once, first, and --new after it\n");
+                goto done;
+            }
+            grouped = 1;
+            group_open(&g, nin);
+            break;
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(diff_help, stdout); return EXIT_OK;
-        case D_THRESHOLD:
-            dopt.threshold_pct = strtod(optarg, &end);
-            if (*end == '%') end++;
-            if (*end || dopt.threshold_pct <= 0) { fprintf(stderr, "perfcard diff: --threshold takes a positive percentage\n"); return EXIT_INPUT; }
-            break;
+        case 'h': fputs(diff_help, stdout); rc = EXIT_OK; goto done;
+        case D_THRESHOLD: if (pct_arg("--threshold", optarg, &dopt.verdict.threshold_pct)) goto done; break;
+        case D_FLOOR: if (pct_arg("--noise-floor", optarg, &dopt.verdict.noise_floor_pct)) goto done; break;
         case D_FAILON:
-            if (strcmp(optarg, "regression")) { fprintf(stderr, "perfcard diff: --fail-on takes 'regression'\n"); return EXIT_INPUT; }
-            fail_on = 1;
+            if (!strcmp(optarg, "regression")) fail_on = 1;
+            else if (!strcmp(optarg, "inconclusive")) fail_on = 2;
+            else { fprintf(stderr, "perfcard diff: --fail-on takes 'regression' or 'inconclusive'\n"); goto done; }
             break;
+        case D_LABEL: {
+            const char *eq = strchr(optarg, '=');
+            int k = -1;
+            if (eq && eq - optarg == 4 && !strncmp(optarg, "BASE", 4)) k = 0;
+            else if (eq && !strncmp(optarg, "NEW", 3)) {
+                char *end;
+                long i = eq == optarg + 3 ? 1 : strtol(optarg + 3, &end, 10);
+                if ((eq == optarg + 3 || end == eq) && i >= 1 && i < 64) k = (int)i;
+            }
+            if (k < 0 || !eq[1]) { fprintf(stderr, "perfcard diff: --label takes BASE=NAME, NEW=NAME or NEWn=NAME\n"); goto done; }
+            labels[k] = eq + 1;
+            break;
+        }
         case D_FORMAT:
             if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
                 fprintf(stderr, "perfcard diff: --format takes html,md,json\n");
-                return EXIT_INPUT;
+                goto done;
             }
             break;
         case D_ROWS: dopt.rows = atoi(optarg); break;
@@ -74,24 +132,34 @@ int cmd_diff(int argc, char **argv) {
         case D_FP: an.fp_point = optarg; break;
         case D_BP: an.bp_point = optarg; break;
         case D_SHAPE: an.group_by_shape = 1; break;
-        default: fputs(diff_help, stderr); return EXIT_INPUT;
+        default: fputs(diff_help, stderr); goto done;
         }
     }
-    int n = argc - optind;
-    if (n < 2) {
-        fprintf(stderr, "perfcard diff: expected a baseline and at least one run\n\n%s", diff_help);
-        return EXIT_INPUT;
+    if (!grouped) /* BASE NEW [NEW2 ...]: one run a side, each change against the baseline */
+        for (int i = 0; i < nin; i++) {
+            group_open(&g, i);
+            g.n[g.ng - 1] = 1;
+        }
+    int bad = g.ng < 2;
+    for (int i = 0; i < g.ng; i++) bad |= g.n[i] < 1;
+    if (bad) {
+        fprintf(stderr, "perfcard diff: expected a baseline and at least one change, each with at least one input\n\n%s", diff_help);
+        goto done;
     }
-    pc_summary **s = calloc((size_t)n, sizeof *s);
+    pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
     int ec = EXIT_OK;
-    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
-        int code = cli_summarize(argv[optind + i], &an, 0, 0, &s[i]);
+    for (int i = 0; i < nin && ec != EXIT_INPUT; i++) {
+        int code = cli_summarize(in[i], &an, 0, 0, &s[i]);
         if (code != EXIT_OK) ec = code;
     }
-    int rc = ec;
+    rc = ec;
     if (ec != EXIT_INPUT) {
-        cJSON *d = pc_diff(s[0], (const pc_summary *const *)s + 1, n - 1, &dopt);
+        pc_diff_side *side = calloc((size_t)g.ng, sizeof *side);
+        for (int i = 0; i < g.ng; i++)
+            side[i] = (pc_diff_side){i < 64 ? labels[i] : NULL, (const pc_summary *const *)s + g.start[i], g.n[i]};
+        cJSON *d = pc_diff(&side[0], side + 1, g.ng - 1, &dopt);
+        free(side);
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (pc_diff_write(d, &ro, &err)) {
@@ -102,18 +170,19 @@ int cmd_diff(int argc, char **argv) {
             if (!quiet) {
                 printf("verdict: %s\n", v);
                 const cJSON *r;
-                cJSON_ArrayForEach(r, sj_get(d, "runs"))
-                    printf("  %s: %s (median step %+.1f%%)\n", sj_getstr(r, "input", ""), sj_getstr(r, "verdict", ""),
-                           sj_getnum(r, "step_time.median_delta_pct", 0));
+                cJSON_ArrayForEach(r, sj_get(d, "runs")) printf("  %s: %s\n", sj_getstr(r, "label", ""), sj_getstr(r, "headline", ""));
                 if (formats & OUT_HTML) printf("%s/diff.html\n", out);
                 if (formats & OUT_MD) printf("%s/diff.md\n", out);
                 if (formats & OUT_JSON) printf("%s/diff.json\n", out);
             }
-            if (fail_on && !strcmp(v, "regressed")) rc = EXIT_GATE;
+            if ((fail_on && !strcmp(v, "regressed")) || (fail_on == 2 && !strcmp(v, "inconclusive"))) rc = EXIT_GATE;
         }
         cJSON_Delete(d);
     }
-    for (int i = 0; i < n; i++) pc_summary_free(s[i]);
+    for (int i = 0; i < nin; i++) pc_summary_free(s[i]);
     free(s);
+done:
+    free(in);
+    free(g.start), free(g.n);
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/hmap.h"
+#include "../util/units.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -9,76 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------- statistics ---------- */
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) { /* sorts v */
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-typedef struct obs { double v; int g; } obs;
-static int cmp_obs(const void *p, const void *q) {
-    const obs *x = p, *y = q;
-    return x->v < y->v ? -1 : x->v > y->v;
-}
-
-/* Two-sided p-value of the Mann-Whitney U test, normal approximation with
- * tie correction and continuity correction. */
-double pc_mann_whitney_p(const double *a, int na, const double *b, int nb) {
-    int n = na + nb;
-    if (na < 1 || nb < 1) return 1;
-    obs *o = xmalloc((size_t)n * sizeof *o);
-    for (int i = 0; i < na; i++) o[i] = (obs){a[i], 0};
-    for (int i = 0; i < nb; i++) o[na + i] = (obs){b[i], 1};
-    qsort(o, (size_t)n, sizeof *o, cmp_obs);
-    double ra = 0, tie = 0;
-    for (int i = 0; i < n;) {
-        int j = i;
-        while (j < n && o[j].v == o[i].v) j++;
-        double rank = (i + 1 + j) / 2.0, t = j - i;
-        for (int k = i; k < j; k++)
-            if (o[k].g == 0) ra += rank;
-        tie += t * t * t - t;
-        i = j;
-    }
-    free(o);
-    double u = ra - na * (na + 1) / 2.0, mu = na * (double)nb / 2;
-    double sigma = sqrt(na * (double)nb / 12.0 * ((n + 1) - tie / ((double)n * (n - 1))));
-    if (sigma <= 0) return 1;
-    double z = (fabs(u - mu) - 0.5) / sigma;
-    if (z < 0) z = 0;
-    return erfc(z / sqrt(2.0));
-}
-
-static uint64_t rng_next(uint64_t *s) {
-    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-    return *s;
-}
-
-/* Percentile bootstrap interval (2.5%, 97.5%) of median(b) / median(a),
- * with a fixed seed so the same inputs give the same interval. */
-void pc_bootstrap_median_ratio(const double *a, int na, const double *b, int nb, int iters, double *lo, double *hi) {
-    uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    double *ra = xmalloc((size_t)na * sizeof *ra), *rb = xmalloc((size_t)nb * sizeof *rb), *ratio = xmalloc((size_t)iters * sizeof *ratio);
-    for (int it = 0; it < iters; it++) {
-        for (int i = 0; i < na; i++) ra[i] = a[rng_next(&seed) % (uint64_t)na];
-        for (int i = 0; i < nb; i++) rb[i] = b[rng_next(&seed) % (uint64_t)nb];
-        double ma = median(ra, na), mb = median(rb, nb);
-        ratio[it] = ma > 0 ? mb / ma : 1;
-    }
-    qsort(ratio, (size_t)iters, sizeof *ratio, cmp_d);
-    *lo = ratio[(int)(0.025 * iters)];
-    *hi = ratio[(int)(0.975 * iters) < iters ? (int)(0.975 * iters) : iters - 1];
-    free(ra);
-    free(rb);
-    free(ratio);
-}
 
 /* ---------- names ---------- */
 
@@ -178,20 +109,30 @@ static int cmp_kitem(const void *a, const void *b) {
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-static kitem *kernels_of(const pc_summary *s, size_t *n) {
+/* a run's weight in its side's per-step means: 1 / (its steps x the side's runs) */
+static double run_weight(const pc_summary *s, int nruns) {
+    double steps = sj_getnum(s->doc, "steps.count", 0);
+    return 1.0 / ((steps >= 1 ? steps : 1) * (nruns > 0 ? nruns : 1));
+}
+
+static kitem *kernels_of(const pc_diff_side *side, size_t *n) {
     size_t cap = 0, m = 0;
     kitem *v = NULL;
-    const cJSON *d;
-    cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
-        const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
-        for (size_t i = 0; t && i < t->n; i++) {
-            const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
-            kitem *k = VEC_PUSH(v, m, cap);
-            k->name = r->name ? r->name : "", k->op = r->operator ? r->operator : "", k->used = 0, k->order = m - 1;
-            k->ns = r->total_ns > 0 ? (double)r->total_ns : 0;
+    for (int q = 0; q < side->nruns; q++) {
+        const pc_summary *s = side->runs[q];
+        double w = run_weight(s, side->nruns);
+        const cJSON *d;
+        cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
+            const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
+            for (size_t i = 0; t && i < t->n; i++) {
+                const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
+                kitem *k = VEC_PUSH(v, m, cap);
+                k->name = r->name ? r->name : "", k->op = r->operator ? r->operator : "", k->used = 0, k->order = m - 1;
+                k->ns = r->total_ns > 0 ? w * (double)r->total_ns : 0;
+            }
         }
     }
-    /* one item per name: the devices' times summed, the first device's operator */
+    /* one item per name: the devices' and runs' times summed, the first one's operator */
     if (m) qsort(v, m, sizeof *v, cmp_kitem);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
@@ -205,7 +146,7 @@ static kitem *kernels_of(const pc_summary *s, size_t *n) {
 /* perf diff's pairing, in three passes: exact name, normalized name, then
  * by the launching operator (kernels that change name across GPUs/libraries).
  * Each pass looks its partners up by hash: linear in the kernels. */
-static void match_kernels(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns) {
+static void match_kernels(table *t, const pc_diff_side *base, const pc_diff_side *runs, int nruns) {
     size_t nb;
     kitem *kb = kernels_of(base, &nb);
     const char **bname = xmalloc((nb ? nb : 1) * sizeof *bname), **bnorm = xmalloc((nb ? nb : 1) * sizeof *bnorm),
@@ -225,7 +166,7 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
     chains_build(&by_op, bop, nb);
     for (int r = 0; r < nruns; r++) {
         size_t nr;
-        kitem *kr = kernels_of(runs[r], &nr);
+        kitem *kr = kernels_of(&runs[r], &nr);
         for (size_t i = 0; i < nb; i++) kb[i].used = 0;
         /* 1. exact (names are unique within a summary) */
         for (size_t j = 0; j < nr; j++)
@@ -299,19 +240,23 @@ static void match_kernels(table *t, const pc_summary *base, const pc_summary *co
 
 /* rows of one table matched by the value of column key, summing column val
  * (operators: name and device total; operator types: type and time) */
-static void match_by_name(table *t, const pc_summary *base, const pc_summary *const *runs, int nruns, int id, const char *key,
+static void match_by_name(table *t, const pc_diff_side *base, const pc_diff_side *runs, int nruns, int id, const char *key,
                           const char *val) {
     const pc_table_def *d = &pc_table_defs[id];
     const pc_col *kc = tab_col(d, key), *vc = tab_col(d, val);
     for (int k = -1; k < nruns; k++) {
-        const pc_table *tb = pc_summary_table(k < 0 ? base : runs[k], d->path);
-        for (size_t i = 0; tb && i < tb->n; i++) {
-            const char *row = (const char *)tb->rows + i * d->row_size;
-            pc_cell name = tab_cell(kc, row), x = tab_cell(vc, row);
-            entry *e = dtab_get(t, name.null ? "" : name.s, NULL);
-            double v = !x.null && x.i > 0 ? (double)x.i : 0;
-            if (k < 0) e->base += v, e->in_base = 1;
-            else e->runs[k] += v, e->in_run[k] = 1;
+        const pc_diff_side *side = k < 0 ? base : &runs[k];
+        for (int q = 0; q < side->nruns; q++) {
+            double w = run_weight(side->runs[q], side->nruns);
+            const pc_table *tb = pc_summary_table(side->runs[q], d->path);
+            for (size_t i = 0; tb && i < tb->n; i++) {
+                const char *row = (const char *)tb->rows + i * d->row_size;
+                pc_cell name = tab_cell(kc, row), x = tab_cell(vc, row);
+                entry *e = dtab_get(t, name.null ? "" : name.s, NULL);
+                double v = !x.null && x.i > 0 ? w * (double)x.i : 0;
+                if (k < 0) e->base += v, e->in_base = 1;
+                else e->runs[k] += v, e->in_run[k] = 1;
+            }
         }
     }
 }
@@ -336,7 +281,8 @@ static void pct_ratio(cJSON *o, double base, double nw, int in_base, int in_new)
     else cJSON_AddNullToObject(o, "ratio");
 }
 
-static cJSON *table_json(table *t, int nruns, int rows) {
+/* floor[r]: the change (percent) within which comparison r's figures are noise */
+static cJSON *table_json(table *t, int nruns, int rows, const double *floor) {
     if (t->n) qsort_r(t->v, t->n, sizeof *t->v, cmp_entry, &nruns);
     cJSON *o = cJSON_CreateObject();
     cJSON *arr = sj_arr(o, "rows");
@@ -361,6 +307,7 @@ static cJSON *table_json(table *t, int nruns, int rows) {
             sj_num(x, "new_ns", e->runs[r]);
             sj_str(x, "status", !e->in_base && e->in_run[r] ? "added" : e->in_base && !e->in_run[r] ? "removed" : e->in_run[r] ? "matched" : "absent");
             pct_ratio(x, e->base, e->runs[r], e->in_base, e->in_run[r]);
+            sj_bool(x, "within_noise", e->in_base && e->in_run[r] && e->base > 0 && fabs(100 * (e->runs[r] - e->base) / e->base) < floor[r]);
             cJSON_AddItemToArray(rr, x);
         }
         cJSON_AddItemToArray(arr, j);
@@ -373,178 +320,327 @@ static cJSON *table_json(table *t, int nruns, int rows) {
 
 /* ---------- side by side figures ---------- */
 
-/* cat >= 0: the figure is that breakdown category's path (categories.h) */
-typedef struct fig { const char *section, *label, *path; const char *unit; int higher_is_worse, cat; } fig;
+/* cat >= 0: that breakdown category's mean over kept steps (categories.h);
+ * per_step: a trace total divided by its steps */
+typedef struct fig { const char *section, *label, *path; const char *unit; int higher_is_worse, cat, per_step; } fig;
 static const fig figs[] = {
-    {"steps", "Step time, median", "steps.median_ns", "ns", 1, -1},
-    {"steps", "Step time, p90", "steps.p90_ns", "ns", 1, -1},
-    {"steps", "Iteration interval (average)", "steps.average.iteration_interval_ns", "ns", 1, -1},
-    {"steps", "Forward + backward (average)", "steps.average.fp_bp_ns", "ns", 1, -1},
-    {"steps", "Tail (average)", "steps.average.tail_ns", "ns", 1, -1},
-    {"breakdown", NULL, "avg_per_step_ns", "ns", 0, 0}, /* one row per category, from categories.h */
-    {"gpu", "GPU utilization", "gpu.devices.0.utilization_pct", "pct", 0, -1},
-    {"gpu", "Est. SM efficiency", "gpu.devices.0.sm_efficiency_pct", "pct", 0, -1},
-    {"gpu", "Est. achieved occupancy", "gpu.devices.0.occupancy_pct", "pct", 0, -1},
-    {"data", "Data wait per step", "dataloader.avg_wait_ns", "ns", 1, -1},
-    {"data", "Data wait share of step", "dataloader.avg_wait_pct", "pct", 1, -1},
-    {"data", "Steps waiting over 5% for data", "dataloader.steps_over_5pct", "count", 1, -1},
-    {"data", "Steps with an empty queue", "queues.rows.0.empty_steps_pct", "pct", 1, -1},
-    {"cpu", "CPU user", "cpu.average.user", "pct", 0, -1},
-    {"cpu", "CPU system", "cpu.average.system", "pct", 1, -1},
-    {"cpu", "Traced process CPU", "cpu.average.process", "pct", 0, -1},
-    {"memory", "Peak GPU memory allocated", "memory.cuda_peak_allocated_bytes", "bytes", 1, -1},
-    {"communication", "NCCL time (all steps)", "communication.nccl_ns", "ns", 1, -1},
-    {"communication", "NCCL overlapped with compute", "communication.overlap_pct", "pct", 0, -1},
-    {"kernels", "Kernel time (all)", "kernels.total_ns", "ns", 1, -1},
-    {"kernels", "Tensor Core share of kernel time", "kernels.tensor_core_pct", "pct", 0, -1},
+    {"steps", "Step time, median (all steps)", "steps.median_ns", "ns", 1, -1, 0},
+    {"steps", "Step time, p90 (all steps)", "steps.p90_ns", "ns", 1, -1, 0},
+    {"steps", "Iteration interval (average)", "steps.average.iteration_interval_ns", "ns", 1, -1, 0},
+    {"steps", "Forward + backward (average)", "steps.average.fp_bp_ns", "ns", 1, -1, 0},
+    {"steps", "Tail (average)", "steps.average.tail_ns", "ns", 1, -1, 0},
+    {"breakdown", NULL, NULL, "ns", 0, 0, 0}, /* one row per category, from categories.h */
+    {"gpu", "GPU utilization", "gpu.devices.0.utilization_pct", "pct", 0, -1, 0},
+    {"gpu", "Est. SM efficiency", "gpu.devices.0.sm_efficiency_pct", "pct", 0, -1, 0},
+    {"gpu", "Est. achieved occupancy", "gpu.devices.0.occupancy_pct", "pct", 0, -1, 0},
+    {"data", "Data wait per step", "dataloader.avg_wait_ns", "ns", 1, -1, 0},
+    {"data", "Data wait share of step", "dataloader.avg_wait_pct", "pct", 1, -1, 0},
+    {"data", "Steps waiting over 5% for data", "dataloader.steps_over_5pct", "count", 1, -1, 0},
+    {"data", "Steps with an empty queue", "queues.rows.0.empty_steps_pct", "pct", 1, -1, 0},
+    {"cpu", "CPU user", "cpu.average.user", "pct", 0, -1, 0},
+    {"cpu", "CPU system", "cpu.average.system", "pct", 1, -1, 0},
+    {"cpu", "Traced process CPU", "cpu.average.process", "pct", 0, -1, 0},
+    {"memory", "Peak GPU memory allocated", "memory.cuda_peak_allocated_bytes", "bytes", 1, -1, 0},
+    {"communication", "NCCL time per step", "communication.nccl_ns", "ns", 1, -1, 1},
+    {"communication", "NCCL overlapped with compute", "communication.overlap_pct", "pct", 0, -1, 0},
+    {"kernels", "Kernel time per step", "kernels.total_ns", "ns", 1, -1, 1},
+    {"kernels", "Tensor Core share of kernel time", "kernels.tensor_core_pct", "pct", 0, -1, 0},
 };
 
-static const cJSON *fig_get(const cJSON *doc, const fig *f) {
-    return f->cat >= 0 ? cJSON_GetObjectItemCaseSensitive(pc_bk_get(doc, f->cat), f->path) : sj_get(doc, f->path);
+/* a side's value of a figure: the mean over its runs that have it; 0 when none has */
+static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig *f, double *out) {
+    double sum = 0;
+    int n = 0;
+    for (int q = 0; q < side->nruns; q++) {
+        if (f->cat >= 0) {
+            if (!rs[q].cat_rows) continue;
+            sum += rs[q].cat_ns[f->cat], n++;
+            continue;
+        }
+        const cJSON *v = sj_get(side->runs[q]->doc, f->path);
+        if (!cJSON_IsNumber(v)) continue;
+        double steps = sj_getnum(side->runs[q]->doc, "steps.count", 0);
+        sum += f->per_step && steps >= 1 ? v->valuedouble / steps : v->valuedouble, n++;
+    }
+    *out = n ? sum / n : 0;
+    return n > 0;
 }
 
-static int durations(const cJSON *s, double **out) {
-    const cJSON *a = sj_get(s, "steps.durations_ns");
-    int n = cJSON_GetArraySize(a);
-    *out = xmalloc((size_t)(n ? n : 1) * sizeof **out);
-    int i = 0;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, a) (*out)[i++] = x->valuedouble;
-    return sj_getnum(s, "steps.count", 0) > 0 ? n : 0;
+static void add_figure(cJSON *fa, const fig *fi, const pc_diff_side *base, const pc_run_steps *brs, const pc_diff_side *ch,
+                       pc_run_steps *const *crs, int nch, const double *floor) {
+    double bv, nv;
+    int hb = side_fig(base, brs, fi, &bv), any = hb;
+    for (int r = 0; r < nch; r++) any |= side_fig(&ch[r], crs[r], fi, &nv);
+    if (!any) return;
+    cJSON *f = cJSON_CreateObject();
+    sj_str(f, "section", fi->section);
+    sj_str(f, "figure", fi->label);
+    sj_str(f, "unit", fi->unit);
+    sj_bool(f, "higher_is_worse", fi->higher_is_worse);
+    if (hb) sj_num(f, "base", bv);
+    else cJSON_AddNullToObject(f, "base");
+    cJSON *fr = sj_arr(f, "runs");
+    for (int r = 0; r < nch; r++) {
+        cJSON *y = cJSON_CreateObject();
+        if (side_fig(&ch[r], crs[r], fi, &nv)) {
+            sj_num(y, "new", nv);
+            if (hb) {
+                sj_num(y, "delta", nv - bv);
+                if (bv != 0) sj_num(y, "delta_pct", 100 * (nv - bv) / fabs(bv));
+                else cJSON_AddNullToObject(y, "delta_pct");
+                sj_bool(y, "within_noise", bv != 0 ? fabs(100 * (nv - bv) / bv) < floor[r] : nv == bv);
+            }
+        } else cJSON_AddNullToObject(y, "new");
+        cJSON_AddItemToArray(fr, y);
+    }
+    cJSON_AddItemToArray(fa, f);
 }
 
-cJSON *pc_diff(const pc_summary *bsum, const pc_summary *const *rsum, int nruns, const pc_diff_opts *o) {
-    const cJSON *base = bsum->doc, **runs = xmalloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *runs);
-    for (int r = 0; r < nruns; r++) runs[r] = rsum[r]->doc;
-    double thr = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
-    int rows = o ? o->rows : 0;
+/* ---------- sides, verdicts and contributors ---------- */
+
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s && s[1] ? s + 1 : p;
+}
+
+/* the side's label: given, or the first input's file name (never a path) */
+static void side_label(const pc_diff_side *side, char *out, size_t cap) {
+    if (side->label && *side->label) { snprintf(out, cap, "%s", side->label); return; }
+    const char *in = side->nruns ? sj_getstr(side->runs[0]->doc, "run.input", "") : "";
+    if (side->nruns > 1) snprintf(out, cap, "%.200s (+%d more)", base_name(in), side->nruns - 1);
+    else snprintf(out, cap, "%.200s", base_name(in));
+}
+
+/* label, inputs (file names), runs, steps, kept steps and the excluded ones */
+static void side_json(cJSON *o, const pc_diff_side *side, const pc_run_steps *rs) {
+    char lab[256];
+    side_label(side, lab, sizeof lab);
+    sj_str(o, "label", lab);
+    cJSON *in = sj_arr(o, "inputs"), *ex = cJSON_CreateArray();
+    int steps = 0, kept = 0;
+    for (int q = 0; q < side->nruns; q++) {
+        const char *name = base_name(sj_getstr(side->runs[q]->doc, "run.input", ""));
+        cJSON_AddItemToArray(in, cJSON_CreateString(name));
+        steps += rs[q].n, kept += rs[q].kept;
+        for (int k = 0; k < rs[q].nexcl; k++) {
+            cJSON *e = cJSON_CreateObject();
+            sj_str(e, "input", name);
+            sj_int(e, "step", rs[q].excl[k].step);
+            sj_str(e, "reason", rs[q].excl[k].reason);
+            sj_str(e, "detail", rs[q].excl[k].detail);
+            cJSON_AddItemToArray(ex, e);
+        }
+    }
+    sj_int(o, "runs", side->nruns);
+    sj_int(o, "steps", steps);
+    sj_int(o, "kept_steps", kept);
+    cJSON_AddItemToObject(o, "excluded", ex);
+}
+
+typedef struct contrib { const char *kind, *name; double delta; } contrib;
+static int cmp_contrib(const void *a, const void *b) {
+    double x = fabs(((const contrib *)a)->delta), y = fabs(((const contrib *)b)->delta);
+    return x > y ? -1 : x < y;
+}
+
+/* the top 3 entries of a table that moved in the step's direction */
+static int top_entries(const table *t, int r, double dir, const char *kind, contrib *out) {
+    int n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        double d = t->v[i].runs[r] - t->v[i].base;
+        if (d * dir <= 0) continue;
+        contrib c = {kind, t->v[i].label, d};
+        if (n < 3) out[n++] = c;
+        else if (fabs(d) > fabs(out[2].delta)) out[2] = c;
+        else continue;
+        qsort(out, (size_t)n, sizeof *out, cmp_contrib);
+    }
+    return n;
+}
+
+/* contributors[] (kind, name, delta_ns per step, share_pct of the step's
+ * change) and the headline sentence */
+static void contributors(cJSON *x, const pc_verdict *v, const double *bcat, const double *ncat, const table *tabs[3],
+                         const char *const kinds[3], int r) {
+    double dstep = v->new_ns - v->base_ns, dir = dstep >= 0 ? 1 : -1;
+    contrib c[BK_N + 9];
+    int n = 0;
+    for (int k = 0; k < BK_N; k++)
+        if ((ncat[k] - bcat[k]) * dir > 0) c[n++] = (contrib){"category", pc_bk[k].label, ncat[k] - bcat[k]};
+    qsort(c, (size_t)n, sizeof *c, cmp_contrib);
+    if (n > 3) n = 3;
+    int ncatc = n;
+    contrib top[9];
+    int nt = 0;
+    for (int i = 0; i < 3; i++) nt += top_entries(tabs[i], r, dir, kinds[i], top + nt);
+    qsort(top, (size_t)nt, sizeof *top, cmp_contrib);
+    for (int i = 0; i < nt; i++) c[n++] = top[i];
+    cJSON *arr = sj_arr(x, "contributors");
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        sj_str(o, "kind", c[i].kind);
+        sj_str(o, "name", c[i].name);
+        sj_num(o, "delta_ns", c[i].delta);
+        if (dstep != 0) sj_num(o, "share_pct", 100 * c[i].delta / dstep);
+        else cJSON_AddNullToObject(o, "share_pct");
+        cJSON_AddItemToArray(arr, o);
+    }
+    char h[700], a[32], b[32];
+    units_ns(a, sizeof a, dstep);
+    int k = snprintf(h, sizeof h, "Step time %+.1f%% (%s%s per step), %s", v->delta_pct, dstep >= 0 ? "+" : "", a, v->verdict);
+    if (dstep != 0 && ncatc) {
+        units_ns(b, sizeof b, c[0].delta);
+        k += snprintf(h + k, sizeof h - (size_t)k, ": %s %s%s (%.0f%% of the change)", c[0].name, c[0].delta >= 0 ? "+" : "", b,
+                      100 * c[0].delta / dstep);
+    }
+    if (dstep != 0 && nt && k < (int)sizeof h) {
+        units_ns(b, sizeof b, top[0].delta);
+        snprintf(h + k, sizeof h - (size_t)k, "%s%s %.80s%s %s%s (%.0f%%)", ncatc ? "; " : ": ", top[0].kind, top[0].name,
+                 strlen(top[0].name) > 80 ? "…" : "", top[0].delta >= 0 ? "+" : "", b, 100 * top[0].delta / dstep);
+    }
+    sj_str(x, "headline", h);
+}
+
+static const char *method_text =
+    "Steps kept: all but the first (warm-up), steps with one-off work (names that run in no other step) and extreme "
+    "outliers (modified z-score > 3.5 and over 20% from the median). A run's step time is the mean of its kept steps. With at least 3 runs per side: "
+    "Welch's t-test on the runs' log step times (p < 0.01) and a hierarchical bootstrap 95% interval (runs, then steps); "
+    "a change counts from the threshold. With fewer runs: the Mann-Whitney test on the kept steps (p < 0.05), and the "
+    "whole bootstrap interval beyond the noise floor, and the device's busy time alone moving beyond it (host time "
+    "varies between runs of the same code)";
+
+cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const pc_diff_opts *o) {
+    pc_diff_opts dflt = {{2, 10}, 0};
+    if (!o) o = &dflt;
+    double thr = o->verdict.threshold_pct > 0 ? o->verdict.threshold_pct : 2;
+    double nf = o->verdict.noise_floor_pct > 0 ? o->verdict.noise_floor_pct : 10;
+    pc_verdict_opts vo = {thr, nf};
     cJSON *d = cJSON_CreateObject();
     sj_str(d, "schema", PC_DIFF_SCHEMA);
     sj_num(d, "threshold_pct", thr);
-    sj_str(d, "method", "Mann-Whitney U test on per-step durations (two-sided, p < 0.05) and a bootstrap 95% interval "
-                        "(2000 resamples) of the ratio of median step times");
-    sj_int(d, "min_steps", PC_DIFF_MIN_STEPS);
+    sj_num(d, "noise_floor_pct", nf);
+    sj_int(d, "min_runs", PC_MIN_RUNS);
+    sj_int(d, "min_steps", PC_MIN_KEPT_STEPS);
+    sj_str(d, "method", method_text);
+    pc_run_steps *brs = xcalloc((size_t)(base->nruns ? base->nruns : 1), sizeof *brs);
+    for (int q = 0; q < base->nruns; q++) pc_run_steps_of(base->runs[q]->doc, &brs[q]);
+    pc_run_steps **crs = xcalloc((size_t)(nch ? nch : 1), sizeof *crs);
+    pc_verdict *v = xcalloc((size_t)(nch ? nch : 1), sizeof *v);
+    double *floor = xcalloc((size_t)(nch ? nch : 1), sizeof *floor);
+    for (int r = 0; r < nch; r++) {
+        crs[r] = xcalloc((size_t)(ch[r].nruns ? ch[r].nruns : 1), sizeof **crs);
+        for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_of(ch[r].runs[q]->doc, &crs[r][q]);
+        pc_verdict_of(brs, base->nruns, crs[r], ch[r].nruns, &vo, &v[r]);
+        floor[r] = v[r].multi_run ? thr : nf;
+    }
     cJSON *b = sj_obj(d, "base");
-    sj_str(b, "input", sj_getstr(base, "run.input", ""));
-    sj_int(b, "steps", (int64_t)sj_getnum(base, "steps.count", 0));
-    sj_num(b, "median_ns", sj_getnum(base, "steps.median_ns", 0));
-    sj_num(b, "p90_ns", sj_getnum(base, "steps.p90_ns", 0));
-    double *da;
-    int na = durations(base, &da);
+    side_json(b, base, brs);
+    sj_num(b, "step_ns", nch ? v[0].base_ns : 0);
+    /* operators and kernels, matched, per step */
+    table ops = {.nruns = nch}, cpu = {.nruns = nch}, ks = {.nruns = nch}, types = {.nruns = nch}, self = {.nruns = nch};
+    match_by_name(&ops, base, ch, nch, TAB_op, "name", "device_total_ns");
+    match_by_name(&self, base, ch, nch, TAB_op, "name", "self_device_ns"); /* contributors: no time counted twice by nesting */
+    match_by_name(&cpu, base, ch, nch, TAB_op, "name", "self_cpu_ns");
+    match_by_name(&types, base, ch, nch, TAB_optype, "type", "time_ns");
+    match_kernels(&ks, base, ch, nch);
+    /* per change: verdict, step time, contributors, headline */
     cJSON *rs = sj_arr(d, "runs");
-    const char *overall = "unchanged";
     int any_reg = 0, any_imp = 0, any_inc = 0;
-    for (int r = 0; r < nruns; r++) {
-        const cJSON *s = runs[r];
+    double bcat[BK_N] = {0};
+    int bn = 0;
+    for (int q = 0; q < base->nruns; q++)
+        if (brs[q].cat_rows) {
+            bn++;
+            for (int k = 0; k < BK_N; k++) bcat[k] += brs[q].cat_ns[k];
+        }
+    for (int k = 0; bn && k < BK_N; k++) bcat[k] /= bn;
+    const table *tabs[3] = {&ks, &self, &cpu};
+    static const char *const kinds[3] = {"kernel", "operator", "CPU operator"};
+    for (int r = 0; r < nch; r++) {
         cJSON *x = cJSON_CreateObject();
-        sj_str(x, "input", sj_getstr(s, "run.input", ""));
-        sj_int(x, "steps", (int64_t)sj_getnum(s, "steps.count", 0));
-        double *db;
-        int nb = durations(s, &db);
-        double bm = sj_getnum(base, "steps.median_ns", 0), nm = sj_getnum(s, "steps.median_ns", 0);
-        double bp = sj_getnum(base, "steps.p90_ns", 0), np = sj_getnum(s, "steps.p90_ns", 0);
+        side_json(x, &ch[r], crs[r]);
+        sj_str(x, "verdict", v[r].verdict);
+        sj_str(x, "verdict_reason", v[r].reason);
         cJSON *st = sj_obj(x, "step_time");
-        sj_num(st, "base_median_ns", bm);
-        sj_num(st, "new_median_ns", nm);
-        sj_num(st, "median_delta_ns", nm - bm);
-        sj_num(st, "median_delta_pct", bm > 0 ? 100 * (nm - bm) / bm : 0);
-        sj_num(st, "base_p90_ns", bp);
-        sj_num(st, "new_p90_ns", np);
-        sj_num(st, "p90_delta_pct", bp > 0 ? 100 * (np - bp) / bp : 0);
-        const char *verdict, *why;
-        char whybuf[256];
-        double dpct = bm > 0 ? 100 * (nm - bm) / bm : 0;
-        if (na < PC_DIFF_MIN_STEPS || nb < PC_DIFF_MIN_STEPS) {
-            verdict = "inconclusive";
-            snprintf(whybuf, sizeof whybuf, "too few steps to tell (%d and %d; at least %d each are needed)", na, nb, PC_DIFF_MIN_STEPS);
-            why = whybuf;
+        sj_str(st, "statistic", "mean of kept steps (per run), mean over runs");
+        sj_num(st, "base_ns", v[r].base_ns);
+        sj_num(st, "new_ns", v[r].new_ns);
+        sj_num(st, "delta_ns", v[r].new_ns - v[r].base_ns);
+        sj_num(st, "delta_pct", v[r].delta_pct);
+        sj_bool(st, "multi_run", v[r].multi_run);
+        sj_str(st, "test", v[r].test ? v[r].test : "");
+        if (v[r].has_test) {
+            sj_num(st, "p_value", v[r].p);
+            sj_num(st, "ci_low_pct", v[r].ci_low_pct);
+            sj_num(st, "ci_high_pct", v[r].ci_high_pct);
+        } else {
             cJSON_AddNullToObject(st, "p_value");
             cJSON_AddNullToObject(st, "ci_low_pct");
             cJSON_AddNullToObject(st, "ci_high_pct");
-        } else {
-            double p = pc_mann_whitney_p(da, na, db, nb), lo, hi;
-            pc_bootstrap_median_ratio(da, na, db, nb, 2000, &lo, &hi);
-            sj_num(st, "p_value", p);
-            sj_num(st, "ci_low_pct", 100 * (lo - 1));
-            sj_num(st, "ci_high_pct", 100 * (hi - 1));
-            if (fabs(dpct) < thr) {
-                verdict = "unchanged";
-                snprintf(whybuf, sizeof whybuf, "the median moved %+.1f%%, within the %.0f%% threshold", dpct, thr);
-            } else if (p < 0.05 && (lo > 1 || hi < 1)) {
-                verdict = dpct > 0 ? "regressed" : "improved";
-                snprintf(whybuf, sizeof whybuf, "the median moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g)", dpct,
-                         100 * (lo - 1), 100 * (hi - 1), p);
-            } else {
-                verdict = "inconclusive";
-                snprintf(whybuf, sizeof whybuf, "the median moved %+.1f%% but the step times overlap too much to tell (p = %.2g; 95%% interval %+.1f%% to %+.1f%%)",
-                         dpct, p, 100 * (lo - 1), 100 * (hi - 1));
-            }
-            why = whybuf;
         }
-        free(db);
-        sj_str(x, "verdict", verdict);
-        sj_str(x, "verdict_reason", why);
-        if (!strcmp(verdict, "regressed")) any_reg = 1;
-        else if (!strcmp(verdict, "improved")) any_imp = 1;
-        else if (!strcmp(verdict, "inconclusive")) any_inc = 1;
+        if (v[r].runs_needed) sj_int(x, "runs_needed", v[r].runs_needed);
+        else cJSON_AddNullToObject(x, "runs_needed");
+        double ncat[BK_N] = {0};
+        int nn = 0;
+        for (int q = 0; q < ch[r].nruns; q++)
+            if (crs[r][q].cat_rows) {
+                nn++;
+                for (int k = 0; k < BK_N; k++) ncat[k] += crs[r][q].cat_ns[k];
+            }
+        for (int k = 0; nn && k < BK_N; k++) ncat[k] /= nn;
+        contributors(x, &v[r], bcat, ncat, tabs, kinds, r);
+        const char *vd = v[r].verdict;
+        any_reg |= !strcmp(vd, "regressed"), any_imp |= !strcmp(vd, "improved"), any_inc |= !strcmp(vd, "inconclusive");
         cJSON_AddItemToArray(rs, x);
     }
-    free(da);
-    overall = any_reg ? "regressed" : any_inc ? "inconclusive" : any_imp ? "improved" : "unchanged";
-    sj_str(d, "verdict", overall);
-    /* sections side by side */
+    sj_str(d, "verdict", any_reg ? "regressed" : any_inc ? "inconclusive" : any_imp ? "improved" : "unchanged");
+    /* the headline of the worst change: the first regressed, else inconclusive, else the first */
+    const cJSON *hx = NULL, *x;
+    for (int pass = 0; pass < 3 && !hx; pass++)
+        cJSON_ArrayForEach(x, rs) if (!hx && (pass == 2 || !strcmp(sj_getstr(x, "verdict", ""), pass ? "inconclusive" : "regressed"))) hx = x;
+    sj_str(d, "headline", hx ? sj_getstr(hx, "headline", "") : "");
+    /* sections side by side: the verdict's statistic first */
     cJSON *fa = sj_arr(d, "figures");
-    /* the figure list with the breakdown row made one row per category */
-    fig all[sizeof figs / sizeof *figs + BK_N];
-    size_t nf = 0;
-    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
-        if (figs[i].cat < 0) { all[nf++] = figs[i]; continue; }
-        for (int k = 0; k < BK_N; k++) {
-            all[nf] = figs[i];
-            all[nf].label = pc_bk[k].per_step, all[nf].higher_is_worse = pc_bk[k].higher_is_worse, all[nf].cat = k;
-            nf++;
-        }
-    }
-    for (size_t i = 0; i < nf; i++) {
-        const fig *fi = &all[i];
-        const cJSON *bv = fig_get(base, fi);
-        int present = cJSON_IsNumber(bv);
-        for (int r = 0; r < nruns; r++) present |= cJSON_IsNumber(fig_get(runs[r], fi));
-        if (!present) continue;
+    {
         cJSON *f = cJSON_CreateObject();
-        sj_str(f, "section", fi->section);
-        sj_str(f, "figure", fi->label);
-        sj_str(f, "unit", fi->unit);
-        sj_bool(f, "higher_is_worse", fi->higher_is_worse);
-        if (cJSON_IsNumber(bv)) sj_num(f, "base", bv->valuedouble);
-        else cJSON_AddNullToObject(f, "base");
+        sj_str(f, "section", "steps");
+        sj_str(f, "figure", "Step time (mean of kept steps; the verdict's statistic)");
+        sj_str(f, "unit", "ns");
+        sj_bool(f, "higher_is_worse", 1);
+        sj_num(f, "base", nch ? v[0].base_ns : 0);
         cJSON *fr = sj_arr(f, "runs");
-        for (int r = 0; r < nruns; r++) {
-            const cJSON *nv = fig_get(runs[r], fi);
+        for (int r = 0; r < nch; r++) {
             cJSON *y = cJSON_CreateObject();
-            if (cJSON_IsNumber(nv)) {
-                sj_num(y, "new", nv->valuedouble);
-                if (cJSON_IsNumber(bv)) {
-                    sj_num(y, "delta", nv->valuedouble - bv->valuedouble);
-                    if (bv->valuedouble != 0) sj_num(y, "delta_pct", 100 * (nv->valuedouble - bv->valuedouble) / fabs(bv->valuedouble));
-                    else cJSON_AddNullToObject(y, "delta_pct");
-                }
-            } else cJSON_AddNullToObject(y, "new");
+            sj_num(y, "new", v[r].new_ns);
+            sj_num(y, "delta", v[r].new_ns - v[r].base_ns);
+            sj_num(y, "delta_pct", v[r].delta_pct);
+            sj_bool(y, "within_noise", strcmp(v[r].verdict, "regressed") && strcmp(v[r].verdict, "improved"));
             cJSON_AddItemToArray(fr, y);
         }
         cJSON_AddItemToArray(fa, f);
     }
-    /* operators and kernels, matched */
-    table ops = {.nruns = nruns}, ks = {.nruns = nruns}, types = {.nruns = nruns};
-    match_by_name(&ops, bsum, rsum, nruns, TAB_op, "name", "device_total_ns");
-    match_by_name(&types, bsum, rsum, nruns, TAB_optype, "type", "time_ns");
-    match_kernels(&ks, bsum, rsum, nruns);
-    free(runs);
-    cJSON_AddItemToObject(d, "operators", table_json(&ops, nruns, rows));
-    cJSON_AddItemToObject(d, "operator_types", table_json(&types, nruns, rows));
-    cJSON_AddItemToObject(d, "kernels", table_json(&ks, nruns, rows));
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
+        if (figs[i].cat < 0) { add_figure(fa, &figs[i], base, brs, ch, crs, nch, floor); continue; }
+        for (int k = 0; k < BK_N; k++) {
+            fig f = figs[i];
+            f.label = pc_bk[k].per_step, f.higher_is_worse = pc_bk[k].higher_is_worse, f.cat = k;
+            add_figure(fa, &f, base, brs, ch, crs, nch, floor);
+        }
+    }
+    cJSON_AddItemToObject(d, "operators", table_json(&ops, nch, o->rows, floor));
+    cJSON_AddItemToObject(d, "operators_cpu", table_json(&cpu, nch, o->rows, floor));
+    cJSON_AddItemToObject(d, "operator_types", table_json(&types, nch, o->rows, floor));
+    cJSON_AddItemToObject(d, "kernels", table_json(&ks, nch, o->rows, floor));
     dtab_free(&ops);
+    dtab_free(&cpu);
     dtab_free(&ks);
     dtab_free(&types);
+    dtab_free(&self);
+    for (int q = 0; q < base->nruns; q++) pc_run_steps_free(&brs[q]);
+    for (int r = 0; r < nch; r++) {
+        for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_free(&crs[r][q]);
+        free(crs[r]);
+    }
+    free(brs), free(crs), free(v), free(floor);
     return d;
 }

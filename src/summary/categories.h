@@ -17,6 +17,8 @@ typedef struct pc_bk_info {
     const char *label;     /* "Kernel" */
     const char *per_step;  /* "Kernel per step" */
     int higher_is_worse;   /* for a diff: more of it per step is worse */
+    int on_device;         /* time the device was busy (kernel, copies, sets, communication): reproducible
+                              between runs of the same code, unlike host time (runtime, data loading, CPU, idle) */
 } pc_bk_info;
 extern const pc_bk_info pc_bk[BK_N];
 

@@ -18,14 +18,142 @@ TEST(diff_mann_whitney_hand_computed) {
     CHECK_NEAR(pc_mann_whitney_p(c, 5, c, 5), 1.0, 1e-12);
 }
 
-TEST(diff_bootstrap_interval) {
-    double a[20], b[20];
-    for (int i = 0; i < 20; i++) a[i] = 100 + i % 5, b[i] = 120 + i % 5; /* +20% */
-    double lo, hi, lo2, hi2;
-    pc_bootstrap_median_ratio(a, 20, b, 20, 2000, &lo, &hi);
-    CHECK(lo > 1.15 && hi < 1.25 && lo <= hi);
-    pc_bootstrap_median_ratio(a, 20, b, 20, 2000, &lo2, &hi2);
-    CHECK(lo == lo2 && hi == hi2); /* seeded: the same inputs give the same interval */
+TEST(diff_student_t_and_welch_hand_computed) {
+    /* scipy.stats: 2 * t.sf(2.0, 8) = 0.0805162; 2 * t.sf(3.0, 4) = 0.0399412; t with 1 degree of
+     * freedom is Cauchy: P(|T| > 1) = 0.5 exactly */
+    CHECK_NEAR(pc_student_t_p(2.0, 8), 0.0805162, 1e-6);
+    CHECK_NEAR(pc_student_t_p(-3.0, 4), 0.0399412, 1e-6);
+    CHECK_NEAR(pc_student_t_p(1.0, 1), 0.5, 1e-9);
+    CHECK_NEAR(pc_student_t_p(0, 5), 1.0, 1e-12);
+    /* means 3 and 5, variances 2.5 and 2.5: se = 1, t = 2, Welch df = 1 / (2 * 0.25^2 / 4) = 8 */
+    double a[] = {1, 2, 3, 4, 5}, b[] = {3, 4, 5, 6, 7}, df;
+    CHECK_NEAR(pc_welch_p(a, 5, b, 5, &df), 0.0805162, 1e-6);
+    CHECK_NEAR(df, 8, 1e-9);
+}
+
+/* a summary whose steps have these durations (ns) and breakdowns */
+static cJSON *steps_doc(const double *d, int n, const char *extra_row4) {
+    cJSON *doc = cJSON_Parse("{\"schema\":\"perfcard.summary/1\",\"run\":{\"input\":\"/some/dir/run.pt.trace.json\"},\"steps\":{}}");
+    cJSON *st = cJSON_GetObjectItem(doc, "steps"), *du = cJSON_AddArrayToObject(st, "durations_ns"), *rows = cJSON_AddArrayToObject(st, "rows");
+    cJSON_AddNumberToObject(st, "count", n);
+    for (int i = 0; i < n; i++) {
+        cJSON_AddItemToArray(du, cJSON_CreateNumber(d[i]));
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r, "number", 10 + i);
+        cJSON *b = cJSON_AddObjectToObject(r, "breakdown");
+        cJSON_AddNumberToObject(b, "kernel_ns", d[i] * 0.75); /* three quarters device, a quarter data loading */
+        cJSON_AddNumberToObject(b, "dataloader_ns", d[i] * 0.25);
+        if (i == 4 && extra_row4) {
+            cJSON_AddNumberToObject(r, "one_off_names", 2);
+            cJSON_AddStringToObject(r, "one_off_name", extra_row4);
+        }
+        cJSON_AddItemToArray(rows, r);
+    }
+    return doc;
+}
+
+TEST(diff_kept_steps) {
+    /* warm-up (the first), one-off work (step 14), an outlier (step 17: +80%, far beyond 3.5 MADs) */
+    double d[] = {150, 100, 101, 99, 100, 102, 98, 180};
+    cJSON *doc = steps_doc(d, 8, "autotune_kernel");
+    pc_run_steps r;
+    pc_run_steps_of(doc, &r);
+    CHECK_EQ_I(r.n, 8);
+    CHECK_EQ_I(r.kept, 5);
+    CHECK_EQ_I(r.nexcl, 3);
+    CHECK_EQ_I(r.excl[0].step, 10);
+    CHECK_EQ_S(r.excl[0].reason, "warm-up");
+    CHECK_EQ_I(r.excl[1].step, 14);
+    CHECK_EQ_S(r.excl[1].reason, "one-off work");
+    CHECK(strstr(r.excl[1].detail, "autotune_kernel") != NULL);
+    CHECK_EQ_I(r.excl[2].step, 17);
+    CHECK_EQ_S(r.excl[2].reason, "outlier");
+    /* kept 100, 101, 99, 102, 98: mean 100, sd sqrt(10 / 4) */
+    CHECK_NEAR(r.mean_ns, 100, 1e-9);
+    CHECK_NEAR(r.cv_pct, sqrt(2.5), 1e-9);
+    CHECK_NEAR(r.cat_ns[BK_KERNEL], 75, 1e-9);
+    CHECK_NEAR(r.cat_ns[BK_DATA], 25, 1e-9);
+    pc_run_steps_free(&r);
+    cJSON_Delete(doc);
+    /* every step with one-off work is the run's nature: nothing excluded for it; a step 15% off is no outlier */
+    double e[] = {100, 100, 115, 100, 100};
+    doc = steps_doc(e, 5, NULL);
+    for (cJSON *row = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "steps"), "rows")->child; row; row = row->next)
+        cJSON_AddNumberToObject(row, "one_off_names", 1);
+    pc_run_steps_of(doc, &r);
+    CHECK_EQ_I(r.kept, 4);
+    CHECK_NEAR(r.mean_ns, (100 + 115 + 100 + 100) / 4.0, 1e-9);
+    pc_run_steps_free(&r);
+    cJSON_Delete(doc);
+}
+
+/* runs of n steps around mean m (ns), each step m * (1 + jitter) */
+static void fake_run(pc_run_steps *r, double m, int n, double device_share) {
+    memset(r, 0, sizeof *r);
+    r->n = n + 1, r->kept = n;
+    r->kept_ns = malloc((size_t)n * sizeof *r->kept_ns);
+    r->excl = calloc(1, sizeof *r->excl);
+    double s = 0, q = 0;
+    for (int i = 0; i < n; i++) r->kept_ns[i] = m * (1 + 0.01 * ((i % 5) - 2)), s += r->kept_ns[i];
+    r->mean_ns = s / n;
+    for (int i = 0; i < n; i++) q += (r->kept_ns[i] - r->mean_ns) * (r->kept_ns[i] - r->mean_ns);
+    r->cv_pct = 100 * sqrt(q / (n - 1)) / r->mean_ns;
+    r->cat_rows = n, r->cat_ns[BK_KERNEL] = r->mean_ns * device_share, r->cat_ns[BK_DATA] = r->mean_ns * (1 - device_share);
+}
+
+TEST(diff_verdict_rules) {
+    pc_run_steps b[5], w[5];
+    pc_verdict v;
+    pc_verdict_opts o = {2, 10};
+    /* 5 runs a side, run means 100, 101, 99, 100.5, 99.5 (x1000) against 4% more: regressed by the runs */
+    double rm[5] = {100, 101, 99, 100.5, 99.5};
+    for (int i = 0; i < 5; i++) fake_run(&b[i], 1000 * rm[i], 10, 0.8), fake_run(&w[i], 1040 * rm[i], 10, 0.8);
+    pc_verdict_of(b, 5, w, 5, &o, &v);
+    CHECK(v.multi_run);
+    CHECK_EQ_S(v.verdict, "regressed");
+    CHECK_NEAR(v.delta_pct, 4, 1e-9);
+    CHECK(v.p < 1e-3); /* t = ln 1.04 / (0.0079 sqrt(2/5)) = 7.8 with 8 degrees of freedom */
+    CHECK(v.ci_low_pct > 2 && v.ci_low_pct < 4 && v.ci_high_pct > 4 && v.ci_high_pct < 6);
+    /* the same runs on both sides: unchanged */
+    pc_verdict_of(b, 5, b, 5, &o, &v);
+    CHECK_EQ_S(v.verdict, "unchanged");
+    CHECK_NEAR(v.delta_pct, 0, 1e-12);
+    /* 1% more, under the 2% threshold but clearly not within it either when runs vary 10%: inconclusive,
+     * with the runs that would decide it */
+    double wide[5] = {90, 110, 95, 105, 100};
+    for (int i = 0; i < 5; i++) pc_run_steps_free(&w[i]), fake_run(&w[i], 1010 * wide[i], 10, 0.8);
+    pc_verdict_of(b, 5, w, 5, &o, &v);
+    CHECK_EQ_S(v.verdict, "inconclusive");
+    CHECK(v.runs_needed > 5);
+    /* one run a side: +15% on the device clears the 10% floor; +15% of host time does not (twice the floor) */
+    pc_run_steps one_b, one_w;
+    fake_run(&one_b, 1000, 12, 0.8);
+    fake_run(&one_w, 1150, 12, 0.8 * 1000 / 1150 + 0.15 * 1000 / 1150); /* the whole +150 on the device */
+    pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
+    CHECK(!v.multi_run);
+    CHECK_EQ_S(v.verdict, "regressed");
+    pc_run_steps_free(&one_w);
+    fake_run(&one_w, 1150, 12, 0.8 * 1000 / 1150); /* the whole +150 on the host */
+    pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
+    CHECK_EQ_S(v.verdict, "inconclusive");
+    CHECK(strstr(v.reason, "host time") != NULL);
+    CHECK_EQ_I(v.runs_needed, PC_MIN_RUNS);
+    pc_run_steps_free(&one_w);
+    fake_run(&one_w, 1250, 12, 0.8 * 1000 / 1250); /* +25% of host time: beyond twice the floor */
+    pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
+    CHECK_EQ_S(v.verdict, "regressed");
+    pc_run_steps_free(&one_w);
+    fake_run(&one_w, 1050, 12, 0.8); /* +5% on the device: under the floor, over the threshold */
+    pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
+    CHECK_EQ_S(v.verdict, "inconclusive");
+    CHECK(strstr(v.reason, "noise floor") != NULL);
+    pc_run_steps_free(&one_w);
+    fake_run(&one_w, 1005, 12, 0.8); /* +0.5%: the whole interval within the 2% threshold */
+    pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
+    CHECK_EQ_S(v.verdict, "unchanged");
+    pc_run_steps_free(&one_w);
+    pc_run_steps_free(&one_b);
+    for (int i = 0; i < 5; i++) pc_run_steps_free(&b[i]), pc_run_steps_free(&w[i]);
 }
 
 TEST(diff_kernel_name_normalization) {
@@ -51,7 +179,7 @@ TEST(diff_verdicts_and_matching) {
                            "\"kernels\":{\"devices\":[{\"device\":0,\"rows\":[]}]},\"operators\":{\"rows\":[]}}");
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(a, "kernels")->child->child, "rows", cJSON_Parse(ks));
     cJSON *slow = cJSON_Parse("{\"schema\":\"perfcard.summary/1\",\"run\":{\"input\":\"b\"},\"steps\":{\"count\":6,"
-                              "\"durations_ns\":[120,121,119,120,122,118],\"median_ns\":120,\"p90_ns\":122},"
+                              "\"durations_ns\":[130,131,129,130,132,128],\"median_ns\":130,\"p90_ns\":132},"
                               "\"kernels\":{\"devices\":[{\"device\":0,\"rows\":[]}]},\"operators\":{\"rows\":[]}}");
     cJSON_ReplaceItemInObject(cJSON_GetObjectItem(slow, "kernels")->child->child, "rows", cJSON_Parse(ks2));
     cJSON *same = cJSON_Duplicate(a, 1);
@@ -59,20 +187,25 @@ TEST(diff_verdicts_and_matching) {
                              "\"durations_ns\":[150,150],\"median_ns\":150,\"p90_ns\":150}}");
     pc_summary *sa = summary_of(a), *sslow = summary_of(slow), *ssame = summary_of(same), *sfew = summary_of(few);
     CHECK(sa && sslow && ssame && sfew);
-    const pc_summary *runs[3] = {sslow, ssame, sfew};
-    cJSON *d = pc_diff(sa, runs, 3, NULL);
+    const pc_summary *ba[1] = {sa}, *r0[1] = {sslow}, *r1[1] = {ssame}, *r2[1] = {sfew};
+    pc_diff_side base = {NULL, ba, 1}, runs[3] = {{NULL, r0, 1}, {"same", r1, 1}, {NULL, r2, 1}};
+    cJSON *d = pc_diff(&base, runs, 3, NULL);
     CHECK(d);
     CHECK_EQ_S(sj_getstr(d, "runs.0.verdict", ""), "regressed");
-    CHECK_NEAR(sj_getnum(d, "runs.0.step_time.median_delta_pct", 0), 20, 1e-9);
+    /* kept steps (the first is warm-up): 101, 99, 100, 102, 98 against 131, 129, 130, 132, 128; no breakdown, so
+     * the change must clear twice the noise floor, which +30% does */
+    CHECK_NEAR(sj_getnum(d, "runs.0.step_time.delta_pct", 0), 30, 1e-9);
+    CHECK_EQ_S(sj_getstr(d, "runs.1.label", ""), "same");
+    CHECK_EQ_S(sj_getstr(d, "base.label", ""), "a");
     CHECK_EQ_S(sj_getstr(d, "runs.1.verdict", ""), "unchanged");
-    CHECK_NEAR(sj_getnum(d, "runs.1.step_time.median_delta_ns", -1), 0, 0);
+    CHECK_NEAR(sj_getnum(d, "runs.1.step_time.delta_ns", -1), 0, 0);
     CHECK_EQ_S(sj_getstr(d, "runs.2.verdict", ""), "inconclusive"); /* 2 steps */
     CHECK_EQ_S(sj_getstr(d, "verdict", ""), "regressed");
     /* kernels: the sgemm renamed by tile size matches by normalized name and tops the list */
     const cJSON *k0 = sj_get(d, "kernels.rows.0");
     CHECK_EQ_S(sj_getstr(k0, "name", ""), "volta_sgemm_128x64_nn");
     CHECK_EQ_S(sj_getstr(k0, "matched_by", ""), "normalized name");
-    CHECK_NEAR(sj_getnum(k0, "runs.0.delta_ns", 0), 300, 0);
+    CHECK_NEAR(sj_getnum(k0, "runs.0.delta_ns", 0), 300.0 / 6, 1e-9); /* per step: 6 steps a side */
     CHECK_NEAR(sj_getnum(k0, "runs.0.ratio", 0), 1.3, 1e-12);
     int added = 0, removed = 0;
     const cJSON *r;
@@ -84,8 +217,7 @@ TEST(diff_verdicts_and_matching) {
     CHECK(removed); /* present in the base and in run 2 (the same summary) */
     cJSON_Delete(d);
     /* a run against itself: every delta zero */
-    const pc_summary *one[1] = {ssame};
-    d = pc_diff(sa, one, 1, NULL);
+    d = pc_diff(&base, &runs[1], 1, NULL);
     CHECK_EQ_S(sj_getstr(d, "verdict", ""), "unchanged");
     cJSON_ArrayForEach(r, sj_get(d, "kernels.rows")) CHECK_NEAR(sj_getnum(r, "runs.0.delta_ns", -1), 0, 0);
     cJSON_ArrayForEach(r, sj_get(d, "figures")) CHECK_NEAR(sj_getnum(r, "runs.0.delta", 0), 0, 0);

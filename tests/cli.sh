@@ -327,7 +327,9 @@ fi
 G=$(dirname "$PC")/gentrace
 [ -x "$G" ] || G=./build/gentrace
 "$G" --steps 12 --noise 1 --seed 1 > "$T/a.json"
-"$G" --steps 12 --noise 1 --seed 1 --slow "dgrad_engine=1.2" > "$T/slow.json"
+# dgrad_engine 1.5 times slower: +13.7% of the step, all of it device time (beyond the 10% noise floor of
+# single runs); 1.2 times (+5.5%) is inconclusive with one run a side, regressed with 5 (tests/diff_runs.sh)
+"$G" --steps 12 --noise 1 --seed 1 --slow "dgrad_engine=1.5" > "$T/slow.json"
 "$G" --steps 12 --noise 1 --seed 2 > "$T/noise.json"
 "$PC" diff "$T/a.json" "$T/a.json" -o "$T/d_self" --fail-on regression > "$T/out" 2>&1
 check diff_self_exit_0 [ $? -eq 0 ]
@@ -351,7 +353,9 @@ if command -v python3 > /dev/null; then
 import json; d = json.load(open('$T/d_slow/diff.json'))
 top = d['kernels']['rows'][0]
 assert 'dgrad_engine' in top['name'], top['name']
-assert abs(top['runs'][0]['delta_pct'] - 20) < 3, top['runs'][0]['delta_pct']"
+assert abs(top['runs'][0]['delta_pct'] - 50) < 3, top['runs'][0]['delta_pct']
+assert d['runs'][0]['contributors'][0]['name'] == 'Kernel', d['runs'][0]['contributors'][0]
+assert 'dgrad_engine' in d['headline'], d['headline']"
 fi
 "$PC" diff "$T/a.json" "$T/noise.json" -o "$T/d_noise" --fail-on regression > "$T/out" 2>&1
 check diff_noise_not_regressed [ $? -eq 0 ]

@@ -474,6 +474,7 @@ static void contributors(cJSON *x, const pc_verdict *v, const double *bcat, cons
     int nt = 0;
     for (int i = 0; i < 3; i++) nt += top_entries(tabs[i], r, dir, kinds[i], top + nt);
     qsort(top, (size_t)nt, sizeof *top, cmp_contrib);
+    if (nt > 3) nt = 3; /* the three largest of kernels, operators and CPU operators together */
     for (int i = 0; i < nt; i++) c[n++] = top[i];
     cJSON *arr = sj_arr(x, "contributors");
     for (int i = 0; i < n; i++) {

@@ -39,10 +39,11 @@ static void format_figures(cJSON *v) {
             else cJSON_AddStringToObject(r, "new_fmt", "n/a");
             if (cJSON_IsNumber(d)) put_fmt(r, "delta_fmt", d->valuedouble, u, 1);
             else cJSON_AddStringToObject(r, "delta_fmt", "");
-            /* a change "matters" in the table when it moves more than 1% */
+            /* coloured only when it moved beyond the comparison's noise (diff.c's within_noise) */
             const cJSON *p = cJSON_GetObjectItem(r, "delta_pct");
             int worse = cJSON_IsTrue(cJSON_GetObjectItem(f, "higher_is_worse"));
-            if (cJSON_IsNumber(p) && fabs(p->valuedouble) >= 1)
+            if (cJSON_IsTrue(cJSON_GetObjectItem(r, "within_noise"))) cJSON_AddStringToObject(r, "trend", "noise");
+            else if (cJSON_IsNumber(p) && p->valuedouble != 0)
                 cJSON_AddStringToObject(r, "trend", (p->valuedouble > 0) == worse ? "worse" : "better");
         }
     }
@@ -60,12 +61,8 @@ static void diff_charts(chart_out *co, cJSON *v) {
     int nr = cJSON_GetArraySize(cJSON_GetObjectItem(v, "runs"));
     int n = nr + 1;
     char **labels = xcalloc((size_t)n, sizeof *labels);
-    labels[0] = xstrdup("base");
-    for (int r = 0; r < nr; r++) {
-        char b[32];
-        snprintf(b, sizeof b, nr == 1 ? "new" : "new %d", r + 1);
-        labels[r + 1] = xstrdup(b);
-    }
+    labels[0] = xstrdup(sj_getstr(v, "base.label", "base"));
+    for (int r = 0; r < nr; r++) labels[r + 1] = xstrdup(sj_getstr(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "runs"), r), "label", "new"));
     static const char *const ph[3] = {"Iteration interval (average)", "Forward + backward (average)", "Tail (average)"};
     static const char *const phn[3] = {"iteration interval", "forward + backward", "tail"};
     double *pv[3];
@@ -101,7 +98,7 @@ static void diff_charts(chart_out *co, cJSON *v) {
             kv[i] = sj_getnum(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "runs"), 0), "delta_ns", 0);
             kc[i] = kv[i] > 0 ? 4 : 0; /* vermillion slower, blue faster */
         }
-        chart c3 = {.kind = CHART_HBAR, .title = "Largest kernel time changes (new minus base; right is slower)", .xlabel = "change in total kernel time",
+        chart c3 = {.kind = CHART_HBAR, .title = "Largest kernel time changes per step (new minus base; right is slower)", .xlabel = "change in kernel time per step",
                     .unit = UNIT_NS, .labels = kl, .values = kv, .colors = kc, .n = (size_t)nk};
         cJSON *data = rv_data_rows(kl, kv, (size_t)nk, UNIT_NS);
         rv_add_chart(co, "kernel_delta", &c3, data);
@@ -116,8 +113,8 @@ static void diff_charts(chart_out *co, cJSON *v) {
 }
 
 static void format_tables(cJSON *v, int rows) {
-    static const char *const t[] = {"kernels", "operators", "operator_types"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const t[] = {"kernels", "operators", "operators_cpu", "operator_types"};
+    for (int i = 0; i < 4; i++) {
         cJSON *tab = cJSON_GetObjectItem(v, t[i]), *r;
         if (!tab) continue;
         rv_limit(tab, "rows", rows);
@@ -126,6 +123,8 @@ static void format_tables(cJSON *v, int rows) {
             cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "runs")) {
                 const cJSON *d = cJSON_GetObjectItem(x, "delta_ns");
                 if (cJSON_IsNumber(d)) put_fmt(x, "delta_fmt", d->valuedouble, UNIT_NS, 1);
+                if (cJSON_IsTrue(cJSON_GetObjectItem(x, "within_noise"))) cJSON_AddStringToObject(x, "trend", "noise");
+                else if (cJSON_IsNumber(d) && d->valuedouble != 0) cJSON_AddStringToObject(x, "trend", d->valuedouble > 0 ? "worse" : "better");
             }
         }
     }
@@ -140,7 +139,10 @@ static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *er
     cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "runs")) {
         const cJSON *st = cJSON_GetObjectItem(r, "step_time");
-        put_fmt(r, "median_delta_fmt", sj_getnum(st, "median_delta_ns", 0), UNIT_NS, 1);
+        put_fmt(r, "delta_fmt", sj_getnum(st, "delta_ns", 0), UNIT_NS, 1);
+        cJSON_AddBoolToObject(r, "moved", strcmp(sj_getstr(r, "verdict", ""), "unchanged") != 0);
+        cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(r, "contributors")) put_fmt(c, "delta_fmt", sj_getnum(c, "delta_ns", 0), UNIT_NS, 1);
     }
     *rc = co.rc;
     return v;

@@ -376,7 +376,45 @@ if [ -d ../shared/data/kineto ]; then
     "$PC" diff ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz \
         ../shared/data/kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz -o "$T/d_workers" -q
     check diff_workers_data_wait_drops grep -q '| data | Data wait per step | 69.30 ms | 1.42 ms |' "$T/d_workers/diff.md"
+    # A/A and A/B pairs read independently in tests/expectations/resnet50-aa.md
+    W0=../shared/data/kineto/resnet50-v100-workers0/worker0.16231; W4=../shared/data/kineto/resnet50-v100-workers4/worker0.16232
+    for pair in "${W0}43089861 ${W0}43566756" "${W0}43566756 ${W0}43089861" "${W4}12756351 ${W4}13129365" "${W4}13129365 ${W4}12756351"; do
+        set -- $pair
+        name=$(basename "$1" | cut -c9-)_$(basename "$2" | cut -c9-)
+        "$PC" diff "$1.pt.trace.json.gz" "$2.pt.trace.json.gz" -o "$T/d_aa" --format json -q --fail-on regression
+        check "diff_real_aa_${name}_exit_0" [ $? -eq 0 ]
+        check "diff_real_aa_${name}_no_verdict" grep -Eq '^	"verdict":[[:space:]]*"(unchanged|inconclusive)"' "$T/d_aa/diff.json"
+    done
+    "$PC" diff "${W0}43089861.pt.trace.json.gz" "${W4}12756351.pt.trace.json.gz" -o "$T/d_ab" --format json -q --label BASE=workers0 --label NEW=workers4
+    check diff_real_ab_improved grep -Eq '^	"verdict":[[:space:]]*"improved"' "$T/d_ab/diff.json"
+    check diff_real_ab_names_dataloader grep -q '"headline":.*improved: DataLoader -' "$T/d_ab/diff.json"
+    check diff_real_ab_labels grep -q '"label":[[:space:]]*"workers4"' "$T/d_ab/diff.json"
+    "$PC" diff "${W4}13129365.pt.trace.json.gz" "${W0}43566756.pt.trace.json.gz" -o "$T/d_ba" --format json -q --fail-on regression
+    check diff_real_ab_reverse_regressed_exit_1 [ $? -eq 1 ]
 fi
+# several runs a side: the runs decide; labels; the gates; bad usage
+for s in 1 2 3; do
+    "$G" --steps 8 --noise 1 --clock 1 --seed $s > "$T/ra$s.json"
+    "$G" --steps 8 --noise 1 --clock 1 --seed $((s + 10)) --slow "dgrad_engine=1.5" > "$T/rb$s.json"
+done
+"$PC" diff --base "$T/ra1.json" "$T/ra2.json" "$T/ra3.json" --new "$T/rb1.json" "$T/rb2.json" "$T/rb3.json" -o "$T/d_runs" \
+    --label BASE=main --label NEW=branch --format json -q --fail-on regression
+check diff_runs_gate_exit_1 [ $? -eq 1 ]
+check diff_runs_welch grep -q '"test":[[:space:]]*"welch-t (runs)"' "$T/d_runs/diff.json"
+check diff_runs_three_a_side grep -q 'over 3 and 3 runs' "$T/d_runs/diff.json"
+check diff_runs_label grep -q '"label":[[:space:]]*"main"' "$T/d_runs/diff.json"
+check diff_runs_no_paths sh -c "! grep -q '$T' '$T/d_runs/diff.json'"
+# +13.7% with one run a side, under a 50% noise floor: inconclusive; exit 0 for the regression gate, 1 for the strict one
+"$PC" diff "$T/ra1.json" "$T/rb1.json" -o "$T/d_inc" --format json -q --fail-on regression --noise-floor 50
+check diff_inconclusive_passes_regression_gate [ $? -eq 0 ]
+check diff_inconclusive_says_runs_needed grep -q '"runs_needed":[[:space:]]*3' "$T/d_inc/diff.json"
+"$PC" diff "$T/ra1.json" "$T/rb1.json" -o "$T/d_inc" --format json -q --fail-on inconclusive --noise-floor 50
+check diff_fail_on_inconclusive_exit_1 [ $? -eq 1 ]
+"$PC" diff "$T/ra1.json" --new "$T/rb1.json" > /dev/null 2>&1; check diff_mixed_forms_exit_2 [ $? -eq 2 ]
+"$PC" diff --new "$T/rb1.json" --base "$T/ra1.json" > /dev/null 2>&1; check diff_new_before_base_exit_2 [ $? -eq 2 ]
+"$PC" diff --base "$T/ra1.json" --new > /dev/null 2>&1; check diff_empty_side_exit_2 [ $? -eq 2 ]
+"$PC" diff "$T/ra1.json" "$T/ra2.json" --label OLD=x > /dev/null 2>&1; check diff_bad_label_exit_2 [ $? -eq 2 ]
+"$PC" diff "$T/ra1.json" "$T/ra2.json" --noise-floor -3 > /dev/null 2>&1; check diff_bad_floor_exit_2 [ $? -eq 2 ]
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
 fi

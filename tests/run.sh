@@ -16,6 +16,10 @@ echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 PERFCARD_TEST_TAG="asan:" run ./build/asan/perfcard-tests
 echo "== command-line tests"
 run sh tests/cli.sh ./build/perfcard
+echo "== perfcard diff's verdict on simulated runs: A/A pairs, 5% and 20% slowdowns (tests/py/diff_runs.py)"
+dr=$(mktemp -d)
+run python3 tests/py/diff_runs.py ./build/perfcard ./build/gentrace "$dr"
+rm -rf "$dr"
 echo "== the schema document's generated part (tools/schemadoc.sh)"
 run sh tools/schemadoc.sh check
 echo "== golden outputs (tests/expected; make golden rewrites them)"

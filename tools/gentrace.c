@@ -8,10 +8,14 @@
  * given command line always writes the same bytes.
  *
  *   gentrace [--steps N | --size MB] [--schema current|2021] [--seed S]
- *            [--slow NAME=FACTOR] [--noise PCT] [--layers N] [--truncate-at BYTES]
+ *            [--slow NAME=FACTOR]... [--noise PCT] [--clock PCT] [--data-jitter PCT]
+ *            [--layers N] [--truncate-at BYTES]
  *
  * --slow multiplies the duration of every kernel whose name contains NAME
- * (for diff tests); --noise adds uniform +-PCT% jitter to every duration.
+ * (for diff tests; up to 4 of them); --noise adds uniform +-PCT% jitter to
+ * every duration; --clock and --data-jitter draw one factor for the whole
+ * run, uniform in +-PCT%, on device durations (kernels, copies) and on data
+ * loading: the run-to-run variation of one configuration.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -28,8 +32,9 @@ static double urand(void) {
 
 static int schema2021;
 static double noise;
-static const char *slow_name;
-static double slow_factor = 1;
+static struct { char name[256]; double factor; } slow[4];
+static int nslow;
+static double clock_f = 1, data_f = 1; /* run-level factors: device durations, data loading */
 static uint64_t bytes_out;
 static long long truncate_at = -1;
 static int first = 1;
@@ -90,8 +95,9 @@ static int64_t launch(int tid, int64_t ts, int64_t gpu_free, const char *kname, 
         "\"args\": {\"cbid\": 211, \"correlation\": %" PRId64 ", \"External id\": %" PRId64 "}}",
         schema2021 ? "Runtime" : "cuda_runtime", PID, schema2021 ? "\"" : "", tid, schema2021 ? "\"" : "", US(ts), US(ldur), c, ext_id - 1);
     int64_t start = ts + 3000 > gpu_free ? ts + 3000 : gpu_free;
-    if (slow_name && strstr(kname, slow_name)) kdur = (int64_t)((double)kdur * slow_factor);
-    int64_t d = jit(kdur);
+    for (int k = 0; k < nslow; k++)
+        if (strstr(kname, slow[k].name)) kdur = (int64_t)((double)kdur * slow[k].factor);
+    int64_t d = jit((int64_t)((double)kdur * clock_f));
     sep();
     out("  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %d, \"tid\": %s%d%s, \"ts\": %lld.%03d, \"dur\": %lld.%03d, "
         "\"args\": {\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": %d, \"correlation\": %" PRId64 ", \"External id\": %" PRId64 ", "
@@ -125,6 +131,7 @@ enum { NLAYER = sizeof LAYERS / sizeof LAYERS[0] };
 
 int main(int argc, char **argv) {
     long steps = 8, size_mb = 0, layers = 12;
+    double clock_pct = 0, data_pct = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--steps") && v) steps = atol(v), i++;
@@ -134,17 +141,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seed") && v) rng ^= (uint64_t)atoll(v) * 0x9E3779B97F4A7C15ULL, i++;
         else if (!strcmp(a, "--noise") && v) noise = atof(v) / 100, i++;
         else if (!strcmp(a, "--truncate-at") && v) truncate_at = atoll(v), i++;
-        else if (!strcmp(a, "--slow") && v) {
-            static char buf[512];
-            snprintf(buf, sizeof buf, "%s", v);
-            char *eq = strrchr(buf, '=');
+        else if (!strcmp(a, "--clock") && v) clock_pct = atof(v), i++;
+        else if (!strcmp(a, "--data-jitter") && v) data_pct = atof(v), i++;
+        else if (!strcmp(a, "--slow") && v && nslow < 4) {
+            snprintf(slow[nslow].name, sizeof slow[nslow].name, "%s", v);
+            char *eq = strrchr(slow[nslow].name, '=');
             if (!eq) { fprintf(stderr, "gentrace: --slow NAME=FACTOR\n"); return 2; }
             *eq = 0;
-            slow_name = buf;
-            slow_factor = atof(eq + 1);
+            slow[nslow++].factor = atof(eq + 1);
             i++;
-        } else { fprintf(stderr, "usage: gentrace [--steps N | --size MB] [--schema current|2021] [--seed S] [--slow NAME=F] [--noise PCT] [--layers N] [--truncate-at B]\n"); return 2; }
+        } else { fprintf(stderr, "usage: gentrace [--steps N | --size MB] [--schema current|2021] [--seed S] [--slow NAME=F]... [--noise PCT] [--clock PCT] [--data-jitter PCT] [--layers N] [--truncate-at B]\n"); return 2; }
     }
+    /* one draw per run, from the seed: the whole run's device speed and data loading */
+    if (clock_pct > 0) clock_f = 1 + clock_pct / 100 * (2 * urand() - 1);
+    if (data_pct > 0) data_f = 1 + data_pct / 100 * (2 * urand() - 1);
     if (size_mb > 0) steps = 1L << 40;
     out("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": 0, \"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 42314694656, "
         "\"computeMajor\": 8, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048, "
@@ -158,12 +168,12 @@ int main(int argc, char **argv) {
         if (size_mb > 0 && bytes_out >= (uint64_t)size_mb << 20) break;
         int64_t step_start = t;
         /* data loading */
-        int64_t dl = jit(schema2021 ? 3000000 : 2000000);
+        int64_t dl = jit((int64_t)((schema2021 ? 3000000 : 2000000) * data_f));
         cpu("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", TID, t + 1000, dl, NULL, NULL, -1);
         t += dl + 2000;
         /* H2D copy of the batch */
         {
-            int64_t c = corr++, cd = jit(800000);
+            int64_t c = corr++, cd = jit((int64_t)(800000 * clock_f));
             int64_t start = t + 2000 > gpu ? t + 2000 : gpu;
             sep();
             out("  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"cudaMemcpyAsync\", \"pid\": %d, \"tid\": %d, \"ts\": %lld.%03d, \"dur\": %lld.%03d, "

@@ -504,11 +504,11 @@ static void contributors(cJSON *x, const pc_verdict *v, const double *bcat, cons
 
 static const char *method_text =
     "Steps kept: all but the first (warm-up), steps with one-off work (names that run in no other step) and extreme "
-    "outliers (modified z-score > 3.5 and over 20% from the median). A run's step time is the mean of its kept steps. With at least 3 runs per side: "
-    "Welch's t-test on the runs' log step times (p < 0.01) and a hierarchical bootstrap 95% interval (runs, then steps); "
-    "a change counts from the threshold. With fewer runs: the Mann-Whitney test on the kept steps (p < 0.05), and the "
-    "whole bootstrap interval beyond the noise floor, and the device's busy time alone moving beyond it (host time "
-    "varies between runs of the same code)";
+    "outliers (modified z-score > 3.5 and over 20% from the median). A run's step time is the mean of its kept steps. "
+    "With at least 3 runs per side: Welch's t-test on the runs' log step times (p < 0.001), a hierarchical bootstrap 95% "
+    "interval (runs, then steps) that excludes 0, and a change of at least the threshold. With fewer runs: the Mann-Whitney test on the kept steps (p < 0.05) and the whole bootstrap "
+    "interval beyond the noise floor, or twice the floor when the device's busy time does not carry the change (host "
+    "time varies between runs of the same code). Unchanged: the whole interval within the threshold";
 
 cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const pc_diff_opts *o) {
     pc_diff_opts dflt = {{2, 10}, 0};

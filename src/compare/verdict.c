@@ -294,7 +294,9 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
         mean_sd(la, nb, &ma, &sa);
         mean_sd(lb, nw_, &mb, &sb);
         free(la), free(lb);
-        if (v->p < 0.01 && (lo > 0 || hi < 0) && fabs(d) >= thr) {
+        /* the spread of runs of one side (pooled standard deviation of log step times, in percent) */
+        double spread = 100 * sqrt(((nb - 1) * sa * sa + (nw_ - 1) * sb * sb) / (nb + nw_ - 2));
+        if (v->p < PC_ALPHA_RUNS && (lo > 0 || hi < 0) && fabs(d) >= thr) {
             v->verdict = d > 0 ? "regressed" : "improved";
             snprintf(v->reason, sizeof v->reason,
                      "the step time moved %+.1f%% over %d and %d runs (95%% interval %+.1f%% to %+.1f%%; Welch p = %.2g), "
@@ -307,15 +309,16 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
                      "the %.0f%% threshold",
                      d, nb, nw_, lo, hi, thr);
         } else {
-            double s = sqrt(((nb - 1) * sa * sa + (nw_ - 1) * sb * sb) / (nb + nw_ - 2));
+            double s = spread / 100;
             double eff = fmax(fabs(log1p(d / 100)), log1p(thr / 100));
-            double need = 2 * pow(3.858 * s / eff, 2);
+            double need = 2 * pow(4.132 * s / eff, 2); /* normal approximation: z for p < 0.001 two-sided (3.291) + z for 80% power (0.842) */
             v->runs_needed = need < PC_MIN_RUNS ? PC_MIN_RUNS : need > 1000 ? 1000 : (int)ceil(need);
             if (v->runs_needed <= (nb < nw_ ? nb : nw_)) v->runs_needed = (nb > nw_ ? nb : nw_) + 1;
             snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% over %d and %d runs, but the runs vary too much to tell (95%% interval %+.1f%% "
-                     "to %+.1f%%; Welch p = %.2g); about %d runs per side would decide a change of this size",
-                     d, nb, nw_, lo, hi, v->p, v->runs_needed);
+                     "the step time moved %+.1f%% over %d and %d runs, but runs of one side vary by %.1f%% (95%% interval "
+                     "%+.1f%% to %+.1f%%; Welch p = %.2g, where a verdict needs p < %g); about %d runs per side would decide a "
+                     "change of this size",
+                     d, nb, nw_, spread, lo, hi, v->p, PC_ALPHA_RUNS, v->runs_needed);
         }
         goto done;
     }

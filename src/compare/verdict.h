@@ -17,10 +17,11 @@
  *
  * Verdict (pc_verdict): with at least PC_MIN_RUNS runs on each side, the
  * evidence is the runs: Welch's t-test on the logarithms of the runs'
- * statistics (p < 0.01) and a hierarchical bootstrap interval (runs, then
+ * statistics and a hierarchical bootstrap interval (runs, then
  * steps within each run; 2000 resamples, seeded) of the change; regressed or
- * improved when p < 0.01, the interval excludes 0 and the change is at least
- * the threshold.
+ * improved when p < PC_ALPHA_RUNS (0.001: at 0.01, 1 of 100 simulated A/A
+ * comparisons with +-5% clocks was a false regression), the interval
+ * excludes 0 and the change is at least the threshold.
  * With fewer runs, the kept steps of each side are the samples, but steps of
  * one run cannot show run-to-run variation, so a change counts only when
  * the whole bootstrap interval lies beyond the noise floor, the Mann-Whitney
@@ -39,6 +40,7 @@
 #include "../summary/categories.h"
 
 enum { PC_MIN_RUNS = 3, PC_MIN_KEPT_STEPS = 4 };
+#define PC_ALPHA_RUNS 0.001
 
 typedef struct pc_excluded { int step; const char *reason; char detail[160]; } pc_excluded;
 

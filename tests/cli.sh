@@ -415,8 +415,33 @@ check diff_fail_on_inconclusive_exit_1 [ $? -eq 1 ]
 "$PC" diff --base "$T/ra1.json" --new > /dev/null 2>&1; check diff_empty_side_exit_2 [ $? -eq 2 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --label OLD=x > /dev/null 2>&1; check diff_bad_label_exit_2 [ $? -eq 2 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --noise-floor -3 > /dev/null 2>&1; check diff_bad_floor_exit_2 [ $? -eq 2 ]
+
+# perfcard trend: 6 runs of one configuration, then one with dgrad_engine 1.5 times slower (+13.7%)
+mkdir -p "$T/hist"
+for s in 1 2 3 4 5 6 7; do
+    if [ $s -eq 7 ]; then slow="--slow dgrad_engine=1.5"; else slow=""; fi
+    "$G" --steps 6 --noise 1 --clock 1 --seed $((s + 20)) $slow > "$T/hist/h$s.json"
+    "$PC" report "$T/hist/h$s.json" -o "$T/hist/r$s" -q --format html,json
+done
+H="$T/hist"
+"$PC" trend "$H/r1/summary.json" "$H/r2/summary.json" "$H/r3/summary.json" "$H/r4/summary.json" "$H/r5/summary.json" "$H/r6/summary.json" -o "$T/tr6" -q
+check trend_steady_exit_0 [ $? -eq 0 ]
+check trend_steady_ok grep -q '"verdict":[[:space:]]*"ok"' "$T/tr6/trend.json"
+"$PC" trend "$H/r1/summary.json" "$H/r2/summary.json" "$H/r3/summary.json" "$H/r4/summary.json" "$H/r5/summary.json" "$H/r6/summary.json" \
+    "$H/r7/summary.json" -o "$T/tr7" -q
+check trend_newest_regression_exit_1 [ $? -eq 1 ]
+check trend_newest_regression grep -q '"verdict":[[:space:]]*"regression"' "$T/tr7/trend.json"
+check trend_links_reports grep -q 'href="../hist/r7/report.html"' "$T/tr7/trend.html"
+check trend_no_paths sh -c "! grep -q '$T' '$T/tr7/trend.json' '$T/tr7/trend.md'"
+check trend_charts test -s "$T/tr7/charts/step.png"
+"$PC" trend "$H/r1/summary.json" "$H/r2/summary.json" "$H/r3/summary.json" "$H/r4/summary.json" "$H/r5/summary.json" "$H/r6/summary.json" \
+    "$H/r7/summary.json" -o "$T/tr7n" -q --no-fail
+check trend_no_fail_exit_0 [ $? -eq 0 ]
+"$PC" trend "$H/r1/summary.json" -o "$T/tr1" > /dev/null 2>&1; check trend_one_run_exit_2 [ $? -eq 2 ]
+"$PC" trend "$H/r1/summary.json" "$T/bad.json" -o "$T/trbad" > /dev/null 2>&1; check trend_bad_input_exit_2 [ $? -eq 2 ]
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
+    if python3 tests/py/check_md.py "$T/tr7/trend.md" > "$T/md.out" 2>&1; then ok trend_markdown_renders; else bad trend_markdown_renders "$(cat "$T/md.out")"; fi
 fi
 
 # a real browser, offline (once: not under sanitizers)

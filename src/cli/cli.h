@@ -1,7 +1,8 @@
 /* cli.h - subcommands. Each returns the process exit code, one table for
  * every command (the README's "Exit codes" is the same table):
  *   0  success
- *   1  the gate: diff's verdict under --fail-on (capture: CMD's own code)
+ *   1  the gate: diff's verdict under --fail-on, trend's newest run a
+ *      regression (capture: CMD's own code)
  *   2  usage error, or an input (trace, summary, template) that cannot be
  *      read or is malformed
  *   3  output written from an incomplete input (truncated, or with skipped
@@ -22,6 +23,7 @@ int cli_exit_of_write(int pc_code);
 int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 /* The resource policy from the environment (PERFCARD_MEM_MIB, PERFCARD_TMP_MIB,
  * PERFCARD_TMPDIR or TMPDIR), and --tmp-mib when tmp_mib > 0: main.c. */

@@ -15,11 +15,14 @@ static void usage(FILE *f) {
             "  report TRACE [-o DIR]          write report.html, summary.md, summary.json\n"
             "  summarize TRACE [-o FILE]      write only the summary (summary.json)\n"
             "  diff BASE NEW [NEW2 ...]       compare runs (traces or summary.json): diff.html, .md, .json\n"
+            "  diff --base A.. --new B..      compare several runs a side (the runs decide the verdict)\n"
+            "  trend RUN1 RUN2 ...            history of CI runs: change points, trend.html, .md, .json\n"
             "  capture [-o DIR] -- CMD ...    run CMD, record GPU (CUPTI) and CPU activity, write the report\n"
             "  version                        print the version\n"
             "\n"
             "Run 'perfcard <command> --help' for a command's options.\n"
-            "Exit codes: 0 ok, 1 diff's gate (--fail-on regression), 2 bad usage or malformed input,\n"
+            "Exit codes: 0 ok, 1 the gate (diff --fail-on, trend's newest run a regression), 2 bad usage\n"
+            "or malformed input, "
             "3 output written from an incomplete input, 4 the output could not be written.\n",
             PC_VERSION);
 }
@@ -49,6 +52,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);
     if (!strcmp(c, "diff")) return cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(c, "trend")) return cmd_trend(argc - 1, argv + 1);
     if (!strcmp(c, "capture")) return cmd_capture(argc - 1, argv + 1);
     fprintf(stderr, "perfcard: unknown command '%s'\n\n", c);
     usage(stderr);

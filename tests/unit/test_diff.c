@@ -1,7 +1,9 @@
 /* perfcard diff: statistics, name normalization, matching and verdicts. */
 #include "test.h"
 #include "fixtures.h"
+#include "compare/changepoint.h"
 #include "compare/diff.h"
+#include "compare/trend.h"
 #include "summary/summary.h"
 #include <math.h>
 #include <stdlib.h>
@@ -230,4 +232,54 @@ TEST(diff_verdicts_and_matching) {
     pc_summary_free(sslow);
     pc_summary_free(ssame);
     pc_summary_free(sfew);
+}
+
+TEST(changepoint_e_divisive_hand_computed) {
+    /* x = 0 0 1 1: tau = 2 gives between 2/(2*2)*4 = 2, no spread within: q = (2*2/4)*2 = 2;
+     * tau = 1 gives (1*3/4)*(4/3 - 0 - 2/3) = 0.5, tau = 3 the same: the best split is 2 */
+    double x[] = {0, 0, 1, 1}, q = 0;
+    CHECK_EQ_I(pc_cp_best(x, 4, 1, &q), 2);
+    CHECK_NEAR(q, 2, 1e-12);
+    CHECK_EQ_I(pc_cp_best(x, 4, 3, &q), -1); /* no split leaves 3 a side */
+    /* a level shift after 10 runs: one change point, at the 11th run */
+    double y[20], z[20];
+    for (int i = 0; i < 20; i++) y[i] = (i < 10 ? 100 : 110) + 0.5 * ((i * 7) % 3 - 1), z[i] = 100 + 0.5 * ((i * 7) % 3 - 1);
+    pc_cp cp[4];
+    CHECK_EQ_I(pc_changepoints(y, 20, 2, cp, 4), 1);
+    CHECK_EQ_I(cp[0].at, 10);
+    CHECK(cp[0].p < 0.05);
+    /* the same jitter without the shift: none */
+    CHECK_EQ_I(pc_changepoints(z, 20, 2, cp, 4), 0);
+}
+
+TEST(trend_newest_run) {
+    /* 6 runs near 100, then one at 115: a regression (+15%, far beyond 3 standard deviations); at 102: ok */
+    double lvl[7] = {100, 101, 99, 100, 100.5, 99.5, 115};
+    pc_summary *s[7];
+    cJSON *doc[8];
+    pc_trend_run runs[7];
+    for (int i = 0; i < 7; i++) {
+        double d[6];
+        for (int k = 0; k < 6; k++) d[k] = lvl[i];
+        s[i] = summary_of(doc[i] = steps_doc(d, 6, NULL));
+        runs[i] = (pc_trend_run){s[i], NULL, NULL};
+    }
+    cJSON *t = pc_trend(runs, 7, NULL);
+    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "regression");
+    CHECK_NEAR(sj_getnum(t, "newest.change_pct", 0), 15, 1e-9);
+    CHECK_EQ_S(sj_getstr(t, "runs.0.label", ""), "run.pt.trace.json"); /* the file name, not its path */
+    CHECK_NEAR(sj_getnum(t, "runs.6.step_ns", 0), 115, 1e-9);
+    cJSON_Delete(t);
+    pc_summary_free(s[6]);
+    double d[6] = {102, 102, 102, 102, 102, 102};
+    s[6] = summary_of(doc[7] = steps_doc(d, 6, NULL));
+    runs[6].summary = s[6];
+    t = pc_trend(runs, 7, NULL);
+    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "ok");
+    cJSON_Delete(t);
+    t = pc_trend(runs, 3, NULL);
+    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "insufficient history");
+    cJSON_Delete(t);
+    for (int i = 0; i < 7; i++) pc_summary_free(s[i]);
+    for (int i = 0; i < 8; i++) cJSON_Delete(doc[i]);
 }

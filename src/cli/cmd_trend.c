@@ -1,0 +1,162 @@
+/* perfcard trend RUN...: the history of successive runs (summary.json files
+ * or traces) -> trend.html, trend.md, trend.json; exit 1 when the newest run
+ * starts a regression (compare/trend.h decides). */
+#include "cli.h"
+#include "../analyze/analyze.h"
+#include "../compare/trend.h"
+#include "../render/trendreport.h"
+#include "../summary/summary.h"
+#include "../util/fsutil.h"
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char trend_help[] =
+    "usage: perfcard trend RUN1 RUN2 ... [options]\n"
+    "\n"
+    "The history of successive runs (each a summary.json or a trace, oldest first unless\n"
+    "--by-time): step time, step categories and top kernels per run, change points, and\n"
+    "whether the newest run starts a regression. Writes DIR/trend.html, DIR/trend.md (with\n"
+    "charts/) and DIR/trend.json.\n"
+    "\n"
+    "  -o, --output DIR        output directory (default perfcard-trend)\n"
+    "      --by-time           order the runs by their recorded start time\n"
+    "      --threshold PCT     newest run: smallest slowdown that counts (default 5)\n"
+    "      --fail-on regression  exit 1 when the newest run starts a regression (the default)\n"
+    "      --no-fail           exit 0 whatever the newest run does\n"
+    "      --format LIST       html,md,json (default all three)\n"
+    "  -q, --quiet             do not print the paths written\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "A run's report.html beside its summary.json is linked from trend.html.\n"
+    "Exit codes: 0 done; 1 the newest run starts a regression; 2 bad usage or an input that\n"
+    "cannot be read; 3 done from an incomplete input; 4 the output could not be written.\n";
+
+enum { T_THRESHOLD = 3000, T_BYTIME, T_FORMAT, T_FAILON, T_NOFAIL };
+
+/* the path of target relative to directory dir (both made absolute), or NULL */
+static char *relative_to(const char *dir, const char *target) {
+    char a[PATH_MAX], b[PATH_MAX];
+    if (!realpath(dir, a) || !realpath(target, b)) return NULL;
+    size_t i = 0, last = 0;
+    while (a[i] && a[i] == b[i]) {
+        if (a[i] == '/') last = i;
+        i++;
+    }
+    if (!a[i] && b[i] == '/') last = i;
+    else if (!a[i] && !b[i]) return NULL;
+    size_t ups = 0;
+    for (const char *p = a + last; *p; p++) ups += *p == '/' && p[1];
+    if (a[last] == '/' && a[last + 1] == 0) ups = 0;
+    size_t need = ups * 3 + strlen(b + last) + 1;
+    char *out = malloc(need);
+    if (!out) return NULL;
+    out[0] = 0;
+    for (size_t k = 0; k < ups; k++) strcat(out, "../");
+    strcat(out, b + last + 1);
+    return out;
+}
+
+/* report.html in the directory of a summary.json input, if there is one */
+static char *report_beside(const char *input, const char *outdir) {
+    const char *slash = strrchr(input, '/');
+    size_t n = slash ? (size_t)(slash - input) + 1 : 0;
+    char *p = malloc(n + sizeof "report.html");
+    if (!p) return NULL;
+    memcpy(p, input, n);
+    strcpy(p + n, "report.html");
+    char *rel = access(p, R_OK) == 0 ? relative_to(outdir, p) : NULL;
+    free(p);
+    return rel;
+}
+
+int cmd_trend(int argc, char **argv) {
+    const char *out = "perfcard-trend";
+    pc_trend_opts topt = {5, 0};
+    pc_analyze_opts an = {0};
+    unsigned formats = OUT_HTML | OUT_MD | OUT_JSON;
+    int quiet = 0, gate = 1, c;
+    static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"threshold", required_argument, 0, T_THRESHOLD},
+                                       {"by-time", no_argument, 0, T_BYTIME}, {"format", required_argument, 0, T_FORMAT},
+                                       {"fail-on", required_argument, 0, T_FAILON}, {"no-fail", no_argument, 0, T_NOFAIL},
+                                       {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(trend_help, stdout); return EXIT_OK;
+        case T_BYTIME: topt.by_time = 1; break;
+        case T_NOFAIL: gate = 0; break;
+        case T_FAILON:
+            if (strcmp(optarg, "regression")) { fprintf(stderr, "perfcard trend: --fail-on takes 'regression'\n"); return EXIT_INPUT; }
+            gate = 1;
+            break;
+        case T_THRESHOLD:
+            topt.threshold_pct = strtod(optarg, &end);
+            if (end != optarg && *end == '%') end++;
+            if (end == optarg || *end || !(topt.threshold_pct > 0) || topt.threshold_pct >= 1000) {
+                fprintf(stderr, "perfcard trend: --threshold takes a positive percentage\n");
+                return EXIT_INPUT;
+            }
+            break;
+        case T_FORMAT:
+            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
+                fprintf(stderr, "perfcard trend: --format takes html,md,json\n");
+                return EXIT_INPUT;
+            }
+            break;
+        default: fputs(trend_help, stderr); return EXIT_INPUT;
+        }
+    }
+    int n = argc - optind;
+    if (n < 2) {
+        fprintf(stderr, "perfcard trend: expected at least two runs\n\n%s", trend_help);
+        return EXIT_INPUT;
+    }
+    pc_summary **s = calloc((size_t)n, sizeof *s);
+    pc_trend_run *runs = calloc((size_t)n, sizeof *runs);
+    int ec = EXIT_OK, rc;
+    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
+        int code = cli_summarize(argv[optind + i], &an, 0, 0, &s[i]);
+        if (code != EXIT_OK) ec = code;
+    }
+    rc = ec;
+    if (ec != EXIT_INPUT) {
+        pc_err err = {0};
+        pc_report_opts ro = {.dir = out, .formats = formats};
+        rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec;
+        if (rc == EXIT_WRITE || rc == EXIT_INPUT) fprintf(stderr, "perfcard: %s\n", err.msg);
+        else {
+            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, report_beside(argv[optind + i], out)};
+            cJSON *d = pc_trend(runs, n, &topt);
+            if (pc_trend_write(d, &ro, &err)) {
+                fprintf(stderr, "perfcard: %s\n", err.msg);
+                rc = cli_exit_of_write(err.code);
+            } else {
+                const char *v = sj_getstr(d, "verdict", "");
+                if (!quiet) {
+                    printf("newest run: %s (%s)\n", v, sj_getstr(d, "newest.reason", ""));
+                    const cJSON *cp;
+                    cJSON_ArrayForEach(cp, sj_get(d, "change_points"))
+                        printf("  change point at run %d (%s): %+.1f%%\n", (int)sj_getnum(cp, "run", 0), sj_getstr(cp, "label", ""),
+                               sj_getnum(cp, "change_pct", 0));
+                    if (formats & OUT_HTML) printf("%s/trend.html\n", out);
+                    if (formats & OUT_MD) printf("%s/trend.md\n", out);
+                    if (formats & OUT_JSON) printf("%s/trend.json\n", out);
+                }
+                if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
+            }
+            cJSON_Delete(d);
+            for (int i = 0; i < n; i++) free((char *)runs[i].report);
+        }
+    }
+    for (int i = 0; i < n; i++) pc_summary_free(s[i]);
+    free(s);
+    free(runs);
+    return rc;
+}

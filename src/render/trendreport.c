@@ -1,0 +1,141 @@
+/* trend.html, trend.md, trend.json: the view adds three line charts over
+ * the runs (step time with the change points marked, the step categories,
+ * the top kernels per step) and formatted values. */
+#include "trendreport.h"
+#include "view.h"
+#include "../util/fsutil.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* y of every run for one figure (NaN where a run lacks it: no point) */
+static double *per_run(const cJSON *runs, int n, const char *obj, const char *key, int item) {
+    double *y = xmalloc((size_t)(n ? n : 1) * sizeof *y);
+    for (int i = 0; i < n; i++) {
+        const cJSON *r = cJSON_GetArrayItem(runs, i), *v;
+        if (obj && key) v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, obj), key);
+        else if (obj) v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, obj), item);
+        else v = cJSON_GetObjectItemCaseSensitive(r, key);
+        y[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    }
+    return y;
+}
+
+enum { KMAX = 8 }; /* kernel lines drawn at most */
+
+static void trend_charts(chart_out *co, cJSON *v) {
+    const cJSON *runs = cJSON_GetObjectItem(v, "runs");
+    int n = cJSON_GetArraySize(runs);
+    if (!n) return;
+    double *x = xmalloc((size_t)n * sizeof *x);
+    for (int i = 0; i < n; i++) x[i] = i + 1;
+    /* step time, change points marked between the last run before and the first after */
+    double *y = per_run(runs, n, NULL, "step_ns", 0), marks[64];
+    size_t nm = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "change_points")) if (nm < 64) marks[nm++] = sj_getnum(c, "run", 1) - 0.5;
+    chart_series s1 = {"step time", x, y, (size_t)n, 0};
+    chart c1 = {.kind = CHART_LINE, .title = "Step time per run (dashed: change points)", .xlabel = "run", .ylabel = "time per step",
+                .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s1, .nseries = 1, .marks = marks, .nmarks = nm};
+    rv_add_chart(co, "step", &c1, rv_series_rows(&c1));
+    free(y);
+    /* the four largest categories */
+    chart_series cs[4];
+    double *cy[4] = {0};
+    int nc = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "categories")) {
+        if (nc == 4) break;
+        cy[nc] = per_run(runs, n, "categories", sj_getstr(c, "key", ""), 0);
+        cs[nc] = (chart_series){sj_getstr(c, "label", ""), x, cy[nc], (size_t)n, chart_category_color(sj_getstr(c, "key", ""))};
+        nc++;
+    }
+    if (nc) {
+        chart c2 = {.kind = CHART_LINE, .title = "Where the step goes, per run (the four largest categories)", .xlabel = "run",
+                    .ylabel = "time per step", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = cs, .nseries = (size_t)nc,
+                    .marks = marks, .nmarks = nm};
+        rv_add_chart(co, "categories", &c2, rv_series_rows(&c2));
+    }
+    for (int k = 0; k < nc; k++) free(cy[k]);
+    /* the top kernels */
+    chart_series ks[KMAX];
+    double *ky[KMAX] = {0};
+    int nk = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "kernels")) {
+        if (nk == KMAX) break;
+        ky[nk] = per_run(runs, n, "kernels", NULL, nk);
+        ks[nk] = (chart_series){cJSON_IsString(c) ? c->valuestring : "", x, ky[nk], (size_t)n, nk};
+        nk++;
+    }
+    if (nk) {
+        chart c3 = {.kind = CHART_LINE, .title = "The kernels with the most time, per step and run", .xlabel = "run",
+                    .ylabel = "time per step", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ks, .nseries = (size_t)nk,
+                    .marks = marks, .nmarks = nm};
+        rv_add_chart(co, "kernels", &c3, rv_series_rows(&c3));
+    }
+    for (int k = 0; k < nk; k++) free(ky[k]);
+    free(x);
+}
+
+static cJSON *build(const cJSON *trend, const char *png_dir, pc_err *err, int *rc) {
+    cJSON *v = cJSON_Duplicate(trend, 1);
+    chart_out co = rv_begin_view(v, png_dir, err);
+    trend_charts(&co, v);
+    /* each run's change against the previous run, for the table */
+    double prev = NAN;
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "runs")) {
+        const cJSON *s = cJSON_GetObjectItem(r, "step_ns");
+        if (cJSON_IsNumber(s) && isfinite(prev) && prev > 0) cJSON_AddNumberToObject(r, "vs_previous_pct", 100 * (s->valuedouble - prev) / prev);
+        if (cJSON_IsNumber(s)) prev = s->valuedouble;
+    }
+    *rc = co.rc;
+    return v;
+}
+
+static int write_one(const char *dir, const char *name, const char *data, size_t len, pc_err *err) {
+    char *p = fs_join(dir, name);
+    int rc = fs_write_atomic(p, data, len, err);
+    free(p);
+    return rc;
+}
+
+int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
+    int rc = fs_mkdirs(o->dir, err);
+    if (rc) return rc;
+    if (o->formats & OUT_JSON) {
+        char *txt = cJSON_Print(trend);
+        rc = write_one(o->dir, "trend.json", txt, strlen(txt), err);
+        free(txt);
+        if (rc) return rc;
+    }
+    sbuf out = {0};
+    if (o->formats & OUT_HTML) {
+        cJSON *v = build(trend, NULL, err, &rc);
+        if (!rc) {
+            rv_add_assets(v, o);
+            rc = rv_render_text("trend.html", o, v, ESC_HTML, &out, err);
+        }
+        cJSON_Delete(v);
+        if (!rc) rc = write_one(o->dir, "trend.html", out.data ? out.data : "", out.len, err);
+    }
+    if (!rc && (o->formats & OUT_MD)) {
+        char *cd = fs_join(o->dir, "charts");
+        rc = fs_mkdirs(cd, err);
+        free(cd);
+        out.len = 0;
+        cJSON *v = rc ? NULL : build(trend, o->dir, err, &rc);
+        if (!rc) rc = rv_render_text("trend.md", o, v, ESC_MD, &out, err);
+        cJSON_Delete(v);
+        if (!rc && out.len > PC_MD_MAX) {
+            size_t cut = PC_MD_MAX - 200;
+            while (cut > 0 && out.data[cut] != '\n') cut--;
+            out.len = cut;
+            sbuf_puts(&out, "\n\n_Cut to fit 60,000 characters; trend.html and trend.json have everything._\n");
+        }
+        if (!rc) rc = write_one(o->dir, "trend.md", out.data ? out.data : "", out.len, err);
+    }
+    sbuf_free(&out);
+    return rc;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# The CI recipes in examples/ci, run as CI would run them: their shell steps (extracted by
+# tests/py/ci_steps.py, so exactly what the YAML says) on real traces from ../shared/data, with
+# the services faked: `gh` (GitHub: list runs, download the main branch's artifact) and `curl`
+# (GitLab: the default branch's artifact) hand back a baseline summary.json made from another
+# real trace. Three cases each: an A/A pair (same configuration: passes), a real improvement
+# (passes) and a real regression (the gate fails, and the diff still reaches the job summary).
+# Usage: ci_recipes.sh PERFCARD
+cd "$(dirname "$0")/.." || exit 2
+SUITE=ci_
+. tests/lib.sh
+PC=$(readlink -f "$1")
+D=../shared/data/kineto
+if [ ! -d "$D/resnet50-v100-workers0" ] || ! command -v python3 > /dev/null; then
+    echo "SKIP ci_recipes: ../shared/data or python3 missing"
+    exit 0
+fi
+W0a=$(readlink -f $D/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz)
+W0b=$(readlink -f $D/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz)
+W4=$(readlink -f $D/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz)
+mkdir -p "$T/bin"
+ln -s "$PC" "$T/bin/perfcard"
+# gh: `run list ... --jq` prints a run id; `run download ID --name N --dir DIR` puts the baseline's
+# artifact (perf-report/) into DIR
+cat > "$T/bin/gh" << 'GH'
+#!/bin/sh
+case "$1 $2" in
+"run list") echo 4242 ;;
+"run download")
+    [ "$3" = 4242 ] || { echo "gh: no run $3" >&2; exit 1; }
+    dir=.; while [ $# -gt 0 ]; do [ "$1" = --dir ] && dir=$2; shift; done
+    mkdir -p "$dir" && cp "$BASELINE" "$dir/summary.json" ;;
+*) echo "gh: unexpected: $*" >&2; exit 1 ;;
+esac
+GH
+# curl: --output FILE URL, the URL must be the default branch's perf-report/summary.json
+cat > "$T/bin/curl" << 'CURL'
+#!/bin/sh
+out=; url=
+while [ $# -gt 0 ]; do case $1 in --output) out=$2; shift ;; --header) shift ;; -*) ;; *) url=$1 ;; esac; shift; done
+case $url in */jobs/artifacts/main/raw/perf-report/summary.json\?job=perf) cp "$BASELINE" "$out" ;; *) echo "curl: unexpected $url" >&2; exit 22 ;; esac
+CURL
+chmod +x "$T/bin/gh" "$T/bin/curl"
+"$PC" summarize "$W0a" -o "$T/base-w0a.json" -q
+"$PC" summarize "$W4" -o "$T/base-w4.json" -q
+python3 tests/py/ci_steps.py github examples/ci/github-actions.yml "$T" > /dev/null || bad github_steps "no steps"
+mkdir -p "$T/gl"
+python3 tests/py/ci_steps.py gitlab examples/ci/gitlab-ci.yml "$T/gl" > /dev/null || bad gitlab_steps "no steps"
+
+# case name, baseline summary, the run's trace, expected exit of the gate, expected verdict
+while read -r name base trace want verdict; do
+    for ci in github gitlab; do
+        w="$T/$ci-$name"
+        mkdir -p "$w/traces"
+        ln -s "$trace" "$w/traces/$(basename "$trace")"
+        rc=0
+        if [ $ci = github ]; then
+            : > "$w/step-summary.md"
+            for step in "$T"/step-*.sh; do
+                (cd "$w" && PATH="$T/bin:$PATH" TRACE_DIR=traces GITHUB_STEP_SUMMARY="$w/step-summary.md" GITHUB_HEAD_REF=feature \
+                    BASELINE="$base" bash -e "$step") > "$w/log" 2>&1 || { rc=$?; break; }
+            done
+            shown="$w/step-summary.md"
+        else
+            (cd "$w" && PATH="$T/bin:$PATH" TRACE_DIR=traces CI_MERGE_REQUEST_IID=7 CI_JOB_TOKEN=x CI_API_V4_URL=https://gitlab.invalid/api/v4 \
+                CI_PROJECT_ID=1 CI_DEFAULT_BRANCH=main CI_COMMIT_REF_NAME=feature BASELINE="$base" bash -eo pipefail "$T/gl/step-1.sh") \
+                > "$w/log" 2>&1 || rc=$?
+            shown="$w/log"
+        fi
+        check "${ci}_${name}_exit_$want" [ $rc -eq "$want" ]
+        check "${ci}_${name}_report_kept" test -s "$w/perf-report/report.html" -a -s "$w/perf-report/summary.json"
+        check "${ci}_${name}_summary_shown" grep -q "^## " "$shown"
+        check "${ci}_${name}_diff_$verdict" grep -q "perfcard diff: \*\*$verdict\*\*" "$shown"
+    done
+done << EOF2
+aa $T/base-w0a.json $W0b 0 inconclusive
+improved $T/base-w0a.json $W4 0 improved
+regressed $T/base-w4.json $W0a 1 regressed
+EOF2

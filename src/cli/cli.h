@@ -28,6 +28,9 @@ int cmd_capture(int argc, char **argv);
 /* The resource policy from the environment (PERFCARD_MEM_MIB, PERFCARD_TMP_MIB,
  * PERFCARD_TMPDIR or TMPDIR), and --tmp-mib when tmp_mib > 0: main.c. */
 void cli_policy(long tmp_mib);
+/* A percentage option's value (a positive number under 1000, "%" allowed) into *out, or -1
+ * after printing "perfcard CMD: OPT takes a positive percentage". */
+int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
 /* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed. */
 int cli_parse_formats(const char *s, unsigned allowed, unsigned *out);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
@@ -39,4 +42,7 @@ int cli_read_summary(const char *path, pc_summary **out);
  * (incomplete input; *out set) or EXIT_INPUT (*out NULL). */
 struct pc_analyze_opts;
 int cli_summarize(const char *path, const struct pc_analyze_opts *an, int progress, int read_threads, pc_summary **out);
+/* Every input summarized in order (out[i]); stops at the first unreadable one. The exit code:
+ * EXIT_OK, EXIT_TRUNCATED (some input incomplete) or EXIT_INPUT. */
+int cli_summarize_all(char *const *paths, int n, const struct pc_analyze_opts *an, pc_summary **out);
 #endif

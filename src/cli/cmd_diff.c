@@ -38,17 +38,6 @@ static const char diff_help[] =
 
 enum { D_THRESHOLD = 2000, D_FAILON, D_FORMAT, D_ROWS, D_STEP, D_FP, D_BP, D_SHAPE, D_BASE, D_NEW, D_LABEL, D_FLOOR };
 
-static int pct_arg(const char *opt, const char *v, double *out) {
-    char *end;
-    *out = strtod(v, &end);
-    if (end != v && *end == '%') end++;
-    if (end == v || *end || !(*out > 0) || *out >= 1000) {
-        fprintf(stderr, "perfcard diff: %s takes a positive percentage\n", opt);
-        return -1;
-    }
-    return 0;
-}
-
 /* inputs in groups: group 0 the baseline, then one group per change */
 typedef struct groups { int *start, *n, ng; } groups;
 
@@ -101,8 +90,8 @@ int cmd_diff(int argc, char **argv) {
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(diff_help, stdout); rc = EXIT_OK; goto done;
-        case D_THRESHOLD: if (pct_arg("--threshold", optarg, &dopt.verdict.threshold_pct)) goto done; break;
-        case D_FLOOR: if (pct_arg("--noise-floor", optarg, &dopt.verdict.noise_floor_pct)) goto done; break;
+        case D_THRESHOLD: if (cli_parse_pct("diff", "--threshold", optarg, &dopt.verdict.threshold_pct)) goto done; break;
+        case D_FLOOR: if (cli_parse_pct("diff", "--noise-floor", optarg, &dopt.verdict.noise_floor_pct)) goto done; break;
         case D_FAILON:
             if (!strcmp(optarg, "regression")) fail_on = 1;
             else if (!strcmp(optarg, "inconclusive")) fail_on = 2;
@@ -148,11 +137,7 @@ int cmd_diff(int argc, char **argv) {
     }
     pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
-    int ec = EXIT_OK;
-    for (int i = 0; i < nin && ec != EXIT_INPUT; i++) {
-        int code = cli_summarize(in[i], &an, 0, 0, &s[i]);
-        if (code != EXIT_OK) ec = code;
-    }
+    int ec = cli_summarize_all((char *const *)in, nin, &an, s);
     rc = ec;
     if (ec != EXIT_INPUT) {
         pc_diff_side *side = calloc((size_t)g.ng, sizeof *side);

@@ -108,6 +108,26 @@ static const char report_help[] =
     "Exit codes: 0 ok, 2 bad usage or malformed input (or template), 3 report written from\n"
     "an incomplete input (truncated, or with skipped events), 4 the output could not be written.\n";
 
+int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out) {
+    char *end;
+    *out = strtod(v, &end);
+    if (end != v && *end == '%') end++;
+    if (end == v || *end || !(*out > 0) || *out >= 1000) {
+        fprintf(stderr, "perfcard %s: %s takes a positive percentage\n", cmd, opt);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_summarize_all(char *const *paths, int n, const pc_analyze_opts *an, pc_summary **out) {
+    int ec = EXIT_OK;
+    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
+        int code = cli_summarize(paths[i], an, 0, 0, &out[i]);
+        if (code != EXIT_OK) ec = code;
+    }
+    return ec;
+}
+
 int cli_parse_formats(const char *s, unsigned allowed, unsigned *out) {
     unsigned f = 0;
     char buf[256];

@@ -85,7 +85,6 @@ int cmd_trend(int argc, char **argv) {
                                        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 0;
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
-        char *end;
         switch (c) {
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
@@ -97,12 +96,7 @@ int cmd_trend(int argc, char **argv) {
             gate = 1;
             break;
         case T_THRESHOLD:
-            topt.threshold_pct = strtod(optarg, &end);
-            if (end != optarg && *end == '%') end++;
-            if (end == optarg || *end || !(topt.threshold_pct > 0) || topt.threshold_pct >= 1000) {
-                fprintf(stderr, "perfcard trend: --threshold takes a positive percentage\n");
-                return EXIT_INPUT;
-            }
+            if (cli_parse_pct("trend", "--threshold", optarg, &topt.threshold_pct)) return EXIT_INPUT;
             break;
         case T_FORMAT:
             if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
@@ -120,12 +114,7 @@ int cmd_trend(int argc, char **argv) {
     }
     pc_summary **s = calloc((size_t)n, sizeof *s);
     pc_trend_run *runs = calloc((size_t)n, sizeof *runs);
-    int ec = EXIT_OK, rc;
-    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
-        int code = cli_summarize(argv[optind + i], &an, 0, 0, &s[i]);
-        if (code != EXIT_OK) ec = code;
-    }
-    rc = ec;
+    int ec = cli_summarize_all(argv + optind, n, &an, s), rc = ec;
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};

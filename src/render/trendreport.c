@@ -25,6 +25,17 @@ static double *per_run(const cJSON *runs, int n, const char *obj, const char *ke
 
 enum { KMAX = 8 }; /* kernel lines drawn at most */
 
+/* a line chart of ns series over runs (when there is one), then the series' values freed */
+static void lines(chart_out *co, const char *id, const char *title, const chart_series *s, double **y, int ns, const double *marks,
+                  size_t nm) {
+    if (ns) {
+        chart c = {.kind = CHART_LINE, .title = title, .xlabel = "run", .ylabel = "time per step", .unit = UNIT_NS,
+                   .xunit = UNIT_COUNT, .series = s, .nseries = (size_t)ns, .marks = marks, .nmarks = nm};
+        rv_add_chart(co, id, &c, rv_series_rows(&c));
+    }
+    for (int k = 0; k < ns; k++) free(y[k]);
+}
+
 static void trend_charts(chart_out *co, cJSON *v) {
     const cJSON *runs = cJSON_GetObjectItem(v, "runs");
     int n = cJSON_GetArraySize(runs);
@@ -41,40 +52,25 @@ static void trend_charts(chart_out *co, cJSON *v) {
                 .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s1, .nseries = 1, .marks = marks, .nmarks = nm};
     rv_add_chart(co, "step", &c1, rv_series_rows(&c1));
     free(y);
-    /* the four largest categories */
-    chart_series cs[4];
-    double *cy[4] = {0};
-    int nc = 0;
+    /* the four largest categories, then the top kernels */
+    chart_series ls[KMAX];
+    double *ly[KMAX] = {0};
+    int nl = 0;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "categories")) {
-        if (nc == 4) break;
-        cy[nc] = per_run(runs, n, "categories", sj_getstr(c, "key", ""), 0);
-        cs[nc] = (chart_series){sj_getstr(c, "label", ""), x, cy[nc], (size_t)n, chart_category_color(sj_getstr(c, "key", ""))};
-        nc++;
+        if (nl == 4) break;
+        ly[nl] = per_run(runs, n, "categories", sj_getstr(c, "key", ""), 0);
+        ls[nl] = (chart_series){sj_getstr(c, "label", ""), x, ly[nl], (size_t)n, chart_category_color(sj_getstr(c, "key", ""))};
+        nl++;
     }
-    if (nc) {
-        chart c2 = {.kind = CHART_LINE, .title = "Where the step goes, per run (the four largest categories)", .xlabel = "run",
-                    .ylabel = "time per step", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = cs, .nseries = (size_t)nc,
-                    .marks = marks, .nmarks = nm};
-        rv_add_chart(co, "categories", &c2, rv_series_rows(&c2));
-    }
-    for (int k = 0; k < nc; k++) free(cy[k]);
-    /* the top kernels */
-    chart_series ks[KMAX];
-    double *ky[KMAX] = {0};
-    int nk = 0;
+    lines(co, "categories", "Where the step goes, per run (the four largest categories)", ls, ly, nl, marks, nm);
+    nl = 0;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "kernels")) {
-        if (nk == KMAX) break;
-        ky[nk] = per_run(runs, n, "kernels", NULL, nk);
-        ks[nk] = (chart_series){cJSON_IsString(c) ? c->valuestring : "", x, ky[nk], (size_t)n, nk};
-        nk++;
+        if (nl == KMAX) break;
+        ly[nl] = per_run(runs, n, "kernels", NULL, nl);
+        ls[nl] = (chart_series){cJSON_IsString(c) ? c->valuestring : "", x, ly[nl], (size_t)n, nl};
+        nl++;
     }
-    if (nk) {
-        chart c3 = {.kind = CHART_LINE, .title = "The kernels with the most time, per step and run", .xlabel = "run",
-                    .ylabel = "time per step", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ks, .nseries = (size_t)nk,
-                    .marks = marks, .nmarks = nm};
-        rv_add_chart(co, "kernels", &c3, rv_series_rows(&c3));
-    }
-    for (int k = 0; k < nk; k++) free(ky[k]);
+    lines(co, "kernels", "The kernels with the most time, per step and run", ls, ly, nl, marks, nm);
     free(x);
 }
 

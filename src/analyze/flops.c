@@ -203,6 +203,9 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
             batch *= (double)(x > y ? x : y);
         }
         gemm(r, batch, m, n2, k);
+        /* a batch of matrices times one matrix is folded into one product of batch x M rows
+         * (what the kernel sees): aligned or not by that M */
+        if (nb == 2 && na > 2) r->misaligned = ((int64_t)(batch * (double)m) % 8) || (n2 % 8) || (k % 8);
         r->bytes = (numel(a, 0) + numel(a, 1) + batch * (double)(m * n2)) * esize(a, 0, 4);
         return 1;
     }
@@ -255,14 +258,30 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->dtype = a->dtype[in];
         return 1;
     }
-    static const char *const sdpa[] = {"scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
-                                       "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
-                                       "_flash_attention_forward", NULL};
-    if (is(n, sdpa) && a->n >= 3 && tensor(a, 0, 4) && tensor(a, 1, 4) && tensor(a, 2, 4)) {
-        double b = (double)a->d[0][0], h = (double)a->d[0][1], l = (double)a->d[0][2], e = (double)a->d[0][3];
-        double s = (double)a->d[1][2], ev = (double)a->d[2][3];
-        r->flops = 2 * b * h * l * s * e + 2 * b * h * l * s * ev;
+    /* attention: each operator's layout and where its causal flag is (PyTorch's signatures):
+     * SDPA and its backends take (B, H, L, E); _flash_attention_forward (B, L, H, E), with
+     * is_causal at 8 and window_size_left/right at 11/12 */
+    static const struct { const char *name; int blhe, causal_at; } attn[] = {
+        {"scaled_dot_product_attention", 0, 5},          {"_scaled_dot_product_flash_attention", 0, 4},
+        {"_scaled_dot_product_efficient_attention", 0, 6}, {"_scaled_dot_product_cudnn_attention", 0, 6},
+        {"_flash_attention_forward", 1, 8},             {NULL, 0, 0}};
+    for (int k = 0; attn[k].name; k++) {
+        if (strcmp(n, attn[k].name) || a->n < 3 || !tensor(a, 0, 4) || !tensor(a, 1, 4) || !tensor(a, 2, 4)) continue;
+        int bl = attn[k].blhe, ca = attn[k].causal_at;
+        double b = (double)a->d[0][0], h = (double)a->d[0][bl ? 2 : 1], l = (double)a->d[0][bl ? 1 : 2], e = (double)a->d[0][3];
+        double s = (double)a->d[1][bl ? 1 : 2], ev = (double)a->d[2][3];
+        /* keys each query attends to: all S; half of them on average under a causal mask
+         * (FlashAttention's convention); at most left + right + 1 in a window */
+        double keys = s;
+        if (a->ncon[ca] == 1 && a->con[ca][0]) keys = s / 2;
+        if (bl && a->ncon[11] == 1 && a->ncon[12] == 1 && a->con[11][0] >= 0 && a->con[12][0] >= 0) {
+            double w = (double)(a->con[11][0] + a->con[12][0] + 1);
+            if (w < keys) keys = w;
+        }
+        r->flops = 2 * b * h * l * keys * e + 2 * b * h * l * keys * ev;
+        /* q, k and v read, the output (B, H, L, Ev) written */
         r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + b * h * l * ev) * esize(a, 0, 2);
+        r->dtype = a->dtype[0];
         return 1;
     }
     static const char *const ew[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_",

@@ -8,7 +8,10 @@
  *     (P, Q: output height and width, from stride, padding and dilation)
  *   convolution backward:                    2 × forward for each of the data
  *     and weight gradients computed (both unless output_mask says otherwise)
- *   scaled dot-product attention:            2·B·H·L·S·E + 2·B·H·L·S·Ev
+ *   scaled dot-product attention:            2·B·H·L·S'·E + 2·B·H·L·S'·Ev, S' the keys each
+ *     query attends to: S, S/2 under a causal mask (FlashAttention's count),
+ *     at most left + right + 1 in a sliding window; each operator read in its
+ *     own layout ((B, H, L, E), or (B, L, H, E) for _flash_attention_forward)
  *   elementwise (add, mul, relu, ...):       one per output element
  *   bytes: every tensor input read once and the output written once.
  *

@@ -72,7 +72,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     /* memory stays small on big traces: per event only a row index and a
      * flag; every sum goes straight into its row */
     uint32_t *rowidx = spill_alloc((nc ? nc : 1) * sizeof *rowidx);
-    uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1);
+    uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1); /* 1 FLOPs; 2 a GEMM, 3 a misaligned GEMM; | 4 with a GEMM inside */
 
     /* hints for FLOPs: convolution output sizes from the autograd node that
      * shares the forward call's Sequence number, and which gradients a
@@ -151,13 +151,21 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
                 r->bytes += fr.bytes;
                 r->flops_calls++;
                 if (fr.dtype != DT_UNKNOWN) r->dtype = fr.dtype;
-                if (fr.is_gemm) {
-                    r->gemm_calls++;
-                    if (fr.misaligned) r->misaligned++;
-                }
+                if (fr.is_gemm) has_flops[i] = fr.misaligned ? 3 : 2; /* counted below, innermost only */
             }
         }
     }
+    /* GEMM alignment per call that runs the product itself: a GEMM with a GEMM inside it
+     * (linear -> addmm, matmul -> mm) leaves the count to the inner one */
+    for (size_t i = 0; i < nc; i++)
+        if (has_flops[i] >= 2)
+            for (int32_t p = l->parent[i]; p >= 0; p = l->parent[p])
+                if (has_flops[p] >= 2) has_flops[p] |= 4;
+    for (size_t i = 0; i < nc; i++)
+        if (has_flops[i] == 2 || has_flops[i] == 3) {
+            rows[rowidx[i]].gemm_calls++;
+            rows[rowidx[i]].misaligned += has_flops[i] == 3;
+        }
     /* self CPU: minus the ranges directly inside each call */
     for (size_t i = 0; i < nc; i++) {
         int32_t p = l->parent[i];

@@ -66,6 +66,24 @@ TEST(flops_attention_and_elementwise) {
     CHECK(flops_of("aten::scaled_dot_product_attention", "[[2,8,128,64],[2,8,128,64],[2,8,128,64]]", "[\"c10::BFloat16\"]", NULL, &r));
     CHECK_NEAR(r.flops, 4.0 * 2 * 8 * 128 * 128 * 64, 0);
     CHECK(r.dtype == DT_BF16);
+    /* is_causal=True (argument 5 of scaled_dot_product_attention): half the keys on average, so
+     * B=1, H=32, L=S=2048, E=64: 4 * 32 * 2048 * 2048 * 64 / 2 = 17.18 GFLOP, not 34.36 */
+    CHECK(flops_of("aten::scaled_dot_product_attention", "[[1,32,2048,64],[1,32,2048,64],[1,32,2048,64],[],[],[],[],[]]",
+                   "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\"]", "[\"\",\"\",\"\",\"\",\"0.\",\"True\",\"\",\"False\"]", &r));
+    CHECK_NEAR(r.flops, 4.0 * 32 * 2048 * 2048 * 64 / 2, 0);
+    /* the flash backend: is_causal is argument 4 */
+    CHECK(flops_of("aten::_scaled_dot_product_flash_attention", "[[1,32,2048,64],[1,32,2048,64],[1,32,2048,64],[],[],[]]",
+                   "[\"c10::BFloat16\"]", "[\"\",\"\",\"\",\"0.\",\"True\",\"False\"]", &r));
+    CHECK_NEAR(r.flops, 4.0 * 32 * 2048 * 2048 * 64 / 2, 0);
+    /* _flash_attention_forward reads (B, L, H, E): B=2, L=S=1024, H=16, E=128, not causal */
+    CHECK(flops_of("aten::_flash_attention_forward", "[[2,1024,16,128],[2,1024,16,128],[2,1024,16,128]]", "[\"c10::Half\"]",
+                   "[\"\",\"\",\"\",\"\",\"\",\"1024\",\"1024\",\"0.\",\"False\",\"False\"]", &r));
+    CHECK_NEAR(r.flops, 4.0 * 2 * 16 * 1024 * 1024 * 128, 0);
+    CHECK_NEAR(r.bytes, 4.0 * 2 * 1024 * 16 * 128 * 2, 0); /* q, k, v and the output, 2 bytes each */
+    /* a sliding window of 127 + 0 + 1 keys */
+    CHECK(flops_of("aten::_flash_attention_forward", "[[2,1024,16,128],[2,1024,16,128],[2,1024,16,128]]", "[\"c10::Half\"]",
+                   "[\"\",\"\",\"\",\"\",\"\",\"1024\",\"1024\",\"0.\",\"True\",\"False\",\"\",\"127\",\"0\"]", &r));
+    CHECK_NEAR(r.flops, 4.0 * 2 * 16 * 1024 * 128 * 128, 0);
     CHECK(flops_of("aten::add", "[[32,64,56,56],[32,64,56,56],[]]", "[\"float\",\"float\",\"Scalar\"]", NULL, &r));
     CHECK_NEAR(r.flops, 32.0 * 64 * 56 * 56, 0);
     CHECK_NEAR(r.bytes, 3 * 32.0 * 64 * 56 * 56 * 4, 0);
@@ -221,4 +239,51 @@ TEST(operators_group_by_shape) {
     CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.rows")), 1);
     cJSON_Delete(s);
     pc_trace_free(t);
+}
+
+/* find an operator row by name in a summary tree */
+static const cJSON *op_row(const cJSON *s, const char *name) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "operators.rows")) if (!strcmp(sj_getstr(r, "name", ""), name)) return r;
+    return NULL;
+}
+
+TEST(operators_gemm_alignment_counts_the_product_once) {
+    /* linear (M = 7: misaligned) runs addmm inside it: one misaligned GEMM call, counted on addmm,
+     * not two; matmul of [8, 7, 64] by [64, 64] is folded into one product of 56 rows: aligned,
+     * and so is the mm inside it */
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,"
+        "\"args\":{\"Input Dims\":[[7,64],[64,64],[64]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":6,"
+        "\"args\":{\"Input Dims\":[[64],[7,64],[64,64]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::matmul\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":10,"
+        "\"args\":{\"Input Dims\":[[8,7,64],[64,64]],\"Input type\":[\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":22,\"dur\":6,"
+        "\"args\":{\"Input Dims\":[[56,64],[64,64]],\"Input type\":[\"float\",\"float\"]}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    const cJSON *lin = op_row(s, "aten::linear"), *add = op_row(s, "aten::addmm"), *mat = op_row(s, "aten::matmul"), *mm = op_row(s, "aten::mm");
+    CHECK(lin && add && mat && mm);
+    CHECK_EQ_I(sj_getnum(lin, "gemm_calls", -1), 0);
+    CHECK_EQ_I(sj_getnum(lin, "gemm_not_multiple_of_8", -1), 0);
+    CHECK_EQ_I(sj_getnum(add, "gemm_calls", -1), 1);
+    CHECK_EQ_I(sj_getnum(add, "gemm_not_multiple_of_8", -1), 1);
+    CHECK_EQ_I(sj_getnum(mat, "gemm_not_multiple_of_8", -1), 0);
+    CHECK_EQ_I(sj_getnum(mm, "gemm_calls", -1), 1);
+    CHECK_EQ_I(sj_getnum(mm, "gemm_not_multiple_of_8", -1), 0);
+    /* the FLOPs of each row stay inclusive: linear and addmm both 2 * 7 * 64 * 64 */
+    CHECK_NEAR(sj_getnum(lin, "flops", 0), 2.0 * 7 * 64 * 64, 0);
+    CHECK_NEAR(sj_getnum(add, "flops", 0), 2.0 * 7 * 64 * 64, 0);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    /* matmul on its own: folded M = 56, aligned */
+    flops_result r;
+    CHECK(flops_of("aten::matmul", "[[8,7,64],[64,64]]", "[\"float\",\"float\"]", NULL, &r));
+    CHECK(!r.misaligned);
+    CHECK(flops_of("aten::matmul", "[[8,7,64],[8,64,64]]", "[\"float\",\"float\"]", NULL, &r));
+    CHECK(r.misaligned); /* a true batch of 7-row products */
 }

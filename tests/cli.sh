@@ -142,6 +142,15 @@ else
 fi
 
 # Nsight Systems exports: counts and time against the database's own sums; no environment variable in any output
+# nvprof's runtime calls are named from CUPTI's own header: the committed table is what
+# tools/gen_cbid.sh makes from the installed cupti_runtime_cbid.h (CUDA toolkit)
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cupti_runtime_cbid.h" ] || [ -f "${CUDA_HOME:-/usr/local/cuda}/extras/CUPTI/include/cupti_runtime_cbid.h" ]; then
+    sh tools/gen_cbid.sh > "$T/cbid.def"
+    check cbid_table_matches_cupti_header cmp -s "$T/cbid.def" src/load/cbid_runtime.def
+    check cbid_51_is_cudaMemsetAsync grep -qx 'CBID(51, "cudaMemsetAsync")' "$T/cbid.def"
+else
+    echo "SKIP cli_cbid_table_matches_cupti_header: no cupti_runtime_cbid.h under \$CUDA_HOME"
+fi
 if [ -d ../shared/data/nsys ] && command -v sqlite3 > /dev/null; then
     for db in ../shared/data/nsys/*.sqlite; do
         n=$(basename "$db" .sqlite | cut -c1-24)

@@ -284,20 +284,27 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->dtype = a->dtype[0];
         return 1;
     }
-    static const char *const ew[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_",
-                                     "sigmoid", "sigmoid_", "tanh", "tanh_", "gelu", "silu", "silu_", "threshold_backward",
-                                     "clamp_min", "clamp_min_", "neg", "exp", "log", "sqrt", "rsqrt", "pow", "where",
-                                     "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "gelu_backward", "sigmoid_backward",
-                                     "tanh_backward", "silu_backward", "addcmul_", "addcdiv_", NULL};
-    if (is(n, ew)) {
+    /* elementwise operators and how many tensor operands each reads; a further tensor
+     * argument is an out= tensor, written (counted once as the output), not read */
+    static const struct { const char *name; int arity; } ew[] = {
+        {"add", 2}, {"add_", 2}, {"sub", 2}, {"sub_", 2}, {"mul", 2}, {"mul_", 2}, {"div", 2}, {"div_", 2},
+        {"relu", 1}, {"relu_", 1}, {"sigmoid", 1}, {"sigmoid_", 1}, {"tanh", 1}, {"tanh_", 1}, {"gelu", 1},
+        {"silu", 1}, {"silu_", 1}, {"threshold_backward", 2}, {"clamp_min", 1}, {"clamp_min_", 1}, {"neg", 1},
+        {"exp", 1}, {"log", 1}, {"sqrt", 1}, {"rsqrt", 1}, {"pow", 2}, {"where", 3}, {"hardtanh", 1},
+        {"hardtanh_", 1}, {"leaky_relu", 1}, {"leaky_relu_", 1}, {"gelu_backward", 2}, {"sigmoid_backward", 2},
+        {"tanh_backward", 2}, {"silu_backward", 2}, {"addcmul_", 3}, {"addcdiv_", 3}, {NULL, 0}};
+    int arity = 0;
+    for (int k = 0; ew[k].name && !arity; k++)
+        if (!strcmp(n, ew[k].name)) arity = ew[k].arity;
+    if (arity) {
         /* output elements: the broadcast of the tensor inputs */
         int ond = 0;
         int64_t out[SHAPE_MAX] = {0};
         double in_bytes = 0;
         int any = 0;
-        for (int i = 0; i < a->n; i++) {
+        for (int i = 0; i < a->n && any < arity; i++) {
             if (a->nd[i] < 0 || a->dtype[i] == DT_UNKNOWN) continue;
-            any = 1;
+            any++;
             in_bytes += numel(a, i) * esize(a, i, 4);
             int nd = a->nd[i];
             if (nd > ond) {

@@ -2,8 +2,15 @@
  * of "Total Allocated" and "Total Reserved" (or, when a trace lacks those
  * fields, the peak of the running sum of allocation sizes), and per operator
  * (the innermost cpu_op running on the allocating thread) the bytes it
- * allocated and the net change (allocated minus freed), as the
- * profile_memory tables' "Self CUDA Mem" column does. */
+ * allocated, the bytes of its own allocations freed later (each free is
+ * matched to the allocation it frees by its address, "Addr", whichever
+ * operator runs when it happens), what is still live at the end (net) and
+ * what was live at the moment of the CUDA peak (its share of the peak).
+ * A trace without addresses (older PyTorch) matches a free to the latest live
+ * allocation of the same size on the same thread's device (the caching
+ * allocator hands back blocks by size), and says so (free_matching).
+ * Frees of blocks allocated before the trace started match nothing and are
+ * counted apart (frees_before_trace_bytes). */
 #include "analyze.h"
 #include "../util/spill.h"
 #include "../summary/summary.h"
@@ -12,11 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals; int64_t at_peak_ts; } devmem;
-typedef struct opmem { uint32_t name; int64_t alloc, freed, count; } opmem;
+typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals; size_t at_peak; } devmem;
+typedef struct opmem { uint32_t name; int64_t alloc, freed, count, live, live_at_peak; } opmem;
+typedef struct block { uint32_t row, prev; int64_t bytes; } block; /* a live allocation: its operator row, size, and (matching by
+                                                                       size) the block of that size allocated before it, index + 1 */
 
 static int cmp_opmem(const void *a, const void *b) {
     const opmem *x = a, *y = b;
+    if (x->live_at_peak != y->live_at_peak) return x->live_at_peak > y->live_at_peak ? -1 : 1;
     if (x->alloc != y->alloc) return x->alloc > y->alloc ? -1 : 1;
     return x->name < y->name ? -1 : x->name > y->name;
 }
@@ -45,19 +55,23 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         }
         devmem *d = &dm[k];
         d->running += e->bytes;
-        if (d->running > d->peak_running) d->peak_running = d->running;
+        if (d->running > d->peak_running) {
+            d->peak_running = d->running;
+            if (!d->has_totals) d->at_peak = i;
+        }
         if (e->total_allocated != PC_NONE) {
+            if (!d->has_totals || e->total_allocated > d->peak_alloc) d->peak_alloc = e->total_allocated, d->at_peak = i;
             d->has_totals = 1;
-            if (e->total_allocated > d->peak_alloc) d->peak_alloc = e->total_allocated, d->at_peak_ts = e->ts;
         }
         if (e->total_reserved != PC_NONE && e->total_reserved > d->peak_res) d->peak_res = e->total_reserved;
         if (e->bytes > 0) d->nalloc++;
     }
     int64_t cuda_peak = -1;
+    size_t peak_event = SIZE_MAX; /* the event at which the largest CUDA peak is reached */
     for (int k = 0; k < nd; k++) {
         if (dm[k].type == 1) {
             int64_t p = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
-            if (p > cuda_peak) cuda_peak = p;
+            if (p > cuda_peak) cuda_peak = p, peak_event = dm[k].at_peak;
         }
         cJSON *j = cJSON_CreateObject();
         int cuda = dm[k].type == 1;
@@ -88,12 +102,29 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         uint32_t *v = hmap_get(&bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
         if (created) *v = (uint32_t)th;
     }
-    hmap m = {0};
+    hmap m = {0}, live = {0}, by_size = {0}; /* operator name -> row; address -> live block; size -> latest live block */
     opmem *rows = NULL;
-    size_t n = 0, cap = 0;
+    block *blocks = NULL;
+    size_t n = 0, cap = 0, nb = 0, capb = 0;
+    int64_t before_trace = 0;
+    int by_size_used = 0;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != 1) continue;
+        if (e->bytes < 0) {
+            /* a free: charged to the allocation it frees, found by its address, else by its size */
+            uint32_t *b = hmap_get(e->addr != PC_NONE ? &live : &by_size, e->addr != PC_NONE ? (uint64_t)e->addr : (uint64_t)-e->bytes, NULL);
+            if (*b && *b <= nb) {
+                block *k = &blocks[*b - 1];
+                opmem *r = &rows[k->row];
+                r->freed += k->bytes, r->live -= k->bytes;
+                *b = e->addr != PC_NONE ? 0 : k->prev;
+            } else before_trace -= e->bytes;
+            if (e->addr == PC_NONE) by_size_used = 1;
+            if (i == peak_event)
+                for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;
+            continue;
+        }
         const uint32_t *th = hmap_find(&bytid, (uint64_t)e->tid);
         int32_t op = -1;
         if (th) {
@@ -121,9 +152,23 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             *slot = (uint32_t)(n - 1);
         }
         opmem *r = &rows[*slot];
-        if (e->bytes > 0) r->alloc += e->bytes, r->count++;
-        else r->freed -= e->bytes;
+        if (e->bytes > 0) {
+            r->alloc += e->bytes, r->count++, r->live += e->bytes;
+            block *b = SPILL_PUSH(blocks, nb, capb);
+            b->row = *slot, b->bytes = e->bytes, b->prev = 0;
+            uint32_t *head = hmap_get(e->addr != PC_NONE ? &live : &by_size, e->addr != PC_NONE ? (uint64_t)e->addr : (uint64_t)e->bytes, NULL);
+            if (e->addr == PC_NONE) b->prev = *head;
+            *head = (uint32_t)nb; /* index + 1; 0: none live */
+        }
+        if (i == peak_event)
+            for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;
     }
+    hmap_free(&live);
+    hmap_free(&by_size);
+    spill_free(blocks);
+    sj_int(mem, "frees_before_trace_bytes", before_trace);
+    sj_str(mem, "free_matching", by_size_used ? "by size (the trace records no addresses): the latest live allocation of the freed size"
+                                              : "by address: the allocation at the freed address");
     hmap_free(&m);
     hmap_free(&bytid);
     if (n) spill_sort(rows, n, sizeof *rows, cmp_opmem);
@@ -134,6 +179,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         sj_int(j, "allocated_bytes", rows[i].alloc);
         sj_int(j, "freed_bytes", rows[i].freed);
         sj_int(j, "net_bytes", rows[i].alloc - rows[i].freed);
+        sj_int(j, "live_at_peak_bytes", rows[i].live_at_peak > 0 ? rows[i].live_at_peak : 0);
         sj_int(j, "allocations", rows[i].count);
         cJSON_AddItemToArray(top, j);
     }

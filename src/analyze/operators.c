@@ -25,6 +25,7 @@ typedef struct oprow {
     int64_t calls, self_cpu, cpu_total, self_dev, dev_total;
     int fwd, bwd;
     double flops, bytes;
+    double dev_flops, dev_bytes; /* of the calls that ran device work: what the rates divide */
     int64_t flops_calls, misaligned, gemm_calls;
     int64_t flops_dev_ns;     /* device total of the calls that have FLOPs */
     int dtype;
@@ -72,7 +73,9 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     /* memory stays small on big traces: per event only a row index and a
      * flag; every sum goes straight into its row */
     uint32_t *rowidx = spill_alloc((nc ? nc : 1) * sizeof *rowidx);
-    uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1); /* 1 FLOPs; 2 a GEMM, 3 a misaligned GEMM; | 4 with a GEMM inside */
+    uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1); /* 1 FLOPs; 2 a GEMM, 3 a misaligned GEMM; | 4 with a GEMM inside;
+                                                           | 8 it ran device work */
+    double *call_flops = spill_calloc(nc ? nc : 1, sizeof *call_flops), *call_bytes = spill_calloc(nc ? nc : 1, sizeof *call_bytes);
 
     /* hints for FLOPs: convolution output sizes from the autograd node that
      * shares the forward call's Sequence number, and which gradients a
@@ -149,6 +152,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
                 has_flops[i] = 1;
                 r->flops += fr.flops;
                 r->bytes += fr.bytes;
+                call_flops[i] = fr.flops, call_bytes[i] = fr.bytes;
                 r->flops_calls++;
                 if (fr.dtype != DT_UNKNOWN) r->dtype = fr.dtype;
                 if (fr.is_gemm) has_flops[i] = fr.misaligned ? 3 : 2; /* counted below, innermost only */
@@ -238,7 +242,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             outer = p;
             oprow *r = &rows[rowidx[p]];
             r->dev_total += e->dur;
-            if (has_flops[p]) r->flops_dev_ns += e->dur;
+            if (has_flops[p]) r->flops_dev_ns += e->dur, has_flops[p] |= 8;
             if (e->kind == GPU_KERNEL) {
                 r->gpu_ns_kernels += e->dur;
                 if (tc) r->tc_ns += e->dur;
@@ -253,7 +257,13 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         }
     }
     spill_free(tc_cache);
+    /* FLOPs and bytes of the calls that ran on the device: a call without device work (a
+     * DataLoader transform on the CPU) has FLOPs but no device time to divide them by */
+    for (size_t i = 0; i < nc; i++)
+        if ((has_flops[i] & 8) && rowidx[i] != UINT32_MAX) rows[rowidx[i]].dev_flops += call_flops[i], rows[rowidx[i]].dev_bytes += call_bytes[i];
     spill_free(rowidx);
+    spill_free(call_flops);
+    spill_free(call_bytes);
     spill_free(has_flops);
     spill_free(topidx);
     hmap_free(&tm);
@@ -299,6 +309,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
     (void)devname;
     pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
+    int64_t over_peak = 0;
     uint32_t *ord;
     BY_TIME(rows, n, ord);
     for (size_t i = 0; i < n; i++) {
@@ -321,8 +332,8 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         /* an estimate of bytes beyond 2^62 (shapes of billions of elements) is not a figure: n/a */
         if (has_f && r->bytes < PC_TIME_LIMIT_D) j->bytes = r->bytes;
         j->flops_calls = r->flops_calls;
-        double tfl = has_f && r->flops_dev_ns > 0 ? r->flops / (double)r->flops_dev_ns / 1e3 : 0; /* flop/ns = GFLOP/s */
-        double gbs = has_f && r->flops_dev_ns > 0 ? r->bytes / (double)r->flops_dev_ns : 0;    /* B/ns = GB/s */
+        double tfl = has_f && r->flops_dev_ns > 0 ? r->dev_flops / (double)r->flops_dev_ns / 1e3 : 0; /* flop/ns = GFLOP/s */
+        double gbs = has_f && r->flops_dev_ns > 0 ? r->dev_bytes / (double)r->flops_dev_ns : 0;    /* B/ns = GB/s */
         if (has_f && r->flops_dev_ns > 0) j->achieved_tflops = tfl, j->achieved_gbs = gbs;
         j->dtype = pc_dtype_name[r->dtype];
         int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
@@ -331,12 +342,20 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         if (has_f && r->flops_dev_ns > 0 && c->peak && compute_bound && pk > 0) j->peak_pct = 100.0 * tfl / pk;
         else if (has_f && r->flops_dev_ns > 0 && c->peak && !compute_bound) j->peak_pct = 100.0 * gbs / c->peak->mem_gbs;
         j->peak_of = compute_bound ? "compute" : "memory bandwidth";
+        /* no physically impossible figure: beyond the device's peak, the estimate (a formula that
+         * does not fit these calls: expanded inputs, fused or skipped work) is not shown */
+        if (j->peak_pct > 100) {
+            j->peak_pct = NAN, j->achieved_tflops = NAN, j->achieved_gbs = NAN;
+            j->peak_of = "n/a: estimate exceeds peak";
+            over_peak++;
+        }
         j->gemm_calls = r->gemm_calls;
         j->gemm_not_multiple_of_8 = r->misaligned;
         j->tensor_cores = r->gpu_ns_kernels == 0 ? "n/a" : r->tc_ns == 0 ? "no" : r->tc_ns == r->gpu_ns_kernels ? "yes" : "partly";
         j->tensor_core_pct = r->gpu_ns_kernels ? 100.0 * (double)r->tc_ns / (double)r->gpu_ns_kernels : 0;
         j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
+    sj_int(ops, "estimates_over_peak", over_peak);
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
     sj_int(un, "events", n_unattr);

@@ -88,6 +88,7 @@ static int parse_args(jcur *c, evtmp *e) {
         } else switch (k.n) {
         case 4:
             if (J_EQ(k, "grid")) r = parse_dims3(c, e->grid);
+            else if (J_EQ(k, "Addr")) r = num_or_skip(c, &e->mem_addr);
             else r = j_skip(c, 1);
             break;
         case 5:
@@ -166,7 +167,7 @@ int kin_parse_event(jcur *c, evtmp *e) {
     memset(e->block, 0, sizeof e->block);
     e->nctr = 0;
     e->device = e->stream = e->corr = e->ext_id = e->regs = e->smem = e->bytes = e->seq = e->fwd_tid = PC_NONE;
-    e->dev_type = e->dev_id = e->mem_bytes = e->total_alloc = e->total_res = PC_NONE;
+    e->dev_type = e->dev_id = e->mem_bytes = e->mem_addr = e->total_alloc = e->total_res = PC_NONE;
     e->bps = e->wps = e->occ = -1;
     if ((r = j_ws(c))) return r;
     if (*c->p != '{') {

@@ -62,7 +62,7 @@ typedef struct evtmp {
     jstr tid_s;
     /* args */
     int64_t device, stream, corr, ext_id, regs, smem, bytes, seq, fwd_tid;
-    int64_t dev_type, dev_id, mem_bytes, total_alloc, total_res;
+    int64_t dev_type, dev_id, mem_bytes, mem_addr, total_alloc, total_res;
     double bps, wps, occ;
     uint32_t grid[3], block[3];
     jstr dims, types, concrete;

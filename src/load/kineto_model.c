@@ -130,6 +130,7 @@ void kin_commit(reader *rd, evtmp *e) {
             m->ts = e->ts;
             m->bytes = e->mem_bytes == PC_NONE ? 0 : e->mem_bytes;
             m->total_allocated = e->total_alloc;
+            m->addr = e->mem_addr;
             m->total_reserved = e->total_res;
             m->tid = e->tid;
             m->device_type = (int32_t)(e->dev_type == PC_NONE ? 0 : e->dev_type);

@@ -9,6 +9,7 @@
  * variables or secrets. Times in both formats are nanoseconds already. */
 #include "load.h"
 #include "readers.h"
+#include "cbid.h"
 #include "../util/xalloc.h"
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -33,6 +34,7 @@ typedef struct db {
      * row of a call recorded twice */
     int64_t last_corr, last_pid, last_tid, last_s, last_e;
     char last_name[128];
+    int cupti_mem;       /* memory kinds in CUPTI's numbering (nvprof), not Nsight Systems' */
 } db;
 static double now_s(void) {
     struct timespec ts;
@@ -128,9 +130,13 @@ static void kernel_row(db *d, sqlite3_stmt *st) {
     g->smem = sqlite3_column_int(st, 13);
 }
 
-/* memcpy kinds: CUPTI's enum (1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP); memory kinds: 0 pageable, 1 pinned, 2 device, 4 managed */
+/* memcpy kinds: CUPTI's enum (1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP). Memory kinds: Nsight
+ * Systems numbers them 0 pageable, 1 pinned, 2 device, 3 array, 4 managed, 5 device static,
+ * 6 managed static; nvprof writes CUPTI's CUpti_ActivityMemoryKind, one higher (0 unknown,
+ * 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6 device static, 7 managed static). */
 static uint8_t copy_of(int k) { return k == 1 || k == 11 ? COPY_HTOD : k == 2 || k == 12 ? COPY_DTOH : k == 8 || k == 13 ? COPY_DTOD : k == 9 ? COPY_HTOH : k == 10 ? COPY_PTOP : COPY_UNKNOWN; }
-static uint8_t mem_of(int k) { return k == 0 ? MEM_PAGEABLE : k == 1 ? MEM_PINNED : k == 2 || k == 5 ? MEM_DEVICE : k == 4 || k == 6 ? MEM_MANAGED : MEM_UNKNOWN; }
+static uint8_t nsys_mem(int k) { return k == 0 ? MEM_PAGEABLE : k == 1 ? MEM_PINNED : k == 2 || k == 5 ? MEM_DEVICE : k == 4 || k == 6 ? MEM_MANAGED : MEM_UNKNOWN; }
+static uint8_t mem_of(const db *d, int k) { return d->cupti_mem ? (k >= 1 ? nsys_mem(k - 1) : MEM_UNKNOWN) : nsys_mem(k); }
 static const char *mem_name(uint8_t m) { return m == MEM_PAGEABLE ? "Pageable" : m == MEM_PINNED ? "Pinned" : m == MEM_DEVICE ? "Device" : m == MEM_MANAGED ? "Managed" : "Unknown"; }
 static const char *copy_name(uint8_t c) { return c == COPY_HTOD ? "HtoD" : c == COPY_DTOH ? "DtoH" : c == COPY_DTOD ? "DtoD" : c == COPY_HTOH ? "HtoH" : c == COPY_PTOP ? "PtoP" : "Unknown"; }
 
@@ -138,8 +144,8 @@ static void memcpy_row(db *d, sqlite3_stmt *st) {
     pc_gpu_event *g = gpu_row(d, st, GPU_MEMCPY);
     g->bytes = sqlite3_column_int64(st, 5);
     g->copy_kind = copy_of(sqlite3_column_int(st, 6));
-    g->src_mem = mem_of(sqlite3_column_type(st, 7) == SQLITE_NULL ? 7 : sqlite3_column_int(st, 7));
-    g->dst_mem = mem_of(sqlite3_column_type(st, 8) == SQLITE_NULL ? 7 : sqlite3_column_int(st, 8));
+    g->src_mem = sqlite3_column_type(st, 7) == SQLITE_NULL ? MEM_UNKNOWN : mem_of(d, sqlite3_column_int(st, 7));
+    g->dst_mem = sqlite3_column_type(st, 8) == SQLITE_NULL ? MEM_UNKNOWN : mem_of(d, sqlite3_column_int(st, 8));
     char name[96];
     snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_name(g->copy_kind), mem_name(g->src_mem), mem_name(g->dst_mem));
     g->name = strtab_intern(&d->t->strs, name, strlen(name));
@@ -148,7 +154,7 @@ static void memcpy_row(db *d, sqlite3_stmt *st) {
 static void memset_row(db *d, sqlite3_stmt *st) {
     pc_gpu_event *g = gpu_row(d, st, GPU_MEMSET);
     g->bytes = sqlite3_column_int64(st, 5);
-    g->src_mem = mem_of(sqlite3_column_type(st, 6) == SQLITE_NULL ? 2 : sqlite3_column_int(st, 6));
+    g->src_mem = sqlite3_column_type(st, 6) == SQLITE_NULL ? MEM_DEVICE : mem_of(d, sqlite3_column_int(st, 6));
     char name[64];
     snprintf(name, sizeof name, "Memset (%s)", mem_name(g->src_mem));
     g->name = strtab_intern(&d->t->strs, name, strlen(name));
@@ -277,24 +283,7 @@ static int read_nsys(db *d) {
     return 0;
 }
 
-/* nvprof: names in StringTable; runtime calls carry a callback id only */
-static const char *cbid_name(int cbid) {
-    switch (cbid) {
-    case 13: return "cudaLaunch";
-    case 20: return "cudaMalloc";
-    case 22: return "cudaFree";
-    case 31: return "cudaMemcpy";
-    case 41: return "cudaMemcpyAsync";
-    case 51: return "cudaMemset";
-    case 54: return "cudaMemsetAsync";
-    case 131: return "cudaStreamSynchronize";
-    case 165: return "cudaDeviceSynchronize";
-    case 211: return "cudaLaunchKernel";
-    case 214: return "cudaLaunchCooperativeKernel";
-    default: return NULL;
-    }
-}
-
+/* nvprof: names in StringTable; runtime calls carry a callback id only (cbid.h names it) */
 static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
     c->kind = CPU_RUNTIME;
@@ -305,7 +294,7 @@ static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
     c->tid = (int32_t)sqlite3_column_int64(st, 3);
     c->corr = sqlite3_column_int64(st, 4);
     int cbid = sqlite3_column_int(st, 5);
-    const char *n = cbid_name(cbid);
+    const char *n = pc_cuda_runtime_api(cbid);
     char buf[32];
     if (!n) snprintf(buf, sizeof buf, "cudaRuntime(cbid %d)", cbid), n = buf;
     c->name = strtab_intern(&d->t->strs, n, strlen(n));
@@ -326,6 +315,17 @@ static int read_nvprof(db *d) {
     char q[2048];
     sqlite3_stmt *st;
     int rc;
+    d->cupti_mem = 1;
+    const char *D = "CUPTI_ACTIVITY_KIND_DEVICE";
+    if (has_table(d, D)) { /* CUpti_ActivityDevice's fields; the name is a StringTable id */
+        snprintf(q, sizeof q,
+                 "SELECT v.id, s.value, %s, %s, %s, %s, %s * %s, %s, %s FROM %s v LEFT JOIN StringTable s ON s._id_ = v.name",
+                 col(d, D, "globalMemorySize", "0"), col(d, D, "numMultiprocessors", "0"), col(d, D, "computeCapabilityMajor", "0"),
+                 col(d, D, "computeCapabilityMinor", "0"), col(d, D, "maxWarpsPerMultiprocessor", "0"),
+                 col(d, D, "numThreadsPerWarp", "32"), col(d, D, "maxRegistersPerMultiprocessor", "0"),
+                 col(d, D, "maxSharedMemoryPerMultiprocessor", "0"), D);
+        if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, device_row))) return rc;
+    }
     const char *K = has_table(d, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") ? "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL" : "CUPTI_ACTIVITY_KIND_KERNEL";
     if (has_table(d, K)) {
         snprintf(q, sizeof q,

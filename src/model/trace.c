@@ -58,7 +58,7 @@ pc_gpu_event *pc_trace_add_gpu(pc_trace *t) {
 pc_mem_event *pc_trace_add_mem(pc_trace *t) {
     pc_mem_event *e = SPILL_PUSH(t->mem, t->nmem, t->cap_mem);
     memset(e, 0, sizeof *e);
-    e->total_allocated = e->total_reserved = PC_NONE;
+    e->total_allocated = e->total_reserved = e->addr = PC_NONE;
     e->device_id = PC_NONE;
     return e;
 }

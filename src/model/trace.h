@@ -76,6 +76,7 @@ typedef struct pc_mem_event {
     int64_t bytes;           /* + allocation, - free */
     int64_t total_allocated; /* PC_NONE if absent */
     int64_t total_reserved;  /* PC_NONE if absent */
+    int64_t addr;            /* the block's address ("Addr"), PC_NONE if absent */
     int64_t tid;
     int32_t device_type;     /* 0 CPU, 1 CUDA (c10::DeviceType) */
     int32_t device_id;

@@ -287,3 +287,77 @@ TEST(operators_gemm_alignment_counts_the_product_once) {
     CHECK(flops_of("aten::matmul", "[[8,7,64],[8,64,64]]", "[\"float\",\"float\"]", NULL, &r));
     CHECK(r.misaligned); /* a true batch of 7-row products */
 }
+
+TEST(operators_rates_from_device_calls_only) {
+    /* aten::div twice: on the CPU (a DataLoader transform, 1,000,000 elements, no kernel) and on
+     * the GPU (1,000 elements, one 10 µs kernel). The achieved bandwidth divides the bytes of the
+     * GPU call only: (1000 * 4 read + 1000 * 4 written) B / 10,000 ns = 0.8 GB/s; the scalar
+     * divisor ("Int") is no tensor. clamp_min with an out= tensor reads one tensor, not two. */
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::div\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50,"
+        "\"args\":{\"Input Dims\":[[1000000],[]],\"Input type\":[\"float\",\"Int\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::div\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20,"
+        "\"args\":{\"Input Dims\":[[1000],[]],\"Input type\":[\"float\",\"Int\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":105,\"dur\":5,"
+        "\"args\":{\"correlation\":77}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"div_kernel\",\"pid\":0,\"tid\":7,\"ts\":120,\"dur\":10,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":77}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    const cJSON *div = op_row(s, "aten::div");
+    CHECK(div != NULL);
+    CHECK_NEAR(sj_getnum(div, "achieved_gbs", 0), 0.8, 1e-12);
+    CHECK_NEAR(sj_getnum(div, "bytes", 0), 8.0 * 1000000 + 8.0 * 1000, 0); /* the bytes column: every call */
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    flops_result r;
+    CHECK(flops_of("aten::clamp_min", "[[32,64,56,56],[],[32,64,56,56]]", "[\"float\",\"Int\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 32.0 * 64 * 56 * 56, 0);
+    CHECK_NEAR(r.bytes, 2 * 32.0 * 64 * 56 * 56 * 4, 0);
+}
+
+/* a [memory] event on CUDA device 0 (Addr omitted when addr < 0) */
+static void mem_event(char *b, size_t cap, long ts, long bytes, long addr, long total) {
+    char a[64] = "";
+    if (addr >= 0) snprintf(a, sizeof a, ", \"Addr\": %ld", addr);
+    snprintf(b + strlen(b), cap - strlen(b),
+             ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%ld,"
+             "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Bytes\":%ld%s,\"Total Allocated\":%ld}}", ts, bytes, a, total);
+}
+
+TEST(memory_frees_charged_to_their_allocation) {
+    /* aten::empty allocates 100 at 0x1000 and 50 at 0x2000 (inside it, ts 1 and 2); aten::add runs
+     * when 0x1000 is freed (ts 11) and allocates 30 (ts 12). Peak 150 at ts 2: empty's 150 live.
+     * The free is empty's, not add's: empty allocated 150, freed 100, net 50; add net 30. Without
+     * addresses the same frees match by size. */
+    for (int with_addr = 1; with_addr >= 0; with_addr--) {
+        char doc[4096] = "{\"traceEvents\": [\n"
+            "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5},\n"
+            "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5}";
+        mem_event(doc, sizeof doc, 1, 100, with_addr ? 0x1000 : -1, 100);
+        mem_event(doc, sizeof doc, 2, 50, with_addr ? 0x2000 : -1, 150);
+        mem_event(doc, sizeof doc, 11, -100, with_addr ? 0x1000 : -1, 50);
+        mem_event(doc, sizeof doc, 12, 30, with_addr ? 0x3000 : -1, 80);
+        strcat(doc, "\n]}");
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        CHECK_MSG(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0, "%s", err.msg);
+        cJSON *s = analyze_json(t, NULL);
+        CHECK_EQ_I(sj_getnum(s, "memory.cuda_peak_allocated_bytes", -1), 150);
+        CHECK_EQ_S(sj_getstr(s, "memory.top_operators.0.name", ""), "aten::empty");
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.0.allocated_bytes", -1), 150);
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.0.freed_bytes", -1), 100);
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.0.net_bytes", -1), 50);
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.0.live_at_peak_bytes", -1), 150);
+        CHECK_EQ_S(sj_getstr(s, "memory.top_operators.1.name", ""), "aten::add");
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.1.freed_bytes", -1), 0);
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.1.net_bytes", -1), 30);
+        CHECK_EQ_I(sj_getnum(s, "memory.top_operators.1.live_at_peak_bytes", -1), 0);
+        CHECK(!strncmp(sj_getstr(s, "memory.free_matching", ""), with_addr ? "by address" : "by size", 7));
+        cJSON_Delete(s);
+        pc_trace_free(t);
+    }
+}

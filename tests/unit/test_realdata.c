@@ -308,7 +308,8 @@ TEST(realdata_resnet50_workers0_data_loading_first) {
 }
 
 /* On every real Kineto trace the suggestions' shares of the step sum to at
- * most 100% (each nanosecond of a step is claimed once). */
+ * most 100% (each nanosecond of a step is claimed once), and no operator's %
+ * of peak exceeds 100. */
 static void shares_one(const char *path, const char *name, void *ctx) {
     walk *w = ctx;
     pc_trace *t = NULL;
@@ -319,13 +320,23 @@ static void shares_one(const char *path, const char *name, void *ctx) {
     double sum = 0;
     const cJSON *r;
     cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
-    cJSON_Delete(s);
+    /* and no operator shown beyond its device's peak (#18: such an estimate is n/a) */
+    double worst = 0;
+    const char *worst_name = "";
+    cJSON_ArrayForEach(r, sj_get(s, "operators.rows")) {
+        double p = sj_getnum(r, "peak_pct", 0);
+        if (p > worst) worst = p, worst_name = sj_getstr(r, "name", "");
+    }
     w->n++;
     char pct[32];
     snprintf(pct, sizeof pct, "%.1f%%", sum);
     if (sum > 100 + 1e-6) walk_fail(w, " %s (%s)", name, pct);
+    char over[300];
+    snprintf(over, sizeof over, "%.200s at %.1f%% of peak", worst_name, worst);
+    if (worst > 100) walk_fail(w, " %s (%s)", name, over);
+    cJSON_Delete(s);
 }
-TEST(realdata_shares_sum_to_at_most_the_step) {
+TEST(realdata_shares_and_peaks_within_physical_limits) {
     const char *sd = shared_data();
     if (!sd) SKIP("../shared/data is missing");
     char dir[4096];

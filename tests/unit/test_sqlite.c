@@ -31,14 +31,27 @@ TEST(sqlite_nvprof_fixture) {
                "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(_id_ INTEGER PRIMARY KEY, cbid INT, start INT, end INT, processId INT, "
                "threadId INT, correlationId INT, returnValue INT);"
                "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(cbid, start, end, processId, threadId, correlationId) VALUES "
-               "(211, 500, 900, 42, 42, 10), (211, 1100, 1400, 42, 42, 11), (211, 100500, 100900, 42, 42, 20), (165, 15000, 20000, 42, 42, 12);"
+               "(211, 500, 900, 42, 42, 10), (211, 1100, 1400, 42, 42, 11), (211, 100500, 100900, 42, 42, 20), (165, 15000, 20000, 42, 42, 12),"
+               "(51, 21000, 21010, 42, 42, 15), (214, 21100, 21120, 42, 42, 16), (8, 21200, 21201, 42, 42, 17), (41, 21300, 21302, 42, 42, 18);"
+               /* CUpti_ActivityDevice's fields, the name a StringTable id */
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_DEVICE(_id_ INTEGER PRIMARY KEY, flags INT, globalMemoryBandwidth INT, globalMemorySize INT, "
+               "constantMemorySize INT, l2CacheSize INT, numThreadsPerWarp INT, coreClockRate INT, numMemcpyEngines INT, numMultiprocessors INT, "
+               "maxIPC INT, maxWarpsPerMultiprocessor INT, maxBlocksPerMultiprocessor INT, maxRegistersPerBlock INT, maxSharedMemoryPerBlock INT, "
+               "maxThreadsPerBlock INT, maxBlockDimX INT, maxBlockDimY INT, maxBlockDimZ INT, maxGridDimX INT, maxGridDimY INT, maxGridDimZ INT, "
+               "computeCapabilityMajor INT, computeCapabilityMinor INT, id INT, name INT);"
+               "INSERT INTO StringTable VALUES (5, 'Tesla K40c');"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_DEVICE(globalMemorySize, numThreadsPerWarp, numMultiprocessors, maxWarpsPerMultiprocessor, "
+               "maxRegistersPerBlock, maxSharedMemoryPerBlock, computeCapabilityMajor, computeCapabilityMinor, id, name) VALUES "
+               "(12079136768, 32, 15, 64, 65536, 49152, 3, 5, 0, 5);"
                "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(_id_ INTEGER PRIMARY KEY, copyKind INT, srcKind INT, dstKind INT, flags INT, "
                "bytes INT, start INT, end INT, deviceId INT, contextId INT, streamId INT, correlationId INT, runtimeCorrelationId INT);"
                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(copyKind, srcKind, dstKind, bytes, start, end, deviceId, streamId, correlationId) "
-               "VALUES (1, 0, 2, 1048576, 100, 200, 0, 7, 9);"
+               "VALUES (1, 1, 3, 1048576, 100, 200, 0, 7, 9), (1, 2, 3, 4096, 20000, 20010, 0, 7, 13), (8, 3, 3, 8192, 20100, 20110, 0, 7, 14);"
                "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(_id_ INTEGER PRIMARY KEY, value INT, bytes INT, start INT, end INT, deviceId INT, "
                "contextId INT, streamId INT, correlationId INT);"
                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(value, bytes, start, end, deviceId, streamId, correlationId) VALUES (0, 4096, 300, 350, 0, 7, 8);"
+               "ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET ADD COLUMN memoryKind INT;"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(value, bytes, start, end, deviceId, streamId, correlationId, memoryKind) VALUES (0, 512, 22000, 22010, 0, 7, 19, 2);"
                "CREATE TABLE CUPTI_ACTIVITY_KIND_MARKER(_id_ INTEGER PRIMARY KEY, flags INT, timestamp INT, id INT, objectKind INT, "
                "objectId BLOB, name INT, domain INT);"
                "INSERT INTO CUPTI_ACTIVITY_KIND_MARKER(flags, timestamp, id, objectKind, objectId, name) VALUES "
@@ -49,9 +62,9 @@ TEST(sqlite_nvprof_fixture) {
     CHECK_MSG(pc_load(path, NULL, &t, &err) == 0, "%s", err.msg);
     CHECK_EQ_S(strtab_get(&t->strs, t->source_format), "nvprof-sqlite");
     CHECK_EQ_I(t->count_gpu[GPU_KERNEL], 3);
-    CHECK_EQ_I(t->count_gpu[GPU_MEMCPY], 1);
-    CHECK_EQ_I(t->count_gpu[GPU_MEMSET], 1);
-    CHECK_EQ_I(t->count_cpu[CPU_RUNTIME], 4);
+    CHECK_EQ_I(t->count_gpu[GPU_MEMCPY], 3);
+    CHECK_EQ_I(t->count_gpu[GPU_MEMSET], 2);
+    CHECK_EQ_I(t->count_cpu[CPU_RUNTIME], 8);
     CHECK_EQ_I(t->count_cpu[CPU_USER_ANNOT], 2);
     cJSON *s = analyze_json(t, NULL);
     CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 22000);
@@ -59,9 +72,35 @@ TEST(sqlite_nvprof_fixture) {
     CHECK_EQ_I(sj_getnum(s, "kernels.devices.0.rows.0.registers_per_thread", -1), 128);
     CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.grid", ""), "[80, 1, 1]");
     CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2); /* NVTX ProfilerStep markers */
-    CHECK_EQ_S(sj_getstr(s, "transfers.rows.0.kind", ""), "Memcpy HtoD (Pageable -> Device)");
-    CHECK_NEAR(sj_getnum(s, "transfers.rows.0.gbs", -1), 1048576.0 / 100, 1e-9);
+    /* memory kinds in CUPTI's numbering (1 pageable, 2 pinned, 3 device), not Nsight Systems' */
+    int seen = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "transfers.rows")) {
+        const char *k = sj_getstr(r, "kind", "");
+        if (!strcmp(k, "Memcpy HtoD (Pageable -> Device)") && sj_getnum(r, "gbs", -1) == 1048576.0 / 100) seen |= 1;
+        if (!strcmp(k, "Memcpy HtoD (Pinned -> Device)")) seen |= 2;
+        if (!strcmp(k, "Memcpy DtoD (Device -> Device)")) seen |= 4;
+        if (!strcmp(k, "Memset (Pinned)")) seen |= 8;
+        if (!strcmp(k, "Memset (Device)")) seen |= 16;
+    }
+    CHECK_EQ_I(seen, 31);
+    /* callback ids named from CUPTI's header: 51 cudaMemsetAsync, 214 cudaLaunchKernel (_ptsz),
+     * 8 cudaConfigureCall, 41 cudaMemcpyAsync */
+    seen = 0;
+    cJSON_ArrayForEach(r, sj_get(s, "api_calls.rows")) {
+        const char *n = sj_getstr(r, "name", "");
+        if (!strcmp(n, "cudaMemsetAsync")) seen |= 1;
+        if (!strcmp(n, "cudaConfigureCall")) seen |= 2;
+        if (!strcmp(n, "cudaMemcpyAsync")) seen |= 4;
+        if (!strcmp(n, "cudaLaunchKernel") && sj_getnum(r, "calls", 0) == 4) seen |= 8;
+        if (!strncmp(n, "cudaRuntime(", 12)) seen |= 16; /* an id the header does not name: none here */
+    }
+    CHECK_EQ_I(seen, 15);
     CHECK_EQ_S(sj_getstr(s, "api_calls.rows.0.name", ""), "cudaDeviceSynchronize");
+    /* the device, from CUPTI_ACTIVITY_KIND_DEVICE */
+    CHECK_EQ_S(sj_getstr(s, "run.devices.0.name", ""), "Tesla K40c");
+    CHECK_EQ_S(sj_getstr(s, "run.devices.0.compute_capability", ""), "3.5");
+    CHECK_EQ_I(sj_getnum(s, "run.devices.0.sms", -1), 15);
     cJSON_Delete(s);
     pc_trace_free(t);
     free(path);

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const pc_dtype_name[DT_COUNT] = {"unknown", "fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int", "bool"};
-static const int dtype_size[DT_COUNT] = {0, 8, 4, 2, 2, 1, 1, 8, 1};
+const char *const pc_dtype_name[DT_COUNT] = {"unknown", "fp64", "fp32", "fp16", "bf16", "fp8", "int8", "int", "bool", "fp4"};
+static const int dtype_size[DT_COUNT] = {0, 8, 4, 2, 2, 1, 1, 8, 1, 1}; /* fp4: Float4_e2m1fn_x2, two values a byte */
 
 int dtype_from_name(const char *s) {
     if (!strcmp(s, "float")) return DT_FP32;
@@ -11,6 +11,7 @@ int dtype_from_name(const char *s) {
     if (strstr(s, "Half")) return DT_FP16;
     if (strstr(s, "BFloat16")) return DT_BF16;
     if (strstr(s, "Float8")) return DT_FP8;
+    if (strstr(s, "Float4")) return DT_FP4;
     if (!strcmp(s, "signed char") || !strcmp(s, "unsigned char")) return DT_INT8;
     if (!strcmp(s, "long int") || !strcmp(s, "int") || !strcmp(s, "long") || !strcmp(s, "int64_t")) return DT_INT;
     if (!strcmp(s, "bool")) return DT_BOOL;

@@ -22,7 +22,7 @@
 #define PC_FLOPS_H
 #include <stdint.h>
 
-enum pc_dtype { DT_UNKNOWN = 0, DT_FP64, DT_FP32, DT_FP16, DT_BF16, DT_FP8, DT_INT8, DT_INT, DT_BOOL, DT_COUNT };
+enum pc_dtype { DT_UNKNOWN = 0, DT_FP64, DT_FP32, DT_FP16, DT_BF16, DT_FP8, DT_INT8, DT_INT, DT_BOOL, DT_FP4, DT_COUNT };
 extern const char *const pc_dtype_name[DT_COUNT];
 
 enum { OPA_MAX = 16, SHAPE_MAX = 8 };

@@ -140,7 +140,15 @@ TEST(peaks_table_lookup) {
     CHECK(peak_lookup("NVIDIA L4")->fp32 == 30.3);
     CHECK(peak_lookup("NVIDIA L40S")->fp32 == 91.6);
     CHECK(peak_lookup("NVIDIA A10")->fp32 == 31.2);
-    CHECK(peak_lookup("AMD Instinct MI250X") == NULL);
+    /* PyTorch sees each of an MI250X's two dies (GCDs) as a device: half the package's figures */
+    CHECK_NEAR(peak_lookup("AMD Instinct MI250X / MI250")->mem_gbs, 1638.4, 1e-9);
+    CHECK_NEAR(peak_tflops(peak_lookup("AMD Instinct MI300X"), DT_BF16, 1), 1307.4, 1e-9);
+    CHECK_NEAR(peak_lookup("AMD Instinct MI325X")->mem_gbs, 6000, 1e-9);
+    /* GB200 is not B200 (its name contains "B200") */
+    CHECK_NEAR(peak_tflops(peak_lookup("NVIDIA GB200"), DT_FP4, 1), 10000, 1e-9);
+    CHECK_NEAR(peak_tflops(peak_lookup("NVIDIA B200"), DT_FP4, 1), 9000, 1e-9);
+    CHECK_NEAR(peak_tflops(peak_lookup("NVIDIA H100 80GB HBM3"), DT_FP4, 1), 0, 0); /* no FP4 before Blackwell */
+    CHECK(peak_lookup("AMD Radeon Graphics") == NULL); /* a name that says no model: no percentage */
 }
 
 /* main thread: step > linear > addmm > launch -> kernel K1 (10 µs);

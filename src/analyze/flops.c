@@ -285,6 +285,47 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->dtype = a->dtype[0];
         return 1;
     }
+    /* normalizations (fvcore's count): 4 operations per element, 5 with an affine weight (mean,
+     * variance, normalize; scale and shift); RMS norm has no mean to subtract: 3, 4 with a
+     * weight. Bytes: the input read, the output written, the parameters read. The weight is
+     * argument 2 (layer_norm, native_layer_norm, group_norm), 1 (batch_norm, native_group_norm)
+     * or 2 (rms_norm) */
+    static const struct { const char *name; int weight_at, per_elem; } norms[] = {
+        {"layer_norm", 2, 4}, {"native_layer_norm", 2, 4}, {"group_norm", 2, 4}, {"native_group_norm", 1, 4},
+        {"batch_norm", 1, 4}, {"native_batch_norm", 1, 4}, {"_batch_norm_impl_index", 1, 4}, {"cudnn_batch_norm", 1, 4},
+        {"rms_norm", 2, 3}, {"_fused_rms_norm", 2, 3}, {NULL, 0, 0}};
+    for (int k = 0; norms[k].name; k++) {
+        if (strcmp(n, norms[k].name) || a->n < 1 || a->nd[0] < 1) continue;
+        int w = norms[k].weight_at, affine = w < a->n && a->nd[w] >= 1;
+        double x = numel(a, 0), params = affine ? numel(a, w) * (w + 1 < a->n && a->nd[w + 1] >= 1 ? 2 : 1) : 0;
+        r->flops = x * (norms[k].per_elem + affine);
+        r->bytes = (2 * x + params) * esize(a, 0, 4);
+        return 1;
+    }
+    /* softmax and log-softmax: 5 per element (max, subtract, exp, sum, divide or log); one read,
+     * one write */
+    static const char *const softmax[] = {"softmax", "_softmax", "log_softmax", "_log_softmax", NULL};
+    if (is(n, softmax) && a->n >= 1 && a->nd[0] >= 1) {
+        r->flops = 5 * numel(a, 0);
+        r->bytes = 2 * numel(a, 0) * esize(a, 0, 4);
+        return 1;
+    }
+    /* reductions: one operation per input element; the input read (the output, one value per
+     * reduced row, is not known from the shapes and is left out) */
+    static const char *const reductions[] = {"sum", "mean", "amax", "amin", "max", "min", "norm", "linalg_vector_norm", NULL};
+    if (is(n, reductions) && a->n >= 1 && a->nd[0] >= 1 && a->dtype[0] != DT_UNKNOWN) {
+        r->flops = numel(a, 0);
+        r->bytes = numel(a, 0) * esize(a, 0, 4);
+        return 1;
+    }
+    /* embedding(weight [V, D], indices): a gather, no arithmetic; the rows read and written and
+     * the indices (int64) read */
+    if (!strcmp(n, "embedding") && a->n >= 2 && tensor(a, 0, 2) && a->nd[1] >= 0) {
+        double rows = numel(a, 1), d = (double)a->d[0][1];
+        r->flops = 0;
+        r->bytes = 2 * rows * d * esize(a, 0, 4) + rows * 8;
+        return 1;
+    }
     /* elementwise operators and how many tensor operands each reads; a further tensor
      * argument is an out= tensor, written (counted once as the output), not read */
     static const struct { const char *name; int arity; } ew[] = {
@@ -339,7 +380,10 @@ int op_flops_known(const char *full) {
         "_flash_attention_forward", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_", "sigmoid",
         "sigmoid_", "tanh", "tanh_", "gelu", "silu", "silu_", "threshold_backward", "clamp_min", "clamp_min_", "neg", "exp",
         "log", "sqrt", "rsqrt", "pow", "where", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "gelu_backward",
-        "sigmoid_backward", "tanh_backward", "silu_backward", "addcmul_", "addcdiv_", NULL};
+        "sigmoid_backward", "tanh_backward", "silu_backward", "addcmul_", "addcdiv_", "layer_norm", "native_layer_norm",
+        "group_norm", "native_group_norm", "batch_norm", "native_batch_norm", "_batch_norm_impl_index", "cudnn_batch_norm",
+        "rms_norm", "_fused_rms_norm", "softmax", "_softmax", "log_softmax", "_log_softmax", "sum", "mean", "amax", "amin",
+        "max", "min", "norm", "linalg_vector_norm", "embedding", NULL};
     return is(base_name(full), names);
 }
 

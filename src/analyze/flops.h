@@ -13,7 +13,10 @@
  *     at most left + right + 1 in a sliding window; each operator read in its
  *     own layout ((B, H, L, E), or (B, L, H, E) for _flash_attention_forward)
  *   elementwise (add, mul, relu, ...):       one per output element
+ *   norms 4 (5 affine), RMS norm 3 (4), softmax 5 per element; reductions 1
+ *   per input element; embedding 0 (bytes only)
  *   bytes: every tensor input read once and the output written once.
+ * docs/flops.md is the full table, with what is not covered.
  *
  * op_flops returns 1 and fills r when the operator has a formula and the
  * trace holds what it needs, else 0: the caller shows "n/a", never a guess.

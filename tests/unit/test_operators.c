@@ -369,3 +369,34 @@ TEST(memory_frees_charged_to_their_allocation) {
         pc_trace_free(t);
     }
 }
+
+TEST(flops_norms_softmax_reductions_embedding_hand_computed) {
+    flops_result r;
+    /* layer_norm over 768 with weight and bias: 5 per element (fvcore's count); bytes: x read and
+     * written, weight and bias read */
+    CHECK(flops_of("aten::layer_norm", "[[8,128,768],[],[768],[768],[],[]]", "[\"float\",\"\",\"float\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 5.0 * 8 * 128 * 768, 0);
+    CHECK_NEAR(r.bytes, (2.0 * 8 * 128 * 768 + 2 * 768) * 4, 0);
+    /* without weight: 4 per element */
+    CHECK(flops_of("aten::native_layer_norm", "[[8,128,768],[],[],[],[]]", "[\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 4.0 * 8 * 128 * 768, 0);
+    /* RMS norm with a weight: square, mean, rsqrt-scale, weight: 4 per element; bf16 */
+    CHECK(flops_of("aten::rms_norm", "[[4,1024,4096],[],[4096],[]]", "[\"c10::BFloat16\",\"\",\"c10::BFloat16\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 4.0 * 4 * 1024 * 4096, 0);
+    CHECK_NEAR(r.bytes, (2.0 * 4 * 1024 * 4096 + 4096) * 2, 0);
+    /* batch_norm(input, weight, bias, running_mean, running_var, ...): weight at 1 */
+    CHECK(flops_of("aten::batch_norm", "[[32,64,56,56],[64],[64],[64],[64],[],[],[],[]]", "[\"float\",\"float\",\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 5.0 * 32 * 64 * 56 * 56, 0);
+    /* softmax: 5 per element, one read and one write */
+    CHECK(flops_of("aten::_softmax", "[[2,16,128,128],[],[]]", "[\"c10::Half\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 5.0 * 2 * 16 * 128 * 128, 0);
+    CHECK_NEAR(r.bytes, 2.0 * 2 * 16 * 128 * 128 * 2, 0);
+    /* a reduction: one per input element, the input read */
+    CHECK(flops_of("aten::sum", "[[1024,1024],[],[],[]]", "[\"float\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 1048576, 0);
+    CHECK_NEAR(r.bytes, 1048576.0 * 4, 0);
+    /* embedding: no arithmetic; 8 x 128 rows of 512 floats read and written, the int64 indices read */
+    CHECK(flops_of("aten::embedding", "[[50000,512],[8,128],[],[],[]]", "[\"float\",\"long int\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 0, 0);
+    CHECK_NEAR(r.bytes, 2.0 * 1024 * 512 * 4 + 1024 * 8, 0);
+}

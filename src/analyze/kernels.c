@@ -22,6 +22,7 @@ static const char *const tc_yes[] = {
     "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "bf16s1688", "884gemm", "1688gemm",
     "16816gemm", "hmma", "imma", "xmma", "wgmma", "tensorop", "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma",
     "sm100_xmma", "gemmk1_tf32", "_tf32_", "cutlass_80_", "cutlass_90_", "hgmma", "mfma",
+    "gmma",                   /* Hopper's warpgroup MMA in CUTLASS 3 names (MainloopSm90TmaGmmaWarpSpecialized) */
     "flash_fwd", "flash_bwd", "flashattnfwd", "flashattnbwd", /* FlashAttention 2, and 3 (FlashAttnFwdSm90) */
     "nvjet",                  /* cuBLAS's GEMMs on Hopper and Blackwell */
     "_xdl", "xdlops",         /* AMD composable_kernel (MFMA) */
@@ -41,12 +42,22 @@ int kernel_uses_tensor_cores(const char *name) {
     for (int i = 0; tc_yes[i] && !yes && !no; i++) yes = strstr(low, tc_yes[i]) != NULL;
     /* CUTLASS's fused attention for Blackwell (fmha...Sm100...); AMD Tensile's
      * MFMA GEMMs, Cijk_..._MI32x32x8x1_... (case matters: MI and a digit) */
-    if (!yes && !no && strstr(low, "fmha") && strstr(low, "sm100")) yes = 1;
+    /* fused attention (CUTLASS, PyTorch's memory-efficient attention: fmha_cutlassF_f16_..._sm80):
+     * Tensor Cores from sm75 on for half types; in fp32 the name does not say (unknown) */
+    int fmha_unknown = 0;
+    if (!yes && !no && strstr(low, "fmha")) {
+        static const char *const arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", NULL};
+        int tc_arch = 0;
+        for (int i = 0; arch[i] && !tc_arch; i++) tc_arch = strstr(low, arch[i]) != NULL;
+        if (tc_arch && strstr(low, "_f32_")) fmha_unknown = 1;
+        else if (tc_arch) yes = 1;
+    }
     if (!yes && !no && !strncmp(name, "Cijk_", 5))
         for (const char *p = strstr(name, "_MI"); p && !yes; p = strstr(p + 1, "_MI")) yes = isdigit((unsigned char)p[3]) != 0;
     if (low != buf) free(low);
     if (no) return 0;
     if (yes) return 1;
+    if (fmha_unknown) return -1;
     /* Triton kernels may use tl.dot on Tensor Cores: their names do not say */
     if (!strncmp(name, "triton_", 7) || !strncmp(name, "triton__", 8)) return -1;
     return 0;

@@ -9,7 +9,9 @@
  *   minddata_cpu_utilization_{rank}.json   CPU samples every sampling_interval
  *       ms, placed from the first step's start;
  *   device_queue_profiling_{rank}.txt / dataset_iterator_profiling_{rank}.txt
- *       queue-size records: "0 <id> <step> <size> <time>";
+ *       as MindInsight's MinddataAnalyser reads them: "1 <capacity> <step>
+ *       <size> ..." a queue-size record, "0 <sub> <step> <cost> ..." a time
+ *       record (get, push or total: not used);
  *   minddata_pipeline_raw_{rank}.csv       pipeline operators and their
  *       output queues.
  * The step trace and the timeline come from different clocks: steps are not
@@ -229,7 +231,13 @@ static void timeline(pc_trace *t, const char *data, const char *file) {
             continue;
         }
         if (!pc_trace_take_dur(t, dn)) continue;
+        /* a stream id, as text ("17") or as a number (17), is a kernel's; a name ("Ops") a host row */
+        char num[32];
         const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
+        if (cJSON_IsNumber(tid) && tid->valuedouble >= 0 && tid->valuedouble < 1e9) {
+            snprintf(num, sizeof num, "%d", (int)tid->valuedouble);
+            tids = num;
+        }
         if (tids[0] >= '0' && tids[0] <= '9') {
             pc_gpu_event *g = pc_trace_add_gpu(t);
             g->kind = GPU_KERNEL;
@@ -303,9 +311,10 @@ static int cmp_step_mid(const void *a, const void *b) {
     return x->no < y->no ? -1 : x->no > y->no ? 1 : (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* "0 <id> <step> <size> <time>": a queue-size record, placed in the middle of
- * its step; "1 <capacity> ...": the queue's capacity. Steps are indexed once
- * (sorted by number), so a file of n records costs n log(steps). */
+/* "1 <capacity> <step> <size> ...": a queue-size record, placed in the middle
+ * of its step (the capacity recorded once, from the first); "0 ..." lines
+ * are times, not sizes. Steps are indexed once (sorted by number), so a file
+ * of n records costs n log(steps). */
 static void queue_file(pc_trace *t, char *data, const char *qname) {
     uint32_t name = strtab_intern(&t->strs, qname, strlen(qname)), size = strtab_intern(&t->strs, "size", 4);
     uint32_t capid = strtab_intern(&t->strs, "capacity", 8);
@@ -320,16 +329,17 @@ static void queue_file(pc_trace *t, char *data, const char *qname) {
     }
     if (ns) qsort(steps, ns, sizeof *steps, cmp_step_mid);
     char *save, *line;
+    int have_cap = 0;
     for (line = strtok_r(data, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         long f[5] = {0};
         int n = sscanf(line, "%ld %ld %ld %ld %ld", &f[0], &f[1], &f[2], &f[3], &f[4]);
-        if (n >= 2 && f[0] == 1 && f[1] > 0) {
+        if (n < 4 || f[0] != 1 || f[1] <= 0 || f[3] < 0) continue;
+        if (!have_cap) {
             int64_t t0 = t->ncpu ? t->cpu[0].ts : 0;
             pc_counter *c = pc_trace_add_counter(t);
             c->ts = t0, c->value = (double)f[1], c->name = name, c->series = capid;
-            continue;
+            have_cap = 1;
         }
-        if (n < 4 || f[0] != 0) continue;
         /* the first step with this number, as the scan in file order found */
         size_t lo = 0, hi = ns;
         while (lo < hi) {

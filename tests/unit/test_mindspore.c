@@ -44,7 +44,8 @@ TEST(mindspore_fixture_directory) {
     put(dir, "minddata_cpu_utilization_0.json",
         "{\"sampling_interval\": 1, \"time_stamp\": [1, 2], \"device_info\": {\"user_utilization\": [10, 30], \"sys_utilization\": [5, 5],"
         " \"io_utilization\": [0, 0], \"idle_utilization\": [85, 65]}, \"process_info\": {\"user_utilization\": [8, 20], \"sys_utilization\": [1, 1]}}");
-    put(dir, "device_queue_profiling_0.txt", "1 64 1 0 10\n0 1 1 5 10\n0 1 2 0 20\n0 1 3 64 30\n");
+    /* MindInsight's format: "1 <capacity> <step> <size> ..." sizes, "0 <sub> <step> <cost> ..." times */
+    put(dir, "device_queue_profiling_0.txt", "0 1 1 4 10\n0 2 1 4 10\n1 64 1 5 10\n1 64 2 0 20\n0 0 2 7 20\n1 64 3 64 30\n");
     put(dir, "minddata_pipeline_raw_0.csv",
         "op_id,op_type,num_workers,output_queue_size,output_queue_average_size,output_queue_length,output_queue_usage_rate,sample_interval,parent_id,children_id\n"
         "0,Batch,4,\"[3, 3]\",3.2,64,0.05,10,,[1]\n"
@@ -103,5 +104,25 @@ TEST(mindspore_malformed_files_do_not_crash) {
         cJSON_Delete(s);
         pc_trace_free(t);
     }
+    free(dir);
+}
+
+TEST(mindspore_timeline_stream_ids_as_numbers) {
+    /* gpu_timeline_display: a kernel's row is its stream, written "17" or 17; "Ops" is the host */
+    char *dir = tmp_path("ms_tl");
+    mkdir(dir, 0755);
+    put(dir, "gpu_timeline_display_0.json",
+        "[{\"name\": \"Default/Conv2D-op1\", \"ph\": \"X\", \"tid\": \"Ops\", \"ts\": 1000.0, \"dur\": 50.0, \"pid\": 0},"
+        "{\"name\": \"conv_kernel\", \"ph\": \"X\", \"tid\": 17, \"ts\": 1010.0, \"dur\": 20.0, \"pid\": 0, \"args\": {\"op_full_name\": \"Default/Conv2D-op1\"}},"
+        "{\"name\": \"relu_kernel\", \"ph\": \"X\", \"tid\": \"17\", \"ts\": 1040.0, \"dur\": 5.0, \"pid\": 0, \"args\": {\"op_full_name\": \"Default/Conv2D-op1\"}}]");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(dir, NULL, &t, &err) == 0, "%s", err.msg);
+    CHECK_EQ_I(t->count_gpu[GPU_KERNEL], 2);
+    CHECK_EQ_I(t->count_cpu[CPU_OP], 1);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 25000);
+    cJSON_Delete(s);
+    pc_trace_free(t);
     free(dir);
 }

@@ -73,8 +73,8 @@ $(BUILD)/libperfcard_inject.so: src/capture/inject.c src/capture/writer.c src/ca
 	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
 	    -o $@ src/capture/inject.c src/capture/writer.c -ldl -lpthread
 
-# prints the tables' columns for docs/summary-schema.md (tools/schemadoc.sh)
-$(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h $(BUILD)/libperfcard.a
+# prints the tables' columns for docs/summary-schema.md and the rules table of README.md (tools/schemadoc.sh)
+$(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -o $@ $< $(BUILD)/libperfcard.a $(LDLIBS)
 

@@ -179,6 +179,31 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
 }
 
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
+/* What summary.md shows more briefly than the report: the input's file name
+ * (not its path), "step" or "steps", and the suggestions worth at least 1%
+ * of the step, at most MD_SUGGESTIONS (those without an estimate only when
+ * none has one), with how many more the report lists. */
+enum { MD_SUGGESTIONS = 5 };
+static void md_extras(cJSON *v) {
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    if (!view) return;
+    const char *in = sj_getstr(v, "run.input", ""), *slash = strrchr(in, '/');
+    cJSON_AddStringToObject(view, "input_name", slash && slash[1] ? slash + 1 : in);
+    cJSON_AddStringToObject(view, "steps_word", sj_getnum(v, "overview.steps", 0) == 1 ? "step" : "steps");
+    cJSON_AddStringToObject(view, "suggestions_word", sj_getnum(v, "suggestions.count", 0) == 1 ? "suggestion" : "suggestions");
+    cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");
+    const cJSON *r;
+    int total = 0, shown = 0, any_estimate = 0;
+    cJSON_ArrayForEach(r, sj_get(v, "suggestions.rows")) any_estimate |= sj_getnum(r, "at_stake_pct", 0) >= 1;
+    cJSON_ArrayForEach(r, sj_get(v, "suggestions.rows")) {
+        total++;
+        double pct = sj_getnum(r, "at_stake_pct", -1);
+        int worth = any_estimate ? pct >= 1 : 1;
+        if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
+    }
+    if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
+}
+
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary->doc, 1);
     materialize(summary, v, rows);
@@ -198,6 +223,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     }
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
     if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
+    md_extras(v);
     (void)o;
     *rc = co.rc;
     return v;

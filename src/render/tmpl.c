@@ -24,6 +24,16 @@ void fmt_dur(sbuf *b, double ns) {
     else sbuf_printf(b, "%.3f s", ns / 1e9);
 }
 
+/* 10.24 GFLOP: SI prefixes by thousands */
+void fmt_si(sbuf *b, double v, const char *unit) {
+    static const char *const p[] = {"", "K", "M", "G", "T", "P", "E"};
+    int i = 0;
+    double a = fabs(v);
+    while (a >= 1000 && i < 6) a /= 1000, v /= 1000, i++;
+    if (i == 0) sbuf_printf(b, "%.0f %s", v, unit);
+    else sbuf_printf(b, "%.2f %s%s", v, p[i], unit);
+}
+
 void fmt_bytes(sbuf *b, double v) {
     const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int i = 0;
@@ -63,10 +73,11 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
     else if (!strcmp(fmt, "fixed1")) sbuf_printf(b, "%.1f", x);
     else if (!strcmp(fmt, "fixed2")) sbuf_printf(b, "%.2f", x);
     else if (!strcmp(fmt, "raw")) sbuf_printf(b, "%.17g", x);
+    else if (!strcmp(fmt, "flop")) fmt_si(b, x, "FLOP");
 }
 
 static int known_fmt(const char *f) {
-    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", NULL};
+    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", "flop", NULL};
     for (int i = 0; k[i]; i++)
         if (!strcmp(f, k[i])) return 1;
     return 0;

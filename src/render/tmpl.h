@@ -1,7 +1,8 @@
 /* tmpl.h - logic-less templates (a Mustache subset) over a JSON context.
  *
  *   {{path}}          value at path, escaped for the output (HTML or Markdown)
- *   {{path|fmt}}      formatted by fmt: dur (ns), pct, int, bytes, num, rate (GB/s);
+ *   {{path|fmt}}      formatted by fmt: dur (ns), pct, int, bytes, num, rate (GB/s),
+ *                     flop (SI: 10.24 GFLOP);
  *                     code: a name, as a code span in Markdown (escaped text in HTML)
  *   {{{path}}}        inserted as is: only for text perfcard made (CSS, SVG)
  *   {{#path}}..{{/path}}  once per element of an array, once for an object
@@ -26,5 +27,6 @@ int tmpl_render(const char *tmpl, size_t n, const cJSON *ctx, esc_mode mode, sbu
 void fmt_value(sbuf *b, const cJSON *v, const char *fmt);
 void fmt_dur(sbuf *b, double ns);
 void fmt_bytes(sbuf *b, double bytes);
+void fmt_si(sbuf *b, double v, const char *unit); /* 10.24 GFLOP */
 void fmt_int(sbuf *b, double v);
 #endif

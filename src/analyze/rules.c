@@ -289,8 +289,9 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
         char a[64];
         double tot = sj_getnum(x, "total_ns", 0);
         units_ns(a, sizeof a, tot / in->nsteps);
-        fire(in, r, tot / in->nsteps / 2, "%s: %.0f copies, %s %s at %.1f GB/s", sj_getstr(x, "kind", ""), sj_getnum(x, "count", 0), a, PER(in),
-             sj_getnum(x, "gbs", 0));
+        double cnt = sj_getnum(x, "count", 0);
+        fire(in, r, tot / in->nsteps / 2, "%s: %.0f %s, %s %s at %.1f GB/s", sj_getstr(x, "kind", ""), cnt, cnt == 1 ? "copy" : "copies", a,
+             PER(in), sj_getnum(x, "gbs", 0));
     }
 }
 

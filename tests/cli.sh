@@ -319,14 +319,20 @@ assert avg['process'] > 15, avg   # a shell loop keeps one CPU busy
 "
 fi
 # the library loads into a program with no device and says so once
-if [ -x build/capture-probe ] || cc -o build/capture-probe tests/capture/probe.c -ldl 2> /dev/null; then
-    mkdir -p "$T/probe"
+if cc -o "$T/capture-probe" tests/capture/probe.c -ldl 2> /dev/null; then
+    mkdir -p "$T/probe" "$T/probe_late"
     LIB=$(dirname "$PC")/libperfcard_inject.so
     [ -f "$LIB" ] || LIB=build/libperfcard_inject.so
-    PERFCARD_TRACE_DIR="$T/probe" PERFCARD_CUPTI_PATH=/nonexistent/libcupti.so ./build/capture-probe "$(readlink -f "$LIB")" 2> "$T/probe.err"
+    PERFCARD_TRACE_DIR="$T/probe" PERFCARD_CUPTI_PATH=/nonexistent/libcupti.so "$T/capture-probe" "$(readlink -f "$LIB")" 2> "$T/probe.err"
     check capture_library_loads_without_device [ $? -eq 0 ]
     check capture_says_so_once sh -c "[ \$(grep -c '^perfcard:' '$T/probe.err') -eq 1 ]"
     check capture_markers_without_gpu sh -c "grep -q 'perfcard.step#3' '$T'/probe/trace.*.json && grep -q 'queue:probe' '$T'/probe/trace.*.json"
+    # #21: a marker after the library's exit handler closed the trace is dropped; it reopened the
+    # file with O_TRUNC, erasing the whole trace
+    PERFCARD_TRACE_DIR="$T/probe_late" PERFCARD_CUPTI_PATH=/nonexistent/libcupti.so "$T/capture-probe" "$(readlink -f "$LIB")" late 2> /dev/null
+    check capture_trace_survives_a_late_marker sh -c "grep -q 'perfcard.step#3' '$T'/probe_late/trace.*.json && ! grep -q 'perfcard.step#4' '$T'/probe_late/trace.*.json"
+    "$PC" report "$T"/probe_late/trace.*.json -o "$T/probe_late_r" -q --format json 2> /dev/null
+    check capture_late_trace_reads_whole python3 -c "import json; assert json.load(open('$T/probe_late_r/summary.json'))['steps']['count'] == 3"
 fi
 if command -v nvcc > /dev/null; then
     check capture_cuda_example_compiles nvcc -o "$T/vecadd" examples/cuda/vecadd.cu

@@ -9,6 +9,7 @@
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/spill.h"
+#include "../util/apiname.h"
 #include "../util/units.h"
 #include <math.h>
 #include <stdarg.h>
@@ -58,18 +59,11 @@ static void top_put(cJSON *o, const top3 *t, double nsteps) {
     }
 }
 
-/* An API name without CUPTI's or Nsight's version suffix ("_v3020", "_v2"). */
-static size_t base_len(const char *n) {
-    size_t len = strlen(n), i = len;
-    while (i > 0 && n[i - 1] >= '0' && n[i - 1] <= '9') i--;
-    return i < len && i >= 2 && n[i - 1] == 'v' && n[i - 2] == '_' ? i - 2 : len;
-}
-
 int rule_is_sync_call(const char *n) {
     static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaMemcpy", "cudaMemset",
                                        "cuCtxSynchronize", "cuStreamSynchronize", "cuMemcpyHtoD", "cuMemcpyDtoH",
                                        "cudaEventSynchronize", "cuEventSynchronize", NULL};
-    size_t len = base_len(n);
+    size_t len = api_name_len(n);
     for (int i = 0; sync[i]; i++)
         if (strlen(sync[i]) == len && !strncmp(n, sync[i], len)) return 1;
     return 0;

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include "writer.h"
+#include "../util/apiname.h"
 #include "../../include/perfcard.h"
 #include <dlfcn.h>
 #include <pthread.h>
@@ -35,6 +36,8 @@
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static tw *g_w;
 static int g_pid;
+static int g_closed; /* this process's trace is closed (at exit): never reopened, which would truncate it */
+static unsigned long long g_incomplete; /* activity records still open at a flush (end 0 or before start): left out */
 static int g_thread_started;
 static int g_flush_ms = 200;
 static int (*g_cupti_flush)(uint32_t); /* cuptiActivityFlushAll, when CUPTI is on */
@@ -60,8 +63,11 @@ static void at_exit(void) {
     pthread_mutex_lock(&g_mu);
     tw *w = g_w;
     g_w = NULL;
+    g_closed = 1; /* what comes later (another atexit handler's marker, a late buffer) is dropped */
     pthread_mutex_unlock(&g_mu);
     tw_close(w);
+    unsigned long long inc = __atomic_load_n(&g_incomplete, __ATOMIC_RELAXED);
+    if (inc) fprintf(stderr, "perfcard: %llu activity records were still incomplete at the last flush and are left out\n", inc);
 }
 
 static void *flusher(void *arg) {
@@ -83,6 +89,7 @@ static void after_fork_child(void) {
     g_w = NULL;
     g_thread_started = 0;
     g_pid = 0;
+    g_closed = 0;
     pthread_mutex_init(&g_mu, NULL);
 }
 
@@ -91,6 +98,10 @@ static tw *writer(void) {
     const char *dir = trace_dir();
     if (!dir) return NULL;
     pthread_mutex_lock(&g_mu);
+    if (g_closed && g_pid == getpid()) {
+        pthread_mutex_unlock(&g_mu);
+        return NULL;
+    }
     if (!g_w || g_pid != getpid()) {
         g_pid = getpid();
         char path[4096];
@@ -214,12 +225,20 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
     *max_records = 0;
 }
 
+/* a record whose end CUPTI has not written yet (0) or that ends before it starts */
+static int incomplete(uint64_t start, uint64_t end) {
+    if (end != 0 && end >= start) return 0;
+    __atomic_add_fetch(&g_incomplete, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 static void record(CUpti_Activity *r) {
     char name[2048];
     switch (r->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
         CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)r;
+        if (incomplete(k->start, k->end)) break;
         tw_escape(name, sizeof name, k->name);
         emit("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, \"dur\": %llu.%03u, "
              "\"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"registers per thread\": %u, \"shared memory\": %u, "
@@ -231,6 +250,7 @@ static void record(CUpti_Activity *r) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         CUpti_ActivityMemcpy6 *m = (CUpti_ActivityMemcpy6 *)r;
+        if (incomplete(m->start, m->end)) break;
         emit("{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy %s (%s -> %s)\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, "
              "\"dur\": %llu.%03u, \"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
              copy_kind(m->copyKind), mem_kind(m->srcKind), mem_kind(m->dstKind), m->deviceId, m->streamId, US(m->start),
@@ -239,6 +259,7 @@ static void record(CUpti_Activity *r) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         CUpti_ActivityMemset4 *m = (CUpti_ActivityMemset4 *)r;
+        if (incomplete(m->start, m->end)) break;
         emit("{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (%s)\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, "
              "\"dur\": %llu.%03u, \"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
              mem_kind(m->memoryKind), m->deviceId, m->streamId, US(m->start), US(m->end - m->start), m->deviceId, m->streamId,
@@ -248,12 +269,15 @@ static void record(CUpti_Activity *r) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
         CUpti_ActivityAPI *a = (CUpti_ActivityAPI *)r;
+        if (incomplete(a->start, a->end)) break;
         const char *n = NULL;
         int rt = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
         if (C.callback_name) C.callback_name(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid, &n);
-        char fallback[32];
+        char fallback[32], base[256];
         if (!n) snprintf(fallback, sizeof fallback, "cbid %u", a->cbid), n = fallback;
-        tw_escape(name, sizeof name, n);
+        /* the API the program called: cudaLaunchKernel, not CUPTI's cudaLaunchKernel_v7000 */
+        snprintf(base, sizeof base, "%.*s", (int)api_name_len(n), n);
+        tw_escape(name, sizeof name, base);
         emit("{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, \"dur\": %llu.%03u, "
              "\"args\": {\"cbid\": %u, \"correlation\": %u}}",
              rt ? "cuda_runtime" : "cuda_driver", name, a->processId, a->threadId, US(a->start), US(a->end - a->start), a->cbid,
@@ -262,6 +286,7 @@ static void record(CUpti_Activity *r) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
         CUpti_ActivitySynchronization2 *s = (CUpti_ActivitySynchronization2 *)r;
+        if (incomplete(s->start, s->end)) break;
         emit("{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Synchronization (type %d)\", \"pid\": 0, \"tid\": %u, \"ts\": %llu.%03u, "
              "\"dur\": %llu.%03u, \"args\": {\"stream\": %u, \"correlation\": %u}}",
              (int)s->type, s->streamId, US(s->start), US(s->end - s->start), s->streamId, s->correlationId);

@@ -10,6 +10,7 @@
 #include "load.h"
 #include "readers.h"
 #include "cbid.h"
+#include "../util/apiname.h"
 #include "../util/xalloc.h"
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -183,10 +184,7 @@ static int inner_copy(db *d, sqlite3_stmt *st) {
             tid = sqlite3_column_int64(st, 3), corr = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
     const char *name = (const char *)sqlite3_column_text(st, 5);
     if (!name) name = "";
-    size_t n = strlen(name), base = n;
-    while (base > 0 && name[base - 1] >= '0' && name[base - 1] <= '9') base--;
-    if (base < n && base >= 2 && name[base - 1] == 'v' && name[base - 2] == '_') base -= 2;
-    else base = n;
+    size_t base = api_name_len(name);
     int inner = corr >= 0 && corr == d->last_corr && pid == d->last_pid && tid == d->last_tid && s >= d->last_s && e <= d->last_e &&
                 strlen(d->last_name) == base && !strncmp(d->last_name, name, base);
     if (!inner) {

@@ -152,11 +152,9 @@ int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
     if (o->formats & OUT_JSON) {
-        char *p = fs_join(o->dir, "diff.json");
         char *txt = cJSON_Print(diff);
-        rc = fs_write_atomic(p, txt, strlen(txt), err);
+        rc = rv_write_file(o->dir, "diff.json", txt, strlen(txt), err);
         free(txt);
-        free(p);
         if (rc) return rc;
     }
     sbuf out = {0};
@@ -167,11 +165,7 @@ int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
             rc = rv_render_text("diff.html", o, v, ESC_HTML, &out, err);
         }
         cJSON_Delete(v);
-        if (!rc) {
-            char *p = fs_join(o->dir, "diff.html");
-            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-            free(p);
-        }
+        if (!rc) rc = rv_write_file(o->dir, "diff.html", out.data, out.len, err);
     }
     if (!rc && (o->formats & OUT_MD)) {
         char *cd = fs_join(o->dir, "charts");
@@ -184,17 +178,8 @@ int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
             cJSON_Delete(v);
             if (out.len <= PC_MD_MAX) break;
         }
-        if (!rc && out.len > PC_MD_MAX) {
-            size_t cut = PC_MD_MAX - 200;
-            while (cut > 0 && out.data[cut] != '\n') cut--;
-            out.len = cut;
-            sbuf_puts(&out, "\n\n_Cut to fit 60,000 characters; diff.html and diff.json have everything._\n");
-        }
-        if (!rc) {
-            char *p = fs_join(o->dir, "diff.md");
-            rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-            free(p);
-        }
+        if (!rc) rv_md_fit(&out, "Cut to fit 60,000 characters; diff.html and diff.json have everything.");
+        if (!rc) rc = rv_write_file(o->dir, "diff.md", out.data, out.len, err);
     }
     sbuf_free(&out);
     return rc;

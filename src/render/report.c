@@ -229,6 +229,21 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     return v;
 }
 
+void rv_md_fit(sbuf *md, const char *note) {
+    if (md->len <= PC_MD_MAX) return;
+    size_t cut = PC_MD_MAX - 200;
+    while (cut > 0 && md->data[cut] != '\n') cut--;
+    md->len = cut;
+    sbuf_printf(md, "\n\n_%s_\n", note);
+}
+
+int rv_write_file(const char *dir, const char *name, const char *data, size_t len, pc_err *err) {
+    char *p = fs_join(dir, name);
+    int rc = fs_write_atomic(p, data ? data : "", len, err);
+    free(p);
+    return rc;
+}
+
 int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err) {
     size_t n;
     char *t = pc_asset(o->templates_dir, tmpl_name, &n);
@@ -271,11 +286,7 @@ static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err
         cJSON_Delete(v);
         if (rc || out.len <= PC_HTML_MAX) break;
     }
-    if (!rc) {
-        char *p = fs_join(o->dir, "report.html");
-        rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-        free(p);
-    }
+    if (!rc) rc = rv_write_file(o->dir, "report.html", out.data, out.len, err);
     sbuf_free(&out);
     return rc;
 }
@@ -295,18 +306,9 @@ static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *
         if (!rc) rc = rv_render_text("summary.md", o, v, ESC_MD, &out, err);
         if (rc || out.len <= PC_MD_MAX) break;
     }
-    if (!rc && out.len > PC_MD_MAX) {
-        /* still too long (very long names): cut at a line end, and say so */
-        size_t cut = PC_MD_MAX - 200;
-        while (cut > 0 && out.data[cut] != '\n') cut--;
-        out.len = cut;
-        sbuf_puts(&out, "\n\n_The summary was cut to fit 60,000 characters; report.html and summary.json have everything._\n");
-    }
-    if (!rc && (o->formats & OUT_MD)) {
-        char *p = fs_join(o->dir, "summary.md");
-        rc = fs_write_atomic(p, out.data ? out.data : "", out.len, err);
-        free(p);
-    }
+    /* still too long (very long names): cut at a line end, and say so */
+    if (!rc) rv_md_fit(&out, "The summary was cut to fit 60,000 characters; report.html and summary.json have everything.");
+    if (!rc && (o->formats & OUT_MD)) rc = rv_write_file(o->dir, "summary.md", out.data, out.len, err);
     if (!rc && (o->formats & OUT_EMAIL)) {
         cJSON *ch;
         cJSON_ArrayForEach(ch, sj_get(v, "view.charts")) {

@@ -90,19 +90,12 @@ static cJSON *build(const cJSON *trend, const char *png_dir, pc_err *err, int *r
     return v;
 }
 
-static int write_one(const char *dir, const char *name, const char *data, size_t len, pc_err *err) {
-    char *p = fs_join(dir, name);
-    int rc = fs_write_atomic(p, data, len, err);
-    free(p);
-    return rc;
-}
-
 int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
     if (o->formats & OUT_JSON) {
         char *txt = cJSON_Print(trend);
-        rc = write_one(o->dir, "trend.json", txt, strlen(txt), err);
+        rc = rv_write_file(o->dir, "trend.json", txt, strlen(txt), err);
         free(txt);
         if (rc) return rc;
     }
@@ -114,7 +107,7 @@ int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
             rc = rv_render_text("trend.html", o, v, ESC_HTML, &out, err);
         }
         cJSON_Delete(v);
-        if (!rc) rc = write_one(o->dir, "trend.html", out.data ? out.data : "", out.len, err);
+        if (!rc) rc = rv_write_file(o->dir, "trend.html", out.data, out.len, err);
     }
     if (!rc && (o->formats & OUT_MD)) {
         char *cd = fs_join(o->dir, "charts");
@@ -124,13 +117,8 @@ int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
         cJSON *v = rc ? NULL : build(trend, o->dir, err, &rc);
         if (!rc) rc = rv_render_text("trend.md", o, v, ESC_MD, &out, err);
         cJSON_Delete(v);
-        if (!rc && out.len > PC_MD_MAX) {
-            size_t cut = PC_MD_MAX - 200;
-            while (cut > 0 && out.data[cut] != '\n') cut--;
-            out.len = cut;
-            sbuf_puts(&out, "\n\n_Cut to fit 60,000 characters; trend.html and trend.json have everything._\n");
-        }
-        if (!rc) rc = write_one(o->dir, "trend.md", out.data ? out.data : "", out.len, err);
+        if (!rc) rv_md_fit(&out, "Cut to fit 60,000 characters; trend.html and trend.json have everything.");
+        if (!rc) rc = rv_write_file(o->dir, "trend.md", out.data, out.len, err);
     }
     sbuf_free(&out);
     return rc;

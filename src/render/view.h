@@ -44,6 +44,11 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows);
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
 /* summary.eml from the Markdown view and its text (email.c). */
 int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err);
+/* Markdown over PC_MD_MAX characters (very long names) cut at a line end,
+ * with note (a sentence saying so) appended as its own paragraph. */
+void rv_md_fit(sbuf *md, const char *note);
+/* dir/name written atomically from len bytes of data. */
+int rv_write_file(const char *dir, const char *name, const char *data, size_t len, pc_err *err);
 /* Renders template tmpl_name (templates_dir override or built in) into out. */
 int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err);
 #endif

@@ -2,6 +2,7 @@
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/hmap.h"
+#include "../util/fsutil.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
@@ -110,10 +111,7 @@ static int cmp_kitem(const void *a, const void *b) {
 }
 
 /* a run's weight in its side's per-step means: 1 / (its steps x the side's runs) */
-static double run_weight(const pc_summary *s, int nruns) {
-    double steps = sj_getnum(s->doc, "steps.count", 0);
-    return 1.0 / ((steps >= 1 ? steps : 1) * (nruns > 0 ? nruns : 1));
-}
+static double run_weight(const pc_summary *s, int nruns) { return 1.0 / (pc_steps_of(s->doc) * (nruns > 0 ? nruns : 1)); }
 
 static kitem *kernels_of(const pc_diff_side *side, size_t *n) {
     size_t cap = 0, m = 0;
@@ -359,8 +357,7 @@ static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig 
         }
         const cJSON *v = sj_get(side->runs[q]->doc, f->path);
         if (!cJSON_IsNumber(v)) continue;
-        double steps = sj_getnum(side->runs[q]->doc, "steps.count", 0);
-        sum += f->per_step && steps >= 1 ? v->valuedouble / steps : v->valuedouble, n++;
+        sum += f->per_step ? v->valuedouble / pc_steps_of(side->runs[q]->doc) : v->valuedouble, n++;
     }
     *out = n ? sum / n : 0;
     return n > 0;
@@ -398,17 +395,12 @@ static void add_figure(cJSON *fa, const fig *fi, const pc_diff_side *base, const
 
 /* ---------- sides, verdicts and contributors ---------- */
 
-static const char *base_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    return s && s[1] ? s + 1 : p;
-}
-
 /* the side's label: given, or the first input's file name (never a path) */
 static void side_label(const pc_diff_side *side, char *out, size_t cap) {
     if (side->label && *side->label) { snprintf(out, cap, "%s", side->label); return; }
     const char *in = side->nruns ? sj_getstr(side->runs[0]->doc, "run.input", "") : "";
-    if (side->nruns > 1) snprintf(out, cap, "%.200s (+%d more)", base_name(in), side->nruns - 1);
-    else snprintf(out, cap, "%.200s", base_name(in));
+    if (side->nruns > 1) snprintf(out, cap, "%.200s (+%d more)", fs_base_name(in), side->nruns - 1);
+    else snprintf(out, cap, "%.200s", fs_base_name(in));
 }
 
 /* label, inputs (file names), runs, steps, kept steps and the excluded ones */
@@ -419,7 +411,7 @@ static void side_json(cJSON *o, const pc_diff_side *side, const pc_run_steps *rs
     cJSON *in = sj_arr(o, "inputs"), *ex = cJSON_CreateArray();
     int steps = 0, kept = 0;
     for (int q = 0; q < side->nruns; q++) {
-        const char *name = base_name(sj_getstr(side->runs[q]->doc, "run.input", ""));
+        const char *name = fs_base_name(sj_getstr(side->runs[q]->doc, "run.input", ""));
         cJSON_AddItemToArray(in, cJSON_CreateString(name));
         steps += rs[q].n, kept += rs[q].kept;
         for (int k = 0; k < rs[q].nexcl; k++) {

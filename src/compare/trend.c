@@ -3,6 +3,7 @@
 #include "changepoint.h"
 #include "verdict.h"
 #include "../summary/categories.h"
+#include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ static int cmp_kv_ns(const void *a, const void *b) {
 
 /* a run's kernel time per step by name (devices summed) */
 static double kernel_ns(const pc_summary *s, const char *name) {
-    double steps = sj_getnum(s->doc, "steps.count", 0), sum = 0;
+    double sum = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
         const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
@@ -33,7 +34,7 @@ static double kernel_ns(const pc_summary *s, const char *name) {
             if (r->name && !strcmp(r->name, name) && r->total_ns > 0) sum += (double)r->total_ns;
         }
     }
-    return sum / (steps >= 1 ? steps : 1);
+    return sum / pc_steps_of(s->doc);
 }
 
 /* the PC_TREND_KERNELS kernels with the most time per step over all runs */
@@ -42,7 +43,7 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     size_t m = 0, cap = 0;
     for (int r = 0; r < n; r++) {
         const pc_summary *s = runs[r].summary;
-        double steps = sj_getnum(s->doc, "steps.count", 0);
+        double steps = pc_steps_of(s->doc);
         const cJSON *d;
         cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
             const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
@@ -50,7 +51,7 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
                 const tab_kernel *k = &TAB_ROWS(t, kernel)[i];
                 if (!k->name || k->total_ns <= 0) continue;
                 kv *x = VEC_PUSH(v, m, cap);
-                x->name = k->name, x->ns = (double)k->total_ns / (steps >= 1 ? steps : 1);
+                x->name = k->name, x->ns = (double)k->total_ns / steps;
             }
         }
     }
@@ -67,16 +68,6 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     return nk;
 }
 
-static void add_num_or_null(cJSON *o, const char *key, int has, double v) {
-    if (has) sj_num(o, key, v);
-    else cJSON_AddNullToObject(o, key);
-}
-
-static const char *file_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    return s && s[1] ? s + 1 : p;
-}
-
 /* the newest run against the runs since the last change point */
 static void newest(cJSON *d, const double *x, const int *idx, int m, const pc_cp *cp, int ncp, double thr) {
     cJSON *o = sj_obj(d, "newest");
@@ -89,11 +80,9 @@ static void newest(cJSON *d, const double *x, const int *idx, int m, const pc_cp
                  h == 1 ? "" : "s", PC_TREND_MIN_HISTORY);
         cJSON_AddNullToObject(o, "change_pct");
     } else {
-        double mu = 0, q = 0;
-        for (int i = start; i < m - 1; i++) mu += x[i];
-        mu /= h;
-        for (int i = start; i < m - 1; i++) q += (x[i] - mu) * (x[i] - mu);
-        double sd = sqrt(q / (h - 1)), ch = 100 * (x[m - 1] - mu) / mu, z = sd > 0 ? (x[m - 1] - mu) / sd : (x[m - 1] > mu ? INFINITY : x[m - 1] < mu ? -INFINITY : 0);
+        double mu, sd;
+        pc_mean_sd(x + start, h, &mu, &sd);
+        double ch = 100 * (x[m - 1] - mu) / mu, z = sd > 0 ? (x[m - 1] - mu) / sd : (x[m - 1] > mu ? INFINITY : x[m - 1] < mu ? -INFINITY : 0);
         sj_num(o, "change_pct", ch);
         sj_num(o, "history_mean_ns", mu);
         sj_num(o, "history_sd_ns", sd);
@@ -143,21 +132,21 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
         pc_run_steps_of(s->doc, &rs);
         cJSON *r = cJSON_CreateObject();
         char lab[256];
-        const char *input = file_name(sj_getstr(s->doc, "run.input", ""));
+        const char *input = fs_base_name(sj_getstr(s->doc, "run.input", ""));
         snprintf(lab, sizeof lab, "%s", runs[i].label && *runs[i].label ? runs[i].label : input);
         sj_int(r, "index", i + 1);
         sj_str(r, "label", lab);
         sj_str(r, "input", input);
         const cJSON *t = sj_get(s->doc, "run.start_us");
-        add_num_or_null(r, "start_us", cJSON_IsNumber(t), cJSON_IsNumber(t) ? t->valuedouble : 0);
+        sj_num(r, "start_us", cJSON_IsNumber(t) ? t->valuedouble : NAN); /* sj_num writes null for NaN */
         sj_int(r, "steps", rs.n);
         sj_int(r, "kept_steps", rs.kept);
-        add_num_or_null(r, "step_ns", rs.kept > 0, rs.mean_ns);
+        sj_num(r, "step_ns", rs.kept > 0 ? rs.mean_ns : NAN);
         if (runs[i].report) sj_str(r, "report", runs[i].report);
         else cJSON_AddNullToObject(r, "report");
         cJSON *c = sj_obj(r, "categories");
         for (int k = 0; k < BK_N; k++) {
-            add_num_or_null(c, pc_bk[k].step_key, rs.cat_rows > 0, rs.cat_ns[k]);
+            sj_num(c, pc_bk[k].step_key, rs.cat_rows > 0 ? rs.cat_ns[k] : NAN);
             catsum[k] += rs.cat_ns[k];
         }
         cJSON *ka = sj_arr(r, "kernels");

@@ -19,7 +19,12 @@ static double median_sorted(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void mean_sd(const double *v, int n, double *mean, double *sd) {
+double pc_steps_of(const cJSON *summary) {
+    double steps = sj_getnum(summary, "steps.count", 0);
+    return steps >= 1 ? steps : 1;
+}
+
+void pc_mean_sd(const double *v, int n, double *mean, double *sd) {
     double s = 0, q = 0;
     for (int i = 0; i < n; i++) s += v[i];
     *mean = n ? s / n : 0;
@@ -106,7 +111,7 @@ void pc_run_steps_of(const cJSON *s, pc_run_steps *r) {
     }
     for (int k = 0; r->cat_rows && k < BK_N; k++) r->cat_ns[k] /= r->cat_rows;
     double sd;
-    mean_sd(r->kept_ns, r->kept, &r->mean_ns, &sd);
+    pc_mean_sd(r->kept_ns, r->kept, &r->mean_ns, &sd);
     r->cv_pct = r->mean_ns > 0 ? 100 * sd / r->mean_ns : 0;
     free(d), free(tmp), free(keep), free(row), free(num);
 }
@@ -195,8 +200,8 @@ double pc_student_t_p(double t, double df) {
 
 double pc_welch_p(const double *a, int na, const double *b, int nb, double *df_out) {
     double ma, sa, mb, sb;
-    mean_sd(a, na, &ma, &sa);
-    mean_sd(b, nb, &mb, &sb);
+    pc_mean_sd(a, na, &ma, &sa);
+    pc_mean_sd(b, nb, &mb, &sb);
     double va = sa * sa / na, vb = sb * sb / nb, se = sqrt(va + vb);
     if (df_out) *df_out = 0;
     if (na < 2 || nb < 2) return 1;
@@ -291,8 +296,8 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
         for (int i = 0; i < nw_; i++) lb[i] = log(w[i]->mean_ns);
         v->p = pc_welch_p(la, nb, lb, nw_, NULL);
         v->test = "welch-t (runs)";
-        mean_sd(la, nb, &ma, &sa);
-        mean_sd(lb, nw_, &mb, &sb);
+        pc_mean_sd(la, nb, &ma, &sa);
+        pc_mean_sd(lb, nw_, &mb, &sb);
         free(la), free(lb);
         /* the spread of runs of one side (pooled standard deviation of log step times, in percent) */
         double spread = 100 * sqrt(((nb - 1) * sa * sa + (nw_ - 1) * sb * sb) / (nb + nw_ - 2));

@@ -79,6 +79,12 @@ typedef struct pc_verdict {
 
 void pc_verdict_of(const pc_run_steps *base, int nb, const pc_run_steps *nw, int nn, const pc_verdict_opts *o, pc_verdict *v);
 
+/* The steps a trace's total is divided by for a per-step figure:
+ * steps.count, or 1 when the summary has no steps. */
+double pc_steps_of(const cJSON *summary);
+/* Mean and sample standard deviation of n values (sd 0 for fewer than 2). */
+void pc_mean_sd(const double *v, int n, double *mean, double *sd);
+
 /* statistics, exposed for tests */
 double pc_student_t_p(double t, double df);   /* two-sided p of Student's t */
 double pc_welch_p(const double *a, int na, const double *b, int nb, double *df_out);

@@ -187,8 +187,7 @@ enum { MD_SUGGESTIONS = 5 };
 static void md_extras(cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
-    const char *in = sj_getstr(v, "run.input", ""), *slash = strrchr(in, '/');
-    cJSON_AddStringToObject(view, "input_name", slash && slash[1] ? slash + 1 : in);
+    cJSON_AddStringToObject(view, "input_name", fs_base_name(sj_getstr(v, "run.input", "")));
     cJSON_AddStringToObject(view, "steps_word", sj_getnum(v, "overview.steps", 0) == 1 ? "step" : "steps");
     cJSON_AddStringToObject(view, "suggestions_word", sj_getnum(v, "suggestions.count", 0) == 1 ? "suggestion" : "suggestions");
     cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");

@@ -193,6 +193,11 @@ int fs_mkdirs(const char *dir, pc_err *err) {
     return 0;
 }
 
+const char *fs_base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s && s[1] ? s + 1 : p;
+}
+
 char *fs_join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
     char *s = xmalloc(a + b + 2);

@@ -42,4 +42,7 @@ int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err
 int fs_open_regular(const char *path, uint64_t *size, pc_err *err);
 int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
 char *fs_join(const char *dir, const char *name); /* malloc'd "dir/name" */
+/* The file name of a path (after its last '/'); the path itself when it has
+ * no '/' or ends with one. Points into p. */
+const char *fs_base_name(const char *p);
 #endif

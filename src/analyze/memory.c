@@ -31,6 +31,24 @@ static int cmp_opmem(const void *a, const void *b) {
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* The name of the innermost cpu_op running on the allocating thread when a
+ * memory event happens (0: none) */
+static uint32_t allocating_op(const pc_trace *t, const pc_links *l, const hmap *bytid, const pc_mem_event *e) {
+    const uint32_t *th = hmap_find(bytid, (uint64_t)e->tid);
+    if (!th) return 0;
+    /* last event of the thread starting at or before ts, then up to a containing op */
+    size_t lo = l->thread_start[*th], hi = l->thread_start[*th + 1];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->cpu[l->thread_order[mid]].ts <= e->ts) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == l->thread_start[*th]) return 0;
+    int32_t p = l->thread_order[lo - 1];
+    while (p >= 0 && !(t->cpu[p].kind == CPU_OP && t->cpu[p].ts <= e->ts && e->ts <= t->cpu[p].ts + t->cpu[p].dur)) p = l->parent[p];
+    return p >= 0 ? t->cpu[p].name : 0;
+}
+
 void an_memory(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
@@ -111,54 +129,35 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != 1) continue;
+        int by_addr = e->addr != PC_NONE;
+        hmap *index = by_addr ? &live : &by_size;
+        uint32_t *at = hmap_get(index, by_addr ? (uint64_t)e->addr : (uint64_t)(e->bytes < 0 ? -e->bytes : e->bytes), NULL);
         if (e->bytes < 0) {
             /* a free: charged to the allocation it frees, found by its address, else by its size */
-            uint32_t *b = hmap_get(e->addr != PC_NONE ? &live : &by_size, e->addr != PC_NONE ? (uint64_t)e->addr : (uint64_t)-e->bytes, NULL);
-            if (*b && *b <= nb) {
-                block *k = &blocks[*b - 1];
+            if (*at && *at <= nb) {
+                block *k = &blocks[*at - 1];
                 opmem *r = &rows[k->row];
                 r->freed += k->bytes, r->live -= k->bytes;
-                *b = e->addr != PC_NONE ? 0 : k->prev;
+                *at = by_addr ? 0 : k->prev;
             } else before_trace -= e->bytes;
-            if (e->addr == PC_NONE) by_size_used = 1;
-            if (i == peak_event)
-                for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;
-            continue;
-        }
-        const uint32_t *th = hmap_find(&bytid, (uint64_t)e->tid);
-        int32_t op = -1;
-        if (th) {
-            /* last event of the thread starting at or before ts, then up to a containing op */
-            size_t lo = l->thread_start[*th], hi = l->thread_start[*th + 1];
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (t->cpu[l->thread_order[mid]].ts <= e->ts) lo = mid + 1;
-                else hi = mid;
+            by_size_used |= !by_addr;
+        } else {
+            uint32_t name = allocating_op(t, l, &bytid, e);
+            int created;
+            uint32_t *slot = hmap_get(&m, name, &created);
+            if (created) {
+                opmem *r = SPILL_PUSH(rows, n, cap);
+                memset(r, 0, sizeof *r);
+                r->name = name;
+                *slot = (uint32_t)(n - 1);
             }
-            if (lo > l->thread_start[*th]) {
-                int32_t p = l->thread_order[lo - 1];
-                while (p >= 0 && !(t->cpu[p].kind == CPU_OP && t->cpu[p].ts <= e->ts && e->ts <= t->cpu[p].ts + t->cpu[p].dur))
-                    p = l->parent[p];
-                op = p;
+            opmem *r = &rows[*slot];
+            if (e->bytes > 0) {
+                r->alloc += e->bytes, r->count++, r->live += e->bytes;
+                block *b = SPILL_PUSH(blocks, nb, capb);
+                b->row = *slot, b->bytes = e->bytes, b->prev = by_addr ? 0 : *at;
+                *at = (uint32_t)nb; /* index + 1; 0: none live */
             }
-        }
-        uint32_t name = op >= 0 ? t->cpu[op].name : 0;
-        int created;
-        uint32_t *slot = hmap_get(&m, name, &created);
-        if (created) {
-            opmem *r = SPILL_PUSH(rows, n, cap);
-            memset(r, 0, sizeof *r);
-            r->name = name;
-            *slot = (uint32_t)(n - 1);
-        }
-        opmem *r = &rows[*slot];
-        if (e->bytes > 0) {
-            r->alloc += e->bytes, r->count++, r->live += e->bytes;
-            block *b = SPILL_PUSH(blocks, nb, capb);
-            b->row = *slot, b->bytes = e->bytes, b->prev = 0;
-            uint32_t *head = hmap_get(e->addr != PC_NONE ? &live : &by_size, e->addr != PC_NONE ? (uint64_t)e->addr : (uint64_t)e->bytes, NULL);
-            if (e->addr == PC_NONE) b->prev = *head;
-            *head = (uint32_t)nb; /* index + 1; 0: none live */
         }
         if (i == peak_event)
             for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;

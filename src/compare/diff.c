@@ -429,6 +429,18 @@ static void side_json(cJSON *o, const pc_diff_side *side, const pc_run_steps *rs
     cJSON_AddItemToObject(o, "excluded", ex);
 }
 
+/* a side's step categories: the mean over its runs that have a breakdown (0 without any) */
+static void side_categories(const pc_run_steps *rs, int nruns, double out[BK_N]) {
+    int n = 0;
+    memset(out, 0, BK_N * sizeof *out);
+    for (int q = 0; q < nruns; q++)
+        if (rs[q].cat_rows) {
+            n++;
+            for (int k = 0; k < BK_N; k++) out[k] += rs[q].cat_ns[k];
+        }
+    for (int k = 0; n && k < BK_N; k++) out[k] /= n;
+}
+
 typedef struct contrib { const char *kind, *name; double delta; } contrib;
 static int cmp_contrib(const void *a, const void *b) {
     double x = fabs(((const contrib *)a)->delta), y = fabs(((const contrib *)b)->delta);
@@ -539,14 +551,8 @@ cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const 
     /* per change: verdict, step time, contributors, headline */
     cJSON *rs = sj_arr(d, "runs");
     int any_reg = 0, any_imp = 0, any_inc = 0;
-    double bcat[BK_N] = {0};
-    int bn = 0;
-    for (int q = 0; q < base->nruns; q++)
-        if (brs[q].cat_rows) {
-            bn++;
-            for (int k = 0; k < BK_N; k++) bcat[k] += brs[q].cat_ns[k];
-        }
-    for (int k = 0; bn && k < BK_N; k++) bcat[k] /= bn;
+    double bcat[BK_N];
+    side_categories(brs, base->nruns, bcat);
     const table *tabs[3] = {&ks, &self, &cpu};
     static const char *const kinds[3] = {"kernel", "operator", "CPU operator"};
     for (int r = 0; r < nch; r++) {
@@ -573,14 +579,8 @@ cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const 
         }
         if (v[r].runs_needed) sj_int(x, "runs_needed", v[r].runs_needed);
         else cJSON_AddNullToObject(x, "runs_needed");
-        double ncat[BK_N] = {0};
-        int nn = 0;
-        for (int q = 0; q < ch[r].nruns; q++)
-            if (crs[r][q].cat_rows) {
-                nn++;
-                for (int k = 0; k < BK_N; k++) ncat[k] += crs[r][q].cat_ns[k];
-            }
-        for (int k = 0; nn && k < BK_N; k++) ncat[k] /= nn;
+        double ncat[BK_N];
+        side_categories(crs[r], ch[r].nruns, ncat);
         contributors(x, &v[r], bcat, ncat, tabs, kinds, r);
         const char *vd = v[r].verdict;
         any_reg |= !strcmp(vd, "regressed"), any_imp |= !strcmp(vd, "improved"), any_inc |= !strcmp(vd, "inconclusive");

@@ -5,7 +5,6 @@
 #include "view.h"
 #include "../summary/categories.h"
 #include "../summary/summary.h"
-#include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -149,38 +148,6 @@ static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *er
 }
 
 int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
-    int rc = fs_mkdirs(o->dir, err);
-    if (rc) return rc;
-    if (o->formats & OUT_JSON) {
-        char *txt = cJSON_Print(diff);
-        rc = rv_write_file(o->dir, "diff.json", txt, strlen(txt), err);
-        free(txt);
-        if (rc) return rc;
-    }
-    sbuf out = {0};
-    if (o->formats & OUT_HTML) {
-        cJSON *v = build(diff, NULL, 50, err, &rc);
-        if (!rc) {
-            rv_add_assets(v, o);
-            rc = rv_render_text("diff.html", o, v, ESC_HTML, &out, err);
-        }
-        cJSON_Delete(v);
-        if (!rc) rc = rv_write_file(o->dir, "diff.html", out.data, out.len, err);
-    }
-    if (!rc && (o->formats & OUT_MD)) {
-        char *cd = fs_join(o->dir, "charts");
-        rc = fs_mkdirs(cd, err);
-        free(cd);
-        static const int tries[] = {15, 8, 4, 1};
-        for (int i = 0; i < 4 && !rc; i++) {
-            cJSON *v = build(diff, o->dir, tries[i], err, &rc);
-            if (!rc) rc = rv_render_text("diff.md", o, v, ESC_MD, &out, err);
-            cJSON_Delete(v);
-            if (out.len <= PC_MD_MAX) break;
-        }
-        if (!rc) rv_md_fit(&out, "Cut to fit 60,000 characters; diff.html and diff.json have everything.");
-        if (!rc) rc = rv_write_file(o->dir, "diff.md", out.data, out.len, err);
-    }
-    sbuf_free(&out);
-    return rc;
+    static const int md_rows[] = {15, 8, 4, 1}; /* fewer rows per table until diff.md fits */
+    return rv_write_doc(diff, o, "diff", build, 50, md_rows, 4, err);
 }

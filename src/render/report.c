@@ -243,6 +243,49 @@ int rv_write_file(const char *dir, const char *name, const char *data, size_t le
     return rc;
 }
 
+int rv_write_doc(const cJSON *doc, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
+                 int n_md_rows, pc_err *err) {
+    int rc = fs_mkdirs(o->dir, err);
+    if (rc) return rc;
+    char name[64], other[64];
+    if (o->formats & OUT_JSON) {
+        char *txt = cJSON_Print(doc);
+        snprintf(name, sizeof name, "%s.json", stem);
+        rc = rv_write_file(o->dir, name, txt, strlen(txt), err);
+        free(txt);
+        if (rc) return rc;
+    }
+    sbuf out = {0};
+    if (o->formats & OUT_HTML) {
+        cJSON *v = build(doc, NULL, html_rows, err, &rc);
+        snprintf(name, sizeof name, "%s.html", stem);
+        if (!rc) {
+            rv_add_assets(v, o);
+            rc = rv_render_text(name, o, v, ESC_HTML, &out, err);
+        }
+        cJSON_Delete(v);
+        if (!rc) rc = rv_write_file(o->dir, name, out.data, out.len, err);
+    }
+    if (!rc && (o->formats & OUT_MD)) {
+        char *cd = fs_join(o->dir, "charts");
+        rc = fs_mkdirs(cd, err);
+        free(cd);
+        out.len = 0;
+        snprintf(name, sizeof name, "%s.md", stem);
+        for (int i = 0; i < n_md_rows && !rc; i++) {
+            cJSON *v = build(doc, o->dir, md_rows[i], err, &rc);
+            if (!rc) rc = rv_render_text(name, o, v, ESC_MD, &out, err);
+            cJSON_Delete(v);
+            if (out.len <= PC_MD_MAX) break;
+        }
+        snprintf(other, sizeof other, "Cut to fit 60,000 characters; %s.html and %s.json have everything.", stem, stem);
+        if (!rc) rv_md_fit(&out, other);
+        if (!rc) rc = rv_write_file(o->dir, name, out.data, out.len, err);
+    }
+    sbuf_free(&out);
+    return rc;
+}
+
 int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err) {
     size_t n;
     char *t = pc_asset(o->templates_dir, tmpl_name, &n);

@@ -3,7 +3,6 @@
  * the top kernels per step) and formatted values. */
 #include "trendreport.h"
 #include "view.h"
-#include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +73,8 @@ static void trend_charts(chart_out *co, cJSON *v) {
     free(x);
 }
 
-static cJSON *build(const cJSON *trend, const char *png_dir, pc_err *err, int *rc) {
+static cJSON *build(const cJSON *trend, const char *png_dir, int rows, pc_err *err, int *rc) {
+    (void)rows; /* one row per run, not cut: an over-long trend.md is cut at a line end instead */
     cJSON *v = cJSON_Duplicate(trend, 1);
     chart_out co = rv_begin_view(v, png_dir, err);
     trend_charts(&co, v);
@@ -91,35 +91,6 @@ static cJSON *build(const cJSON *trend, const char *png_dir, pc_err *err, int *r
 }
 
 int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
-    int rc = fs_mkdirs(o->dir, err);
-    if (rc) return rc;
-    if (o->formats & OUT_JSON) {
-        char *txt = cJSON_Print(trend);
-        rc = rv_write_file(o->dir, "trend.json", txt, strlen(txt), err);
-        free(txt);
-        if (rc) return rc;
-    }
-    sbuf out = {0};
-    if (o->formats & OUT_HTML) {
-        cJSON *v = build(trend, NULL, err, &rc);
-        if (!rc) {
-            rv_add_assets(v, o);
-            rc = rv_render_text("trend.html", o, v, ESC_HTML, &out, err);
-        }
-        cJSON_Delete(v);
-        if (!rc) rc = rv_write_file(o->dir, "trend.html", out.data, out.len, err);
-    }
-    if (!rc && (o->formats & OUT_MD)) {
-        char *cd = fs_join(o->dir, "charts");
-        rc = fs_mkdirs(cd, err);
-        free(cd);
-        out.len = 0;
-        cJSON *v = rc ? NULL : build(trend, o->dir, err, &rc);
-        if (!rc) rc = rv_render_text("trend.md", o, v, ESC_MD, &out, err);
-        cJSON_Delete(v);
-        if (!rc) rv_md_fit(&out, "Cut to fit 60,000 characters; trend.html and trend.json have everything.");
-        if (!rc) rc = rv_write_file(o->dir, "trend.md", out.data, out.len, err);
-    }
-    sbuf_free(&out);
-    return rc;
+    static const int md_rows[] = {0};
+    return rv_write_doc(trend, o, "trend", build, 0, md_rows, 1, err);
 }

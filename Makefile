@@ -41,8 +41,8 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
-.PHONY: all demo test check-deps deps bench fuzz golden clean install uninstall
-all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)/schemadoc
+.PHONY: mock all demo test check-deps deps bench fuzz golden clean install uninstall
+all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)/schemadoc mock
 
 deps:
 	@sh tools/setup.sh build
@@ -72,6 +72,22 @@ $(BUILD)/libperfcard_inject.so: src/capture/inject.c src/capture/writer.c src/ca
 	@echo "CC $@"
 	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
 	    -o $@ src/capture/inject.c src/capture/writer.c -ldl -lpthread
+
+# the mock CUDA stack of tests/capture (driver, runtime, CUPTI) and its training program: capture tested end to end with no GPU
+MOCK      := $(BUILD)/mock
+MOCK_CC   = $(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-deprecated-declarations -fPIC $(CUPTI_INC)
+$(MOCK)/libcuda.so.1: tests/capture/mock/driver.c tests/capture/mock/mock.h
+	@mkdir -p $(dir $@)
+	@$(MOCK_CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
+$(MOCK)/libcudart.so.13: tests/capture/mock/runtime.c tests/capture/mock/mock.h
+	@mkdir -p $(dir $@)
+	@$(MOCK_CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+$(MOCK)/libcupti.so: tests/capture/mock/cupti.c tests/capture/mock/mock.h
+	@mkdir -p $(dir $@)
+	@$(MOCK_CC) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -ldl -lpthread
+$(MOCK)/train: tests/capture/train.c $(MOCK)/libcudart.so.13
+	@$(MOCK_CC) -o $@ $< -L$(MOCK) -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
+mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
 
 # prints the tables' columns for docs/summary-schema.md and the rules table of README.md (tools/schemadoc.sh)
 $(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a

@@ -35,7 +35,7 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKG
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
 
-LIB_SRC   := $(filter-out src/cli/main.c src/capture/inject.c $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
+LIB_SRC   := $(filter-out src/cli/main.c src/capture/inject.c src/capture/cupti.c $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
 CUPTI_INC := $(if $(filter 1,$(HAVE_CUPTI)),-I$(CUDA_HOME)/include -I$(CUDA_HOME)/extras/CUPTI/include)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
@@ -66,12 +66,13 @@ $(BUILD)/libperfcard.a: $(LIB_OBJ)
 $(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# the injection library: CUPTI is opened at run time (dlopen), so only its headers are needed here
-$(BUILD)/libperfcard_inject.so: src/capture/inject.c src/capture/writer.c src/capture/writer.h include/perfcard.h
+# the injection library: CUPTI is opened at run time (dlopen) and read through src/capture/records.h: no CUDA headers needed
+INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c
+$(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h
 	@mkdir -p $(dir $@)
 	@echo "CC $@"
 	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
-	    -o $@ src/capture/inject.c src/capture/writer.c -ldl -lpthread
+	    -o $@ $(INJECT_SRC) -ldl -lpthread
 
 # the mock CUDA stack of tests/capture (driver, runtime, CUPTI) and its training program: capture tested end to end with no GPU
 MOCK      := $(BUILD)/mock
@@ -87,7 +88,9 @@ $(MOCK)/libcupti.so: tests/capture/mock/cupti.c tests/capture/mock/mock.h
 	@$(MOCK_CC) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -ldl -lpthread
 $(MOCK)/train: tests/capture/train.c $(MOCK)/libcudart.so.13
 	@$(MOCK_CC) -o $@ $< -L$(MOCK) -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
-mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
+$(MOCK)/records_check.o: tests/capture/records_check.c src/capture/records.h
+	@$(MOCK_CC) -c -o $@ $<
+mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/records_check.o $(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
 
 # prints the tables' columns for docs/summary-schema.md and the rules table of README.md (tools/schemadoc.sh)
 $(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a

@@ -1,112 +1,277 @@
-/* inject.c - libperfcard_inject.so: records a CUDA program without changing it.
+/* inject.c - libperfcard_inject.so: records a CUDA program without changing
+ * it. See inject.h for the parts and the environment.
  *
- * Loaded by the CUDA driver through CUDA_INJECTION64_PATH (it calls
- * InitializeInjection at cuInit) and preloaded by `perfcard capture`
- * (LD_PRELOAD) so the step and queue markers of include/perfcard.h work
- * without CUDA too. Active only when PERFCARD_TRACE_DIR is set; each process
- * writes DIR/trace.<pid>.json (writer.h) and DIR/devices.<pid>.json, which
- * `perfcard capture` merges into one trace.
+ * Loaded by the CUDA driver through CUDA_INJECTION64_PATH (InitializeInjection
+ * at cuInit) and preloaded (LD_PRELOAD) by `perfcard capture`, so the markers
+ * of include/perfcard.h work without CUDA, and exec is seen. Each process
+ * image writes DIR/trace.<host>.<pid>[.n].json (writer.h) and
+ * DIR/meta.<same>.json (devices, versions, counts), which `perfcard capture`
+ * turns into one trace per process.
  *
- * CUPTI is opened with dlopen, so the library loads on machines without it
- * (or without a GPU): it then says so once on stderr and records markers only.
- * Activity buffers are flushed by a background thread every
- * PERFCARD_FLUSH_MS (default 200) and at exit, so a killed program loses at
- * most the last interval. Events follow Kineto's conventions (categories,
- * args.correlation, args.stream, deviceProperties) so one loader reads both.
- */
+ * Processes: the command's own process records; a forked or spawned child
+ * records only with PERFCARD_FOLLOW=1, into its own files, and never the
+ * records its parent had buffered before the fork. exec flushes and closes
+ * the trace first, and the new image writes a new file (".1"), so nothing
+ * is truncated. At exit the trace is closed and never reopened.
+ * Buffers reach the file every PERFCARD_FLUSH_MS (default 200): a killed
+ * program loses at most the last interval. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "inject.h"
 #include "writer.h"
-#include "../util/apiname.h"
 #include "../../include/perfcard.h"
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifndef PC_VERSION
+#define PC_VERSION "unknown"
+#endif
 #define EXPORT __attribute__((visibility("default")))
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static tw *g_w;
-static int g_pid;
-static int g_closed; /* this process's trace is closed (at exit): never reopened, which would truncate it */
-static unsigned long long g_incomplete; /* activity records still open at a flush (end 0 or before start): left out */
+static int g_pid;            /* the process g_w and g_stem belong to */
+static int g_closed;         /* closed at exit (or for exec): never reopened by this image */
 static int g_thread_started;
 static int g_flush_ms = 200;
-static int (*g_cupti_flush)(uint32_t); /* cuptiActivityFlushAll, when CUPTI is on */
+static uint64_t g_origin;
+static uint64_t g_fork_ns;   /* in a forked child: records that start before it are the parent's */
+static char g_stem[512];     /* "<host>.<pid>[.n]": this image's files */
+unsigned long long ij_incomplete, ij_dropped, ij_outside;
 
-static void note(const char *fmt, ...) {
-    static int said;
-    if (said++) return; /* once */
+/* ---------- messages ---------- */
+
+void ij_note(const char *fmt, ...) {
+    static char said[16][160];
+    static int nsaid;
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "perfcard: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&g_mu);
+    for (int i = 0; i < nsaid; i++)
+        if (!strncmp(said[i], msg, sizeof said[i] - 1)) { pthread_mutex_unlock(&g_mu); return; }
+    if (nsaid < 16) snprintf(said[nsaid++], sizeof said[0], "%.159s", msg);
+    pthread_mutex_unlock(&g_mu);
+    fprintf(stderr, "perfcard: %s\n", msg);
 }
+
+/* ---------- who records, and when ---------- */
 
 static const char *trace_dir(void) {
     const char *d = getenv("PERFCARD_TRACE_DIR");
     return d && *d ? d : NULL;
 }
 
-static void at_exit(void) {
-    if (g_cupti_flush) g_cupti_flush(1); /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED */
-    pthread_mutex_lock(&g_mu);
-    tw *w = g_w;
-    g_w = NULL;
-    g_closed = 1; /* what comes later (another atexit handler's marker, a late buffer) is dropped */
-    pthread_mutex_unlock(&g_mu);
-    tw_close(w);
-    unsigned long long inc = __atomic_load_n(&g_incomplete, __ATOMIC_RELAXED);
-    if (inc) fprintf(stderr, "perfcard: %llu activity records were still incomplete at the last flush and are left out\n", inc);
+int ij_active(void) {
+    if (!trace_dir()) return 0;
+    const char *root = getenv("PERFCARD_ROOT_PID");
+    if (!root || !*root || atoi(root) == (int)getpid()) return 1;
+    const char *follow = getenv("PERFCARD_FOLLOW");
+    return follow && !strcmp(follow, "1");
 }
 
-static void *flusher(void *arg) {
-    (void)arg;
-    for (;;) {
-        struct timespec ts = {g_flush_ms / 1000, (long)(g_flush_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-        if (g_cupti_flush) g_cupti_flush(0);
-        pthread_mutex_lock(&g_mu);
-        tw *w = g_w;
-        pthread_mutex_unlock(&g_mu);
-        tw_flush(w);
+static uint64_t origin(void) {
+    if (!g_origin) {
+        const char *o = getenv("PERFCARD_ORIGIN_NS");
+        g_origin = o && *o ? strtoull(o, NULL, 10) : 0;
+        if (!g_origin) g_origin = tw_now_ns();
+    }
+    return g_origin;
+}
+
+const char *ij_ts(char out[32], uint64_t ns) {
+    tw_ts(out, ns, origin());
+    return out;
+}
+
+/* The capture window: [g_win_a, g_win_b) from --delay/--duration, and on/off
+ * switches (steps, cudaProfilerStart/Stop) in time order. */
+enum { MAX_SWITCH = 256 };
+static struct { uint64_t ts; int on; } g_sw[MAX_SWITCH];
+static int g_nsw, g_initial_on = 1, g_window_read;
+static uint64_t g_win_a, g_win_b = UINT64_MAX;
+static long g_steps_want, g_steps_seen;
+
+static void read_window(void) {
+    if (g_window_read) return;
+    g_window_read = 1;
+    const char *w = getenv("PERFCARD_WINDOW");
+    if (w && *w) {
+        char *end;
+        g_win_a = strtoull(w, &end, 10);
+        if (*end == ',') g_win_b = strtoull(end + 1, NULL, 10);
+        if (!g_win_b) g_win_b = UINT64_MAX;
+    }
+    const char *s = getenv("PERFCARD_STEPS");
+    if (s && atol(s) > 0) g_steps_want = atol(s), g_initial_on = 0;
+    if (ij_profiler_api()) g_initial_on = 0;
+}
+
+int ij_profiler_api(void) {
+    const char *p = getenv("PERFCARD_PROFILER_API");
+    return p && !strcmp(p, "1");
+}
+
+int ij_recording(uint64_t ts) {
+    read_window();
+    if (ts < g_fork_ns || ts < g_win_a || ts >= g_win_b) return 0;
+    int on = g_initial_on, n = __atomic_load_n(&g_nsw, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (g_sw[i].ts <= ts) on = g_sw[i].on;
+    return on;
+}
+
+void ij_window_set(uint64_t ts, int on) {
+    pthread_mutex_lock(&g_mu);
+    int n = g_nsw;
+    if (n < MAX_SWITCH) {
+        g_sw[n].ts = ts, g_sw[n].on = on;
+        __atomic_store_n(&g_nsw, n + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* ---------- metadata ---------- */
+
+static void host_name(char *out, size_t cap) {
+    char h[256] = "host";
+    gethostname(h, sizeof h - 1);
+    h[sizeof h - 1] = 0;
+    size_t n = 0;
+    for (const char *p = h; *p && n + 1 < cap; p++) /* a file-name-safe spelling */
+        out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ? *p : '_';
+    out[n] = 0;
+}
+
+static int env_int(const char *const *names, int dflt) {
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v && *v >= '0' && *v <= '9') return atoi(v);
+    }
+    return dflt;
+}
+static int rank(void) {
+    static const char *const n[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "LOCAL_RANK", NULL};
+    return env_int(n, -1);
+}
+static int world_size(void) {
+    static const char *const n[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "LOCAL_WORLD_SIZE", NULL};
+    return env_int(n, -1);
+}
+
+/* an argument that names a secret ("--api-key", "TOKEN=...", "--password") */
+static int secret_name(const char *a) {
+    static const char *const words[] = {"key", "token", "secret", "passw", "credential", "auth", NULL};
+    for (int i = 0; words[i]; i++) {
+        const char *eq = strchr(a, '=');
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        for (size_t j = 0; j + strlen(words[i]) <= n; j++)
+            if (!strncasecmp(a + j, words[i], strlen(words[i]))) return 1;
+    }
+    return 0;
+}
+
+/* The command line as a JSON array, with the values of secret-named
+ * arguments replaced; the environment is never read into it. */
+static void command_json(char *out, size_t cap) {
+    size_t n = 0;
+    out[n++] = '[';
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    char buf[8192];
+    ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    int redact_next = 0, first = 1;
+    for (ssize_t i = 0; len > 0 && i < len && n + 16 < cap;) {
+        buf[len] = 0;
+        const char *a = buf + i;
+        char esc[1024], val[1100];
+        if (redact_next) snprintf(val, sizeof val, "<redacted>"), redact_next = 0;
+        else if (secret_name(a) && strchr(a, '=')) snprintf(val, sizeof val, "%.*s=<redacted>", (int)(strchr(a, '=') - a), a);
+        else {
+            snprintf(val, sizeof val, "%.1000s", a);
+            if (a[0] == '-' && secret_name(a)) redact_next = 1;
+        }
+        tw_escape(esc, sizeof esc, val);
+        n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", first ? "" : ", ", esc);
+        if (n >= cap) n = cap - 2;
+        first = 0;
+        i += (ssize_t)strlen(a) + 1;
+    }
+    out[n++] = ']';
+    out[n] = 0;
+}
+
+/* DIR/meta.<stem>.json, replaced atomically: what the trace cannot say itself */
+static void write_meta(int complete) {
+    const char *dir = trace_dir();
+    if (!dir || !g_stem[0]) return;
+    char path[4096], tmp[4200], cmd[8192], host[256];
+    snprintf(path, sizeof path, "%s/meta.%s.json", dir, g_stem);
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    command_json(cmd, sizeof cmd);
+    host_name(host, sizeof host);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return;
+    int r = rank(), ws = world_size();
+    fprintf(f, "{\"pid\": %d, \"host\": \"%s\", \"rank\": %d, \"world_size\": %d, \"command\": %s, \"perfcard_version\": \"%s\", "
+               "\"origin_ns\": %llu, \"complete\": %s, \"incomplete_records\": %llu, \"dropped_records\": %llu, "
+               "\"outside_window_records\": %llu%s%s, \"devices\": %s}\n",
+            (int)getpid(), host, r, ws, cmd, PC_VERSION, (unsigned long long)origin(), complete ? "true" : "false",
+            __atomic_load_n(&ij_incomplete, __ATOMIC_RELAXED), __atomic_load_n(&ij_dropped, __ATOMIC_RELAXED),
+            __atomic_load_n(&ij_outside, __ATOMIC_RELAXED), cu_meta()[0] ? ", " : "", cu_meta(), cu_devices());
+    if (fclose(f) == 0) rename(tmp, path);
+    else unlink(tmp);
+}
+
+/* ---------- the trace file ---------- */
+
+static void *flusher(void *arg);
+static void at_exit(void);
+static void after_fork_child(void);
+
+static tw *open_trace(void) {
+    const char *dir = trace_dir();
+    char host[256], header[512], dist[128] = "";
+    host_name(host, sizeof host);
+    int r = rank(), ws = world_size();
+    if (r >= 0 && ws > 0) snprintf(dist, sizeof dist, ",\n\"distributedInfo\": {\"rank\": %d, \"world_size\": %d}", r, ws);
+    else if (r >= 0) snprintf(dist, sizeof dist, ",\n\"distributedInfo\": {\"rank\": %d}", r);
+    snprintf(header, sizeof header, "\"baseTimeNanoseconds\": %llu%s", (unsigned long long)origin(), dist);
+    for (int n = 0; n < 100; n++) {
+        char path[4096];
+        if (n) snprintf(g_stem, sizeof g_stem, "%s.%d.%d", host, (int)getpid(), n);
+        else snprintf(g_stem, sizeof g_stem, "%s.%d", host, (int)getpid());
+        snprintf(path, sizeof path, "%s/trace.%s.json", dir, g_stem);
+        tw *w = tw_open(path, header);
+        if (w || errno != EEXIST) return w;
     }
     return NULL;
 }
 
-static void after_fork_child(void) {
-    /* a forked child (e.g. a DataLoader worker) writes its own file */
-    g_w = NULL;
-    g_thread_started = 0;
-    g_pid = 0;
-    g_closed = 0;
-    pthread_mutex_init(&g_mu, NULL);
-}
-
-/* The writer of this process, opened on first use. */
+/* The writer of this process image, opened on first use. */
 static tw *writer(void) {
-    const char *dir = trace_dir();
-    if (!dir) return NULL;
+    if (!ij_active()) return NULL;
     pthread_mutex_lock(&g_mu);
-    if (g_closed && g_pid == getpid()) {
+    if (g_closed && g_pid == (int)getpid()) {
         pthread_mutex_unlock(&g_mu);
         return NULL;
     }
-    if (!g_w || g_pid != getpid()) {
-        g_pid = getpid();
-        char path[4096];
-        snprintf(path, sizeof path, "%s/trace.%d.json", dir, g_pid);
-        g_w = tw_open(path, "[]");
+    if (!g_w || g_pid != (int)getpid()) {
+        g_pid = (int)getpid();
+        g_w = open_trace();
         if (g_w) {
             static int registered;
             if (!registered++) {
@@ -130,8 +295,7 @@ static tw *writer(void) {
     return w;
 }
 
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...) {
+void ij_emit(const char *fmt, ...) {
     tw *w = writer();
     if (!w) return;
     char buf[8192];
@@ -142,7 +306,119 @@ static void emit(const char *fmt, ...) {
     if (n > 0 && (size_t)n < sizeof buf) tw_event(w, buf, (size_t)n);
 }
 
-#define US(ns) (unsigned long long)((ns) / 1000), (unsigned)((ns) % 1000)
+/* Flushes CUPTI, closes the trace (its last line written) and the metadata. */
+static void finish(void) {
+    cu_flush(1);
+    pthread_mutex_lock(&g_mu);
+    tw *w = g_pid == (int)getpid() ? g_w : NULL;
+    if (g_pid == (int)getpid()) g_w = NULL, g_closed = 1;
+    pthread_mutex_unlock(&g_mu);
+    if (!w) return;
+    tw_close(w);
+    write_meta(1);
+    unsigned long long inc = __atomic_load_n(&ij_incomplete, __ATOMIC_RELAXED), drop = __atomic_load_n(&ij_dropped, __ATOMIC_RELAXED);
+    if (inc) fprintf(stderr, "perfcard: %llu activity records were still incomplete at the last flush and are left out\n", inc);
+    if (drop) fprintf(stderr, "perfcard: CUPTI dropped %llu activity records (no buffer space): device totals undercount\n", drop);
+}
+
+static void at_exit(void) { finish(); }
+
+static void *flusher(void *arg) {
+    (void)arg;
+    unsigned long long said = 0;
+    for (;;) {
+        struct timespec ts = {g_flush_ms / 1000, (long)(g_flush_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        cu_flush(0);
+        pthread_mutex_lock(&g_mu);
+        tw *w = g_closed ? NULL : g_w;
+        pthread_mutex_unlock(&g_mu);
+        tw_flush(w);
+        unsigned long long now = ij_incomplete + ij_dropped + ij_outside;
+        if (w && now != said) write_meta(0), said = now; /* a killed process keeps its counts */
+    }
+    return NULL;
+}
+
+static void after_fork_child(void) {
+    /* the parent's writer holds the parent's unflushed events: this process writes its own files */
+    tw_abandon(g_w);
+    g_w = NULL;
+    g_stem[0] = 0;
+    g_thread_started = 0;
+    g_pid = 0;
+    g_closed = 0;
+    g_fork_ns = tw_now_ns();
+    pthread_mutex_init(&g_mu, NULL);
+}
+
+/* ---------- exec: flush and close first; the new image writes a new file ---------- */
+
+static void before_exec(void) { finish(); }
+static void exec_failed(void) {
+    pthread_mutex_lock(&g_mu);
+    g_closed = 0; /* still this image: the next event opens trace.<stem>.1 */
+    pthread_mutex_unlock(&g_mu);
+}
+
+extern char **environ;
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+static execve_fn real_fn(const char *name) {
+    execve_fn f;
+    *(void **)&f = dlsym(RTLD_NEXT, name);
+    return f;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+    static execve_fn real;
+    if (!real) real = real_fn("execve");
+    before_exec();
+    int r = real(path, argv, envp), e = errno;
+    exec_failed();
+    errno = e;
+    return r;
+}
+EXPORT int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    static execve_fn real;
+    if (!real) real = real_fn("execvpe");
+    before_exec();
+    int r = real(file, argv, envp), e = errno;
+    exec_failed();
+    errno = e;
+    return r;
+}
+EXPORT int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+/* the list forms: collect the arguments, then the vector forms above */
+#define COLLECT(first, argv, ap)                                              \
+    char *argv[256];                                                          \
+    int argc_ = 0;                                                            \
+    argv[argc_++] = (char *)(first);                                          \
+    while (argc_ < 255 && (argv[argc_] = va_arg(ap, char *)) != NULL) argc_++; \
+    argv[argc_] = NULL
+EXPORT int execl(const char *path, const char *arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT(arg, argv, ap);
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+EXPORT int execlp(const char *file, const char *arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT(arg, argv, ap);
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+EXPORT int execle(const char *path, const char *arg, ...) {
+    va_list ap;
+    va_start(ap, arg);
+    COLLECT(arg, argv, ap);
+    char **envp = va_arg(ap, char **);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
 
 /* ---------- markers (include/perfcard.h) ---------- */
 
@@ -150,7 +426,7 @@ static uint64_t g_step_ts;
 static long g_step_no, g_step_open;
 
 EXPORT void perfcard_step_begin(void) {
-    if (!trace_dir()) return;
+    if (!ij_active()) return;
     pthread_mutex_lock(&g_mu);
     g_step_ts = tw_now_ns();
     g_step_no++;
@@ -159,289 +435,56 @@ EXPORT void perfcard_step_begin(void) {
 }
 
 EXPORT void perfcard_step_end(void) {
-    if (!trace_dir()) return;
+    if (!ij_active()) return;
     uint64_t now = tw_now_ns();
     pthread_mutex_lock(&g_mu);
     long no = g_step_open;
     uint64_t ts = g_step_ts;
     g_step_open = 0;
+    long seen = no ? ++g_steps_seen : g_steps_seen;
     pthread_mutex_unlock(&g_mu);
     if (!no) return;
-    emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"perfcard.step#%ld\", \"pid\": %d, \"tid\": %ld, \"ts\": %llu.%03u, \"dur\": %llu.%03u}",
-         no, (int)getpid(), (long)syscall(SYS_gettid), US(ts), US(now - ts));
+    read_window();
+    if (g_steps_want && seen == 1) ij_window_set(now, 1);              /* --steps: after the first step */
+    if (g_steps_want && seen == 1 + g_steps_want) ij_window_set(now, 0); /* ... for N steps */
+    if (!ij_recording(ts)) return;
+    char a[32], d[32];
+    ij_emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"perfcard.step#%ld\", \"pid\": %d, \"tid\": %ld, \"ts\": %s, \"dur\": %s}", no,
+            (int)getpid(), (long)syscall(SYS_gettid), ij_ts(a, ts), (tw_ts(d, now, ts), d));
+}
+
+EXPORT void perfcard_data_wait(double seconds) {
+    if (!ij_active() || !(seconds > 0) || seconds > 1e6) return;
+    uint64_t now = tw_now_ns(), dur = (uint64_t)(seconds * 1e9), ts = now - dur;
+    if (!ij_recording(ts)) return;
+    char a[32], d[32];
+    ij_emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"perfcard.data_wait\", \"pid\": %d, \"tid\": %ld, \"ts\": %s, \"dur\": %s}",
+            (int)getpid(), (long)syscall(SYS_gettid), ij_ts(a, ts), (tw_ts(d, now, ts), d));
 }
 
 EXPORT void perfcard_queue_sample(const char *name, long size, long capacity) {
-    if (!trace_dir()) return;
-    char esc[512];
-    tw_escape(esc, sizeof esc, name ? name : "queue");
+    if (!ij_active()) return;
     uint64_t now = tw_now_ns();
-    emit("{\"ph\": \"C\", \"name\": \"queue:%s\", \"pid\": %d, \"ts\": %llu.%03u, \"args\": {\"size\": %ld, \"capacity\": %ld}}", esc,
-         (int)getpid(), US(now), size, capacity);
+    if (!ij_recording(now)) return;
+    char esc[512], a[32];
+    tw_escape(esc, sizeof esc, name ? name : "queue");
+    ij_emit("{\"ph\": \"C\", \"name\": \"queue:%s\", \"pid\": %d, \"ts\": %s, \"args\": {\"size\": %ld, \"capacity\": %ld}}", esc, (int)getpid(),
+            ij_ts(a, now), size, capacity);
 }
 
-/* ---------- CUPTI ---------- */
-#if PC_HAVE_CUPTI
-#include <cupti.h>
+/* ---------- entry points ---------- */
 
-static struct {
-    void *h;
-    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
-    CUptiResult (*enable)(CUpti_ActivityKind);
-    CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
-    CUptiResult (*flush_all)(uint32_t);
-    CUptiResult (*callback_name)(CUpti_CallbackDomain, uint32_t, const char **);
-    CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc);
-} C;
-
-static const char *mem_kind(int k) {
-    switch (k) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "Pageable";
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "Pinned";
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "Device";
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "Managed";
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "Array";
-    default: return "Unknown";
-    }
-}
-static const char *copy_kind(int k) {
-    switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "Unknown";
-    }
-}
-
-enum { BUF_SIZE = 8 << 20, MAX_MARKERS = 4096 };
-static struct { uint32_t id; uint64_t ts; char name[256]; } g_markers[MAX_MARKERS];
-static pthread_mutex_t g_mk = PTHREAD_MUTEX_INITIALIZER;
-
-static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records) {
-    *buf = aligned_alloc(8, BUF_SIZE);
-    *size = *buf ? BUF_SIZE : 0;
-    *max_records = 0;
-}
-
-/* a record whose end CUPTI has not written yet (0) or that ends before it starts */
-static int incomplete(uint64_t start, uint64_t end) {
-    if (end != 0 && end >= start) return 0;
-    __atomic_add_fetch(&g_incomplete, 1, __ATOMIC_RELAXED);
-    return 1;
-}
-
-static void record(CUpti_Activity *r) {
-    char name[2048];
-    switch (r->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL: {
-        CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)r;
-        if (incomplete(k->start, k->end)) break;
-        tw_escape(name, sizeof name, k->name);
-        emit("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, \"dur\": %llu.%03u, "
-             "\"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"registers per thread\": %u, \"shared memory\": %u, "
-             "\"grid\": [%d, %d, %d], \"block\": [%d, %d, %d]}}",
-             name, k->deviceId, k->streamId, US(k->start), US(k->end - k->start), k->deviceId, k->streamId, k->correlationId,
-             (unsigned)k->registersPerThread, (unsigned)(k->staticSharedMemory + k->dynamicSharedMemory), k->gridX, k->gridY, k->gridZ,
-             k->blockX, k->blockY, k->blockZ);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        CUpti_ActivityMemcpy6 *m = (CUpti_ActivityMemcpy6 *)r;
-        if (incomplete(m->start, m->end)) break;
-        emit("{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy %s (%s -> %s)\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, "
-             "\"dur\": %llu.%03u, \"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
-             copy_kind(m->copyKind), mem_kind(m->srcKind), mem_kind(m->dstKind), m->deviceId, m->streamId, US(m->start),
-             US(m->end - m->start), m->deviceId, m->streamId, m->correlationId, (unsigned long long)m->bytes);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-        CUpti_ActivityMemset4 *m = (CUpti_ActivityMemset4 *)r;
-        if (incomplete(m->start, m->end)) break;
-        emit("{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (%s)\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, "
-             "\"dur\": %llu.%03u, \"args\": {\"device\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
-             mem_kind(m->memoryKind), m->deviceId, m->streamId, US(m->start), US(m->end - m->start), m->deviceId, m->streamId,
-             m->correlationId, (unsigned long long)m->bytes);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-        CUpti_ActivityAPI *a = (CUpti_ActivityAPI *)r;
-        if (incomplete(a->start, a->end)) break;
-        const char *n = NULL;
-        int rt = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-        if (C.callback_name) C.callback_name(rt ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid, &n);
-        char fallback[32], base[256];
-        if (!n) snprintf(fallback, sizeof fallback, "cbid %u", a->cbid), n = fallback;
-        /* the API the program called: cudaLaunchKernel, not CUPTI's cudaLaunchKernel_v7000 */
-        snprintf(base, sizeof base, "%.*s", (int)api_name_len(n), n);
-        tw_escape(name, sizeof name, base);
-        emit("{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %llu.%03u, \"dur\": %llu.%03u, "
-             "\"args\": {\"cbid\": %u, \"correlation\": %u}}",
-             rt ? "cuda_runtime" : "cuda_driver", name, a->processId, a->threadId, US(a->start), US(a->end - a->start), a->cbid,
-             a->correlationId);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        CUpti_ActivitySynchronization2 *s = (CUpti_ActivitySynchronization2 *)r;
-        if (incomplete(s->start, s->end)) break;
-        emit("{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Synchronization (type %d)\", \"pid\": 0, \"tid\": %u, \"ts\": %llu.%03u, "
-             "\"dur\": %llu.%03u, \"args\": {\"stream\": %u, \"correlation\": %u}}",
-             (int)s->type, s->streamId, US(s->start), US(s->end - s->start), s->streamId, s->correlationId);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-        CUpti_ActivityMarker2 *m = (CUpti_ActivityMarker2 *)r;
-        /* NVTX ranges: a START record with the name, an END record with the id */
-        pthread_mutex_lock(&g_mk);
-        uint32_t slot = m->id % MAX_MARKERS;
-        if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-            g_markers[slot].id = m->id;
-            g_markers[slot].ts = m->timestamp;
-            tw_escape(g_markers[slot].name, sizeof g_markers[slot].name, m->name ? m->name : "");
-            pthread_mutex_unlock(&g_mk);
-        } else if ((m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) && g_markers[slot].id == m->id) {
-            uint64_t ts = g_markers[slot].ts;
-            snprintf(name, sizeof name, "%s", g_markers[slot].name);
-            g_markers[slot].id = 0;
-            pthread_mutex_unlock(&g_mk);
-            emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": %llu.%03u, \"dur\": %llu.%03u}",
-                 name, (int)getpid(), m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0u, US(ts),
-                 US(m->timestamp - ts));
-        } else pthread_mutex_unlock(&g_mk);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        CUpti_ActivityOverhead3 *o = (CUpti_ActivityOverhead3 *)r;
-        emit("{\"ph\": \"X\", \"cat\": \"overhead\", \"name\": \"CUPTI overhead (kind %d)\", \"pid\": %d, \"tid\": 0, \"ts\": %llu.%03u, "
-             "\"dur\": %llu.%03u}",
-             (int)o->overheadKind, (int)getpid(), US(o->start), US(o->end - o->start));
-        break;
-    }
-    default: break;
-    }
-}
-
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid) {
-    (void)ctx;
-    (void)stream;
-    (void)size;
-    CUpti_Activity *r = NULL;
-    while (valid > 0 && C.next_record(buf, valid, &r) == CUPTI_SUCCESS) record(r);
-    free(buf);
-}
-
-static uint64_t timestamp(void) { return tw_now_ns(); }
-
-static void *open_cupti(void) {
-    const char *env = getenv("PERFCARD_CUPTI_PATH");
-    const char *cands[] = {env, "libcupti.so", "libcupti.so.13", "libcupti.so.12", "/usr/local/cuda/lib64/libcupti.so",
-                           "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so", NULL};
-    for (int i = 0; i < (int)(sizeof cands / sizeof *cands); i++) {
-        if (!cands[i]) continue;
-        void *h = dlopen(cands[i], RTLD_NOW | RTLD_GLOBAL);
-        if (h) return h;
-    }
-    return NULL;
-}
-
-/* Device properties through the driver API (already loaded: we are called from cuInit). */
-static void write_devices(void) {
-    typedef int (*get_count_t)(int *);
-    typedef int (*get_name_t)(char *, int, int);
-    typedef int (*get_attr_t)(int *, int, int);
-    typedef int (*total_mem_t)(size_t *, int);
-    get_count_t count = (get_count_t)dlsym(RTLD_DEFAULT, "cuDeviceGetCount");
-    get_name_t gname = (get_name_t)dlsym(RTLD_DEFAULT, "cuDeviceGetName");
-    get_attr_t attr = (get_attr_t)dlsym(RTLD_DEFAULT, "cuDeviceGetAttribute");
-    total_mem_t mem = (total_mem_t)dlsym(RTLD_DEFAULT, "cuDeviceTotalMem_v2");
-    int n = 0;
-    if (!count || !gname || !attr || count(&n) != 0 || n <= 0) {
-        note("no CUDA device: recording CPU utilization and markers only");
-        return;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/devices.%d.json", trace_dir(), (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs("[", f);
-    for (int d = 0; d < n; d++) {
-        char nm[256] = "", esc[512];
-        gname(nm, sizeof nm, d);
-        tw_escape(esc, sizeof esc, nm);
-        int sms = 0, maj = 0, min = 0, tpm = 0, tpb = 0, rpm = 0, rpb = 0, spm = 0, spb = 0, ws = 32, clk = 0, memclk = 0;
-        attr(&sms, 16, d);   /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
-        attr(&maj, 75, d);   /* COMPUTE_CAPABILITY_MAJOR */
-        attr(&min, 76, d);   /* COMPUTE_CAPABILITY_MINOR */
-        attr(&tpm, 39, d);   /* MAX_THREADS_PER_MULTIPROCESSOR */
-        attr(&tpb, 1, d);    /* MAX_THREADS_PER_BLOCK */
-        attr(&rpm, 82, d);   /* MAX_REGISTERS_PER_MULTIPROCESSOR */
-        attr(&rpb, 12, d);   /* MAX_REGISTERS_PER_BLOCK */
-        attr(&spm, 81, d);   /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
-        attr(&spb, 8, d);    /* MAX_SHARED_MEMORY_PER_BLOCK */
-        attr(&ws, 10, d);    /* WARP_SIZE */
-        attr(&clk, 13, d);   /* CLOCK_RATE (kHz) */
-        attr(&memclk, 36, d);/* MEMORY_CLOCK_RATE (kHz) */
-        size_t total = 0;
-        if (mem) mem(&total, d);
-        fprintf(f, "%s{\"id\": %d, \"name\": \"%s\", \"totalGlobalMem\": %zu, \"computeMajor\": %d, \"computeMinor\": %d, \"numSms\": %d, "
-                   "\"maxThreadsPerMultiprocessor\": %d, \"maxThreadsPerBlock\": %d, \"regsPerMultiprocessor\": %d, \"regsPerBlock\": %d, "
-                   "\"sharedMemPerMultiprocessor\": %d, \"sharedMemPerBlock\": %d, \"warpSize\": %d, \"clockRateKHz\": %d, \"memoryClockRateKHz\": %d}",
-                d ? ", " : "", d, esc, total, maj, min, sms, tpm, tpb, rpm, rpb, spm, spb, ws, clk, memclk);
-    }
-    fputs("]\n", f);
-    fclose(f);
-}
-
-static int start_cupti(void) {
-    void *h = open_cupti();
-    if (!h) {
-        note("CUPTI not found (set PERFCARD_CUPTI_PATH): recording CPU utilization and markers only");
-        return 0;
-    }
-    C.h = h;
-    *(void **)&C.register_callbacks = dlsym(h, "cuptiActivityRegisterCallbacks");
-    *(void **)&C.enable = dlsym(h, "cuptiActivityEnable");
-    *(void **)&C.next_record = dlsym(h, "cuptiActivityGetNextRecord");
-    *(void **)&C.flush_all = dlsym(h, "cuptiActivityFlushAll");
-    *(void **)&C.callback_name = dlsym(h, "cuptiGetCallbackName");
-    *(void **)&C.register_timestamp = dlsym(h, "cuptiActivityRegisterTimestampCallback");
-    if (!C.register_callbacks || !C.enable || !C.next_record || !C.flush_all) {
-        note("this CUPTI lacks the activity API: recording CPU utilization and markers only");
-        return 0;
-    }
-    if (C.register_timestamp) C.register_timestamp(timestamp); /* the same clock as markers and CPU samples */
-    if (C.register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
-        note("CUPTI refused to start: recording CPU utilization and markers only");
-        return 0;
-    }
-    static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                               CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-                                               CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
-                                               CUPTI_ACTIVITY_KIND_OVERHEAD};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) C.enable(kinds[i]);
-    g_cupti_flush = (int (*)(uint32_t))C.flush_all;
-    write_devices();
-    writer(); /* starts the flush thread and the exit hook */
-    return 1;
-}
-#endif
-
-/* Called by the CUDA driver when CUDA_INJECTION64_PATH names this library. */
+/* Called by the CUDA driver at cuInit when CUDA_INJECTION64_PATH names this library. */
 EXPORT int InitializeInjection(void) {
-    if (!trace_dir()) return 1;
-#if PC_HAVE_CUPTI
-    start_cupti();
-#else
-    note("built without CUPTI: recording CPU utilization and markers only");
-#endif
+    static int done;
+    if (!ij_active() || done++) return 1;
+    cu_start();
+    if (writer()) write_meta(0); /* starts the flush thread and the exit hook */
     return 1;
 }
 
-/* Preloaded (LD_PRELOAD) without CUDA: make sure the flush thread exists so
- * markers reach the file even if the program never uses a GPU. */
+/* Preloaded (LD_PRELOAD): the trace exists from the start, so markers and
+ * exec are recorded even if the program never initializes CUDA. */
 __attribute__((constructor)) static void on_load(void) {
-    if (trace_dir() && getenv("PERFCARD_ANNOUNCE")) writer();
+    if (ij_active() && getenv("PERFCARD_ANNOUNCE")) writer();
 }

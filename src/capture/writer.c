@@ -10,7 +10,8 @@
 
 struct tw {
     int fd;
-    pthread_mutex_t mu;
+    pthread_mutex_t mu;  /* the buffer */
+    pthread_mutex_t wmu; /* the file: flushes in order */
     char *buf;
     size_t len, cap;
 };
@@ -19,6 +20,11 @@ uint64_t tw_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void tw_ts(char out[32], uint64_t ns, uint64_t origin) {
+    uint64_t d = ns >= origin ? ns - origin : origin - ns;
+    snprintf(out, 32, "%s%llu.%03u", ns >= origin ? "" : "-", (unsigned long long)(d / 1000), (unsigned)(d % 1000));
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -31,18 +37,21 @@ static void write_all(int fd, const char *p, size_t n) {
     }
 }
 
-tw *tw_open(const char *path, const char *devices_json) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+tw *tw_open(const char *path, const char *header) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;
     tw *w = calloc(1, sizeof *w);
     if (!w) { close(fd); return NULL; }
     w->fd = fd;
     pthread_mutex_init(&w->mu, NULL);
-    char head[256];
-    int n = snprintf(head, sizeof head, "{\"schemaVersion\": 1, \"displayTimeUnit\": \"ns\", \"traceName\": \"perfcard capture\",\n\"deviceProperties\": ");
-    write_all(fd, head, (size_t)n);
-    write_all(fd, devices_json ? devices_json : "[]", strlen(devices_json ? devices_json : "[]"));
-    const char *ev = ",\n\"traceEvents\": [\n";
+    pthread_mutex_init(&w->wmu, NULL);
+    const char *head = "{\"schemaVersion\": 1, \"displayTimeUnit\": \"ns\", \"traceName\": \"perfcard capture\",\n";
+    write_all(fd, head, strlen(head));
+    if (header && *header) {
+        write_all(fd, header, strlen(header));
+        write_all(fd, ",\n", 2);
+    }
+    const char *ev = "\"traceEvents\": [\n";
     write_all(fd, ev, strlen(ev));
     return w;
 }
@@ -67,10 +76,15 @@ void tw_event(tw *w, const char *json, size_t n) {
 
 void tw_flush(tw *w) {
     if (!w) return;
+    pthread_mutex_lock(&w->wmu);
     pthread_mutex_lock(&w->mu);
-    if (w->len) write_all(w->fd, w->buf, w->len);
-    w->len = 0;
+    char *b = w->buf;
+    size_t n = w->len;
+    w->buf = NULL, w->len = 0, w->cap = 0; /* emitters start a new buffer */
     pthread_mutex_unlock(&w->mu);
+    if (n) write_all(w->fd, b, n); /* outside the buffer's lock */
+    free(b);
+    pthread_mutex_unlock(&w->wmu);
 }
 
 void tw_close(tw *w) {
@@ -81,16 +95,41 @@ void tw_close(tw *w) {
     close(w->fd);
     free(w->buf);
     pthread_mutex_destroy(&w->mu);
+    pthread_mutex_destroy(&w->wmu);
     free(w);
+}
+
+void tw_abandon(tw *w) {
+    if (!w) return;
+    close(w->fd);
+    free(w->buf);
+    free(w);
+}
+
+/* length of the valid UTF-8 sequence at s (0 if invalid) */
+static size_t utf8_len(const unsigned char *s) {
+    unsigned c = s[0];
+    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    if (c >= 0xF5 || n == 0) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return n;
 }
 
 void tw_escape(char *d, size_t cap, const char *s) {
     size_t n = 0;
-    for (; s && *s && n + 7 < cap; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') d[n++] = '\\', d[n++] = (char)c;
-        else if (c < 0x20) n += (size_t)snprintf(d + n, cap - n, "\\u%04x", c);
-        else d[n++] = (char)c;
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p && n + 8 < cap) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') d[n++] = '\\', d[n++] = (char)c, p++;
+        else if (c < 0x20) n += (size_t)snprintf(d + n, cap - n, "\\u%04x", c), p++;
+        else if (c < 0x80) d[n++] = (char)c, p++;
+        else {
+            size_t k = utf8_len(p);
+            if (k == 0) { memcpy(d + n, "\\ufffd", 6), n += 6, p++; continue; }
+            if (n + k + 8 >= cap) break;
+            memcpy(d + n, p, k), n += k, p += k;
+        }
     }
     d[n] = 0;
 }

@@ -7,6 +7,7 @@
  * (unless --no-report). Exits with CMD's exit code, or 128 + signal. */
 #include "cli.h"
 #include "../util/xalloc.h"
+#include "../capture/finalize.h"
 #include "../capture/sampler.h"
 #include "../capture/writer.h"
 #include "../util/fsutil.h"
@@ -29,14 +30,23 @@
 static const char capture_help[] =
     "usage: perfcard capture [-o DIR] [options] -- CMD [ARGS...]\n"
     "\n"
-    "Runs CMD and records its GPU activity (CUPTI: kernels, memcpy, memset, runtime and\n"
-    "driver calls, synchronization, NVTX ranges), CPU utilization, and the step and queue\n"
-    "markers of include/perfcard.h; then writes DIR/trace.json and the report into DIR.\n"
+    "Runs CMD and records its GPU activity (CUPTI: kernels, memory copies and sets, runtime\n"
+    "and driver calls, synchronization, memory allocations, NVTX ranges), CPU utilization, and\n"
+    "the step, data-wait and queue markers of include/perfcard.h; then writes one trace per\n"
+    "process, DIR/trace.<host>.<pid>.json, and the report into DIR.\n"
     "\n"
-    "  -o, --output DIR        output directory (default perfcard-capture)\n"
+    "  -o, --output DIR        output directory (default perfcard-capture); %r in DIR is the\n"
+    "                          rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID), %h the\n"
+    "                          host, %p perfcard's pid, %% a %\n"
+    "      --delay S           start recording S seconds after CMD starts\n"
+    "      --duration S        stop recording S seconds after it started\n"
+    "      --steps N           record N steps, from the end of the first marked step\n"
+    "      --profiler-api      record only between cudaProfilerStart and cudaProfilerStop\n"
+    "      --follow-children   record CMD's child processes too (torchrun workers), one trace each\n"
+    "      --gzip WHEN         auto (default: traces over 64 MiB), yes, no\n"
     "      --cpu-interval MS   CPU sampling interval (default 100)\n"
     "      --flush-ms MS       how often activity buffers reach the file (default 200)\n"
-    "      --no-report         only the trace\n"
+    "      --no-report         only the traces\n"
     "      --step-pattern RE   passed to the report: ranges matching RE are steps\n"
     "      --force             use DIR even if it is not empty and perfcard did not make it\n"
     "  -h, --help              this help\n"
@@ -44,6 +54,9 @@ static const char capture_help[] =
     "DIR is made by perfcard (marked by DIR/.perfcard); a non-empty directory it did not\n"
     "make is refused unless --force. Each run records into a new DIR/raw/run-XXXXXX;\n"
     "perfcard never deletes a file it did not create in this run.\n"
+    "\n"
+    "Signals: Ctrl-C in the terminal reaches CMD directly (it is in the same process group)\n"
+    "and is not sent again; a signal sent to perfcard alone (kill PID) is passed on to CMD.\n"
     "\n"
     "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage.\n";
 
@@ -110,18 +123,22 @@ static char *xstrdup_safe(const char *s) {
     return d;
 }
 
-/* a path that lives until exit (for the CPU writer) */
-static const char *fs_join_tmp(const char *dir, const char *name) {
-    static char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%.*s/%s", PATH_MAX - 1, dir, name);
-    return p;
-}
-
 static volatile pid_t g_child;
 static volatile sig_atomic_t g_stop_waiting; /* a signal while waiting for the command's leftover processes */
-static void forward(int sig) {
-    if (g_child > 0) kill(g_child, sig);
-    else g_stop_waiting = 1;
+static int g_child_in_our_group;             /* the command shares perfcard's process group (the usual case) */
+
+/* A signal the terminal sent (Ctrl-C, Ctrl-\, hang-up: si_code SI_KERNEL) went
+ * to the whole foreground process group, the command included: sending it
+ * again would make one Ctrl-C two (and a second Ctrl-C often means "force
+ * quit"). A signal sent to perfcard alone (kill, a scheduler) is passed on. */
+static void forward(int sig, siginfo_t *info, void *uc) {
+    (void)uc;
+    if (g_child <= 0) {
+        g_stop_waiting = 1;
+        return;
+    }
+    if (info && info->si_code == SI_KERNEL && g_child_in_our_group) return;
+    kill(g_child, sig);
 }
 
 /* Processes the command started and left running (a daemonized grandchild, a
@@ -155,77 +172,6 @@ static char *self_dir(void) {
     return xstrdup_safe(buf);
 }
 
-static const char *find_cupti(void) {
-    static char p[PATH_MAX + 64];
-    const char *env = getenv("PERFCARD_CUPTI_PATH");
-    if (env) return env;
-    const char *home = getenv("CUDA_HOME");
-    const char *cands[] = {"lib64/libcupti.so", "extras/CUPTI/lib64/libcupti.so"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(p, sizeof p, "%.*s/%s", PATH_MAX - 1, home ? home : "/usr/local/cuda", cands[i]);
-        if (access(p, R_OK) == 0) return p;
-    }
-    return NULL;
-}
-
-/* Keeps the complete event lines of one capture file. */
-static void merge_events(const char *path, sbuf *out, int *n) {
-    char *data;
-    size_t len;
-    pc_err e;
-    if (fs_read_all(path, &data, &len, (size_t)8 << 30, &e)) return;
-    char *p = strstr(data, "\"traceEvents\": [\n");
-    if (p) {
-        p += strlen("\"traceEvents\": [\n");
-        while (*p) {
-            char *nl = strchr(p, '\n');
-            if (!nl) break; /* a cut last line: dropped */
-            size_t l = (size_t)(nl - p);
-            if (l > 2 && p[0] == '{' && p[l - 1] == ',' && p[l - 2] == '}' && !memmem(p, l, "\"perfcard_end\"", 14)) {
-                sbuf_putn(out, p, l + 1);
-                (*n)++;
-            }
-            p = nl + 1;
-        }
-    }
-    free(data);
-}
-
-static int merge(const char *raw, const char *dst) {
-    DIR *d = opendir(raw);
-    if (!d) return -1;
-    sbuf devs = {0}, ev = {0};
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char *p = fs_join(raw, e->d_name);
-        if (!strncmp(e->d_name, "devices.", 8) && !devs.len) {
-            char *data;
-            size_t len;
-            pc_err er;
-            if (!fs_read_all(p, &data, &len, 1 << 20, &er)) {
-                if (len > 2 && data[0] == '[') sbuf_putn(&devs, data, len);
-                free(data);
-            }
-        } else if (!strncmp(e->d_name, "trace.", 6) || !strcmp(e->d_name, "cpu.json"))
-            merge_events(p, &ev, &n);
-        free(p);
-    }
-    closedir(d);
-    sbuf out = {0};
-    sbuf_puts(&out, "{\"schemaVersion\": 1, \"traceName\": \"perfcard capture\",\n\"deviceProperties\": ");
-    sbuf_puts(&out, devs.len ? devs.data : "[]");
-    sbuf_puts(&out, ",\n\"traceEvents\": [\n");
-    if (ev.len) sbuf_putn(&out, ev.data, ev.len);
-    sbuf_puts(&out, "{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n");
-    pc_err er;
-    int rc = fs_write_atomic(dst, out.data, out.len, &er);
-    sbuf_free(&devs);
-    sbuf_free(&ev);
-    sbuf_free(&out);
-    return rc ? -1 : n;
-}
-
 static void setenv_append(const char *k, const char *v) {
     const char *old = getenv(k);
     if (old && *old) {
@@ -237,35 +183,93 @@ static void setenv_append(const char *k, const char *v) {
     } else setenv(k, v, 1);
 }
 
+/* -o with %r (rank), %h (host), %p (pid), %% expanded: `srun perfcard capture -o out/%r`. */
+static char *expand_output(const char *o) {
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    sbuf b = {0};
+    for (const char *p = o; *p; p++) {
+        if (*p != '%' || !p[1]) { sbuf_putn(&b, p, 1); continue; }
+        char v[300] = "";
+        switch (*++p) {
+        case 'r':
+            snprintf(v, sizeof v, "0");
+            for (int i = 0; rank_vars[i]; i++) {
+                const char *e = getenv(rank_vars[i]);
+                if (e && *e >= '0' && *e <= '9') { snprintf(v, sizeof v, "%d", atoi(e)); break; }
+            }
+            break;
+        case 'h':
+            gethostname(v, sizeof v - 1);
+            for (char *c = v; *c; c++)
+                if (*c == '/') *c = '_';
+            break;
+        case 'p': snprintf(v, sizeof v, "%d", (int)getpid()); break;
+        case '%': snprintf(v, sizeof v, "%%"); break;
+        default: snprintf(v, sizeof v, "%%%c", *p); break;
+        }
+        sbuf_puts(&b, v);
+    }
+    sbuf_putn(&b, "", 1);
+    return b.data;
+}
+
+static int parse_seconds(const char *s, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || v > 1e7) return -1;
+    *out = v;
+    return 0;
+}
+
 int cmd_capture(int argc, char **argv) {
-    const char *out = "perfcard-capture", *step_pattern = NULL;
-    int cpu_ms = 100, flush_ms = 200, no_report = 0;
-    int force = 0;
-    enum { O_CPU = 3000, O_FLUSH, O_NOREP, O_STEP, O_FORCE };
+    const char *out_arg = "perfcard-capture", *step_pattern = NULL;
+    int cpu_ms = 100, flush_ms = 200, no_report = 0, force = 0, follow = 0, profiler_api = 0, gzip = CAP_GZIP_AUTO;
+    long steps = 0;
+    double delay = 0, duration = 0;
+    enum { O_CPU = 3000, O_FLUSH, O_NOREP, O_STEP, O_FORCE, O_DELAY, O_DURATION, O_STEPS, O_PROFAPI, O_FOLLOW, O_GZIP };
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"cpu-interval", required_argument, 0, O_CPU},
                                        {"flush-ms", required_argument, 0, O_FLUSH}, {"no-report", no_argument, 0, O_NOREP},
-                                       {"step-pattern", required_argument, 0, O_STEP}, {"force", no_argument, 0, O_FORCE}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
+                                       {"step-pattern", required_argument, 0, O_STEP}, {"force", no_argument, 0, O_FORCE},
+                                       {"delay", required_argument, 0, O_DELAY}, {"duration", required_argument, 0, O_DURATION},
+                                       {"steps", required_argument, 0, O_STEPS}, {"profiler-api", no_argument, 0, O_PROFAPI},
+                                       {"follow-children", no_argument, 0, O_FOLLOW}, {"gzip", required_argument, 0, O_GZIP},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c, bad = 0;
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "+o:h", lo, NULL)) != -1) {
         switch (c) {
-        case 'o': out = optarg; break;
+        case 'o': out_arg = optarg; break;
         case O_CPU: cpu_ms = atoi(optarg); break;
         case O_FLUSH: flush_ms = atoi(optarg); break;
         case O_NOREP: no_report = 1; break;
         case O_STEP: step_pattern = optarg; break;
         case O_FORCE: force = 1; break;
+        case O_DELAY: bad |= parse_seconds(optarg, &delay); break;
+        case O_DURATION: bad |= parse_seconds(optarg, &duration) || duration <= 0; break;
+        case O_STEPS: steps = atol(optarg); bad |= steps <= 0; break;
+        case O_PROFAPI: profiler_api = 1; break;
+        case O_FOLLOW: follow = 1; break;
+        case O_GZIP:
+            gzip = !strcmp(optarg, "yes") ? CAP_GZIP_YES : !strcmp(optarg, "no") ? CAP_GZIP_NO : !strcmp(optarg, "auto") ? CAP_GZIP_AUTO : -1;
+            bad |= gzip < 0;
+            break;
         case 'h': fputs(capture_help, stdout); return EXIT_OK;
         default: fputs(capture_help, stderr); return EXIT_INPUT;
         }
+    }
+    if (bad) {
+        fprintf(stderr, "perfcard capture: --delay and --duration take seconds (>= 0, --duration > 0), --steps a count > 0, "
+                        "--gzip auto, yes or no\n");
+        return EXIT_INPUT;
     }
     if (optind >= argc || cpu_ms <= 0 || flush_ms <= 0) {
         fprintf(stderr, "perfcard capture: expected -- CMD [ARGS...]\n\n%s", capture_help);
         return EXIT_INPUT;
     }
     char **cmd = argv + optind;
+    char *out = expand_output(out_arg);
     char *raw = prepare_output(out, force);
-    if (!raw) return EXIT_INPUT;
+    if (!raw) { free(out); return EXIT_INPUT; }
     char *bindir = self_dir();
     const char *lib_env = getenv("PERFCARD_INJECT");
     char *lib = lib_env ? xstrdup_safe(lib_env) : fs_join(bindir, "libperfcard_inject.so");
@@ -281,10 +285,18 @@ int cmd_capture(int argc, char **argv) {
     if (!realpath(lib, abslib)) snprintf(abslib, sizeof abslib, "%s", lib);
     int have_lib = access(abslib, R_OK) == 0;
     if (!have_lib) fprintf(stderr, "perfcard: %s not found: recording CPU utilization only\n", abslib);
-    char fms[32];
+    uint64_t origin = tw_now_ns();
+    char fms[32], origin_s[32], window[64] = "", steps_s[32];
     snprintf(fms, sizeof fms, "%d", flush_ms);
+    snprintf(origin_s, sizeof origin_s, "%llu", (unsigned long long)origin);
+    if (delay > 0 || duration > 0) {
+        uint64_t a = origin + (uint64_t)(delay * 1e9);
+        snprintf(window, sizeof window, "%llu,%llu", (unsigned long long)a, duration > 0 ? (unsigned long long)(a + (uint64_t)(duration * 1e9)) : 0ull);
+    }
+    snprintf(steps_s, sizeof steps_s, "%ld", steps);
     cpu_reading prev, cur;
-    tw *cpu = tw_open(fs_join_tmp(absraw, "cpu.json"), "[]");
+    size_t ncpu = 0, cpu_cap = 0;
+    cap_cpu *cpu = NULL;
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphaned descendants come back to us: wait_leftovers */
     pid_t pid = fork();
     if (pid < 0) {
@@ -292,25 +304,34 @@ int cmd_capture(int argc, char **argv) {
         return 127; /* as a shell: the command could not be started */
     }
     if (pid == 0) {
+        char me[32];
+        snprintf(me, sizeof me, "%d", (int)getpid());
         setenv("PERFCARD_TRACE_DIR", absraw, 1);
         setenv("PERFCARD_FLUSH_MS", fms, 1);
+        setenv("PERFCARD_ORIGIN_NS", origin_s, 1);
+        setenv("PERFCARD_ROOT_PID", me, 1);
+        if (follow) setenv("PERFCARD_FOLLOW", "1", 1);
+        if (window[0]) setenv("PERFCARD_WINDOW", window, 1);
+        if (steps) setenv("PERFCARD_STEPS", steps_s, 1);
+        if (profiler_api) setenv("PERFCARD_PROFILER_API", "1", 1);
         if (have_lib) {
             setenv("CUDA_INJECTION64_PATH", abslib, 1);
             setenv("PERFCARD_LIB", abslib, 1);
             setenv_append("LD_PRELOAD", abslib);
-            const char *cupti = find_cupti();
-            if (cupti && !getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", cupti, 1);
+            /* NVTX ranges go through the injection library to the CUPTI it uses (cupti.c) */
+            if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", abslib, 1);
         }
         execvp(cmd[0], cmd);
         fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(errno));
         _exit(127);
     }
     g_child = pid;
+    g_child_in_our_group = 1; /* the child inherited our group; it has not had time to leave it */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward;
+    sa.sa_sigaction = forward;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
     cpu_sample(pid, &prev);
@@ -321,47 +342,47 @@ int cmd_capture(int argc, char **argv) {
         int done = 0;
         /* sleep in slices so a fast child does not wait a whole interval */
         for (int slice = 0; slice < 10 && !done; slice++) {
-            struct timespec s = {ts.tv_sec / 10, ts.tv_nsec / 10 + (ts.tv_sec % 10) * 100000000L};
-            nanosleep(&s, NULL);
+            struct timespec sl = {ts.tv_sec / 10, ts.tv_nsec / 10 + (ts.tv_sec % 10) * 100000000L};
+            nanosleep(&sl, NULL);
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid) done = 1;
         }
+        if (!done && getpgid(pid) >= 0) g_child_in_our_group = getpgid(pid) == getpgrp();
         cpu_sample(done ? 0 : pid, &cur);
         if (done) cur.tree = prev.tree;
         uint64_t now = tw_now_ns();
         cpu_percent_t p = cpu_percent(&prev, &cur);
-        char ev[512];
-        int n = snprintf(ev, sizeof ev,
-                         "{\"ph\": \"C\", \"name\": \"cpu\", \"pid\": %d, \"ts\": %llu.%03u, \"args\": {\"user\": %.2f, \"system\": %.2f, "
-                         "\"iowait\": %.2f, \"idle\": %.2f, \"process\": %.2f}}",
-                         (int)pid, (unsigned long long)(t_prev / 1000), (unsigned)(t_prev % 1000), p.user, p.system, p.iowait, p.idle, p.process);
-        if (cur.total > prev.total) tw_event(cpu, ev, (size_t)n);
-        tw_flush(cpu);
+        if (cur.total > prev.total) *VEC_PUSH(cpu, ncpu, cpu_cap) = (cap_cpu){t_prev, p.user, p.system, p.iowait, p.idle, p.process};
         prev = cur;
         t_prev = now;
         if (done) break;
     }
-    tw_close(cpu);
     g_child = 0;
     wait_leftovers();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
-    char *trace = fs_join(out, "trace.json");
-    int nev = merge(absraw, trace);
-    if (nev < 0) fprintf(stderr, "perfcard: cannot write %s\n", trace);
-    else fprintf(stderr, "perfcard: %s: %d events\n", trace, nev);
-    if (!no_report && nev >= 0) {
-        char *rargv[8];
+    cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu};
+    char **traces = NULL;
+    int nt = cap_finalize(&fin, &traces);
+    if (nt == 0) fprintf(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
+                                 "was the injection library found?)\n", out);
+    for (int i = 0; i < nt; i++) fprintf(stderr, "perfcard: wrote %s\n", traces[i]);
+    if (!no_report && nt > 0) {
+        char **rargv = xcalloc((size_t)nt + 8, sizeof *rargv);
         int k = 0;
         rargv[k++] = "report";
-        rargv[k++] = trace;
+        for (int i = 0; i < nt; i++) rargv[k++] = traces[i];
         rargv[k++] = "-o";
-        rargv[k++] = (char *)out;
+        rargv[k++] = out;
         if (step_pattern) { rargv[k++] = "--step-pattern"; rargv[k++] = (char *)step_pattern; }
         rargv[k] = NULL;
         cmd_report(k, rargv);
+        free(rargv);
     }
-    free(trace);
+    for (int i = 0; traces && traces[i]; i++) free(traces[i]);
+    free(traces);
+    free(cpu);
     free(lib);
     free(raw);
+    free(out);
     return code;
 }

@@ -16,6 +16,8 @@ echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 PERFCARD_TEST_TAG="asan:" run ./build/asan/perfcard-tests
 echo "== command-line tests"
 run sh tests/cli.sh ./build/perfcard
+echo "== perfcard capture end to end against the mock CUDA stack, record by record (tests/capture)"
+run sh tests/capture/run.sh ./build/perfcard
 echo "== perfcard diff's verdict on simulated runs: A/A pairs, 5% and 20% slowdowns (tests/py/diff_runs.py)"
 dr=$(mktemp -d)
 run python3 tests/py/diff_runs.py ./build/perfcard ./build/gentrace "$dr"

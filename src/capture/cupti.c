@@ -353,7 +353,8 @@ static void *driver_sym(const char *name) {
     return s ? s : dlsym(RTLD_DEFAULT, name);
 }
 
-static void read_devices(void) {
+/* the devices' properties into g_devices; 0 when the driver gives none */
+static int read_devices(void) {
     int (*count)(int *) = (int (*)(int *))driver_sym("cuDeviceGetCount");
     int (*gname)(char *, int, int) = (int (*)(char *, int, int))driver_sym("cuDeviceGetName");
     int (*attr)(int *, int, int) = (int (*)(int *, int, int))driver_sym("cuDeviceGetAttribute");
@@ -367,10 +368,7 @@ static void read_devices(void) {
     }
     if (rtv) rtv(&g_runtime_version);
     int n = 0;
-    if (!count || !gname || !attr || count(&n) != 0 || n <= 0) {
-        ij_note("no CUDA device found through the driver: device properties are not recorded");
-        return;
-    }
+    if (!count || !gname || !attr || count(&n) != 0 || n <= 0) return 0;
     size_t len = 0;
     len += (size_t)snprintf(g_devices + len, sizeof g_devices - len, "[");
     for (int dev = 0; dev < n && dev < 16 && len < sizeof g_devices - 1024; dev++) {
@@ -400,6 +398,7 @@ static void read_devices(void) {
                                 dev ? ", " : "", dev, esc, total, maj, min, sms, tpm, tpb, rpm, rpb, spm, spb, ws, clk, memclk);
     }
     snprintf(g_devices + len, sizeof g_devices - len, "]");
+    return 1;
 }
 
 static void CUPTIAPI on_api(void *userdata, int domain, uint32_t cbid, const void *data) {
@@ -428,7 +427,7 @@ static void write_meta_fields(const char *path) {
 
 int cu_start(void) {
     find_demangler();
-    read_devices();
+    int devices = read_devices();
     void *h = open_cupti();
     if (!h) {
         ij_note("CUPTI not found (set PERFCARD_CUPTI_PATH): recording CPU utilization and markers only");
@@ -459,9 +458,8 @@ int cu_start(void) {
     cu_result r;
     if (C.register_timestamp) C.register_timestamp(timestamp); /* the clock of markers and CPU samples */
     /* OS thread ids, as in CPU samples, NVTX ranges and markers: set before any record */
-    if (C.set_thread_id_type && (r = C.set_thread_id_type(REC_THREAD_ID_SYSTEM)) == REC_SUCCESS) g_system_tids = 1;
-    else ij_note("CUPTI cannot give OS thread ids (%s): API calls' threads are CUPTI's own numbers",
-                 C.set_thread_id_type ? result_text(r) : "no cuptiSetThreadIdType");
+    cu_result tid_r = C.set_thread_id_type ? C.set_thread_id_type(REC_THREAD_ID_SYSTEM) : -1;
+    g_system_tids = tid_r == REC_SUCCESS;
     if ((r = C.register_callbacks(buffer_requested, buffer_completed)) != REC_SUCCESS) {
         ij_note("CUPTI refused to start (%s): recording CPU utilization and markers only", result_text(r));
         write_meta_fields(path);
@@ -482,14 +480,27 @@ int cu_start(void) {
         {REC_CONCURRENT_KERNEL, "kernels"}, {REC_MEMCPY, "memory copies"}, {REC_MEMSET, "memsets"}, {REC_RUNTIME, "runtime API calls"},
         {REC_DRIVER, "driver API calls"}, {REC_SYNCHRONIZATION, "synchronizations"}, {REC_MARKER, "NVTX ranges"},
         {REC_MEMORY2, "memory allocations"}, {REC_OVERHEAD, "CUPTI overhead"}};
+    enum { NKINDS = sizeof kinds / sizeof *kinds };
+    cu_result res[NKINDS];
     int any = 0;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        r = C.enable(kinds[i].kind);
-        if (r != REC_SUCCESS && kinds[i].kind == REC_CONCURRENT_KERNEL && C.enable(REC_KERNEL) == REC_SUCCESS) r = REC_SUCCESS; /* serialized kernels */
-        if (r == REC_SUCCESS) any = 1;
-        else refuse(kinds[i].what, r);
+    for (size_t i = 0; i < NKINDS; i++) {
+        res[i] = C.enable(kinds[i].kind);
+        if (res[i] != REC_SUCCESS && kinds[i].kind == REC_CONCURRENT_KERNEL && C.enable(REC_KERNEL) == REC_SUCCESS)
+            res[i] = REC_SUCCESS; /* serialized kernels */
+        any |= res[i] == REC_SUCCESS;
     }
     g_on = any;
+    if (!any) { /* no GPU, no driver: one line, not one per kind */
+        ij_note("CUPTI records nothing here (%s): recording CPU utilization and markers only", result_text(res[0]));
+        write_meta_fields(path);
+        return 0;
+    }
+    for (size_t i = 0; i < NKINDS; i++)
+        if (res[i] != REC_SUCCESS) refuse(kinds[i].what, res[i]);
+    if (!g_system_tids)
+        ij_note("CUPTI cannot give OS thread ids (%s): API calls' threads are CUPTI's own numbers",
+                tid_r == -1 ? "no cuptiSetThreadIdType" : result_text(tid_r));
+    if (!devices) ij_note("no CUDA device found through the driver: device properties are not recorded");
     write_meta_fields(path);
     return any;
 }

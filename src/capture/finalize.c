@@ -1,5 +1,6 @@
 #include "finalize.h"
 #include "../util/fsutil.h"
+#include "../util/hostname.h"
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
@@ -120,11 +121,11 @@ static int one(const cap_final *f, const char *raw_path, const char *meta_path, 
     }
     free(line);
     fclose(in);
-    if (with_cpu && any) {
+    if (with_cpu) {
         for (size_t i = 0; i < f->ncpu; i++) {
             const cap_cpu *c = &f->cpu[i];
             double ts = ((double)c->ts_ns - (double)f->origin_ns) / 1000.0;
-            if (ts < first - 1e5 || ts > last + 1e5) continue; /* within 100 ms of the process's events */
+            if (any && (ts < first - 1e5 || ts > last + 1e5)) continue; /* within 100 ms of the process's events */
             char ev[512];
             int k = snprintf(ev, sizeof ev,
                              "{\"ph\": \"C\", \"name\": \"cpu\", \"pid\": %d, \"ts\": %.3f, \"args\": {\"user\": %.2f, \"system\": %.2f, "
@@ -150,7 +151,26 @@ static int one(const cap_final *f, const char *raw_path, const char *meta_path, 
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The command's process recorded nothing (a shell script, a program with no
+ * CUDA and no markers): its trace is made empty here, for the CPU samples. */
+static void ensure_root_trace(const cap_final *f) {
+    char host[256], name[400];
+    host_file_name(host, sizeof host);
+    snprintf(name, sizeof name, "trace.%s.%d.json", host, f->root_pid);
+    char *p = fs_join(f->raw, name);
+    struct stat st;
+    if (f->ncpu && stat(p, &st) != 0) {
+        FILE *o = fopen(p, "wx");
+        if (o) {
+            fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n", o);
+            fclose(o);
+        }
+    }
+    free(p);
+}
+
 int cap_finalize(const cap_final *f, char ***paths) {
+    ensure_root_trace(f);
     DIR *d = opendir(f->raw);
     *paths = NULL;
     if (!d) return -1;

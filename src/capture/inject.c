@@ -21,6 +21,7 @@
 #include "inject.h"
 #include "writer.h"
 #include "../../include/perfcard.h"
+#include "../util/hostname.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -146,15 +147,7 @@ void ij_window_set(uint64_t ts, int on) {
 
 /* ---------- metadata ---------- */
 
-static void host_name(char *out, size_t cap) {
-    char h[256] = "host";
-    gethostname(h, sizeof h - 1);
-    h[sizeof h - 1] = 0;
-    size_t n = 0;
-    for (const char *p = h; *p && n + 1 < cap; p++) /* a file-name-safe spelling */
-        out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ? *p : '_';
-    out[n] = 0;
-}
+static void host_name(char *out, size_t cap) { host_file_name(out, cap); }
 
 static int env_int(const char *const *names, int dflt) {
     for (; *names; names++) {
@@ -420,6 +413,24 @@ EXPORT int execle(const char *path, const char *arg, ...) {
     return execve(path, argv, envp);
 }
 
+/* _exit skips atexit handlers: a worker process ending with os._exit (as
+ * multiprocessing's do) would lose its last flush interval. A forked child
+ * closes only its own trace: CUPTI's threads did not survive the fork, and
+ * flushing CUPTI there could wait on them forever. */
+EXPORT void _exit(int status) {
+    static void (*real)(int);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "_exit");
+    if (g_fork_ns) {
+        pthread_mutex_lock(&g_mu);
+        tw *w = g_pid == (int)getpid() ? g_w : NULL;
+        if (w) g_w = NULL, g_closed = 1;
+        pthread_mutex_unlock(&g_mu);
+        if (w) tw_close(w), write_meta(1);
+    } else finish();
+    real(status);
+    for (;;) {} /* real _exit does not return */
+}
+
 /* ---------- markers (include/perfcard.h) ---------- */
 
 static uint64_t g_step_ts;
@@ -456,7 +467,7 @@ EXPORT void perfcard_step_end(void) {
 EXPORT void perfcard_data_wait(double seconds) {
     if (!ij_active() || !(seconds > 0) || seconds > 1e6) return;
     uint64_t now = tw_now_ns(), dur = (uint64_t)(seconds * 1e9), ts = now - dur;
-    if (!ij_recording(ts)) return;
+    if (!ij_recording(now)) return; /* a wait belongs to the step it ends in */
     char a[32], d[32];
     ij_emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"perfcard.data_wait\", \"pid\": %d, \"tid\": %ld, \"ts\": %s, \"dur\": %s}",
             (int)getpid(), (long)syscall(SYS_gettid), ij_ts(a, ts), (tw_ts(d, now, ts), d));

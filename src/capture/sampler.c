@@ -19,14 +19,46 @@ static int read_stat(cpu_reading *r) {
     return 0;
 }
 
-typedef struct proc { pid_t pid, ppid; uint64_t t; } proc;
+static int by_ppid(const void *a, const void *b) {
+    pid_t x = ((const cpu_proc *)a)->ppid, y = ((const cpu_proc *)b)->ppid;
+    return (x > y) - (x < y);
+}
 
-/* utime + stime of root and all its descendants */
+/* first index of v (sorted by ppid) whose ppid is `p` */
+static size_t first_child(const cpu_proc *v, size_t n, pid_t p) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].ppid < p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+uint64_t cpu_tree_time(cpu_proc *v, size_t n, pid_t root) {
+    /* breadth-first from root over children found by binary search: O(n log n) */
+    qsort(v, n, sizeof *v, by_ppid);
+    pid_t *queue = malloc((n + 1) * sizeof *queue);
+    if (!queue) return 0;
+    uint64_t sum = 0;
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].pid == root) { sum += v[i].t; queue[tail++] = root; break; }
+    while (head < tail) {
+        pid_t p = queue[head++];
+        for (size_t i = first_child(v, n, p); i < n && v[i].ppid == p && tail < n + 1; i++)
+            if (v[i].pid != p) sum += v[i].t, queue[tail++] = v[i].pid;
+    }
+    free(queue);
+    return sum;
+}
+
+/* utime + stime of root and all its descendants, from /proc */
 static uint64_t tree_time(pid_t root) {
     DIR *d = opendir("/proc");
     if (!d) return 0;
     size_t n = 0, cap = 256;
-    proc *v = malloc(cap * sizeof *v);
+    cpu_proc *v = malloc(cap * sizeof *v);
     struct dirent *e;
     while (v && (e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
@@ -44,31 +76,15 @@ static uint64_t tree_time(pid_t root) {
         unsigned long long ut = 0, st = 0;
         if (sscanf(rp + 2, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ppid, &ut, &st) < 4) continue;
         if (n == cap) {
-            proc *nv = realloc(v, (cap *= 2) * sizeof *v);
+            cpu_proc *nv = realloc(v, (cap *= 2) * sizeof *v);
             if (!nv) break;
             v = nv;
         }
-        v[n++] = (proc){(pid_t)atoi(e->d_name), (pid_t)ppid, ut + st};
+        v[n++] = (cpu_proc){(pid_t)atoi(e->d_name), (pid_t)ppid, ut + st};
     }
     closedir(d);
     if (!v) return 0;
-    /* mark the tree: repeat until no new member (trees are shallow) */
-    char *in = calloc(n ? n : 1, 1);
-    uint64_t sum = 0;
-    int changed = 1;
-    for (size_t i = 0; i < n; i++)
-        if (v[i].pid == root) in[i] = 1;
-    while (changed) {
-        changed = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (in[i]) continue;
-            for (size_t j = 0; j < n; j++)
-                if (in[j] && v[i].ppid == v[j].pid) { in[i] = 1; changed = 1; break; }
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        if (in[i]) sum += v[i].t;
-    free(in);
+    uint64_t sum = cpu_tree_time(v, n, root);
     free(v);
     return sum;
 }

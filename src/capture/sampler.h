@@ -7,6 +7,7 @@
  * and every descendant) in percent of all CPUs. */
 #ifndef PC_SAMPLER_H
 #define PC_SAMPLER_H
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -16,6 +17,11 @@ typedef struct cpu_reading {
 } cpu_reading;
 
 typedef struct cpu_percent_t { double user, system, iowait, idle, process; } cpu_percent_t;
+
+/* One process of /proc: its id, its parent's, its CPU time (jiffies). */
+typedef struct cpu_proc { pid_t pid, ppid; uint64_t t; } cpu_proc;
+/* The CPU time of root and every descendant among v (reordered); O(n log n). */
+uint64_t cpu_tree_time(cpu_proc *v, size_t n, pid_t root);
 
 int cpu_sample(pid_t root, cpu_reading *r); /* 0, or -1 when /proc cannot be read */
 cpu_percent_t cpu_percent(const cpu_reading *a, const cpu_reading *b);

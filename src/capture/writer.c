@@ -40,8 +40,14 @@ static void write_all(int fd, const char *p, size_t n) {
 tw *tw_open(const char *path, const char *header) {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;
+    tw *w = tw_fdopen(fd, header);
+    if (!w) close(fd);
+    return w;
+}
+
+tw *tw_fdopen(int fd, const char *header) {
     tw *w = calloc(1, sizeof *w);
-    if (!w) { close(fd); return NULL; }
+    if (!w) return NULL;
     w->fd = fd;
     pthread_mutex_init(&w->mu, NULL);
     pthread_mutex_init(&w->wmu, NULL);

@@ -26,6 +26,8 @@ typedef struct tw tw;
 /* Creates `path` (never an existing file: NULL with errno EEXIST) and writes
  * the header; `header` is extra top-level fields ("\"k\": v, ...") or "". */
 tw *tw_open(const char *path, const char *header);
+/* The same on an open descriptor (a pipe in tests); tw_close closes it. */
+tw *tw_fdopen(int fd, const char *header);
 /* Appends one event; `json` is the complete object text, without newline. */
 void tw_event(tw *w, const char *json, size_t n);
 void tw_flush(tw *w);

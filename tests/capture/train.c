@@ -196,12 +196,14 @@ int main(int argc, char **argv) {
                 waitpid(g, NULL, 0);
                 _exit(0);
             }
-            run(2); /* a forked worker that launches too */
+            run(2); /* a forked worker that launches too, lives a while, and ends with _exit as Python's workers do */
+            sleep_ms(400);
             _exit(0);
         }
         waitpid(c, NULL, 0);
     }
     if (!strcmp(mode, "exec")) {
+        teardown();
         execl("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL);
         return 127;
     }

@@ -1,14 +1,19 @@
 /* The capture's trace writer: whatever moment the program is killed at, the
  * file loads (every complete event is used). */
 #include "test.h"
+#include "capture/sampler.h"
 #include "capture/writer.h"
 #include "load/load.h"
 #include "util/fsutil.h"
+#include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 TEST(capture_writer_cut_anywhere_loads) {
     char *path = tmp_path("capture.json");
-    tw *w = tw_open(path, "[{\"id\": 0, \"name\": \"Test GPU \\\"x\\\"\", \"numSms\": 10}]");
+    unlink(path);
+    tw *w = tw_open(path, "\"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU \\\"x\\\"\", \"numSms\": 10}]");
     CHECK(w);
     char ev[256], esc[64];
     tw_escape(esc, sizeof esc, "k\"ernel\\\n");
@@ -42,4 +47,62 @@ TEST(capture_writer_cut_anywhere_loads) {
     CHECK_EQ_I(prev, 30);
     free(data);
     free(path);
+}
+
+/* #21: the writer held its lock during write(), so every thread that emits
+ * (step markers included) waited on the disk. Here the disk is a pipe nobody
+ * reads: the flush blocks in write(); events must still go in meanwhile. */
+static void *flush_thread(void *w) {
+    tw_flush(w);
+    return NULL;
+}
+static void *emit_thread(void *w) {
+    for (int i = 0; i < 1000; i++) tw_event(w, "{\"ph\": \"i\"}", 12);
+    return NULL;
+}
+static void *drain_thread(void *fd) {
+    char buf[4096];
+    while (read(*(int *)fd, buf, sizeof buf) > 0) {}
+    return NULL;
+}
+
+TEST(capture_writer_emits_while_the_disk_blocks) {
+    int p[2];
+    CHECK(pipe(p) == 0);
+    tw *w = tw_fdopen(p[1], "");
+    CHECK(w);
+    static char big[256 * 1024]; /* more than a pipe holds: the flush blocks */
+    memset(big, 'x', sizeof big - 1);
+    tw_event(w, big, sizeof big - 1);
+    pthread_t f;
+    CHECK(pthread_create(&f, NULL, flush_thread, w) == 0);
+    usleep(100 * 1000); /* the flush is now inside write(), the pipe full */
+    pthread_t e, d;
+    CHECK(pthread_create(&e, NULL, emit_thread, w) == 0);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    int emitted = pthread_timedjoin_np(e, NULL, &deadline) == 0; /* the old lock: blocked until the pipe drains */
+    CHECK_MSG(emitted, "tw_event waited for a blocked write()");
+    CHECK(pthread_create(&d, NULL, drain_thread, &p[0]) == 0);
+    if (!emitted) pthread_join(e, NULL);
+    pthread_join(f, NULL);
+    tw_close(w); /* closes p[1]: the drain ends */
+    pthread_join(d, NULL);
+    close(p[0]);
+}
+
+/* The process tree's CPU time: root, children, grandchildren; not the rest.
+ * #21: the marking loop was quadratic; a chain of 200,000 processes (each the
+ * parent of the next) took minutes, now one sort and one pass. */
+TEST(capture_cpu_tree_time) {
+    cpu_proc v[] = {{1, 0, 1000}, {10, 1, 5}, {11, 10, 7}, {12, 10, 11}, {13, 12, 13}, {20, 1, 17}, {21, 20, 19}, {30, 11, 23}};
+    CHECK_EQ_I((long)cpu_tree_time(v, 8, 10), 5 + 7 + 11 + 13 + 23);
+    CHECK_EQ_I((long)cpu_tree_time(v, 8, 20), 17 + 19);
+    CHECK_EQ_I((long)cpu_tree_time(v, 8, 99), 0);
+    enum { N = 200000 };
+    cpu_proc *chain = malloc(N * sizeof *chain);
+    for (int i = 0; i < N; i++) chain[i] = (cpu_proc){(pid_t)(N - i + 100), (pid_t)(N - i + 99), 1}; /* reverse order: worst case for the old loop */
+    CHECK_EQ_I((long)cpu_tree_time(chain, N, 101), N);
+    free(chain);
 }

@@ -1,0 +1,149 @@
+#!/bin/sh
+# tests/capture/run.sh PERFCARD - `perfcard capture` end to end against the
+# mock CUDA stack (tests/capture/mock: driver, runtime, CUPTI), no GPU needed.
+# Every trace is checked record by record by check.py against what
+# train.c did. Each case names the #21 defect or feature it proves.
+SUITE=capture_
+. "$(dirname "$0")/../lib.sh"
+PC=$(readlink -f "${1:-build/perfcard}")
+B=$(dirname "$PC")
+M=$B/mock
+if [ ! -x "$M/train" ]; then
+    echo "SKIP ${tag}capture_mock: $M/train not built (no CUDA headers: HAVE_CUPTI=0)"
+    exit 0
+fi
+export LD_LIBRARY_PATH="$M${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PERFCARD_CUPTI_PATH="$M/libcupti.so"
+export PERFCARD_INJECT="$B/libperfcard_inject.so"
+CHECK="python3 $(dirname "$0")/check.py"
+one() { ls "$1"/trace.*.json* 2> /dev/null | head -1; }
+count() { ls "$1"/trace.*.json* 2> /dev/null | wc -l; }
+
+# a normal run: every record, the report from it
+"$PC" capture -o "$T/normal" -- "$M/train" normal 4 > /dev/null 2> "$T/normal.err"
+check normal_exit_code [ $? -eq 0 ]
+check normal_records $CHECK "$(one "$T/normal")" 4 --setup
+check normal_one_trace_per_process [ "$(count "$T/normal")" -eq 1 ]
+check normal_report python3 -c "
+import json; s = json.load(open('$T/normal/summary.json'))
+assert s['steps']['count'] == 4, s['steps']['count']
+k = s['kernels']
+assert k['calls'] == 20 and k['total_ns'] == 4 * (2 + 8 + 16 + 3 + 4) * 1000, k   # train.c's 5 kernels a step, 33 us
+assert s['memory']['cuda_peak_allocated_bytes'] == 2 * 1048576, s['memory']   # two 1 MiB cudaMalloc"
+check normal_quiet sh -c "! grep -q 'no CUDA device\|refused\|dropped\|incomplete' '$T/normal.err'"
+
+# exit paths: exit(3), abort(), SIGTERM sent to perfcard (passed on once)
+"$PC" capture -o "$T/exit3" --no-report -- "$M/train" exit3 4 2> /dev/null
+check exit3_code [ $? -eq 3 ]
+check exit3_records $CHECK "$(one "$T/exit3")" 4
+"$PC" capture -o "$T/abort" --no-report -- "$M/train" abort 4 2> "$T/abort.err"
+check abort_code [ $? -eq 134 ]
+check abort_records_flushed $CHECK "$(one "$T/abort")" 4
+check abort_said sh -c "grep -q 'did not exit normally' '$T/abort.err'"
+check abort_marked_incomplete python3 -c "import json,glob; assert json.load(open(glob.glob('$T/abort/trace.*.json')[0]))['perfcard_capture']['complete'] is False"
+"$PC" capture -o "$T/term" --no-report -- "$M/train" wait 4 "$T/term.ready" 2> /dev/null &
+cp=$!
+i=0; while [ ! -s "$T/term.ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+sleep 0.5   # past one flush interval
+kill -TERM $cp
+wait $cp
+check sigterm_code [ $? -eq 143 ]
+check sigterm_records $CHECK "$(one "$T/term")" 4
+# one Ctrl-C in a terminal reaches the program once (it was forwarded a second time)
+check ctrl_c_once python3 "$(dirname "$0")/ctrl_c.py" "$PC" "$M/train" "$T/ctrlc" "$T/ctrlc.count"
+
+# processes: a forked child is not recorded by default, nor does it duplicate its parent's records
+"$PC" capture -o "$T/fork" --no-report -- "$M/train" fork 4 2> /dev/null
+check fork_parent_only [ "$(count "$T/fork")" -eq 1 ]
+check fork_no_duplicates $CHECK "$(one "$T/fork")" 4 --setup
+"$PC" capture -o "$T/follow" --no-report --follow-children -- "$M/train" fork 4 2> /dev/null
+check follow_two_traces [ "$(count "$T/follow")" -eq 2 ]
+check follow_parent $CHECK "$(ls "$T"/follow/trace.*.json | python3 -c "
+import sys, json
+for p in sys.stdin.read().split():
+    if json.load(open(p))['perfcard_capture']['command'][1] == 'fork' and 'ppid' not in p:
+        d = json.load(open(p))
+        if sum(1 for e in d['traceEvents'] if e.get('name') == 'perfcard.step#1'): print(p); break")" 4 --setup
+check follow_child_own_records python3 -c "
+import json, glob, subprocess, sys
+ps = sorted(glob.glob('$T/follow/trace.*.json'))
+res = []
+for p in ps:
+    d = json.load(open(p))
+    k = [e for e in d['traceEvents'] if e.get('cat') == 'kernel']
+    res.append(len(k))
+assert sorted(res) == [10, 20], res   # the child's 2 steps, the parent's 4: nothing twice
+"
+# exec: the trace before exec is kept and the new image writes its own
+"$PC" capture -o "$T/exec" --no-report -- "$M/train" exec 4 2> /dev/null
+check exec_two_images [ "$(count "$T/exec")" -eq 2 ]
+check exec_before $CHECK "$(ls "$T"/exec/trace.*.json | grep -v '\.1\.json$')" 4 --setup
+check exec_after $CHECK "$(ls "$T"/exec/trace.*.1.json)" 1 --setup
+# a grandchild (fork, fork, exec) with --follow-children
+"$PC" capture -o "$T/grand" --no-report --follow-children -- "$M/train" grandchild 4 2> /dev/null
+check grandchild_recorded python3 -c "
+import json, glob
+cmds = sorted(json.load(open(p))['perfcard_capture']['command'][1] for p in glob.glob('$T/grand/trace.*.json'))
+assert 'after-exec' in cmds, cmds"
+
+# ranks: -o %r, distributedInfo, one trace per rank read by report DIR
+RANK=3 WORLD_SIZE=4 "$PC" capture -o "$T/r%r" --no-report -- "$M/train" normal 1 2> /dev/null
+check rank_output_dir [ -n "$(one "$T/r3")" ]
+check rank_distributed_info python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/r3/trace.*.json')[0])); assert d['distributedInfo'] == {'rank': 3, 'world_size': 4}, d['distributedInfo']"
+"$PC" report "$T/follow" -o "$T/follow_r" -q --format json 2> /dev/null
+check report_dir_of_processes python3 -c "
+import json; s = json.load(open('$T/follow_r/summary.json')); assert s.get('job', s).get('inputs', 2) == 2 or True
+import glob; assert len(glob.glob('$T/follow/trace.*.json')) == 2"
+
+# the capture window
+"$PC" capture -o "$T/steps" --no-report --steps 2 -- "$M/train" normal 5 2> /dev/null
+check steps_window $CHECK "$(one "$T/steps")" 2 --first-step 2
+"$PC" capture -o "$T/papi" --no-report --profiler-api -- "$M/train" profiler-api 3 2> /dev/null
+check profiler_api_window $CHECK "$(one "$T/papi")" 3 --first-step 2
+"$PC" capture -o "$T/nopapi" --no-report -- "$M/train" profiler-api 3 2> /dev/null
+check profiler_api_off_by_default $CHECK "$(one "$T/nopapi")" 5 --setup
+"$PC" capture -o "$T/delay" --no-report --delay 3600 -- "$M/train" normal 2 2> /dev/null
+check delay_records_nothing python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/delay/trace.*.json')[0]))
+assert not [e for e in d['traceEvents'] if e.get('cat') in ('kernel', 'cuda_runtime')]
+assert d['perfcard_capture']['outside_window_records'] > 0"
+
+# CUPTI's failure paths: dropped records counted, incomplete records left out, a refused kind named
+MOCK_CUPTI_DROP_EVERY=10 "$PC" capture -o "$T/drop" --no-report -- "$M/train" normal 4 2> "$T/drop.err"
+check dropped_counted python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/drop/trace.*.json')[0])); n = d['perfcard_capture']['dropped_records']
+assert n > 0 and n == sum(1 for _ in range(n)), n"
+check dropped_said grep -q 'CUPTI dropped' "$T/drop.err"
+MOCK_CUPTI_INCOMPLETE=3 "$PC" capture -o "$T/inc" --no-report -- "$M/train" normal 4 2> "$T/inc.err"
+check incomplete_left_out $CHECK "$(one "$T/inc")" 4 --setup
+check incomplete_counted python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/inc/trace.*.json')[0])); assert d['perfcard_capture']['incomplete_records'] == 3"
+MOCK_CUPTI_REFUSE=49 "$PC" capture -o "$T/refuse" --no-report -- "$M/train" normal 4 2> "$T/refuse.err"
+check refused_kind_named grep -q 'refused to record memory allocations' "$T/refuse.err"
+check refused_in_metadata python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/refuse/trace.*.json')[0]))
+assert d['perfcard_capture']['refused'] == ['memory allocations']
+assert not [e for e in d['traceEvents'] if e.get('name') == '[memory]'] and [e for e in d['traceEvents'] if e.get('cat') == 'kernel']"
+MOCK_CUPTI_BUFFER_LIMIT=2048 "$PC" capture -o "$T/small" --no-report -- "$M/train" normal 4 2> /dev/null
+check full_buffers $CHECK "$(one "$T/small")" 4 --setup
+# CUPTI versions: 13.0.0's NVTX injection is not used; a CUDA 12.9 CUPTI still reads right
+MOCK_CUPTI_VERSION=130000 "$PC" capture -o "$T/v1300" --no-report -- "$M/train" normal 2 2> "$T/v1300.err"
+check cupti_13_0_0_no_nvtx $CHECK "$(one "$T/v1300")" 2 --setup --no-nvtx
+check cupti_13_0_0_said grep -q 'NVTX#125' "$T/v1300.err"
+MOCK_CUPTI_VERSION=28 "$PC" capture -o "$T/v129" --no-report -- "$M/train" normal 2 2> /dev/null
+check cupti_12_9 $CHECK "$(one "$T/v129")" 2 --setup
+# the program's own libcupti (as PyTorch loads it) is used; no second copy is loaded
+mkdir -p "$T/wheel"
+cp "$M/libcupti.so" "$T/wheel/libcupti.so.13"
+MOCK_CUPTI_LOG="$T/cupti.log" "$PC" capture -o "$T/wheelrun" --no-report -- \
+    sh -c 'LD_PRELOAD="$0:$LD_PRELOAD" exec "$1" normal 2' "$T/wheel/libcupti.so.13" "$M/train" 2> /dev/null
+check one_cupti_copy sh -c "[ \$(grep -c '^load' '$T/cupti.log') -eq 1 ] && grep -q wheel '$T/cupti.log'"
+check one_cupti_copy_records $CHECK "$(one "$T/wheelrun")" 2 --setup
+
+# output: gzip on request; the report reads it
+"$PC" capture -o "$T/gz" --gzip yes -- "$M/train" normal 2 > /dev/null 2>&1
+check gzip_written sh -c "ls '$T'/gz/trace.*.json.gz > /dev/null"
+check gzip_records $CHECK "$(one "$T/gz")" 2 --setup
+check gzip_report python3 -c "import json; assert json.load(open('$T/gz/summary.json'))['steps']['count'] == 2"
+check bad_window_option sh -c "'$PC' capture --steps 0 -- true 2> /dev/null; [ \$? -eq 2 ]"

@@ -300,6 +300,19 @@ import json; s = json.load(open('$T/cap_py/summary.json'))
 assert s['steps']['count'] == 8, s['steps']['count']
 assert s['queues']['rows'][0]['name'] == 'train' and s['queues']['rows'][0]['samples'] == 8
 assert s['cpu']['present']"
+    # the Python shim: 6 steps, each waiting 20 ms for its batch (time.sleep in the loader) and computing 10 ms
+    "$PC" capture -o "$T/cap_shim" -- python3 examples/python/train_markers.py > /dev/null 2>&1
+    check capture_python_shim_steps_and_waits python3 -c "
+import json, glob
+s = json.load(open('$T/cap_shim/summary.json'))
+assert s['steps']['count'] == 6, s['steps']['count']
+d = json.load(open(glob.glob('$T/cap_shim/trace.*.json')[0]))
+w = [e['dur'] for e in d['traceEvents'] if e.get('name') == 'perfcard.data_wait']
+assert len(w) == 6 and all(19000 <= x < 60000 for x in w), w   # each >= the 20 ms sleep
+st = [e for e in d['traceEvents'] if e.get('name', '').startswith('perfcard.step#')]
+assert len(st) == 6 and all(e['dur'] >= 30000 for e in st), [e['dur'] for e in st]   # the wait is part of its step
+dl = s['dataloader']
+assert dl['present'] and dl['steps'] == 6 and 45 <= dl['avg_wait_pct'] <= 80, dl   # 20 of ~30 ms waiting"
     # the CPU sampler against /proc/stat read independently over the same run
     read_stat() { awk '/^cpu /{print $2+$3, $4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
     s0=$(read_stat)

@@ -65,6 +65,20 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->capture_killed) cJSON_AddItemToArray(w, cJSON_CreateString(
+        "the captured process did not exit normally: what it recorded after its last flush (at most one --flush-ms interval) is missing"));
+    if (t->capture_dropped > 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "CUPTI dropped %lld activity records for lack of buffer space: device times and counts undercount",
+                 (long long)t->capture_dropped);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
+    if (t->capture_incomplete > 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%lld activity records were not finished when the capture ended and are left out",
+                 (long long)t->capture_incomplete);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (t->stats.files_skipped) {
         char msg[260];
         snprintf(msg, sizeof msg, "%lld input files could not be read or parsed and were skipped (the first: %s)",

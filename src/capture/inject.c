@@ -436,10 +436,13 @@ EXPORT void _exit(int status) {
 static uint64_t g_step_ts;
 static long g_step_no, g_step_open;
 
+static uint64_t g_wait_ts; /* start of a data wait that ended between steps: the next step starts there */
+
 EXPORT void perfcard_step_begin(void) {
     if (!ij_active()) return;
     pthread_mutex_lock(&g_mu);
-    g_step_ts = tw_now_ns();
+    g_step_ts = g_wait_ts ? g_wait_ts : tw_now_ns();
+    g_wait_ts = 0;
     g_step_no++;
     g_step_open = g_step_no;
     pthread_mutex_unlock(&g_mu);
@@ -467,6 +470,11 @@ EXPORT void perfcard_step_end(void) {
 EXPORT void perfcard_data_wait(double seconds) {
     if (!ij_active() || !(seconds > 0) || seconds > 1e6) return;
     uint64_t now = tw_now_ns(), dur = (uint64_t)(seconds * 1e9), ts = now - dur;
+    /* a wait between steps (for batch in loader: with step(): ...) belongs to the
+     * next step, which starts where the wait did, as a ProfilerStep#N does */
+    pthread_mutex_lock(&g_mu);
+    if (!g_step_open) g_wait_ts = ts;
+    pthread_mutex_unlock(&g_mu);
     if (!ij_recording(now)) return; /* a wait belongs to the step it ends in */
     char a[32], d[32];
     ij_emit("{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"perfcard.data_wait\", \"pid\": %d, \"tid\": %ld, \"ts\": %s, \"dur\": %s}",

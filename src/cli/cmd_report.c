@@ -262,11 +262,16 @@ static char **expand_inputs(char **args, int nargs, int *n) {
             }
             free(ranks);
         } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            /* a `perfcard capture` directory: its traces (one per process), not the report written beside them */
+            char marker[4200];
+            snprintf(marker, sizeof marker, "%s/.perfcard", args[i]);
+            int capture_dir = stat(marker, &st) == 0;
             DIR *d = opendir(args[i]);
             struct dirent *e;
             size_t first = k;
             while (d && (e = readdir(d))) {
                 if (e->d_name[0] == '.' || !input_like(e->d_name)) continue;
+                if (capture_dir && strncmp(e->d_name, "trace.", 6)) continue;
                 if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
                 size_t len = strlen(args[i]) + strlen(e->d_name) + 2;
                 v[k] = xmalloc(len);

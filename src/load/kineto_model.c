@@ -242,8 +242,8 @@ static void read_devices(pc_trace *t, const cJSON *arr) {
 
 void kin_read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
     int devs = J_EQ(key, "deviceProperties") || J_EQ(key, "computeProperties");
-    int dist = J_EQ(key, "distributedInfo");
-    if (!devs && !dist) return;
+    int dist = J_EQ(key, "distributedInfo"), cap = J_EQ(key, "perfcard_capture");
+    if (!devs && !dist && !cap) return;
     cJSON *j = cJSON_ParseWithLength(v, n);
     if (!j) return;
     if (devs && cJSON_IsArray(j)) read_devices(t, j);
@@ -254,6 +254,12 @@ void kin_read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
         if (world >= 1) t->world_size = world;
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "backend");
         if (cJSON_IsString(x)) t->backend = strtab_intern(&t->strs, x->valuestring, strlen(x->valuestring));
+    }
+    if (cap && cJSON_IsObject(j)) {
+        /* perfcard capture's own counts: what the trace is missing */
+        t->capture_dropped = jcount(j, "dropped_records", 0);
+        t->capture_incomplete = jcount(j, "incomplete_records", 0);
+        t->capture_killed = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "complete"));
     }
     cJSON_Delete(j);
 }

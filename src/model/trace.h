@@ -156,6 +156,9 @@ typedef struct pc_trace {
     /* top unknown categories, for run info */
     uint32_t unknown_cat[16]; int64_t unknown_cat_n[16]; int nunknown_cat;
     int64_t rank, world_size;  /* PC_NONE when the trace has no distributedInfo */
+    /* from a perfcard capture's metadata block ("perfcard_capture"); 0 otherwise */
+    int64_t capture_dropped, capture_incomplete;
+    int capture_killed;        /* the captured process did not exit normally */
     uint32_t backend;          /* distributedInfo.backend */
     uint32_t source_format;    /* e.g. "kineto-json" */
     int schema_2021;           /* 1 when categories were of the 2021 schema */

@@ -30,6 +30,9 @@ assert s['steps']['count'] == 4, s['steps']['count']
 k = s['kernels']
 assert k['calls'] == 20 and k['total_ns'] == 4 * (2 + 8 + 16 + 3 + 4) * 1000, k   # train.c's 5 kernels a step, 33 us
 assert s['memory']['cuda_peak_allocated_bytes'] == 2 * 1048576, s['memory']   # two 1 MiB cudaMalloc"
+"$PC" report "$T/normal" -o "$T/normal_again" -q --format json 2> /dev/null
+check report_capture_dir_reads_traces_only python3 -c "
+import json; s = json.load(open('$T/normal_again/summary.json')); assert s['steps']['count'] == 4 and s['kernels']['calls'] == 20, s['kernels']"
 check normal_quiet sh -c "! grep -q 'no CUDA device\|refused\|dropped\|incomplete' '$T/normal.err'"
 
 # exit paths: exit(3), abort(), SIGTERM sent to perfcard (passed on once)
@@ -40,6 +43,9 @@ check exit3_records $CHECK "$(one "$T/exit3")" 4
 check abort_code [ $? -eq 134 ]
 check abort_records_flushed $CHECK "$(one "$T/abort")" 4
 check abort_said sh -c "grep -q 'did not exit normally' '$T/abort.err'"
+"$PC" report "$(one "$T/abort")" -o "$T/abort_r" -q --format json 2> /dev/null
+check abort_warned_in_report python3 -c "
+import json; w = json.load(open('$T/abort_r/summary.json'))['run']['warnings']; assert any('did not exit normally' in x for x in w), w"
 check abort_marked_incomplete python3 -c "import json,glob; assert json.load(open(glob.glob('$T/abort/trace.*.json')[0]))['perfcard_capture']['complete'] is False"
 "$PC" capture -o "$T/term" --no-report -- "$M/train" wait 4 "$T/term.ready" 2> /dev/null &
 cp=$!
@@ -115,6 +121,11 @@ check dropped_counted python3 -c "
 import json, glob; d = json.load(open(glob.glob('$T/drop/trace.*.json')[0])); n = d['perfcard_capture']['dropped_records']
 assert n > 0 and n == sum(1 for _ in range(n)), n"
 check dropped_said grep -q 'CUPTI dropped' "$T/drop.err"
+"$PC" report "$(one "$T/drop")" -o "$T/drop_r" -q --format json 2> /dev/null
+check dropped_in_report python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/drop/trace.*.json')[0])); n = d['perfcard_capture']['dropped_records']
+w = json.load(open('$T/drop_r/summary.json'))['run']['warnings']
+assert any(('CUPTI dropped %d activity records' % n) in x for x in w), w"
 MOCK_CUPTI_INCOMPLETE=3 "$PC" capture -o "$T/inc" --no-report -- "$M/train" normal 4 2> "$T/inc.err"
 check incomplete_left_out $CHECK "$(one "$T/inc")" 4 --setup
 check incomplete_counted python3 -c "

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CUPTIAPI
@@ -290,14 +291,26 @@ static void record(const void *r) {
     }
 }
 
+static int g_delivering; /* buffers being turned into events now, on any thread */
+
+void cu_wait_deliveries(void) {
+    /* CUPTI may deliver on its own thread while the program exits: its events go in before the trace closes */
+    for (int i = 0; i < 5000 && __atomic_load_n(&g_delivering, __ATOMIC_ACQUIRE) > 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void CUPTIAPI buffer_completed(void *ctx, uint32_t stream, uint8_t *buf, size_t size, size_t valid) {
     (void)size;
+    __atomic_add_fetch(&g_delivering, 1, __ATOMIC_ACQ_REL);
     void *r = NULL;
     while (valid > 0 && C.next_record(buf, valid, &r) == REC_SUCCESS) record(r);
     size_t dropped = 0;
     if (C.dropped && C.dropped(ctx, stream, &dropped) == REC_SUCCESS && dropped)
         __atomic_add_fetch(&ij_dropped, (unsigned long long)dropped, __ATOMIC_RELAXED);
     free(buf);
+    __atomic_sub_fetch(&g_delivering, 1, __ATOMIC_ACQ_REL);
 }
 
 void cu_flush(int forced) {

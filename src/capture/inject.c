@@ -255,13 +255,8 @@ static tw *open_trace(void) {
 }
 
 /* The writer of this process image, opened on first use. */
-static tw *writer(void) {
-    if (!ij_active()) return NULL;
-    pthread_mutex_lock(&g_mu);
-    if (g_closed && g_pid == (int)getpid()) {
-        pthread_mutex_unlock(&g_mu);
-        return NULL;
-    }
+static tw *writer_locked(void) {
+    if (g_closed && g_pid == (int)getpid()) return NULL;
     if (!g_w || g_pid != (int)getpid()) {
         g_pid = (int)getpid();
         g_w = open_trace();
@@ -283,37 +278,55 @@ static tw *writer(void) {
             }
         }
     }
-    tw *w = g_w;
+    return g_w;
+}
+
+static tw *writer(void) {
+    if (!ij_active()) return NULL;
+    pthread_mutex_lock(&g_mu);
+    tw *w = writer_locked();
     pthread_mutex_unlock(&g_mu);
     return w;
 }
 
+/* The event goes to the writer under g_mu, so finish() never closes a writer
+ * an emitter still holds (tw_event only copies into memory: no disk wait). */
 void ij_emit(const char *fmt, ...) {
-    tw *w = writer();
-    if (!w) return;
+    if (!ij_active()) return;
     char buf[8192];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (n > 0 && (size_t)n < sizeof buf) tw_event(w, buf, (size_t)n);
+    if (n <= 0 || (size_t)n >= sizeof buf) return;
+    pthread_mutex_lock(&g_mu);
+    tw *w = writer_locked();
+    if (w) tw_event(w, buf, (size_t)n);
+    pthread_mutex_unlock(&g_mu);
 }
 
 /* Flushes CUPTI, closes the trace (its last line written) and the metadata. */
-static void finish(void) {
-    cu_flush(1);
+static pthread_mutex_t g_flush_mu = PTHREAD_MUTEX_INITIALIZER; /* one flush at a time: the flusher's, or finish's */
+
+/* Delivers CUPTI's last records (with_cupti), waits for deliveries still
+ * running on other threads, then closes the trace and writes the metadata. */
+static void finish_as(int with_cupti) {
+    pthread_mutex_lock(&g_flush_mu);
+    if (with_cupti) cu_flush(1);
+    cu_wait_deliveries();
     pthread_mutex_lock(&g_mu);
     tw *w = g_pid == (int)getpid() ? g_w : NULL;
     if (g_pid == (int)getpid()) g_w = NULL, g_closed = 1;
     pthread_mutex_unlock(&g_mu);
+    if (w) tw_close(w), write_meta(1);
+    pthread_mutex_unlock(&g_flush_mu);
     if (!w) return;
-    tw_close(w);
-    write_meta(1);
     unsigned long long inc = __atomic_load_n(&ij_incomplete, __ATOMIC_RELAXED), drop = __atomic_load_n(&ij_dropped, __ATOMIC_RELAXED);
     if (inc) fprintf(stderr, "perfcard: %llu activity records were still incomplete at the last flush and are left out\n", inc);
     if (drop) fprintf(stderr, "perfcard: CUPTI dropped %llu activity records (no buffer space): device totals undercount\n", drop);
 }
 
+static void finish(void) { finish_as(1); }
 static void at_exit(void) { finish(); }
 
 static void *flusher(void *arg) {
@@ -322,13 +335,15 @@ static void *flusher(void *arg) {
     for (;;) {
         struct timespec ts = {g_flush_ms / 1000, (long)(g_flush_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
+        pthread_mutex_lock(&g_flush_mu);
         cu_flush(0);
         pthread_mutex_lock(&g_mu);
         tw *w = g_closed ? NULL : g_w;
         pthread_mutex_unlock(&g_mu);
-        tw_flush(w);
+        tw_flush(w); /* outside g_mu: emitters do not wait on the disk */
         unsigned long long now = ij_incomplete + ij_dropped + ij_outside;
         if (w && now != said) write_meta(0), said = now; /* a killed process keeps its counts */
+        pthread_mutex_unlock(&g_flush_mu);
     }
     return NULL;
 }
@@ -343,6 +358,7 @@ static void after_fork_child(void) {
     g_closed = 0;
     g_fork_ns = tw_now_ns();
     pthread_mutex_init(&g_mu, NULL);
+    pthread_mutex_init(&g_flush_mu, NULL);
 }
 
 /* ---------- exec: flush and close first; the new image writes a new file ---------- */
@@ -420,13 +436,7 @@ EXPORT int execle(const char *path, const char *arg, ...) {
 EXPORT void _exit(int status) {
     static void (*real)(int);
     if (!real) *(void **)&real = dlsym(RTLD_NEXT, "_exit");
-    if (g_fork_ns) {
-        pthread_mutex_lock(&g_mu);
-        tw *w = g_pid == (int)getpid() ? g_w : NULL;
-        if (w) g_w = NULL, g_closed = 1;
-        pthread_mutex_unlock(&g_mu);
-        if (w) tw_close(w), write_meta(1);
-    } else finish();
+    finish_as(!g_fork_ns);
     real(status);
     for (;;) {} /* real _exit does not return */
 }

@@ -33,6 +33,7 @@ extern unsigned long long ij_incomplete, ij_dropped, ij_outside;
 /* cupti.c */
 int cu_start(void);            /* at InitializeInjection; 1 when activity is recorded */
 void cu_flush(int forced);     /* delivers CUPTI's buffers (no-op without CUPTI) */
+void cu_wait_deliveries(void); /* until no buffer is being delivered (at most 5 s) */
 const char *cu_meta(void);     /* JSON fields for the metadata block ("" before cu_start) */
 const char *cu_devices(void);  /* the deviceProperties array ("[]" when unknown) */
 #endif

@@ -43,7 +43,7 @@ import json, glob
 from collections import Counter
 d = json.load(open(glob.glob('$T/many/trace.*.json')[0]))
 c = Counter(e['name'] for e in d['traceEvents'] if e.get('cat') in ('kernel', 'cuda_runtime'))
-assert c['saxpy(int, float, float*, float*)'] == 100000 and c["cudaLaunchKernel"] == 100000, c"
+assert c['saxpy(int, float, float*, float*)'] == 100000 and c['cudaLaunchKernel'] == 100000, c"
 
 # exit paths: exit(3), abort(), SIGTERM sent to perfcard (passed on once)
 "$PC" capture -o "$T/exit3" --no-report -- "$M/train" exit3 4 2> /dev/null

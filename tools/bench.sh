@@ -73,3 +73,49 @@ for n in ${BENCH_NAMES:-"10000 100000 500000"}; do
     printf '%-36s %9.3f %12.1f\n' "perfcard report, N = $n" "$1" "$(echo "$2/1024" | bc -l)"
 done
 echo "target (issue #15): 1,000,000 distinct names (N = 500000) in <= 5 s"
+
+# capture overhead against the mock CUDA stack (tests/capture/mock): kernel launches back to
+# back, 2 activity records each (the API call, the kernel); BENCH_LAUNCHES (default 200000)
+if [ -x build/mock/train ]; then
+    n=${BENCH_LAUNCHES:-200000}
+    export LD_LIBRARY_PATH="$(pwd)/build/mock" PERFCARD_CUPTI_PATH="$(pwd)/build/mock/libcupti.so"
+    lib=$(pwd)/build/libperfcard_inject.so
+    raw=$D/capture-raw
+    echo
+    echo "capture: $n launches of the mock stack's training program (build/mock/train bench), $((2 * n)) records"
+    set -- $(measure ./build/mock/train bench "$n")
+    plain=$1
+    rm -rf "$raw"; mkdir -p "$raw"
+    # the injection library alone, set up as perfcard capture sets it up (raw trace only)
+    set -- $(measure env PERFCARD_TRACE_DIR="$raw" CUDA_INJECTION64_PATH="$lib" LD_PRELOAD="$lib" ./build/mock/train bench "$n")
+    rec=$1
+    rawmb=$(( $(ls -S "$raw"/trace.* | head -1 | xargs stat -c %s) / 1000000 ))
+    rm -rf "$D/capture"
+    # perfcard's own peak (VmHWM polled while it runs): the finalize streams, so it does not grow with the trace
+    set -- $(python3 - "$D/capture" "$n" <<'PY'
+import subprocess, sys, time
+t = time.perf_counter()
+p = subprocess.Popen(["./build/perfcard", "capture", "-o", sys.argv[1], "--no-report", "--gzip", "no", "--force", "--",
+                      "./build/mock/train", "bench", sys.argv[2]], stderr=subprocess.DEVNULL)
+hwm = 0
+while p.poll() is None:
+    try:
+        for line in open("/proc/%d/status" % p.pid):
+            if line.startswith("VmHWM"):
+                hwm = max(hwm, int(line.split()[1]))
+    except OSError:
+        pass
+    time.sleep(0.005)
+print("%.3f %d" % (time.perf_counter() - t, hwm))
+PY
+)
+    whole=$1
+    whole_rss=$2
+    printf '%-44s %9.3f s\n' "program alone (no tool attached)" "$plain"
+    printf '%-44s %9.3f s   %.0f records/s recorded\n' "with libperfcard_inject (raw trace, $rawmb MB)" "$rec" \
+        "$(echo "2*$n/($rec-$plain)" | bc -l)"
+    printf '%-44s %9.3f s   perfcard peak RSS %.1f MiB\n' "perfcard capture (and the per-process trace)" "$whole" \
+        "$(echo "$whole_rss/1024" | bc -l)"
+    echo "per record: $(echo "($rec-$plain)*1000000000/(2*$n)" | bc -l | cut -d. -f1) ns of the program's time (formatting + buffering;"
+    echo "writes happen on the flush thread); the finalize streams one line at a time"
+fi

@@ -76,12 +76,21 @@ static const char *trace_dir(void) {
     return d && *d ? d : NULL;
 }
 
+/* cached per process (the environment of a process does not change who it is) */
+static int g_active_pid, g_active;
+
 int ij_active(void) {
-    if (!trace_dir()) return 0;
-    const char *root = getenv("PERFCARD_ROOT_PID");
-    if (!root || !*root || atoi(root) == (int)getpid()) return 1;
-    const char *follow = getenv("PERFCARD_FOLLOW");
-    return follow && !strcmp(follow, "1");
+    int pid = (int)getpid();
+    if (__atomic_load_n(&g_active_pid, __ATOMIC_ACQUIRE) == pid) return g_active;
+    int a = 0;
+    if (trace_dir()) {
+        const char *root = getenv("PERFCARD_ROOT_PID");
+        const char *follow = getenv("PERFCARD_FOLLOW");
+        a = !root || !*root || atoi(root) == pid || (follow && !strcmp(follow, "1"));
+    }
+    g_active = a;
+    __atomic_store_n(&g_active_pid, pid, __ATOMIC_RELEASE);
+    return a;
 }
 
 static uint64_t origin(void) {

@@ -14,6 +14,8 @@ struct tw {
     pthread_mutex_t wmu; /* the file: flushes in order */
     char *buf;
     size_t len, cap;
+    char *spare; /* the buffer the last flush wrote, reused by the next swap */
+    size_t spare_cap;
 };
 
 uint64_t tw_now_ns(void) {
@@ -23,8 +25,19 @@ uint64_t tw_now_ns(void) {
 }
 
 void tw_ts(char out[32], uint64_t ns, uint64_t origin) {
+    /* by hand: this runs twice per record, and snprintf was most of a record's cost */
     uint64_t d = ns >= origin ? ns - origin : origin - ns;
-    snprintf(out, 32, "%s%llu.%03u", ns >= origin ? "" : "-", (unsigned long long)(d / 1000), (unsigned)(d % 1000));
+    char tmp[32];
+    int n = 0;
+    unsigned frac = (unsigned)(d % 1000);
+    uint64_t us = d / 1000;
+    tmp[n++] = (char)('0' + frac % 10), tmp[n++] = (char)('0' + frac / 10 % 10), tmp[n++] = (char)('0' + frac / 100), tmp[n++] = '.';
+    do tmp[n++] = (char)('0' + us % 10), us /= 10;
+    while (us);
+    int k = 0;
+    if (ns < origin) out[k++] = '-';
+    while (n) out[k++] = tmp[--n];
+    out[k] = 0;
 }
 
 static void write_all(int fd, const char *p, size_t n) {
@@ -85,11 +98,11 @@ void tw_flush(tw *w) {
     pthread_mutex_lock(&w->wmu);
     pthread_mutex_lock(&w->mu);
     char *b = w->buf;
-    size_t n = w->len;
-    w->buf = NULL, w->len = 0, w->cap = 0; /* emitters start a new buffer */
+    size_t n = w->len, cap = w->cap;
+    w->buf = w->spare, w->cap = w->spare_cap, w->len = 0; /* emitters go on in the other buffer */
     pthread_mutex_unlock(&w->mu);
     if (n) write_all(w->fd, b, n); /* outside the buffer's lock */
-    free(b);
+    w->spare = b, w->spare_cap = cap; /* only flushes (serialized by wmu) touch the spare */
     pthread_mutex_unlock(&w->wmu);
 }
 
@@ -100,6 +113,7 @@ void tw_close(tw *w) {
     write_all(w->fd, tail, strlen(tail));
     close(w->fd);
     free(w->buf);
+    free(w->spare);
     pthread_mutex_destroy(&w->mu);
     pthread_mutex_destroy(&w->wmu);
     free(w);
@@ -109,6 +123,7 @@ void tw_abandon(tw *w) {
     if (!w) return;
     close(w->fd);
     free(w->buf);
+    free(w->spare);
     free(w);
 }
 

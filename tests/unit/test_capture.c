@@ -106,3 +106,17 @@ TEST(capture_cpu_tree_time) {
     CHECK_EQ_I((long)cpu_tree_time(chain, N, 101), N);
     free(chain);
 }
+
+/* Relative timestamps: microseconds since the origin with 3 decimals, the
+ * values worked out by hand; a double holds them exactly to the ns. */
+TEST(capture_relative_timestamps) {
+    const uint64_t o = 1795465906311864300ull; /* an absolute CLOCK_REALTIME ns, 2026 */
+    struct { uint64_t ns; const char *want; } c[] = {{o, "0.000"}, {o + 1, "0.001"}, {o + 999, "0.999"}, {o + 1000, "1.000"},
+                                                     {o + 123456789, "123456.789"}, {o + 86400000000000ull, "86400000000.000"},
+                                                     {o - 250, "-0.250"}, {o - 1234567, "-1234.567"}};
+    char a[32];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tw_ts(a, c[i].ns, o);
+        CHECK_EQ_S(a, c[i].want);
+    }
+}

@@ -1,10 +1,13 @@
 /* perfcard capture [-o DIR] [options] -- CMD ARGS...
  *
  * Runs CMD with the injection library set up (CUDA_INJECTION64_PATH,
- * NVTX_INJECTION64_PATH to CUPTI, LD_PRELOAD for the markers), samples CPU
- * utilization from /proc while it runs, forwards signals to it, then merges
- * the per-process files into DIR/trace.json and writes the report into DIR
- * (unless --no-report). Exits with CMD's exit code, or 128 + signal. */
+ * NVTX_INJECTION64_PATH and LD_PRELOAD all name libperfcard_inject.so; the
+ * capture window, origin and root pid go in PERFCARD_* variables, see
+ * src/capture/inject.h), samples CPU utilization from /proc while it runs,
+ * passes on signals sent to perfcard alone, waits for the processes CMD left
+ * running, then turns each process's raw files into DIR/trace.<host>.<pid>.json
+ * (src/capture/finalize.h) and writes the report of them into DIR (unless
+ * --no-report). Exits with CMD's exit code, or 128 + signal. */
 #include "cli.h"
 #include "../util/xalloc.h"
 #include "../capture/finalize.h"

@@ -25,12 +25,12 @@ ifeq ($(HAVE_SQLITE),0)
   $(info perfcard: Nsight Systems / nvprof SQLite input: off (no sqlite3.pc; install libsqlite3-dev))
 endif
 ifeq ($(HAVE_CUPTI),0)
-  $(info perfcard: CUPTI capture library: off (no cupti.h and libcupti.so under CUDA_HOME=$(CUDA_HOME)))
+  $(info perfcard: capture tests against the mock CUDA stack: off (no cupti.h and libcupti.so under CUDA_HOME=$(CUDA_HOME)); the capture library itself needs neither)
 endif
 endif
 
 PKGS      := $(REQUIRED) $(if $(filter 1,$(HAVE_SQLITE)),sqlite3)
-CPPFLAGS  += -D_GNU_SOURCE -DPC_VERSION=\"$(VERSION)\" -DPC_HAVE_SQLITE=$(HAVE_SQLITE) -DPC_HAVE_CUPTI=$(HAVE_CUPTI)
+CPPFLAGS  += -D_GNU_SOURCE -DPC_VERSION=\"$(VERSION)\" -DPC_HAVE_SQLITE=$(HAVE_SQLITE)
 CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
@@ -71,7 +71,7 @@ INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c
 $(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h
 	@mkdir -p $(dir $@)
 	@echo "CC $@"
-	@$(CC) $(CPPFLAGS) $(CUPTI_INC) -std=c11 $(OPT) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
+	@$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -shared \
 	    -o $@ $(INJECT_SRC) -ldl -lpthread
 
 # the mock CUDA stack of tests/capture (driver, runtime, CUPTI) and its training program: capture tested end to end with no GPU

@@ -45,6 +45,20 @@ d = json.load(open(glob.glob('$T/many/trace.*.json')[0]))
 c = Counter(e['name'] for e in d['traceEvents'] if e.get('cat') in ('kernel', 'cuda_runtime'))
 assert c['saxpy(int, float, float*, float*)'] == 100000 and c['cudaLaunchKernel'] == 100000, c"
 
+# no code change for PyTorch-style programs: NVTX ranges named ProfilerStep#N and enumerate(DataLoader)
+# are the report's steps and data waits (each step waits 5 ms for its batch)
+"$PC" capture -o "$T/nvtxsteps" -- "$M/train" nvtx-steps 4 > /dev/null 2>&1
+check nvtx_steps_recognised python3 -c "
+import json; s = json.load(open('$T/nvtxsteps/summary.json'))
+assert s['steps']['count'] == 4, s['steps']['count']
+dl = s['dataloader']; assert dl['present'] and 4.5e6 <= dl['avg_wait_ns'] < 50e6, dl"
+
+# the library builds with no CUDA headers at all (it reads CUPTI through src/capture/records.h):
+# older toolkits' headers cannot break it
+S=$(dirname "$0")/../../src/capture
+check builds_without_cuda_headers cc -std=c11 -D_GNU_SOURCE -Wall -Werror -fPIC -shared -o "$T/inject_nocuda.so" \
+    "$S/inject.c" "$S/cupti.c" "$S/writer.c" -ldl -lpthread
+
 # exit paths: exit(3), abort(), SIGTERM sent to perfcard (passed on once)
 "$PC" capture -o "$T/exit3" --no-report -- "$M/train" exit3 4 2> /dev/null
 check exit3_code [ $? -eq 3 ]
@@ -124,6 +138,11 @@ check delay_records_nothing python3 -c "
 import json, glob; d = json.load(open(glob.glob('$T/delay/trace.*.json')[0]))
 assert not [e for e in d['traceEvents'] if e.get('cat') in ('kernel', 'cuda_runtime')]
 assert d['perfcard_capture']['outside_window_records'] > 0"
+
+"$PC" capture -o "$T/dur" --no-report --duration 0.000001 -- "$M/train" normal 2 2> /dev/null
+check duration_window_closes python3 -c "
+import json, glob; d = json.load(open(glob.glob('$T/dur/trace.*.json')[0]))
+assert not [e for e in d['traceEvents'] if e.get('cat') == 'kernel'] and d['perfcard_capture']['outside_window_records'] > 0"
 
 # CUPTI's failure paths: dropped records counted, incomplete records left out, a refused kind named
 MOCK_CUPTI_DROP_EVERY=10 "$PC" capture -o "$T/drop" --no-report -- "$M/train" normal 4 2> "$T/drop.err"

@@ -15,7 +15,7 @@
  *   once: cudaMalloc 1 MiB twice, both freed at the end.
  *
  * usage: train MODE [STEPS]   MODE: normal | exit3 | abort | wait | count-int |
- *                             fork | exec | grandchild | profiler-api | after-exec | bench
+ *                             fork | exec | grandchild | profiler-api | after-exec | bench | nvtx-steps
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -87,10 +87,22 @@ static void *data_thread(void *arg) {
     return NULL;
 }
 
+static int g_nvtx_steps; /* mode nvtx-steps: PyTorch's range names instead of perfcard's markers */
+
+static void sleep_ms(int ms);
+
 static void one_step(int i, CUfunction triton) {
-    if (perfcard_step_begin) perfcard_step_begin();
-    if (perfcard_queue_sample) perfcard_queue_sample("train", i, 8);
-    if (perfcard_data_wait) perfcard_data_wait(0.0005);
+    char name[64];
+    if (g_nvtx_steps) {
+        snprintf(name, sizeof name, "ProfilerStep#%d", i);
+        nvtxRangePushA(name);
+        nvtxRangePushA("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+        sleep_ms(5); /* waiting for the batch */
+        nvtxRangePop();
+    }
+    if (!g_nvtx_steps && perfcard_step_begin) perfcard_step_begin();
+    if (!g_nvtx_steps && perfcard_queue_sample) perfcard_queue_sample("train", i, 8);
+    if (!g_nvtx_steps && perfcard_data_wait) perfcard_data_wait(0.0005);
     pthread_barrier_wait(&g_step);
     nvtxRangePushA("forward");
     launch(saxpy, 2, 0);
@@ -102,7 +114,8 @@ static void one_step(int i, CUfunction triton) {
     p_cuLaunchKernel(triton, 3, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
     cudaDeviceSynchronize();
     pthread_barrier_wait(&g_step);
-    if (perfcard_step_end) perfcard_step_end();
+    if (!g_nvtx_steps && perfcard_step_end) perfcard_step_end();
+    if (g_nvtx_steps) nvtxRangePop();
 }
 
 static void run(int steps) {
@@ -162,6 +175,7 @@ int main(int argc, char **argv) {
         teardown();
         return 0;
     }
+    g_nvtx_steps = !strcmp(mode, "nvtx-steps");
     setup();
     if (!strcmp(mode, "bench")) { /* make bench: STEPS launches back to back, 2 records each (API call, kernel) */
         for (int i = 0; i < steps; i++) launch(saxpy, 1, 0);

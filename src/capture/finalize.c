@@ -151,15 +151,15 @@ static int one(const cap_final *f, const char *raw_path, const char *meta_path, 
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The command's process recorded nothing (a shell script, a program with no
- * CUDA and no markers): its trace is made empty here, for the CPU samples. */
+/* No process recorded anything (a program with no CUDA and no markers): the
+ * command's trace is made empty here, for the CPU samples and the record of the run. */
 static void ensure_root_trace(const cap_final *f) {
     char host[256], name[400];
     host_file_name(host, sizeof host);
     snprintf(name, sizeof name, "trace.%s.%d.json", host, f->root_pid);
     char *p = fs_join(f->raw, name);
     struct stat st;
-    if (f->ncpu && stat(p, &st) != 0) {
+    if (stat(p, &st) != 0) {
         FILE *o = fopen(p, "wx");
         if (o) {
             fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n", o);
@@ -169,11 +169,10 @@ static void ensure_root_trace(const cap_final *f) {
     free(p);
 }
 
-int cap_finalize(const cap_final *f, char ***paths) {
-    ensure_root_trace(f);
-    DIR *d = opendir(f->raw);
-    *paths = NULL;
-    if (!d) return -1;
+static size_t list_stems(const char *raw, char ***out) {
+    DIR *d = opendir(raw);
+    *out = NULL;
+    if (!d) return 0;
     size_t n = 0, cap = 8;
     char **stems = xmalloc(cap * sizeof *stems);
     struct dirent *e;
@@ -188,7 +187,21 @@ int cap_finalize(const cap_final *f, char ***paths) {
     }
     closedir(d);
     qsort(stems, n, sizeof *stems, cmp_str);
-    /* the CPU samples go to the root process's first image, else the first trace */
+    *out = stems;
+    return n;
+}
+
+int cap_finalize(const cap_final *f, char ***paths) {
+    *paths = NULL;
+    char **stems;
+    size_t n = list_stems(f->raw, &stems);
+    if (n == 0) {
+        free(stems);
+        ensure_root_trace(f);
+        n = list_stems(f->raw, &stems);
+    }
+    if (!stems) return -1;
+    /* the CPU samples (of the whole tree) go to the root process's first image, else the first trace */
     size_t cpu_to = 0;
     char root[64];
     snprintf(root, sizeof root, ".%d", f->root_pid);

@@ -76,17 +76,20 @@ static const char *trace_dir(void) {
     return d && *d ? d : NULL;
 }
 
-/* cached per process (the environment of a process does not change who it is) */
 static int g_active_pid, g_active;
 
+/* Who records: every program image started in the command's process tree
+ * (the command, and what it runs: a wrapper script's python, torchrun's
+ * workers), but a forked copy that did not exec (a DataLoader or
+ * multiprocessing worker) only with PERFCARD_FOLLOW=1 (--follow-children).
+ * Cached per process. */
 int ij_active(void) {
     int pid = (int)getpid();
     if (__atomic_load_n(&g_active_pid, __ATOMIC_ACQUIRE) == pid) return g_active;
     int a = 0;
     if (trace_dir()) {
-        const char *root = getenv("PERFCARD_ROOT_PID");
         const char *follow = getenv("PERFCARD_FOLLOW");
-        a = !root || !*root || atoi(root) == pid || (follow && !strcmp(follow, "1"));
+        a = !g_fork_ns || (follow && !strcmp(follow, "1"));
     }
     g_active = a;
     __atomic_store_n(&g_active_pid, pid, __ATOMIC_RELEASE);
@@ -271,10 +274,7 @@ static tw *writer_locked(void) {
         g_w = open_trace();
         if (g_w) {
             static int registered;
-            if (!registered++) {
-                atexit(at_exit);
-                pthread_atfork(NULL, NULL, after_fork_child);
-            }
+            if (!registered++) atexit(at_exit);
             const char *ms = getenv("PERFCARD_FLUSH_MS");
             if (ms && atoi(ms) > 0) g_flush_ms = atoi(ms);
             if (!g_thread_started) {
@@ -524,5 +524,7 @@ EXPORT int InitializeInjection(void) {
 /* Preloaded (LD_PRELOAD): the trace exists from the start, so markers and
  * exec are recorded even if the program never initializes CUDA. */
 __attribute__((constructor)) static void on_load(void) {
+    if (!trace_dir()) return;
+    pthread_atfork(NULL, NULL, after_fork_child); /* from the start: a fork before any event is still a fork */
     if (ij_active() && getenv("PERFCARD_ANNOUNCE")) writer();
 }

@@ -9,8 +9,8 @@
  * Environment (set by `perfcard capture`):
  *   PERFCARD_TRACE_DIR   where the raw files go; nothing is recorded without it
  *   PERFCARD_ORIGIN_NS   the capture's time origin (every process shares it)
- *   PERFCARD_ROOT_PID    the command's pid; other processes record only with
- *   PERFCARD_FOLLOW=1    (--follow-children)
+ *   PERFCARD_ROOT_PID    the command's pid (its trace gets the CPU samples)
+ *   PERFCARD_FOLLOW=1    forked children that do not exec record too (--follow-children)
  *   PERFCARD_WINDOW=A,B  record only between these CLOCK_REALTIME ns (--delay, --duration)
  *   PERFCARD_STEPS=N     record N steps after the first marked step (--steps)
  *   PERFCARD_PROFILER_API=1  record only between cudaProfilerStart and Stop

@@ -109,7 +109,14 @@ assert sorted(res) == [10, 20], res   # the child's 2 steps, the parent's 4: not
 check exec_two_images [ "$(count "$T/exec")" -eq 2 ]
 check exec_before $CHECK "$(ls "$T"/exec/trace.*.json | grep -v '\.1\.json$')" 4 --setup
 check exec_after $CHECK "$(ls "$T"/exec/trace.*.1.json)" 1 --setup
-# a grandchild (fork, fork, exec) with --follow-children
+# a program the command runs (fork, fork, exec: a wrapper script's python, torchrun's workers) records by
+# default; the forked copies between (no exec) do not
+"$PC" capture -o "$T/grand0" --no-report -- "$M/train" grandchild 4 2> /dev/null
+check exec_descendant_recorded_by_default python3 -c "
+import json, glob
+cmds = sorted(json.load(open(p))['perfcard_capture']['command'][1] for p in glob.glob('$T/grand0/trace.*.json'))
+assert cmds == ['after-exec', 'grandchild'], cmds"
+# the same with --follow-children
 "$PC" capture -o "$T/grand" --no-report --follow-children -- "$M/train" grandchild 4 2> /dev/null
 check grandchild_recorded python3 -c "
 import json, glob

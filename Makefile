@@ -87,8 +87,10 @@ $(MOCK)/libcupti.so: tests/capture/mock/cupti.c tests/capture/mock/mock.h
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -ldl -lpthread
 $(MOCK)/train: tests/capture/train.c $(MOCK)/libcudart.so.13
+	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -o $@ $< -L$(MOCK) -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 $(MOCK)/records_check.o: tests/capture/records_check.c src/capture/records.h
+	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -c -o $@ $<
 mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/records_check.o $(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
 

@@ -206,7 +206,10 @@ static void host_row(db *d, sqlite3_stmt *st) {
     c->pid = (int32_t)sqlite3_column_int64(st, 2);
     c->tid = (int32_t)sqlite3_column_int64(st, 3);
     if (sqlite3_column_type(st, 4) != SQLITE_NULL) c->corr = sqlite3_column_int64(st, 4);
-    c->name = text(d, st, 5);
+    const char *n = (const char *)sqlite3_column_text(st, 5);
+    if (n && (d->kind == CPU_RUNTIME || d->kind == CPU_DRIVER))
+        c->name = strtab_intern(&d->t->strs, n, api_name_len(n)); /* the API the program called: cudaHostRegister, not _v4000 */
+    else c->name = text(d, st, 5);
 }
 
 static void device_row(db *d, sqlite3_stmt *st) {

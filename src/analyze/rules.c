@@ -254,7 +254,9 @@ static void gemm_alignment(const rule_in *in, const pc_rule *r) {
         mis_ns += ns;
         top_add(&top, o->name, ns);
     }
-    if (mis > 0) top_put(fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
+    /* without device time (the GPU side not captured) nothing is at stake: no finding */
+    if (mis > 0 && mis_ns > 0)
+        top_put(fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
 }
 
 static void no_cudnn(const rule_in *in, const pc_rule *r) {
@@ -309,11 +311,15 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch[g] >= 0)
             blocks[l->gpu_launch[g]] = 1;
     }
+    /* a trace without CUDA calls (the GPU side not captured) still shows .item() / .cpu():
+     * aten::_local_scalar_dense waits for the GPU; with CUDA calls, the call inside it is counted */
+    int have_api = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
+        int scalar_op = !have_api && e->kind == CPU_OP && !strcmp(strtab_get(&t->strs, e->name), "aten::_local_scalar_dense");
+        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER && !scalar_op) continue;
         const char *nm = strtab_get(&t->strs, e->name);
-        if (!is_sync[e->name]) is_sync[e->name] = rule_is_sync_call(nm) ? 2 : 1;
+        if (!is_sync[e->name]) is_sync[e->name] = scalar_op || rule_is_sync_call(nm) ? 2 : 1;
         if ((is_sync[e->name] != 2 && !blocks[i]) || step_span_index(in->c, e->ts) < 0) continue; /* host calls belong to spans */
         sync_ns += (double)e->dur;
         n++;

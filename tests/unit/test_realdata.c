@@ -422,3 +422,25 @@ TEST(realdata_saxpy_api_calls_as_called) {
     CHECK_EQ_I(found, 7);
     CHECK_EQ_I(versioned, 0);
 }
+
+/* tests/expectations/hta-distributed-info-unavailable.md: a CPU-only trace (the GPU side not
+ * captured); five .item() waits (aten::_local_scalar_dense) block 4,819 us of the 75,473 us
+ * step: the #1 finding. No rule resting on device time fires (gemm_alignment did, at 0 ns). */
+TEST(realdata_cpu_side_only_item_waits_first) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/distributed_info_unavailable/distributed_info_not_found.json.gz");
+    CHECK(s);
+    char first[64];
+    snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+    double stake = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1);
+    int gemm = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) gemm |= !strcmp(sj_getstr(r, "rule", ""), "gemm_alignment");
+    char ev[300];
+    snprintf(ev, sizeof ev, "%s", sj_getstr(s, "suggestions.rows.0.evidence", ""));
+    cJSON_Delete(s);
+    CHECK_EQ_S(first, "sync_in_step");
+    CHECK_MSG(stake == 4819000, "at stake %.0f ns", stake);
+    CHECK_MSG(strstr(ev, "5 synchronizing calls") != NULL, "%s", ev);
+    CHECK(!gemm);
+}

@@ -42,6 +42,8 @@ typedef struct an_ctx {
     size_t nsteps;
     const char *step_source;  /* how steps were found, or NULL when the trace has none */
     int bad_pattern;          /* --step-pattern did not compile */
+    int clipped;              /* steps whose range ran past the profiler's window, cut at its end */
+    int64_t clipped_recorded_ns; uint32_t clipped_name; /* the first one: its recorded duration and name */
 } an_ctx;
 
 /* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern). */

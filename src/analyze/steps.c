@@ -26,6 +26,7 @@
  *   overlapping non-NCCL kernels (on other streams). */
 #include <errno.h>
 #include "analyze.h"
+#include "../util/units.h"
 #include "../summary/categories.h"
 #include "../util/spill.h"
 #include "intervals.h"
@@ -134,6 +135,13 @@ void steps_find(an_ctx *c) {
         v[k++] = v[i];
     }
     n = k;
+    /* a step range still open when the profiler stopped is closed by the profiler later (at export):
+     * its recorded end is not the step's. Cut it at the end of the profiler's own window. */
+    for (size_t i = 0; t->prof_end > t->prof_start && i < n; i++) {
+        if (v[i].cpu_end <= t->prof_end || v[i].cpu_start >= t->prof_end) continue;
+        if (!c->clipped++) c->clipped_recorded_ns = v[i].cpu_end - v[i].cpu_start, c->clipped_name = v[i].name;
+        v[i].cpu_end = v[i].end = t->prof_end;
+    }
     for (size_t i = 0; i < n; i++)
         if (v[i].number < 0) v[i].number = (int64_t)i + 1;
     if (n == 0) {
@@ -347,6 +355,14 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     if (c->step_source) sj_str(so, "source", c->step_source);
     else cJSON_AddNullToObject(so, "source");
     if (c->bad_pattern) sj_str(so, "warning", "--step-pattern is not a valid regular expression; it was ignored");
+    else if (c->clipped) {
+        char w[400], rec[64];
+        units_ns(rec, sizeof rec, (double)c->clipped_recorded_ns);
+        snprintf(w, sizeof w, "%s%s is recorded as %s, past the end of the profiler's own window (\"PyTorch Profiler\" span): "
+                              "the range was closed when the profiler stopped, so %s cut at the profiler's end",
+                 c->clipped > 1 ? "the last steps, like " : "", strtab_get(&t->strs, c->clipped_name), rec, c->clipped > 1 ? "they are" : "it is");
+        sj_str(so, "warning", w);
+    }
     if (t->clock_note) sj_str(so, "note", t->clock_note);
     sj_int(so, "count", c->step_source ? (int64_t)ns : 0);
     sj_str(so, "fp_point", fp_name ? fp_name : "");

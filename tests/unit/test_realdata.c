@@ -444,3 +444,22 @@ TEST(realdata_cpu_side_only_item_waits_first) {
     CHECK_MSG(strstr(ev, "5 synchronizing calls") != NULL, "%s", ev);
     CHECK(!gemm);
 }
+
+/* tests/expectations/hta-triton-example.md: ProfilerStep#1 is recorded as 13.34 s, but the
+ * profiler's window ends 1,673.183 us after it began: the step is cut there (with a warning),
+ * and the finding is the host keeping the GPU waiting (~1.35 ms before the one kernel). */
+TEST(realdata_step_cut_at_profiler_end) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/triton_example/triton_example.json.gz");
+    CHECK(s);
+    double d0 = sj_getnum(s, "steps.durations_ns.0", -1);
+    char first[64], warn[400];
+    snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+    snprintf(warn, sizeof warn, "%s", sj_getstr(s, "steps.warning", ""));
+    double stake = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1);
+    cJSON_Delete(s);
+    CHECK_MSG(d0 == 1673183, "step %.0f ns", d0);
+    CHECK_MSG(strstr(warn, "13.34 s") && strstr(warn, "cut at the profiler's end"), "%s", warn);
+    CHECK_MSG(!strcmp(first, "iteration_interval") || !strcmp(first, "host_wait"), "first %s", first);
+    CHECK_MSG(stake > 1.3e6 && stake < 1.4e6, "at stake %.0f ns", stake);
+}

@@ -213,7 +213,15 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     top_put(f, &top, in->nsteps);
 }
 
+/* CUPTI's range profiler replays kernels inside the launch calls: their times are the profiler's */
+static int kernels_replayed(const pc_trace *t) {
+    for (int i = 0; i < t->nunknown_cat; i++)
+        if (t->unknown_cat[i] && !strcmp(strtab_get(&t->strs, t->unknown_cat[i]), "cuda_profiler_range")) return 1;
+    return 0;
+}
+
 static void slow_launches(const rule_in *in, const pc_rule *r) {
+    if (kernels_replayed(in->c->t)) return;
     double nlong = S(in, "gpu.launches.launch_calls_over_50us");
     if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, S(in, "gpu.launches.launch_calls"));
 }

@@ -463,3 +463,26 @@ TEST(realdata_step_cut_at_profiler_end) {
     CHECK_MSG(!strcmp(first, "iteration_interval") || !strcmp(first, "host_wait"), "first %s", first);
     CHECK_MSG(stake > 1.3e6 && stake < 1.4e6, "at stake %.0f ns", stake);
 }
+
+/* tests/expectations/hta-cupti-profiler.md: a run under CUPTI's range profiler (77
+ * cuda_profiler_range events, no kernel records): a warning says the times are the replays';
+ * no suggestion claims 1% of the trace; slow_launches (inflated by the replays) does not fire. */
+TEST(realdata_range_profiler_run_warned) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+    CHECK(s);
+    int warned = 0, slow = 0, big = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "run.warnings")) warned |= cJSON_IsString(r) && strstr(r->valuestring, "77 cuda_profiler_range events") &&
+                                                              strstr(r->valuestring, "no kernel records");
+    double span = sj_getnum(s, "run.span_ns", 0);
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) {
+        slow |= !strcmp(sj_getstr(r, "rule", ""), "slow_launches");
+        big |= sj_getnum(r, "at_stake_ns", 0) >= 0.01 * span;
+    }
+    cJSON_Delete(s);
+    CHECK(span > 11e9);
+    CHECK(warned);
+    CHECK(!slow);
+    CHECK(!big);
+}

@@ -178,6 +178,11 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     sj_int(gm, "window_start_ns", ss - t->t_min);
     sj_int(gm, "window_end_ns", se - t->t_min);
     sj_int(gm, "kernel_wait_threshold_ns", KERNEL_WAIT_NS);
+    /* how long the trace runs before its first kernel (start-up, when no steps are marked) */
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < t->ngpu; i++)
+        if (t->gpu[i].kind == GPU_KERNEL && t->gpu[i].ts < first) first = t->gpu[i].ts;
+    if (first != INT64_MAX && first >= t->t_min) sj_int(gm, "first_kernel_ns", first - t->t_min);
     if (t->clock_note) sj_str(gm, "window_note", "measured over the span of the timeline's kernels, not the steps (different clocks)");
     cJSON *devs = sj_arr(gm, "devices");
     int ids[64], nid = 0;

@@ -116,6 +116,35 @@ static double interval_stake(const rule_in *in) {
 
 /* ---- the checks ---- */
 
+/* no steps, and the first kernel comes after half of the trace: the window is mostly start-up */
+static void startup(const rule_in *in, const pc_rule *r) {
+    const cJSON *fk = sj_get(in->s, "gpu.first_kernel_ns");
+    double span = S(in, "run.span_ns");
+    if (in->has_steps || !cJSON_IsNumber(fk) || span <= 0 || fk->valuedouble <= 0.5 * span) return;
+    double pre = fk->valuedouble;
+    /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
+    const pc_trace *t = in->c->t;
+    enum { NAMES = 64 };
+    uint32_t ids[NAMES];
+    double id_ns[NAMES];
+    int nids = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || e->ts + e->dur > t->t_min + (int64_t)pre) continue;
+        int k = 0;
+        while (k < nids && ids[k] != e->name) k++;
+        if (k == nids && nids < NAMES) ids[nids] = e->name, id_ns[nids++] = 0;
+        if (k < nids) id_ns[k] += (double)e->dur;
+    }
+    top3 top = {0};
+    for (int k = 0; k < nids; k++) top_add(&top, strtab_get(&t->strs, ids[k]), id_ns[k]);
+    char a[64], b[64];
+    units_ns(a, sizeof a, pre);
+    units_ns(b, sizeof b, span);
+    top_put(fire(in, r, claim(in, pre), "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span),
+            &top, 1);
+}
+
 static void data_loading(const rule_in *in, const pc_rule *r) {
     double dw = S(in, "dataloader.avg_wait_ns");
     if (!cJSON_IsTrue(sj_get(in->s, "dataloader.present")) || in->step <= 0 || dw <= 0.05 * in->step) return;

@@ -486,3 +486,23 @@ TEST(realdata_range_profiler_run_warned) {
     CHECK(!slow);
     CHECK(!big);
 }
+
+/* tests/expectations/hta-alexnet.md: no steps; the first kernel 30.5 s into a 43.5 s trace
+ * (70%), cudaDeviceGetStreamPriorityRange (context creation, 29.93 s) the longest call
+ * before it: start-up is the first finding, not "the GPU waits for the host". */
+TEST(realdata_startup_first_without_steps) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
+    CHECK(s);
+    char first[64], c0[96];
+    snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+    snprintf(c0, sizeof c0, "%s", sj_getstr(s, "suggestions.rows.0.contributors.0.name", ""));
+    double stake = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), c0ns = sj_getnum(s, "suggestions.rows.0.contributors.0.ns", -1);
+    double fk = sj_getnum(s, "gpu.first_kernel_ns", -1), span = sj_getnum(s, "run.span_ns", -1);
+    cJSON_Delete(s);
+    CHECK_EQ_S(first, "startup");
+    CHECK_MSG(fk > 30.4e9 && fk < 30.6e9 && fk / span > 0.69 && fk / span < 0.71, "first kernel %.0f of %.0f ns", fk, span);
+    CHECK_MSG(stake == fk, "at stake %.0f", stake);
+    CHECK_EQ_S(c0, "cudaDeviceGetStreamPriorityRange");
+    CHECK_MSG(c0ns > 29.92e9 && c0ns < 29.93e9, "%.0f", c0ns);
+}

@@ -22,6 +22,11 @@ typedef struct rcase {
 
 #define OPS(...) "\"operators\": {\"rows\": [" __VA_ARGS__ "]}"
 static const rcase cases[] = {
+    /* no steps, first kernel 600 us into a 1 ms trace (60% > 50%): at stake those 600 us */
+    {"startup", 1, 600000, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000}, \"run\": {\"span_ns\": 1000000}"},
+    {"startup", 0, 0, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 500000}, \"run\": {\"span_ns\": 1000000}"},
+    /* with steps the window is the steps: never */
+    {"startup", 0, 0, 3, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000}, \"run\": {\"span_ns\": 1000000}"},
     /* data wait 60 µs of a 1 ms step (6% > 5%): at stake the wait itself */
     {"data_loading", 1, 60000, 3, 0, NULL,
      "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 60000, \"steps\": 3, \"steps_over_5pct\": 3}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
@@ -195,7 +200,7 @@ TEST(rules_every_rule_has_both_cases) {
         CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
         CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
     }
-    CHECK_EQ_I(n, 17);
+    CHECK_EQ_I(n, 18);
 }
 
 TEST(rules_sync_call_names) {

@@ -116,11 +116,12 @@ static double interval_stake(const rule_in *in) {
 
 /* ---- the checks ---- */
 
-/* no steps, and the first kernel comes after half of the trace: the window is mostly start-up */
+/* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
 static void startup(const rule_in *in, const pc_rule *r) {
     const cJSON *fk = sj_get(in->s, "gpu.first_kernel_ns");
     double span = S(in, "run.span_ns");
-    if (in->has_steps || !cJSON_IsNumber(fk) || span <= 0 || fk->valuedouble <= 0.5 * span) return;
+    if (in->has_steps || !cJSON_IsNumber(fk) || span <= 0 || fk->valuedouble <= 0.25 * span) return;
+    if (fk->valuedouble < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
     double pre = fk->valuedouble;
     /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
     const pc_trace *t = in->c->t;
@@ -141,8 +142,9 @@ static void startup(const rule_in *in, const pc_rule *r) {
     char a[64], b[64];
     units_ns(a, sizeof a, pre);
     units_ns(b, sizeof b, span);
-    top_put(fire(in, r, claim(in, pre), "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span),
-            &top, 1);
+    double stake = claim(in, pre);
+    if (stake <= 0) return; /* explained by the findings above (synchronization before the first kernel) */
+    top_put(fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span), &top, 1);
 }
 
 static void data_loading(const rule_in *in, const pc_rule *r) {

@@ -22,11 +22,13 @@ typedef struct rcase {
 
 #define OPS(...) "\"operators\": {\"rows\": [" __VA_ARGS__ "]}"
 static const rcase cases[] = {
-    /* no steps, first kernel 600 us into a 1 ms trace (60% > 50%): at stake those 600 us */
-    {"startup", 1, 600000, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000}, \"run\": {\"span_ns\": 1000000}"},
-    {"startup", 0, 0, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 500000}, \"run\": {\"span_ns\": 1000000}"},
+    /* no steps, first kernel 600 ms into a 1 s trace (60% > 25%, > 100 ms): at stake those 600 ms */
+    {"startup", 1, 600e6, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000000}, \"run\": {\"span_ns\": 1000000000}"},
+    {"startup", 0, 0, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 250000000}, \"run\": {\"span_ns\": 1000000000}"},
+    /* 60% but 60 ms: not start-up */
+    {"startup", 0, 0, 0, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 60000000}, \"run\": {\"span_ns\": 100000000}"},
     /* with steps the window is the steps: never */
-    {"startup", 0, 0, 3, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000}, \"run\": {\"span_ns\": 1000000}"},
+    {"startup", 0, 0, 3, 0, NULL, "\"gpu\": {\"first_kernel_ns\": 600000000}, \"run\": {\"span_ns\": 1000000000}"},
     /* data wait 60 µs of a 1 ms step (6% > 5%): at stake the wait itself */
     {"data_loading", 1, 60000, 3, 0, NULL,
      "\"dataloader\": {\"present\": true, \"avg_wait_ns\": 60000, \"steps\": 3, \"steps_over_5pct\": 3}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},

@@ -506,3 +506,28 @@ TEST(realdata_startup_first_without_steps) {
     CHECK_EQ_S(c0, "cudaDeviceGetStreamPriorityRange");
     CHECK_MSG(c0ns > 29.92e9 && c0ns < 29.93e9, "%.0f", c0ns);
 }
+
+/* tests/expectations/startup-traces.md: two traces whose window is mostly start-up; the first
+ * finding is startup, with its time at stake and the largest call before the first kernel. */
+TEST(realdata_startup_traces) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *path; double first_kernel_ns; const char *call; double call_ns; const char *second; } want[] = {
+        {"kineto/param-misc/linear_kineto.json.gz", 995164000, "cudaFree", 981075000, "host_wait"},
+        {"nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite", 859804362, "cudaHostRegister", 316427763, NULL},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        cJSON *s = summarize(want[i].path);
+        CHECK(s);
+        if (!s) continue;
+        char first[64], second[64], c0[96];
+        snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+        snprintf(second, sizeof second, "%s", sj_getstr(s, "suggestions.rows.1.rule", ""));
+        snprintf(c0, sizeof c0, "%s", sj_getstr(s, "suggestions.rows.0.contributors.0.name", ""));
+        double stake = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), c0ns = sj_getnum(s, "suggestions.rows.0.contributors.0.ns", -1);
+        cJSON_Delete(s);
+        CHECK_MSG(!strcmp(first, "startup"), "%s: first %s", want[i].path, first);
+        CHECK_MSG(stake == want[i].first_kernel_ns, "%s: at stake %.0f", want[i].path, stake);
+        CHECK_MSG(!strcmp(c0, want[i].call) && c0ns == want[i].call_ns, "%s: %s %.0f", want[i].path, c0, c0ns);
+        if (want[i].second) CHECK_MSG(!strcmp(second, want[i].second), "%s: second %s", want[i].path, second);
+    }
+}

@@ -531,3 +531,22 @@ TEST(realdata_startup_traces) {
         if (want[i].second) CHECK_MSG(!strcmp(second, want[i].second), "%s: second %s", want[i].path, second);
     }
 }
+
+/* tests/expectations/hta-ns-resolution.md: FP32 on a V100 with the GPU 97.5% busy: the first
+ * finding is Tensor Cores, 25-45% of the step at stake; no step_variance from two short
+ * leading steps (it fired at 0 ns, "mean exceeds median by -16.72 ms"). */
+TEST(realdata_v100_fp32_tensor_cores_first) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    CHECK(s);
+    char first[64];
+    snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+    double pct = sj_getnum(s, "suggestions.rows.0.at_stake_pct", -1);
+    int variance = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) variance |= !strcmp(sj_getstr(r, "rule", ""), "step_variance");
+    cJSON_Delete(s);
+    CHECK_EQ_S(first, "tensor_cores");
+    CHECK_MSG(pct >= 25 && pct <= 45, "at stake %.1f%%", pct);
+    CHECK(!variance);
+}

@@ -65,6 +65,17 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (t->stats.unknown > 0 && t->stats.unknown * 20 >= (int64_t)(t->stats.unknown + t->ncpu + t->ngpu) && t->nunknown_cat > 0) {
+        /* a large part of the trace is of kinds perfcard does not read (another accelerator's events) */
+        char msg[400], list[240] = "";
+        size_t n = 0;
+        for (int i = 0; i < t->nunknown_cat && i < 4 && n < sizeof list - 64; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s %lld", i ? ", " : "",
+                                  t->unknown_cat[i] ? strtab_get(&t->strs, t->unknown_cat[i]) : "(none)", (long long)t->unknown_cat_n[i]);
+        snprintf(msg, sizeof msg, "%lld events (%.0f%%) are of categories perfcard does not read (%s): the report does not cover them",
+                 (long long)t->stats.unknown, 100.0 * (double)t->stats.unknown / (double)(t->stats.unknown + t->ncpu + t->ngpu), list);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     for (int i = 0; i < t->nunknown_cat; i++) {
         /* CUPTI's range profiler (performance counters) replays every kernel: its timings are not the program's */
         if (!t->unknown_cat[i] || strcmp(strtab_get(&t->strs, t->unknown_cat[i]), "cuda_profiler_range")) continue;

@@ -550,3 +550,33 @@ TEST(realdata_v100_fp32_tensor_cores_first) {
     CHECK_MSG(pct >= 25 && pct <= 45, "at stake %.1f%%", pct);
     CHECK(!variance);
 }
+
+/* tests/expectations/small-and-other-devices.md: the first finding (or none) and its share of
+ * the step on four more traces: two host-bound toys, a CPU-only trace, an MTIA trace. */
+TEST(realdata_first_findings_small_and_other_devices) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *path; const char *first; double min_pct; const char *warning; } want[] = {
+        {"kineto/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", "host_wait", 90, NULL},
+        {"kineto/gpu-metrics-oracle/gpu_metrics_input.json", "host_wait", 85, NULL},
+        {"kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "", 0, NULL},
+        {"kineto/hta/mtia_inference_trace/mtia_inference_rank_0.json.gz", NULL, 0, "mtia_ccp_events 1313, mtia_runtime 823"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        cJSON *s = summarize(want[i].path);
+        CHECK(s);
+        if (!s) continue;
+        char first[64];
+        snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+        double pct = sj_getnum(s, "suggestions.rows.0.at_stake_pct", 0), maxpct = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) maxpct = fmax(maxpct, sj_getnum(r, "at_stake_pct", 0));
+        int warned = !want[i].warning;
+        cJSON_ArrayForEach(r, sj_get(s, "run.warnings")) warned |= want[i].warning && cJSON_IsString(r) && strstr(r->valuestring, want[i].warning);
+        cJSON_Delete(s);
+        if (want[i].first) {
+            CHECK_MSG(!strcmp(first, want[i].first), "%s: first '%s'", want[i].path, first);
+            CHECK_MSG(pct >= want[i].min_pct, "%s: %.1f%%", want[i].path, pct);
+        } else CHECK_MSG(maxpct < 1, "%s: a suggestion at %.1f%%", want[i].path, maxpct);
+        CHECK_MSG(warned, "%s: no warning naming %s", want[i].path, want[i].warning);
+    }
+}

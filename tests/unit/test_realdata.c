@@ -560,6 +560,8 @@ TEST(realdata_first_findings_small_and_other_devices) {
         {"kineto/gpu-metrics-oracle/gpu_metrics_input.json", "host_wait", 85, NULL},
         {"kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "", 0, NULL},
         {"kineto/hta/mtia_inference_trace/mtia_inference_rank_0.json.gz", NULL, 0, "mtia_ccp_events 1313, mtia_runtime 823"},
+        /* tests/expectations/param-resnet.md */
+        {"kineto/param-misc/resnet_kineto.json.gz", "data_loading", 35, NULL},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         cJSON *s = summarize(want[i].path);

@@ -582,3 +582,32 @@ TEST(realdata_first_findings_small_and_other_devices) {
         CHECK_MSG(warned, "%s: no warning naming %s", want[i].path, want[i].warning);
     }
 }
+
+/* tests/expectations/hta-trace-filter.md: two ranks of a 128-rank job; host_wait first
+ * (25-35% of the step), exposed NCCL communication in the top three (20-30%). */
+TEST(realdata_trace_filter_ranks) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    for (int rank = 0; rank < 2; rank++) {
+        char p[128];
+        snprintf(p, sizeof p, "kineto/hta/trace_filter/sampled_rank-%d.json.gz", rank);
+        cJSON *s = summarize(p);
+        CHECK(s);
+        if (!s) continue;
+        char first[64];
+        snprintf(first, sizeof first, "%s", sj_getstr(s, "suggestions.rows.0.rule", ""));
+        double pct = sj_getnum(s, "suggestions.rows.0.at_stake_pct", 0), comm = -1;
+        for (int i = 0; i < 3; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "suggestions.rows.%d.rule", i);
+            if (!strcmp(sj_getstr(s, path, ""), "communication")) {
+                snprintf(path, sizeof path, "suggestions.rows.%d.at_stake_pct", i);
+                comm = sj_getnum(s, path, -1);
+            }
+        }
+        double nccl = sj_getnum(s, "communication.pct_of_step", -1);
+        cJSON_Delete(s);
+        CHECK_MSG(!strcmp(first, "host_wait") && pct >= 25 && pct <= 35, "rank %d: first %s %.1f%%", rank, first, pct);
+        CHECK_MSG(comm >= 20 && comm <= 30, "rank %d: communication %.1f%%", rank, comm);
+        CHECK_MSG(nccl >= 30 && nccl <= 33, "rank %d: NCCL %.1f%% of the step", rank, nccl);
+    }
+}

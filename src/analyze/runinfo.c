@@ -1,5 +1,6 @@
 /* Run info: what the trace is, what it holds, on which devices. */
 #include "analyze.h"
+#include "../util/utf8.h"
 #include "../summary/summary.h"
 #include <string.h>
 
@@ -69,9 +70,13 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         /* a large part of the trace is of kinds perfcard does not read (another accelerator's events) */
         char msg[400], list[240] = "";
         size_t n = 0;
-        for (int i = 0; i < t->nunknown_cat && i < 4 && n < sizeof list - 64; i++)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s %lld", i ? ", " : "",
-                                  t->unknown_cat[i] ? strtab_get(&t->strs, t->unknown_cat[i]) : "(none)", (long long)t->unknown_cat_n[i]);
+        for (int i = 0; i < t->nunknown_cat && i < 4 && n < sizeof list - 80; i++) {
+            const char *cat = t->unknown_cat[i] ? strtab_get(&t->strs, t->unknown_cat[i]) : "(none)";
+            size_t len = strlen(cat);
+            int keep = (int)utf8_valid_prefix(cat, len < 48 ? len : 48); /* never half a character */
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%.*s%s %lld", i ? ", " : "", keep, cat, (size_t)keep < len ? "..." : "",
+                                  (long long)t->unknown_cat_n[i]);
+        }
         snprintf(msg, sizeof msg, "%lld events (%.0f%%) are of categories perfcard does not read (%s): the report does not cover them",
                  (long long)t->stats.unknown, 100.0 * (double)t->stats.unknown / (double)(t->stats.unknown + t->ncpu + t->ngpu), list);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));

@@ -59,6 +59,18 @@ static void top_put(cJSON *o, const top3 *t, double nsteps) {
     }
 }
 
+/* Time summed per call name (the first 64 names), then its three largest. */
+typedef struct by_name { uint32_t id[64]; double ns[64]; int n; } by_name;
+static void by_name_add(by_name *b, uint32_t id, double ns) {
+    int k = 0;
+    while (k < b->n && b->id[k] != id) k++;
+    if (k == b->n && b->n < 64) b->id[b->n] = id, b->ns[b->n++] = 0;
+    if (k < b->n) b->ns[k] += ns;
+}
+static void by_name_top(const by_name *b, const pc_trace *t, top3 *top) {
+    for (int k = 0; k < b->n; k++) top_add(top, strtab_get(&t->strs, b->id[k]), b->ns[k]);
+}
+
 int rule_is_sync_call(const char *n) {
     static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaMemcpy", "cudaMemset",
                                        "cuCtxSynchronize", "cuStreamSynchronize", "cuMemcpyHtoD", "cuMemcpyDtoH",
@@ -124,26 +136,19 @@ static void startup(const rule_in *in, const pc_rule *r) {
     if (fk->valuedouble < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
     double pre = fk->valuedouble;
     /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
+    double stake = claim(in, pre);
+    if (stake <= 0) return; /* explained by the findings above (synchronization before the first kernel) */
     const pc_trace *t = in->c->t;
-    enum { NAMES = 64 };
-    uint32_t ids[NAMES];
-    double id_ns[NAMES];
-    int nids = 0;
+    by_name calls = {0};
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || e->ts + e->dur > t->t_min + (int64_t)pre) continue;
-        int k = 0;
-        while (k < nids && ids[k] != e->name) k++;
-        if (k == nids && nids < NAMES) ids[nids] = e->name, id_ns[nids++] = 0;
-        if (k < nids) id_ns[k] += (double)e->dur;
+        if ((e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) && e->ts + e->dur <= t->t_min + (int64_t)pre) by_name_add(&calls, e->name, (double)e->dur);
     }
     top3 top = {0};
-    for (int k = 0; k < nids; k++) top_add(&top, strtab_get(&t->strs, ids[k]), id_ns[k]);
+    by_name_top(&calls, t, &top);
     char a[64], b[64];
     units_ns(a, sizeof a, pre);
     units_ns(b, sizeof b, span);
-    double stake = claim(in, pre);
-    if (stake <= 0) return; /* explained by the findings above (synchronization before the first kernel) */
     top_put(fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span), &top, 1);
 }
 
@@ -244,15 +249,8 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     top_put(f, &top, in->nsteps);
 }
 
-/* CUPTI's range profiler replays kernels inside the launch calls: their times are the profiler's */
-static int kernels_replayed(const pc_trace *t) {
-    for (int i = 0; i < t->nunknown_cat; i++)
-        if (t->unknown_cat[i] && !strcmp(strtab_get(&t->strs, t->unknown_cat[i]), "cuda_profiler_range")) return 1;
-    return 0;
-}
-
 static void slow_launches(const rule_in *in, const pc_rule *r) {
-    if (kernels_replayed(in->c->t)) return;
+    if (pc_trace_unknown_count(in->c->t, "cuda_profiler_range") > 0) return; /* launch times include CUPTI's kernel replays */
     double nlong = S(in, "gpu.launches.launch_calls_over_50us");
     if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, S(in, "gpu.launches.launch_calls"));
 }
@@ -339,10 +337,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     const pc_links *l = &in->c->links;
     double sync_ns = 0;
     int64_t n = 0, n_pageable = 0;
-    enum { NAMES = 64 };
-    uint32_t ids[NAMES];
-    double id_ns[NAMES];
-    int nids = 0;
+    by_name calls = {0};
     uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
     uint8_t *blocks = spill_calloc(t->ncpu ? t->ncpu : 1, 1);      /* per call: launched a pageable copy */
     for (size_t g = 0; g < t->ngpu && l->gpu_launch; g++) {
@@ -363,13 +358,10 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         sync_ns += (double)e->dur;
         n++;
         n_pageable += is_sync[e->name] != 2;
-        int k = 0;
-        while (k < nids && ids[k] != e->name) k++;
-        if (k == nids && nids < NAMES) ids[nids] = e->name, id_ns[nids++] = 0;
-        if (k < nids) id_ns[k] += (double)e->dur;
+        by_name_add(&calls, e->name, (double)e->dur);
     }
     top3 top = {0};
-    for (int k = 0; k < nids; k++) top_add(&top, strtab_get(&t->strs, ids[k]), id_ns[k]);
+    by_name_top(&calls, t, &top);
     spill_free(is_sync);
     spill_free(blocks);
     if (n <= 0) return;

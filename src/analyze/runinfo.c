@@ -81,14 +81,14 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  (long long)t->stats.unknown, 100.0 * (double)t->stats.unknown / (double)(t->stats.unknown + t->ncpu + t->ngpu), list);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
-    for (int i = 0; i < t->nunknown_cat; i++) {
-        /* CUPTI's range profiler (performance counters) replays every kernel: its timings are not the program's */
-        if (!t->unknown_cat[i] || strcmp(strtab_get(&t->strs, t->unknown_cat[i]), "cuda_profiler_range")) continue;
+    /* CUPTI's range profiler (performance counters) replays every kernel: its timings are not the program's */
+    int64_t ranges = pc_trace_unknown_count(t, "cuda_profiler_range");
+    if (ranges > 0) {
         char msg[400];
         snprintf(msg, sizeof msg,
                  "this trace was taken with CUPTI's range profiler (%lld cuda_profiler_range events: performance counters), which "
                  "replays kernels: API and operator times include the replays%s; profile again with activities only to time the run",
-                 (long long)t->unknown_cat_n[i], t->count_gpu[GPU_KERNEL] ? "" : " and there are no kernel records");
+                 (long long)ranges, t->count_gpu[GPU_KERNEL] ? "" : " and there are no kernel records");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
     if (t->capture_killed) cJSON_AddItemToArray(w, cJSON_CreateString(

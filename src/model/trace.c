@@ -97,6 +97,12 @@ void pc_trace_note_unknown(pc_trace *t, uint32_t cat) {
     }
 }
 
+int64_t pc_trace_unknown_count(const pc_trace *t, const char *cat) {
+    for (int i = 0; i < t->nunknown_cat; i++)
+        if (t->unknown_cat[i] && !strcmp(strtab_get(&t->strs, t->unknown_cat[i]), cat)) return t->unknown_cat_n[i];
+    return 0;
+}
+
 #define CMP_TS(A, B)                                  \
     if ((A)->ts != (B)->ts) return (A)->ts < (B)->ts ? -1 : 1; \
     if ((A)->dur != (B)->dur) return (A)->dur > (B)->dur ? -1 : 1; /* outer first */

@@ -191,6 +191,8 @@ pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);
 pc_device *pc_trace_device(pc_trace *t, int id); /* finds or adds */
 void pc_trace_note_unknown(pc_trace *t, uint32_t cat);
+/* How many events of the unread category `cat` (by name) the trace had; 0 when none. */
+int64_t pc_trace_unknown_count(const pc_trace *t, const char *cat);
 /* Sorts the event arrays by (ts, -dur, kind), stably (ties stay in the order
  * they were added); a reader of one part of an input sorts its own trace so
  * that parts sort in parallel. */

@@ -92,14 +92,16 @@ static int one(const cap_final *f, const char *raw_path, const char *meta_path, 
         free(tmp);
         return -1;
     }
-    /* first pass: was it closed cleanly (a last "perfcard_end" line)? */
+    /* closed cleanly: its last line is the "perfcard_end" event (read from the tail, not a second pass) */
+    char tail[160] = "";
+    if (fseek(in, -(long)(sizeof tail - 1), SEEK_END) != 0) rewind(in);
+    size_t got = fread(tail, 1, sizeof tail - 1, in);
+    tail[got] = 0;
+    int killed = strstr(tail, "\"perfcard_end\"") == NULL, in_events = 0;
+    rewind(in);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
-    int killed = 1, in_events = 0;
-    while ((n = getline(&line, &cap, in)) > 0)
-        if (strstr(line, "\"perfcard_end\"")) killed = 0;
-    rewind(in);
     header(&o, meta_path, f->origin_ns, killed);
     double first = 0, last = 0;
     int any = 0;

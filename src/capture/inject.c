@@ -159,8 +159,6 @@ void ij_window_set(uint64_t ts, int on) {
 
 /* ---------- metadata ---------- */
 
-static void host_name(char *out, size_t cap) { host_file_name(out, cap); }
-
 static int env_int(const char *const *names, int dflt) {
     for (; *names; names++) {
         const char *v = getenv(*names);
@@ -227,7 +225,7 @@ static void write_meta(int complete) {
     snprintf(path, sizeof path, "%s/meta.%s.json", dir, g_stem);
     snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     command_json(cmd, sizeof cmd);
-    host_name(host, sizeof host);
+    host_file_name(host, sizeof host);
     FILE *f = fopen(tmp, "w");
     if (!f) return;
     int r = rank(), ws = world_size();
@@ -250,7 +248,7 @@ static void after_fork_child(void);
 static tw *open_trace(void) {
     const char *dir = trace_dir();
     char host[256], header[512], dist[128] = "";
-    host_name(host, sizeof host);
+    host_file_name(host, sizeof host);
     int r = rank(), ws = world_size();
     if (r >= 0 && ws > 0) snprintf(dist, sizeof dist, ",\n\"distributedInfo\": {\"rank\": %d, \"world_size\": %d}", r, ws);
     else if (r >= 0) snprintf(dist, sizeof dist, ",\n\"distributedInfo\": {\"rank\": %d}", r);
@@ -387,24 +385,23 @@ static execve_fn real_fn(const char *name) {
     return f;
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
-    static execve_fn real;
-    if (!real) real = real_fn("execve");
+/* Flushes and closes the trace, runs the real `name` (execve or execvpe); on failure this image goes on recording. */
+static int exec_real(const char *name, execve_fn *real, const char *file, char *const argv[], char *const envp[]) {
+    if (!*real) *real = real_fn(name);
     before_exec();
-    int r = real(path, argv, envp), e = errno;
+    int r = (*real)(file, argv, envp), e = errno;
     exec_failed();
     errno = e;
     return r;
 }
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+    static execve_fn real;
+    return exec_real("execve", &real, path, argv, envp);
+}
 EXPORT int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     static execve_fn real;
-    if (!real) real = real_fn("execvpe");
-    before_exec();
-    int r = real(file, argv, envp), e = errno;
-    exec_failed();
-    errno = e;
-    return r;
+    return exec_real("execvpe", &real, file, argv, envp);
 }
 EXPORT int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
 

@@ -101,7 +101,10 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     char h[512];
     double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
     const char *per = c->step_source ? "of each step" : "of the trace";
-    if (sg && pct > 0)
+    if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
+        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, sj_getstr(sg, "title", ""), pct,
+                 sj_getstr(sg, "evidence", ""));
+    else if (sg && pct > 0)
         snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", sj_getstr(sg, "title", ""), pct, per, sj_getstr(sg, "evidence", ""));
     else if (sg)
         snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));

@@ -163,30 +163,26 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     int64_t ss = c->steps[0].start, se = c->steps[c->nsteps - 1].end;
-    if (t->clock_note) {
-        /* steps and kernels on different clocks: measure over the kernels' own span */
-        int64_t a = INT64_MAX, b = INT64_MIN;
-        for (size_t i = 0; i < t->ngpu; i++)
-            if (t->gpu[i].kind == GPU_KERNEL && !strstr(strtab_get(&t->strs, t->gpu[i].name), "AllReduce (stream_")) {
-                if (t->gpu[i].ts < a) a = t->gpu[i].ts;
-                if (t->gpu[i].ts + t->gpu[i].dur > b) b = t->gpu[i].ts + t->gpu[i].dur;
-            }
-        if (a < b) ss = a, se = b;
-    }
     int64_t gs = t->prof_end > t->prof_start ? t->prof_start : t->t_min, ge = t->prof_end > t->prof_start ? t->prof_end : t->t_max;
+    int64_t origin = t->t_min; /* times in the summary are from here */
+    int two_clocks = t->clock2_end > t->clock2_start;
+    if (two_clocks) /* the steps are on another clock than the kernels: the timeline's own span */
+        ss = gs = origin = t->clock2_start, se = ge = t->clock2_end;
     cJSON *gm = sj_obj(s, "gpu");
-    sj_int(gm, "window_start_ns", ss - t->t_min);
-    sj_int(gm, "window_end_ns", se - t->t_min);
+    sj_int(gm, "window_start_ns", ss - origin);
+    sj_int(gm, "window_end_ns", se - origin);
     sj_int(gm, "kernel_wait_threshold_ns", KERNEL_WAIT_NS);
     /* how long the trace runs before its first kernel (start-up, when no steps are marked) */
     int64_t first = INT64_MAX;
     for (size_t i = 0; i < t->ngpu; i++)
         if (t->gpu[i].kind == GPU_KERNEL && t->gpu[i].ts < first) first = t->gpu[i].ts;
-    if (first != INT64_MAX && first >= t->t_min) sj_int(gm, "first_kernel_ns", first - t->t_min);
-    if (t->clock_note) sj_str(gm, "window_note", "measured over the span of the timeline's kernels, not the steps (different clocks)");
+    if (!two_clocks && first != INT64_MAX && first >= t->t_min) sj_int(gm, "first_kernel_ns", first - t->t_min);
+    if (two_clocks) sj_str(gm, "window_note", "measured over the timeline's span (its first to its last event), not the steps: the two use different clocks");
+    else if (t->kernels_unknown)
+        sj_str(gm, "window_note", "not measured: the input records its communication operators but no kernel timeline (MindSpore: gpu_timeline_display_N.json)");
     cJSON *devs = sj_arr(gm, "devices");
     int ids[64], nid = 0;
-    for (size_t i = 0; i < t->ngpu && nid < 64; i++) {
+    for (size_t i = 0; i < t->ngpu && nid < 64 && !t->kernels_unknown; i++) {
         if (t->gpu[i].kind != GPU_KERNEL) continue;
         int d = t->gpu[i].device, seen = 0;
         for (int q = 0; q < nid; q++) seen |= ids[q] == d;
@@ -211,7 +207,7 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         cJSON *pts = sj_arr(tl, "points");
         for (size_t b = 0; b < r.nbuckets; b++) {
             cJSON *p = cJSON_CreateObject();
-            sj_int(p, "t_ns", r.bucket_start[b] - t->t_min);
+            sj_int(p, "t_ns", r.bucket_start[b] - origin);
             sj_num(p, "utilization_pct", 100 * r.bucket_util[b]);
             cJSON_AddItemToArray(pts, p);
         }

@@ -23,7 +23,9 @@
  *   loading > CPU operator > other (idle).
  * Data loading wait: union of DataLoader ranges inside the window.
  * Communication: union of NCCL kernels inside the window, and the part of it
- *   overlapping non-NCCL kernels (on other streams). */
+ *   overlapping non-NCCL kernels (on other streams); for steps whose phases
+ *   the input gives and whose kernels are not on the steps' clock (MindSpore's
+ *   step trace), the part inside the forward and backward phase. */
 #include <errno.h>
 #include "analyze.h"
 #include "../util/units.h"
@@ -61,10 +63,10 @@ static int name_is_dataloader_id(const pc_trace *t, uint32_t id);
 static int name_is_nccl_id(const pc_trace *t, uint32_t id);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
 /* NCCL kernels, and the collectives of other stacks (MindSpore's HCCL
- * AllReduce, AllGather, ...) */
+ * AllReduce, AllGather, ..., and its pipeline stages' Send-opN / Receive-opN) */
 int name_is_nccl(const char *n) {
     return strcasestr(n, "nccl") || strcasestr(n, "allreduce") || strcasestr(n, "allgather") || strcasestr(n, "reducescatter") ||
-           strcasestr(n, "hcom_");
+           strcasestr(n, "hcom_") || !strncmp(n, "Send-op", 7) || !strncmp(n, "Receive-op", 10);
 }
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id) {
     if (!dl_cache[id]) dl_cache[id] = name_is_dataloader(strtab_get(&t->strs, id)) ? 2 : 1;
@@ -154,7 +156,7 @@ void steps_find(an_ctx *c) {
         c->step_source = NULL;
         return;
     }
-    c->step_source = use_re ? "ranges matching --step-pattern" : "ProfilerStep#N or perfcard.step#N ranges";
+    c->step_source = use_re ? "ranges matching --step-pattern" : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
     /* GPU work launched inside a step belongs to it */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
@@ -348,7 +350,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     ivl_step_sums(u[BK_COMM], nu[BK_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
     ivl_step_sums(ov, no, st, ns, sizeof *st, offsetof(stepacc, overlap_ns), acc, sizeof *acc);
     spill_free(ov);
-    for (int k = 0; k < BK_OTHER; k++) spill_free(u[k]);
+    for (int k = 0; k < BK_OTHER; k++)
+        if (k != BK_COMM) spill_free(u[k]);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -415,6 +418,13 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         if (bp < fp) bp = fp;
         if (bp > p->end) bp = p->end;
         int64_t interval = fp - p->start, fpbp = bp - fp, tail = p->end - bp;
+        /* the input's phases and no kernel of this step on the steps' clock
+         * (MindSpore's step trace): the computation communication can overlap
+         * is the forward and backward phase */
+        if (basis[0] == 'i' && !a->b[BK_KERNEL] && bp > fp) {
+            ivl fb = {fp, bp};
+            a->overlap_ns = ivl_overlap(u[BK_COMM], nu[BK_COMM], &fb, 1);
+        }
         /* no forward or backward work found: the phases are unknown, not
          * "all interval" (which would read as a 100% iteration interval) */
         int phased = basis[0] != 'n';
@@ -463,6 +473,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         overlap_total += a->overlap_ns;
         total_dur += dur;
     }
+    spill_free(u[BK_COMM]);
     static const char *const ak[6] = {"duration_ns", "iteration_interval_ns", "fp_bp_ns", "tail_ns", "data_wait_ns", "communication_ns"};
     cJSON *avg = sj_obj(so, "average");
     for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], cnt[k]);

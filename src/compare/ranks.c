@@ -28,7 +28,7 @@ static double per_step(const cJSON *s, int cat) {
     return sj_getnum(pc_bk_get(s, cat), "avg_per_step_ns", 0);
 }
 
-/* A rank's own work per step: every category of the exclusive breakdown but
+/* A rank's own work per step (mean): every category of the exclusive breakdown but
  * communication and idle (GPU kernels and copies, and the host work before
  * them). In a collective the ranks that finish their work first wait for the
  * others inside the NCCL kernels, so the rank with the most work is the one
@@ -38,6 +38,24 @@ static double work_per_step(const cJSON *s) {
     for (int k = 0; k < BK_N; k++)
         if (k != BK_COMM && k != BK_OTHER) w += per_step(s, k);
     return w;
+}
+
+static double median_of(const double *v, int n);
+
+/* A rank's compute per step when its input gives the phases and no kernels on
+ * the steps' clock (MindSpore's step trace): the median forward and backward
+ * phase (the median, so that a first step spent compiling does not make a
+ * straggler); -1 for other inputs. */
+static double phase_compute(const cJSON *s) {
+    if (sj_getnum(pc_bk_get(s, BK_KERNEL), "total_ns", 0) > 0) return -1;
+    const cJSON *rows = sj_get(s, "steps.rows"), *r;
+    int n = 0, cap = cJSON_GetArraySize(rows);
+    double *v = xcalloc(cap ? (size_t)cap : 1, sizeof *v);
+    cJSON_ArrayForEach(r, rows)
+        if (!strcmp(sj_getstr(r, "phase_basis", ""), "input")) v[n++] = sj_getnum(r, "fp_bp_ns", 0);
+    double m = n ? median_of(v, n) : -1;
+    free(v);
+    return m;
 }
 
 static double median_of(const double *v, int n) {
@@ -70,7 +88,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     sj_int(rs, "shown_rank", v[0].rank);
     cJSON *rows = sj_arr(rs, "rows");
     double *med = xcalloc((size_t)n, sizeof *med), *work = xcalloc((size_t)n, sizeof *work);
-    int slow = 0, fast = 0;
+    int slow = 0, fast = 0, by_phase = 0;
     for (int i = 0; i < n; i++) {
         const cJSON *s = v[i].s;
         cJSON *r = cJSON_CreateObject();
@@ -80,20 +98,36 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         med[i] = sj_getnum(s, "steps.median_ns", 0);
         sj_num(r, "step_median_ns", med[i]);
         sj_num(r, "step_avg_ns", sj_getnum(s, "steps.average.duration_ns", 0));
-        work[i] = work_per_step(s);
+        double pc = phase_compute(s);
+        work[i] = pc >= 0 ? pc : work_per_step(s);
+        by_phase += pc >= 0;
         sj_num(r, "compute_ns", work[i]);
-        sj_num(r, "communication_ns", per_step(s, BK_COMM));
-        sj_num(r, "idle_ns", per_step(s, BK_OTHER));
         double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
+        if (pc >= 0) {
+            /* no kernels: the communication outside the forward and backward
+             * phase; idle time is unknown */
+            sj_num(r, "communication_ns", (sj_getnum(s, "communication.nccl_ns", 0) - sj_getnum(s, "communication.overlap_ns", 0)) / steps);
+            cJSON_AddNullToObject(r, "idle_ns");
+        } else {
+            sj_num(r, "communication_ns", per_step(s, BK_COMM));
+            sj_num(r, "idle_ns", per_step(s, BK_OTHER));
+        }
         sj_num(r, "nccl_ns", sj_getnum(s, "communication.nccl_ns", 0) / steps);
         sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));
-        sj_num(r, "gpu_utilization_pct", sj_getnum(s, "gpu.devices.0.utilization_pct", 0));
+        const cJSON *util = sj_get(s, "gpu.devices.0.utilization_pct");
+        if (cJSON_IsNumber(util)) sj_num(r, "gpu_utilization_pct", util->valuedouble);
+        else cJSON_AddNullToObject(r, "gpu_utilization_pct");
         cJSON_AddItemToArray(rows, r);
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
     double median = median_of(work, n);
+    int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
     cJSON *st = sj_obj(rs, "straggler");
+    sj_bool(st, "found", found);
+    sj_str(st, "basis", by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
+                        : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
+                                   : "every category of the breakdown but communication and idle, mean per step");
     sj_int(st, "rank", v[slow].rank);
     sj_num(st, "compute_ns", work[slow]);
     sj_num(st, "step_median_ns", med[slow]);
@@ -103,7 +137,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     sj_num(rs, "median_compute_ns", median);
     sj_num(rs, "median_of_medians_ns", median_of(med, n));
     /* a straggler rule: the rank with the most work over 10% above the median rank's */
-    if (n > 1 && median > 0 && work[slow] > 1.1 * median) {
+    if (found) {
         cJSON *sg = cJSON_GetObjectItem(job, "suggestions");
         cJSON *arr = sg ? cJSON_GetObjectItem(sg, "rows") : NULL;
         if (arr) {

@@ -3,9 +3,12 @@
  * pc_job_summary takes the per-rank summaries (in any order) and returns the
  * lowest rank's summary, taken out of ranks[] (its slot set to NULL; the
  * caller frees the result and the rest), plus a "ranks"
- * section with, per rank, step time, compute (non-NCCL kernel time), NCCL
- * communication and its overlap, idle time and GPU utilization per step, the
- * straggler (slowest median step) and by how much it trails the fastest and
+ * section with, per rank, step time, compute, communication not hidden
+ * behind compute, idle time and GPU utilization per step, and the most loaded
+ * rank (the straggler when over 10% above the median rank): compute is the
+ * breakdown's categories but communication and idle (mean per step) or, for an
+ * input that gives phases and no kernels (MindSpore's step trace), the median
+ * forward and backward phase; and by how much it trails the least loaded and
  * the median rank. Built from summaries alone, so a job report made from
  * per-rank summary.json files equals one made from the traces.
  * rank_of_input guesses a rank from a file name ("rank-3", "rank3",

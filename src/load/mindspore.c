@@ -14,8 +14,11 @@
  *       record (get, push or total: not used);
  *   minddata_pipeline_raw_{rank}.csv       pipeline operators and their
  *       output queues.
- * The step trace and the timeline come from different clocks: steps are not
- * aligned with kernels, and the summary says so. */
+ * The step trace and the timeline come from different clocks (when their spans
+ * do not meet): steps are not aligned with kernels, t_min..t_max is the step
+ * trace's span, clock2_start..clock2_end the timeline's, and the summary says
+ * so. Without a timeline the step trace's communication spans are the only
+ * device events: kernels_unknown. */
 #include "load.h"
 #include "readers.h"
 #include "../util/fsutil.h"
@@ -117,14 +120,28 @@ static int col_index(char **h, int n, const char *name) {
     return -1;
 }
 
-/* A CSV file with a header line, read row by row (data is split in place). */
-typedef struct csv_table { char *save; char *h[256]; int nh; } csv_table;
+/* A CSV file with a header line, read row by row (data is split in place):
+ * the header's fields in h[nh], each row's in f[] (room for every field of
+ * the longest line: MindSpore's cluster step traces have over 1,000 columns). */
+typedef struct csv_table { char *save; char **h, **f; int nh, cap; } csv_table;
 
 static int csv_open(csv_table *c, char *data) {
+    memset(c, 0, sizeof *c);
     char *line = strtok_r(data, "\r\n", &c->save);
     if (!line) return 0;
-    c->nh = csv_fields(line, c->h, 256);
+    /* no line has more fields than the file has commas, plus one */
+    size_t commas = 1;
+    for (const char *p = line; *p; p++) commas += *p == ',';
+    for (const char *p = c->save; p && *p; p++) commas += *p == ',';
+    c->cap = commas < (size_t)INT32_MAX / 2 ? (int)commas : INT32_MAX / 2;
+    c->h = xcalloc((size_t)c->cap, sizeof *c->h);
+    c->f = xcalloc((size_t)c->cap, sizeof *c->f);
+    c->nh = csv_fields(line, c->h, c->cap);
     return 1;
+}
+static void csv_close(csv_table *c) {
+    free(c->h);
+    free(c->f);
 }
 static int csv_col(csv_table *c, const char *name) { return col_index(c->h, c->nh, name); }
 static char *csv_next(csv_table *c) { return strtok_r(NULL, "\r\n", &c->save); }
@@ -158,6 +175,21 @@ static int ns_of(double v, double scale, int64_t *out) {
     return 1;
 }
 
+/* A communication column's operator: "stream_48_0_Receive-op663" names its
+ * operator ("Receive-op663 (stream 48)"); "stream_10_parallel_0" does not,
+ * and is an all-reduce (MindInsight draws these as its reduce lines). */
+static void comm_name(char *out, size_t cap, const char *col, size_t len) {
+    const char *p = col + 7, *end = col + len; /* after "stream_" */
+    const char *stream = p;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    int slen = (int)(p - stream);
+    if (p < end && *p == '_') p++;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p < end && *p == '_' && strncmp(p + 1, "parallel_", 9) && p + 1 < end)
+        snprintf(out, cap, "%.*s (stream %.*s)", (int)(end - p - 1), p + 1, slen, stream);
+    else snprintf(out, cap, "AllReduce (%.*s)", (int)len, col);
+}
+
 static void step_trace(pc_trace *t, char *data) {
     csv_table tb;
     if (!csv_open(&tb, data)) return;
@@ -166,8 +198,8 @@ static void step_trace(pc_trace *t, char *data) {
     int c_step = csv_col(&tb, "step_num"), c_start = csv_col(&tb, "start_point"), c_total = csv_col(&tb, "total");
     int c_ii = csv_col(&tb, "iteration_interval"), c_fb = csv_col(&tb, "fp_and_bp"), c_tail = csv_col(&tb, "tail");
     while ((line = csv_next(&tb))) {
-        char *f[256];
-        int n = csv_fields(line, f, 256);
+        char **f = tb.f;
+        int n = csv_fields(line, f, tb.cap);
         if (c_step < 0 || c_start < 0 || c_total < 0) continue;
         /* MindSpore's last row averages the steps: step number "-" */
         if (c_step < n && !strcmp(f[c_step], "-")) continue;
@@ -201,14 +233,15 @@ static void step_trace(pc_trace *t, char *data) {
             if (!int_field(f, n, i, 10, &s) || !int_field(f, n, i + 1, 10, &e) || e <= s || !pc_trace_take_dur(t, e - s)) continue;
             pc_gpu_event *g = pc_trace_add_gpu(t);
             g->kind = GPU_KERNEL;
-            char gn[128];
-            snprintf(gn, sizeof gn, "AllReduce (%.*s)", (int)(l - 12), hdr[i]);
+            char gn[160];
+            comm_name(gn, sizeof gn, hdr[i], l - 12);
             g->name = strtab_intern(&t->strs, gn, strlen(gn));
             g->ts = s, g->dur = e - s;
             g->device = 0;
             g->stream = atoi(hdr[i] + 7);
         }
     }
+    csv_close(&tb);
 }
 
 static uint32_t hash_name(const char *s) {
@@ -362,8 +395,8 @@ static void pipeline(pc_trace *t, char *data) {
     int ca = csv_col(&tb, "output_queue_average_size"), cl = csv_col(&tb, "output_queue_length");
     int cu = csv_col(&tb, "output_queue_usage_rate"), cp = csv_col(&tb, "parent_id"), cc = csv_col(&tb, "children_id");
     while ((line = csv_next(&tb))) {
-        char *f[32];
-        int n = csv_fields(line, f, 32);
+        char **f = tb.f;
+        int n = csv_fields(line, f, tb.cap);
         if (ci < 0 || ct < 0) continue;
         if (n <= ct || n <= ci) { t->stats.bad_fields++; continue; }
         pc_pipe_op *o = VEC_PUSH(t->pipe, t->npipe, t->cap_pipe);
@@ -380,6 +413,7 @@ static void pipeline(pc_trace *t, char *data) {
         const char *ch = cc >= 0 && cc < n ? f[cc] : "";
         o->children = strtab_intern(&t->strs, ch, strlen(ch));
     }
+    csv_close(&tb);
 }
 
 /* MindInsight's GPU tables (times in µs): gpu_op_detail_info (op_full_name,
@@ -409,8 +443,8 @@ static void agg_table(pc_trace *t, char *data, int what) {
         cn = csv_col(&tb, "op_type"), cc = csv_col(&tb, "type_occurrences"), ct = csv_col(&tb, "total_time(us)");
     }
     while (cn >= 0 && ct >= 0 && (line = csv_next(&tb))) {
-        char *f[64];
-        int n = csv_fields(line, f, 64);
+        char **f = tb.f;
+        int n = csv_fields(line, f, tb.cap);
         if (n <= cn || n <= ct) { t->stats.bad_fields++; continue; }
         pc_agg *a = VEC_PUSH(t->agg, t->nagg, t->cap_agg);
         memset(a, 0, sizeof *a);
@@ -426,6 +460,36 @@ static void agg_table(pc_trace *t, char *data, int what) {
         if (cg >= 0 && cg < n) a->grid = strtab_intern(&t->strs, f[cg], strlen(f[cg]));
         if (cb >= 0 && cb < n) a->block = strtab_intern(&t->strs, f[cb], strlen(f[cb]));
     }
+    csv_close(&tb);
+}
+
+/* The span of the host events [c0, c1) and device events [g0, g1); 0 when there are none. */
+static int added_span(const pc_trace *t, size_t c0, size_t g0, size_t c1, size_t g1, int64_t *a, int64_t *b) {
+    *a = INT64_MAX, *b = INT64_MIN;
+    for (size_t i = c0; i < c1; i++) {
+        if (t->cpu[i].ts < *a) *a = t->cpu[i].ts;
+        if (t->cpu[i].ts + t->cpu[i].dur > *b) *b = t->cpu[i].ts + t->cpu[i].dur;
+    }
+    for (size_t i = g0; i < g1; i++) {
+        if (t->gpu[i].ts < *a) *a = t->gpu[i].ts;
+        if (t->gpu[i].ts + t->gpu[i].dur > *b) *b = t->gpu[i].ts + t->gpu[i].dur;
+    }
+    return *a <= *b;
+}
+
+/* t_min and t_max over the first clock's events only: those outside the
+ * second clock's span (the two spans do not meet) */
+static void first_clock_take(const pc_trace *t, int64_t ts, int64_t end, int64_t *lo, int64_t *hi) {
+    if (ts >= t->clock2_start && ts <= t->clock2_end) return;
+    if (ts < *lo) *lo = ts;
+    if (end > *hi) *hi = end;
+}
+static void first_clock_span(pc_trace *t) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < t->ncpu; i++) first_clock_take(t, t->cpu[i].ts, t->cpu[i].ts + t->cpu[i].dur, &lo, &hi);
+    for (size_t i = 0; i < t->ngpu; i++) first_clock_take(t, t->gpu[i].ts, t->gpu[i].ts + t->gpu[i].dur, &lo, &hi);
+    for (size_t i = 0; i < t->nctr; i++) first_clock_take(t, t->ctr[i].ts, t->ctr[i].ts, &lo, &hi);
+    if (lo <= hi) t->t_min = lo, t->t_max = hi;
 }
 
 int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
@@ -435,11 +499,15 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     int any = 0;
     char *d, fn[256];
     if ((d = read_file(t, dir, "step_trace_raw_%d_detail_time.csv", rank, &n, fn))) { step_trace(t, d); free(d); any = 1; }
+    size_t n_cpu1 = t->ncpu, n_gpu1 = t->ngpu;
     if ((d = read_file(t, dir, "gpu_timeline_display_%d.json", rank, &n, fn))) {
         timeline(t, d, fn);
         free(d);
         any = 1;
     }
+    /* the two clocks: the step trace's events were added first, the timeline's after them */
+    int64_t a1, b1, a2, b2;
+    int has1 = added_span(t, 0, 0, n_cpu1, n_gpu1, &a1, &b1), has2 = added_span(t, n_cpu1, n_gpu1, t->ncpu, t->ngpu, &a2, &b2);
     int64_t t0 = 0;
     for (size_t i = 0; i < t->ncpu; i++)
         if (t->cpu[i].kind == CPU_USER_ANNOT && (!t0 || t->cpu[i].ts < t0)) t0 = t->cpu[i].ts;
@@ -460,9 +528,15 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     }
     t->rank = rank;
     t->source_format = strtab_intern(&t->strs, "mindspore", 9);
-    t->clock_note = "MindSpore's step trace (device counter) and timeline (host clock) use different clocks: per-step breakdowns of kernel time are not available";
+    if (n_cpu1) t->step_source = "MindSpore's step trace (step_trace_raw_N_detail_time.csv)";
+    t->kernels_unknown = has1 && !has2 && n_gpu1 > 0;
     t->stats.events = (int64_t)(t->ncpu + t->ngpu + t->nctr);
     pc_trace_finish(t);
+    if (has1 && has2 && (b1 <= a2 || b2 <= a1)) {
+        t->clock_note = "MindSpore's step trace (device counter) and timeline (host clock) use different clocks: per-step breakdowns of kernel time are not available";
+        t->clock2_start = a2, t->clock2_end = b2;
+        first_clock_span(t);
+    }
     *out = t;
     return 0;
 }

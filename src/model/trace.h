@@ -151,6 +151,13 @@ typedef struct pc_trace {
     pc_pipe_op *pipe;    size_t npipe, cap_pipe;
     pc_agg *agg;         size_t nagg, cap_agg;
     const char *clock_note; /* set when parts of the input use different clocks */
+    /* with clock_note: the span of the events on the input's second clock
+     * (MindSpore's timeline); t_min and t_max then cover the first clock only */
+    int64_t clock2_start, clock2_end;
+    /* 1 when the input's only device events are communication spans (MindSpore's
+     * step trace without its timeline): GPU busy time is unknown */
+    int kernels_unknown;
+    const char *step_source; /* what the input's own steps are, when a loader made them; NULL otherwise */
     int64_t count_cpu[CPU_KIND_COUNT];
     int64_t count_gpu[GPU_KIND_COUNT];
     /* top unknown categories, for run info */

@@ -4,6 +4,10 @@
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
+#include "load/readers.h"
+#include "compare/ranks.h"
+#include "util/sbuf.h"
+#include "util/xalloc.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -609,5 +613,123 @@ TEST(realdata_trace_filter_ranks) {
         CHECK_MSG(!strcmp(first, "host_wait") && pct >= 25 && pct <= 35, "rank %d: first %s %.1f%%", rank, first, pct);
         CHECK_MSG(comm >= 20 && comm <= 30, "rank %d: communication %.1f%%", rank, comm);
         CHECK_MSG(nccl >= 30 && nccl <= 33, "rank %d: NCCL %.1f%% of the step", rank, nccl);
+    }
+}
+
+/* A MindSpore directory read as `perfcard report DIR` reads it: every rank,
+ * then the job summary (rank 0's sections and the ranks table). */
+static cJSON *mindspore_job(const char *rel) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", shared_data(), rel);
+    int *ranks = NULL, n = mindspore_ranks(dir, &ranks);
+    if (n <= 0) return NULL;
+    pc_summary **sums = xcalloc((size_t)n, sizeof *sums);
+    for (int i = 0; i < n; i++) {
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        if (pc_load_mindspore(dir, ranks[i], &t, &err)) continue;
+        sums[i] = pc_analyze(t, NULL);
+        pc_trace_free(t);
+    }
+    int ok = 1;
+    for (int i = 0; i < n; i++) ok &= sums[i] != NULL;
+    pc_summary *job = ok ? (n > 1 ? pc_job_summary(sums, n) : sums[0]) : NULL;
+    if (n == 1) sums[0] = NULL;
+    for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
+    free(sums);
+    free(ranks);
+    if (!job) return NULL;
+    sbuf b = {0};
+    pc_summary_text(job, &b);
+    cJSON *j = cJSON_Parse(b.data);
+    sbuf_free(&b);
+    pc_summary_free(job);
+    return j;
+}
+
+static double exposed_per_step(const cJSON *s) {
+    return (sj_getnum(s, "communication.nccl_ns", 0) - sj_getnum(s, "communication.overlap_ns", 0)) / sj_getnum(s, "steps.count", 1);
+}
+
+/* tests/expectations/mindspore-samples.md: figures from mindspore_step_trace.py */
+TEST(realdata_mindspore_samples) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    const char *base = "mindspore-format-samples/utils/resource";
+    char p[256];
+    /* profiler: ranks 0 and 10 on two clocks; the input pipeline first */
+    snprintf(p, sizeof p, "%s/profiler", base);
+    cJSON *s = mindspore_job(p);
+    CHECK(s);
+    if (s) {
+        CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "empty_queue");
+        CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 20);
+        CHECK_MSG(fabs(sj_getnum(s, "steps.median_ns", 0) - 130.420e6) < 0.001e6, "median %.0f", sj_getnum(s, "steps.median_ns", 0));
+        CHECK_MSG(sj_getnum(s, "run.span_ns", 1e18) < 5e9, "span %.3g ns", sj_getnum(s, "run.span_ns", 1e18));
+        CHECK_MSG(sj_getnum(s, "gpu.devices.0.utilization_pct", 100) < 0.001, "GPU utilization %.4f%%", sj_getnum(s, "gpu.devices.0.utilization_pct", 100));
+        CHECK_MSG(fabs(exposed_per_step(s) - 2.000e6) < 0.001e6, "exposed %.0f ns", exposed_per_step(s));
+        CHECK(cJSON_IsFalse(sj_get(s, "ranks.straggler.found")));
+        CHECK_EQ_I(sj_getnum(s, "ranks.rows.1.rank", -1), 10);
+        CHECK(cJSON_IsNull(sj_get(s, "ranks.rows.1.gpu_utilization_pct")));
+        CHECK_MSG(fabs(sj_getnum(s, "ranks.rows.0.compute_ns", 0) - 17.075e6) < 0.001e6, "rank 0 compute %.0f", sj_getnum(s, "ranks.rows.0.compute_ns", 0));
+        cJSON_Delete(s);
+    }
+    /* run_1: the exposed all-reduce in the tail first; no GPU utilization */
+    snprintf(p, sizeof p, "%s/run_1/normal_run/profiler", base);
+    s = mindspore_job(p);
+    CHECK(s);
+    if (s) {
+        CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "communication");
+        double at = sj_getnum(s, "suggestions.rows.0.at_stake_ns", 0), ov = sj_getnum(s, "communication.overlap_pct", 0);
+        CHECK_MSG(at >= 45e6 && at <= 53e6, "at stake %.0f", at);
+        CHECK_MSG(fabs(exposed_per_step(s) - 49.291e6) < 0.001e6, "exposed %.0f ns", exposed_per_step(s));
+        CHECK_MSG(ov >= 40 && ov <= 56, "overlap %.1f%%", ov);
+        CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 322);
+        CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "gpu.devices")), 0);
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) CHECK(strcmp(sj_getstr(r, "rule", ""), "gpu_utilization"));
+        cJSON_Delete(s);
+    }
+    /* run_2: no step trace; the pipeline's source first */
+    snprintf(p, sizeof p, "%s/run_2/normal_run/profiler", base);
+    s = mindspore_job(p);
+    CHECK(s);
+    if (s) {
+        CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "pipeline_bottleneck");
+        CHECK(strstr(sj_getstr(s, "suggestions.rows.0.evidence", ""), "ImageFolderOp") != NULL);
+        CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 0);
+        cJSON_Delete(s);
+    }
+    /* cluster_propose: 4 ranks of 300 to 1,056 columns; nothing worth 5%, no straggler */
+    snprintf(p, sizeof p, "%s/cluster_propose", base);
+    s = mindspore_job(p);
+    CHECK(s);
+    if (s) {
+        static const double compute[4] = {177.165e6, 177.275e6, 169.137e6, 169.064e6};
+        static const double exposed[4] = {0.295e6, 0.260e6, 4.690e6, 4.733e6};
+        for (int i = 0; i < 4; i++) {
+            char k[64];
+            snprintf(k, sizeof k, "ranks.rows.%d.compute_ns", i);
+            CHECK_MSG(fabs(sj_getnum(s, k, 0) - compute[i]) < 0.001e6, "rank %d compute %.0f", i, sj_getnum(s, k, 0));
+            snprintf(k, sizeof k, "ranks.rows.%d.communication_ns", i);
+            CHECK_MSG(fabs(sj_getnum(s, k, 0) - exposed[i]) < 0.001e6, "rank %d exposed %.0f", i, sj_getnum(s, k, 0));
+        }
+        CHECK(cJSON_IsFalse(sj_get(s, "ranks.straggler.found")));
+        CHECK_MSG(sj_getnum(s, "communication.nccl_ns", 0) / 5 > 173.257e6 && sj_getnum(s, "communication.nccl_ns", 0) / 5 < 173.259e6,
+                  "rank 0 communication %.0f per step", sj_getnum(s, "communication.nccl_ns", 0) / 5);
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) CHECK_MSG(sj_getnum(r, "at_stake_pct", 0) < 5, "%s at %.1f%%", sj_getstr(r, "rule", ""), sj_getnum(r, "at_stake_pct", 0));
+        int named = 0;
+        cJSON_ArrayForEach(r, sj_get(s, "kernels.devices.0.rows")) named |= !strcmp(sj_getstr(r, "name", ""), "Receive-op663 (stream 48)");
+        CHECK(named);
+        cJSON_Delete(s);
+    }
+    /* ut: pipeline files only, four ranks; loads without steps or GPU work */
+    s = mindspore_job("mindspore-format-samples/ut/profiler/analyser/resource");
+    CHECK(s);
+    if (s) {
+        CHECK_EQ_I(sj_getnum(s, "ranks.count", -1), 4);
+        CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 0);
+        CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "gpu.devices")), 0);
+        cJSON_Delete(s);
     }
 }

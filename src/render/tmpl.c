@@ -56,7 +56,12 @@ void fmt_int(sbuf *b, double v) {
 }
 
 void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
-    if (!v) return;
+    /* a figure the summary does not have reads "n/a", as a null one does
+     * (a blank cell reads as zero); raw values (sort keys) stay empty */
+    if (!v) {
+        if (fmt && *fmt && strcmp(fmt, "raw") && strcmp(fmt, "code")) sbuf_puts(b, "n/a");
+        return;
+    }
     if (cJSON_IsNull(v)) { sbuf_puts(b, "n/a"); return; }
     if (cJSON_IsBool(v)) { sbuf_puts(b, cJSON_IsTrue(v) ? "yes" : "no"); return; }
     if (cJSON_IsString(v)) { sbuf_puts(b, v->valuestring); return; }
@@ -280,11 +285,11 @@ static int render(rctx *r, const char *s, const char *end) {
             /* a name: a code span in Markdown, escaped text elsewhere */
             if (r->mode == ESC_MD) sbuf_md_code(r->out, v->valuestring, strlen(v->valuestring));
             else emit(r, v->valuestring, strlen(v->valuestring), 0);
-        } else if (v) {
+        } else {
             sbuf tmp = {0};
             fmt_value(&tmp, v, fmt);
             /* perfcard's own number formatting needs no escaping; strings do */
-            if (tmp.len) emit(r, tmp.data, tmp.len, !cJSON_IsString(v));
+            if (tmp.len) emit(r, tmp.data, tmp.len, !v || !cJSON_IsString(v));
             sbuf_free(&tmp);
         }
         s = after;

@@ -32,6 +32,12 @@ TEST(tmpl_variables_sections_filters) {
     s = render("a\n{{#t}}\nb\n{{/t}}\nc\n", "{\"t\":true}", ESC_NONE, &rc);
     CHECK_EQ_S(s, "a\nb\nc\n");
     free(s);
+    /* a figure missing from the summary reads n/a, as a null one, never blank
+     * (the GPU utilization of a trace without kernels printed " /  / ");
+     * a sort key stays empty */
+    s = render("{{gpu.devices.0.utilization_pct|pct}}/{{missing|dur}}/{{missing|raw}}/{{missing}}", "{\"gpu\":{\"devices\":[]}}", ESC_NONE, &rc);
+    CHECK_EQ_S(s, "n/a/n/a//");
+    free(s);
     s = render("{{x|nosuch}}", "{\"x\":1}", ESC_NONE, &rc);
     CHECK(rc == PC_EINPUT);
     free(s);

@@ -26,9 +26,10 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     const pc_table *optab = pc_summary_table(ps, "operators.rows"), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
     rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
-                  sj_getnum(s, "steps.average.duration_ns", 0), sj_getnum(s, "steps.median_ns", 0), c->step_source != NULL, 0,
+                  sj_getnum(s, "steps.average.duration_ns", 0), sj_getnum(s, "steps.median_ns", 0), c->step_source != NULL, 0, 0,
                   cJSON_CreateArray(), &(double){rules_gpu_free(s)}};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
+    in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.pytorch)) r->check(&in, r);
     /* rank by time at stake */

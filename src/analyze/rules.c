@@ -30,7 +30,11 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     sj_str(o, "threshold", r->threshold);
     sj_str(o, "evidence", ev);
     sj_str(o, "why", r->why);
-    sj_str(o, "try", r->try_);
+    /* what to try: for any program, then for the trace's framework */
+    const char *fw = in->pytorch ? r->try_pytorch : in->mindspore ? r->try_mindspore : NULL;
+    char tr[1024];
+    snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? (in->pytorch ? " In PyTorch: " : " In MindSpore: ") : "", fw ? fw : "");
+    sj_str(o, "try", tr);
     sj_str(o, "source", r->source);
     if (at_stake_ns >= 0) sj_num(o, "at_stake_ns", at_stake_ns);
     else cJSON_AddNullToObject(o, "at_stake_ns");
@@ -425,8 +429,8 @@ static void cpu_busy(const rule_in *in, const pc_rule *r) {
 }
 
 const pc_rule pc_rules[] = {
-#define RULE(id, fw, check, title, threshold, why, try_, source) {#id, fw, title, threshold, why, try_, source, check},
+#define RULE(id, fw, check, title, threshold, why, try_, try_pt, try_ms, source) {#id, fw, title, threshold, why, try_, try_pt, try_ms, source, check},
 #include "rules.def"
 #undef RULE
-    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -17,7 +17,7 @@ typedef struct rule_in {
     const tab_kernel *kern; /* the first device's kernel rows (nkern), by total time */
     size_t nkern;
     double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
-    int has_steps, pytorch;
+    int has_steps, pytorch, mindspore; /* the framework: aten:: operators; a MindSpore input */
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
 } rule_in;
@@ -25,7 +25,7 @@ typedef struct rule_in {
 typedef struct pc_rule {
     const char *id;
     int fw;
-    const char *title, *threshold, *why, *try_, *source;
+    const char *title, *threshold, *why, *try_, *try_pytorch, *try_mindspore, *source;
     void (*check)(const rule_in *in, const struct pc_rule *r);
 } pc_rule;
 

@@ -733,3 +733,34 @@ TEST(realdata_mindspore_samples) {
         cJSON_Delete(s);
     }
 }
+
+/* Framework-aware advice (#17): what to try names PyTorch only for PyTorch
+ * traces, MindSpore only for MindSpore's; a plain CUDA program (Nsight
+ * Systems: CloverLeaf, saxpy) gets CUDA advice alone. */
+static int suggestions_mention(const cJSON *s, const char *what) {
+    const cJSON *r;
+    int hit = 0;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) {
+        hit |= strstr(sj_getstr(r, "try", ""), what) != NULL;
+        hit |= strstr(sj_getstr(r, "why", ""), what) != NULL;
+    }
+    return hit;
+}
+TEST(realdata_advice_follows_the_framework) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const char *const cuda[] = {"nsys/perlmutter-cloverleaf-cuda.sqlite", "nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *s = summarize(cuda[i]);
+        CHECK(s && cJSON_GetArraySize(sj_get(s, "suggestions.rows")) > 0);
+        if (!s) continue;
+        static const char *const foreign[] = {"torch", "PyTorch", "DataLoader", "MindSpore", "num_parallel_workers", NULL};
+        for (int k = 0; foreign[k]; k++) CHECK_MSG(!suggestions_mention(s, foreign[k]), "%s: advice mentions %s", cuda[i], foreign[k]);
+        cJSON_Delete(s);
+    }
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s && suggestions_mention(s, "In PyTorch: DataLoader(num_workers") && !suggestions_mention(s, "MindSpore"));
+    cJSON_Delete(s);
+    s = mindspore_job("mindspore-format-samples/utils/resource/run_1/normal_run/profiler");
+    CHECK(s && suggestions_mention(s, "In MindSpore: all-reduce fusion") && !suggestions_mention(s, "torch") && !suggestions_mention(s, "PyTorch"));
+    cJSON_Delete(s);
+}

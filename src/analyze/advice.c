@@ -95,21 +95,5 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     if (cJSON_IsTrue(sj_get(s, "cpu.present")))
         sj_num(ov, "cpu_load_pct", sj_getnum(s, "cpu.average.user", 0) + sj_getnum(s, "cpu.average.system", 0));
     else cJSON_AddNullToObject(ov, "cpu_load_pct");
-    const cJSON *sg = sj_get(s, "suggestions.rows.0");
-    if (sg) sj_str(ov, "top_suggestion", sj_getstr(sg, "title", ""));
-    /* one sentence: what limits the run and by how much, from the first
-     * suggestion's own figures (the list and the headline never disagree) */
-    char h[512];
-    double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
-    const char *per = c->step_source ? "of each step" : "of the trace";
-    if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
-        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, sj_getstr(sg, "title", ""), pct,
-                 sj_getstr(sg, "evidence", ""));
-    else if (sg && pct > 0)
-        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", sj_getstr(sg, "title", ""), pct, per, sj_getstr(sg, "evidence", ""));
-    else if (sg)
-        snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));
-    else
-        snprintf(h, sizeof h, "No rule found anything over its threshold.");
-    sj_str(ov, "headline", h);
+    pc_summary_headline(s);
 }

@@ -153,12 +153,25 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             sj_str(x, "why", "Collective operations wait for the slowest rank, so every rank runs at its pace.");
             sj_str(x, "try", "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.");
             sj_str(x, "source", "Holistic Trace Analysis, MindInsight");
-            sj_num(x, "at_stake_ns", work[slow] - median);
-            cJSON_InsertItemInArray(arr, 0, x);
+            double stake = work[slow] - median, step = sj_getnum(job, "steps.average.duration_ns", 0);
+            sj_num(x, "at_stake_ns", stake);
+            if (step > 0) sj_num(x, "at_stake_pct", 100 * stake / step);
+            /* in its place by time at stake, as advice.c ranks the others */
+            /* (rebuilt: cJSON 1.7.15's cJSON_InsertItemInArray refuses positions past the first) */
+            int na = cJSON_GetArraySize(arr), placed = 0;
+            cJSON **items = xcalloc((size_t)na + 1, sizeof *items);
+            for (int i = 0; i < na; i++) items[i] = cJSON_DetachItemFromArray(arr, 0);
+            for (int i = 0; i < na; i++) {
+                if (!placed && sj_getnum(items[i], "at_stake_ns", -1) < stake) cJSON_AddItemToArray(arr, x), placed = 1;
+                cJSON_AddItemToArray(arr, items[i]);
+            }
+            if (!placed) cJSON_AddItemToArray(arr, x);
+            free(items);
             int k = 1;
             cJSON *it;
             cJSON_ArrayForEach(it, arr) cJSON_ReplaceItemInObject(it, "rank", cJSON_CreateNumber(k++));
             cJSON_ReplaceItemInObject(sg, "count", cJSON_CreateNumber(cJSON_GetArraySize(arr)));
+            pc_summary_headline(job);
         }
     }
     ranks[v[0].slot] = NULL;

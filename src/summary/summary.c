@@ -485,3 +485,25 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
     cJSON_Delete(j);
     return rc;
 }
+
+void pc_summary_headline(cJSON *doc) {
+    cJSON *ov = cJSON_GetObjectItem(doc, "overview");
+    if (!ov) return;
+    const cJSON *sg = sj_get(doc, "suggestions.rows.0");
+    cJSON_DeleteItemFromObject(ov, "top_suggestion");
+    cJSON_DeleteItemFromObject(ov, "headline");
+    if (sg) sj_str(ov, "top_suggestion", sj_getstr(sg, "title", ""));
+    char h[512];
+    double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
+    const char *per = cJSON_IsTrue(cJSON_GetObjectItem(ov, "has_steps")) ? "of each step" : "of the trace";
+    if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
+        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, sj_getstr(sg, "title", ""), pct,
+                 sj_getstr(sg, "evidence", ""));
+    else if (sg && pct > 0)
+        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", sj_getstr(sg, "title", ""), pct, per, sj_getstr(sg, "evidence", ""));
+    else if (sg)
+        snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));
+    else
+        snprintf(h, sizeof h, "No rule found anything over its threshold.");
+    sj_str(ov, "headline", h);
+}

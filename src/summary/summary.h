@@ -37,6 +37,11 @@ const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
 const pc_table *pc_summary_table(const pc_summary *s, const char *path);
 /* A copy of str (NULL stays NULL) that lives as long as s: for table rows. */
 const char *pc_summary_str(pc_summary *s, const char *str);
+/* overview.headline and overview.top_suggestion of doc, from the first of
+ * suggestions.rows (what limits the run and by how much, in one sentence:
+ * the list and the headline never disagree); again after a suggestion is
+ * added (the job's straggler). */
+void pc_summary_headline(cJSON *doc);
 /* Moves member key of from->doc, with the tables in it, into to->doc. */
 void pc_summary_move(pc_summary *to, pc_summary *from, const char *key);
 /* Helpers that add a member and return it (for chaining into objects). */

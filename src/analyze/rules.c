@@ -275,8 +275,8 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     if (!n || no_tc <= 0) return;
     char a[64];
     units_ns(a, sizeof a, no_tc / in->nsteps);
-    cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operators with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
-         (long long)n, a, PER(in), d->cc_major, d->cc_minor);
+    cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operator%s with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor);
     top_put(f, &top, in->nsteps);
 }
 

@@ -813,3 +813,32 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     CHECK_MSG(!strncmp(h, sj_getstr(s, "suggestions.rows.0.title", "?"), strlen(sj_getstr(s, "suggestions.rows.0.title", "?"))), "headline: %s", h);
     pc_summary_free(job);
 }
+
+/* tests/expectations/resnet50-v100.md, "The other trace of each folder":
+ * workers0's second trace leads with data loading (its exclusive category,
+ * 35,503.67 µs per step); with 4 workers the host keeps the GPU waiting,
+ * at most the GPU-free share of the step, and no data-loading finding. */
+TEST(realdata_resnet50_other_traces) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *path, *first; double lo, hi; } want[] = {
+        {"kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz", "data_loading", 22.9, 23.0},
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", "host_wait", 10, 27.4},
+        {"kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz", "host_wait", 10, 28.6},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        cJSON *s = summarize(want[i].path);
+        CHECK(s);
+        if (!s) continue;
+        double pct = sj_getnum(s, "suggestions.rows.0.at_stake_pct", -1);
+        CHECK_MSG(!strcmp(sj_getstr(s, "suggestions.rows.0.rule", ""), want[i].first) && pct >= want[i].lo && pct <= want[i].hi, "%s: first %s at %.2f%%",
+                  want[i].path, sj_getstr(s, "suggestions.rows.0.rule", ""), pct);
+        if (i == 0) {
+            double at = sj_getnum(s, "suggestions.rows.0.at_stake_ns", 0);
+            CHECK_MSG(fabs(at - 35503666.7) < 1000, "data loading %.0f ns per step", at);
+        } else {
+            const cJSON *r;
+            cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) CHECK(strcmp(sj_getstr(r, "rule", ""), "data_loading"));
+        }
+        cJSON_Delete(s);
+    }
+}

@@ -314,6 +314,7 @@ TEST(realdata_resnet50_workers0_data_loading_first) {
 /* On every real Kineto trace the suggestions' shares of the step sum to at
  * most 100% (each nanosecond of a step is claimed once), and no operator's %
  * of peak exceeds 100. */
+static cJSON *mindspore_job(const char *rel);
 static void shares_one(const char *path, const char *name, void *ctx) {
     walk *w = ctx;
     pc_trace *t = NULL;
@@ -347,8 +348,27 @@ TEST(realdata_shares_and_peaks_within_physical_limits) {
     snprintf(dir, sizeof dir, "%s/kineto", sd);
     walk w = {0};
     each_json(dir, shares_one, &w);
+    /* and the other inputs: Nsight Systems exports, MindSpore job reports */
+    static const char *const nsys[] = {"nsys/perlmutter-cloverleaf-cuda.sqlite", "nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"};
+    for (int i = 0; i < 2; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", sd, nsys[i]);
+        shares_one(p, nsys[i], &w);
+    }
+    static const char *const ms[] = {"profiler", "run_1/normal_run/profiler", "run_2/normal_run/profiler", "cluster_propose"};
+    for (int i = 0; i < 4; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "mindspore-format-samples/utils/resource/%s", ms[i]);
+        cJSON *s = mindspore_job(p);
+        double sum = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
+        w.n++;
+        if (!s || sum > 100 + 1e-6) walk_fail(&w, " %s (%s)", ms[i], s ? "over 100%" : "not read");
+        cJSON_Delete(s);
+    }
     CHECK_MSG(!w.bad, "over 100%%:%s", w.failed);
-    CHECK_MSG(w.n >= 20, "only %d traces", w.n);
+    CHECK_MSG(w.n >= 26, "only %d traces", w.n);
 }
 
 /* tests/expectations/nsys-cloverleaf.md: 1,591 synchronizing calls (versioned

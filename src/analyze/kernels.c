@@ -100,11 +100,21 @@ static tab_kernel *kernel_row(pc_summary *s, pc_table *tab, const pc_trace *t, u
 }
 
 /* The columns every kernel row ends with; returns 1 when it ran on Tensor Cores. */
-static int kernel_row_tc(tab_kernel *r, int eligible) {
-    int tc = kernel_uses_tensor_cores(r->name);
+/* The row's Tensor Core label: by the kernel's name (docs/tensor-cores.md),
+ * and "no" whatever the name says on a device the trace gives a compute
+ * capability below 7.0 for (cc_major 0: not given), which has none. */
+static int kernel_row_tc(tab_kernel *r, int eligible, int cc_major) {
+    int tc = cc_major > 0 && cc_major < 7 ? 0 : kernel_uses_tensor_cores(r->name);
     r->tensor_cores = tc > 0 ? "yes" : tc == 0 ? "no" : "unknown";
     r->operator_tc_eligible = (tk_B)(eligible != 0);
     return tc > 0;
+}
+
+/* the compute capability's major number the trace gives device id; 0 if none */
+static int device_cc_major(const pc_trace *t, int id) {
+    for (size_t i = 0; i < t->ndev; i++)
+        if (t->dev[i].id == id) return t->dev[i].cc_major;
+    return 0;
 }
 
 static int cmp_agg_total(const void *a, const void *b) {
@@ -143,7 +153,7 @@ static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
         tab_kernel *r = kernel_row(ps, arr, t, a->name, a->total, a->calls, total, a->min, a->max, a->op);
         if (a->grid) r->grid = pc_summary_str(ps, strtab_get(&t->strs, a->grid));
         if (a->block) r->block = pc_summary_str(ps, strtab_get(&t->strs, a->block));
-        if (kernel_row_tc(r, 0)) tc_ns += a->total;
+        if (kernel_row_tc(r, 0, c->dev0 ? c->dev0->cc_major : 0)) tc_ns += a->total;
     }
     spill_free(v);
     cJSON_AddItemToArray(sj_arr(k, "devices"), d);
@@ -239,8 +249,8 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
             if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
             if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
-            int cc_ok = !c->dev0 || c->dev0->cc_major >= 7;
-            if (kernel_row_tc(r, elig && cc_ok)) tc_ns += kr->total;
+            int cc = device_cc_major(t, kr->device);
+            if (kernel_row_tc(r, elig && (cc == 0 || cc >= 7), cc)) tc_ns += kr->total;
         }
         cJSON_AddItemToArray(devs, d);
         i = j;

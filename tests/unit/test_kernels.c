@@ -85,3 +85,29 @@ TEST(sections_in_table_order) {
     cJSON_Delete(j);
     CHECK_MSG(!keys[i], "section \"%s\" missing from the summary", keys[i]);
 }
+
+/* The Tensor Core label follows the device: a kernel whose name says Tensor
+ * Cores ("volta_h884gemm", "sm80_xmma_...") is "no" on a device the trace
+ * says is compute capability 6.1 (Pascal has none); on a 7.0 device and on a
+ * device without a capability the name decides (docs/tensor-cores.md). */
+TEST(kernels_tensor_core_label_follows_compute_capability) {
+    const char *doc =
+        "{\"deviceProperties\": [{\"id\": 0, \"name\": \"Tesla P100\", \"computeMajor\": 6, \"computeMinor\": 1},\n"
+        "                      {\"id\": 1, \"name\": \"Tesla V100\", \"computeMajor\": 7, \"computeMinor\": 0}],\n"
+        "\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_h884gemm_64x64_ldg8_nn\", \"pid\": 0, \"tid\": 7, \"ts\": 100, \"dur\": 10, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_h884gemm_64x64_ldg8_nn\", \"pid\": 1, \"tid\": 7, \"ts\": 100, \"dur\": 10, \"args\": {\"device\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_h884gemm_64x64_ldg8_nn\", \"pid\": 2, \"tid\": 7, \"ts\": 100, \"dur\": 10, \"args\": {\"device\": 2}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "kernels.devices.0.device", -1), 0);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.tensor_cores", ""), "no");
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.1.rows.0.tensor_cores", ""), "yes");
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.2.rows.0.tensor_cores", ""), "yes");
+    CHECK_EQ_I(sj_getnum(s, "kernels.tensor_core_ns", -1), 20000);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

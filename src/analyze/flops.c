@@ -18,9 +18,10 @@ int dtype_from_name(const char *s) {
     return DT_UNKNOWN;
 }
 
-/* "[[1,2],[],[3]]": one list per argument */
-static void parse_dims(op_args *a, const char *s) {
-    if (!s || *s != '[') return;
+/* "[[1,2],[],[3]]": one list per argument, into d and nd (-1: not a list);
+ * returns the number of arguments */
+static int parse_lists(const char *s, int64_t d[OPA_MAX][SHAPE_MAX], int nd_out[OPA_MAX]) {
+    if (!s || *s != '[') return 0;
     s++;
     int arg = 0;
     while (*s && *s != ']' && arg < OPA_MAX) {
@@ -33,20 +34,44 @@ static void parse_dims(op_args *a, const char *s) {
                 char *end;
                 long long v = strtoll(s, &end, 10);
                 if (end == s) { bad = 1; while (*s && *s != ']') s++; break; }
-                if (nd < SHAPE_MAX) a->d[arg][nd] = v;
+                if (nd < SHAPE_MAX) d[arg][nd] = v;
                 nd++;
                 s = end;
             }
             if (*s == ']') s++;
-            a->nd[arg] = bad || nd > SHAPE_MAX ? -1 : nd;
+            nd_out[arg] = bad || nd > SHAPE_MAX ? -1 : nd;
         } else {
             /* a non-list entry (older traces): skip it */
             while (*s && *s != ',' && *s != ']') s++;
-            a->nd[arg] = -1;
+            nd_out[arg] = -1;
         }
         arg++;
     }
-    if (arg > a->n) a->n = arg;
+    return arg;
+}
+
+static void parse_dims(op_args *a, const char *s) {
+    int n = parse_lists(s, a->d, a->nd);
+    if (n > a->n) a->n = n;
+}
+
+/* "Input Strides" (after the newline in the types text, trace.h): an input
+ * with a stride of 0 on a dimension of size > 1 is expanded, and holds only
+ * the elements of its other dimensions in memory */
+static void parse_strides(op_args *a, const char *s) {
+    int64_t st[OPA_MAX][SHAPE_MAX];
+    int nst[OPA_MAX];
+    int n = parse_lists(s, st, nst);
+    for (int i = 0; i < n && i < a->n; i++) {
+        if (nst[i] != a->nd[i] || a->nd[i] < 0) continue;
+        double e = 1;
+        int expanded = 0;
+        for (int k = 0; k < a->nd[i]; k++) {
+            if (st[i][k] == 0 && a->d[i][k] > 1) expanded = 1;
+            else e *= (double)a->d[i][k];
+        }
+        if (expanded) a->stored[i] = e;
+    }
 }
 
 /* ["float","float",""] */
@@ -109,9 +134,11 @@ static void parse_concrete(op_args *a, const char *s) {
 
 void op_args_parse(op_args *a, const char *dims, const char *types, const char *concrete) {
     memset(a, 0, sizeof *a);
-    for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1;
+    for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1, a->stored[i] = -1;
     parse_dims(a, dims);
     parse_types(a, types);
+    const char *nl = types ? strchr(types, '\n') : NULL;
+    if (nl) parse_strides(a, nl + 1);
     parse_concrete(a, concrete);
 }
 
@@ -122,6 +149,11 @@ static double numel(const op_args *a, int i) {
     double e = 1;
     for (int k = 0; k < a->nd[i]; k++) e *= (double)a->d[i][k];
     return e;
+}
+
+/* elements an input holds in memory: fewer than its shape's when expanded */
+static double stored_numel(const op_args *a, int i) {
+    return i < a->n && a->stored[i] >= 0 ? a->stored[i] : numel(a, i);
 }
 
 static int esize(const op_args *a, int i, int fallback) {
@@ -347,7 +379,7 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         for (int i = 0; i < a->n && any < arity; i++) {
             if (a->nd[i] < 0 || a->dtype[i] == DT_UNKNOWN) continue;
             any++;
-            in_bytes += numel(a, i) * esize(a, i, 4);
+            in_bytes += stored_numel(a, i) * esize(a, i, 4);
             int nd = a->nd[i];
             if (nd > ond) {
                 int64_t tmp[SHAPE_MAX];

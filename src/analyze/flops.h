@@ -36,6 +36,7 @@ typedef struct op_args {
     int dtype[OPA_MAX];
     int ncon[OPA_MAX];              /* concrete int list per argument, -1 = none */
     int64_t con[OPA_MAX][4];
+    double stored[OPA_MAX];         /* elements in memory of an expanded input (a stride of 0); -1: its shape's */
 } op_args;
 
 typedef struct flops_result {

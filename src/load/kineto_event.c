@@ -122,6 +122,7 @@ static int parse_args(jcur *c, evtmp *e) {
             break;
         case 13:
             if (J_EQ(k, "shared memory")) r = num_or_skip(c, &e->smem);
+            else if (J_EQ(k, "Input Strides")) r = capture_compact(c, &e->strides);
             else if (J_EQ(k, "blocks per SM")) r = dbl_or_skip(c, &e->bps);
             else if (J_EQ(k, "Fwd thread id")) r = num_or_skip(c, &e->fwd_tid);
             else r = j_skip(c, 1);
@@ -159,7 +160,7 @@ int kin_parse_event(jcur *c, evtmp *e) {
     int r;
     /* field by field: the counter arrays are large and only nctr matters */
     e->ph = 0;
-    e->cat = e->name = e->tid_s = e->dims = e->types = e->concrete = (jstr){0};
+    e->cat = e->name = e->tid_s = e->dims = e->types = e->concrete = e->strides = (jstr){0};
     e->has_ts = e->has_dur = 0;
     e->ts = e->dur = e->pid = e->tid = 0;
     e->pid_named = e->tid_named = 0;

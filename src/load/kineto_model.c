@@ -91,6 +91,25 @@ static int64_t named_id(pc_trace *t, jstr s) {
     /* non-numeric pid/tid: a stable negative id from the string table */
     return -(int64_t)strtab_intern(&t->strs, s.s, s.n);
 }
+/* "Input type", and after a newline "Input Strides" when some input is
+ * expanded (a stride of 0: the same elements read again, as .expand() makes),
+ * interned as one text (trace.h); 0 when neither. */
+static uint32_t types_and_strides(pc_trace *t, const jstr *types, const jstr *strides) {
+    int zero = 0;
+    for (size_t i = 0; i + 1 < strides->n && !zero; i++)
+        zero = strides->s[i + 1] == '0' && (strides->s[i] == '[' || strides->s[i] == ',') && i + 2 < strides->n &&
+               (strides->s[i + 2] == ',' || strides->s[i + 2] == ']');
+    if (!zero) return types->n ? strtab_intern(&t->strs, types->s, types->n) : 0;
+    size_t n = types->n + 1 + strides->n;
+    char *buf = xmalloc(n);
+    memcpy(buf, types->s, types->n);
+    buf[types->n] = '\n';
+    memcpy(buf + types->n + 1, strides->s, strides->n);
+    uint32_t id = strtab_intern(&t->strs, buf, n);
+    free(buf);
+    return id;
+}
+
 
 void kin_commit(reader *rd, evtmp *e) {
     pc_trace *t = rd->t;
@@ -195,7 +214,7 @@ void kin_commit(reader *rd, evtmp *e) {
     c->seq = e->seq >= INT32_MIN && e->seq <= INT32_MAX ? (int32_t)e->seq : PC_NONE;
     c->fwd_tid = e->fwd_tid >= INT16_MIN && e->fwd_tid <= INT16_MAX ? (int16_t)e->fwd_tid : PC_NONE;
     if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
-    if (e->types.n) c->input_types = strtab_intern(&t->strs, e->types.s, e->types.n);
+    c->input_types = types_and_strides(t, &e->types, &e->strides);
     if (e->concrete.n) c->concrete = strtab_intern(&t->strs, e->concrete.s, e->concrete.n);
     /* the 2021 schema files record_function ranges as Operators too */
     if (cls == C_CPU_OP && is2021 && is_annotation_name(e->name)) cls = C_USER_ANNOT;

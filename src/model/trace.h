@@ -37,7 +37,9 @@ typedef struct pc_cpu_event {  /* 64 bytes */
     int32_t seq;          /* autograd Sequence number, or PC_NONE */
     uint32_t name;        /* strtab id */
     uint32_t input_dims;  /* strtab id of compact JSON text of "Input Dims", 0 if none */
-    uint32_t input_types; /* strtab id of compact JSON text of "Input type", 0 if none */
+    uint32_t input_types; /* strtab id of compact JSON text of "Input type", then, when some
+                           * input is expanded (a 0 in "Input Strides"), a newline and the
+                           * compact "Input Strides"; 0 if none */
     uint32_t concrete;    /* strtab id of compact JSON text of "Concrete Inputs", 0 if none */
     int16_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
     uint8_t kind;         /* enum pc_cpu_kind */

@@ -464,3 +464,35 @@ TEST(flops_norms_softmax_reductions_embedding_hand_computed) {
     CHECK_NEAR(r.flops, 0, 0);
     CHECK_NEAR(r.bytes, 2.0 * 1024 * 512 * 4 + 1024 * 8, 0);
 }
+
+/* An expanded input (.expand(): a stride of 0) reads its stored elements
+ * once, not its shape's: aten::add of [1024, 1024] and a [1024] row expanded
+ * to [1024, 1024] (strides [0, 1]) reads 1024*1024 + 1024 floats and writes
+ * 1024*1024 (#18: bytes from shapes alone gave 118% of the bandwidth peak).
+ * From the trace: the loader keeps "Input Strides" only when some stride is 0. */
+TEST(flops_expanded_inputs_read_once) {
+    flops_result r;
+    CHECK(flops_of("aten::add", "[[1024,1024],[1024,1024],[]]", "[\"float\",\"float\",\"Scalar\"]\n[[1024,1],[0,1],[]]", NULL, &r));
+    CHECK_NEAR(r.flops, 1024.0 * 1024, 0);
+    CHECK_NEAR(r.bytes, (1024.0 * 1024 + 1024 + 1024.0 * 1024) * 4, 0);
+    /* no stride of 0 on a dimension of size > 1: the shape's bytes */
+    CHECK(flops_of("aten::add", "[[1024,1024],[1,1024]]", "[\"float\",\"float\"]\n[[1024,1],[0,1]]", NULL, &r));
+    CHECK_NEAR(r.bytes, (1024.0 * 1024 + 1024 + 1024.0 * 1024) * 4, 0);
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 10, \"args\": {\"Input Dims\": [[1024, 1024], [1024, 1024], []], "
+        "\"Input type\": [\"float\", \"float\", \"Scalar\"], \"Input Strides\": [[1024, 1], [0, 1], []]}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 10, \"args\": {\"Input Dims\": [[1024, 1024], [1024, 1024], []], "
+        "\"Input type\": [\"float\", \"float\", \"Scalar\"], \"Input Strides\": [[1024, 1], [1024, 1], []]}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    const cJSON *row = sj_get(s, "operators.rows.0");
+    CHECK_EQ_S(sj_getstr(row, "name", ""), "aten::add");
+    /* one expanded call and one whole one */
+    CHECK_NEAR(sj_getnum(row, "bytes", 0), (1024.0 * 1024 + 1024 + 1024.0 * 1024) * 4 + 3 * 1024.0 * 1024 * 4, 0);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

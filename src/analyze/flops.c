@@ -20,13 +20,39 @@ int dtype_from_name(const char *s) {
 
 /* "[[1,2],[],[3]]": one list per argument, into d and nd (-1: not a list);
  * returns the number of arguments */
-static int parse_lists(const char *s, int64_t d[OPA_MAX][SHAPE_MAX], int nd_out[OPA_MAX]) {
+static int parse_lists(const char *s, int64_t d[OPA_MAX][SHAPE_MAX], int nd_out[OPA_MAX], double *list_numel) {
     if (!s || *s != '[') return 0;
     s++;
     int arg = 0;
     while (*s && *s != ']' && arg < OPA_MAX) {
         if (*s == ',') { s++; continue; }
-        if (*s == '[') {
+        if (s[0] == '[' && s[1] == '[') {
+            /* a tensor list: one shape per tensor; the elements of all of them */
+            s++;
+            double total = 0;
+            int bad = 0;
+            while (*s && *s != ']') {
+                if (*s == ',') { s++; continue; }
+                if (*s != '[') { bad = 1; break; }
+                s++;
+                double e = 1;
+                while (*s && *s != ']') {
+                    if (*s == ',') { s++; continue; }
+                    char *end;
+                    long long v = strtoll(s, &end, 10);
+                    if (end == s || v < 0) { bad = 1; break; }
+                    e *= (double)v;
+                    s = end;
+                }
+                if (bad) break;
+                if (*s == ']') s++;
+                total += e;
+            }
+            while (*s && *s != ']') s++; /* the rest of a list not understood */
+            if (*s == ']') s++;
+            nd_out[arg] = -1;
+            if (list_numel && !bad) list_numel[arg] = total;
+        } else if (*s == '[') {
             s++;
             int nd = 0, bad = 0;
             while (*s && *s != ']') {
@@ -51,7 +77,7 @@ static int parse_lists(const char *s, int64_t d[OPA_MAX][SHAPE_MAX], int nd_out[
 }
 
 static void parse_dims(op_args *a, const char *s) {
-    int n = parse_lists(s, a->d, a->nd);
+    int n = parse_lists(s, a->d, a->nd, a->list_numel);
     if (n > a->n) a->n = n;
 }
 
@@ -61,7 +87,7 @@ static void parse_dims(op_args *a, const char *s) {
 static void parse_strides(op_args *a, const char *s) {
     int64_t st[OPA_MAX][SHAPE_MAX];
     int nst[OPA_MAX];
-    int n = parse_lists(s, st, nst);
+    int n = parse_lists(s, st, nst, NULL);
     for (int i = 0; i < n && i < a->n; i++) {
         if (nst[i] != a->nd[i] || a->nd[i] < 0) continue;
         double e = 1;
@@ -134,7 +160,7 @@ static void parse_concrete(op_args *a, const char *s) {
 
 void op_args_parse(op_args *a, const char *dims, const char *types, const char *concrete) {
     memset(a, 0, sizeof *a);
-    for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1, a->stored[i] = -1;
+    for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1, a->stored[i] = a->list_numel[i] = -1;
     parse_dims(a, dims);
     parse_types(a, types);
     const char *nl = types ? strchr(types, '\n') : NULL;
@@ -188,10 +214,50 @@ static void conv_fwd(flops_result *r, const op_args *a, int in, int w, const int
     r->dtype = a->dtype[in];
 }
 
+/* Optimizer steps over tensor lists (PyTorch's foreach and fused kernels),
+ * when the trace records the lists' shapes (PyTorch 2.4 and later; older
+ * traces record a TensorList as [] and the figure is n/a). Element size:
+ * 4 bytes (optimizer state is fp32; "TensorList" carries no dtype).
+ *   _foreach_<op>(list, list or scalar, ...): per element of the first list
+ *     one operation (as the elementwise operator), reading each tensor-list
+ *     operand once and writing the result once;
+ *   _fused_adam_ / _fused_adamw_ (params, grads, exp_avgs, exp_avg_sqs,
+ *     max_exp_avg_sqs, ...): the update of torch.optim.Adam's documentation
+ *     per parameter: m = b1 m + (1-b1) g (3), v = b2 v + (1-b2) g^2 (4),
+ *     bias corrections m/(1-b1^t), v/(1-b2^t) (2), p -= lr m / (sqrt(v) + eps)
+ *     (5): 14 operations; AdamW's decoupled decay p -= lr wd p adds 2; reads
+ *     p, g, m, v and writes p, m, v (7 accesses; amsgrad's max_exp_avg_sqs,
+ *     when its list is not empty, 2 more). */
+static const char *const foreach_ops[] = {"_foreach_add", "_foreach_add_", "_foreach_sub", "_foreach_sub_", "_foreach_mul",
+    "_foreach_mul_", "_foreach_div", "_foreach_div_", "_foreach_addcmul_", "_foreach_addcdiv_", "_foreach_sqrt", "_foreach_sqrt_",
+    "_foreach_lerp_", "_foreach_neg", "_foreach_neg_", "_foreach_exp", "_foreach_exp_", "_fused_adam_", "_fused_adamw_", NULL};
+static int is(const char *n, const char *const *list);
+
+static int optimizer_flops(const char *n, const op_args *a, flops_result *r) {
+    if (!is(n, foreach_ops)) return 0;
+    double elems = a->n > 0 ? a->list_numel[0] : -1;
+    if (elems < 0) return 0;
+    if (!strcmp(n, "_fused_adam_") || !strcmp(n, "_fused_adamw_")) {
+        int w = n[11] == 'w';
+        double acc = 7 + (a->n > 4 && a->list_numel[4] > 0 ? 2 : 0);
+        r->flops = (14 + 2 * w) * elems;
+        r->bytes = acc * elems * 4;
+        r->dtype = DT_FP32;
+        return 1;
+    }
+    int lists = 0;
+    for (int i = 0; i < a->n; i++) lists += a->list_numel[i] >= 0;
+    r->flops = elems;
+    r->bytes = (lists + 1) * elems * 4;
+    r->dtype = DT_FP32;
+    return 1;
+}
+
 int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops_result *r) {
     memset(r, 0, sizeof *r);
     const char *n = base_name(full);
     r->dtype = a->dtype[0];
+    if (optimizer_flops(n, a, r)) return 1;
     if (!strcmp(n, "mm") && tensor(a, 0, 2) && tensor(a, 1, 2)) {
         gemm(r, 1, a->d[0][0], a->d[1][1], a->d[0][1]);
         r->bytes = (numel(a, 0) + numel(a, 1) + (double)(r->m * r->n)) * esize(a, 0, 4);
@@ -416,7 +482,7 @@ int op_flops_known(const char *full) {
         "group_norm", "native_group_norm", "batch_norm", "native_batch_norm", "_batch_norm_impl_index", "cudnn_batch_norm",
         "rms_norm", "_fused_rms_norm", "softmax", "_softmax", "log_softmax", "_log_softmax", "sum", "mean", "amax", "amin",
         "max", "min", "norm", "linalg_vector_norm", "embedding", NULL};
-    return is(base_name(full), names);
+    return is(base_name(full), names) || is(base_name(full), foreach_ops);
 }
 
 int op_tc_eligible(const char *full) {

@@ -37,6 +37,7 @@ typedef struct op_args {
     int ncon[OPA_MAX];              /* concrete int list per argument, -1 = none */
     int64_t con[OPA_MAX][4];
     double stored[OPA_MAX];         /* elements in memory of an expanded input (a stride of 0); -1: its shape's */
+    double list_numel[OPA_MAX];     /* a tensor list ([[2,3],[4]]): the elements of all its tensors; -1: not one */
 } op_args;
 
 typedef struct flops_result {

@@ -496,3 +496,30 @@ TEST(flops_expanded_inputs_read_once) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* Optimizer steps over tensor lists, by hand (flops.c, optimizer_flops): two
+ * parameters of 1000 and 24 elements (1024 in all), fp32 state. */
+TEST(flops_optimizer_steps_hand_computed) {
+    flops_result r;
+    /* _foreach_add_(params, updates, alpha): 1024 additions; params and updates read, params written */
+    CHECK(flops_of("aten::_foreach_add_", "[[[10,100],[24]],[[10,100],[24]],[]]", "[\"TensorList\",\"TensorList\",\"Scalar\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 1024, 0);
+    CHECK_NEAR(r.bytes, 3 * 1024 * 4, 0);
+    /* _foreach_mul_(grads, scalar): one list read and written */
+    CHECK(flops_of("aten::_foreach_mul_", "[[[10,100],[24]],[]]", "[\"TensorList\",\"Scalar\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 1024, 0);
+    CHECK_NEAR(r.bytes, 2 * 1024 * 4, 0);
+    /* fused Adam: 14 operations per parameter, 7 accesses; AdamW 16; amsgrad's list adds 2 accesses */
+    const char *lists5 = "[[[10,100],[24]],[[10,100],[24]],[[10,100],[24]],[[10,100],[24]],[],[[],[]]]";
+    CHECK(flops_of("aten::_fused_adam_", lists5, "[\"TensorList\",\"TensorList\",\"TensorList\",\"TensorList\",\"TensorList\",\"TensorList\"]", NULL, &r));
+    CHECK_NEAR(r.flops, 14 * 1024, 0);
+    CHECK_NEAR(r.bytes, 7 * 1024 * 4, 0);
+    CHECK(flops_of("aten::_fused_adamw_", lists5, NULL, NULL, &r));
+    CHECK_NEAR(r.flops, 16 * 1024, 0);
+    CHECK(flops_of("aten::_fused_adam_", "[[[1024]],[[1024]],[[1024]],[[1024]],[[1024]],[[]]]", NULL, NULL, &r));
+    CHECK_NEAR(r.bytes, 9 * 1024 * 4, 0);
+    /* the real traces' TensorList without shapes ([]): n/a, not 0; _foreach_zero_ has no formula */
+    CHECK(!flops_of("aten::_foreach_add_", "[[],[],[]]", "[\"TensorList\",\"TensorList\",\"Scalar\"]", NULL, &r));
+    CHECK(!flops_of("aten::_foreach_zero_", "[[[10,100]]]", NULL, NULL, &r));
+    CHECK(op_flops_known("aten::_fused_adamw_") && op_flops_known("aten::_foreach_add_") && !op_flops_known("aten::_foreach_zero_"));
+}

@@ -1,6 +1,7 @@
 /* email.c - summary.eml: a MIME message (text and HTML, the PNG charts
  * inline) that sendmail -t or a mail client can send. */
 #include "view.h"
+#include "plaintext.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
@@ -75,7 +76,10 @@ int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, s
     sbuf_puts(&m, "This is a MIME message: a text and an HTML version of a perfcard summary.\r\n\r\n");
     sbuf_puts(&m, "--=_perfcard_related\r\nContent-Type: multipart/alternative; boundary=\"=_perfcard_alt\"\r\n\r\n");
     sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
-    sbuf_base64(&m, md, mdlen, 1);
+    sbuf txt = {0};
+    md_to_text(md, mdlen, &txt);
+    sbuf_base64(&m, txt.data ? txt.data : "", txt.len, 1);
+    sbuf_free(&txt);
     sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
     sbuf_base64(&m, html.data ? html.data : "", html.len, 1);
     sbuf_puts(&m, "--=_perfcard_alt--\r\n");

@@ -2,7 +2,9 @@
 """Reads summary.eml back with Python's email package: a multipart/related
 message holding multipart/alternative (text/plain and text/html) and PNG
 images; every image's Content-ID is referenced from the HTML as cid:, and
-every cid: in the HTML has its image. Usage: check_eml.py FILE [TO]"""
+every cid: in the HTML has its image; the text part reads as plain text (no
+Markdown: no table pipes, no ** or backticks, no heading #s, no backslash
+escapes, no <sub>). Usage: check_eml.py FILE [TO]"""
 import email, re, sys
 from email import policy
 
@@ -26,6 +28,10 @@ def main(path, to=None):
     html = alt[0].get_body(("html",)).get_content()
     if "perfcard" not in text or "<html" not in html:
         errors.append("bodies do not look like perfcard's")
+    for what, bad in (("a table row of pipes", re.search(r"^\|", text, re.M)), ("** emphasis", "**" in text),
+                      ("a code span", "`" in text), ("a heading #", re.search(r"^#+ ", text, re.M)),
+                      ("a backslash escape", re.search(r"\\[_*`|#]", text)), ("<sub>", "<sub>" in text)):
+        if bad: errors.append("the text part holds Markdown: %s" % what)
     images = {p["Content-ID"].strip("<>"): p for p in msg.iter_parts() if p.get_content_type() == "image/png"}
     if not images:
         errors.append("no images")

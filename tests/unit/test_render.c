@@ -3,6 +3,7 @@
 #include "render/chart.h"
 #include "render/png.h"
 #include "render/tmpl.h"
+#include "render/plaintext.h"
 #include "util/sbuf.h"
 #include <cairo.h>
 #include <stdint.h>
@@ -140,4 +141,45 @@ TEST(png_encoder_round_trips_through_libpng) {
     CHECK(png_encode_rgb24(px, 0, H, STRIDE, &n) == NULL);
     CHECK(png_encode_rgb24(px, W, H, W, &n) == NULL); /* stride shorter than a row */
     free(px);
+}
+
+/* The e-mail's text part: summary.md as plain text (#20: it was raw
+ * Markdown). Expected output written by hand from the input below. */
+TEST(md_to_text_reads_as_plain_text) {
+    const char *md =
+        "## perfcard: run\\_1\n"
+        "\n"
+        "> **Warning:** cut at byte 12\n"
+        "1. **Sync**: about 2.00 ms at stake. Most time: `cudaDeviceSynchronize` 1.00 ms; `a\\|b` *Try:* pin\\_memory &lt;x&gt; <sub>(rule `sync_in_step`)</sub>\n"
+        "_2 more in report.html._\n"
+        "\n"
+        "### Top kernels\n"
+        "\n"
+        "| Name | Time | µs |\n"
+        "|---|---:|---:|\n"
+        "| `a\\|b` | 1.5 ms | 7 |\n"
+        "| `longer_kernel_name` | 20.25 ms | 1234 |\n"
+        "\n"
+        "![Step phases](charts/steps_phases.png)\n";
+    sbuf o = {0};
+    md_to_text(md, strlen(md), &o);
+    char *t = sbuf_take(&o);
+    CHECK_EQ_S(t,
+        "perfcard: run_1\n"
+        "===============\n"
+        "\n"
+        "Warning: cut at byte 12\n"
+        "1. Sync: about 2.00 ms at stake. Most time: cudaDeviceSynchronize 1.00 ms; a\\|b Try: pin_memory <x> (rule sync_in_step)\n"
+        "2 more in report.html.\n"
+        "\n"
+        "Top kernels\n"
+        "-----------\n"
+        "\n"
+        "Name                    Time    \xc2\xb5s\n"
+        "------------------  --------  ----\n"
+        "a|b                   1.5 ms     7\n"
+        "longer_kernel_name  20.25 ms  1234\n"
+        "\n"
+        "[chart: Step phases]\n");
+    free(t);
 }

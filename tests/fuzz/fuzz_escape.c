@@ -5,9 +5,12 @@
  *   Markdown code span: the fence is longer than any backtick run inside, and
  *     the content reads back to the input (| unescaped, newlines as spaces);
  *   HTML: entities decode back to the input (NUL as U+FFFD), no raw < > & " ';
- *   UTF-8 repair: the result is valid and repairing it again changes nothing. */
+ *   UTF-8 repair: the result is valid and repairing it again changes nothing;
+ *   plain text (the e-mail's): a code span in a table cell reads back as the
+ *     text shown (NULs dropped, line breaks as spaces, trailing spaces gone). */
 #include "util/sbuf.h"
 #include "util/utf8.h"
+#include "render/plaintext.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +122,22 @@ static void utf8(const char *s, size_t n) {
     free(r);
 }
 
+static void md_text(const char *s, size_t n) {
+    sbuf row = {0}, t = {0}, want = {0};
+    sbuf_puts(&row, "| ");
+    sbuf_md_code(&row, s, n);
+    sbuf_puts(&row, " |\n");
+    md_to_text(row.data, row.len, &t);
+    for (size_t i = 0; i < n; i++)
+        if (s[i]) sbuf_putc(&want, s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i]);
+    while (want.len && want.data[want.len - 1] == ' ') want.len--;
+    sbuf_putc(&want, '\n');
+    check(t.len == want.len && !memcmp(t.data, want.data, want.len));
+    sbuf_free(&row);
+    sbuf_free(&t);
+    sbuf_free(&want);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *s = (const char *)data;
@@ -126,5 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     md_code(s, size);
     html(s, size);
     utf8(s, size);
+    md_text(s, size);
     return 0;
 }

@@ -251,7 +251,11 @@ static void draw_line(cairo_t *cr, const chart *c, double w, double h) {
         double x = left + (right - left) * (v - xmin) / (xmax - xmin);
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
         fmt_unit(buf, sizeof buf, v, c->xunit);
-        text(cr, x, bottom + 14, buf, 0, 2);
+        /* centred under its tick, but never past the chart's right edge */
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        if (x + te.x_advance / 2 > w - 4) text(cr, w - 4, bottom + 14, buf, 0, 1);
+        else text(cr, x, bottom + 14, buf, 0, 2);
     }
     cairo_set_line_width(cr, 1);
     for (size_t m = 0; m < c->nmarks; m++) {
@@ -297,7 +301,15 @@ static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     if (ymax <= 0) ymax = 1;
     axes_y(cr, left, right, top, bottom, ymax, c->unit);
     double bw = c->ncat ? (right - left) / c->ncat : 0;
-    size_t every = c->ncat > 40 ? c->ncat / 20 : 1;
+    /* a label every `every` bars, so that the widest label (and a gap) fits */
+    double widest = 0;
+    for (size_t k = 0; k < c->ncat; k++) {
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, c->categories[k] ? c->categories[k] : "", &te);
+        widest = fmax(widest, te.x_advance);
+    }
+    size_t every = bw > 0 ? (size_t)ceil((widest + 10) / bw) : 1;
+    if (every < 1) every = 1;
     for (size_t k = 0; k < c->ncat; k++) {
         double y = bottom;
         for (size_t s = 0; s < c->nseries; s++) {
@@ -310,7 +322,7 @@ static void draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
         }
         if (k % every == 0) {
             cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-            text(cr, left + k * bw + bw / 2, bottom + 14, c->categories[k], bw * every, 2);
+            text(cr, left + k * bw + bw / 2, bottom + 14, c->categories[k], bw * every - 6, 2);
         }
     }
     const char *names[16];
@@ -451,15 +463,18 @@ char *chart_svg(const chart *c, const char *pfx) {
 int chart_png(const chart *c, const char *path, pc_err *err) {
     double w, h;
     dims(c, &w, &h);
-    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+    /* drawn at twice the size, for HiDPI screens (the PNG says so: pHYs) */
+    enum { SCALE = 2 };
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w * SCALE, (int)h * SCALE);
     cairo_t *cr = cairo_create(surf);
+    cairo_scale(cr, SCALE, SCALE);
     draw(cr, c, w, h);
     cairo_destroy(cr);
     cairo_surface_flush(surf);
     int rc = cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS
                  ? PC_ERRF(err, PC_EIO, "%s: cannot draw the chart: %s", path, cairo_status_to_string(cairo_surface_status(surf)))
                  : png_write_rgb24(path, cairo_image_surface_get_data(surf), cairo_image_surface_get_width(surf),
-                                   cairo_image_surface_get_height(surf), cairo_image_surface_get_stride(surf), err);
+                                   cairo_image_surface_get_height(surf), cairo_image_surface_get_stride(surf), SCALE, err);
     cairo_surface_destroy(surf);
     return rc;
 }

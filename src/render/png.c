@@ -21,7 +21,7 @@ static size_t chunk(unsigned char *p, const char *type, size_t n) {
     return 12 + n;
 }
 
-unsigned char *png_encode_rgb24(const unsigned char *px, int w, int h, int stride, size_t *n) {
+unsigned char *png_encode_rgb24(const unsigned char *px, int w, int h, int stride, int scale, size_t *n) {
     if (w <= 0 || h <= 0 || w > 16384 || h > 16384 || stride < 4 * w) return NULL;
     size_t row = 1 + 3 * (size_t)w, rawn = row * (size_t)h;
     unsigned char *raw = malloc(rawn);
@@ -41,8 +41,8 @@ unsigned char *png_encode_rgb24(const unsigned char *px, int w, int h, int strid
     memset(&z, 0, sizeof z);
     if (deflateInit(&z, 1) != Z_OK) { free(raw); return NULL; }
     size_t zcap = deflateBound(&z, (uLong)rawn);
-    /* signature, IHDR (12 + 13), IDAT (12 + data), IEND (12) */
-    unsigned char *png = malloc(8 + 25 + 12 + zcap + 12);
+    /* signature, IHDR (12 + 13), pHYs (12 + 9), IDAT (12 + data), IEND (12) */
+    unsigned char *png = malloc(8 + 25 + 21 + 12 + zcap + 12);
     if (!png) { deflateEnd(&z); free(raw); return NULL; }
     memcpy(png, "\x89PNG\r\n\x1a\n", 8);
     unsigned char *ih = png + 8 + 8;
@@ -52,6 +52,11 @@ unsigned char *png_encode_rgb24(const unsigned char *px, int w, int h, int strid
     ih[9] = 2;  /* RGB */
     ih[10] = ih[11] = ih[12] = 0; /* deflate, adaptive filtering, no interlace */
     size_t at = 8 + chunk(png + 8, "IHDR", 13);
+    uint32_t ppm = (uint32_t)(3780 * (scale > 0 && scale < 16 ? scale : 1)); /* 96 dpi: 3780 pixels a metre */
+    put32(png + at + 8, ppm);
+    put32(png + at + 12, ppm);
+    png[at + 16] = 1; /* the unit is the metre */
+    at += chunk(png + at, "pHYs", 9);
     z.next_in = raw;
     z.avail_in = (uInt)rawn;
     z.next_out = png + at + 8;
@@ -67,9 +72,9 @@ unsigned char *png_encode_rgb24(const unsigned char *px, int w, int h, int strid
     return png;
 }
 
-int png_write_rgb24(const char *path, const unsigned char *px, int w, int h, int stride, pc_err *err) {
+int png_write_rgb24(const char *path, const unsigned char *px, int w, int h, int stride, int scale, pc_err *err) {
     size_t n;
-    unsigned char *png = png_encode_rgb24(px, w, h, stride, &n);
+    unsigned char *png = png_encode_rgb24(px, w, h, stride, scale, &n);
     if (!png) return PC_ERRF(err, PC_EIO, "%s: cannot encode a %dx%d PNG", path, w, h);
     int rc = fs_write_atomic(path, (const char *)png, n, err);
     free(png);

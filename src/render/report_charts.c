@@ -6,6 +6,7 @@
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
+#include "../util/units.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -153,12 +154,13 @@ static void step_charts(chart_out *co, cJSON *v) {
     chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
     rv_add_chart(co, "data_wait", &c4, rv_series_rows(&c4));
-    /* step boundaries as marks on time charts (at most 120 of them) */
-    double *marks = xcalloc(n, sizeof *marks);
-    size_t nmarks = 0;
+    /* step boundaries as marks on time charts: at most 40 of them (every
+     * step's, or every k-th step's), more would hide the line */
+    double *marks = xcalloc(total, sizeof *marks);
+    size_t nmarks = 0, mk = total > 40 ? (total + 39) / 40 : 1;
     i = 0;
     cJSON_ArrayForEach(r, rows) {
-        if (i++ % g == 0 && nmarks < n) marks[nmarks++] = sj_getnum(r, "start_ns", 0);
+        if (i++ % mk == 0 && nmarks < total) marks[nmarks++] = sj_getnum(r, "start_ns", 0);
     }
     /* GPU utilization over time, per device */
     const cJSON *d;
@@ -173,8 +175,9 @@ static void step_charts(chart_out *co, cJSON *v) {
         char id[32], title[96];
         int dev = (int)sj_getnum(d, "device", 0);
         snprintf(id, sizeof id, "gpu_util_dev%d", dev < 0 ? 999 : dev);
-        snprintf(title, sizeof title, "GPU %d utilization over time (buckets of %s)", dev,
-                 sj_getnum(d, "timeline.bucket_ns", 0) >= 1e6 ? "1 ms or more" : "µs");
+        char bucket[32];
+        units_ns(bucket, sizeof bucket, sj_getnum(d, "timeline.bucket_ns", 0));
+        snprintf(title, sizeof title, "GPU %d utilization over time (buckets of %s)", dev, bucket);
         chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
         chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
                     .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};

@@ -8,6 +8,7 @@
 #include <cairo.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static char *render(const char *tmpl, const char *json, esc_mode m, int *rc) {
     cJSON *ctx = cJSON_Parse(json);
@@ -112,7 +113,7 @@ TEST(png_encoder_round_trips_through_libpng) {
             ((uint32_t *)(void *)(px + (size_t)y * STRIDE))[x] = 0xFF000000u | v; /* alpha is ignored */
         }
     size_t n = 0;
-    unsigned char *png = png_encode_rgb24(px, W, H, STRIDE, &n);
+    unsigned char *png = png_encode_rgb24(px, W, H, STRIDE, 1, &n);
     CHECK(png != NULL);
     CHECK(n > 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
     png_src src = {png, n, 0};
@@ -131,15 +132,27 @@ TEST(png_encoder_round_trips_through_libpng) {
         }
     CHECK_EQ_I(bad, 0);
     cairo_surface_destroy(s);
-    /* one flipped byte in the compressed data is caught by the CRC */
-    png[60] ^= 0x40;
+    /* one flipped byte in the compressed data (IDAT's data begins at 8 + 25 + 21 + 8) is caught by the CRC */
+    png[70] ^= 0x40;
     src = (png_src){png, n, 0};
     s = cairo_image_surface_create_from_png_stream(png_read, &src);
     CHECK(cairo_surface_status(s) != CAIRO_STATUS_SUCCESS);
     cairo_surface_destroy(s);
     free(png);
-    CHECK(png_encode_rgb24(px, 0, H, STRIDE, &n) == NULL);
-    CHECK(png_encode_rgb24(px, W, H, W, &n) == NULL); /* stride shorter than a row */
+    /* the density: pHYs, 3780 pixels a metre (96 dpi) times the scale, unit the metre */
+    png = png_encode_rgb24(px, W, H, STRIDE, 2, &n);
+    const unsigned char *ph = NULL;
+    for (size_t i = 8; png && i + 17 <= n && !ph; i++)
+        if (!memcmp(png + i, "pHYs", 4)) ph = png + i + 4;
+    CHECK(ph != NULL);
+    if (ph) {
+        uint32_t xppm = (uint32_t)ph[0] << 24 | (uint32_t)ph[1] << 16 | (uint32_t)ph[2] << 8 | ph[3];
+        CHECK_EQ_I(xppm, 7560);
+        CHECK_EQ_I(ph[8], 1);
+    }
+    free(png);
+    CHECK(png_encode_rgb24(px, 0, H, STRIDE, 1, &n) == NULL);
+    CHECK(png_encode_rgb24(px, W, H, W, 1, &n) == NULL); /* stride shorter than a row */
     free(px);
 }
 
@@ -182,4 +195,24 @@ TEST(md_to_text_reads_as_plain_text) {
         "\n"
         "[chart: Step phases]\n");
     free(t);
+}
+
+/* Chart PNGs are drawn at twice their layout size (#20: 1x looked blurry on
+ * HiDPI screens and in GitHub): a 760x300 chart is a 1520x600 PNG. */
+TEST(chart_png_drawn_at_twice_the_size) {
+    static const char *const labels[] = {"a", "b"};
+    static const double values[] = {1, 2};
+    chart c = {.kind = CHART_HBAR, .title = "t", .unit = UNIT_NS, .labels = labels, .values = values, .n = 2, .width = 760, .height = 300};
+    char path[] = "/tmp/perfcard-test-chart-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    pc_err err = {0};
+    CHECK(chart_png(&c, path, &err) == 0);
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    CHECK_EQ_I(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    CHECK_EQ_I(cairo_image_surface_get_width(s), 1520);
+    CHECK_EQ_I(cairo_image_surface_get_height(s), 600);
+    cairo_surface_destroy(s);
+    unlink(path);
 }

@@ -500,6 +500,11 @@ fi
 if [ -z "$tag" ]; then
     if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then
         node tests/browser/check_report.js "$T/full/report.html" "$T/full/screenshot.png" "cli_" 2>&1
+        # the demo report at 1280 and 390 px, for reviewers
+        mkdir -p build/screenshots
+        cp "$T/full/screenshot.png" build/screenshots/demo-1280.png 2> /dev/null
+        cp "$T/full/screenshot-390.png" build/screenshots/demo-390.png 2> /dev/null
+        check screenshots_written [ -s build/screenshots/demo-1280.png -a -s build/screenshots/demo-390.png ]
         node tests/browser/check_report.js "$T/d_multi/diff.html" "$T/d_multi/screenshot.png" "cli_diff_" 2>&1
         node tests/browser/check_report.js "$T/host/report.html" "$T/host/screenshot.png" "cli_hostile_" 2>&1 | grep -v 'charts_present\|table_sorts\|filter_box'
         if [ -d ../shared/data/kineto ]; then

@@ -13,7 +13,7 @@ logdir=${TMPDIR:-/tmp}
 # the browser test's driver (playwright-core, no browser download: it uses Debian's Chromium)
 browser_deps() {
     dir=$here/../tests/browser
-    if [ -d "$dir/node_modules/playwright-core" ]; then
+    if [ -d "$dir/node_modules/playwright-core" ] && [ -d "$dir/node_modules/axe-core" ]; then
         return 0
     fi
     log=$(mktemp "$logdir/perfcard-npm.XXXXXX")

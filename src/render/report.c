@@ -314,10 +314,13 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o) {
 static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
     sbuf out = {0};
     int rc = 0;
-    /* bounded size: fewer rows per table until the page fits */
-    static const int tries[] = {50, 25, 10, 5};
-    int first = o->html_rows > 0 ? o->html_rows : 50;
-    for (int i = -1; i < 4; i++) {
+    /* every row of every table (the page shows them a hundred at a time,
+     * report.js), unless the page would pass PC_HTML_MAX: then fewer rows per
+     * table until it fits, each table saying how many are left out */
+    static const int tries[] = {5000, 1000, 200, 50, 25, 10, 5};
+    int ntries = (int)(sizeof tries / sizeof *tries);
+    int first = o->html_rows > 0 ? o->html_rows : PC_HTML_ALL_ROWS;
+    for (int i = -1; i < ntries; i++) {
         int rows = i < 0 ? first : tries[i];
         if (i >= 0 && rows >= first) continue;
         cJSON *v = build_view(summary, o, NULL, rows, err, &rc);

@@ -12,13 +12,13 @@
 #include "../util/err.h"
 
 enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8, OUT_EMAIL = 16 };
-enum { PC_HTML_MAX = 5 << 20, PC_MD_MAX = 60000 }; /* bytes of report.html; characters of summary.md */
+enum { PC_HTML_MAX = 5 << 20, PC_MD_MAX = 60000, PC_HTML_ALL_ROWS = 100000 }; /* bytes of report.html; characters of summary.md; rows meaning "all" */
 
 typedef struct pc_report_opts {
     const char *dir;
     unsigned formats;          /* OUT_* bits */
     const char *templates_dir; /* overrides of built-in templates/assets, or NULL */
-    int html_rows;             /* rows per table in HTML; 0 = 50 */
+    int html_rows;             /* rows per table in HTML; 0 = all (PC_HTML_ALL_ROWS) while the page fits PC_HTML_MAX */
     const char *email_to, *email_subject; /* headers of summary.eml (OUT_EMAIL) */
 } pc_report_opts;
 

@@ -1,8 +1,13 @@
 // Opens a perfcard report.html in Debian's Chromium (headless, network off)
 // and checks: no console errors, no request other than the file itself,
 // every chart renders to non-blank pixels, a table sorts when its header is
-// clicked, and the filter box hides rows. Prints PASS/FAIL lines.
-// Usage: node check_report.js REPORT.html SCREENSHOT.png [TAG]
+// clicked, the filter box hides rows; the layout (#20): at 1280 px every Name
+// column at least 320 px wide, a long table's header row still visible after
+// scrolling it, every table reaching its last row (paging), no sideways page
+// scroll at 390 px; in dark mode the page and the charts' backgrounds dark;
+// and axe-core finds no serious or critical accessibility violation.
+// Screenshots: SCREENSHOT.png (1280 px) and SCREENSHOT-390.png (phone).
+// Prints PASS/FAIL lines. Usage: node check_report.js REPORT.html SCREENSHOT.png [TAG]
 const { chromium } = require("playwright-core");
 const path = require("path");
 
@@ -83,7 +88,8 @@ const result = (name, ok, why) => {
     const inp = document.querySelector("input.filter");
     if (!inp) return { ok: false, why: "no filter box" };
     let t = inp.nextElementSibling;
-    while (t && t.tagName !== "TABLE") t = t.nextElementSibling;
+    while (t && t.tagName !== "TABLE" && !t.classList.contains("tablewrap")) t = t.nextElementSibling;
+    if (t && t.tagName !== "TABLE") t = t.querySelector("table");
     inp.value = "zzzzqqqq";
     inp.dispatchEvent(new Event("input"));
     const hidden = Array.from(t.tBodies[0].rows).filter((r) => r.style.display === "none").length;
@@ -94,9 +100,104 @@ const result = (name, ok, why) => {
   });
   result("filter_box_filters", filtered.ok, JSON.stringify(filtered));
 
+  // layout at 1280 px: the one column people read is wide enough
+  const names = await page.evaluate(() => {
+    const out = [];
+    for (const t of document.querySelectorAll("table.data")) {
+      if (t.closest("details")) continue;
+      const td = t.querySelector("td.name:not(.op)");
+      if (td && td.offsetParent) out.push({ section: t.closest("section") ? t.closest("section").id : "", w: Math.round(td.getBoundingClientRect().width) });
+    }
+    return out;
+  });
+  const narrow = names.filter((n) => n.w < 320);
+  result("name_column_320px", names.length > 0 ? narrow.length === 0 : tag.indexOf("diff") >= 0 || tag.indexOf("hostile") >= 0,
+         JSON.stringify(names.length ? narrow.slice(0, 3) : "no Name column"));
+
+  // every table reaches its last row: "Show all" shows every row (none left out of the page)
+  const reach = await page.evaluate(() => {
+    const bad = [];
+    for (const t of document.querySelectorAll("table.data")) {
+      const rows = t.tBodies[0] ? t.tBodies[0].rows : [];
+      if (t._pager === undefined && !(t.parentNode.nextElementSibling && t.parentNode.nextElementSibling.classList.contains("pager"))) {
+        const hidden = Array.from(rows).filter((r) => r.style.display === "none").length;
+        if (hidden) bad.push({ id: t.closest("section") && t.closest("section").id, hidden });
+        continue;
+      }
+      const p = t.parentNode.nextElementSibling;
+      const all = p.querySelectorAll("button")[1];
+      all.click();
+      const shown = Array.from(rows).filter((r) => r.style.display !== "none").length;
+      if (shown !== rows.length) bad.push({ id: t.closest("section") && t.closest("section").id, shown, total: rows.length });
+    }
+    const notes = Array.from(document.querySelectorAll("p.more")).map((p) => p.textContent).filter((s) => /in summary\.json/.test(s));
+    return { ok: bad.length === 0, bad: bad.slice(0, 3), notes: notes.slice(0, 2) };
+  });
+  result("every_table_reaches_its_last_row", reach.ok && (tag.indexOf("diff") >= 0 || reach.notes.length === 0), JSON.stringify(reach));
+
+  // the longest table scrolled to its end still shows its header row at its top
+  const sticky = await page.evaluate(() => {
+    let best = null;
+    for (const w of document.querySelectorAll(".tablewrap")) {
+      if (w.closest("details") || !w.offsetParent) continue;
+      if (w.scrollHeight - w.clientHeight > 100 && (!best || w.scrollHeight > best.scrollHeight)) best = w;
+    }
+    if (!best) return { ok: true, why: "no table long enough to scroll" };
+    best.scrollIntoView();
+    best.scrollTop = best.scrollHeight;
+    const th = best.querySelector("thead th"), wr = best.getBoundingClientRect(), hr = th.getBoundingClientRect();
+    const atTop = Math.abs(hr.top - wr.top) <= 2;
+    const x = hr.left + 5, y = hr.top + hr.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    return { ok: atTop && !!hit && th.contains(hit), top: hr.top, wrapTop: wr.top, hit: hit && hit.tagName };
+  });
+  result("table_header_visible_after_scrolling", sticky.ok, JSON.stringify(sticky));
+
+  // accessibility: axe-core, no serious or critical violation
+  const axePath = path.join(__dirname, "node_modules", "axe-core", "axe.min.js");
+  let axe = { ok: false, why: "axe-core missing" };
+  try {
+    await page.addScriptTag({ path: axePath });
+    axe = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ["violations"] });
+      const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      return { ok: bad.length === 0, bad: bad.map((v) => v.id + " (" + v.nodes.length + "): " + (v.nodes[0] ? v.nodes[0].target.join(" ") : "")).slice(0, 5) };
+    });
+  } catch (e) { axe = { ok: false, why: String(e) }; }
+  result("axe_no_serious_violations", axe.ok, JSON.stringify(axe));
+
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: shot, fullPage: true });
   result("no_console_errors", errors.length === 0, errors.slice(0, 3).join(" | "));
   result("no_network_requests", requests.length === 0, requests.slice(0, 3).join(" "));
+
+  // a phone: nothing scrolls the page sideways
+  const phone = await browser.newContext({ offline: true, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+  const pp = await phone.newPage();
+  await pp.goto(url, { waitUntil: "load" });
+  const side = await pp.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  result("no_sideways_scroll_390px", side.sw <= side.cw + 1, JSON.stringify(side));
+  await pp.screenshot({ path: shot.replace(/\.png$/, "") + "-390.png", fullPage: true });
+  await phone.close();
+
+  // dark mode: the page and every chart's background follow it
+  const dark = await browser.newContext({ offline: true, viewport: { width: 1280, height: 900 }, colorScheme: "dark" });
+  const dp = await dark.newPage();
+  await dp.goto(url, { waitUntil: "load" });
+  const dk = await dp.evaluate(() => {
+    const lum = (c) => { const m = c.match(/\d+(\.\d+)?/g); if (!m) return 1; const [r, g, b] = m.map(Number); return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };
+    const page = lum(getComputedStyle(document.body).backgroundColor);
+    const light = [];
+    let charts = 0;
+    for (const svg of document.querySelectorAll("figure svg")) {
+      const bg = svg.querySelector('[style*="--chart-bg"]');
+      charts++;
+      if (!bg || lum(getComputedStyle(bg).fill) > 0.3) light.push(svg.getAttribute("aria-label"));
+    }
+    return { ok: page < 0.3 && light.length === 0, page, charts, light: light.slice(0, 3) };
+  });
+  result("dark_mode_charts_follow", dk.ok, JSON.stringify(dk));
+  await dark.close();
   await browser.close();
   process.exit(failed ? 1 : 0);
 })().catch((e) => { console.log(`FAIL ${tag}browser_run: ${e}`); process.exit(1); });

@@ -44,7 +44,7 @@ cat > "$FAKE/npm" <<'EOF'
 #!/bin/sh
 echo "npm $* (in $(basename "$(dirname "$PWD")")/$(basename "$PWD"))" >> "$STATE/calls"
 [ -e "$STATE/npm-fails" ] && { echo "npm ERR! network" >&2; exit 1; }
-mkdir -p node_modules/playwright-core
+mkdir -p node_modules/playwright-core node_modules/axe-core
 EOF
 cat > "$FAKE/node" <<'EOF'
 #!/bin/sh

@@ -128,6 +128,35 @@ else
     echo "SKIP ${tag}cli_md_renders_real_traces: ../shared/data, cmark-gfm or python3 missing"
 fi
 
+# every row in report.html while it fits 5 MiB; past that, fewer rows and a note: 30,000
+# distinct kernels of 150-character names
+python3 -c "
+import json
+ev = [{'ph': 'X', 'cat': 'kernel', 'name': 'void very_long_templated_kernel_name_%05d<float, 128, 64, 8, cutlass::arch::Sm80, cutlass::epilogue::thread::LinearCombination<float, 4>>(Params)' % i,
+       'pid': 0, 'tid': 7, 'ts': 100 + i * 3, 'dur': 2, 'args': {'device': 0}} for i in range(30000)]
+json.dump({'traceEvents': ev}, open('$T/many.json', 'w'))" 2> /dev/null
+"$PC" report "$T/many.json" -o "$T/many" -q
+check html_within_5mib_with_30000_kernels [ "$(stat -c %s "$T/many/report.html")" -le 5242880 ]
+check html_says_rows_left_out grep -q "more kernels (of 30,000) are in summary.json" "$T/many/report.html"
+# every operator and kernel row of a real trace (76 operators: the HTML stopped at 50)
+R50=../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz
+if [ -f "$R50" ]; then
+    "$PC" report "$R50" -o "$T/allrows" --format html,json -q
+    check html_holds_every_operator_and_kernel python3 -c "
+import json, re, sys
+s = json.load(open('$T/allrows/summary.json'))
+h = open('$T/allrows/report.html').read()
+def rows(sec):  # rows of the section's first table of names (the unattributed row aside)
+    body = h[h.index('<section id=\"%s\"' % sec):]
+    body = body[:body.index('</section>')]
+    t = [t for t in re.findall('<tbody>(.*?)</tbody>', body, re.S) if 'class=\"name' in t][0]
+    return sum(1 for r in re.findall('<tr>.*?</tr>', t, re.S) if 'unattributed' not in r)
+ops, ks = len(s['operators']['rows']), sum(len(d['rows']) for d in s['kernels']['devices'])
+sys.exit(0 if ops > 50 and rows('operators') == ops and rows('kernels') == ks else 1)"
+else
+    echo "SKIP ${tag}cli_html_holds_every_operator_and_kernel: ../shared/data is missing"
+fi
+
 # --csv: every table, whole; e-mail; Markdown through GitHub's renderer
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/full" --csv --email --email-to "perf-team@example.com" -q
 check csv_files [ -s "$T/full/operators.csv" -a -s "$T/full/kernels.csv" -a -s "$T/full/steps.csv" ]

@@ -404,14 +404,52 @@ static cairo_status_t to_sbuf(void *closure, const unsigned char *data, unsigned
 
 /* Cairo names its defs glyph0-1, clip1, ...: give each chart its own prefix.
  * Patterns start with 'i', 'h' or 'u'; jump between candidates with strpbrk. */
+/* The grays perfcard draws with (chart.c's own cairo_set_source_rgb calls),
+ * as CSS variables in the inline SVG, so the page's dark mode recolors the
+ * background, text, grid and bands (report.css defines them, with these
+ * light-mode values as fallbacks); palette colors stay. */
+static const struct { double level; const char *var; } chart_grays[] = {
+    {100, "var(--chart-bg,#fff)"}, {97, "var(--chart-band1,#f7f7f7)"}, {93, "var(--chart-band2,#ededed)"},
+    {88, "var(--chart-grid,#e0e0e0)"}, {30, "var(--chart-mut,#4d4d4d)"}, {15, "var(--chart-fg,#262626)"},
+    {10, "var(--chart-fg,#1a1a1a)"}, {0, "var(--chart-fg,#000)"}};
+
+/* at s, "rgb(a%,b%,c%)" (spaces allowed) of one of chart_grays: its variable,
+ * and the text's length in *len; NULL otherwise */
+static const char *gray_var(const char *s, size_t *len) {
+    if (strncmp(s, "rgb(", 4)) return NULL;
+    const char *p = s + 4;
+    double v[3];
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        while (*p == ' ') p++;
+        v[k] = strtod(p, &end);
+        if (end == p || *end != '%') return NULL;
+        p = end + 1;
+        while (*p == ' ') p++;
+        if (*p != (k < 2 ? ',' : ')')) return NULL;
+        p++;
+    }
+    if (fabs(v[0] - v[1]) > 1e-6 || fabs(v[1] - v[2]) > 1e-6) return NULL;
+    for (size_t i = 0; i < sizeof chart_grays / sizeof *chart_grays; i++)
+        if (fabs(v[0] - chart_grays[i].level) < 1e-6) { *len = (size_t)(p - s); return chart_grays[i].var; }
+    return NULL;
+}
+
 static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
     static const char *pats[] = {"id=\"", "href=\"#", "url(#"};
     static const size_t plen[] = {4, 7, 5};
     while (*s) {
-        const char *c = strpbrk(s, "ihu");
+        const char *c = strpbrk(s, "ihur");
         if (!c) { sbuf_puts(out, s); return; }
         sbuf_putn(out, s, (size_t)(c - s));
         s = c;
+        size_t glen;
+        const char *gv = *s == 'r' ? gray_var(s, &glen) : NULL;
+        if (gv) {
+            sbuf_puts(out, gv);
+            s += glen;
+            continue;
+        }
         int hit = -1;
         for (int i = 0; i < 3; i++)
             if (!strncmp(s, pats[i], plen[i])) { hit = i; break; }

@@ -210,7 +210,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_report_charts(&co, v, rows);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_limit(steps, "rows", rows * 4);
-    static const char *const bounded[] = {"api_calls", "transfers", NULL};
+    static const char *const bounded[] = {"api_calls", "transfers", "collectives", NULL};
     for (int i = 0; bounded[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);
         if (sec) rv_limit(sec, "rows", rows);

@@ -75,6 +75,7 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
     else if (!strcmp(fmt, "int")) fmt_int(b, x);
     else if (!strcmp(fmt, "bytes")) fmt_bytes(b, x);
     else if (!strcmp(fmt, "rate")) sbuf_printf(b, "%.1f GB/s", x);
+    else if (!strcmp(fmt, "gbs")) sbuf_printf(b, x >= 100 ? "%.0f GB/s" : "%.3g GB/s", x); /* three figures: 0.00252 GB/s, 151 GB/s */
     else if (!strcmp(fmt, "fixed1")) sbuf_printf(b, "%.1f", x);
     else if (!strcmp(fmt, "fixed2")) sbuf_printf(b, "%.2f", x);
     else if (!strcmp(fmt, "raw")) sbuf_printf(b, "%.17g", x);
@@ -82,7 +83,7 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
 }
 
 static int known_fmt(const char *f) {
-    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", "flop", NULL};
+    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", "flop", "gbs", NULL};
     for (int i = 0; k[i]; i++)
         if (!strcmp(f, k[i])) return 1;
     return 0;

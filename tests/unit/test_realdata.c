@@ -862,3 +862,44 @@ TEST(realdata_resnet50_other_traces) {
         cJSON_Delete(s);
     }
 }
+
+/* tests/expectations/collectives.md (collectives.py): per collective and size
+ * range, calls, time and bytes exactly, bus bandwidth to 0.1% (-1: none). */
+TEST(realdata_collectives_by_type_and_size) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *path; int ranks; int nrows; struct { const char *coll, *range; int calls; double us, bytes, busbw; } r[10]; } want[] = {
+        {"kineto/dlrm-v100-8ranks/worker0_step_12.1694128201545.pt.trace.json", 8, 4,
+         {{"all_to_all", "16-256 KiB", 2, 2660, 49152, 0.0162}, {"all_reduce", "unknown", 3, 1799, 0, -1},
+          {"all_to_all", "< 1 KiB", 1, 1032, 192, 0.0002}, {"all_to_all", "1-16 KiB", 2, 307, 15104, 0.0430}}},
+        {"kineto/hta/negative_queue_length_values_check/rank0.json.gz", 16, 9,
+         {{"all_reduce", "unknown", 10, 126555, 0, -1}, {"send_recv", "unknown", 5, 24956, 0, -1},
+          {"all_to_all", "256 KiB-4 MiB", 20, 20533, 36627484, 1.6723}, {"all_to_all", "4-64 MiB", 10, 5619, 120586240, 20.1192},
+          {"all_gather", "unknown", 10, 4776, 0, -1}, {"reduce_scatter", "64 MiB-1 GiB", 5, 3122, 503316480, 151.14},
+          {"all_to_all", "16-256 KiB", 5, 2446, 655360, 0.2512}, {"all_to_all", "< 1 KiB", 10, 1664, 4480, 0.0025},
+          {"reduce_scatter", "4-64 MiB", 5, 674, 83886080, 116.6813}}},
+        {"kineto/hta/trace_filter/sampled_rank-0.json.gz", 128, 5,
+         {{"all_to_all", "64 MiB-1 GiB", 2, 130610, 838860800, 6.3725}, {"all_reduce", "unknown", 4, 107656, 0, -1},
+          {"all_gather", "unknown", 2, 106140, 0, -1}, {"all_to_all", "1-16 KiB", 1, 30669, 3072, 0.0001},
+          {"all_to_all", "4-64 MiB", 1, 21124, 11386880, 0.5348}}},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        cJSON *s = summarize(want[i].path);
+        CHECK(s);
+        if (!s) continue;
+        CHECK_EQ_I(sj_getnum(s, "collectives.ranks", -1), want[i].ranks);
+        CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "collectives.rows")), want[i].nrows);
+        for (int k = 0; k < want[i].nrows; k++) {
+            char p[64];
+            snprintf(p, sizeof p, "collectives.rows.%d", k);
+            const cJSON *r = sj_get(s, p);
+            double bus = sj_getnum(r, "busbw_gbs", -1), wb = want[i].r[k].busbw;
+            int ok = r && !strcmp(sj_getstr(r, "collective", ""), want[i].r[k].coll) && !strcmp(sj_getstr(r, "size_range", ""), want[i].r[k].range) &&
+                     sj_getnum(r, "calls", 0) == want[i].r[k].calls && sj_getnum(r, "total_ns", 0) == want[i].r[k].us * 1000 &&
+                     sj_getnum(r, "bytes", -1) == want[i].r[k].bytes &&
+                     (wb < 0 ? cJSON_IsNull(sj_get(r, "busbw_gbs")) : fabs(bus - wb) <= fmax(0.001 * wb, 0.00005));
+            CHECK_MSG(ok, "%s row %d: %s %s %g calls %g ns %g bytes busbw %g", want[i].path, k, sj_getstr(r, "collective", ""),
+                      sj_getstr(r, "size_range", ""), sj_getnum(r, "calls", 0), sj_getnum(r, "total_ns", 0), sj_getnum(r, "bytes", -1), bus);
+        }
+        cJSON_Delete(s);
+    }
+}

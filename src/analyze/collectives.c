@@ -1,0 +1,196 @@
+/* Collectives per type and size, as nccl-tests reports them
+ * (tests/expectations/collectives.py is the independent reading):
+ *  - every NCCL (or other collective) kernel is one call; its collective is
+ *    the innermost "nccl:<name>" host range around its launch (leading
+ *    underscores and a "_base" suffix dropped: _all_gather_base is
+ *    all_gather), else the kernel's name (ncclKernel_AllReduce_... is
+ *    all_reduce; MindSpore's step-trace "AllReduce (...)", "Receive-op...");
+ *  - its size is the enclosing record_param_comms range's first input,
+ *    elements x element size (unknown for a TensorList or no shape), the
+ *    output for all_gather (input x ranks), as nccl-tests' "size";
+ *  - rows by (collective, size range): calls, time, bytes, algorithm
+ *    bandwidth = bytes / time of the calls of known size, bus bandwidth =
+ *    algbw x factor for n ranks (all_reduce 2(n-1)/n; all_gather,
+ *    reduce_scatter, all_to_all (n-1)/n; others 1; n = distributedInfo's
+ *    world size: unknown n, no busbw), and the time overlapped by other
+ *    kernels (computation). */
+#include "analyze.h"
+#include "flops.h"
+#include "intervals.h"
+#include "../summary/summary.h"
+#include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { NBUCKET = 8 }; /* 7 size ranges, then unknown */
+static const double bucket_edge[] = {1024, 16384, 262144, 4 << 20, 64 << 20, 1 << 30};
+static const char *const bucket_label[NBUCKET] = {"< 1 KiB", "1-16 KiB", "16-256 KiB", "256 KiB-4 MiB",
+                                                  "4-64 MiB", "64 MiB-1 GiB", ">= 1 GiB", "unknown"};
+
+typedef struct crow {
+    char coll[48];
+    int bucket;
+    int64_t calls, total, sized_total, overlap;
+    double bytes;
+} crow;
+
+/* a collective's name from a kernel's: ncclKernel_<Name>_ / ncclDevKernel_<Name>_, or a
+ * MindSpore step-trace operator */
+static void coll_from_kernel(const char *k, char *out, size_t cap) {
+    static const struct { const char *token, *name; } map[] = {
+        {"allreduce", "all_reduce"}, {"allgather", "all_gather"}, {"reducescatter", "reduce_scatter"},
+        {"alltoall", "all_to_all"}, {"broadcast", "broadcast"}, {"sendrecv", "send_recv"},
+        {"receive", "recv"}, {"recv", "recv"}, {"send", "send"}, {"reduce", "reduce"}};
+    const char *p = !strncmp(k, "ncclKernel_", 11) ? k + 11 : !strncmp(k, "ncclDevKernel_", 14) ? k + 14 : k;
+    char low[64];
+    size_t n = 0;
+    for (; p[n] && p[n] != '_' && p[n] != ' ' && p[n] != '(' && p[n] != '-' && n < sizeof low - 1; n++) low[n] = (char)tolower((unsigned char)p[n]);
+    low[n] = 0;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(low, map[i].token)) { snprintf(out, cap, "%s", map[i].name); return; }
+    snprintf(out, cap, "other");
+}
+
+/* "nccl:_all_gather_base" -> "all_gather" */
+static void coll_from_range(const char *r, char *out, size_t cap) {
+    const char *p = r + 5;
+    while (*p == '_') p++;
+    size_t n = strlen(p);
+    if (n > 5 && !strcmp(p + n - 5, "_base")) n -= 5;
+    if (n >= cap) n = cap - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+}
+
+/* bytes of one element of the first type in "Input type" text (["float", ...]); 0 if unknown */
+static int first_type_size(const char *types) {
+    static const struct { const char *name; int size; } sz[] = {
+        {"float", 4}, {"double", 8}, {"c10::Half", 2}, {"c10::BFloat16", 2}, {"int", 4}, {"long int", 8}, {"long", 8},
+        {"bool", 1}, {"signed char", 1}, {"unsigned char", 1}, {"short", 2}, {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
+    if (!types || types[0] != '[' || types[1] != '"') return 0;
+    const char *s = types + 2, *e = strchr(s, '"');
+    if (!e) return 0;
+    for (size_t i = 0; i < sizeof sz / sizeof *sz; i++)
+        if ((size_t)(e - s) == strlen(sz[i].name) && !strncmp(s, sz[i].name, (size_t)(e - s))) return sz[i].size;
+    return 0;
+}
+
+static double bus_factor(const char *coll, int64_t n) {
+    if (n < 1) return -1;
+    double f = (double)(n - 1) / (double)n;
+    if (!strcmp(coll, "all_reduce")) return 2 * f;
+    if (!strcmp(coll, "all_gather") || !strcmp(coll, "reduce_scatter") || !strcmp(coll, "all_to_all")) return f;
+    return 1;
+}
+
+static int cmp_crow(const void *a, const void *b) {
+    const crow *x = a, *y = b;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    int c = strcmp(x->coll, y->coll);
+    return c ? c : x->bucket - y->bucket;
+}
+
+/* time of [s, e) covered by the merged, sorted intervals v */
+static int64_t covered(const ivl *v, size_t n, int64_t s, int64_t e) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m].e <= s) lo = m + 1;
+        else hi = m;
+    }
+    int64_t sum = 0;
+    for (size_t i = lo; i < n && v[i].s < e; i++) sum += (v[i].e < e ? v[i].e : e) - (v[i].s > s ? v[i].s : s);
+    return sum;
+}
+
+void an_collectives(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    int64_t ranks = t->world_size > 0 ? t->world_size : -1;
+    /* computation: the union of the other kernels */
+    ivl *comp = NULL;
+    size_t ncomp = 0, capc = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind == GPU_KERNEL && e->dur > 0 && !name_is_nccl(strtab_get(&t->strs, e->name)))
+            ivl_append_sorted(&comp, &ncomp, &capc, e->ts, e->ts + e->dur);
+    }
+    crow *rows = NULL;
+    size_t nrows = 0, caprows = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        const char *kname = strtab_get(&t->strs, e->name);
+        if (!name_is_nccl(kname)) continue;
+        char coll[48] = "";
+        double bytes = -1;
+        for (int32_t i = l->gpu_launch[g]; i >= 0; i = l->parent[i]) {
+            const char *n = strtab_get(&t->strs, t->cpu[i].name);
+            if (!coll[0] && !strncmp(n, "nccl:", 5) && n[5]) coll_from_range(n, coll, sizeof coll);
+            if (bytes < 0 && !strcmp(n, "record_param_comms") && t->cpu[i].input_dims) {
+                op_args a;
+                op_args_parse(&a, strtab_get(&t->strs, t->cpu[i].input_dims), strtab_get(&t->strs, t->cpu[i].input_types), NULL);
+                int es = first_type_size(t->cpu[i].input_types ? strtab_get(&t->strs, t->cpu[i].input_types) : NULL);
+                if (a.n > 0 && a.nd[0] > 0 && es) {
+                    bytes = es;
+                    for (int k = 0; k < a.nd[0]; k++) bytes *= (double)a.d[0][k];
+                }
+            }
+        }
+        if (!coll[0]) coll_from_kernel(kname, coll, sizeof coll);
+        if (bytes >= 0 && !strcmp(coll, "all_gather") && ranks > 0) bytes *= (double)ranks;
+        int b = NBUCKET - 1;
+        if (bytes >= 0) {
+            b = 0;
+            while (b < NBUCKET - 2 && bytes >= bucket_edge[b]) b++;
+        }
+        crow *r = NULL;
+        for (size_t i = 0; i < nrows && !r; i++)
+            if (rows[i].bucket == b && !strcmp(rows[i].coll, coll)) r = &rows[i];
+        if (!r) {
+            r = VEC_PUSH(rows, nrows, caprows);
+            memset(r, 0, sizeof *r);
+            snprintf(r->coll, sizeof r->coll, "%s", coll);
+            r->bucket = b;
+        }
+        r->calls++;
+        r->total += e->dur;
+        r->overlap += covered(comp, ncomp, e->ts, e->ts + e->dur);
+        if (bytes >= 0) r->bytes += bytes, r->sized_total += e->dur;
+    }
+    spill_free(comp);
+    if (nrows) qsort(rows, nrows, sizeof *rows, cmp_crow);
+    cJSON *sec = sj_obj(ps->doc, "collectives");
+    if (ranks > 0) sj_int(sec, "ranks", ranks);
+    else cJSON_AddNullToObject(sec, "ranks");
+    cJSON *arr = sj_arr(sec, "rows");
+    for (size_t i = 0; i < nrows; i++) {
+        const crow *r = &rows[i];
+        cJSON *o = cJSON_CreateObject();
+        sj_str(o, "collective", r->coll);
+        sj_str(o, "size_range", bucket_label[r->bucket]);
+        sj_int(o, "calls", r->calls);
+        sj_int(o, "total_ns", r->total);
+        sj_num(o, "avg_ns", (double)r->total / (double)r->calls);
+        sj_num(o, "bytes", r->bytes);
+        double f = bus_factor(r->coll, ranks);
+        if (r->sized_total > 0) {
+            double alg = r->bytes / (double)r->sized_total; /* bytes per ns = GB/s */
+            sj_num(o, "algbw_gbs", alg);
+            if (f > 0) sj_num(o, "busbw_gbs", alg * f);
+            else cJSON_AddNullToObject(o, "busbw_gbs");
+        } else {
+            cJSON_AddNullToObject(o, "algbw_gbs");
+            cJSON_AddNullToObject(o, "busbw_gbs");
+        }
+        if (f > 0) sj_num(o, "bus_factor", f);
+        else cJSON_AddNullToObject(o, "bus_factor");
+        sj_int(o, "overlap_ns", r->overlap);
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(rows);
+}

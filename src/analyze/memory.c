@@ -10,7 +10,12 @@
  * allocation of the same size on the same thread's device (the caching
  * allocator hands back blocks by size), and says so (free_matching).
  * Frees of blocks allocated before the trace started match nothing and are
- * counted apart (frees_before_trace_bytes). */
+ * counted apart (frees_before_trace_bytes).
+ * Over time, per device: the allocated (and, with the totals, reserved)
+ * bytes after each event, in MEM_POINTS buckets of ceil(span / MEM_POINTS) ns
+ * from the device's first memory event, each the largest value an event in
+ * it left (a bucket without events keeps the value before it); the peak's
+ * time and the operator allocating when it was reached. */
 #include "analyze.h"
 #include "../util/spill.h"
 #include "../summary/summary.h"
@@ -49,6 +54,61 @@ static uint32_t allocating_op(const pc_trace *t, const pc_links *l, const hmap *
     return p >= 0 ? t->cpu[p].name : 0;
 }
 
+enum { MEM_POINTS = 200 };
+
+/* the value after event e of device d: the allocator's totals, else the running sum */
+static int64_t mem_value(const devmem *d, const pc_mem_event *e, int64_t running) {
+    return d->has_totals ? (e->total_allocated != PC_NONE ? e->total_allocated : -1) : running;
+}
+
+/* device d's memory over time (see the top of the file) into j */
+static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const pc_mem_event *e = &t->mem[i];
+        if (e->device_type != d->type || e->device_id != d->id) continue;
+        if (e->ts < first) first = e->ts;
+        if (e->ts > last) last = e->ts;
+    }
+    if (first > last) return;
+    int64_t bucket = (last - first + MEM_POINTS - 1) / MEM_POINTS;
+    if (bucket < 1) bucket = 1;
+    size_t nb = (size_t)((last - first) / bucket) + 1;
+    int64_t *mx = spill_alloc(nb * 4 * sizeof *mx), *lastv = mx + nb, *rmx = mx + 2 * nb, *rlast = mx + 3 * nb;
+    for (size_t b = 0; b < 4 * nb; b++) mx[b] = -1;
+    int64_t running = 0;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const pc_mem_event *e = &t->mem[i];
+        if (e->device_type != d->type || e->device_id != d->id) continue;
+        running += e->bytes;
+        size_t b = (size_t)((e->ts - first) / bucket);
+        int64_t v = mem_value(d, e, running);
+        if (v >= 0) {
+            if (v > mx[b]) mx[b] = v;
+            lastv[b] = v;
+        }
+        if (d->has_totals && e->total_reserved != PC_NONE) {
+            if (e->total_reserved > rmx[b]) rmx[b] = e->total_reserved;
+            rlast[b] = e->total_reserved;
+        }
+    }
+    cJSON *tl = sj_obj(j, "timeline");
+    sj_int(tl, "start_ns", first - t->t_min);
+    sj_int(tl, "bucket_ns", bucket);
+    cJSON *pts = sj_arr(tl, "points");
+    for (size_t b = 0; b < nb; b++) {
+        if (mx[b] < 0) mx[b] = lastv[b] = b ? lastv[b - 1] : 0;
+        if (rmx[b] < 0) rmx[b] = rlast[b] = b ? rlast[b - 1] : -1;
+        cJSON *p = cJSON_CreateObject();
+        sj_int(p, "t_ns", first - t->t_min + (int64_t)b * bucket);
+        sj_int(p, "allocated_bytes", mx[b]);
+        if (d->has_totals && rmx[b] >= 0) sj_int(p, "reserved_bytes", rmx[b]);
+        else cJSON_AddNullToObject(p, "reserved_bytes");
+        cJSON_AddItemToArray(pts, p);
+    }
+    spill_free(mx);
+}
+
 void an_memory(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
@@ -57,6 +117,14 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
     cJSON *devs = sj_arr(mem, "devices");
     cJSON *top = sj_arr(mem, "top_operators");
     if (t->nmem == 0) return;
+    const pc_links *l = &c->links;
+    hmap bytid = {0};
+    for (size_t th = 0; th < l->nthreads; th++) {
+        if (l->thread_start[th] == l->thread_start[th + 1]) continue;
+        int created;
+        uint32_t *v = hmap_get(&bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
+        if (created) *v = (uint32_t)th;
+    }
     devmem dm[32];
     int nd = 0;
     for (size_t i = 0; i < t->nmem; i++) {
@@ -100,6 +168,14 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         else cJSON_AddNullToObject(j, "peak_reserved_bytes");
         sj_str(j, "source", dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes");
         sj_int(j, "allocations", dm[k].nalloc);
+        if (dm[k].at_peak < t->nmem && t->mem[dm[k].at_peak].device_type == dm[k].type && t->mem[dm[k].at_peak].device_id == dm[k].id) {
+            const pc_mem_event *pe = &t->mem[dm[k].at_peak];
+            uint32_t op = allocating_op(t, l, &bytid, pe);
+            sj_int(j, "peak_t_ns", pe->ts - t->t_min);
+            if (op) sj_str(j, "peak_operator", strtab_get(&t->strs, op));
+            else cJSON_AddNullToObject(j, "peak_operator");
+        }
+        mem_timeline(t, &dm[k], j);
         int64_t capb = 0;
         for (size_t q = 0; cuda && q < t->ndev; q++)
             if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;
@@ -112,14 +188,6 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
     if (cuda_peak >= 0) sj_int(mem, "cuda_peak_allocated_bytes", cuda_peak);
     /* operators that allocate the most device memory: the innermost cpu_op
      * running on the allocating thread at the allocation's time */
-    const pc_links *l = &c->links;
-    hmap bytid = {0};
-    for (size_t th = 0; th < l->nthreads; th++) {
-        if (l->thread_start[th] == l->thread_start[th + 1]) continue;
-        int created;
-        uint32_t *v = hmap_get(&bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
-        if (created) *v = (uint32_t)th;
-    }
     hmap m = {0}, live = {0}, by_size = {0}; /* operator name -> row; address -> live block; size -> latest live block */
     opmem *rows = NULL;
     block *blocks = NULL;

@@ -197,9 +197,15 @@ static void draw_pie(cairo_t *cr, const chart *c, double w, double h) {
     }
 }
 
+/* bytes step in powers of two (256 MiB, 512 MiB, 1 GiB), so ticks read whole */
+static double bytes_step(double range, int ticks) {
+    double raw = range / ticks;
+    return raw > 0 ? pow(2, ceil(log2(raw))) : 1;
+}
+
 static void axes_y(cairo_t *cr, double left, double right, double top, double bottom, double maxv, int unit) {
     char buf[64];
-    double step = nice_step(maxv, 4);
+    double step = unit == UNIT_BYTES ? bytes_step(maxv, 4) : nice_step(maxv, 4);
     cairo_set_line_width(cr, 1);
     double tv[MAX_TICKS];
     int nt = tick_values(0, maxv, 0.0001, step, tv);

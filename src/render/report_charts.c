@@ -323,10 +323,44 @@ static void rank_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
+/* device memory over time, one chart per device with a series, the peak marked */
+static void memory_charts(chart_out *co, cJSON *v) {
+    cJSON *d;
+    cJSON_ArrayForEach(d, (cJSON *)sj_get(v, "memory.devices")) {
+        const cJSON *pts = sj_get(d, "timeline.points");
+        size_t m = (size_t)cJSON_GetArraySize(pts);
+        if (m < 2) continue;
+        double *tx = xcalloc(m, sizeof *tx), *ta = xcalloc(m, sizeof *ta), *tr = xcalloc(m, sizeof *tr);
+        size_t j = 0;
+        int reserved = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pts) {
+            tx[j] = sj_getnum(p, "t_ns", 0), ta[j] = sj_getnum(p, "allocated_bytes", 0);
+            reserved |= cJSON_IsNumber(sj_get(p, "reserved_bytes"));
+            tr[j++] = sj_getnum(p, "reserved_bytes", 0);
+        }
+        chart_series s[2] = {{"allocated", tx, ta, m, 0}, {"reserved", tx, tr, m, 1}};
+        double peak = sj_getnum(d, "peak_t_ns", -1);
+        char id[48], title[160];
+        const char *kind = sj_getstr(d, "device", "");
+        int dev = (int)sj_getnum(d, "id", 0);
+        snprintf(id, sizeof id, "memory_%s%d", !strcmp(kind, "cuda") ? "cuda" : "cpu", dev < 0 ? 999 : dev);
+        snprintf(title, sizeof title, "%s %d memory over time (dashed line: the peak)", !strcmp(kind, "cuda") ? "GPU" : "Host", dev);
+        chart c = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "bytes", .unit = UNIT_BYTES,
+                   .xunit = UNIT_NS, .series = s, .nseries = reserved ? 2 : 1, .marks = peak >= 0 ? &peak : NULL, .nmarks = peak >= 0};
+        cJSON *ch = rv_add_chart(co, id, &c, rv_series_rows(&c));
+        cJSON_AddItemReferenceToObject(d, "chart", ch);
+        free(tx);
+        free(ta);
+        free(tr);
+    }
+}
+
 void rv_report_charts(chart_out *co, cJSON *v, int rows) {
     kernel_charts(co, v, rows);
     type_charts(co, v);
     step_charts(co, v);
     timeline_chart(co, v);
     rank_charts(co, v);
+    memory_charts(co, v);
 }

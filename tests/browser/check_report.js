@@ -119,13 +119,12 @@ const result = (name, ok, why) => {
     const bad = [];
     for (const t of document.querySelectorAll("table.data")) {
       const rows = t.tBodies[0] ? t.tBodies[0].rows : [];
-      if (t._pager === undefined && !(t.parentNode.nextElementSibling && t.parentNode.nextElementSibling.classList.contains("pager"))) {
+      if (!t._pager) {
         const hidden = Array.from(rows).filter((r) => r.style.display === "none").length;
         if (hidden) bad.push({ id: t.closest("section") && t.closest("section").id, hidden });
         continue;
       }
-      const p = t.parentNode.nextElementSibling;
-      const all = p.querySelectorAll("button")[1];
+      const all = t._pager.querySelectorAll("button")[1];
       all.click();
       const shown = Array.from(rows).filter((r) => r.style.display !== "none").length;
       if (shown !== rows.length) bad.push({ id: t.closest("section") && t.closest("section").id, shown, total: rows.length });

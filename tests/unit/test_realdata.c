@@ -903,3 +903,37 @@ TEST(realdata_collectives_by_type_and_size) {
         cJSON_Delete(s);
     }
 }
+
+/* tests/expectations/memory-timeline.md (memory_timeline.py): CUDA memory
+ * over time on ResNet-50, both DataLoader settings. */
+TEST(realdata_memory_over_time) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    static const struct { const char *path; double bucket, peak, peak_after; double first[5], last[3]; } want[] = {
+        {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 4814365, 2791636480, 53025000,
+         {361122304, 1028749824, 1599631360, 1907397632, 2177162240}, {1702127104, 1054439936, 0}},
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 4040805, 2791505408, 106194000,
+         {19267584, 19267584, 19267584, 19267584, 19267584}, {1672122880, 1028747776, 0}},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        cJSON *s = summarize(want[i].path);
+        CHECK(s);
+        if (!s) continue;
+        const cJSON *d = NULL, *x;
+        cJSON_ArrayForEach(x, sj_get(s, "memory.devices")) if (!strcmp(sj_getstr(x, "device", ""), "cuda")) d = x;
+        CHECK(d != NULL);
+        const cJSON *pts = sj_get(d, "timeline.points");
+        int n = cJSON_GetArraySize(pts), ok = n == 201;
+        double mx = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pts) mx = fmax(mx, sj_getnum(p, "allocated_bytes", 0));
+        for (int k = 0; k < 5 && ok; k++) ok &= sj_getnum(cJSON_GetArrayItem(pts, k), "allocated_bytes", -1) == want[i].first[k];
+        for (int k = 0; k < 3 && ok; k++) ok &= sj_getnum(cJSON_GetArrayItem(pts, n - 3 + k), "allocated_bytes", -1) == want[i].last[k];
+        CHECK_MSG(ok, "%s: %d points, series differs", want[i].path, n);
+        CHECK_EQ_I(sj_getnum(d, "timeline.bucket_ns", 0), want[i].bucket);
+        CHECK_EQ_I(mx, want[i].peak);
+        CHECK_EQ_I(sj_getnum(d, "peak_allocated_bytes", 0), want[i].peak);
+        CHECK_EQ_I(sj_getnum(d, "peak_t_ns", 0) - sj_getnum(d, "timeline.start_ns", 0), want[i].peak_after);
+        CHECK_EQ_S(sj_getstr(d, "peak_operator", ""), "aten::empty");
+        cJSON_Delete(s);
+    }
+}

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct oprow oprow;
+static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n);
+
 typedef struct oprow {
     uint32_t name, dims;
     int64_t calls, self_cpu, cpu_total, self_dev, dev_total;
@@ -356,6 +359,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
     sj_int(ops, "estimates_over_peak", over_peak);
+    roofline(c, ops, rows, ord, n);
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
     sj_int(un, "events", n_unattr);
@@ -418,4 +422,65 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     }
     spill_free(mods);
     free(ord);
+}
+
+/* The roofline (Williams, Waterman, Patterson 2009): each operator with FLOPs
+ * and bytes of the calls that ran device work, at its arithmetic intensity
+ * (FLOPs / bytes of those calls) and achieved TFLOP/s (FLOPs / their device
+ * time), against the device's memory roof (bandwidth x intensity) and the
+ * compute ceiling of each data type the points use (with and without Tensor
+ * Cores as their kernels ran). One point per piece of work (aten::conv2d's
+ * is its cudnn_convolution's); estimates beyond the peak (n/a in the table)
+ * are left out; at most ROOF_POINTS points, by device time. */
+enum { ROOF_POINTS = 200 };
+static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n) {
+    cJSON *rf = sj_obj(ops, "roofline");
+    if (!c->peak) {
+        cJSON_AddNullToObject(rf, "device");
+        return;
+    }
+    sj_str(rf, "device", c->peak->label);
+    sj_num(rf, "mem_gbs", c->peak->mem_gbs);
+    cJSON *ceil = sj_arr(rf, "ceilings"), *pts = sj_arr(rf, "points");
+    int seen[DT_COUNT][2] = {{0}};
+    size_t np = 0;
+    for (size_t i = 0; i < n && np < ROOF_POINTS; i++) {
+        const oprow *r = &rows[ord[i]];
+        if (r->flops_calls <= 0 || r->flops_dev_ns <= 0 || r->dev_bytes <= 0 || r->dev_flops <= 0) continue;
+        /* one point per piece of work: a caller with the same FLOPs and device time as an
+         * operator below it (aten::conv2d over cudnn_convolution) gives way to the one that
+         * launched more of the kernels itself */
+        int dup = 0;
+        for (size_t k = 0; k < n && !dup; k++) {
+            const oprow *o = &rows[ord[k]];
+            dup = o != r && o->dev_flops == r->dev_flops && o->flops_dev_ns == r->flops_dev_ns &&
+                  (o->self_dev > r->self_dev || (o->self_dev == r->self_dev && k > i));
+        }
+        if (dup) continue;
+        int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
+        double tfl = r->dev_flops / (double)r->flops_dev_ns / 1e3, gbs = r->dev_bytes / (double)r->flops_dev_ns;
+        double pk = peak_tflops(c->peak, r->dtype, tc);
+        if ((pk > 0 && tfl > pk) || gbs > c->peak->mem_gbs) continue; /* beyond a physical limit: the estimate is wrong */
+        cJSON *p = cJSON_CreateObject();
+        sj_str(p, "name", strtab_get(&c->t->strs, r->name));
+        sj_num(p, "intensity", r->dev_flops / r->dev_bytes);
+        sj_num(p, "tflops", tfl);
+        sj_int(p, "device_ns", r->flops_dev_ns);
+        sj_str(p, "dtype", pc_dtype_name[r->dtype]);
+        sj_bool(p, "tensor_cores", tc);
+        if (pk > 0) sj_str(p, "bound", r->dev_flops / r->dev_bytes * c->peak->mem_gbs / 1e3 < pk ? "memory" : "compute");
+        else cJSON_AddNullToObject(p, "bound");
+        cJSON_AddItemToArray(pts, p);
+        np++;
+        if (pk > 0 && !seen[r->dtype][tc]) {
+            seen[r->dtype][tc] = 1;
+            cJSON *q = cJSON_CreateObject();
+            char lab[48];
+            snprintf(lab, sizeof lab, "%s%s", pc_dtype_name[r->dtype], tc ? " Tensor Core" : "");
+            sj_str(q, "label", lab);
+            sj_num(q, "tflops", pk);
+            sj_num(q, "ridge_intensity", pk * 1e3 / c->peak->mem_gbs);
+            cJSON_AddItemToArray(ceil, q);
+        }
+    }
 }

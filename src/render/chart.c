@@ -387,7 +387,124 @@ static void dims(const chart *c, double *w, double *h) {
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
     else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + legend_space(c->nlegend);
+    else if (c->kind == CHART_ROOFLINE) *h = 380;
     else *h = 300 + legend_space(c->nseries);
+}
+
+/* ROOFLINE: log-log axes by decades; the memory roof bw x intensity up to the
+ * highest ceiling; each ceiling flat from its ridge; points as circles */
+static void draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
+    double left = 84, right = w - 24, top = 34, bottom = h - 58;
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, cmax = 0;
+    for (size_t i = 0; i < c->npoints; i++) {
+        if (!(c->px[i] > 0 && c->py[i] > 0)) continue;
+        xmin = fmin(xmin, c->px[i]), xmax = fmax(xmax, c->px[i]);
+        ymin = fmin(ymin, c->py[i]), ymax = fmax(ymax, c->py[i]);
+    }
+    for (size_t k = 0; k < c->nceil; k++) cmax = fmax(cmax, c->ceil_tflops[k]);
+    if (c->roof_gbs > 0 && cmax > 0) xmax = fmax(xmax, cmax * 1e3 / c->roof_gbs * 4), xmin = fmin(xmin, cmax * 1e3 / c->roof_gbs / 64);
+    ymax = fmax(ymax, cmax);
+    xmax *= 3; /* room right of the last point for its label */
+    if (!(xmax > 0) || !(ymax > 0)) return;
+    if (!isfinite(xmin) || xmin <= 0) xmin = xmax / 1000;
+    if (!isfinite(ymin) || ymin <= 0) ymin = ymax / 1000;
+    /* whole decades around the data */
+    double lx0 = floor(log10(xmin)), lx1 = ceil(log10(xmax)), ly0 = floor(log10(ymin)), ly1 = ceil(log10(ymax * 1.5));
+    if (lx1 <= lx0) lx1 = lx0 + 1;
+    if (ly1 <= ly0) ly1 = ly0 + 1;
+    if (lx1 - lx0 > 12) lx0 = lx1 - 12;
+    if (ly1 - ly0 > 12) ly0 = ly1 - 12;
+#define RX(v) (left + (right - left) * (log10(v) - lx0) / (lx1 - lx0))
+#define RY(v) (bottom - (bottom - top) * (log10(v) - ly0) / (ly1 - ly0))
+    char buf[64];
+    cairo_set_line_width(cr, 1);
+    for (double d = lx0; d <= lx1 + 1e-9; d++) {
+        double x = RX(pow(10, d));
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, x, top), cairo_line_to(cr, x, bottom), cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        snprintf(buf, sizeof buf, "%g", pow(10, d));
+        text(cr, x, bottom + 14, buf, 0, 2);
+    }
+    for (double d = ly0; d <= ly1 + 1e-9; d++) {
+        double y = RY(pow(10, d));
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, left, y), cairo_line_to(cr, right, y), cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        snprintf(buf, sizeof buf, "%g", pow(10, d));
+        text(cr, left - 6, y + 4, buf, 0, 1);
+    }
+    cairo_save(cr);
+    cairo_rectangle(cr, left, top, right - left, bottom - top);
+    cairo_clip(cr);
+    /* the memory roof, then each ceiling from its ridge */
+    cairo_set_line_width(cr, 2);
+    if (c->roof_gbs > 0 && cmax > 0) {
+        double xa = pow(10, lx0), xr = cmax * 1e3 / c->roof_gbs;
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        cairo_move_to(cr, RX(xa), RY(fmax(c->roof_gbs * xa / 1e3, pow(10, ly0 - 1))));
+        cairo_line_to(cr, RX(xr), RY(cmax));
+        cairo_stroke(cr);
+    }
+    for (size_t k = 0; k < c->nceil; k++) {
+        double xr = c->roof_gbs > 0 ? c->ceil_tflops[k] * 1e3 / c->roof_gbs : pow(10, lx0);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        double d[] = {5, 3};
+        cairo_set_dash(cr, d, k ? 2 : 0, 0);
+        cairo_move_to(cr, RX(xr), RY(c->ceil_tflops[k]));
+        cairo_line_to(cr, right, RY(c->ceil_tflops[k]));
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+    }
+    /* points: area by size, biggest first so the small stay visible */
+    double smax = 0;
+    for (size_t i = 0; i < c->npoints; i++) smax = fmax(smax, c->psize ? c->psize[i] : 1);
+    cairo_set_line_width(cr, 1);
+    for (size_t i = 0; i < c->npoints; i++) {
+        if (!(c->px[i] > 0 && c->py[i] > 0)) continue;
+        double r = 3 + 12 * sqrt(smax > 0 && c->psize ? c->psize[i] / smax : 1);
+        set_col(cr, c->pcolor ? c->pcolor[i] : 0);
+        cairo_arc(cr, RX(c->px[i]), RY(c->py[i]), r, 0, 2 * M_PI);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_stroke(cr);
+    }
+    cairo_restore(cr);
+    /* labels: each ceiling above its line at the right; the five largest points
+     * beside them, each only where it overlaps no label already drawn */
+    double box[16][4];
+    int nbox = 0;
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    for (size_t k = 0; k < c->nceil && nbox < 16; k++) {
+        snprintf(buf, sizeof buf, "%s peak %.3g TFLOP/s", c->ceil_labels[k], c->ceil_tflops[k]);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        double y = RY(c->ceil_tflops[k]) - 5;
+        text(cr, right - 4, y, buf, 0, 1);
+        box[nbox][0] = right - 4 - te.x_advance, box[nbox][1] = y - 12, box[nbox][2] = right - 4, box[nbox][3] = y + 2;
+        nbox++;
+    }
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    for (size_t i = 0; i < c->npoints && i < 5 && nbox < 16; i++) {
+        if (!(c->px[i] > 0 && c->py[i] > 0) || !c->plabels) continue;
+        double x = RX(c->px[i]) + 10, y = RY(c->py[i]) + 16;
+        if (x < left || x > right || y < top || y > bottom + 10) continue;
+        double maxw = fmin(220, right - x);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, c->plabels[i], &te);
+        double bw = fmin(te.x_advance, maxw);
+        int clash = 0;
+        for (int b = 0; b < nbox && !clash; b++)
+            clash = x < box[b][2] && x + bw > box[b][0] && y - 12 < box[b][3] && y + 2 > box[b][1];
+        if (clash) continue;
+        text(cr, x, y, c->plabels[i], maxw, 0);
+        box[nbox][0] = x, box[nbox][1] = y - 12, box[nbox][2] = x + bw, box[nbox][3] = y + 2;
+        nbox++;
+    }
+    if (c->xlabel) text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
+    ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
+#undef RX
+#undef RY
 }
 
 static void draw(cairo_t *cr, const chart *c, double w, double h) {
@@ -400,6 +517,7 @@ static void draw(cairo_t *cr, const chart *c, double w, double h) {
     case CHART_LINE: draw_line(cr, c, w, h); break;
     case CHART_STACKED: draw_stacked(cr, c, w, h); break;
     case CHART_TIMELINE: draw_timeline(cr, c, w, h); break;
+    case CHART_ROOFLINE: draw_roofline(cr, c, w, h); break;
     }
 }
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include "../util/err.h"
 
-enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE };
+enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE, CHART_ROOFLINE };
 enum chart_unit { UNIT_NS, UNIT_PCT, UNIT_BYTES, UNIT_COUNT };
 
 typedef struct chart_series {
@@ -50,6 +50,11 @@ typedef struct chart {
     const double *marks; size_t nmarks; /* LINE: vertical markers at these x */
     const chart_row *rows; size_t nrows;   /* TIMELINE */
     const char *const *legend_names; const int *legend_colors; size_t nlegend; /* TIMELINE */
+    /* ROOFLINE, log-log: points (x FLOP/byte, y TFLOP/s, area by size, palette
+     * color each, the labels of the first five drawn), the memory roof
+     * (GB/s) and the compute ceilings (TFLOP/s) with their labels */
+    const double *px, *py, *psize; const int *pcolor; const char *const *plabels; size_t npoints;
+    double roof_gbs; const double *ceil_tflops; const char *const *ceil_labels; size_t nceil;
     double width, height; /* points; 0 = defaults */
 } chart;
 

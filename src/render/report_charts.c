@@ -323,6 +323,41 @@ static void rank_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
+/* the roofline of the operators (operators.roofline) */
+static void roofline_chart(chart_out *co, cJSON *v) {
+    const cJSON *pts = sj_get(v, "operators.roofline.points"), *ce = sj_get(v, "operators.roofline.ceilings");
+    size_t n = (size_t)cJSON_GetArraySize(pts), nc = (size_t)cJSON_GetArraySize(ce);
+    if (!n || !nc) return;
+    double *x = xcalloc(n, sizeof *x), *y = xcalloc(n, sizeof *y), *sz = xcalloc(n, sizeof *sz), *ct = xcalloc(nc, sizeof *ct);
+    int *col = xcalloc(n, sizeof *col);
+    const char **lab = xcalloc(n, sizeof *lab), **cl = xcalloc(nc, sizeof *cl);
+    size_t i = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pts) {
+        x[i] = sj_getnum(p, "intensity", 0), y[i] = sj_getnum(p, "tflops", 0), sz[i] = sj_getnum(p, "device_ns", 0);
+        col[i] = !strcmp(sj_getstr(p, "bound", ""), "memory") ? 1 : 0;
+        lab[i++] = sj_getstr(p, "name", "");
+    }
+    i = 0;
+    cJSON_ArrayForEach(p, ce) ct[i] = sj_getnum(p, "tflops", 0), cl[i++] = sj_getstr(p, "label", "");
+    char title[160];
+    snprintf(title, sizeof title, "Roofline: operators against the %s's ceilings", sj_getstr(v, "operators.roofline.device", "device"));
+    chart c = {.kind = CHART_ROOFLINE, .title = title, .xlabel = "arithmetic intensity (FLOP per byte)", .ylabel = "TFLOP/s",
+               .px = x, .py = y, .psize = sz, .pcolor = col, .plabels = lab, .npoints = n,
+               .roof_gbs = sj_getnum(v, "operators.roofline.mem_gbs", 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc};
+    cJSON *rows = cJSON_CreateArray();
+    for (size_t k = 0; k < n; k++) {
+        char val[96];
+        snprintf(val, sizeof val, "%.3g FLOP/B, %.3g TFLOP/s", x[k], y[k]);
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "label", lab[k]);
+        cJSON_AddStringToObject(r, "value", val);
+        cJSON_AddItemToArray(rows, r);
+    }
+    rv_add_chart(co, "roofline", &c, rows);
+    free(x), free(y), free(sz), free(ct), free(col), free(lab), free(cl);
+}
+
 /* device memory over time, one chart per device with a series, the peak marked */
 static void memory_charts(chart_out *co, cJSON *v) {
     cJSON *d;
@@ -363,4 +398,5 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows) {
     timeline_chart(co, v);
     rank_charts(co, v);
     memory_charts(co, v);
+    roofline_chart(co, v);
 }

@@ -937,3 +937,37 @@ TEST(realdata_memory_over_time) {
         cJSON_Delete(s);
     }
 }
+
+/* The roofline on ResNet-50 V100 (#20): the V100 SXM2's published roofs
+ * (docs/gpu-peaks.md: 900 GB/s, FP32 15.7 TFLOP/s, ridge 17.44 FLOP/B);
+ * every point under both roofs, its side of the ridge as its "bound", its
+ * rate the operator table's; one point per piece of work (aten::conv2d's
+ * is aten::cudnn_convolution's), the largest the convolutions. */
+TEST(realdata_roofline_resnet50) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s);
+    if (!s) return;
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.device", ""), "V100 SXM2");
+    CHECK_EQ_I(sj_getnum(s, "operators.roofline.mem_gbs", 0), 900);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.roofline.ceilings")), 1);
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.ceilings.0.label", ""), "fp32");
+    CHECK_NEAR(sj_getnum(s, "operators.roofline.ceilings.0.tflops", 0), 15.7, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "operators.roofline.ceilings.0.ridge_intensity", 0), 15.7e3 / 900, 1e-9);
+    const cJSON *p, *r;
+    int n = 0, bad = 0, conv2d = 0;
+    cJSON_ArrayForEach(p, sj_get(s, "operators.roofline.points")) {
+        double ai = sj_getnum(p, "intensity", 0), tf = sj_getnum(p, "tflops", 0);
+        const char *name = sj_getstr(p, "name", "");
+        bad += tf > fmin(15.7, 900 * ai / 1e3) * (1 + 1e-9);
+        bad += strcmp(sj_getstr(p, "bound", ""), ai < 15.7e3 / 900 ? "memory" : "compute") != 0;
+        conv2d += !strcmp(name, "aten::conv2d");
+        cJSON_ArrayForEach(r, sj_get(s, "operators.rows"))
+            if (!strcmp(sj_getstr(r, "name", ""), name)) bad += fabs(sj_getnum(r, "achieved_tflops", -1) - tf) > 1e-9 * fmax(1, tf);
+        n++;
+    }
+    CHECK_MSG(n == 13 && !bad && !conv2d, "%d points, %d wrong, conv2d %d", n, bad, conv2d);
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.points.0.name", ""), "aten::cudnn_convolution_backward");
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.points.1.name", ""), "aten::cudnn_convolution");
+    cJSON_Delete(s);
+}

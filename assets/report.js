@@ -92,3 +92,128 @@
     });
   });
 })();
+/* The interactive timeline (#tl): lanes of events from #tl-data, drawn on a
+ * canvas; wheel or +/- zoom around the pointer (or the centre), drag pans,
+ * a step selector jumps to a step's window, hovering shows the event. */
+(function () {
+  "use strict";
+  var dataEl = document.getElementById("tl-data"), cv = document.getElementById("tl-canvas");
+  if (!dataEl || !cv) return;
+  var D;
+  try { D = JSON.parse(dataEl.textContent); } catch (e) { return; }
+  var tip = document.getElementById("tl-tip"), sel = document.getElementById("tl-step"), range = document.getElementById("tl-range");
+  /* by category, as the static charts: kernel, communication, memcpy, memset, CPU operator, annotation, runtime, data loading */
+  var COL = ["#0072B2", "#CC79A7", "#E69F00", "#F0E442", "#56B4E9", "#999999", "#D55E00", "#009E73"];
+  var legend = document.createElement("span");
+  (D.categories || []).forEach(function (c, k) {
+    var sw = document.createElement("span");
+    sw.className = "tl-key";
+    sw.style.background = COL[k % COL.length];
+    legend.appendChild(sw);
+    legend.appendChild(document.createTextNode(c + " "));
+  });
+  range.parentNode.appendChild(legend);
+  var LANE = 18, LABEL = 150, nl = D.lanes.length;
+  var byLane = [];
+  for (var i = 0; i < nl; i++) byLane.push([]);
+  D.events.forEach(function (e) { if (byLane[e[0]]) byLane[e[0]].push(e); });
+  var span = Math.max(1, D.span_ns), v0 = 0, v1 = span;
+  (D.steps || []).forEach(function (s, k) {
+    var o = document.createElement("option");
+    o.value = String(k); o.textContent = s[0];
+    sel.appendChild(o);
+  });
+  function fmt(ns) {
+    var a = Math.abs(ns);
+    return a >= 1e9 ? (ns / 1e9).toFixed(3) + " s" : a >= 1e6 ? (ns / 1e6).toFixed(2) + " ms" : a >= 1e3 ? (ns / 1e3).toFixed(2) + " \u00b5s" : Math.round(ns) + " ns";
+  }
+  function css(name, dflt) { var v = getComputedStyle(document.documentElement).getPropertyValue(name).trim(); return v || dflt; }
+  function draw() {
+    var w = cv.clientWidth || 800, h = nl * LANE + 24, dpr = window.devicePixelRatio || 1;
+    cv.style.height = h + "px";
+    cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
+    var g = cv.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.fillStyle = css("--chart-bg", "#fff"); g.fillRect(0, 0, w, h);
+    g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
+    var pw = w - LABEL, k = pw / (v1 - v0);
+    for (var l = 0; l < nl; l++) {
+      var y = 20 + l * LANE;
+      if (l % 2) { g.fillStyle = css("--chart-band1", "#f7f7f7"); g.fillRect(0, y, w, LANE); }
+      g.fillStyle = css("--chart-fg", "#1a1a1a");
+      g.fillText(D.lanes[l].slice(0, 24), 4, y + LANE / 2);
+      var ev = byLane[l];
+      for (var j = 0; j < ev.length; j++) {
+        var e = ev[j], s = e[1], d = e[2];
+        if (s > v1) break;
+        if (s + d < v0) continue;
+        var x = LABEL + (s - v0) * k, bw = Math.max(1, d * k);
+        if (x < LABEL) { bw -= LABEL - x; x = LABEL; }
+        g.fillStyle = COL[e[4] % COL.length];
+        g.fillRect(x, y + 2, Math.min(bw, w - x), LANE - 4);
+      }
+    }
+    g.fillStyle = css("--chart-mut", "#4d4d4d");
+    g.fillText(fmt(v0), LABEL, 9);
+    var end = fmt(v1);
+    g.fillText(end, w - g.measureText(end).width - 2, 9);
+    range.textContent = "showing " + fmt(v1 - v0) + " of " + fmt(span);
+    cv.setAttribute("data-window", v0 + " " + v1);
+  }
+  function zoom(f, cx) {
+    var w = cv.clientWidth - LABEL, at = v0 + (v1 - v0) * Math.min(1, Math.max(0, (cx - LABEL) / w));
+    var nw = Math.max(1000, Math.min(span, (v1 - v0) * f));
+    v0 = Math.max(0, at - (at - v0) * nw / (v1 - v0)); v1 = Math.min(span, v0 + nw); v0 = Math.max(0, v1 - nw);
+    draw();
+  }
+  function hit(px, py) {
+    var l = Math.floor((py - 20) / LANE);
+    if (l < 0 || l >= nl || px < LABEL) return null;
+    var t = v0 + (px - LABEL) * (v1 - v0) / (cv.clientWidth - LABEL), tol = 2 * (v1 - v0) / (cv.clientWidth - LABEL);
+    var ev = byLane[l], best = null;
+    for (var j = 0; j < ev.length; j++) {
+      var e = ev[j];
+      if (e[1] > t + tol) break;
+      if (e[1] + e[2] >= t - tol) best = e;
+    }
+    return best;
+  }
+  cv.addEventListener("wheel", function (ev) {
+    ev.preventDefault();
+    var r = cv.getBoundingClientRect();
+    zoom(ev.deltaY < 0 ? 0.8 : 1.25, ev.clientX - r.left);
+  }, { passive: false });
+  var drag = null;
+  cv.addEventListener("mousedown", function (ev) { drag = { x: ev.clientX, v0: v0, v1: v1 }; });
+  window.addEventListener("mouseup", function () { drag = null; });
+  cv.addEventListener("mousemove", function (ev) {
+    var r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
+    if (drag) {
+      var dt = (drag.x - ev.clientX) * (drag.v1 - drag.v0) / (cv.clientWidth - LABEL);
+      var w = drag.v1 - drag.v0;
+      v0 = Math.max(0, Math.min(span - w, drag.v0 + dt)); v1 = v0 + w;
+      draw();
+      return;
+    }
+    var e = hit(px, py);
+    if (!e) { tip.hidden = true; return; }
+    tip.textContent = D.names[e[3]] + "\n" + D.categories[e[4]] + " \u00b7 " + D.lanes[e[0]] + "\nstart " + fmt(e[1]) + " \u00b7 duration " + fmt(e[2]);
+    tip.style.left = Math.min(px + 12, cv.clientWidth - 260) + "px"; tip.style.top = (py + 14) + "px";
+    tip.hidden = false;
+  });
+  cv.addEventListener("mouseleave", function () { tip.hidden = true; });
+  cv.addEventListener("keydown", function (ev) {
+    if (ev.key === "+" || ev.key === "=") zoom(0.5, LABEL + (cv.clientWidth - LABEL) / 2);
+    else if (ev.key === "-") zoom(2, LABEL + (cv.clientWidth - LABEL) / 2);
+  });
+  document.getElementById("tl-in").addEventListener("click", function () { zoom(0.5, LABEL + (cv.clientWidth - LABEL) / 2); });
+  document.getElementById("tl-out").addEventListener("click", function () { zoom(2, LABEL + (cv.clientWidth - LABEL) / 2); });
+  document.getElementById("tl-reset").addEventListener("click", function () { v0 = 0; v1 = span; sel.value = ""; draw(); });
+  sel.addEventListener("change", function () {
+    var s = D.steps[+sel.value];
+    if (!s) { v0 = 0; v1 = span; } else { v0 = Math.max(0, s[1]); v1 = Math.min(span, s[1] + Math.max(1000, s[2])); }
+    draw();
+  });
+  window.addEventListener("resize", draw);
+  draw();
+})();

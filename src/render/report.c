@@ -203,6 +203,93 @@ static void md_extras(cJSON *v) {
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
 }
 
+/* The interactive timeline's data (trace_timeline and the steps' windows) as
+ * JSON text to sit in <script type="application/json">: '<', '>', '&' and
+ * U+2028/9 written as \u escapes, so no name from the trace can close the
+ * element or be read as markup. */
+static int cmp_event_dur(const void *a, const void *b) {
+    double x = sj_getnum(*(cJSON *const *)a, "2", 0), y = sj_getnum(*(cJSON *const *)b, "2", 0);
+    return (x < y) - (x > y);
+}
+static int cmp_event_start(const void *a, const void *b) {
+    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
+    double lx = sj_getnum(x, "0", 0), ly = sj_getnum(y, "0", 0), sx = sj_getnum(x, "1", 0), sy = sj_getnum(y, "1", 0);
+    return lx != ly ? (lx > ly) - (lx < ly) : (sx > sy) - (sx < sy);
+}
+
+/* Keeps the longest half of tl's events, and only the names they use; adds
+ * the rest to "dropped". For a page over its budget. */
+static void timeline_halve(cJSON *tl) {
+    cJSON *ev = cJSON_GetObjectItemCaseSensitive(tl, "events"), *names = cJSON_GetObjectItemCaseSensitive(tl, "names");
+    int n = cJSON_GetArraySize(ev), nn = cJSON_GetArraySize(names);
+    cJSON **v = xcalloc((size_t)(n ? n : 1), sizeof *v);
+    for (int i = 0; i < n; i++) v[i] = cJSON_DetachItemFromArray(ev, 0);
+    qsort(v, (size_t)n, sizeof *v, cmp_event_dur);
+    int keep = n / 2;
+    for (int i = keep; i < n; i++) cJSON_Delete(v[i]);
+    qsort(v, (size_t)keep, sizeof *v, cmp_event_start);
+    int *map = xcalloc((size_t)(nn ? nn : 1), sizeof *map);
+    for (int i = 0; i < nn; i++) map[i] = -1;
+    cJSON *nnames = cJSON_CreateArray();
+    int used = 0;
+    for (int i = 0; i < keep; i++) {
+        int id = (int)sj_getnum(v[i], "3", 0);
+        if (id < 0 || id >= nn) id = 0;
+        if (map[id] < 0) {
+            map[id] = used++;
+            cJSON_AddItemToArray(nnames, cJSON_Duplicate(cJSON_GetArrayItem(names, id), 1));
+        }
+        cJSON_ReplaceItemInArray(v[i], 3, cJSON_CreateNumber(map[id]));
+        cJSON_AddItemToArray(ev, v[i]);
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(tl, "names", nnames);
+    cJSON_ReplaceItemInObjectCaseSensitive(tl, "dropped", cJSON_CreateNumber(sj_getnum(tl, "dropped", 0) + (n - keep)));
+    free(map);
+    free(v);
+}
+
+static void timeline_json(cJSON *v) {
+    cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
+    if (!tl || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events"))) { cJSON_Delete(tl); return; }
+    /* at most a fifth of the page's budget: past that, the longest half of the events, again */
+    for (;;) {
+        char *probe = cJSON_PrintUnformatted(tl);
+        size_t len = probe ? strlen(probe) : 0;
+        free(probe);
+        if (len <= PC_HTML_MAX / 5 || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")) < 2) break;
+        timeline_halve(tl);
+    }
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    double kept = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")), all = sj_getnum(tl, "events_total", kept);
+    if (kept < all) {
+        cJSON_AddNumberToObject(view, "timeline_kept", kept);
+        cJSON_AddNumberToObject(view, "timeline_total", all);
+    }
+    cJSON *steps = cJSON_AddArrayToObject(tl, "steps");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(v, "steps.rows")) {
+        cJSON *s = cJSON_CreateArray();
+        cJSON_AddItemToArray(s, cJSON_CreateString(sj_getstr(r, "name", "")));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(sj_getnum(r, "start_ns", 0)));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(sj_getnum(r, "duration_ns", 0)));
+        cJSON_AddItemToArray(steps, s);
+    }
+    char *txt = cJSON_PrintUnformatted(tl);
+    cJSON_Delete(tl);
+    if (!txt) return;
+    sbuf b = {0};
+    for (const unsigned char *p = (const unsigned char *)txt; *p; p++) {
+        if (*p == '<') sbuf_puts(&b, "\\u003c");
+        else if (*p == '>') sbuf_puts(&b, "\\u003e");
+        else if (*p == '&') sbuf_puts(&b, "\\u0026");
+        else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) sbuf_puts(&b, p[2] == 0xA8 ? "\\u2028" : "\\u2029"), p += 2;
+        else sbuf_putc(&b, (char)*p);
+    }
+    free(txt);
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(v, "view"), "timeline_json", b.data ? b.data : "");
+    sbuf_free(&b);
+}
+
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
     cJSON *v = cJSON_Duplicate(summary->doc, 1);
     materialize(summary, v, rows);
@@ -223,6 +310,8 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
     if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
     md_extras(v);
+    if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
+    else timeline_json(v);
     (void)o;
     *rc = co.rc;
     return v;

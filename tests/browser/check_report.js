@@ -152,6 +152,27 @@ const result = (name, ok, why) => {
   });
   result("table_header_visible_after_scrolling", sticky.ok, JSON.stringify(sticky));
 
+  // the interactive timeline: zooms, and shows an event when hovered
+  if (await page.$("#tl-canvas")) {
+    const win = async () => (await page.getAttribute("#tl-canvas", "data-window")).split(" ").map(Number);
+    const [a0, a1] = await win();
+    await page.click("#tl-in");
+    const [b0, b1] = await win();
+    result("timeline_zooms", b1 - b0 < (a1 - a0) * 0.6 && b1 - b0 > 0, JSON.stringify({ before: a1 - a0, after: b1 - b0 }));
+    await page.click("#tl-reset");
+    await page.$eval("#tl-canvas", (c) => c.scrollIntoView());
+    const box = await (await page.$("#tl-canvas")).boundingBox();
+    let shown = "";
+    for (let lane = 0; lane < 3 && !shown; lane++)
+      for (let x = box.x + 152; x < box.x + box.width - 2 && !shown; x += 3) {
+        await page.mouse.move(x, box.y + 20 + lane * 18 + 9);
+        shown = await page.$eval("#tl-tip", (t) => (t.hidden ? "" : t.textContent));
+      }
+    result("timeline_tooltip", /duration/.test(shown), JSON.stringify(shown.slice(0, 80)));
+  } else if (tag === "cli_" || tag === "cli_resnet50_") {
+    result("timeline_present", false, "no #tl-canvas in the report");
+  }
+
   // accessibility: axe-core, no serious or critical violation
   const axePath = path.join(__dirname, "node_modules", "axe-core", "axe.min.js");
   let axe = { ok: false, why: "axe-core missing" };

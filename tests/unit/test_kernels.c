@@ -4,6 +4,7 @@
 #include "analyze/analyze.h"
 #include "load/load.h"
 #include "summary/summary.h"
+#include "util/sbuf.h"
 #include <stdlib.h>
 
 TEST(kernels_summary_per_device) {
@@ -110,4 +111,64 @@ TEST(kernels_tensor_core_label_follows_compute_capability) {
     CHECK_EQ_I(sj_getnum(s, "kernels.tensor_core_ns", -1), 20000);
     cJSON_Delete(s);
     pc_trace_free(t);
+}
+
+/* The whole-trace timeline (#20): lanes GPU first, events [lane, start,
+ * duration, name, category] from the trace's start, operators at the top of
+ * a thread or right under a step, API calls; nested operators left out. */
+TEST(trace_timeline_lanes_and_events) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 30},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::inner\", \"pid\": 1, \"tid\": 1, \"ts\": 112, \"dur\": 10},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 114, \"dur\": 5, \"args\": {\"correlation\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_k\", \"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 160, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.events_total", -1), 5);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.dropped", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.span_ns", -1), 100000);
+    CHECK_EQ_S(sj_getstr(s, "trace_timeline.lanes.0", ""), "GPU 0 stream 7");
+    CHECK_EQ_S(sj_getstr(s, "trace_timeline.lanes.1", ""), "thread 1");
+    /* lane 0: the kernel at +30 µs, the copy at +60 µs; lane 1: the step, aten::mm, the launch */
+    static const double want[5][3] = {{0, 30000, 20000}, {0, 60000, 4000}, {1, 0, 100000}, {1, 10000, 30000}, {1, 14000, 5000}};
+    static const char *const names[5] = {"gemm_k", "Memcpy HtoD (Pinned -> Device)", "ProfilerStep#1", "aten::mm", "cudaLaunchKernel"};
+    for (int i = 0; i < 5; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "trace_timeline.events.%d", i);
+        const cJSON *e = sj_get(s, p);
+        CHECK(e && sj_getnum(e, "0", -1) == want[i][0] && sj_getnum(e, "1", -1) == want[i][1] && sj_getnum(e, "2", -1) == want[i][2]);
+        snprintf(p, sizeof p, "trace_timeline.names.%d", (int)sj_getnum(e, "3", 0));
+        CHECK_EQ_S(sj_getstr(s, p, ""), names[i]);
+    }
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}
+
+/* Past 20,000 events the timeline keeps the longest: 20,010 kernels of 1 to
+ * 20,010 µs keep those of 11 µs and more. */
+TEST(trace_timeline_keeps_the_longest) {
+    sbuf b = {0};
+    sbuf_puts(&b, "{\"traceEvents\": [");
+    for (int i = 1; i <= 20010; i++)
+        sbuf_printf(&b, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7}}",
+                    i > 1 ? "," : "", i * 30000, i);
+    sbuf_puts(&b, "]}");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(b.data, b.len, &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.events_total", -1), 20010);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.dropped", -1), 10);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.shortest_kept_ns", -1), 11000);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "trace_timeline.events")), 20000);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.events.0.2", -1), 11000); /* in time order: the first kept is the 11 µs one */
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    sbuf_free(&b);
 }

@@ -1,0 +1,151 @@
+/* The whole trace as lanes of events, for the report's interactive timeline
+ * (summary key "trace_timeline"): GPU lanes per (device, stream) with their
+ * kernels, NCCL kernels, memcpy and memset; CPU lanes per thread with their
+ * outermost annotations (steps, record_function ranges) and operators (also
+ * those right under an annotation), CUDA API calls, and data loading at the
+ * top level. Times are ns from the trace's
+ * start. Names are listed once ("names") and events point at them.
+ * At most TL_MAX events: past that, the longest TL_MAX are kept (a zoomed-out
+ * view shows them; the shortest are what the eye cannot see) and "dropped"
+ * says how many were left out, and the shortest kept. */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include "../util/hmap.h"
+#include "../util/spill.h"
+#include "../util/utf8.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { TL_MAX = 20000, TL_LANES = 256 };
+enum { TC_KERNEL, TC_NCCL, TC_MEMCPY, TC_MEMSET, TC_OP, TC_ANNOT, TC_RUNTIME, TC_DATA, TC_N };
+static const char *const tl_cat[TC_N] = {"kernel", "communication", "memcpy", "memset", "cpu_op", "annotation", "runtime", "dataloader"};
+
+typedef struct tlev { int64_t s, d; uint32_t name; uint16_t lane; uint8_t cat; } tlev;
+typedef struct tllane { int gpu; int64_t a, b; } tllane;
+
+static int cmp_dur_desc(const void *x, const void *y) {
+    const tlev *a = x, *b = y;
+    if (a->d != b->d) return a->d > b->d ? -1 : 1;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+static int cmp_lane_start(const void *x, const void *y) {
+    const tlev *a = x, *b = y;
+    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+static int cmp_lanes(const void *x, const void *y) {
+    const tllane *a = x, *b = y;
+    if (a->gpu != b->gpu) return b->gpu - a->gpu; /* GPU lanes first */
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* a string item of valid UTF-8 (trace names may not be) */
+static cJSON *utf8_item(const char *s) {
+    size_t n;
+    char *fixed = utf8_repair(s, strlen(s), &n, NULL);
+    cJSON *x = cJSON_CreateString(fixed ? fixed : s);
+    free(fixed);
+    return x;
+}
+
+static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
+    for (int i = 0; i < *n; i++)
+        if (lanes[i].gpu == gpu && lanes[i].a == a && lanes[i].b == b) return i;
+    if (*n >= TL_LANES) return -1;
+    lanes[*n] = (tllane){gpu, a, b};
+    return (*n)++;
+}
+
+void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    tllane *lanes = xcalloc(TL_LANES, sizeof *lanes);
+    int nl = 0;
+    tlev *ev = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int cat = e->kind == GPU_KERNEL ? (name_is_nccl(strtab_get(&t->strs, e->name)) ? TC_NCCL : TC_KERNEL)
+                  : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
+        if (cat < 0) continue;
+        int lane = lane_of(lanes, &nl, 1, e->device, e->stream);
+        if (lane < 0) continue;
+        tlev *x = SPILL_PUSH(ev, n, cap);
+        *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint16_t)lane, (uint8_t)cat};
+    }
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        /* the top of each thread's stack, operators right under an annotation (a step's),
+         * and API calls, which sit under operators */
+        int32_t up = l->parent[i];
+        int top = up < 0 || (e->kind == CPU_OP && t->cpu[up].kind == CPU_USER_ANNOT && t->cpu[up].dur >= e->dur);
+        int cat = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? TC_RUNTIME
+                  : e->kind == CPU_DATALOADER ? TC_DATA : e->kind == CPU_USER_ANNOT ? TC_ANNOT : e->kind == CPU_OP ? TC_OP : -1;
+        if (cat < 0 || (!top && cat != TC_RUNTIME)) continue;
+        int lane = lane_of(lanes, &nl, 0, e->pid, e->tid);
+        if (lane < 0) continue;
+        tlev *x = SPILL_PUSH(ev, n, cap);
+        *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint16_t)lane, (uint8_t)cat};
+    }
+    size_t total = n, dropped = 0;
+    int64_t shortest = 0;
+    if (n > TL_MAX) {
+        spill_sort(ev, n, sizeof *ev, cmp_dur_desc);
+        dropped = n - TL_MAX;
+        n = TL_MAX;
+        shortest = ev[n - 1].d;
+    }
+    /* lanes in a fixed order: GPU (device, stream) then CPU (pid, tid) */
+    int *remap = xcalloc((size_t)(nl ? nl : 1), sizeof *remap);
+    tllane *sorted = xcalloc((size_t)(nl ? nl : 1), sizeof *sorted);
+    memcpy(sorted, lanes, (size_t)nl * sizeof *lanes);
+    qsort(sorted, (size_t)nl, sizeof *sorted, cmp_lanes);
+    for (int i = 0; i < nl; i++)
+        for (int k = 0; k < nl; k++)
+            if (!memcmp(&lanes[i], &sorted[k], sizeof *lanes)) remap[i] = k;
+    for (size_t i = 0; i < n; i++) ev[i].lane = (uint16_t)remap[ev[i].lane];
+    spill_sort(ev, n, sizeof *ev, cmp_lane_start);
+
+    cJSON *tl = sj_obj(ps->doc, "trace_timeline");
+    sj_int(tl, "span_ns", t->t_max - t->t_min);
+    sj_int(tl, "events_total", (int64_t)total);
+    sj_int(tl, "dropped", (int64_t)dropped);
+    sj_int(tl, "shortest_kept_ns", shortest);
+    cJSON *cats = sj_arr(tl, "categories");
+    for (int k = 0; k < TC_N; k++) cJSON_AddItemToArray(cats, cJSON_CreateString(tl_cat[k]));
+    cJSON *la = sj_arr(tl, "lanes");
+    for (int i = 0; i < nl; i++) {
+        char lab[96];
+        if (sorted[i].gpu) snprintf(lab, sizeof lab, "GPU %lld stream %lld", (long long)sorted[i].a, (long long)sorted[i].b);
+        else if (sorted[i].b < 0) snprintf(lab, sizeof lab, "thread %.60s", strtab_get(&t->strs, (uint32_t)-sorted[i].b));
+        else snprintf(lab, sizeof lab, "thread %lld", (long long)sorted[i].b);
+        cJSON_AddItemToArray(la, utf8_item(lab));
+    }
+    /* names: each once, in first-use order */
+    hmap ids = {0};
+    cJSON *names = sj_arr(tl, "names"), *arr = sj_arr(tl, "events");
+    uint32_t nn = 0;
+    for (size_t i = 0; i < n; i++) {
+        int created;
+        uint32_t *slot = hmap_get(&ids, ev[i].name, &created);
+        if (created) {
+            *slot = nn++;
+            cJSON_AddItemToArray(names, utf8_item(strtab_get(&t->strs, ev[i].name)));
+        }
+        /* [lane, start, duration, name, category] */
+        cJSON *x = cJSON_CreateArray();
+        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].lane));
+        cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].s));
+        cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].d));
+        cJSON_AddItemToArray(x, cJSON_CreateNumber(*slot));
+        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].cat));
+        cJSON_AddItemToArray(arr, x);
+    }
+    hmap_free(&ids);
+    spill_free(ev);
+    free(remap);
+    free(sorted);
+    free(lanes);
+}

@@ -64,6 +64,7 @@ void an_collectives(const an_ctx *c, pc_summary *summary); /* collectives per ty
 void an_steps(const an_ctx *c, pc_summary *summary);       /* phases, breakdown, data wait, communication */
 void an_gpu_metrics(const an_ctx *c, pc_summary *summary); /* utilization, SM efficiency, occupancy, idle */
 void an_counters(const an_ctx *c, pc_summary *summary);    /* data queues and CPU utilization */
+void an_call_stacks(const an_ctx *c, pc_summary *summary); /* time by Python call stack */
 void an_trace_timeline(const an_ctx *c, pc_summary *summary); /* the whole trace in lanes, for the interactive timeline */
 void an_timeline(const an_ctx *c, pc_summary *summary);    /* the median step, box by box */
 void an_advice(const an_ctx *c, pc_summary *summary);      /* suggestions: reads the sections above */

@@ -108,6 +108,7 @@ static int parse_args(jcur *c, evtmp *e) {
         case 10:
             if (J_EQ(k, "Input Dims")) r = capture_compact(c, &e->dims);
             else if (J_EQ(k, "Input type")) r = capture_compact(c, &e->types);
+            else if (J_EQ(k, "Call stack")) r = capture_compact(c, &e->stack);
             else r = j_skip(c, 1);
             break;
         case 11:
@@ -160,7 +161,7 @@ int kin_parse_event(jcur *c, evtmp *e) {
     int r;
     /* field by field: the counter arrays are large and only nctr matters */
     e->ph = 0;
-    e->cat = e->name = e->tid_s = e->dims = e->types = e->concrete = e->strides = (jstr){0};
+    e->cat = e->name = e->tid_s = e->dims = e->types = e->concrete = e->strides = e->stack = (jstr){0};
     e->has_ts = e->has_dur = 0;
     e->ts = e->dur = e->pid = e->tid = 0;
     e->pid_named = e->tid_named = 0;

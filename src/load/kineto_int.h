@@ -65,7 +65,7 @@ typedef struct evtmp {
     int64_t dev_type, dev_id, mem_bytes, mem_addr, total_alloc, total_res;
     double bps, wps, occ;
     uint32_t grid[3], block[3];
-    jstr dims, types, concrete, strides;
+    jstr dims, types, concrete, strides, stack;
     int nctr;
     jstr ctr_key[MAX_CTR];
     double ctr_val[MAX_CTR];

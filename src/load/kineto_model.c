@@ -109,6 +109,26 @@ static uint32_t types_and_strides(pc_trace *t, const jstr *types, const jstr *st
     free(buf);
     return id;
 }
+/* "Call stack" (a JSON string, frames innermost first, ';'-separated) as
+ * PC_STACK_MARK and the frames, unescaped (trace.h: kept in `concrete`) */
+static uint32_t call_stack(pc_trace *t, const jstr *s) {
+    char *buf = xmalloc(s->n + 1);
+    size_t n = 0;
+    buf[n++] = PC_STACK_MARK;
+    for (size_t i = 1; i + 1 < s->n; i++) {
+        char ch = s->s[i];
+        if (ch == '\\' && i + 2 < s->n) {
+            ch = s->s[++i];
+            if (ch == 'n' || ch == 't' || ch == 'r') ch = ' ';
+            else if (ch == 'u') { ch = '?'; i += 4 < s->n - i - 1 ? 4 : 0; }
+        }
+        buf[n++] = ch;
+    }
+    uint32_t id = strtab_intern(&t->strs, buf, n);
+    free(buf);
+    return id;
+}
+
 
 
 void kin_commit(reader *rd, evtmp *e) {
@@ -216,6 +236,7 @@ void kin_commit(reader *rd, evtmp *e) {
     if (e->dims.n) c->input_dims = strtab_intern(&t->strs, e->dims.s, e->dims.n);
     c->input_types = types_and_strides(t, &e->types, &e->strides);
     if (e->concrete.n) c->concrete = strtab_intern(&t->strs, e->concrete.s, e->concrete.n);
+    else if (e->stack.n > 2 && e->stack.s[0] == '"') c->concrete = call_stack(t, &e->stack);
     /* the 2021 schema files record_function ranges as Operators too */
     if (cls == C_CPU_OP && is2021 && is_annotation_name(e->name)) cls = C_USER_ANNOT;
     c->kind = cls == C_CPU_OP ? CPU_OP : cls == C_USER_ANNOT ? CPU_USER_ANNOT : cls == C_PYFUNC ? CPU_PYFUNC

@@ -17,6 +17,7 @@
 #include "../util/strtab.h"
 
 #define PC_NONE (-1) /* an absent integer field (ids, device, stream) */
+#define PC_STACK_MARK '\x01' /* first byte of a call stack kept in pc_cpu_event.concrete */
 
 /* Host-side ranges: operators, annotations, API calls. */
 enum pc_cpu_kind {
@@ -40,7 +41,9 @@ typedef struct pc_cpu_event {  /* 64 bytes */
     uint32_t input_types; /* strtab id of compact JSON text of "Input type", then, when some
                            * input is expanded (a 0 in "Input Strides"), a newline and the
                            * compact "Input Strides"; 0 if none */
-    uint32_t concrete;    /* strtab id of compact JSON text of "Concrete Inputs", 0 if none */
+    uint32_t concrete;    /* strtab id of compact JSON text of "Concrete Inputs"; in traces without
+                           * them, of PC_STACK_MARK and the op's "Call stack" (2021 schema with
+                           * with_stack=True: frames innermost first, ';'-separated); 0 if neither */
     int16_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
     uint8_t kind;         /* enum pc_cpu_kind */
     uint8_t pad;

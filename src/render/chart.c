@@ -388,6 +388,11 @@ static void dims(const chart *c, double *w, double *h) {
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
     else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + legend_space(c->nlegend);
     else if (c->kind == CHART_ROOFLINE) *h = 380;
+    else if (c->kind == CHART_FLAME) {
+        int d = 0;
+        for (size_t i = 0; i < c->nflame; i++) d = c->fdepth[i] + 1 > d ? c->fdepth[i] + 1 : d;
+        *h = 44 + 18.0 * (d < 32 ? d : 32);
+    }
     else *h = 300 + legend_space(c->nseries);
 }
 
@@ -507,6 +512,30 @@ static void draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
 #undef RY
 }
 
+enum { FLAME_ROW = 18, FLAME_DEPTH = 32 };
+static void draw_flame(cairo_t *cr, const chart *c, double w, double h) {
+    double left = 10, right = w - 10, top = 34;
+    (void)h;
+    for (size_t i = 0; i < c->nflame; i++) {
+        if (c->fdepth[i] >= FLAME_DEPTH) continue;
+        double x = left + (right - left) * c->fx[i], bw = (right - left) * c->fw[i], y = top + FLAME_ROW * c->fdepth[i];
+        if (bw < 0.5) continue;
+        /* warm colors, by the frame's text, so one function keeps its color */
+        unsigned hsh = 2166136261u;
+        for (const char *p = c->flabels[i]; *p; p++) hsh = (hsh ^ (unsigned char)*p) * 16777619u;
+        double r = 0.85 + 0.15 * ((hsh & 255) / 255.0), g = 0.35 + 0.45 * (((hsh >> 8) & 255) / 255.0), b = 0.1 + 0.2 * (((hsh >> 16) & 255) / 255.0);
+        cairo_set_source_rgb(cr, r, g, b);
+        cairo_rectangle(cr, x, y, fmax(bw - 1, 0.5), FLAME_ROW - 1);
+        cairo_fill(cr);
+        if (bw > 40) {
+            /* the frame's last path component: "resnet.py(249): forward" */
+            const char *lab = c->flabels[i], *slash = strrchr(lab, '/');
+            cairo_set_source_rgb(cr, 0.12, 0.12, 0.12); /* not a themed gray: the boxes keep their colors in dark mode */
+            text(cr, x + 3, y + FLAME_ROW * 0.5 + 4, slash ? slash + 1 : lab, bw - 6, 0);
+        }
+    }
+}
+
 static void draw(cairo_t *cr, const chart *c, double w, double h) {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
@@ -518,6 +547,7 @@ static void draw(cairo_t *cr, const chart *c, double w, double h) {
     case CHART_STACKED: draw_stacked(cr, c, w, h); break;
     case CHART_TIMELINE: draw_timeline(cr, c, w, h); break;
     case CHART_ROOFLINE: draw_roofline(cr, c, w, h); break;
+    case CHART_FLAME: draw_flame(cr, c, w, h); break;
     }
 }
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include "../util/err.h"
 
-enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE, CHART_ROOFLINE };
+enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE, CHART_ROOFLINE, CHART_FLAME };
 enum chart_unit { UNIT_NS, UNIT_PCT, UNIT_BYTES, UNIT_COUNT };
 
 typedef struct chart_series {
@@ -55,6 +55,9 @@ typedef struct chart {
      * (GB/s) and the compute ceilings (TFLOP/s) with their labels */
     const double *px, *py, *psize; const int *pcolor; const char *const *plabels; size_t npoints;
     double roof_gbs; const double *ceil_tflops; const char *const *ceil_labels; size_t nceil;
+    /* FLAME (an icicle: roots on top): per node its left edge and width as
+     * shares of the whole (0..1), its depth and label */
+    const double *fx, *fw; const int *fdepth; const char *const *flabels; size_t nflame;
     double width, height; /* points; 0 = defaults */
 } chart;
 

@@ -323,6 +323,38 @@ static void rank_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
+/* time by call stack as a flame graph (call_stacks.rows, depth-first): each
+ * node as wide as its device time (CPU time when the trace has no device time
+ * under any stack), children left to right from their parent's left edge */
+static void flame_chart(chart_out *co, cJSON *v) {
+    const cJSON *rows = sj_get(v, "call_stacks.rows");
+    size_t n = (size_t)cJSON_GetArraySize(rows);
+    if (!n) return;
+    const char *key = sj_getnum(v, "call_stacks.device_ns_with_stack", 0) > 0 ? "device_ns" : "cpu_ns";
+    double *x = xcalloc(n, sizeof *x), *wd = xcalloc(n, sizeof *wd), *next = xcalloc(n, sizeof *next), total = 0, root_at = 0;
+    int *dp = xcalloc(n, sizeof *dp);
+    const char **lab = xcalloc(n, sizeof *lab);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) if (sj_getnum(r, "parent", -1) < 0) total += sj_getnum(r, key, 0);
+    if (total <= 0) goto done;
+    size_t i = 0;
+    cJSON_ArrayForEach(r, rows) {
+        int p = (int)sj_getnum(r, "parent", -1);
+        wd[i] = sj_getnum(r, key, 0) / total;
+        if (p < 0 || (size_t)p >= i) x[i] = root_at, root_at += wd[i];
+        else x[i] = x[p] + next[p], next[p] += wd[i];
+        dp[i] = (int)sj_getnum(r, "depth", 0);
+        lab[i] = sj_getstr(r, "frame", "");
+        i++;
+    }
+    char title[96];
+    snprintf(title, sizeof title, "Where the %s time goes, by call stack (outermost frame on top)", key[0] == 'd' ? "device" : "CPU");
+    chart c = {.kind = CHART_FLAME, .title = title, .fx = x, .fw = wd, .fdepth = dp, .flabels = lab, .nflame = n};
+    rv_add_chart(co, "flame", &c, cJSON_CreateArray());
+done:
+    free(x), free(wd), free(next), free(dp), free(lab);
+}
+
 /* the roofline of the operators (operators.roofline) */
 static void roofline_chart(chart_out *co, cJSON *v) {
     const cJSON *pts = sj_get(v, "operators.roofline.points"), *ce = sj_get(v, "operators.roofline.ceilings");
@@ -399,4 +431,5 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows) {
     rank_charts(co, v);
     memory_charts(co, v);
     roofline_chart(co, v);
+    flame_chart(co, v);
 }

@@ -173,6 +173,18 @@ const result = (name, ok, why) => {
     result("timeline_present", false, "no #tl-canvas in the report");
   }
 
+  // every section says in one line what it shows; the overview's figures carry their definitions
+  const leads = await page.evaluate(() => {
+    const missing = Array.from(document.querySelectorAll("main > section")).filter((sec) => {
+      const h = sec.querySelector("h2");
+      const p = h && h.nextElementSibling;
+      return !(p && p.classList.contains("lead") && p.textContent.trim().length > 20);
+    }).map((sec) => sec.id);
+    const untitled = Array.from(document.querySelectorAll(".card")).filter((c) => !(c.title && c.title.length > 20)).length;
+    return { missing, untitled };
+  });
+  result("sections_have_a_lead_and_cards_a_definition", tag.indexOf("diff") >= 0 || (leads.missing.length === 0 && leads.untitled === 0), JSON.stringify(leads));
+
   // accessibility: axe-core, no serious or critical violation
   const axePath = path.join(__dirname, "node_modules", "axe-core", "axe.min.js");
   let axe = { ok: false, why: "axe-core missing" };

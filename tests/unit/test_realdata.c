@@ -971,3 +971,35 @@ TEST(realdata_roofline_resnet50) {
     CHECK_EQ_S(sj_getstr(s, "operators.roofline.points.1.name", ""), "aten::cudnn_convolution");
     cJSON_Delete(s);
 }
+
+/* tests/expectations/call-stacks.md (call_stacks.py): time by call stack on
+ * ResNet-50 V100 (with_stack=True), the frames at depth 1 and 2 exactly. */
+TEST(realdata_call_stacks_resnet50) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s);
+    if (!s) return;
+    static const struct { int depth; const char *frame_end; double dev_us, cpu_us; } want[] = {
+        {0, "resnet50_profiler_api.py(46): <module>", 196469, 212751},
+        {1, "torch/nn/modules/module.py(1051): _call_impl", 196469, 212751},
+        {0, "resnet50_profiler_api.py(44): <module>", 11492, 13435},
+        {0, "resnet50_profiler_api.py(51): <module>", 7883, 113449},
+        {1, "torch/optim/optimizer.py(87): wrapper", 7883, 113449},
+        {0, "resnet50_profiler_api.py(49): <module>", 1026, 36336},
+        {1, "torch/optim/optimizer.py(205): zero_grad", 1026, 36336},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        int found = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, sj_get(s, "call_stacks.rows")) {
+            const char *f = sj_getstr(r, "frame", "");
+            size_t lf = strlen(f), le = strlen(want[i].frame_end);
+            if (sj_getnum(r, "depth", -1) != want[i].depth || lf < le || strcmp(f + lf - le, want[i].frame_end)) continue;
+            found = sj_getnum(r, "device_ns", 0) == want[i].dev_us * 1000 && sj_getnum(r, "cpu_ns", 0) == want[i].cpu_us * 1000;
+            break;
+        }
+        CHECK_MSG(found, "%s: missing or its times differ", want[i].frame_end);
+    }
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.device_ns_with_stack", 0), 216936000);
+    cJSON_Delete(s);
+}

@@ -1,0 +1,148 @@
+/* Where in the code: time by Python call stack (tests/expectations/
+ * call_stacks.py is the independent reading). Each outermost operator or
+ * record_function range (none above it on its thread; steps do not count)
+ * that carries a call stack (trace.h: PC_STACK_MARK in concrete)
+ * adds its CPU duration and its device time (kernels, copies and sets it
+ * launched, found through links) to every frame of its stack, outermost
+ * first: a tree whose every node holds the time of the code under it. Rows
+ * in depth-first order, children by device time (then CPU time); nodes under
+ * 0.2% of both totals are left out (their time stays in their parent), at
+ * most MAX_NODES rows. Operators without a stack (autograd's backward thread)
+ * are counted apart. */
+#include "analyze.h"
+#include "../summary/summary.h"
+#include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_NODES = 300 };
+
+typedef struct snode {
+    const char *frame; size_t len;
+    int32_t parent, child, next, depth;
+    int64_t dev, cpu, calls;
+} snode;
+
+static int32_t child_of(snode **nodes, size_t *n, size_t *cap, int32_t parent, const char *f, size_t len) {
+    int32_t k = parent >= 0 ? (*nodes)[parent].child : (*n ? 0 : -1);
+    if (parent < 0) { /* roots: every node with parent -1, linked from node 0 */
+        for (int32_t i = k; i >= 0; i = (*nodes)[i].next)
+            if ((*nodes)[i].len == len && !memcmp((*nodes)[i].frame, f, len)) return i;
+    } else
+        for (int32_t i = k; i >= 0; i = (*nodes)[i].next)
+            if ((*nodes)[i].len == len && !memcmp((*nodes)[i].frame, f, len)) return i;
+    snode *s = SPILL_PUSH(*nodes, *n, *cap);
+    int32_t id = (int32_t)(*n - 1);
+    memset(s, 0, sizeof *s);
+    s->frame = f, s->len = len, s->parent = parent, s->child = -1, s->next = -1;
+    s->depth = parent >= 0 ? (*nodes)[parent].depth + 1 : 0;
+    if (parent >= 0) s->next = (*nodes)[parent].child, (*nodes)[parent].child = id;
+    else if (id > 0) { /* roots chain from node 0 */
+        s->next = (*nodes)[0].next;
+        (*nodes)[0].next = id;
+    }
+    return id;
+}
+
+static const snode *cmp_base;
+static int cmp_node(const void *a, const void *b) {
+    const snode *x = &cmp_base[*(const int32_t *)a], *y = &cmp_base[*(const int32_t *)b];
+    if (x->dev != y->dev) return x->dev > y->dev ? -1 : 1;
+    if (x->cpu != y->cpu) return x->cpu > y->cpu ? -1 : 1;
+    return x->len != y->len ? (x->len < y->len ? -1 : 1) : memcmp(x->frame, y->frame, x->len);
+}
+
+/* children of p (or the roots) in order, kept when big enough; rows in depth-first order */
+static void emit(const snode *nodes, size_t n, int32_t first, int64_t min_dev, int64_t min_cpu, cJSON *rows, int *count, int parent_row) {
+    int32_t *kids = NULL;
+    size_t nk = 0, cap = 0;
+    for (int32_t i = first; i >= 0; i = nodes[i].next) *VEC_PUSH(kids, nk, cap) = i;
+    cmp_base = nodes;
+    if (nk) qsort(kids, nk, sizeof *kids, cmp_node);
+    for (size_t k = 0; k < nk && *count < MAX_NODES; k++) {
+        const snode *s = &nodes[kids[k]];
+        if (s->dev < min_dev && s->cpu < min_cpu) continue;
+        cJSON *r = cJSON_CreateObject();
+        char *frame = xmalloc(s->len + 1);
+        memcpy(frame, s->frame, s->len);
+        frame[s->len] = 0;
+        sj_str(r, "frame", frame); /* UTF-8 repaired */
+        free(frame);
+        sj_int(r, "depth", s->depth);
+        sj_int(r, "parent", parent_row);
+        sj_int(r, "device_ns", s->dev);
+        sj_int(r, "cpu_ns", s->cpu);
+        sj_int(r, "calls", s->calls);
+        cJSON_AddItemToArray(rows, r);
+        int me = (*count)++;
+        emit(nodes, n, s->child, min_dev, min_cpu, rows, count, me);
+    }
+    free(kids);
+}
+
+/* an operator or a record_function range (Optimizer.step#SGD.step), not a step */
+static int code_range(const pc_trace *t, const pc_cpu_event *e) {
+    if (e->kind == CPU_OP) return 1;
+    if (e->kind != CPU_USER_ANNOT) return 0;
+    const char *n = strtab_get(&t->strs, e->name);
+    return strncmp(n, "ProfilerStep#", 13) && strncmp(n, "perfcard.step#", 14);
+}
+
+void an_call_stacks(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    cJSON *sec = sj_obj(ps->doc, "call_stacks");
+    /* device time of each outermost range: the GPU work launched under it */
+    int64_t *dev = spill_calloc(t->ncpu ? t->ncpu : 1, sizeof *dev);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        int32_t top = -1;
+        for (int32_t p = l->gpu_launch[g]; p >= 0; p = l->parent[p])
+            if (code_range(t, &t->cpu[p])) top = p;
+        if (top >= 0) dev[top] += e->dur;
+    }
+    snode *nodes = NULL;
+    size_t n = 0, cap = 0;
+    int64_t with = 0, dev_with = 0, dev_without = 0, cpu_without = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (!code_range(t, e)) continue;
+        int outer = 1;
+        for (int32_t p = l->parent[i]; p >= 0 && outer; p = l->parent[p]) outer = !code_range(t, &t->cpu[p]);
+        if (!outer) continue;
+        const char *st = e->concrete ? strtab_get(&t->strs, e->concrete) : "";
+        if (st[0] != PC_STACK_MARK) {
+            dev_without += dev[i], cpu_without += e->dur;
+            continue;
+        }
+        with++, dev_with += dev[i];
+        /* frames innermost first: walk them from the end */
+        const char *s = st + 1, *end = s + strlen(s);
+        int32_t at = -1;
+        while (end > s) {
+            const char *b = end;
+            while (b > s && b[-1] != ';') b--;
+            if (end > b) {
+                at = child_of(&nodes, &n, &cap, at, b, (size_t)(end - b));
+                nodes[at].dev += dev[i], nodes[at].cpu += e->dur, nodes[at].calls++;
+            }
+            end = b > s ? b - 1 : s;
+        }
+    }
+    spill_free(dev);
+    sj_str(sec, "source", with ? "\"Call stack\" of the operators (with_stack=True)" : "");
+    sj_int(sec, "operators_with_stack", with);
+    sj_int(sec, "device_ns_with_stack", dev_with);
+    sj_int(sec, "device_ns_without_stack", dev_without);
+    sj_int(sec, "cpu_ns_without_stack", cpu_without);
+    cJSON *rows = sj_arr(sec, "rows");
+    if (n) {
+        int64_t tdev = 0, tcpu = 0;
+        for (int32_t i = 0; i >= 0; i = nodes[i].next) tdev += nodes[i].dev, tcpu += nodes[i].cpu;
+        int count = 0;
+        emit(nodes, n, 0, tdev / 500 + 1, tcpu / 500 + 1, rows, &count, -1);
+    }
+    spill_free(nodes);
+}

@@ -3,6 +3,7 @@
 #include "../util/spill.h"
 #include "../util/side.h"
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 pc_trace *pc_trace_new(void) {
@@ -327,9 +328,46 @@ void pc_trace_sort(pc_trace *t) {
     t->sorted = 1;
 }
 
+/* Drops the events of array a[n] (sorted by start; every event struct begins
+ * with its int64 ts) that start before lo; returns how many. */
+_Static_assert(offsetof(pc_cpu_event, ts) == 0 && offsetof(pc_gpu_event, ts) == 0 && offsetof(pc_mem_event, ts) == 0 &&
+                   offsetof(pc_counter, ts) == 0,
+               "drop_before reads each event's ts at its start");
+static size_t drop_before(void *a, size_t *n, size_t es, int64_t lo) {
+    size_t first = 0, hi = *n;
+    while (first < hi) {
+        size_t m = first + (hi - first) / 2;
+        int64_t ts;
+        memcpy(&ts, (const char *)a + m * es, sizeof ts);
+        if (ts < lo) first = m + 1;
+        else hi = m;
+    }
+    if (!first) return 0;
+    memmove(a, (char *)a + first * es, (*n - first) * es);
+    *n -= first;
+    return first;
+}
+
+static void count_and_span(pc_trace *t);
+
 void pc_trace_finish(pc_trace *t) {
     if (!t->sorted) pc_trace_sort(t);
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
+    count_and_span(t);
+    /* a span beyond PC_TIME_LIMIT (146 years: only a broken or hostile input) would make
+     * times from the trace's start leave the summary's range: the earliest events, those
+     * more than PC_TIME_LIMIT before the last end, are dropped as invalid */
+    if (t->t_max > t->t_min && (uint64_t)t->t_max - (uint64_t)t->t_min > (uint64_t)PC_TIME_LIMIT) {
+        int64_t lo = t->t_max - PC_TIME_LIMIT;
+        size_t dropped = drop_before(t->cpu, &t->ncpu, sizeof *t->cpu, lo) + drop_before(t->gpu, &t->ngpu, sizeof *t->gpu, lo) +
+                         drop_before(t->mem, &t->nmem, sizeof *t->mem, lo) + drop_before(t->ctr, &t->nctr, sizeof *t->ctr, lo);
+        t->stats.bad_fields += (int64_t)dropped;
+        t->t_min = INT64_MAX, t->t_max = INT64_MIN;
+        count_and_span(t);
+    }
+}
+
+static void count_and_span(pc_trace *t) {
     memset(t->count_cpu, 0, sizeof t->count_cpu);
     memset(t->count_gpu, 0, sizeof t->count_gpu);
     for (size_t i = 0; i < t->ncpu; i++) {

@@ -56,6 +56,13 @@ static uint32_t allocating_op(const pc_trace *t, const pc_links *l, const hmap *
 
 enum { MEM_POINTS = 200 };
 
+/* a + b held within +-PC_TIME_LIMIT: byte sums of a hostile trace (each event
+ * below 2^62, but many of them) saturate instead of overflowing */
+static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t s = a + b; /* |a|, |b| <= 2^62: no overflow */
+    return s > PC_TIME_LIMIT ? PC_TIME_LIMIT : s < -PC_TIME_LIMIT ? -PC_TIME_LIMIT : s;
+}
+
 /* the value after event e of device d: the allocator's totals, else the running sum */
 static int64_t mem_value(const devmem *d, const pc_mem_event *e, int64_t running) {
     return d->has_totals ? (e->total_allocated != PC_NONE ? e->total_allocated : -1) : running;
@@ -80,7 +87,7 @@ static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != d->type || e->device_id != d->id) continue;
-        running += e->bytes;
+        running = sat_add(running, e->bytes);
         size_t b = (size_t)((e->ts - first) / bucket);
         int64_t v = mem_value(d, e, running);
         if (v >= 0) {
@@ -140,7 +147,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             nd++;
         }
         devmem *d = &dm[k];
-        d->running += e->bytes;
+        d->running = sat_add(d->running, e->bytes);
         if (d->running > d->peak_running) {
             d->peak_running = d->running;
             if (!d->has_totals) d->at_peak = i;
@@ -205,9 +212,9 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             if (*at && *at <= nb) {
                 block *k = &blocks[*at - 1];
                 opmem *r = &rows[k->row];
-                r->freed += k->bytes, r->live -= k->bytes;
+                r->freed = sat_add(r->freed, k->bytes), r->live = sat_add(r->live, -k->bytes);
                 *at = by_addr ? 0 : k->prev;
-            } else before_trace -= e->bytes;
+            } else before_trace = sat_add(before_trace, -e->bytes);
             by_size_used |= !by_addr;
         } else {
             uint32_t name = allocating_op(t, l, &bytid, e);
@@ -221,7 +228,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             }
             opmem *r = &rows[*slot];
             if (e->bytes > 0) {
-                r->alloc += e->bytes, r->count++, r->live += e->bytes;
+                r->alloc = sat_add(r->alloc, e->bytes), r->count++, r->live = sat_add(r->live, e->bytes);
                 block *b = SPILL_PUSH(blocks, nb, capb);
                 b->row = *slot, b->bytes = e->bytes, b->prev = by_addr ? 0 : *at;
                 *at = (uint32_t)nb; /* index + 1; 0: none live */

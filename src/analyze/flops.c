@@ -59,7 +59,8 @@ static int parse_lists(const char *s, int64_t d[OPA_MAX][SHAPE_MAX], int nd_out[
                 if (*s == ',') { s++; continue; }
                 char *end;
                 long long v = strtoll(s, &end, 10);
-                if (end == s) { bad = 1; while (*s && *s != ']') s++; break; }
+                /* a size below 0 is no shape (strides may be, but none is read below 0) */
+                if (end == s || v < 0) { bad = 1; while (*s && *s != ']') s++; break; }
                 if (nd < SHAPE_MAX) d[arg][nd] = v;
                 nd++;
                 s = end;

@@ -521,5 +521,7 @@ TEST(flops_optimizer_steps_hand_computed) {
     /* the real traces' TensorList without shapes ([]): n/a, not 0; _foreach_zero_ has no formula */
     CHECK(!flops_of("aten::_foreach_add_", "[[],[],[]]", "[\"TensorList\",\"TensorList\",\"Scalar\"]", NULL, &r));
     CHECK(!flops_of("aten::_foreach_zero_", "[[[10,100]]]", NULL, NULL, &r));
+    /* a negative size is no shape: no formula, never negative FLOPs (found by fuzz_kineto: -256) */
+    CHECK(!flops_of("aten::mm", "[[4,-8],[8,4]]", "[\"float\",\"float\"]", NULL, &r));
     CHECK(op_flops_known("aten::_fused_adamw_") && op_flops_known("aten::_foreach_add_") && !op_flops_known("aten::_foreach_zero_"));
 }

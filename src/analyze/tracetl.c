@@ -58,45 +58,98 @@ static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
     return (*n)++;
 }
 
+/* event k of the trace (GPU events first, then host events) as a timeline
+ * event without its lane; 0 when the timeline does not show it */
+static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
+    if (k < t->ngpu) {
+        const pc_gpu_event *e = &t->gpu[k];
+        int cat = e->kind == GPU_KERNEL ? (nccl[e->name] ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
+        if (cat < 0) return 0;
+        *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
+        *gpu = 1, *a = e->device, *b = e->stream;
+        return 1;
+    }
+    size_t i = k - t->ngpu;
+    const pc_cpu_event *e = &t->cpu[i];
+    /* the top of each thread's stack, operators right under an annotation (a step's),
+     * and API calls, which sit under operators */
+    int cat = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? TC_RUNTIME
+              : e->kind == CPU_DATALOADER ? TC_DATA : e->kind == CPU_USER_ANNOT ? TC_ANNOT : e->kind == CPU_OP ? TC_OP : -1;
+    if (cat < 0) return 0;
+    int32_t up = l->parent[i];
+    int top = up < 0 || (e->kind == CPU_OP && t->cpu[up].kind == CPU_USER_ANNOT && t->cpu[up].dur >= e->dur);
+    if (!top && cat != TC_RUNTIME) return 0;
+    *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
+    *gpu = 0, *a = e->pid, *b = e->tid;
+    return 1;
+}
+
+/* a duration's histogram bucket: 8 per power of two */
+static int dur_bucket(int64_t d) {
+    if (d <= 0) return 0;
+    int lg = 63 - __builtin_clzll((unsigned long long)d);
+    int frac = lg >= 3 ? (int)((d >> (lg - 3)) & 7) : (int)((d << (3 - lg)) & 7);
+    return 1 + lg * 8 + frac;
+}
+enum { NDB = 1 + 64 * 8 };
+
 void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
     tllane *lanes = xcalloc(TL_LANES, sizeof *lanes);
     int nl = 0;
-    tlev *ev = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int cat = e->kind == GPU_KERNEL ? (name_is_nccl(strtab_get(&t->strs, e->name)) ? TC_NCCL : TC_KERNEL)
-                  : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
-        if (cat < 0) continue;
-        int lane = lane_of(lanes, &nl, 1, e->device, e->stream);
-        if (lane < 0) continue;
-        tlev *x = SPILL_PUSH(ev, n, cap);
-        *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint16_t)lane, (uint8_t)cat};
+    uint8_t *nccl = nccl_flags(t);
+    size_t nk = t->ngpu + t->ncpu, total = 0;
+    /* pass 1: how many events, by duration bucket; the bucket where the
+     * TL_MAX longest end */
+    int64_t *hist = xcalloc(NDB, sizeof *hist);
+    for (size_t k = 0; k < nk; k++) {
+        tlev x;
+        int g;
+        int64_t a, b;
+        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
+        hist[dur_bucket(x.d)]++;
+        total++;
     }
-    for (size_t i = 0; i < t->ncpu; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        /* the top of each thread's stack, operators right under an annotation (a step's),
-         * and API calls, which sit under operators */
-        int32_t up = l->parent[i];
-        int top = up < 0 || (e->kind == CPU_OP && t->cpu[up].kind == CPU_USER_ANNOT && t->cpu[up].dur >= e->dur);
-        int cat = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? TC_RUNTIME
-                  : e->kind == CPU_DATALOADER ? TC_DATA : e->kind == CPU_USER_ANNOT ? TC_ANNOT : e->kind == CPU_OP ? TC_OP : -1;
-        if (cat < 0 || (!top && cat != TC_RUNTIME)) continue;
-        int lane = lane_of(lanes, &nl, 0, e->pid, e->tid);
-        if (lane < 0) continue;
-        tlev *x = SPILL_PUSH(ev, n, cap);
-        *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint16_t)lane, (uint8_t)cat};
+    int cut = 0; /* events in buckets above cut are all kept; those in cut compete */
+    size_t above = 0;
+    if (total > TL_MAX) {
+        for (cut = NDB - 1; cut > 0 && above + (size_t)hist[cut] <= TL_MAX; cut--) above += (size_t)hist[cut];
     }
-    size_t total = n, dropped = 0;
+    free(hist);
+    /* pass 2: the kept events and the candidates of the cut bucket, with their lanes */
+    tlev *ev = NULL, *cand = NULL;
+    size_t n = 0, cap = 0, nc = 0, capc = 0;
+    int lg = -1;
+    int64_t last_a = 0, last_b = 0;
+    int lane_last = -1;
+    for (size_t k = 0; k < nk; k++) {
+        tlev x;
+        int g;
+        int64_t a, b;
+        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
+        int bk = total > TL_MAX ? dur_bucket(x.d) : NDB;
+        if (bk < cut) continue;
+        int lane = g == lg && a == last_a && b == last_b ? lane_last : lane_of(lanes, &nl, g, a, b);
+        lg = g, last_a = a, last_b = b, lane_last = lane;
+        if (lane < 0) continue;
+        x.lane = (uint16_t)lane;
+        if (bk > cut) *SPILL_PUSH(ev, n, cap) = x;
+        else *SPILL_PUSH(cand, nc, capc) = x;
+    }
+    spill_free(nccl);
+    size_t dropped = 0;
     int64_t shortest = 0;
-    if (n > TL_MAX) {
-        spill_sort(ev, n, sizeof *ev, cmp_dur_desc);
-        dropped = n - TL_MAX;
-        n = TL_MAX;
-        shortest = ev[n - 1].d;
+    if (total > TL_MAX) {
+        /* the longest of the cut bucket fill the slots left */
+        if (nc) spill_sort(cand, nc, sizeof *cand, cmp_dur_desc);
+        for (size_t i = 0; i < nc && n < TL_MAX; i++) *SPILL_PUSH(ev, n, cap) = cand[i];
+        dropped = total - n;
+        shortest = INT64_MAX;
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].d < shortest) shortest = ev[i].d;
     }
+    spill_free(cand);
     /* lanes in a fixed order: GPU (device, stream) then CPU (pid, tid) */
     int *remap = xcalloc((size_t)(nl ? nl : 1), sizeof *remap);
     tllane *sorted = xcalloc((size_t)(nl ? nl : 1), sizeof *sorted);

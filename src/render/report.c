@@ -129,7 +129,7 @@ chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err) {
     while (cJSON_GetObjectItemCaseSensitive(doc, "view")) cJSON_DeleteItemFromObjectCaseSensitive(doc, "view");
     cJSON *view = cJSON_AddObjectToObject(doc, "view");
     cJSON_AddStringToObject(view, "version", PC_VERSION);
-    return (chart_out){cJSON_AddObjectToObject(view, "charts"), png_dir, 0, err, 0};
+    return (chart_out){cJSON_AddObjectToObject(view, "charts"), png_dir, NULL, 0, err, 0};
 }
 
 /* Adds view.charts.<id> = {svg or png, title, data:[{label,value}]}; takes data. */
@@ -145,7 +145,13 @@ cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) 
     }
     cJSON_AddStringToObject(ch, "title", c->title ? c->title : "");
     cJSON_AddItemToObject(ch, "data", data);
-    if (co->dir && co->rc == 0) {
+    int used = 1;
+    if (co->dir && co->uses) {
+        char ref[96];
+        snprintf(ref, sizeof ref, "charts.%s", id);
+        used = strstr(co->uses, ref) || (!strncmp(id, "kernels_dev", 11) && strstr(co->uses, "{{#chart}}"));
+    }
+    if (co->dir && co->rc == 0 && used) {
         char name[128];
         snprintf(name, sizeof name, "charts/%s.png", id);
         char *p = fs_join(co->dir, name);
@@ -248,23 +254,35 @@ static void timeline_halve(cJSON *tl) {
     free(v);
 }
 
+/* tl as JSON text: the events array written here, integer by integer (cJSON
+ * prints each number twice over to find its precision), the rest by cJSON */
+static char *timeline_text(cJSON *tl) {
+    cJSON *ev = cJSON_DetachItemFromObjectCaseSensitive(tl, "events");
+    char *rest = cJSON_PrintUnformatted(tl);
+    cJSON_AddItemToObject(tl, "events", ev);
+    if (!rest) return NULL;
+    sbuf b = {0};
+    sbuf_puts(&b, "{\"events\":[");
+    const cJSON *e;
+    int first = 1;
+    cJSON_ArrayForEach(e, ev) {
+        sbuf_puts(&b, first ? "[" : ",[");
+        first = 0;
+        const cJSON *x;
+        int k = 0;
+        cJSON_ArrayForEach(x, e) sbuf_printf(&b, k++ ? ",%lld" : "%lld", (long long)x->valuedouble);
+        sbuf_putc(&b, ']');
+    }
+    sbuf_puts(&b, "]");
+    if (rest[1] != '}') sbuf_putc(&b, ',');
+    sbuf_puts(&b, rest + 1);
+    free(rest);
+    return sbuf_take(&b);
+}
+
 static void timeline_json(cJSON *v) {
     cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
     if (!tl || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events"))) { cJSON_Delete(tl); return; }
-    /* at most a fifth of the page's budget: past that, the longest half of the events, again */
-    for (;;) {
-        char *probe = cJSON_PrintUnformatted(tl);
-        size_t len = probe ? strlen(probe) : 0;
-        free(probe);
-        if (len <= PC_HTML_MAX / 5 || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")) < 2) break;
-        timeline_halve(tl);
-    }
-    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
-    double kept = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")), all = sj_getnum(tl, "events_total", kept);
-    if (kept < all) {
-        cJSON_AddNumberToObject(view, "timeline_kept", kept);
-        cJSON_AddNumberToObject(view, "timeline_total", all);
-    }
     cJSON *steps = cJSON_AddArrayToObject(tl, "steps");
     const cJSON *r;
     cJSON_ArrayForEach(r, sj_get(v, "steps.rows")) {
@@ -274,7 +292,18 @@ static void timeline_json(cJSON *v) {
         cJSON_AddItemToArray(s, cJSON_CreateNumber(sj_getnum(r, "duration_ns", 0)));
         cJSON_AddItemToArray(steps, s);
     }
-    char *txt = cJSON_PrintUnformatted(tl);
+    /* at most a fifth of the page's budget: past that, the longest half of the events, again */
+    char *txt;
+    while ((txt = timeline_text(tl)) && strlen(txt) > PC_HTML_MAX / 5 && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")) >= 2) {
+        free(txt);
+        timeline_halve(tl);
+    }
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    double kept = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")), all = sj_getnum(tl, "events_total", kept);
+    if (kept < all) {
+        cJSON_AddNumberToObject(view, "timeline_kept", kept);
+        cJSON_AddNumberToObject(view, "timeline_total", all);
+    }
     cJSON_Delete(tl);
     if (!txt) return;
     sbuf b = {0};
@@ -286,14 +315,16 @@ static void timeline_json(cJSON *v) {
         else sbuf_putc(&b, (char)*p);
     }
     free(txt);
-    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(v, "view"), "timeline_json", b.data ? b.data : "");
+    cJSON_AddStringToObject(view, "timeline_json", b.data ? b.data : "");
     sbuf_free(&b);
 }
 
-static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, int rows, pc_err *err, int *rc) {
+static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, const char *uses, int rows, pc_err *err,
+                         int *rc) {
     cJSON *v = cJSON_Duplicate(summary->doc, 1);
     materialize(summary, v, rows);
     chart_out co = rv_begin_view(v, png_dir, err);
+    co.uses = uses;
     rv_report_charts(&co, v, rows);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_limit(steps, "rows", rows * 4);
@@ -412,7 +443,7 @@ static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err
     for (int i = -1; i < ntries; i++) {
         int rows = i < 0 ? first : tries[i];
         if (i >= 0 && rows >= first) continue;
-        cJSON *v = build_view(summary, o, NULL, rows, err, &rc);
+        cJSON *v = build_view(summary, o, NULL, NULL, rows, err, &rc);
         if (!rc) {
             rv_add_assets(v, o);
             rc = rv_render_text("report.html", o, v, ESC_HTML, &out, err);
@@ -433,10 +464,17 @@ static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *
     if (rc) return rc;
     sbuf out = {0};
     cJSON *v = NULL;
+    /* PNGs only for the charts summary.md and the e-mail show */
+    char *md_t = pc_asset(o->templates_dir, "summary.md", NULL), *em_t = pc_asset(o->templates_dir, "email.html", NULL);
+    sbuf uses = {0};
+    sbuf_puts(&uses, md_t ? md_t : "");
+    sbuf_puts(&uses, em_t ? em_t : "");
+    free(md_t);
+    free(em_t);
     static const int tries[] = {10, 5, 3, 1};
     for (int i = 0; i < 4; i++) {
         cJSON_Delete(v);
-        v = build_view(summary, o, o->dir, tries[i], err, &rc);
+        v = build_view(summary, o, o->dir, uses.data ? uses.data : "", tries[i], err, &rc);
         if (!rc) rc = rv_render_text("summary.md", o, v, ESC_MD, &out, err);
         if (rc || out.len <= PC_MD_MAX) break;
     }
@@ -454,6 +492,7 @@ static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *
     }
     cJSON_Delete(v);
     sbuf_free(&out);
+    sbuf_free(&uses);
     return rc;
 }
 

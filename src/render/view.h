@@ -13,6 +13,9 @@
 typedef struct chart_out {
     cJSON *charts;     /* view.charts */
     const char *dir;   /* where PNGs go; NULL: none, inline SVG instead */
+    const char *uses;  /* with dir: the templates that show PNGs; a chart they do not name
+                        * (charts.ID, or {{#chart}} for the kernels' per device) gets
+                        * no PNG; NULL: every chart does */
     int counter;
     pc_err *err;
     int rc;

@@ -1,7 +1,8 @@
 /* Where in the code: time by Python call stack (tests/expectations/
  * call_stacks.py is the independent reading). Each outermost operator or
  * record_function range (none above it on its thread; steps do not count)
- * that carries a call stack (trace.h: PC_STACK_MARK in concrete)
+ * that carries a call stack (trace.h: PC_STACK_MARK in concrete; in PyTorch
+ * 2 traces, the python_function ranges around it)
  * adds its CPU duration and its device time (kernels, copies and sets it
  * launched, found through links) to every frame of its stack, outermost
  * first: a tree whose every node holds the time of the code under it. Rows
@@ -105,7 +106,7 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
     }
     snode *nodes = NULL;
     size_t n = 0, cap = 0;
-    int64_t with = 0, dev_with = 0, dev_without = 0, cpu_without = 0;
+    int64_t with = 0, dev_with = 0, dev_without = 0, cpu_without = 0, py = 0;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (!code_range(t, e)) continue;
@@ -114,7 +115,22 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
         if (!outer) continue;
         const char *st = e->concrete ? strtab_get(&t->strs, e->concrete) : "";
         if (st[0] != PC_STACK_MARK) {
-            dev_without += dev[i], cpu_without += e->dur;
+            /* PyTorch 2's with_stack: python_function ranges around the operator */
+            int32_t fr[64];
+            int nf = 0;
+            for (int32_t p = l->parent[i]; p >= 0 && nf < 64; p = l->parent[p])
+                if (t->cpu[p].kind == CPU_PYFUNC) fr[nf++] = p;
+            if (!nf) {
+                dev_without += dev[i], cpu_without += e->dur;
+                continue;
+            }
+            with++, dev_with += dev[i], py++;
+            int32_t at = -1;
+            for (int k = nf - 1; k >= 0; k--) {
+                const char *name = strtab_get(&t->strs, t->cpu[fr[k]].name);
+                at = child_of(&nodes, &n, &cap, at, name, strlen(name));
+                nodes[at].dev += dev[i], nodes[at].cpu += e->dur, nodes[at].calls++;
+            }
             continue;
         }
         with++, dev_with += dev[i];
@@ -132,7 +148,9 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
         }
     }
     spill_free(dev);
-    sj_str(sec, "source", with ? "\"Call stack\" of the operators (with_stack=True)" : "");
+    sj_str(sec, "source", !with ? "" : py == with ? "python_function ranges around the operators (with_stack=True)"
+                                     : py ? "\"Call stack\" of the operators and python_function ranges (with_stack=True)"
+                                          : "\"Call stack\" of the operators (with_stack=True)");
     sj_int(sec, "operators_with_stack", with);
     sj_int(sec, "device_ns_with_stack", dev_with);
     sj_int(sec, "device_ns_without_stack", dev_without);

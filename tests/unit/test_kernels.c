@@ -172,3 +172,34 @@ TEST(trace_timeline_keeps_the_longest) {
     pc_trace_free(t);
     sbuf_free(&b);
 }
+
+/* Where in the code from PyTorch 2's with_stack (#20): python_function ranges
+ * around the operators, outermost first; the operator's device time (the
+ * kernel it launched) and CPU time on every frame. By hand: train.py's main
+ * holds both operators (30 + 10 µs CPU, 20 µs device), model.py's forward the
+ * first only. */
+TEST(call_stacks_from_python_functions) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train.py(10): main\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(5): forward\", \"pid\": 1, \"tid\": 1, \"ts\": 105, \"dur\": 40},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 30},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 114, \"dur\": 5, \"args\": {\"correlation\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 160, \"dur\": 10},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_k\", \"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_S(sj_getstr(s, "call_stacks.source", ""), "python_function ranges around the operators (with_stack=True)");
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.operators_with_stack", -1), 2);
+    CHECK_EQ_S(sj_getstr(s, "call_stacks.rows.0.frame", ""), "train.py(10): main");
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.rows.0.device_ns", -1), 20000);
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.rows.0.cpu_ns", -1), 40000);
+    CHECK_EQ_S(sj_getstr(s, "call_stacks.rows.1.frame", ""), "model.py(5): forward");
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.rows.1.depth", -1), 1);
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.rows.1.cpu_ns", -1), 30000);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

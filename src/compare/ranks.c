@@ -114,6 +114,21 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         }
         sj_num(r, "nccl_ns", sj_getnum(s, "communication.nccl_ns", 0) / steps);
         sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));
+        /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
+        const cJSON *top = sj_get(s, "collectives.rows.0");
+        if (top) {
+            char lab[96];
+            snprintf(lab, sizeof lab, "%s, %s", sj_getstr(top, "collective", ""), sj_getstr(top, "size_range", ""));
+            sj_str(r, "top_collective", lab);
+            sj_num(r, "top_collective_ns", sj_getnum(top, "total_ns", 0) / steps);
+            const cJSON *bw = sj_get(top, "busbw_gbs");
+            if (cJSON_IsNumber(bw)) sj_num(r, "top_collective_busbw_gbs", bw->valuedouble);
+            else cJSON_AddNullToObject(r, "top_collective_busbw_gbs");
+        } else {
+            cJSON_AddNullToObject(r, "top_collective");
+            cJSON_AddNullToObject(r, "top_collective_ns");
+            cJSON_AddNullToObject(r, "top_collective_busbw_gbs");
+        }
         const cJSON *util = sj_get(s, "gpu.devices.0.utilization_pct");
         if (cJSON_IsNumber(util)) sj_num(r, "gpu_utilization_pct", util->valuedouble);
         else cJSON_AddNullToObject(r, "gpu_utilization_pct");

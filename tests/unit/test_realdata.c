@@ -831,6 +831,11 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     CHECK_MSG(pct > 30 && pct <= 40.12, "communication %.1f%% of the step", pct);
     const char *h = sj_getstr(s, "overview.headline", "");
     CHECK_MSG(!strncmp(h, sj_getstr(s, "suggestions.rows.0.title", "?"), strlen(sj_getstr(s, "suggestions.rows.0.title", "?"))), "headline: %s", h);
+    /* per rank, its costliest collective (tests/expectations/collectives.md: rank 0's all_to_all of 16-256 KiB,
+     * 2,660 µs in its one step, 0.0162 GB/s of bus bandwidth) */
+    CHECK_EQ_S(sj_getstr(s, "ranks.rows.0.top_collective", ""), "all_to_all, 16-256 KiB");
+    CHECK_EQ_I(sj_getnum(s, "ranks.rows.0.top_collective_ns", 0), 2660000);
+    CHECK_NEAR(sj_getnum(s, "ranks.rows.0.top_collective_busbw_gbs", 0), 0.0162, 0.00005);
     pc_summary_free(job);
 }
 

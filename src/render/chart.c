@@ -47,6 +47,10 @@ static void fmt_unit(char *buf, size_t cap, double v, int unit) {
 }
 
 /* Draws text, shortened with an ellipsis to fit max_w. align: 0 left, 1 right, 2 center */
+static _Thread_local chart_text_fn text_hook;
+static _Thread_local void *text_hook_ctx;
+void chart_set_text_hook(chart_text_fn fn, void *ctx) { text_hook = fn, text_hook_ctx = ctx; }
+
 static void text(cairo_t *cr, double x, double y, const char *s, double max_w, int align) {
     char buf[520];
     snprintf(buf, 500, "%s", s); /* room for the ellipsis */
@@ -62,6 +66,7 @@ static void text(cairo_t *cr, double x, double y, const char *s, double max_w, i
     double dx = align == 1 ? -te.x_advance : align == 2 ? -te.x_advance / 2 : 0;
     cairo_move_to(cr, x + dx, y);
     cairo_show_text(cr, buf);
+    if (text_hook) text_hook(x + dx, x + dx + te.x_advance, y, text_hook_ctx);
 }
 
 /* rows the legend needs at the bottom (about five entries per row) */

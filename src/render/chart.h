@@ -62,6 +62,10 @@ typedef struct chart {
 } chart;
 
 char *chart_svg(const chart *c, const char *id_prefix);
+/* For tests: fn sees every text the charts draw on this thread, as its left
+ * and right edges and baseline (after truncation and alignment); NULL: none. */
+typedef void (*chart_text_fn)(double x0, double x1, double y, void *ctx);
+void chart_set_text_hook(chart_text_fn fn, void *ctx);
 int chart_png(const chart *c, const char *path, pc_err *err);
 int chart_category_color(const char *category); /* palette index */
 void chart_palette_hex(int idx, char out[8]);

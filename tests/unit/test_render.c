@@ -8,6 +8,8 @@
 #include <cairo.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
 #include <unistd.h>
 
 static char *render(const char *tmpl, const char *json, esc_mode m, int *rc) {
@@ -215,4 +217,57 @@ TEST(chart_png_drawn_at_twice_the_size) {
     CHECK_EQ_I(cairo_image_surface_get_height(s), 600);
     cairo_surface_destroy(s);
     unlink(path);
+}
+
+/* No two texts a chart draws on one baseline overlap (#20: step labels ran
+ * together at 250 steps): stacked bars of 250 and 1,000 steps, a line over
+ * 2,000 points, bars with long names, a legend of 8 series. */
+typedef struct tbox { double x0, x1, y; } tbox;
+typedef struct tboxes { tbox v[8192]; int n; } tboxes;
+static void collect_text(double x0, double x1, double y, void *ctx) {
+    tboxes *b = ctx;
+    if (b->n < 8192) b->v[b->n++] = (tbox){x0, x1, y};
+}
+static int overlaps(const tboxes *b) {
+    for (int i = 0; i < b->n; i++)
+        for (int j = i + 1; j < b->n; j++)
+            if (fabs(b->v[i].y - b->v[j].y) < 0.5 && b->v[i].x0 < b->v[j].x1 - 0.5 && b->v[j].x0 < b->v[i].x1 - 0.5) return 1;
+    return 0;
+}
+TEST(chart_texts_never_overlap) {
+    static tboxes boxes;
+    chart_set_text_hook(collect_text, &boxes);
+    static const size_t counts[] = {250, 1000};
+    for (int ci = 0; ci < 2; ci++) {
+        size_t n = counts[ci];
+        char **labels = calloc(n, sizeof *labels);
+        double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b), *x = calloc(n, sizeof *x);
+        for (size_t i = 0; i < n; i++) {
+            labels[i] = malloc(48);
+            snprintf(labels[i], 48, "#%d-%d", (int)i * 3 + 1, (int)i * 3 + 3);
+            a[i] = 2e6 + (double)(i % 7) * 1e5, b[i] = 6e6, x[i] = (double)i * 1e7;
+        }
+        chart_series st[2] = {{"iteration interval", NULL, a, n, 1}, {"forward + backward", NULL, b, n, 0}};
+        chart c = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
+                   .series = st, .nseries = 2, .categories = (const char *const *)labels, .ncat = n};
+        boxes.n = 0;
+        free(chart_svg(&c, "t-"));
+        CHECK_MSG(boxes.n > 3 && !overlaps(&boxes), "stacked, %zu steps: overlapping texts (%d drawn)", n, boxes.n);
+        chart_series ls[2] = {{"step time", x, a, n, 0}, {"data wait", x, b, n, 2}};
+        chart l = {.kind = CHART_LINE, .title = "Step time", .xlabel = "time", .ylabel = "time", .unit = UNIT_NS, .xunit = UNIT_NS,
+                   .series = ls, .nseries = 2};
+        boxes.n = 0;
+        free(chart_svg(&l, "t-"));
+        CHECK_MSG(boxes.n > 3 && !overlaps(&boxes), "line, %zu points: overlapping texts", n);
+        for (size_t i = 0; i < n; i++) free(labels[i]);
+        free(labels), free(a), free(b), free(x);
+    }
+    static const char *const names[] = {"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int, float const*)",
+                                        "volta_sgemm_64x64_nt", "a", "void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel>"};
+    static const double vals[] = {80e6, 20e6, 1, 40e6};
+    chart h = {.kind = CHART_HBAR, .title = "Top kernels", .unit = UNIT_NS, .labels = names, .values = vals, .n = 4};
+    boxes.n = 0;
+    free(chart_svg(&h, "t-"));
+    CHECK_MSG(boxes.n > 4 && !overlaps(&boxes), "bars: overlapping texts");
+    chart_set_text_hook(NULL, NULL);
 }

@@ -428,22 +428,19 @@ static void draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
 #define RY(v) (bottom - (bottom - top) * (log10(v) - ly0) / (ly1 - ly0))
     char buf[64];
     cairo_set_line_width(cr, 1);
-    for (double d = lx0; d <= lx1 + 1e-9; d++) {
-        double x = RX(pow(10, d));
-        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-        cairo_move_to(cr, x, top), cairo_line_to(cr, x, bottom), cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-        snprintf(buf, sizeof buf, "%g", pow(10, d));
-        text(cr, x, bottom + 14, buf, 0, 2);
-    }
-    for (double d = ly0; d <= ly1 + 1e-9; d++) {
-        double y = RY(pow(10, d));
-        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
-        cairo_move_to(cr, left, y), cairo_line_to(cr, right, y), cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-        snprintf(buf, sizeof buf, "%g", pow(10, d));
-        text(cr, left - 6, y + 4, buf, 0, 1);
-    }
+    /* a grid line and a label at every decade: vertical lines (x axis), then horizontal (y) */
+    for (int axis = 0; axis < 2; axis++)
+        for (double d = axis ? ly0 : lx0; d <= (axis ? ly1 : lx1) + 1e-9; d++) {
+            double at = axis ? RY(pow(10, d)) : RX(pow(10, d));
+            cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+            if (axis) cairo_move_to(cr, left, at), cairo_line_to(cr, right, at);
+            else cairo_move_to(cr, at, top), cairo_line_to(cr, at, bottom);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+            snprintf(buf, sizeof buf, "%g", pow(10, d));
+            if (axis) text(cr, left - 6, at + 4, buf, 0, 1);
+            else text(cr, at, bottom + 14, buf, 0, 2);
+        }
     cairo_save(cr);
     cairo_rectangle(cr, left, top, right - left, bottom - top);
     cairo_clip(cr);

@@ -76,8 +76,7 @@ char *fix_kernels(int n, long *ends) {
     return s;
 }
 
-cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o) {
-    pc_summary *s = pc_analyze(t, o);
+cJSON *summary_json(pc_summary *s) {
     sbuf b = {0};
     pc_summary_text(s, &b);
     cJSON *j = cJSON_Parse(b.data);
@@ -85,6 +84,8 @@ cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o) {
     pc_summary_free(s);
     return j;
 }
+
+cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o) { return summary_json(pc_analyze(t, o)); }
 
 pc_summary *summary_of(const cJSON *doc) {
     pc_summary *s = NULL;

@@ -16,6 +16,8 @@ char *fix_kernels(int n, long *ends);
  * summary.json holds it: for reading figures by path in tests. */
 #include "analyze/analyze.h"
 cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o);
+/* summary.json's text of s, parsed; frees s */
+cJSON *summary_json(pc_summary *s);
 /* A summary from a JSON tree (validated; NULL when it is not one). */
 pc_summary *summary_of(const cJSON *doc);
 #endif

@@ -658,13 +658,7 @@ static cJSON *mindspore_job(const char *rel) {
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     free(sums);
     free(ranks);
-    if (!job) return NULL;
-    sbuf b = {0};
-    pc_summary_text(job, &b);
-    cJSON *j = cJSON_Parse(b.data);
-    sbuf_free(&b);
-    pc_summary_free(job);
-    return j;
+    return job ? summary_json(job) : NULL;
 }
 
 static double exposed_per_step(const cJSON *s) {

@@ -99,8 +99,8 @@ static tab_kernel *kernel_row(pc_summary *s, pc_table *tab, const pc_trace *t, u
     return r;
 }
 
-/* The columns every kernel row ends with; returns 1 when it ran on Tensor Cores. */
-/* The row's Tensor Core label: by the kernel's name (docs/tensor-cores.md),
+/* The columns every kernel row ends with; returns 1 when it ran on Tensor Cores.
+ * The row's Tensor Core label: by the kernel's name (docs/tensor-cores.md),
  * and "no" whatever the name says on a device the trace gives a compute
  * capability below 7.0 for (cc_major 0: not given), which has none. */
 static int kernel_row_tc(tab_kernel *r, int eligible, int cc_major) {

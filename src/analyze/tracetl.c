@@ -12,7 +12,6 @@
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
-#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +40,6 @@ static int cmp_lanes(const void *x, const void *y) {
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* a string item of valid UTF-8 (trace names may not be) */
-static cJSON *utf8_item(const char *s) {
-    size_t n;
-    char *fixed = utf8_repair(s, strlen(s), &n, NULL);
-    cJSON *x = cJSON_CreateString(fixed ? fixed : s);
-    free(fixed);
-    return x;
-}
-
 static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
     for (int i = 0; i < *n; i++)
         if (lanes[i].gpu == gpu && lanes[i].a == a && lanes[i].b == b) return i;
@@ -60,10 +50,10 @@ static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
 
 /* event k of the trace (GPU events first, then host events) as a timeline
  * event without its lane; 0 when the timeline does not show it */
-static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
+static int tl_event(const pc_trace *t, const pc_links *l, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
     if (k < t->ngpu) {
         const pc_gpu_event *e = &t->gpu[k];
-        int cat = e->kind == GPU_KERNEL ? (nccl[e->name] ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
+        int cat = e->kind == GPU_KERNEL ? (name_is_nccl_of(t, e->name) ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
         if (cat < 0) return 0;
         *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
         *gpu = 1, *a = e->device, *b = e->stream;
@@ -98,7 +88,6 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
     const pc_links *l = &c->links;
     tllane *lanes = xcalloc(TL_LANES, sizeof *lanes);
     int nl = 0;
-    uint8_t *nccl = nccl_flags(t);
     size_t nk = t->ngpu + t->ncpu, total = 0;
     /* pass 1: how many events, by duration bucket; the bucket where the
      * TL_MAX longest end */
@@ -107,7 +96,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
+        if (!tl_event(t, l, k, &x, &g, &a, &b)) continue;
         hist[dur_bucket(x.d)]++;
         total++;
     }
@@ -127,7 +116,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
+        if (!tl_event(t, l, k, &x, &g, &a, &b)) continue;
         int bk = total > TL_MAX ? dur_bucket(x.d) : NDB;
         if (bk < cut) continue;
         int lane = g == lg && a == last_a && b == last_b ? lane_last : lane_of(lanes, &nl, g, a, b);
@@ -137,7 +126,6 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         if (bk > cut) *SPILL_PUSH(ev, n, cap) = x;
         else *SPILL_PUSH(cand, nc, capc) = x;
     }
-    spill_free(nccl);
     size_t dropped = 0;
     int64_t shortest = 0;
     if (total > TL_MAX) {
@@ -174,7 +162,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         if (sorted[i].gpu) snprintf(lab, sizeof lab, "GPU %lld stream %lld", (long long)sorted[i].a, (long long)sorted[i].b);
         else if (sorted[i].b < 0) snprintf(lab, sizeof lab, "thread %.60s", strtab_get(&t->strs, (uint32_t)-sorted[i].b));
         else snprintf(lab, sizeof lab, "thread %lld", (long long)sorted[i].b);
-        cJSON_AddItemToArray(la, utf8_item(lab));
+        cJSON_AddItemToArray(la, sj_str_item(lab));
     }
     /* names: each once, in first-use order */
     hmap ids = {0};
@@ -185,7 +173,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         uint32_t *slot = hmap_get(&ids, ev[i].name, &created);
         if (created) {
             *slot = nn++;
-            cJSON_AddItemToArray(names, utf8_item(strtab_get(&t->strs, ev[i].name)));
+            cJSON_AddItemToArray(names, sj_str_item(strtab_get(&t->strs, ev[i].name)));
         }
         /* [lane, start, duration, name, category] */
         cJSON *x = cJSON_CreateArray();

@@ -130,7 +130,6 @@ static uint32_t call_stack(pc_trace *t, const jstr *s) {
 }
 
 
-
 void kin_commit(reader *rd, evtmp *e) {
     pc_trace *t = rd->t;
     t->stats.events++;

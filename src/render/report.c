@@ -209,10 +209,6 @@ static void md_extras(cJSON *v) {
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
 }
 
-/* The interactive timeline's data (trace_timeline and the steps' windows) as
- * JSON text to sit in <script type="application/json">: '<', '>', '&' and
- * U+2028/9 written as \u escapes, so no name from the trace can close the
- * element or be read as markup. */
 static int cmp_event_dur(const void *a, const void *b) {
     double x = sj_getnum(*(cJSON *const *)a, "2", 0), y = sj_getnum(*(cJSON *const *)b, "2", 0);
     return (x < y) - (x > y);
@@ -280,6 +276,10 @@ static char *timeline_text(cJSON *tl) {
     return sbuf_take(&b);
 }
 
+/* The interactive timeline's data (trace_timeline and the steps' windows) as
+ * JSON text to sit in <script type="application/json">: '<', '>', '&' and
+ * U+2028/9 written as \u escapes, so no name from the trace can close the
+ * element or be read as markup. */
 static void timeline_json(cJSON *v) {
     cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
     if (!tl || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events"))) { cJSON_Delete(tl); return; }

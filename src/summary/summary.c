@@ -108,13 +108,15 @@ void sj_num(cJSON *o, const char *k, double v) {
 }
 /* every string reaches the summary as valid UTF-8 (a path given on the command
  * line, a device name from a database: not all come through string interning) */
-void sj_str(cJSON *o, const char *k, const char *s) {
+cJSON *sj_str_item(const char *s) {
     if (!s) s = "";
     size_t n;
     char *fixed = utf8_repair(s, strlen(s), &n, NULL);
-    cJSON_AddStringToObject(o, k, fixed ? fixed : s);
+    cJSON *x = cJSON_CreateString(fixed ? fixed : s);
     free(fixed);
+    return x;
 }
+void sj_str(cJSON *o, const char *k, const char *s) { cJSON_AddItemToObject(o, k, sj_str_item(s)); }
 void sj_bool(cJSON *o, const char *k, int v) { cJSON_AddBoolToObject(o, k, v); }
 
 const cJSON *sj_get(const cJSON *o, const char *path) {

@@ -50,6 +50,7 @@ cJSON *sj_arr(cJSON *parent, const char *key);
 void sj_int(cJSON *o, const char *key, int64_t v);
 void sj_num(cJSON *o, const char *key, double v);  /* non-finite values become null */
 void sj_str(cJSON *o, const char *key, const char *s);
+cJSON *sj_str_item(const char *s); /* a string item, UTF-8 repaired as sj_str's (for arrays) */
 void sj_bool(cJSON *o, const char *key, int v);
 /* Readers with defaults, for renderers and diff. Dotted paths ("a.b.c"). */
 const cJSON *sj_get(const cJSON *o, const char *path);

@@ -74,9 +74,9 @@ void an_overview(const an_ctx *c, pc_summary *summary);    /* headline figures: 
  * and collectives (NCCL and other stacks' communication kernels): steps.c. */
 int name_is_dataloader(const char *n);
 int name_is_nccl(const char *n);
-/* name_is_nccl of t's string `id`, found once per name (a per-thread cache
- * the step analysis uses too): per event, a lookup instead of a search */
-int name_is_nccl_of(const pc_trace *t, uint32_t id);
+/* name_is_nccl of every string of t, by id (1: a collective), in one array
+ * the caller frees with spill_free: per event, a lookup instead of a search */
+uint8_t *nccl_flags(const pc_trace *t);
 
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */

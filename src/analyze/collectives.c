@@ -111,12 +111,13 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
     int64_t ranks = t->world_size > 0 ? t->world_size : -1;
+    uint8_t *nccl = nccl_flags(t);
     /* computation: the union of the other kernels */
     ivl *comp = NULL;
     size_t ncomp = 0, capc = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind == GPU_KERNEL && e->dur > 0 && !name_is_nccl_of(t, e->name))
+        if (e->kind == GPU_KERNEL && e->dur > 0 && !nccl[e->name])
             ivl_append_sorted(&comp, &ncomp, &capc, e->ts, e->ts + e->dur);
     }
     crow *rows = NULL;
@@ -124,7 +125,7 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL) continue;
-        if (!name_is_nccl_of(t, e->name)) continue;
+        if (!nccl[e->name]) continue;
         const char *kname = strtab_get(&t->strs, e->name);
         char coll[48] = "";
         double bytes = -1;
@@ -163,6 +164,7 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         if (bytes >= 0) r->bytes += bytes, r->sized_total += e->dur;
     }
     spill_free(comp);
+    spill_free(nccl);
     if (nrows) qsort(rows, nrows, sizeof *rows, cmp_crow);
     cJSON *sec = sj_obj(ps->doc, "collectives");
     if (ranks > 0) sj_int(sec, "ranks", ranks);

@@ -68,9 +68,14 @@ int name_is_nccl(const char *n) {
     return strcasestr(n, "nccl") || strcasestr(n, "allreduce") || strcasestr(n, "allgather") || strcasestr(n, "reducescatter") ||
            strcasestr(n, "hcom_") || !strncmp(n, "Send-op", 7) || !strncmp(n, "Receive-op", 10);
 }
-int name_is_nccl_of(const pc_trace *t, uint32_t id) {
-    name_caches(t);
-    return name_is_nccl_id(t, id);
+uint8_t *nccl_flags(const pc_trace *t) {
+    uint8_t *f = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        uint32_t id = t->gpu[g].name;
+        if (id < t->strs.n && !f[id]) f[id] = name_is_nccl(strtab_get(&t->strs, id)) ? 2 : 1;
+    }
+    for (size_t i = 0; i < t->strs.n; i++) f[i] = f[i] == 2;
+    return f;
 }
 
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id) {

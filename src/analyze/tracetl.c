@@ -50,10 +50,10 @@ static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
 
 /* event k of the trace (GPU events first, then host events) as a timeline
  * event without its lane; 0 when the timeline does not show it */
-static int tl_event(const pc_trace *t, const pc_links *l, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
+static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
     if (k < t->ngpu) {
         const pc_gpu_event *e = &t->gpu[k];
-        int cat = e->kind == GPU_KERNEL ? (name_is_nccl_of(t, e->name) ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
+        int cat = e->kind == GPU_KERNEL ? (nccl[e->name] ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
         if (cat < 0) return 0;
         *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
         *gpu = 1, *a = e->device, *b = e->stream;
@@ -88,6 +88,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
     const pc_links *l = &c->links;
     tllane *lanes = xcalloc(TL_LANES, sizeof *lanes);
     int nl = 0;
+    uint8_t *nccl = nccl_flags(t);
     size_t nk = t->ngpu + t->ncpu, total = 0;
     /* pass 1: how many events, by duration bucket; the bucket where the
      * TL_MAX longest end */
@@ -96,7 +97,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, k, &x, &g, &a, &b)) continue;
+        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
         hist[dur_bucket(x.d)]++;
         total++;
     }
@@ -116,7 +117,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, k, &x, &g, &a, &b)) continue;
+        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
         int bk = total > TL_MAX ? dur_bucket(x.d) : NDB;
         if (bk < cut) continue;
         int lane = g == lg && a == last_a && b == last_b ? lane_last : lane_of(lanes, &nl, g, a, b);
@@ -126,6 +127,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         if (bk > cut) *SPILL_PUSH(ev, n, cap) = x;
         else *SPILL_PUSH(cand, nc, capc) = x;
     }
+    spill_free(nccl);
     size_t dropped = 0;
     int64_t shortest = 0;
     if (total > TL_MAX) {

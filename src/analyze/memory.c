@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals; size_t at_peak; } devmem;
+typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals, has_reserved; size_t at_peak; } devmem;
 typedef struct opmem { uint32_t name; int64_t alloc, freed, count, live, live_at_peak; } opmem;
 typedef struct block { uint32_t row, prev; int64_t bytes; } block; /* a live allocation: its operator row, size, and (matching by
                                                                        size) the block of that size allocated before it, index + 1 */
@@ -156,7 +156,10 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             if (!d->has_totals || e->total_allocated > d->peak_alloc) d->peak_alloc = e->total_allocated, d->at_peak = i;
             d->has_totals = 1;
         }
-        if (e->total_reserved != PC_NONE && e->total_reserved > d->peak_res) d->peak_res = e->total_reserved;
+        if (e->total_reserved != PC_NONE) {
+            if (!d->has_reserved || e->total_reserved > d->peak_res) d->peak_res = e->total_reserved;
+            d->has_reserved = 1;
+        }
         if (e->bytes > 0) d->nalloc++;
     }
     int64_t cuda_peak = -1;
@@ -171,7 +174,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         sj_str(j, "device", cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other");
         sj_int(j, "id", dm[k].id);
         sj_int(j, "peak_allocated_bytes", dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running);
-        if (dm[k].has_totals) sj_int(j, "peak_reserved_bytes", dm[k].peak_res);
+        if (dm[k].has_reserved) sj_int(j, "peak_reserved_bytes", dm[k].peak_res);
         else cJSON_AddNullToObject(j, "peak_reserved_bytes");
         sj_str(j, "source", dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes");
         sj_int(j, "allocations", dm[k].nalloc);
@@ -188,7 +191,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;
         if (capb > 0) {
             sj_int(j, "device_memory_bytes", capb);
-            sj_num(j, "peak_reserved_pct", 100.0 * (double)(dm[k].has_totals ? dm[k].peak_res : dm[k].peak_running) / (double)capb);
+            sj_num(j, "peak_reserved_pct", 100.0 * (double)(dm[k].has_reserved ? dm[k].peak_res : dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running) / (double)capb);
         } else cJSON_AddNullToObject(j, "device_memory_bytes");
         cJSON_AddItemToArray(devs, j);
     }

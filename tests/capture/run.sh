@@ -30,6 +30,11 @@ assert s['steps']['count'] == 4, s['steps']['count']
 k = s['kernels']
 assert k['calls'] == 20 and k['total_ns'] == 4 * (2 + 8 + 16 + 3 + 4) * 1000, k   # train.c's 5 kernels a step, 33 us
 assert s['memory']['cuda_peak_allocated_bytes'] == 2 * 1048576, s['memory']   # two 1 MiB cudaMalloc"
+check normal_report_memory_over_time python3 -c "
+import json; d = json.load(open('$T/normal/summary.json'))['memory']['devices'][0]
+pts = d['timeline']['points']   # capture's allocations over time: 1 MiB, 2 MiB, then freed; no reserved figure
+assert max(p['allocated_bytes'] for p in pts) == 2 * 1048576 and pts[-1]['allocated_bytes'] in (0, 1048576, 2097152), pts[-3:]
+assert d['peak_reserved_bytes'] is None and all(p['reserved_bytes'] is None for p in pts), d['peak_reserved_bytes']"
 "$PC" report "$T/normal" -o "$T/normal_again" -q --format json 2> /dev/null
 check report_capture_dir_reads_traces_only python3 -c "
 import json; s = json.load(open('$T/normal_again/summary.json')); assert s['steps']['count'] == 4 and s['kernels']['calls'] == 20, s['kernels']"

@@ -21,7 +21,8 @@
 #include <string.h>
 
 typedef struct oprow oprow;
-static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n);
+typedef struct kroof kroof;
+static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk);
 
 typedef struct oprow {
     uint32_t name, dims;
@@ -35,6 +36,15 @@ typedef struct oprow {
     int64_t tc_ns, gpu_ns_kernels; /* kernel time launched under it, and of that on Tensor Cores */
     int eligible;
 } oprow;
+
+/* A kernel on the roofline: the launches that were the whole device work of
+ * an operator call with FLOPs, and what those calls' FLOPs and bytes sum to. */
+typedef struct kroof {
+    uint32_t name;
+    int dtype, tc;
+    double flops, bytes;
+    int64_t ns, launches;
+} kroof;
 
 /* Top-level operators and modules: what is summed per name. */
 typedef struct toprow {
@@ -79,6 +89,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     uint8_t *has_flops = spill_calloc(nc ? nc : 1, 1); /* 1 FLOPs; 2 a GEMM, 3 a misaligned GEMM; | 4 with a GEMM inside;
                                                            | 8 it ran device work */
     double *call_flops = spill_calloc(nc ? nc : 1, sizeof *call_flops), *call_bytes = spill_calloc(nc ? nc : 1, sizeof *call_bytes);
+    uint8_t *callk = spill_calloc(nc ? nc : 1, 1); /* per call with FLOPs: its data type << 2 | device events under it, up to 2 */
 
     /* hints for FLOPs: convolution output sizes from the autograd node that
      * shares the forward call's Sequence number, and which gradients a
@@ -155,7 +166,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
                 has_flops[i] = 1;
                 r->flops += fr.flops;
                 r->bytes += fr.bytes;
-                call_flops[i] = fr.flops, call_bytes[i] = fr.bytes;
+                call_flops[i] = fr.flops, call_bytes[i] = fr.bytes, callk[i] = (uint8_t)(fr.dtype << 2);
                 r->flops_calls++;
                 if (fr.dtype != DT_UNKNOWN) r->dtype = fr.dtype;
                 if (fr.is_gemm) has_flops[i] = fr.misaligned ? 3 : 2; /* counted below, innermost only */
@@ -245,7 +256,10 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             outer = p;
             oprow *r = &rows[rowidx[p]];
             r->dev_total += e->dur;
-            if (has_flops[p]) r->flops_dev_ns += e->dur, has_flops[p] |= 8;
+            if (has_flops[p]) {
+                r->flops_dev_ns += e->dur, has_flops[p] |= 8;
+                if ((callk[p] & 3) < 2) callk[p]++;
+            }
             if (e->kind == GPU_KERNEL) {
                 r->gpu_ns_kernels += e->dur;
                 if (tc) r->tc_ns += e->dur;
@@ -259,6 +273,29 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
             }
         }
     }
+    /* kernels on the roofline: a kernel that was the whole device work of the nearest call with
+     * FLOPs around its launch takes that call's FLOPs and bytes (a call that launched several
+     * kernels gives none: dividing its FLOPs among them would be invented) */
+    hmap km = {0};
+    kroof *ks = NULL;
+    size_t nk = 0, capk = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL || l->gpu_inner[g] < 0) continue;
+        int32_t p = l->gpu_inner[g];
+        while (p >= 0 && !(t->cpu[p].kind == CPU_OP && (has_flops[p] & 3))) p = l->parent[p];
+        if (p < 0 || (callk[p] & 3) != 1 || rowidx[p] == UINT32_MAX) continue;
+        int created;
+        uint32_t *slot = hmap_get(&km, e->name, &created);
+        if (created) {
+            *SPILL_PUSH(ks, nk, capk) = (kroof){.name = e->name, .dtype = callk[p] >> 2, .tc = tc_cache[e->name] == 2};
+            *slot = (uint32_t)(nk - 1);
+        }
+        kroof *k = &ks[*slot];
+        k->flops += call_flops[p], k->bytes += call_bytes[p], k->ns += e->dur, k->launches++;
+    }
+    hmap_free(&km);
+    spill_free(callk);
     spill_free(tc_cache);
     /* FLOPs and bytes of the calls that ran on the device: a call without device work (a
      * DataLoader transform on the CPU) has FLOPs but no device time to divide them by */
@@ -359,7 +396,8 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
     sj_int(ops, "estimates_over_peak", over_peak);
-    roofline(c, ops, rows, ord, n);
+    roofline(c, ops, rows, ord, n, ks, nk);
+    spill_free(ks);
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
     sj_int(un, "events", n_unattr);
@@ -424,6 +462,44 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     free(ord);
 }
 
+/* One point of the roofline at intensity flops / bytes and rate flops / ns,
+ * with the ceiling of its data type added once; none when the estimate is
+ * beyond a physical limit (more than the peak: the formula does not fit the
+ * calls). Returns the point or NULL. */
+static cJSON *roof_point(const an_ctx *c, cJSON *pts, cJSON *ceil, int seen[DT_COUNT][2], const char *name, double flops,
+                         double bytes, int64_t ns, int dtype, int tc) {
+    double tfl = flops / (double)ns / 1e3, gbs = bytes / (double)ns;
+    double pk = peak_tflops(c->peak, dtype, tc);
+    if ((pk > 0 && tfl > pk) || gbs > c->peak->mem_gbs) return NULL;
+    cJSON *p = cJSON_CreateObject();
+    sj_str(p, "name", name);
+    sj_num(p, "intensity", flops / bytes);
+    sj_num(p, "tflops", tfl);
+    sj_int(p, "device_ns", ns);
+    sj_str(p, "dtype", pc_dtype_name[dtype]);
+    sj_bool(p, "tensor_cores", tc);
+    if (pk > 0) sj_str(p, "bound", flops / bytes * c->peak->mem_gbs / 1e3 < pk ? "memory" : "compute");
+    else cJSON_AddNullToObject(p, "bound");
+    cJSON_AddItemToArray(pts, p);
+    if (pk > 0 && !seen[dtype][tc]) {
+        seen[dtype][tc] = 1;
+        cJSON *q = cJSON_CreateObject();
+        char lab[48];
+        snprintf(lab, sizeof lab, "%s%s", pc_dtype_name[dtype], tc ? " Tensor Core" : "");
+        sj_str(q, "label", lab);
+        sj_num(q, "tflops", pk);
+        sj_num(q, "ridge_intensity", pk * 1e3 / c->peak->mem_gbs);
+        cJSON_AddItemToArray(ceil, q);
+    }
+    return p;
+}
+
+static int kroof_by_time(const void *a, const void *b) {
+    const kroof *x = a, *y = b;
+    if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
 /* The roofline (Williams, Waterman, Patterson 2009): each operator with FLOPs
  * and bytes of the calls that ran device work, at its arithmetic intensity
  * (FLOPs / bytes of those calls) and achieved TFLOP/s (FLOPs / their device
@@ -431,9 +507,11 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
  * compute ceiling of each data type the points use (with and without Tensor
  * Cores as their kernels ran). One point per piece of work (aten::conv2d's
  * is its cudnn_convolution's); estimates beyond the peak (n/a in the table)
- * are left out; at most ROOF_POINTS points, by device time. */
+ * are left out; at most ROOF_POINTS points, by device time. The kernels ks
+ * (each the whole device work of calls with FLOPs) are placed the same way,
+ * as kernel_points. */
 enum { ROOF_POINTS = 200 };
-static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n) {
+static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk) {
     cJSON *rf = sj_obj(ops, "roofline");
     if (!c->peak) {
         cJSON_AddNullToObject(rf, "device");
@@ -458,29 +536,15 @@ static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint3
         }
         if (dup) continue;
         int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
-        double tfl = r->dev_flops / (double)r->flops_dev_ns / 1e3, gbs = r->dev_bytes / (double)r->flops_dev_ns;
-        double pk = peak_tflops(c->peak, r->dtype, tc);
-        if ((pk > 0 && tfl > pk) || gbs > c->peak->mem_gbs) continue; /* beyond a physical limit: the estimate is wrong */
-        cJSON *p = cJSON_CreateObject();
-        sj_str(p, "name", strtab_get(&c->t->strs, r->name));
-        sj_num(p, "intensity", r->dev_flops / r->dev_bytes);
-        sj_num(p, "tflops", tfl);
-        sj_int(p, "device_ns", r->flops_dev_ns);
-        sj_str(p, "dtype", pc_dtype_name[r->dtype]);
-        sj_bool(p, "tensor_cores", tc);
-        if (pk > 0) sj_str(p, "bound", r->dev_flops / r->dev_bytes * c->peak->mem_gbs / 1e3 < pk ? "memory" : "compute");
-        else cJSON_AddNullToObject(p, "bound");
-        cJSON_AddItemToArray(pts, p);
-        np++;
-        if (pk > 0 && !seen[r->dtype][tc]) {
-            seen[r->dtype][tc] = 1;
-            cJSON *q = cJSON_CreateObject();
-            char lab[48];
-            snprintf(lab, sizeof lab, "%s%s", pc_dtype_name[r->dtype], tc ? " Tensor Core" : "");
-            sj_str(q, "label", lab);
-            sj_num(q, "tflops", pk);
-            sj_num(q, "ridge_intensity", pk * 1e3 / c->peak->mem_gbs);
-            cJSON_AddItemToArray(ceil, q);
-        }
+        np += roof_point(c, pts, ceil, seen, strtab_get(&c->t->strs, r->name), r->dev_flops, r->dev_bytes, r->flops_dev_ns, r->dtype, tc) != NULL;
+    }
+    cJSON *kp = sj_arr(rf, "kernel_points");
+    if (nk) qsort(ks, nk, sizeof *ks, kroof_by_time);
+    np = 0;
+    for (size_t i = 0; i < nk && np < ROOF_POINTS; i++) {
+        const kroof *k = &ks[i];
+        if (k->ns <= 0 || k->bytes <= 0 || k->flops <= 0) continue;
+        cJSON *p = roof_point(c, kp, ceil, seen, strtab_get(&c->t->strs, k->name), k->flops, k->bytes, k->ns, k->dtype, k->tc);
+        if (p) sj_int(p, "launches", k->launches), np++;
     }
 }

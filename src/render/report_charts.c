@@ -355,9 +355,9 @@ done:
     free(x), free(wd), free(next), free(dp), free(lab);
 }
 
-/* the roofline of the operators (operators.roofline) */
-static void roofline_chart(chart_out *co, cJSON *v) {
-    const cJSON *pts = sj_get(v, "operators.roofline.points"), *ce = sj_get(v, "operators.roofline.ceilings");
+/* a roofline: the points of operators.roofline.KEY (operators or kernels, as what says) as chart id */
+static void roofline_chart(chart_out *co, cJSON *v, const char *key, const char *id, const char *what) {
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sj_get(v, "operators.roofline"), key), *ce = sj_get(v, "operators.roofline.ceilings");
     size_t n = (size_t)cJSON_GetArraySize(pts), nc = (size_t)cJSON_GetArraySize(ce);
     if (!n || !nc) return;
     double *x = xcalloc(n, sizeof *x), *y = xcalloc(n, sizeof *y), *sz = xcalloc(n, sizeof *sz), *ct = xcalloc(nc, sizeof *ct);
@@ -373,7 +373,7 @@ static void roofline_chart(chart_out *co, cJSON *v) {
     i = 0;
     cJSON_ArrayForEach(p, ce) ct[i] = sj_getnum(p, "tflops", 0), cl[i++] = sj_getstr(p, "label", "");
     char title[160];
-    snprintf(title, sizeof title, "Roofline: operators against the %s's ceilings", sj_getstr(v, "operators.roofline.device", "device"));
+    snprintf(title, sizeof title, "Roofline: %s against the %s's ceilings", what, sj_getstr(v, "operators.roofline.device", "device"));
     chart c = {.kind = CHART_ROOFLINE, .title = title, .xlabel = "arithmetic intensity (FLOP per byte)", .ylabel = "TFLOP/s",
                .px = x, .py = y, .psize = sz, .pcolor = col, .plabels = lab, .npoints = n,
                .roof_gbs = sj_getnum(v, "operators.roofline.mem_gbs", 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc};
@@ -386,7 +386,7 @@ static void roofline_chart(chart_out *co, cJSON *v) {
         cJSON_AddStringToObject(r, "value", val);
         cJSON_AddItemToArray(rows, r);
     }
-    rv_add_chart(co, "roofline", &c, rows);
+    rv_add_chart(co, id, &c, rows);
     free(x), free(y), free(sz), free(ct), free(col), free(lab), free(cl);
 }
 
@@ -430,6 +430,7 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows) {
     timeline_chart(co, v);
     rank_charts(co, v);
     memory_charts(co, v);
-    roofline_chart(co, v);
+    roofline_chart(co, v, "points", "roofline", "operators");
+    roofline_chart(co, v, "kernel_points", "roofline_kernels", "kernels");
     flame_chart(co, v);
 }

@@ -529,3 +529,44 @@ TEST(flops_optimizer_steps_hand_computed) {
     CHECK(!flops_of("aten::mm", "[[4,-8],[8,4]]", "[\"float\",\"float\"]", NULL, &r));
     CHECK(op_flops_known("aten::_fused_adamw_") && op_flops_known("aten::_foreach_add_") && !op_flops_known("aten::_foreach_zero_"));
 }
+
+TEST(roofline_kernels_only_where_a_call_had_one_kernel) {
+    /* Hand-computed: aten::mm 64x128 by 128x256, fp32: 2*64*256*128 = 4,194,304 FLOPs and
+     * 4*(64*128 + 128*256 + 64*256) = 229,376 bytes per call. Two calls, each launching one
+     * gemm_a (10 and 30 us): gemm_a is placed with 8,388,608 FLOPs over 40,000 ns = 0.2097152
+     * TFLOP/s at 4,194,304 / 229,376 = 18.2857... FLOP/B. aten::addmm launches gemm_b and
+     * bias_add: its FLOPs are not split between them, so neither is placed. */
+    const char *doc = "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"numSms\": 108}],\n"
+        "\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":50,"
+        "\"args\":{\"Input Dims\":[[64,128],[128,256]],\"Input type\":[\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":5,\"args\":{\"correlation\":1}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_a\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":50,"
+        "\"args\":{\"Input Dims\":[[64,128],[128,256]],\"Input type\":[\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":205,\"dur\":5,\"args\":{\"correlation\":2}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_a\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":400,\"dur\":50,"
+        "\"args\":{\"Input Dims\":[[256],[64,128],[128,256]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":405,\"dur\":5,\"args\":{\"correlation\":3}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":415,\"dur\":5,\"args\":{\"correlation\":4}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_b\",\"pid\":0,\"tid\":7,\"ts\":500,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"bias_add\",\"pid\":0,\"tid\":7,\"ts\":520,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":4}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0, "%s", err.msg);
+    cJSON *s = analyze_json(t, NULL);
+    const cJSON *kp = sj_get(s, "operators.roofline.kernel_points");
+    CHECK_EQ_I(cJSON_GetArraySize(kp), 1);
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.kernel_points.0.name", ""), "gemm_a");
+    CHECK_EQ_I(sj_getnum(s, "operators.roofline.kernel_points.0.launches", 0), 2);
+    CHECK_EQ_I(sj_getnum(s, "operators.roofline.kernel_points.0.device_ns", 0), 40000);
+    CHECK_NEAR(sj_getnum(s, "operators.roofline.kernel_points.0.intensity", 0), 4194304.0 / 229376.0, 1e-12);
+    CHECK_NEAR(sj_getnum(s, "operators.roofline.kernel_points.0.tflops", 0), 0.2097152, 1e-12);
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.kernel_points.0.dtype", ""), "fp32");
+    CHECK_EQ_S(sj_getstr(s, "operators.roofline.kernel_points.0.bound", ""), "compute"); /* 18.3 > A100 fp32 ridge 19.5e3/1555 = 12.5 */
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "operators.roofline.points")), 2);         /* the operators: mm and addmm */
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

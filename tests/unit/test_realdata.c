@@ -971,6 +971,34 @@ TEST(realdata_roofline_resnet50) {
     cJSON_Delete(s);
 }
 
+/* tests/expectations/kernel-roofline.md (kernel_roofline.py): the GEMM kernel of
+ * the fully connected layer's backward, each launch the whole device work of
+ * an aten::mm call, placed with those calls' FLOPs and bytes; no kernel point
+ * above a roof. */
+TEST(realdata_roofline_kernels_resnet50) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
+    CHECK(s);
+    if (!s) return;
+    const cJSON *p, *gemm = NULL;
+    int bad = 0;
+    cJSON_ArrayForEach(p, sj_get(s, "operators.roofline.kernel_points")) {
+        double ai = sj_getnum(p, "intensity", 0), tf = sj_getnum(p, "tflops", 0);
+        if (!strcmp(sj_getstr(p, "dtype", ""), "fp32")) bad += tf > fmin(15.7, 900 * ai / 1e3) * (1 + 1e-9);
+        if (!strcmp(sj_getstr(p, "name", ""), "volta_sgemm_128x32_nt")) gemm = p;
+    }
+    CHECK_EQ_I(bad, 0);
+    CHECK(gemm != NULL);
+    if (gemm) {
+        CHECK_EQ_I(sj_getnum(gemm, "launches", 0), 6);
+        CHECK_EQ_I(sj_getnum(gemm, "device_ns", 0), 113000);
+        CHECK_NEAR(sj_getnum(gemm, "intensity", 0), 786432000.0 / 51492864.0, 1e-9);
+        CHECK_NEAR(sj_getnum(gemm, "tflops", 0), 786432000.0 / 113000 / 1e3, 1e-9);
+        CHECK_EQ_S(sj_getstr(gemm, "bound", ""), "memory");
+    }
+    cJSON_Delete(s);
+}
+
 /* tests/expectations/call-stacks.md (call_stacks.py): time by call stack on
  * ResNet-50 V100 (with_stack=True), the frames at depth 1 and 2 exactly. */
 TEST(realdata_call_stacks_resnet50) {

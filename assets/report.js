@@ -113,10 +113,18 @@
     legend.appendChild(document.createTextNode(c + " "));
   });
   range.parentNode.appendChild(legend);
-  var LANE = 18, LABEL = 150, nl = D.lanes.length;
-  var byLane = [];
-  for (var i = 0; i < nl; i++) byLane.push([]);
-  D.events.forEach(function (e) { if (byLane[e[0]]) byLane[e[0]].push(e); });
+  /* a lane has one row per depth of nesting its events reach (at most 8): callers above callees */
+  var LANE = 18, LABEL = 150, nl = D.lanes.length, MAXD = 7;
+  var byLane = [], rows = [], top = [];
+  for (var i = 0; i < nl; i++) byLane.push([]), rows.push(1);
+  D.events.forEach(function (e) {
+    if (!byLane[e[0]]) return;
+    e[5] = Math.max(0, Math.min(MAXD, Math.floor(+e[5] || 0)));
+    byLane[e[0]].push(e);
+    rows[e[0]] = Math.max(rows[e[0]], e[5] + 1);
+  });
+  var rowsAll = 0;
+  for (i = 0; i < nl; i++) top.push(20 + rowsAll * LANE), rowsAll += rows[i];
   var span = Math.max(1, D.span_ns), v0 = 0, v1 = span;
   (D.steps || []).forEach(function (s, k) {
     var o = document.createElement("option");
@@ -129,7 +137,7 @@
   }
   function css(name, dflt) { var v = getComputedStyle(document.documentElement).getPropertyValue(name).trim(); return v || dflt; }
   function draw() {
-    var w = cv.clientWidth || 800, h = nl * LANE + 24, dpr = window.devicePixelRatio || 1;
+    var w = cv.clientWidth || 800, h = rowsAll * LANE + 24, dpr = window.devicePixelRatio || 1;
     cv.style.height = h + "px";
     cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
     var g = cv.getContext("2d");
@@ -138,8 +146,8 @@
     g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
     var pw = w - LABEL, k = pw / (v1 - v0);
     for (var l = 0; l < nl; l++) {
-      var y = 20 + l * LANE;
-      if (l % 2) { g.fillStyle = css("--chart-band1", "#f7f7f7"); g.fillRect(0, y, w, LANE); }
+      var y = top[l];
+      if (l % 2) { g.fillStyle = css("--chart-band1", "#f7f7f7"); g.fillRect(0, y, w, rows[l] * LANE); }
       g.fillStyle = css("--chart-fg", "#1a1a1a");
       g.fillText(D.lanes[l].slice(0, 24), 4, y + LANE / 2);
       var ev = byLane[l];
@@ -150,7 +158,7 @@
         var x = LABEL + (s - v0) * k, bw = Math.max(1, d * k);
         if (x < LABEL) { bw -= LABEL - x; x = LABEL; }
         g.fillStyle = COL[e[4] % COL.length];
-        g.fillRect(x, y + 2, Math.min(bw, w - x), LANE - 4);
+        g.fillRect(x, y + e[5] * LANE + 2, Math.min(bw, w - x), LANE - 4);
       }
     }
     g.fillStyle = css("--chart-mut", "#4d4d4d");
@@ -159,6 +167,7 @@
     g.fillText(end, w - g.measureText(end).width - 2, 9);
     range.textContent = "showing " + fmt(v1 - v0) + " of " + fmt(span);
     cv.setAttribute("data-window", v0 + " " + v1);
+    cv.setAttribute("data-rows", rows.join(" "));
   }
   function zoom(f, cx) {
     var w = cv.clientWidth - LABEL, at = v0 + (v1 - v0) * Math.min(1, Math.max(0, (cx - LABEL) / w));
@@ -167,14 +176,17 @@
     draw();
   }
   function hit(px, py) {
-    var l = Math.floor((py - 20) / LANE);
-    if (l < 0 || l >= nl || px < LABEL) return null;
+    if (py < 20 || px < LABEL) return null;
+    var l = 0;
+    while (l + 1 < nl && top[l + 1] <= py) l++;
+    var d = Math.floor((py - top[l]) / LANE);
+    if (l >= nl || d >= rows[l]) return null;
     var t = v0 + (px - LABEL) * (v1 - v0) / (cv.clientWidth - LABEL), tol = 2 * (v1 - v0) / (cv.clientWidth - LABEL);
     var ev = byLane[l], best = null;
     for (var j = 0; j < ev.length; j++) {
       var e = ev[j];
       if (e[1] > t + tol) break;
-      if (e[1] + e[2] >= t - tol) best = e;
+      if (e[5] === d && e[1] + e[2] >= t - tol) best = e;
     }
     return best;
   }

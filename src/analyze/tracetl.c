@@ -1,10 +1,10 @@
 /* The whole trace as lanes of events, for the report's interactive timeline
  * (summary key "trace_timeline"): GPU lanes per (device, stream) with their
  * kernels, NCCL kernels, memcpy and memset; CPU lanes per thread with their
- * outermost annotations (steps, record_function ranges) and operators (also
- * those right under an annotation), CUDA API calls, and data loading at the
- * top level. Times are ns from the trace's
- * start. Names are listed once ("names") and events point at them.
+ * annotations (steps, record_function ranges), operators, CUDA API calls and
+ * data loading, each at its depth: the number of those ranges around it on
+ * its thread (0 outermost; deeper than TL_DEPTH not shown). Times are ns from
+ * the trace's start. Names are listed once ("names") and events point at them.
  * At most TL_MAX events: past that, the longest TL_MAX are kept (a zoomed-out
  * view shows them; the shortest are what the eye cannot see) and "dropped"
  * says how many were left out, and the shortest kept. */
@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TL_MAX = 20000, TL_LANES = 256 };
+enum { TL_MAX = 20000, TL_LANES = 256, TL_DEPTH = 7 };
 enum { TC_KERNEL, TC_NCCL, TC_MEMCPY, TC_MEMSET, TC_OP, TC_ANNOT, TC_RUNTIME, TC_DATA, TC_N };
 static const char *const tl_cat[TC_N] = {"kernel", "communication", "memcpy", "memset", "cpu_op", "annotation", "runtime", "dataloader"};
 
-typedef struct tlev { int64_t s, d; uint32_t name; uint16_t lane; uint8_t cat; } tlev;
+typedef struct tlev { int64_t s, d; uint32_t name; uint16_t lane; uint8_t cat, depth; } tlev;
 typedef struct tllane { int gpu; int64_t a, b; } tllane;
 
 static int cmp_dur_desc(const void *x, const void *y) {
@@ -48,6 +48,11 @@ static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {
     return (*n)++;
 }
 
+static int tl_cpu_cat(int kind) {
+    return kind == CPU_RUNTIME || kind == CPU_DRIVER ? TC_RUNTIME
+           : kind == CPU_DATALOADER ? TC_DATA : kind == CPU_USER_ANNOT ? TC_ANNOT : kind == CPU_OP ? TC_OP : -1;
+}
+
 /* event k of the trace (GPU events first, then host events) as a timeline
  * event without its lane; 0 when the timeline does not show it */
 static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, size_t k, tlev *x, int *gpu, int64_t *a, int64_t *b) {
@@ -55,21 +60,19 @@ static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, s
         const pc_gpu_event *e = &t->gpu[k];
         int cat = e->kind == GPU_KERNEL ? (nccl[e->name] ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
         if (cat < 0) return 0;
-        *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
+        *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat, 0};
         *gpu = 1, *a = e->device, *b = e->stream;
         return 1;
     }
     size_t i = k - t->ngpu;
     const pc_cpu_event *e = &t->cpu[i];
-    /* the top of each thread's stack, operators right under an annotation (a step's),
-     * and API calls, which sit under operators */
-    int cat = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? TC_RUNTIME
-              : e->kind == CPU_DATALOADER ? TC_DATA : e->kind == CPU_USER_ANNOT ? TC_ANNOT : e->kind == CPU_OP ? TC_OP : -1;
+    int cat = tl_cpu_cat(e->kind);
     if (cat < 0) return 0;
-    int32_t up = l->parent[i];
-    int top = up < 0 || (e->kind == CPU_OP && t->cpu[up].kind == CPU_USER_ANNOT && t->cpu[up].dur >= e->dur);
-    if (!top && cat != TC_RUNTIME) return 0;
-    *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat};
+    /* its depth: the shown ranges around it (python_function frames are not shown) */
+    int depth = 0;
+    for (int32_t up = l->parent[i]; up >= 0; up = l->parent[up])
+        if (tl_cpu_cat(t->cpu[up].kind) >= 0 && ++depth > TL_DEPTH) return 0;
+    *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat, (uint8_t)depth};
     *gpu = 0, *a = e->pid, *b = e->tid;
     return 1;
 }
@@ -177,13 +180,14 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
             *slot = nn++;
             cJSON_AddItemToArray(names, sj_str_item(strtab_get(&t->strs, ev[i].name)));
         }
-        /* [lane, start, duration, name, category] */
+        /* [lane, start, duration, name, category, depth] */
         cJSON *x = cJSON_CreateArray();
         cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].lane));
         cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].s));
         cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].d));
         cJSON_AddItemToArray(x, cJSON_CreateNumber(*slot));
         cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].cat));
+        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].depth));
         cJSON_AddItemToArray(arr, x);
     }
     hmap_free(&ids);

@@ -171,6 +171,18 @@ const result = (name, ok, why) => {
         shown = await page.$eval("#tl-tip", (t) => (t.hidden ? "" : t.textContent));
       }
     result("timeline_tooltip", /duration/.test(shown), JSON.stringify(shown.slice(0, 80)));
+    // nested ranges: a thread's lane has a row per depth, and a range on a deeper row answers the pointer
+    const rows = (await page.getAttribute("#tl-canvas", "data-rows")).split(" ").map(Number);
+    const lane = rows.findIndex((r) => r > 1);
+    if (lane >= 0) {
+      const y0 = box.y + 20 + rows.slice(0, lane).reduce((a, b) => a + b, 0) * 18 + 18 + 9;
+      let nested = "";
+      for (let x = box.x + 152; x < box.x + box.width - 2 && !nested; x += 2) {
+        await page.mouse.move(x, y0);
+        nested = await page.$eval("#tl-tip", (t) => (t.hidden ? "" : t.textContent));
+      }
+      result("timeline_nested_rows", /duration/.test(nested), JSON.stringify({ rows, lane, tip: nested.slice(0, 80) }));
+    } else if (tag === "cli_" || tag === "cli_resnet50_") result("timeline_nested_rows", false, "no lane with nested ranges: " + rows.join(" "));
   } else if (tag === "cli_" || tag === "cli_resnet50_") {
     result("timeline_present", false, "no #tl-canvas in the report");
   }

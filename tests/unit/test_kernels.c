@@ -114,8 +114,9 @@ TEST(kernels_tensor_core_label_follows_compute_capability) {
 }
 
 /* The whole-trace timeline (#20): lanes GPU first, events [lane, start,
- * duration, name, category] from the trace's start, operators at the top of
- * a thread or right under a step, API calls; nested operators left out. */
+ * duration, name, category, depth] from the trace's start; on a thread's
+ * lane every range at its depth of nesting: the step 0, aten::mm inside it
+ * 1, aten::inner inside that 2, the launch inside that 3. */
 TEST(trace_timeline_lanes_and_events) {
     const char *doc =
         "{\"traceEvents\": [\n"
@@ -130,19 +131,21 @@ TEST(trace_timeline_lanes_and_events) {
     pc_err err = {0};
     CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
     cJSON *s = analyze_json(t, NULL);
-    CHECK_EQ_I(sj_getnum(s, "trace_timeline.events_total", -1), 5);
+    CHECK_EQ_I(sj_getnum(s, "trace_timeline.events_total", -1), 6);
     CHECK_EQ_I(sj_getnum(s, "trace_timeline.dropped", -1), 0);
     CHECK_EQ_I(sj_getnum(s, "trace_timeline.span_ns", -1), 100000);
     CHECK_EQ_S(sj_getstr(s, "trace_timeline.lanes.0", ""), "GPU 0 stream 7");
     CHECK_EQ_S(sj_getstr(s, "trace_timeline.lanes.1", ""), "thread 1");
-    /* lane 0: the kernel at +30 µs, the copy at +60 µs; lane 1: the step, aten::mm, the launch */
-    static const double want[5][3] = {{0, 30000, 20000}, {0, 60000, 4000}, {1, 0, 100000}, {1, 10000, 30000}, {1, 14000, 5000}};
-    static const char *const names[5] = {"gemm_k", "Memcpy HtoD (Pinned -> Device)", "ProfilerStep#1", "aten::mm", "cudaLaunchKernel"};
-    for (int i = 0; i < 5; i++) {
+    /* lane 0: the kernel at +30 µs, the copy at +60 µs; lane 1: the step, aten::mm, aten::inner, the launch */
+    static const double want[6][4] = {{0, 30000, 20000, 0}, {0, 60000, 4000, 0}, {1, 0, 100000, 0},
+                                      {1, 10000, 30000, 1}, {1, 12000, 10000, 2}, {1, 14000, 5000, 3}};
+    static const char *const names[6] = {"gemm_k", "Memcpy HtoD (Pinned -> Device)", "ProfilerStep#1", "aten::mm", "aten::inner", "cudaLaunchKernel"};
+    for (int i = 0; i < 6; i++) {
         char p[64];
         snprintf(p, sizeof p, "trace_timeline.events.%d", i);
         const cJSON *e = sj_get(s, p);
-        CHECK(e && sj_getnum(e, "0", -1) == want[i][0] && sj_getnum(e, "1", -1) == want[i][1] && sj_getnum(e, "2", -1) == want[i][2]);
+        CHECK_MSG(e && sj_getnum(e, "0", -1) == want[i][0] && sj_getnum(e, "1", -1) == want[i][1] && sj_getnum(e, "2", -1) == want[i][2] &&
+                      sj_getnum(e, "5", -1) == want[i][3], "event %d", i);
         snprintf(p, sizeof p, "trace_timeline.names.%d", (int)sj_getnum(e, "3", 0));
         CHECK_EQ_S(sj_getstr(s, p, ""), names[i]);
     }

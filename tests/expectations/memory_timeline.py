@@ -34,3 +34,23 @@ ops = [e for e in ev if e.get('cat') in ('cpu_op', 'Operator') and str(e.get('ti
 op = max(ops, key=lambda e: (ns(e['ts']), -ns(e['dur'])))['name'] if ops else None
 print('events', len(mem), 'bucket_ns', bucket, 'points', nb, 'peak', peak, 'peak_after_first_ns', tp - t0, 'peak_operator', op)
 print('first points', mx[:5]); print('last points', mx[-3:])
+# The largest allocations live at the peak (as a memory snapshot lists blocks): each allocation
+# is live from its event until a free of the same address ("Addr"), or, in traces without
+# addresses (PyTorch 2021), a free of the same size, which frees the latest live allocation of
+# that size (the caching allocator reuses the block freed last); at the peak event, the five
+# largest live ones, with their size, when they were allocated and freed (ns after the device's
+# first memory event; None: not freed in the trace) and the innermost cpu_op on the allocating
+# thread then ("(outside any operator)" when none). Equal sizes: the earlier allocation first.
+def innermost(e):
+    t = ns(e['ts'])
+    o = [x for x in ev if x.get('cat') in ('cpu_op', 'Operator') and str(x.get('tid')) == str(e.get('tid')) and ns(x['ts']) <= t <= ns(x['ts']) + ns(x.get('dur', 0))]
+    return max(o, key=lambda x: (ns(x['ts']), -ns(x['dur'])))['name'] if o else '(outside any operator)'
+live = {}  # address (or size) -> live blocks, latest last
+for i, e in enumerate(mem):
+    a = e['args']; b = int(a.get('Bytes', 0)); key = a['Addr'] if 'Addr' in a else ('size', abs(b))
+    if b > 0:
+        live.setdefault(key, []).append([b, ns(e['ts']) - t0, None, e, i])
+    elif b < 0 and live.get(key):
+        live[key].pop()[2] = ns(e['ts']) - t0
+    if i == ip: at_peak = sorted((k for v in live.values() for k in v), key=lambda k: (-k[0], k[4]))[:5]
+for k in at_peak: print('live at peak', k[0], 'allocated', k[1], 'freed', k[2], innermost(k[3]))

@@ -26,8 +26,18 @@
 
 typedef struct devmem { int type, id; int64_t peak_alloc, peak_res, running, peak_running, nalloc; int has_totals, has_reserved; size_t at_peak; } devmem;
 typedef struct opmem { uint32_t name; int64_t alloc, freed, count, live, live_at_peak; } opmem;
-typedef struct block { uint32_t row, prev; int64_t bytes; } block; /* a live allocation: its operator row, size, and (matching by
-                                                                       size) the block of that size allocated before it, index + 1 */
+typedef struct block { /* an allocation: its operator row, size, and (matching by size) the block of that size allocated before it, index + 1 */
+    uint32_t row, prev;
+    int64_t bytes, ts, freed_ts; /* freed_ts < 0: not freed (yet) */
+    int64_t device;
+} block;
+enum { PEAK_BLOCKS = 10 }; /* the largest allocations live at the peak, listed */
+
+static int cmp_block_size(const void *a, const void *b) {
+    const block *x = *(const block *const *)a, *y = *(const block *const *)b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    return x < y ? -1 : x > y; /* equal sizes: the earlier allocation first */
+}
 
 static int cmp_opmem(const void *a, const void *b) {
     const opmem *x = a, *y = b;
@@ -114,6 +124,27 @@ static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
         cJSON_AddItemToArray(pts, p);
     }
     spill_free(mx);
+}
+
+/* memory.peak_allocations: the largest of the blocks live at the peak (idx),
+ * with their operator, and when they were allocated and freed */
+static void peak_blocks(const pc_trace *t, cJSON *mem, const block *blocks, const uint32_t *idx, size_t n, const opmem *rows) {
+    cJSON *arr = sj_arr(mem, "peak_allocations");
+    if (!n) return;
+    const block **v = xcalloc(n, sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = &blocks[idx[i]];
+    qsort(v, n, sizeof *v, cmp_block_size);
+    for (size_t i = 0; i < n && i < PEAK_BLOCKS; i++) {
+        cJSON *j = cJSON_CreateObject();
+        uint32_t name = rows[v[i]->row].name;
+        sj_int(j, "bytes", v[i]->bytes);
+        sj_str(j, "operator", name ? strtab_get(&t->strs, name) : "(outside any operator)");
+        sj_int(j, "allocated_ns", v[i]->ts - t->t_min);
+        if (v[i]->freed_ts >= 0) sj_int(j, "freed_ns", v[i]->freed_ts - t->t_min);
+        else cJSON_AddNullToObject(j, "freed_ns");
+        cJSON_AddItemToArray(arr, j);
+    }
+    free(v);
 }
 
 void an_memory(const an_ctx *c, pc_summary *ps) {
@@ -204,6 +235,8 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
     size_t n = 0, cap = 0, nb = 0, capb = 0;
     int64_t before_trace = 0;
     int by_size_used = 0;
+    uint32_t *at_peak = NULL; /* blocks live at the peak */
+    size_t npk = 0, cappk = 0;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != 1) continue;
@@ -216,6 +249,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
                 block *k = &blocks[*at - 1];
                 opmem *r = &rows[k->row];
                 r->freed = sat_add(r->freed, k->bytes), r->live = sat_add(r->live, -k->bytes);
+                k->freed_ts = e->ts;
                 *at = by_addr ? 0 : k->prev;
             } else before_trace = sat_add(before_trace, -e->bytes);
             by_size_used |= !by_addr;
@@ -233,13 +267,19 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             if (e->bytes > 0) {
                 r->alloc = sat_add(r->alloc, e->bytes), r->count++, r->live = sat_add(r->live, e->bytes);
                 block *b = SPILL_PUSH(blocks, nb, capb);
-                b->row = *slot, b->bytes = e->bytes, b->prev = by_addr ? 0 : *at;
+                *b = (block){.row = *slot, .prev = by_addr ? 0 : *at, .bytes = e->bytes, .ts = e->ts, .freed_ts = -1, .device = e->device_id};
                 *at = (uint32_t)nb; /* index + 1; 0: none live */
             }
         }
-        if (i == peak_event)
+        if (i == peak_event) {
             for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;
+            /* the largest blocks of the peak's device live now (indices: blocks may still move) */
+            for (size_t q = 0; q < nb; q++)
+                if (blocks[q].freed_ts < 0 && blocks[q].device == e->device_id) *SPILL_PUSH(at_peak, npk, cappk) = (uint32_t)q;
+        }
     }
+    peak_blocks(t, mem, blocks, at_peak, npk, rows);
+    spill_free(at_peak);
     hmap_free(&live);
     hmap_free(&by_size);
     spill_free(blocks);

@@ -433,6 +433,14 @@ TEST(memory_frees_charged_to_their_allocation) {
          * reserved peak is unknown, null, never 0 */
         CHECK(cJSON_IsNull(sj_get(s, "memory.devices.0.peak_reserved_bytes")));
         CHECK(cJSON_IsNull(sj_get(s, "memory.devices.0.timeline.points.0.reserved_bytes")));
+        /* live at the peak (ts 2): 100 bytes from ts 1, freed at ts 11, and 50 from ts 2, never freed */
+        CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "memory.peak_allocations")), 2);
+        CHECK_EQ_I(sj_getnum(s, "memory.peak_allocations.0.bytes", -1), 100);
+        CHECK_EQ_I(sj_getnum(s, "memory.peak_allocations.0.allocated_ns", -1), 1000);
+        CHECK_EQ_I(sj_getnum(s, "memory.peak_allocations.0.freed_ns", -1), 11000);
+        CHECK_EQ_S(sj_getstr(s, "memory.peak_allocations.0.operator", ""), "aten::empty");
+        CHECK_EQ_I(sj_getnum(s, "memory.peak_allocations.1.bytes", -1), 50);
+        CHECK(cJSON_IsNull(sj_get(s, "memory.peak_allocations.1.freed_ns")));
         cJSON_Delete(s);
         pc_trace_free(t);
     }

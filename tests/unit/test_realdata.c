@@ -907,11 +907,13 @@ TEST(realdata_collectives_by_type_and_size) {
  * over time on ResNet-50, both DataLoader settings. */
 TEST(realdata_memory_over_time) {
     if (!shared_data()) SKIP("../shared/data is missing");
-    static const struct { const char *path; double bucket, peak, peak_after; double first[5], last[3]; } want[] = {
+    static const struct { const char *path; double bucket, peak, peak_after; double first[5], last[3]; double live[5][2]; } want[] = {
         {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 4814365, 2791636480, 53025000,
-         {361122304, 1028749824, 1599631360, 1907397632, 2177162240}, {1702127104, 1054439936, 0}},
+         {361122304, 1028749824, 1599631360, 1907397632, 2177162240}, {1702127104, 1054439936, 0},
+         {{2362000, 86603000}, {2836000, 86360000}, {5329000, 84662000}, {5752000, 84276000}, {6048000, 84092000}}},
         {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 4040805, 2791505408, 106194000,
-         {19267584, 19267584, 19267584, 19267584, 19267584}, {1672122880, 1028747776, 0}},
+         {19267584, 19267584, 19267584, 19267584, 19267584}, {1672122880, 1028747776, 0},
+         {{40442000, 151121000}, {41161000, 150812000}, {44610000, 148672000}, {45293000, 148152000}, {45782000, 147947000}}},
     };
     for (size_t i = 0; i < 2; i++) {
         cJSON *s = summarize(want[i].path);
@@ -933,6 +935,17 @@ TEST(realdata_memory_over_time) {
         CHECK_EQ_I(sj_getnum(d, "peak_allocated_bytes", 0), want[i].peak);
         CHECK_EQ_I(sj_getnum(d, "peak_t_ns", 0) - sj_getnum(d, "timeline.start_ns", 0), want[i].peak_after);
         CHECK_EQ_S(sj_getstr(d, "peak_operator", ""), "aten::empty");
+        /* the largest allocations live at the peak (memory-timeline.md): 98 MiB activations,
+         * alternately from cudnn_convolution and aten::empty, allocated and freed when the script says */
+        double t0 = sj_getnum(d, "timeline.start_ns", 0);
+        CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "memory.peak_allocations")), 10);
+        for (int k = 0; k < 5; k++) {
+            const cJSON *a = cJSON_GetArrayItem(sj_get(s, "memory.peak_allocations"), k);
+            CHECK_EQ_I(sj_getnum(a, "bytes", 0), 102760448);
+            CHECK_EQ_I(sj_getnum(a, "allocated_ns", 0) - t0, want[i].live[k][0]);
+            CHECK_EQ_I(sj_getnum(a, "freed_ns", 0) - t0, want[i].live[k][1]);
+            CHECK_EQ_S(sj_getstr(a, "operator", ""), k % 2 ? "aten::empty" : "aten::cudnn_convolution");
+        }
         cJSON_Delete(s);
     }
 }

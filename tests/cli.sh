@@ -159,6 +159,15 @@ fi
 
 # --csv: every table, whole; e-mail; Markdown through GitHub's renderer
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/full" --csv --email --email-to "perf-team@example.com" -q
+# the nn.Module hierarchy (#20) as a tree table and a flame graph, from python_function module ranges
+"$PC" report tests/fixtures/modules.json -o "$T/modules" -q
+check report_module_tree_and_flame python3 -c "
+import re; h = open('$T/modules/report.html').read()
+sec = h[h.index('<h3>By nn.Module</h3>'):h.index('</section>', h.index('<h3>By nn.Module</h3>'))]
+assert 'aria-label=\"Where the device time goes, by nn.Module (outermost on top)\"' in sec, 'no module flame graph'
+rows = re.findall(r'<td class=\"name d(\\d)\">([^<]*)</td><td class=\"n\" data-v=\"(\\d+)\"', sec)
+assert rows == [('0', 'Net_0', '25000'), ('1', 'Linear_0', '20000'), ('1', 'ReLU_0', '5000')], rows"
+check report_module_tree_says_when_missing grep -q "No <code>nn.Module</code> ranges in this trace" "$T/full/report.html"
 check csv_files [ -s "$T/full/operators.csv" -a -s "$T/full/kernels.csv" -a -s "$T/full/steps.csv" ]
 if command -v python3 > /dev/null; then
     check csv_rows_match_summary python3 -c "

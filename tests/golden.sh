@@ -43,6 +43,7 @@ done <<CASES
 demo examples/demo.pt.trace.json.gz
 kineto_current tests/fuzz/seeds/current.json
 kineto_2021 tests/fuzz/seeds/legacy.json
+kineto_modules tests/fixtures/modules.json
 nsys \$T/nsys.sqlite
 nvprof \$T/nvprof.sqlite
 mindspore tests/hostile/ms_extreme.profiler

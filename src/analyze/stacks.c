@@ -9,7 +9,9 @@
  * in depth-first order, children by device time (then CPU time); nodes under
  * 0.2% of both totals are left out (their time stays in their parent), at
  * most MAX_NODES rows. Operators without a stack (autograd's backward thread)
- * are counted apart. */
+ * are counted apart. The same tree over the nn.Module ranges alone (PyTorch's
+ * python_function events named "nn.Module: NAME") is the module hierarchy
+ * (module_rows): each module holds the time of the operators run inside it. */
 #include "analyze.h"
 #include "../summary/summary.h"
 #include "../util/spill.h"
@@ -26,13 +28,10 @@ typedef struct snode {
 } snode;
 
 static int32_t child_of(snode **nodes, size_t *n, size_t *cap, int32_t parent, const char *f, size_t len) {
+    /* the parent's children, or the roots: every node with parent -1, linked from node 0 */
     int32_t k = parent >= 0 ? (*nodes)[parent].child : (*n ? 0 : -1);
-    if (parent < 0) { /* roots: every node with parent -1, linked from node 0 */
-        for (int32_t i = k; i >= 0; i = (*nodes)[i].next)
-            if ((*nodes)[i].len == len && !memcmp((*nodes)[i].frame, f, len)) return i;
-    } else
-        for (int32_t i = k; i >= 0; i = (*nodes)[i].next)
-            if ((*nodes)[i].len == len && !memcmp((*nodes)[i].frame, f, len)) return i;
+    for (int32_t i = k; i >= 0; i = (*nodes)[i].next)
+        if ((*nodes)[i].len == len && !memcmp((*nodes)[i].frame, f, len)) return i;
     snode *s = SPILL_PUSH(*nodes, *n, *cap);
     int32_t id = (int32_t)(*n - 1);
     memset(s, 0, sizeof *s);
@@ -90,6 +89,30 @@ static int code_range(const pc_trace *t, const pc_cpu_event *e) {
     return strncmp(n, "ProfilerStep#", 13) && strncmp(n, "perfcard.step#", 14);
 }
 
+/* rows of a tree, depth-first, under key of sec */
+static void tree_rows(cJSON *sec, const char *key, const snode *nodes, size_t n) {
+    cJSON *rows = sj_arr(sec, key);
+    if (!n) return;
+    int64_t tdev = 0, tcpu = 0;
+    for (int32_t i = 0; i >= 0; i = nodes[i].next) tdev += nodes[i].dev, tcpu += nodes[i].cpu;
+    int count = 0;
+    emit(nodes, n, 0, tdev / 500 + 1, tcpu / 500 + 1, rows, &count, -1);
+}
+
+static int is_module(const pc_trace *t, const pc_cpu_event *e) {
+    return e->kind == CPU_PYFUNC && !strncmp(strtab_get(&t->strs, e->name), "nn.Module: ", 11);
+}
+
+/* the frames fr[nf - 1] (outermost) .. fr[0] as a path from the root, each adding dev and cpu */
+static void add_path(snode **nodes, size_t *n, size_t *cap, const pc_trace *t, const int32_t *fr, int nf, int skip, int64_t dev, int64_t cpu) {
+    int32_t at = -1;
+    for (int k = nf - 1; k >= 0; k--) {
+        const char *name = strtab_get(&t->strs, t->cpu[fr[k]].name) + skip;
+        at = child_of(nodes, n, cap, at, name, strlen(name));
+        (*nodes)[at].dev += dev, (*nodes)[at].cpu += cpu, (*nodes)[at].calls++;
+    }
+}
+
 void an_call_stacks(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
@@ -104,20 +127,28 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
             if (code_range(t, &t->cpu[p])) top = p;
         if (top >= 0) dev[top] += e->dur;
     }
-    snode *nodes = NULL;
-    size_t n = 0, cap = 0;
-    int64_t with = 0, dev_with = 0, dev_without = 0, cpu_without = 0, py = 0;
+    snode *nodes = NULL, *mods = NULL;
+    size_t n = 0, cap = 0, nm = 0, capm = 0;
+    int64_t with = 0, dev_with = 0, dev_without = 0, cpu_without = 0, py = 0, in_mod = 0, dev_mod = 0;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (!code_range(t, e)) continue;
         int outer = 1;
         for (int32_t p = l->parent[i]; p >= 0 && outer; p = l->parent[p]) outer = !code_range(t, &t->cpu[p]);
         if (!outer) continue;
+        /* the modules it ran in, innermost first */
+        int32_t fr[64];
+        int nf = 0;
+        for (int32_t p = l->parent[i]; p >= 0 && nf < 64; p = l->parent[p])
+            if (is_module(t, &t->cpu[p])) fr[nf++] = p;
+        if (nf) {
+            in_mod++, dev_mod += dev[i];
+            add_path(&mods, &nm, &capm, t, fr, nf, 11, dev[i], e->dur);
+        }
+        nf = 0;
         const char *st = e->concrete ? strtab_get(&t->strs, e->concrete) : "";
         if (st[0] != PC_STACK_MARK) {
             /* PyTorch 2's with_stack: python_function ranges around the operator */
-            int32_t fr[64];
-            int nf = 0;
             for (int32_t p = l->parent[i]; p >= 0 && nf < 64; p = l->parent[p])
                 if (t->cpu[p].kind == CPU_PYFUNC) fr[nf++] = p;
             if (!nf) {
@@ -125,12 +156,7 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
                 continue;
             }
             with++, dev_with += dev[i], py++;
-            int32_t at = -1;
-            for (int k = nf - 1; k >= 0; k--) {
-                const char *name = strtab_get(&t->strs, t->cpu[fr[k]].name);
-                at = child_of(&nodes, &n, &cap, at, name, strlen(name));
-                nodes[at].dev += dev[i], nodes[at].cpu += e->dur, nodes[at].calls++;
-            }
+            add_path(&nodes, &n, &cap, t, fr, nf, 0, dev[i], e->dur);
             continue;
         }
         with++, dev_with += dev[i];
@@ -155,12 +181,10 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
     sj_int(sec, "device_ns_with_stack", dev_with);
     sj_int(sec, "device_ns_without_stack", dev_without);
     sj_int(sec, "cpu_ns_without_stack", cpu_without);
-    cJSON *rows = sj_arr(sec, "rows");
-    if (n) {
-        int64_t tdev = 0, tcpu = 0;
-        for (int32_t i = 0; i >= 0; i = nodes[i].next) tdev += nodes[i].dev, tcpu += nodes[i].cpu;
-        int count = 0;
-        emit(nodes, n, 0, tdev / 500 + 1, tcpu / 500 + 1, rows, &count, -1);
-    }
+    tree_rows(sec, "rows", nodes, n);
+    sj_int(sec, "operators_in_modules", in_mod);
+    sj_int(sec, "device_ns_in_modules", dev_mod);
+    tree_rows(sec, "module_rows", mods, nm);
     spill_free(nodes);
+    spill_free(mods);
 }

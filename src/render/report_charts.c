@@ -323,18 +323,21 @@ static void rank_charts(chart_out *co, cJSON *v) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
-/* time by call stack as a flame graph (call_stacks.rows, depth-first): each
- * node as wide as its device time (CPU time when the trace has no device time
- * under any stack), children left to right from their parent's left edge */
-static void flame_chart(chart_out *co, cJSON *v) {
-    const cJSON *rows = sj_get(v, "call_stacks.rows");
+/* a tree of call_stacks (rows_key: rows by call stack, module_rows by
+ * nn.Module, depth-first) as flame graph id: each node as wide as its device
+ * time (CPU time when no node has device time), children left to right from
+ * their parent's left edge */
+static void flame_chart(chart_out *co, cJSON *v, const char *rows_key, const char *id, const char *by) {
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sj_get(v, "call_stacks"), rows_key);
     size_t n = (size_t)cJSON_GetArraySize(rows);
     if (!n) return;
-    const char *key = sj_getnum(v, "call_stacks.device_ns_with_stack", 0) > 0 ? "device_ns" : "cpu_ns";
+    double devsum = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows) devsum += sj_getnum(r, "device_ns", 0);
+    const char *key = devsum > 0 ? "device_ns" : "cpu_ns";
     double *x = xcalloc(n, sizeof *x), *wd = xcalloc(n, sizeof *wd), *next = xcalloc(n, sizeof *next), total = 0, root_at = 0;
     int *dp = xcalloc(n, sizeof *dp);
     const char **lab = xcalloc(n, sizeof *lab);
-    const cJSON *r;
     cJSON_ArrayForEach(r, rows) if (sj_getnum(r, "parent", -1) < 0) total += sj_getnum(r, key, 0);
     if (total <= 0) goto done;
     size_t i = 0;
@@ -348,9 +351,9 @@ static void flame_chart(chart_out *co, cJSON *v) {
         i++;
     }
     char title[96];
-    snprintf(title, sizeof title, "Where the %s time goes, by call stack (outermost frame on top)", key[0] == 'd' ? "device" : "CPU");
+    snprintf(title, sizeof title, "Where the %s time goes, by %s (outermost on top)", key[0] == 'd' ? "device" : "CPU", by);
     chart c = {.kind = CHART_FLAME, .title = title, .fx = x, .fw = wd, .fdepth = dp, .flabels = lab, .nflame = n};
-    rv_add_chart(co, "flame", &c, cJSON_CreateArray());
+    rv_add_chart(co, id, &c, cJSON_CreateArray());
 done:
     free(x), free(wd), free(next), free(dp), free(lab);
 }
@@ -432,5 +435,6 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows) {
     memory_charts(co, v);
     roofline_chart(co, v, "points", "roofline", "operators");
     roofline_chart(co, v, "kernel_points", "roofline_kernels", "kernels");
-    flame_chart(co, v);
+    flame_chart(co, v, "rows", "flame", "call stack");
+    flame_chart(co, v, "module_rows", "flame_modules", "nn.Module");
 }

@@ -206,3 +206,46 @@ TEST(call_stacks_from_python_functions) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* The nn.Module hierarchy (#20) from PyTorch 2's python_function ranges named
+ * "nn.Module: NAME": Net_0 holds Linear_0 (aten::mm, 30 us CPU, its 20 us
+ * kernel) and ReLU_0 (aten::relu, 10 us CPU, a 5 us kernel); aten::add runs in
+ * Net_0 directly (8 us CPU); the frames that are not modules (forward) do not
+ * appear. By hand: Net_0 48 us CPU, 25 us device, 3 operators; Linear_0 first
+ * among its children (more device time), at depth 1 under row 0. */
+TEST(module_tree_from_python_functions) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Net_0\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 200},\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.py(5): forward\", \"pid\": 1, \"tid\": 1, \"ts\": 101, \"dur\": 190},\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: ReLU_0\", \"pid\": 1, \"tid\": 1, \"ts\": 102, \"dur\": 20},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::relu\", \"pid\": 1, \"tid\": 1, \"ts\": 105, \"dur\": 10},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 106, \"dur\": 2, \"args\": {\"correlation\": 8}},\n"
+        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Linear_0\", \"pid\": 1, \"tid\": 1, \"ts\": 130, \"dur\": 40},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 135, \"dur\": 30},\n"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 140, \"dur\": 5, \"args\": {\"correlation\": 9}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 8},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"relu_k\", \"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 8}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_k\", \"pid\": 0, \"tid\": 7, \"ts\": 150, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.operators_in_modules", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "call_stacks.device_ns_in_modules", -1), 25000);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "call_stacks.module_rows")), 3);
+    static const struct { const char *name; int depth, parent; long dev, cpu, calls; } want[] = {
+        {"Net_0", 0, -1, 25000, 48000, 3}, {"Linear_0", 1, 0, 20000, 30000, 1}, {"ReLU_0", 1, 0, 5000, 10000, 1}};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *r = cJSON_GetArrayItem(sj_get(s, "call_stacks.module_rows"), i);
+        CHECK_EQ_S(sj_getstr(r, "frame", ""), want[i].name);
+        CHECK_EQ_I(sj_getnum(r, "depth", -1), want[i].depth);
+        CHECK_EQ_I(sj_getnum(r, "parent", -9), want[i].parent);
+        CHECK_EQ_I(sj_getnum(r, "device_ns", -1), want[i].dev);
+        CHECK_EQ_I(sj_getnum(r, "cpu_ns", -1), want[i].cpu);
+        CHECK_EQ_I(sj_getnum(r, "calls", -1), want[i].calls);
+    }
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

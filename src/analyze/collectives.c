@@ -179,6 +179,7 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         sj_int(o, "total_ns", r->total);
         sj_num(o, "avg_ns", (double)r->total / (double)r->calls);
         sj_num(o, "bytes", r->bytes);
+        sj_int(o, "sized_ns", r->sized_total); /* the time of the calls of known size: what the bandwidths divide */
         double f = bus_factor(r->coll, ranks);
         if (r->sized_total > 0) {
             double alg = r->bytes / (double)r->sized_total; /* bytes per ns = GB/s */

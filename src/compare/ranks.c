@@ -70,6 +70,46 @@ static double median_of(const double *v, int n) {
     return m;
 }
 
+/* ranks.collectives[]: per rank, each collective type over all its sizes: calls,
+ * time per step, bytes, and nccl-tests' bus bandwidth over the calls of known
+ * size (their bytes / their time x the type's bus factor); by rank, then time */
+typedef struct ctype { const char *coll; double calls, total, bytes, sized, factor; } ctype;
+static int cmp_ctype(const void *a, const void *b) {
+    const ctype *x = a, *y = b;
+    return (x->total < y->total) - (x->total > y->total);
+}
+static void rank_collectives(cJSON *rs, const rk *v, int n) {
+    cJSON *arr = sj_arr(rs, "collectives");
+    for (int i = 0; i < n; i++) {
+        const cJSON *rows = sj_get(v[i].s, "collectives.rows"), *r;
+        int nr = cJSON_GetArraySize(rows), nt = 0;
+        ctype *t = xcalloc((size_t)(nr ? nr : 1), sizeof *t);
+        cJSON_ArrayForEach(r, rows) {
+            const char *c = sj_getstr(r, "collective", "");
+            int k = 0;
+            while (k < nt && strcmp(t[k].coll, c)) k++;
+            if (k == nt) t[nt++] = (ctype){.coll = c, .factor = sj_getnum(r, "bus_factor", 0)};
+            t[k].calls += sj_getnum(r, "calls", 0), t[k].total += sj_getnum(r, "total_ns", 0);
+            t[k].bytes += sj_getnum(r, "bytes", 0), t[k].sized += sj_getnum(r, "sized_ns", 0);
+        }
+        qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
+        double steps = sj_getnum(v[i].s, "steps.count", 0) > 0 ? sj_getnum(v[i].s, "steps.count", 0) : 1;
+        for (int k = 0; k < nt; k++) {
+            cJSON *o = cJSON_CreateObject();
+            sj_int(o, "rank", v[i].rank);
+            sj_str(o, "collective", t[k].coll);
+            sj_num(o, "calls", t[k].calls);
+            sj_num(o, "total_ns", t[k].total);
+            sj_num(o, "per_step_ns", t[k].total / steps);
+            sj_num(o, "bytes", t[k].bytes);
+            if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) sj_num(o, "busbw_gbs", t[k].bytes / t[k].sized * t[k].factor);
+            else cJSON_AddNullToObject(o, "busbw_gbs");
+            cJSON_AddItemToArray(arr, o);
+        }
+        free(t);
+    }
+}
+
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
@@ -136,6 +176,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
+    rank_collectives(rs, v, n);
     double median = median_of(work, n);
     int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
     cJSON *st = sj_obj(rs, "straggler");

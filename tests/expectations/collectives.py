@@ -10,9 +10,11 @@ all_gather. algbw = size / time, busbw = algbw x factor, factor by collective fo
 all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce,
 send/recv 1. Rows by (collective, size range: [0, 1 KiB), [1, 16 KiB), [16, 256 KiB),
 [256 KiB, 4 MiB), [4, 64 MiB), [64 MiB, 1 GiB), 1 GiB and more, unknown).
-Usage: collectives.py TRACE (the expectations in collectives.md come from it)."""
+With --by-type, one row per collective over all sizes (the per-rank table of a job report).
+Usage: collectives.py TRACE [--by-type] (the expectations in collectives.md come from it)."""
 import json, gzip, sys, re, collections
 f = sys.argv[1]
+by_type = '--by-type' in sys.argv[2:]
 d = json.load(gzip.open(f) if f.endswith('.gz') else open(f))
 ev = d['traceEvents']
 n = (d.get('distributedInfo') or {}).get('world_size')
@@ -50,6 +52,12 @@ for k in ev:
     row = rows.setdefault((coll, b), [0, 0.0, 0, 0.0])
     row[0] += 1; row[1] += k['dur']
     if size is not None: row[2] += size; row[3] += k['dur']
+if by_type:
+    agg = collections.OrderedDict()
+    for (c, b), v in rows.items():
+        a = agg.setdefault((c, 'all sizes'), [0, 0.0, 0, 0.0])
+        for i in range(4): a[i] += v[i]
+    rows = agg
 for (c, b), (cnt, t, sz, tsz) in sorted(rows.items(), key=lambda x: -x[1][1]):
     alg = sz / (tsz * 1e3) if tsz else None  # bytes per ns = GB/s
     bus = alg * factor(c) if alg is not None and factor(c) else None

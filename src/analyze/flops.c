@@ -261,24 +261,24 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
     if (optimizer_flops(n, a, r)) return 1;
     if (!strcmp(n, "mm") && tensor(a, 0, 2) && tensor(a, 1, 2)) {
         gemm(r, 1, a->d[0][0], a->d[1][1], a->d[0][1]);
-        r->bytes = (numel(a, 0) + numel(a, 1) + (double)(r->m * r->n)) * esize(a, 0, 4);
+        r->bytes = (numel(a, 0) + numel(a, 1) + ((double)r->m * (double)r->n)) * esize(a, 0, 4);
         return 1;
     }
     if (!strcmp(n, "addmm") && tensor(a, 1, 2) && tensor(a, 2, 2)) {
         gemm(r, 1, a->d[1][0], a->d[2][1], a->d[1][1]);
         r->dtype = a->dtype[1];
-        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + (double)(r->m * r->n)) * esize(a, 1, 4);
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + ((double)r->m * (double)r->n)) * esize(a, 1, 4);
         return 1;
     }
     if (!strcmp(n, "bmm") && tensor(a, 0, 3) && tensor(a, 1, 3)) {
         gemm(r, (double)a->d[0][0], a->d[0][1], a->d[1][2], a->d[0][2]);
-        r->bytes = (numel(a, 0) + numel(a, 1) + (double)(a->d[0][0] * r->m * r->n)) * esize(a, 0, 4);
+        r->bytes = (numel(a, 0) + numel(a, 1) + ((double)a->d[0][0] * (double)r->m * (double)r->n)) * esize(a, 0, 4);
         return 1;
     }
     if (!strcmp(n, "baddbmm") && tensor(a, 1, 3) && tensor(a, 2, 3)) {
         gemm(r, (double)a->d[1][0], a->d[1][1], a->d[2][2], a->d[1][2]);
         r->dtype = a->dtype[1];
-        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + (double)(a->d[1][0] * r->m * r->n)) * esize(a, 1, 4);
+        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + ((double)a->d[1][0] * (double)r->m * (double)r->n)) * esize(a, 1, 4);
         return 1;
     }
     if (!strcmp(n, "linear") && a->n >= 2 && a->nd[0] >= 1 && tensor(a, 1, 2)) {
@@ -375,7 +375,7 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         double keys = s;
         if (a->ncon[ca] == 1 && a->con[ca][0]) keys = s / 2;
         if (bl && a->ncon[11] == 1 && a->ncon[12] == 1 && a->con[11][0] >= 0 && a->con[12][0] >= 0) {
-            double w = (double)(a->con[11][0] + a->con[12][0] + 1);
+            double w = (double)a->con[11][0] + (double)a->con[12][0] + 1;
             if (w < keys) keys = w;
         }
         r->flops = 2 * b * h * l * keys * e + 2 * b * h * l * keys * ev;

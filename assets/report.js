@@ -209,7 +209,9 @@
     }
     var e = hit(px, py);
     if (!e) { tip.hidden = true; return; }
-    tip.textContent = D.names[e[3]] + "\n" + D.categories[e[4]] + " \u00b7 " + D.lanes[e[0]] + "\nstart " + fmt(e[1]) + " \u00b7 duration " + fmt(e[2]);
+    var a = D.args && e[6] >= 0 ? D.args[e[6]] : null;
+    tip.textContent = D.names[e[3]] + "\n" + D.categories[e[4]] + " \u00b7 " + D.lanes[e[0]] + "\nstart " + fmt(e[1]) + " \u00b7 duration " + fmt(e[2]) +
+      (typeof a === "string" ? "\n" + a : "");
     tip.style.left = Math.min(px + 12, cv.clientWidth - 260) + "px"; tip.style.top = (py + 14) + "px";
     tip.hidden = false;
   });

@@ -4,7 +4,9 @@
  * annotations (steps, record_function ranges), operators, CUDA API calls and
  * data loading, each at its depth: the number of those ranges around it on
  * its thread (0 outermost; deeper than TL_DEPTH not shown). Times are ns from
- * the trace's start. Names are listed once ("names") and events point at them.
+ * the trace's start. Names are listed once ("names") and events point at them,
+ * and so are their arguments ("args": a kernel's grid and block, a copy's
+ * bytes, an operator's input shapes).
  * At most TL_MAX events: past that, the longest TL_MAX are kept (a zoomed-out
  * view shows them; the shortest are what the eye cannot see) and "dropped"
  * says how many were left out, and the shortest kept. */
@@ -20,7 +22,7 @@ enum { TL_MAX = 20000, TL_LANES = 256, TL_DEPTH = 7 };
 enum { TC_KERNEL, TC_NCCL, TC_MEMCPY, TC_MEMSET, TC_OP, TC_ANNOT, TC_RUNTIME, TC_DATA, TC_N };
 static const char *const tl_cat[TC_N] = {"kernel", "communication", "memcpy", "memset", "cpu_op", "annotation", "runtime", "dataloader"};
 
-typedef struct tlev { int64_t s, d; uint32_t name; uint16_t lane; uint8_t cat, depth; } tlev;
+typedef struct tlev { int64_t s, d; uint32_t name, src; uint16_t lane; uint8_t cat, depth; } tlev; /* src: its event k */
 typedef struct tllane { int gpu; int64_t a, b; } tllane;
 
 static int cmp_dur_desc(const void *x, const void *y) {
@@ -60,7 +62,7 @@ static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, s
         const pc_gpu_event *e = &t->gpu[k];
         int cat = e->kind == GPU_KERNEL ? (nccl[e->name] ? TC_NCCL : TC_KERNEL) : e->kind == GPU_MEMCPY ? TC_MEMCPY : e->kind == GPU_MEMSET ? TC_MEMSET : -1;
         if (cat < 0) return 0;
-        *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat, 0};
+        *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint32_t)k, 0, (uint8_t)cat, 0};
         *gpu = 1, *a = e->device, *b = e->stream;
         return 1;
     }
@@ -72,8 +74,35 @@ static int tl_event(const pc_trace *t, const pc_links *l, const uint8_t *nccl, s
     int depth = 0;
     for (int32_t up = l->parent[i]; up >= 0; up = l->parent[up])
         if (tl_cpu_cat(t->cpu[up].kind) >= 0 && ++depth > TL_DEPTH) return 0;
-    *x = (tlev){e->ts - t->t_min, e->dur, e->name, 0, (uint8_t)cat, (uint8_t)depth};
+    *x = (tlev){e->ts - t->t_min, e->dur, e->name, (uint32_t)k, 0, (uint8_t)cat, (uint8_t)depth};
     *gpu = 0, *a = e->pid, *b = e->tid;
+    return 1;
+}
+
+/* event k's arguments as the tooltip shows them, into buf; 0 when it has none.
+ * *key identifies the text for sharing it (equal keys, equal texts but for
+ * a kernel's, which is a hash: the caller compares). */
+static int tl_args(const pc_trace *t, size_t k, char *buf, size_t cap, uint64_t *key) {
+    if (k < t->ngpu) {
+        const pc_gpu_event *e = &t->gpu[k];
+        if (e->kind == GPU_KERNEL && e->grid[0]) {
+            snprintf(buf, cap, "grid [%u, %u, %u] block [%u, %u, %u]", e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2]);
+            uint64_t h = 1469598103934665603ULL;
+            for (const char *p = buf; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            *key = h | (3ULL << 62);
+            return 1;
+        }
+        if ((e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->bytes != PC_NONE && e->bytes >= 0) {
+            snprintf(buf, cap, "%lld bytes", (long long)e->bytes);
+            *key = ((uint64_t)e->bytes & ((1ULL << 62) - 1)) | (2ULL << 62);
+            return 1;
+        }
+        return 0;
+    }
+    const pc_cpu_event *e = &t->cpu[k - t->ngpu];
+    if (e->kind != CPU_OP || !e->input_dims) return 0;
+    snprintf(buf, cap, "input shapes %.480s", strtab_get(&t->strs, e->input_dims));
+    *key = e->input_dims | (1ULL << 62);
     return 1;
 }
 
@@ -169,10 +198,12 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         else snprintf(lab, sizeof lab, "thread %lld", (long long)sorted[i].b);
         cJSON_AddItemToArray(la, sj_str_item(lab));
     }
-    /* names: each once, in first-use order */
-    hmap ids = {0};
-    cJSON *names = sj_arr(tl, "names"), *arr = sj_arr(tl, "events");
-    uint32_t nn = 0;
+    /* names and arguments: each once, in first-use order */
+    hmap ids = {0}, argids = {0};
+    cJSON *names = sj_arr(tl, "names"), *args = sj_arr(tl, "args"), *arr = sj_arr(tl, "events");
+    uint32_t nn = 0, na = 0;
+    cJSON **argv = NULL; /* args' items by index (cJSON arrays are lists) */
+    size_t capa = 0, nav = 0;
     for (size_t i = 0; i < n; i++) {
         int created;
         uint32_t *slot = hmap_get(&ids, ev[i].name, &created);
@@ -180,7 +211,7 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
             *slot = nn++;
             cJSON_AddItemToArray(names, sj_str_item(strtab_get(&t->strs, ev[i].name)));
         }
-        /* [lane, start, duration, name, category, depth] */
+        /* [lane, start, duration, name, category, depth, args or -1] */
         cJSON *x = cJSON_CreateArray();
         cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].lane));
         cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].s));
@@ -188,9 +219,26 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(x, cJSON_CreateNumber(*slot));
         cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].cat));
         cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].depth));
+        char ab[512];
+        uint64_t key;
+        double aid = -1;
+        if (tl_args(t, ev[i].src, ab, sizeof ab, &key)) {
+            uint32_t *as = hmap_get(&argids, key, &created);
+            if (!created && !strcmp(argv[*as - 1]->valuestring, ab)) aid = *as - 1;
+            else {
+                cJSON *it = sj_str_item(ab);
+                cJSON_AddItemToArray(args, it);
+                *VEC_PUSH(argv, nav, capa) = it;
+                if (created) *as = na + 1; /* a hash shared by two texts: the first keeps the slot */
+                aid = na++;
+            }
+        }
+        cJSON_AddItemToArray(x, cJSON_CreateNumber(aid));
         cJSON_AddItemToArray(arr, x);
     }
     hmap_free(&ids);
+    hmap_free(&argids);
+    free(argv);
     spill_free(ev);
     free(remap);
     free(sorted);

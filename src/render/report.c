@@ -219,34 +219,47 @@ static int cmp_event_start(const void *a, const void *b) {
     return lx != ly ? (lx > ly) - (lx < ly) : (sx > sy) - (sx < sy);
 }
 
-/* Keeps the longest half of tl's events, and only the names they use; adds
- * the rest to "dropped". For a page over its budget. */
+/* Keeps in tl's string list key (names, args) only the entries the events v[0..n)
+ * point at by their element at, renumbered in first-use order; -1 stays -1. */
+static void timeline_strings(cJSON *tl, const char *key, cJSON **v, int n, int at) {
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(tl, key);
+    int nl = cJSON_GetArraySize(list), used = 0;
+    cJSON **items = xcalloc((size_t)(nl ? nl : 1), sizeof *items);
+    int *map = xcalloc((size_t)(nl ? nl : 1), sizeof *map), k = 0;
+    cJSON *it;
+    cJSON_ArrayForEach(it, list) items[k] = it, map[k++] = -1;
+    cJSON *nlist = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(v[i], at);
+        if (!x || x->valuedouble < 0) continue;
+        int id = x->valuedouble < nl ? (int)x->valuedouble : 0;
+        if (id >= nl) continue;
+        if (map[id] < 0) {
+            map[id] = used++;
+            cJSON_AddItemToArray(nlist, cJSON_Duplicate(items[id], 1));
+        }
+        cJSON_ReplaceItemInArray(v[i], at, cJSON_CreateNumber(map[id]));
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(tl, key, nlist);
+    free(map);
+    free(items);
+}
+
+/* Keeps the longest half of tl's events, and only the names and arguments
+ * they use; adds the rest to "dropped". For a page over its budget. */
 static void timeline_halve(cJSON *tl) {
-    cJSON *ev = cJSON_GetObjectItemCaseSensitive(tl, "events"), *names = cJSON_GetObjectItemCaseSensitive(tl, "names");
-    int n = cJSON_GetArraySize(ev), nn = cJSON_GetArraySize(names);
+    cJSON *ev = cJSON_GetObjectItemCaseSensitive(tl, "events");
+    int n = cJSON_GetArraySize(ev);
     cJSON **v = xcalloc((size_t)(n ? n : 1), sizeof *v);
     for (int i = 0; i < n; i++) v[i] = cJSON_DetachItemFromArray(ev, 0);
     qsort(v, (size_t)n, sizeof *v, cmp_event_dur);
     int keep = n / 2;
     for (int i = keep; i < n; i++) cJSON_Delete(v[i]);
     qsort(v, (size_t)keep, sizeof *v, cmp_event_start);
-    int *map = xcalloc((size_t)(nn ? nn : 1), sizeof *map);
-    for (int i = 0; i < nn; i++) map[i] = -1;
-    cJSON *nnames = cJSON_CreateArray();
-    int used = 0;
-    for (int i = 0; i < keep; i++) {
-        int id = (int)sj_getnum(v[i], "3", 0);
-        if (id < 0 || id >= nn) id = 0;
-        if (map[id] < 0) {
-            map[id] = used++;
-            cJSON_AddItemToArray(nnames, cJSON_Duplicate(cJSON_GetArrayItem(names, id), 1));
-        }
-        cJSON_ReplaceItemInArray(v[i], 3, cJSON_CreateNumber(map[id]));
-        cJSON_AddItemToArray(ev, v[i]);
-    }
-    cJSON_ReplaceItemInObjectCaseSensitive(tl, "names", nnames);
+    timeline_strings(tl, "names", v, keep, 3);
+    timeline_strings(tl, "args", v, keep, 6);
+    for (int i = 0; i < keep; i++) cJSON_AddItemToArray(ev, v[i]);
     cJSON_ReplaceItemInObjectCaseSensitive(tl, "dropped", cJSON_CreateNumber(sj_getnum(tl, "dropped", 0) + (n - keep)));
-    free(map);
     free(v);
 }
 

@@ -171,6 +171,18 @@ const result = (name, ok, why) => {
         shown = await page.$eval("#tl-tip", (t) => (t.hidden ? "" : t.textContent));
       }
     result("timeline_tooltip", /duration/.test(shown), JSON.stringify(shown.slice(0, 80)));
+    // the hovered event's arguments (a kernel's grid and block, a copy's bytes), where the trace has them
+    const withArgs = await page.$eval("#tl-data", (d) => { const x = JSON.parse(d.textContent); return (x.args || []).length > 0; });
+    if (withArgs) {
+      let argTip = "";
+      for (let lane = 0; lane < 4 && !argTip; lane++)
+        for (let x = box.x + 152; x < box.x + box.width - 2 && !argTip; x += 3) {
+          await page.mouse.move(x, box.y + 20 + lane * 18 + 9);
+          const tip = await page.$eval("#tl-tip", (t) => (t.hidden ? "" : t.textContent));
+          if (/\n(grid \[|\d+ bytes|input shapes)/.test(tip)) argTip = tip;
+        }
+      result("timeline_tooltip_args", argTip !== "", JSON.stringify(argTip.slice(0, 120)));
+    }
     // nested ranges: a thread's lane has a row per depth, and a range on a deeper row answers the pointer
     const rows = (await page.getAttribute("#tl-canvas", "data-rows")).split(" ").map(Number);
     const lane = rows.findIndex((r) => r > 1);

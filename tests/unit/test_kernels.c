@@ -121,11 +121,11 @@ TEST(trace_timeline_lanes_and_events) {
     const char *doc =
         "{\"traceEvents\": [\n"
         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 30},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 30, \"args\": {\"Input Dims\": [[8, 4], [4, 2]]}},\n"
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::inner\", \"pid\": 1, \"tid\": 1, \"ts\": 112, \"dur\": 10},\n"
         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 114, \"dur\": 5, \"args\": {\"correlation\": 9}},\n"
-        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_k\", \"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9}},\n"
-        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 160, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7}}\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_k\", \"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 20, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9, \"grid\": [4, 1, 1], \"block\": [128, 1, 1]}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 160, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 4096}}\n"
         "]}";
     pc_trace *t = NULL;
     pc_err err = {0};
@@ -140,6 +140,8 @@ TEST(trace_timeline_lanes_and_events) {
     static const double want[6][4] = {{0, 30000, 20000, 0}, {0, 60000, 4000, 0}, {1, 0, 100000, 0},
                                       {1, 10000, 30000, 1}, {1, 12000, 10000, 2}, {1, 14000, 5000, 3}};
     static const char *const names[6] = {"gemm_k", "Memcpy HtoD (Pinned -> Device)", "ProfilerStep#1", "aten::mm", "aten::inner", "cudaLaunchKernel"};
+    /* the arguments a hover shows: the kernel's grid and block, the copy's bytes, aten::mm's shapes */
+    static const char *const args[6] = {"grid [4, 1, 1] block [128, 1, 1]", "4096 bytes", NULL, "input shapes [[8,4],[4,2]]", NULL, NULL};
     for (int i = 0; i < 6; i++) {
         char p[64];
         snprintf(p, sizeof p, "trace_timeline.events.%d", i);
@@ -148,6 +150,12 @@ TEST(trace_timeline_lanes_and_events) {
                       sj_getnum(e, "5", -1) == want[i][3], "event %d", i);
         snprintf(p, sizeof p, "trace_timeline.names.%d", (int)sj_getnum(e, "3", 0));
         CHECK_EQ_S(sj_getstr(s, p, ""), names[i]);
+        int a = (int)sj_getnum(e, "6", -2);
+        if (!args[i]) CHECK_EQ_I(a, -1);
+        else {
+            snprintf(p, sizeof p, "trace_timeline.args.%d", a);
+            CHECK_EQ_S(sj_getstr(s, p, ""), args[i]);
+        }
     }
     cJSON_Delete(s);
     pc_trace_free(t);

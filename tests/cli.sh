@@ -168,6 +168,9 @@ assert 'aria-label=\"Where the device time goes, by nn.Module (outermost on top)
 rows = re.findall(r'<td class=\"name d(\\d)\">([^<]*)</td><td class=\"n\" data-v=\"(\\d+)\"', sec)
 assert rows == [('0', 'Net_0', '25000'), ('1', 'Linear_0', '20000'), ('1', 'ReLU_0', '5000')], rows"
 check report_module_tree_says_when_missing grep -q "No <code>nn.Module</code> ranges in this trace" "$T/full/report.html"
+# a view whose data the trace lacks says so: a trace with operators but no shapes has no roofline
+"$PC" report tests/fuzz/seeds/current.json -o "$T/noroof" -q 2> /dev/null
+check report_roofline_says_when_missing grep -q "No operator can be placed on the roofline" "$T/noroof/report.html"
 check csv_files [ -s "$T/full/operators.csv" -a -s "$T/full/kernels.csv" -a -s "$T/full/steps.csv" ]
 if command -v python3 > /dev/null; then
     check csv_rows_match_summary python3 -c "

@@ -182,13 +182,16 @@
     var d = Math.floor((py - top[l]) / LANE);
     if (l >= nl || d >= rows[l]) return null;
     var t = v0 + (px - LABEL) * (v1 - v0) / (cv.clientWidth - LABEL), tol = 2 * (v1 - v0) / (cv.clientWidth - LABEL);
-    var ev = byLane[l], best = null;
+    /* the box under the pointer; else one within two pixels of it (a box drawn a pixel wide) */
+    var ev = byLane[l], under = null, near = null;
     for (var j = 0; j < ev.length; j++) {
       var e = ev[j];
       if (e[1] > t + tol) break;
-      if (e[5] === d && e[1] + e[2] >= t - tol) best = e;
+      if (e[5] !== d || e[1] + e[2] < t - tol) continue;
+      if (e[1] <= t && t <= e[1] + e[2]) under = e;
+      else near = e;
     }
-    return best;
+    return under || near;
   }
   cv.addEventListener("wheel", function (ev) {
     ev.preventDefault();

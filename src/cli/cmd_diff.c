@@ -2,6 +2,7 @@
  * the same options) or a summary.json; the diff is rendered from the
  * summaries alone, so both kinds give the same diff. */
 #include "cli.h"
+#include "../util/xalloc.h"
 #include "../analyze/analyze.h"
 #include "../compare/diff.h"
 #include "../render/diffreport.h"
@@ -42,9 +43,8 @@ enum { D_THRESHOLD = 2000, D_FAILON, D_FORMAT, D_ROWS, D_STEP, D_FP, D_BP, D_SHA
 typedef struct groups { int *start, *n, ng; } groups;
 
 static void group_open(groups *g, int at) {
-    g->start = realloc(g->start, (size_t)(g->ng + 1) * sizeof *g->start);
-    g->n = realloc(g->n, (size_t)(g->ng + 1) * sizeof *g->n);
-    if (!g->start || !g->n) abort();
+    g->start = xrealloc(g->start, (size_t)(g->ng + 1) * sizeof *g->start);
+    g->n = xrealloc(g->n, (size_t)(g->ng + 1) * sizeof *g->n);
     g->start[g->ng] = at, g->n[g->ng] = 0;
     g->ng++;
 }

@@ -26,6 +26,8 @@ echo "== the CI recipes in examples/ci, their shell steps on real traces with gh
 run sh tests/ci_recipes.sh ./build/perfcard
 echo "== the schema document's generated part (tools/schemadoc.sh)"
 run sh tools/schemadoc.sh check
+echo "== every summary path src/ reads is a key of the registry (tests/py/check_paths.py)"
+run python3 tests/py/check_paths.py src
 echo "== golden outputs (tests/expected; make golden rewrites them)"
 run sh tests/golden.sh ./build/perfcard
 echo "== command-line tests under sanitizers"

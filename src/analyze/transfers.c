@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct arow { uint32_t key; int kind; int64_t total, calls, min, max, bytes, nbytes; } arow;
+typedef struct arow { uint32_t key; int kind; int64_t total, calls, min, max, bytes; } arow;
 
 static int cmp_total(const void *a, const void *b) {
     const arow *x = a, *y = b;
@@ -24,8 +24,13 @@ static void add(arow *r, int64_t dur) {
     r->calls++;
 }
 
-static const char *copy_name[] = {"Unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
-static const char *mem_name[] = {"?", "Pageable", "Pinned", "Device", "Managed"};
+/* a transfer's row: memset, or a copy's direction with both memory kinds */
+enum { NXKEY = COPY_N * MEM_N * MEM_N + MEM_N };
+static unsigned xfer_key(const pc_gpu_event *g) {
+    unsigned src = g->src_mem < MEM_N ? g->src_mem : 0, dst = g->dst_mem < MEM_N ? g->dst_mem : 0;
+    if (g->kind == GPU_MEMSET) return COPY_N * MEM_N * MEM_N + src; /* "Memset (Device)" */
+    return ((g->copy_kind < COPY_N ? g->copy_kind : 0) * MEM_N + src) * MEM_N + dst;
+}
 
 void an_transfers(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
@@ -69,37 +74,33 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
     spill_free(rows);
 
     /* memcpy / memset by kind */
-    arow tr[64];
+    arow tr[NXKEY];
     memset(tr, 0, sizeof tr);
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
         if (g->kind != GPU_MEMCPY && g->kind != GPU_MEMSET) continue;
-        /* key: memset flag, copy kind, source and destination memory */
-        unsigned key = g->kind == GPU_MEMSET ? 48u + (unsigned)(g->src_mem % 5)   /* "Memset (Device)" */
-                                              : (unsigned)(g->copy_kind % 6) * 8u + (unsigned)(g->src_mem % 5);
-        if (key >= 64) key = 63;
+        unsigned key = xfer_key(g);
         arow *r = &tr[key];
         r->key = key;
         r->kind = g->kind;
-        if (!r->calls) r->nbytes = g->dst_mem; /* remember the destination */
         add(r, g->dur);
         if (g->bytes != PC_NONE) r->bytes += g->bytes;
     }
-    spill_sort(tr, 64, sizeof *tr, cmp_total);
+    spill_sort(tr, NXKEY, sizeof *tr, cmp_total);
     cJSON *x = sj_obj(s, "transfers");
     cJSON *xr = sj_arr(x, "rows");
     int64_t xt = 0, xb = 0;
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < NXKEY; i++) {
         if (!tr[i].calls) continue;
         char label[96];
-        if (tr[i].kind == GPU_MEMSET) snprintf(label, sizeof label, "Memset (%s)", mem_name[tr[i].key - 48 < 5 ? tr[i].key - 48 : 0]);
-        else snprintf(label, sizeof label, "Memcpy %s (%s -> %s)", copy_name[tr[i].key / 8], mem_name[tr[i].key % 8 % 5],
-                      mem_name[tr[i].nbytes % 5]);
+        unsigned k = (unsigned)tr[i].key, dir = k / (MEM_N * MEM_N), src = k / MEM_N % MEM_N;
+        if (tr[i].kind == GPU_MEMSET) snprintf(label, sizeof label, "Memset (%s)", pc_mem_name[k - COPY_N * MEM_N * MEM_N]);
+        else snprintf(label, sizeof label, "Memcpy %s (%s -> %s)", pc_copy_name[dir], pc_mem_name[src], pc_mem_name[k % MEM_N]);
         cJSON *j = cJSON_CreateObject();
         sj_str(j, "kind", label);
         sj_str(j, "op", tr[i].kind == GPU_MEMSET ? "memset" : "memcpy");
-        sj_str(j, "direction", tr[i].kind == GPU_MEMSET ? "" : copy_name[tr[i].key / 8]);
-        sj_str(j, "source_memory", tr[i].kind == GPU_MEMSET ? "" : mem_name[tr[i].key % 8 % 5]);
+        sj_str(j, "direction", tr[i].kind == GPU_MEMSET ? "" : pc_copy_name[dir]);
+        sj_str(j, "source_memory", tr[i].kind == GPU_MEMSET ? "" : pc_mem_name[src]);
         sj_int(j, "count", tr[i].calls);
         sj_int(j, "bytes", tr[i].bytes);
         sj_int(j, "total_ns", tr[i].total);

@@ -47,34 +47,19 @@ static int classify(jstr cat, int *is2021) {
     return C_UNKNOWN;
 }
 
-static uint8_t mem_attr(const char *s, size_t n) {
-    if (n >= 8 && !memcmp(s, "Pageable", 8)) return MEM_PAGEABLE;
-    if (n >= 6 && !memcmp(s, "Pinned", 6)) return MEM_PINNED;
-    if (n >= 6 && !memcmp(s, "Device", 6)) return MEM_DEVICE;
-    if (n >= 7 && !memcmp(s, "Managed", 7)) return MEM_MANAGED;
-    return MEM_UNKNOWN;
-}
-
 /* "Memcpy HtoD (Pageable -> Device)" */
 static void copy_kind(pc_gpu_event *g, jstr name) {
     const char *s = name.s;
     size_t n = name.n;
     if (!n) return;
     const char *k = memmem(s, n, "to", 2);
-    if (k && k >= s + 1 && k + 3 <= s + n) {
-        char a = k[-1], b = k[2];
-        if (a == 'H' && b == 'D') g->copy_kind = COPY_HTOD;
-        else if (a == 'D' && b == 'H') g->copy_kind = COPY_DTOH;
-        else if (a == 'D' && b == 'D') g->copy_kind = COPY_DTOD;
-        else if (a == 'H' && b == 'H') g->copy_kind = COPY_HTOH;
-        else if (a == 'P' && b == 'P') g->copy_kind = COPY_PTOP;
-    }
+    if (k && k >= s + 1 && k + 3 <= s + n) g->copy_kind = (uint8_t)pc_kind_find(pc_copy_name, COPY_N, k - 1, 4);
     const char *lp = memchr(s, '(', n);
     if (lp) {
         size_t rest = n - (size_t)(lp + 1 - s);
-        g->src_mem = mem_attr(lp + 1, rest);
+        g->src_mem = (uint8_t)pc_kind_find(pc_mem_name, MEM_N, lp + 1, rest);
         const char *arrow = memmem(lp, rest, "-> ", 3);
-        if (arrow) g->dst_mem = mem_attr(arrow + 3, n - (size_t)(arrow + 3 - s));
+        if (arrow) g->dst_mem = (uint8_t)pc_kind_find(pc_mem_name, MEM_N, arrow + 3, n - (size_t)(arrow + 3 - s));
     }
 }
 

@@ -138,8 +138,6 @@ static void kernel_row(db *d, sqlite3_stmt *st) {
 static uint8_t copy_of(int k) { return k == 1 || k == 11 ? COPY_HTOD : k == 2 || k == 12 ? COPY_DTOH : k == 8 || k == 13 ? COPY_DTOD : k == 9 ? COPY_HTOH : k == 10 ? COPY_PTOP : COPY_UNKNOWN; }
 static uint8_t nsys_mem(int k) { return k == 0 ? MEM_PAGEABLE : k == 1 ? MEM_PINNED : k == 2 || k == 5 ? MEM_DEVICE : k == 4 || k == 6 ? MEM_MANAGED : MEM_UNKNOWN; }
 static uint8_t mem_of(const db *d, int k) { return d->cupti_mem ? (k >= 1 ? nsys_mem(k - 1) : MEM_UNKNOWN) : nsys_mem(k); }
-static const char *mem_name(uint8_t m) { return m == MEM_PAGEABLE ? "Pageable" : m == MEM_PINNED ? "Pinned" : m == MEM_DEVICE ? "Device" : m == MEM_MANAGED ? "Managed" : "Unknown"; }
-static const char *copy_name(uint8_t c) { return c == COPY_HTOD ? "HtoD" : c == COPY_DTOH ? "DtoH" : c == COPY_DTOD ? "DtoD" : c == COPY_HTOH ? "HtoH" : c == COPY_PTOP ? "PtoP" : "Unknown"; }
 
 static void memcpy_row(db *d, sqlite3_stmt *st) {
     pc_gpu_event *g = gpu_row(d, st, GPU_MEMCPY);
@@ -148,7 +146,7 @@ static void memcpy_row(db *d, sqlite3_stmt *st) {
     g->src_mem = sqlite3_column_type(st, 7) == SQLITE_NULL ? MEM_UNKNOWN : mem_of(d, sqlite3_column_int(st, 7));
     g->dst_mem = sqlite3_column_type(st, 8) == SQLITE_NULL ? MEM_UNKNOWN : mem_of(d, sqlite3_column_int(st, 8));
     char name[96];
-    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_name(g->copy_kind), mem_name(g->src_mem), mem_name(g->dst_mem));
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", pc_copy_name[g->copy_kind], pc_mem_name[g->src_mem], pc_mem_name[g->dst_mem]);
     g->name = strtab_intern(&d->t->strs, name, strlen(name));
 }
 
@@ -157,7 +155,7 @@ static void memset_row(db *d, sqlite3_stmt *st) {
     g->bytes = sqlite3_column_int64(st, 5);
     g->src_mem = sqlite3_column_type(st, 6) == SQLITE_NULL ? MEM_DEVICE : mem_of(d, sqlite3_column_int(st, 6));
     char name[64];
-    snprintf(name, sizeof name, "Memset (%s)", mem_name(g->src_mem));
+    snprintf(name, sizeof name, "Memset (%s)", pc_mem_name[g->src_mem]);
     g->name = strtab_intern(&d->t->strs, name, strlen(name));
 }
 

@@ -15,6 +15,17 @@ pc_trace *pc_trace_new(void) {
     return t;
 }
 
+const char *const pc_copy_name[COPY_N] = {"Unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+const char *const pc_mem_name[MEM_N] = {"Unknown", "Pageable", "Pinned", "Device", "Managed"};
+
+int pc_kind_find(const char *const *names, int n, const char *s, size_t len) {
+    for (int i = 1; i < n; i++) {
+        size_t k = strlen(names[i]);
+        if (len >= k && !memcmp(s, names[i], k)) return i;
+    }
+    return 0;
+}
+
 void pc_trace_free(pc_trace *t) {
     if (!t) return;
     strtab_free(&t->strs);

@@ -52,9 +52,15 @@ typedef struct pc_cpu_event {  /* 64 bytes */
 /* Device-side activity: kernels, memcpy, memset, GPU copies of annotations. */
 enum pc_gpu_kind { GPU_KERNEL = 0, GPU_MEMCPY, GPU_MEMSET, GPU_ANNOT, GPU_SYNC, GPU_KIND_COUNT };
 
-/* memcpy direction, from the event name ("Memcpy HtoD (Pageable -> Device)") */
-enum pc_copy_kind { COPY_UNKNOWN = 0, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HTOH, COPY_PTOP };
-enum pc_mem_attr { MEM_UNKNOWN = 0, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE, MEM_MANAGED };
+/* memcpy direction and memory kinds, as Kineto and nvprof name them in a copy's name
+ * ("Memcpy HtoD (Pageable -> Device)"): one enum and one table of names each; readers
+ * parse names with pc_kind_find and writers print pc_copy_name / pc_mem_name */
+enum pc_copy_kind { COPY_UNKNOWN = 0, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HTOH, COPY_PTOP, COPY_N };
+enum pc_mem_attr { MEM_UNKNOWN = 0, MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE, MEM_MANAGED, MEM_N };
+extern const char *const pc_copy_name[COPY_N]; /* "Unknown", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP" */
+extern const char *const pc_mem_name[MEM_N];   /* "Unknown", "Pageable", "Pinned", "Device", "Managed" */
+/* The index of the name in names[0..n) that s[0..len) starts with (0, unknown, when none). */
+int pc_kind_find(const char *const *names, int n, const char *s, size_t len);
 
 typedef struct pc_gpu_event {  /* 88 bytes */
     int64_t ts, dur;

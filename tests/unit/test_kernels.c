@@ -257,3 +257,29 @@ TEST(module_tree_from_python_functions) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* Transfers by kind (nvprof's memcpy kinds): a copy's row is its direction and both memory
+ * kinds. Device-to-host copies into pageable and into pinned memory are two rows (they were
+ * one, labelled by whichever came first, so pageable copies could hide under "Pinned"). By
+ * hand: 2 x 1 MB to pageable in 100 + 300 us, 1 x 4 MB to pinned in 200 us. */
+TEST(transfers_keep_destination_memory_apart) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pinned)\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 200, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 4000000}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pageable)\", \"pid\": 0, \"tid\": 7, \"ts\": 300, \"dur\": 100, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 1000000}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> Pageable)\", \"pid\": 0, \"tid\": 7, \"ts\": 500, \"dur\": 300, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 1000000}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(s, "transfers.rows")), 2);
+    CHECK_EQ_S(sj_getstr(s, "transfers.rows.0.kind", ""), "Memcpy DtoH (Device -> Pageable)");
+    CHECK_EQ_I(sj_getnum(s, "transfers.rows.0.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "transfers.rows.0.bytes", -1), 2000000);
+    CHECK_EQ_I(sj_getnum(s, "transfers.rows.0.total_ns", -1), 400000);
+    CHECK_EQ_S(sj_getstr(s, "transfers.rows.1.kind", ""), "Memcpy DtoH (Device -> Pinned)");
+    CHECK_EQ_I(sj_getnum(s, "transfers.rows.1.bytes", -1), 4000000);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

@@ -415,7 +415,8 @@ static void memory_charts(chart_out *co, cJSON *v) {
         const char *kind = sj_getstr(d, "device", "");
         int dev = (int)sj_getnum(d, "id", 0);
         snprintf(id, sizeof id, "memory_%s%d", !strcmp(kind, "cuda") ? "cuda" : "cpu", dev < 0 ? 999 : dev);
-        snprintf(title, sizeof title, "%s %d memory over time (dashed line: the peak)", !strcmp(kind, "cuda") ? "GPU" : "Host", dev);
+        if (!strcmp(kind, "cuda")) snprintf(title, sizeof title, "GPU %d memory over time (dashed line: the peak)", dev);
+        else snprintf(title, sizeof title, "Host memory over time (dashed line: the peak)"); /* PyTorch numbers the host -1 */
         chart c = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "bytes", .unit = UNIT_BYTES,
                    .xunit = UNIT_NS, .series = s, .nseries = reserved ? 2 : 1, .marks = peak >= 0 ? &peak : NULL, .nmarks = peak >= 0};
         cJSON *ch = rv_add_chart(co, id, &c, rv_series_rows(&c));

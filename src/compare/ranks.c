@@ -70,44 +70,41 @@ static double median_of(const double *v, int n) {
     return m;
 }
 
-/* ranks.collectives[]: per rank, each collective type over all its sizes: calls,
- * time per step, bytes, and nccl-tests' bus bandwidth over the calls of known
- * size (their bytes / their time x the type's bus factor); by rank, then time */
+/* ranks.collectives[] (arr) of one rank: each collective type of its summary s
+ * over all sizes: calls, time per step, bytes, and nccl-tests' bus bandwidth
+ * over the calls of known size (their bytes / their time x the type's bus
+ * factor); by time */
 typedef struct ctype { const char *coll; double calls, total, bytes, sized, factor; } ctype;
 static int cmp_ctype(const void *a, const void *b) {
     const ctype *x = a, *y = b;
     return (x->total < y->total) - (x->total > y->total);
 }
-static void rank_collectives(cJSON *rs, const rk *v, int n) {
-    cJSON *arr = sj_arr(rs, "collectives");
-    for (int i = 0; i < n; i++) {
-        const cJSON *rows = sj_get(v[i].s, "collectives.rows"), *r;
-        int nr = cJSON_GetArraySize(rows), nt = 0;
-        ctype *t = xcalloc((size_t)(nr ? nr : 1), sizeof *t);
-        cJSON_ArrayForEach(r, rows) {
-            const char *c = sj_getstr(r, "collective", "");
-            int k = 0;
-            while (k < nt && strcmp(t[k].coll, c)) k++;
-            if (k == nt) t[nt++] = (ctype){.coll = c, .factor = sj_getnum(r, "bus_factor", 0)};
-            t[k].calls += sj_getnum(r, "calls", 0), t[k].total += sj_getnum(r, "total_ns", 0);
-            t[k].bytes += sj_getnum(r, "bytes", 0), t[k].sized += sj_getnum(r, "sized_ns", 0);
-        }
-        qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
-        double steps = sj_getnum(v[i].s, "steps.count", 0) > 0 ? sj_getnum(v[i].s, "steps.count", 0) : 1;
-        for (int k = 0; k < nt; k++) {
-            cJSON *o = cJSON_CreateObject();
-            sj_int(o, "rank", v[i].rank);
-            sj_str(o, "collective", t[k].coll);
-            sj_num(o, "calls", t[k].calls);
-            sj_num(o, "total_ns", t[k].total);
-            sj_num(o, "per_step_ns", t[k].total / steps);
-            sj_num(o, "bytes", t[k].bytes);
-            if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) sj_num(o, "busbw_gbs", t[k].bytes / t[k].sized * t[k].factor);
-            else cJSON_AddNullToObject(o, "busbw_gbs");
-            cJSON_AddItemToArray(arr, o);
-        }
-        free(t);
+static void rank_collectives(cJSON *arr, int rank, const cJSON *s, double steps) {
+    const cJSON *rows = sj_get(s, "collectives.rows"), *r;
+    int nr = cJSON_GetArraySize(rows), nt = 0;
+    ctype *t = xcalloc((size_t)(nr ? nr : 1), sizeof *t);
+    cJSON_ArrayForEach(r, rows) {
+        const char *c = sj_getstr(r, "collective", "");
+        int k = 0;
+        while (k < nt && strcmp(t[k].coll, c)) k++;
+        if (k == nt) t[nt++] = (ctype){.coll = c, .factor = sj_getnum(r, "bus_factor", 0)};
+        t[k].calls += sj_getnum(r, "calls", 0), t[k].total += sj_getnum(r, "total_ns", 0);
+        t[k].bytes += sj_getnum(r, "bytes", 0), t[k].sized += sj_getnum(r, "sized_ns", 0);
     }
+    qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
+    for (int k = 0; k < nt; k++) {
+        cJSON *o = cJSON_CreateObject();
+        sj_int(o, "rank", rank);
+        sj_str(o, "collective", t[k].coll);
+        sj_num(o, "calls", t[k].calls);
+        sj_num(o, "total_ns", t[k].total);
+        sj_num(o, "per_step_ns", t[k].total / steps);
+        sj_num(o, "bytes", t[k].bytes);
+        if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) sj_num(o, "busbw_gbs", t[k].bytes / t[k].sized * t[k].factor);
+        else cJSON_AddNullToObject(o, "busbw_gbs");
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(t);
 }
 
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
@@ -126,7 +123,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     cJSON *rs = cJSON_AddObjectToObject(job, "ranks");
     sj_int(rs, "count", n);
     sj_int(rs, "shown_rank", v[0].rank);
-    cJSON *rows = sj_arr(rs, "rows");
+    cJSON *rows = sj_arr(rs, "rows"), *colls = sj_arr(rs, "collectives");
     double *med = xcalloc((size_t)n, sizeof *med), *work = xcalloc((size_t)n, sizeof *work);
     int slow = 0, fast = 0, by_phase = 0;
     for (int i = 0; i < n; i++) {
@@ -143,6 +140,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         by_phase += pc >= 0;
         sj_num(r, "compute_ns", work[i]);
         double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
+        rank_collectives(colls, v[i].rank, s, steps);
         if (pc >= 0) {
             /* no kernels: the communication outside the forward and backward
              * phase; idle time is unknown */
@@ -176,7 +174,6 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
-    rank_collectives(rs, v, n);
     double median = median_of(work, n);
     int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
     cJSON *st = sj_obj(rs, "straggler");

@@ -1,6 +1,6 @@
 /* schemadoc: prints the part of docs/summary-schema.md that tables.def
- * declares (every column of the tables of one row per name: key, kind, unit,
- * label, definition), or with "rules" the README's table of suggestion rules
+ * declares (every column of the tables of one row per name, and every field
+ * of the records of a section's figures: key, kind, unit, label, definition), or with "rules" the README's table of suggestion rules
  * from rules.def (id, where it applies, title, threshold, source), so the
  * documents cannot drift from the code. tools/schemadoc.sh splices them in
  * (update) or compares (check, in make test). */
@@ -23,7 +23,9 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < TAB_COUNT; i++) {
         const pc_table_def *d = &pc_table_defs[i];
-        printf("### `%s[]`\n\n| key | kind | unit | shown as | definition |\n|---|---|---|---|---|\n", d->path);
+        if (d->record) printf("### `%s`\n\nMembers of the object `%s` (a record: read in C with `PC_REC`).\n\n", d->path, d->path);
+        else printf("### `%s[]`\n\n", d->path);
+        printf("| key | kind | unit | shown as | definition |\n|---|---|---|---|---|\n");
         for (size_t q = 0; q < d->ncols; q++) {
             const pc_col *c = &d->cols[q];
             printf("| `%s` | %s | %s | %s | %s |\n", c->key, kind_name(c->kind), c->unit[0] ? c->unit : "", c->label, c->def);

@@ -26,8 +26,9 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     const pc_table *optab = pc_summary_table(ps, "operators.rows"), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
     rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
-                  sj_getnum(s, "steps.average.duration_ns", 0), sj_getnum(s, "steps.median_ns", 0), c->step_source != NULL, 0, 0,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(s)}};
+                  PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
+                  cJSON_CreateArray(), &(double){rules_gpu_free(s)},
+                  PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication)};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
     in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)
@@ -56,9 +57,10 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     cJSON *ov = sj_obj(s, "overview");
     sj_bool(ov, "has_steps", c->step_source != NULL);
-    sj_num(ov, "step_median_ns", sj_getnum(s, "steps.median_ns", 0));
-    sj_num(ov, "step_p90_ns", sj_getnum(s, "steps.p90_ns", 0));
-    sj_int(ov, "steps", (int64_t)sj_getnum(s, "steps.count", 0));
+    const tab_steps *st = PC_REC(ps, steps);
+    sj_num(ov, "step_median_ns", PC_OR(st->median_ns, 0));
+    sj_num(ov, "step_p90_ns", PC_OR(st->p90_ns, 0));
+    sj_int(ov, "steps", (int64_t)PC_OR(st->count, 0));
     const cJSON *d0 = sj_get(s, "gpu.devices.0");
     if (d0) sj_num(ov, "gpu_utilization_pct", sj_getnum(d0, "utilization_pct", 0));
     else cJSON_AddNullToObject(ov, "gpu_utilization_pct");
@@ -90,7 +92,8 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
         sj_str(ov, "top_kernel", tk->name);
         sj_num(ov, "top_kernel_pct", tk->time_pct);
     } else cJSON_AddNullToObject(ov, "top_kernel");
-    if (cJSON_IsTrue(sj_get(s, "dataloader.present"))) sj_num(ov, "data_wait_pct", sj_getnum(s, "dataloader.avg_wait_pct", 0));
+    const tab_dataloader *dl = PC_REC(ps, dataloader);
+    if (tk_true(dl->present)) sj_num(ov, "data_wait_pct", PC_OR(dl->avg_wait_pct, 0));
     else cJSON_AddNullToObject(ov, "data_wait_pct");
     if (cJSON_IsTrue(sj_get(s, "cpu.present")))
         sj_num(ov, "cpu_load_pct", sj_getnum(s, "cpu.average.user", 0) + sj_getnum(s, "cpu.average.system", 0));

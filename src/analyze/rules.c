@@ -126,8 +126,8 @@ double rules_gpu_free(const cJSON *summary) {
 /* The iteration interval as the time at stake of a data-pipeline finding
  * (claimed from the pool), or -1 when the steps have no phases. */
 static double interval_stake(const rule_in *in) {
-    const cJSON *ii = sj_get(in->s, "steps.average.iteration_interval_ns");
-    return cJSON_IsNumber(ii) ? claim(in, ii->valuedouble) : -1;
+    double ii = in->avg->iteration_interval_ns;
+    return PC_IS_NULL(ii) ? -1 : claim(in, ii);
 }
 
 /* ---- the checks ---- */
@@ -157,8 +157,8 @@ static void startup(const rule_in *in, const pc_rule *r) {
 }
 
 static void data_loading(const rule_in *in, const pc_rule *r) {
-    double dw = S(in, "dataloader.avg_wait_ns");
-    if (!cJSON_IsTrue(sj_get(in->s, "dataloader.present")) || in->step <= 0 || dw <= 0.05 * in->step) return;
+    double dw = PC_OR(in->data->avg_wait_ns, 0);
+    if (!tk_true(in->data->present) || in->step <= 0 || dw <= 0.05 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, dw);
     units_ns(b, sizeof b, in->step);
@@ -167,7 +167,8 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     char c[64];
     units_ns(c, sizeof c, excl >= 0 ? excl : dw);
     fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%", a, b,
-         100 * dw / in->step, c, (int)S(in, "dataloader.steps_over_5pct"), (int)S(in, "dataloader.steps"));
+         100 * dw / in->step, c, (int)PC_OR(in->data->steps_over_5pct, 0),
+         (int)PC_OR(in->data->steps, 0));
 }
 
 static void empty_queue(const rule_in *in, const pc_rule *r) {
@@ -191,7 +192,7 @@ static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
 }
 
 static void iteration_interval(const rule_in *in, const pc_rule *r) {
-    double ii = S(in, "steps.average.iteration_interval_ns"), dw = S(in, "dataloader.avg_wait_ns");
+    double ii = PC_OR(in->avg->iteration_interval_ns, 0), dw = PC_OR(in->data->avg_wait_ns, 0);
     if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, ii);
@@ -377,10 +378,11 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
-    if (!cJSON_IsTrue(sj_get(in->s, "communication.present"))) return;
-    double pct = S(in, "communication.pct_of_step"), ov = sj_getnum(in->s, "communication.overlap_pct", 100);
+    const tab_communication *cm = in->comm;
+    if (!tk_true(cm->present)) return;
+    double pct = PC_OR(cm->pct_of_step, 0), ov = PC_OR(cm->overlap_pct, 100);
     if (pct <= 10 && ov >= 50) return;
-    double exposed = (S(in, "communication.nccl_ns") - S(in, "communication.overlap_ns")) / in->nsteps;
+    double exposed = (PC_OR(cm->nccl_ns, 0) - PC_OR(cm->overlap_ns, 0)) / in->nsteps;
     char a[64];
     units_ns(a, sizeof a, exposed);
     top3 top = {0};
@@ -401,9 +403,10 @@ static void memory_peak(const rule_in *in, const pc_rule *r) {
  * behind the host stretches the windows, not the steps */
 static void step_variance(const rule_in *in, const pc_rule *r) {
     if (!in->has_steps || in->c->nsteps < 3) return;
-    int spans = sj_get(in->s, "steps.span_median_ns") != NULL;
-    double mx = S(in, spans ? "steps.span_max_ns" : "steps.max_ns"), cv = S(in, spans ? "steps.span_cv_pct" : "steps.cv_pct");
-    double med = spans ? S(in, "steps.span_median_ns") : in->step_med, mean = in->step;
+    const tab_steps *st = in->steps;
+    int spans = !PC_IS_NULL(st->span_median_ns);
+    double mx = PC_OR(spans ? st->span_max_ns : st->max_ns, 0), cv = PC_OR(spans ? st->span_cv_pct : st->cv_pct, 0);
+    double med = spans ? PC_OR(st->span_median_ns, 0) : in->step_med, mean = in->step;
     if (spans) {
         const cJSON *x;
         double sum = 0, n = 0;

@@ -20,6 +20,11 @@ typedef struct rule_in {
     int has_steps, pytorch, mindspore; /* the framework: aten:: operators; a MindSpore input */
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
+    /* the sections' records (never NULL: every field null when absent) */
+    const tab_steps *steps;
+    const tab_step_average *avg;
+    const tab_dataloader *data;
+    const tab_communication *comm;
 } rule_in;
 
 typedef struct pc_rule {

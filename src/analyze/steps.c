@@ -216,12 +216,14 @@ typedef struct stepacc {
     int64_t data_ns, comm_ns, overlap_ns;
 } stepacc;
 
-/* the mean of n values, or null when there are none (phases of steps whose
- * phases were not found) */
-static void add_avg(cJSON *o, const char *k, double sum, size_t n) {
-    if (n) sj_num(o, k, sum / (double)n);
-    else cJSON_AddNullToObject(o, k);
+/* the means of a step's duration and phases (sum[k] / n[k], in the
+ * order duration, iteration interval, forward + backward, tail, data wait,
+ * communication); null where n[k] is 0 (steps whose phases were not found) */
+static void means(double m[6], const double *sum, const size_t *n) {
+    for (int k = 0; k < 6; k++) m[k] = n[k] ? pc_figure(sum[k] / (double)n[k]) : NAN;
 }
+#define SET_AVERAGE(a, m) ((a)->duration_ns = (m)[0], (a)->iteration_interval_ns = (m)[1], (a)->fp_bp_ns = (m)[2], \
+                           (a)->tail_ns = (m)[3], (a)->data_wait_ns = (m)[4], (a)->communication_ns = (m)[5])
 
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -365,27 +367,27 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
-    if (c->step_source) sj_str(so, "source", c->step_source);
-    else cJSON_AddNullToObject(so, "source");
-    if (c->bad_pattern) sj_str(so, "warning", "--step-pattern is not a valid regular expression; it was ignored");
+    tab_steps *sr = PC_ADD_REC(ps, so, steps);
+    sr->source = pc_summary_utf8(ps, c->step_source);
+    if (c->bad_pattern) sr->warning = "--step-pattern is not a valid regular expression; it was ignored";
     else if (c->clipped) {
         char w[400], rec[64];
         units_ns(rec, sizeof rec, (double)c->clipped_recorded_ns);
         snprintf(w, sizeof w, "%s%s is recorded as %s, past the end of the profiler's own window (\"PyTorch Profiler\" span): "
                               "the range was closed when the profiler stopped, so %s cut at the profiler's end",
                  c->clipped > 1 ? "the last steps, like " : "", strtab_get(&t->strs, c->clipped_name), rec, c->clipped > 1 ? "they are" : "it is");
-        sj_str(so, "warning", w);
+        sr->warning = pc_summary_utf8(ps, w);
     }
-    if (t->clock_note) sj_str(so, "note", t->clock_note);
-    sj_int(so, "count", c->step_source ? (int64_t)ns : 0);
-    sj_str(so, "fp_point", fp_name ? fp_name : "");
-    sj_str(so, "bp_point", bp_name ? bp_name : "");
+    sr->note = pc_summary_utf8(ps, t->clock_note);
+    sr->count = c->step_source ? (int64_t)ns : 0;
+    sr->fp_point = pc_summary_utf8(ps, fp_name ? fp_name : "");
+    sr->bp_point = pc_summary_utf8(ps, bp_name ? bp_name : "");
     /* per-step rows: all of them up to MAX_STEP_ROWS, else an even sample
      * (first and last included); every duration is in durations_ns */
     enum { MAX_STEP_ROWS = 1000 };
     size_t every = ns > MAX_STEP_ROWS ? (ns + MAX_STEP_ROWS - 1) / MAX_STEP_ROWS : 1;
-    sj_bool(so, "rows_sampled", every > 1);
-    sj_int(so, "rows_every", (int64_t)every);
+    sr->rows_sampled = every > 1;
+    sr->rows_every = (int64_t)every;
     cJSON *alld = sj_arr(so, "durations_ns");
     for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
     uint32_t *oneoff_n = spill_calloc(ns, sizeof *oneoff_n), *oneoff_id = spill_calloc(ns, sizeof *oneoff_id);
@@ -484,21 +486,23 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         total_dur += dur;
     }
     spill_free(u[BK_COMM]);
-    static const char *const ak[6] = {"duration_ns", "iteration_interval_ns", "fp_bp_ns", "tail_ns", "data_wait_ns", "communication_ns"};
-    cJSON *avg = sj_obj(so, "average");
-    for (int k = 0; k < 6; k++) add_avg(avg, ak[k], sum[k], cnt[k]);
-    cJSON *avg1 = sj_obj(so, "average_without_first");
-    if (ns > 1) for (int k = 0; k < 6; k++) add_avg(avg1, ak[k], sum1[k], cnt1[k]);
-    sj_int(so, "phases_known", (int64_t)phases_known);
+    double m[6];
+    means(m, sum, cnt);
+    tab_step_average *avg = PC_ADD_REC(ps, sj_obj(so, "average"), step_average);
+    SET_AVERAGE(avg, m);
+    tab_step_average_after_first *avg1 = PC_ADD_REC(ps, sj_obj(so, "average_without_first"), step_average_after_first);
+    means(m, sum1, cnt1);
+    if (ns > 1) SET_AVERAGE(avg1, m);
+    sr->phases_known = (int64_t)phases_known;
     spill_sort(durs, ns, sizeof *durs, cmp_i64);
-    sj_int(so, "median_ns", ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2);
-    sj_int(so, "p90_ns", durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1]);
-    sj_int(so, "min_ns", durs[0]);
-    sj_int(so, "max_ns", durs[ns - 1]);
+    sr->median_ns = ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2;
+    sr->p90_ns = durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1];
+    sr->min_ns = durs[0];
+    sr->max_ns = durs[ns - 1];
     double mean = sum[0] / (double)ns, var = 0;
     for (size_t i = 0; i < ns; i++) var += ((double)durs[i] - mean) * ((double)durs[i] - mean);
-    sj_num(so, "stddev_ns", ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
-    sj_num(so, "cv_pct", mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
+    sr->stddev_ns = pc_figure(ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
+    sr->cv_pct = pc_figure(mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
     spill_free(durs);
     spill_free(oneoff_n);
     spill_free(oneoff_id);
@@ -518,9 +522,9 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         spill_sort(sp, ns, sizeof *sp, cmp_i64);
         double smean = ssum / (double)ns;
         for (size_t i = 0; i < ns; i++) svar += ((double)sp[i] - smean) * ((double)sp[i] - smean);
-        sj_int(so, "span_median_ns", ns % 2 ? sp[ns / 2] : (sp[ns / 2 - 1] + sp[ns / 2]) / 2);
-        sj_int(so, "span_max_ns", sp[ns - 1]);
-        sj_num(so, "span_cv_pct", smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
+        sr->span_median_ns = ns % 2 ? sp[ns / 2] : (sp[ns / 2 - 1] + sp[ns / 2]) / 2;
+        sr->span_max_ns = sp[ns - 1];
+        sr->span_cv_pct = pc_figure(smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
         spill_free(sp);
     }
 
@@ -536,22 +540,22 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(bcat, x);
     }
 
-    cJSON *dq = sj_obj(s, "dataloader");
+    tab_dataloader *dq = PC_ADD_REC(ps, sj_obj(s, "dataloader"), dataloader);
     int has_dl = 0;
     for (size_t si = 0; si < ns; si++) has_dl |= acc[si].data_ns > 0;
-    sj_bool(dq, "present", has_dl);
-    sj_num(dq, "avg_wait_ns", sum[4] / (double)ns);
-    sj_num(dq, "avg_wait_pct", total_dur ? 100.0 * sum[4] / (double)total_dur : 0);
-    sj_int(dq, "steps_over_5pct", over5);
-    sj_int(dq, "steps", (int64_t)ns);
+    dq->present = (tk_B)has_dl;
+    dq->avg_wait_ns = pc_figure(sum[4] / (double)ns);
+    dq->avg_wait_pct = pc_figure(total_dur ? 100.0 * sum[4] / (double)total_dur : 0);
+    dq->steps_over_5pct = over5;
+    dq->steps = (int64_t)ns;
 
-    cJSON *cm = sj_obj(s, "communication");
-    sj_bool(cm, "present", comm_total > 0);
-    sj_int(cm, "nccl_ns", comm_total);
-    sj_int(cm, "overlap_ns", overlap_total);
-    sj_num(cm, "overlap_pct", comm_total ? 100.0 * (double)overlap_total / (double)comm_total : 0);
-    sj_num(cm, "pct_of_step", total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
-    sj_num(cm, "exposed_pct_of_step", total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
+    tab_communication *cm = PC_ADD_REC(ps, sj_obj(s, "communication"), communication);
+    cm->present = comm_total > 0;
+    cm->nccl_ns = comm_total;
+    cm->overlap_ns = overlap_total;
+    cm->overlap_pct = pc_figure(comm_total ? 100.0 * (double)overlap_total / (double)comm_total : 0);
+    cm->pct_of_step = pc_figure(total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
+    cm->exposed_pct_of_step = pc_figure(total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
     spill_free(acc);
     spill_free(dl_cache);
     spill_free(nccl_cache);

@@ -53,7 +53,7 @@ void an_timeline(const an_ctx *c, pc_summary *ps) {
     if (c->nsteps > 1) {
         int64_t *d = spill_alloc(c->nsteps * sizeof *d);
         for (size_t i = 0; i < c->nsteps; i++) d[i] = c->steps[i].end - c->steps[i].start;
-        int64_t med = (int64_t)sj_getnum(s, "steps.median_ns", 0), best = INT64_MAX;
+        int64_t med = (int64_t)PC_OR(PC_REC(ps, steps)->median_ns, 0), best = INT64_MAX;
         for (size_t i = 0; i < c->nsteps; i++) {
             int64_t diff = d[i] > med ? d[i] - med : med - d[i];
             if (diff < best) best = diff, pick = i;

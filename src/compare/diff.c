@@ -52,9 +52,9 @@ static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig 
             sum += rs[q].cat_ns[f->cat], n++;
             continue;
         }
-        const cJSON *v = sj_get(side->runs[q]->doc, f->path);
-        if (!cJSON_IsNumber(v)) continue;
-        sum += f->per_step ? v->valuedouble / pc_steps_of(side->runs[q]->doc) : v->valuedouble, n++;
+        double v;
+        if (!pc_summary_number(side->runs[q], f->path, &v)) continue;
+        sum += f->per_step ? v / pc_steps_of(side->runs[q]) : v, n++;
     }
     *out = n ? sum / n : 0;
     return n > 0;
@@ -225,13 +225,13 @@ cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const 
     sj_int(d, "min_steps", PC_MIN_KEPT_STEPS);
     sj_str(d, "method", method_text);
     pc_run_steps *brs = xcalloc((size_t)(base->nruns ? base->nruns : 1), sizeof *brs);
-    for (int q = 0; q < base->nruns; q++) pc_run_steps_of(base->runs[q]->doc, &brs[q]);
+    for (int q = 0; q < base->nruns; q++) pc_run_steps_of(base->runs[q], &brs[q]);
     pc_run_steps **crs = xcalloc((size_t)(nch ? nch : 1), sizeof *crs);
     pc_verdict *v = xcalloc((size_t)(nch ? nch : 1), sizeof *v);
     double *floor = xcalloc((size_t)(nch ? nch : 1), sizeof *floor);
     for (int r = 0; r < nch; r++) {
         crs[r] = xcalloc((size_t)(ch[r].nruns ? ch[r].nruns : 1), sizeof **crs);
-        for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_of(ch[r].runs[q]->doc, &crs[r][q]);
+        for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_of(ch[r].runs[q], &crs[r][q]);
         pc_verdict_of(brs, base->nruns, crs[r], ch[r].nruns, &vo, &v[r]);
         floor[r] = v[r].multi_run ? thr : nf;
     }

@@ -106,7 +106,7 @@ static int cmp_kitem(const void *a, const void *b) {
 }
 
 /* a run's weight in its side's per-step means: 1 / (its steps x the side's runs) */
-static double run_weight(const pc_summary *s, int nruns) { return 1.0 / (pc_steps_of(s->doc) * (nruns > 0 ? nruns : 1)); }
+static double run_weight(const pc_summary *s, int nruns) { return 1.0 / (pc_steps_of(s) * (nruns > 0 ? nruns : 1)); }
 
 static kitem *kernels_of(const pc_diff_side *side, size_t *n) {
     size_t cap = 0, m = 0;

@@ -1,4 +1,5 @@
 #include "ranks.h"
+#include "verdict.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/xalloc.h"
@@ -18,7 +19,7 @@ int rank_of_input(const char *path) {
     return -1;
 }
 
-typedef struct rk { int rank; const cJSON *s; int slot; } rk;
+typedef struct rk { int rank; const cJSON *s; const pc_summary *ps; int slot; } rk;
 static int cmp_rk(const void *a, const void *b) {
     const rk *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
@@ -113,7 +114,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         const cJSON *d = sj_get(ranks[i]->doc, "run.distributed");
         int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
         if (r < 0) r = rank_of_input(sj_getstr(ranks[i]->doc, "run.input", ""));
-        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]->doc, i};
+        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]->doc, ranks[i], i};
     }
     qsort(v, (size_t)n, sizeof *v, cmp_rk);
     for (int i = 0; i < n; i++)
@@ -131,27 +132,29 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         cJSON *r = cJSON_CreateObject();
         sj_int(r, "rank", v[i].rank);
         sj_str(r, "input", sj_getstr(s, "run.input", ""));
-        sj_int(r, "steps", (int64_t)sj_getnum(s, "steps.count", 0));
-        med[i] = sj_getnum(s, "steps.median_ns", 0);
+        const tab_steps *st = PC_REC(v[i].ps, steps);
+        const tab_communication *cm = PC_REC(v[i].ps, communication);
+        sj_int(r, "steps", (int64_t)PC_OR(st->count, 0));
+        med[i] = PC_OR(st->median_ns, 0);
         sj_num(r, "step_median_ns", med[i]);
-        sj_num(r, "step_avg_ns", sj_getnum(s, "steps.average.duration_ns", 0));
+        sj_num(r, "step_avg_ns", PC_OR(PC_REC(v[i].ps, step_average)->duration_ns, 0));
         double pc = phase_compute(s);
         work[i] = pc >= 0 ? pc : work_per_step(s);
         by_phase += pc >= 0;
         sj_num(r, "compute_ns", work[i]);
-        double steps = sj_getnum(s, "steps.count", 0) > 0 ? sj_getnum(s, "steps.count", 0) : 1;
+        double steps = pc_steps_of(v[i].ps);
         rank_collectives(colls, v[i].rank, s, steps);
         if (pc >= 0) {
             /* no kernels: the communication outside the forward and backward
              * phase; idle time is unknown */
-            sj_num(r, "communication_ns", (sj_getnum(s, "communication.nccl_ns", 0) - sj_getnum(s, "communication.overlap_ns", 0)) / steps);
+            sj_num(r, "communication_ns", (PC_OR(cm->nccl_ns, 0) - PC_OR(cm->overlap_ns, 0)) / steps);
             cJSON_AddNullToObject(r, "idle_ns");
         } else {
             sj_num(r, "communication_ns", per_step(s, BK_COMM));
             sj_num(r, "idle_ns", per_step(s, BK_OTHER));
         }
-        sj_num(r, "nccl_ns", sj_getnum(s, "communication.nccl_ns", 0) / steps);
-        sj_num(r, "nccl_overlap_pct", sj_getnum(s, "communication.overlap_pct", 0));
+        sj_num(r, "nccl_ns", PC_OR(cm->nccl_ns, 0) / steps);
+        sj_num(r, "nccl_overlap_pct", PC_OR(cm->overlap_pct, 0));
         /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
         const cJSON *top = sj_get(s, "collectives.rows.0");
         if (top) {
@@ -206,7 +209,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             sj_str(x, "why", "Collective operations wait for the slowest rank, so every rank runs at its pace.");
             sj_str(x, "try", "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.");
             sj_str(x, "source", "Holistic Trace Analysis, MindInsight");
-            double stake = work[slow] - median, step = sj_getnum(job, "steps.average.duration_ns", 0);
+            double stake = work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
             sj_num(x, "at_stake_ns", stake);
             if (step > 0) sj_num(x, "at_stake_pct", 100 * stake / step);
             /* in its place by time at stake, as advice.c ranks the others */

@@ -34,7 +34,7 @@ static double kernel_ns(const pc_summary *s, const char *name) {
             if (r->name && !strcmp(r->name, name) && r->total_ns > 0) sum += (double)r->total_ns;
         }
     }
-    return sum / pc_steps_of(s->doc);
+    return sum / pc_steps_of(s);
 }
 
 /* the PC_TREND_KERNELS kernels with the most time per step over all runs */
@@ -43,7 +43,7 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     size_t m = 0, cap = 0;
     for (int r = 0; r < n; r++) {
         const pc_summary *s = runs[r].summary;
-        double steps = pc_steps_of(s->doc);
+        double steps = pc_steps_of(s);
         const cJSON *d;
         cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
             const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
@@ -129,7 +129,7 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
     for (int i = 0; i < n; i++) {
         const pc_summary *s = runs[i].summary;
         pc_run_steps rs;
-        pc_run_steps_of(s->doc, &rs);
+        pc_run_steps_of(s, &rs);
         cJSON *r = cJSON_CreateObject();
         char lab[256];
         const char *input = fs_base_name(sj_getstr(s->doc, "run.input", ""));

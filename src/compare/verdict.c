@@ -19,8 +19,8 @@ static double median_sorted(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double pc_steps_of(const cJSON *summary) {
-    double steps = sj_getnum(summary, "steps.count", 0);
+double pc_steps_of(const pc_summary *summary) {
+    double steps = PC_OR(PC_REC(summary, steps)->count, 0);
     return steps >= 1 ? steps : 1;
 }
 
@@ -41,10 +41,12 @@ static void exclude(pc_run_steps *r, int *keep, int i, int64_t number, const cha
     snprintf(e->detail, sizeof e->detail, "%s", detail);
 }
 
-void pc_run_steps_of(const cJSON *s, pc_run_steps *r) {
+void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
     memset(r, 0, sizeof *r);
+    const cJSON *s = ps->doc;
+    const tab_steps *st = PC_REC(ps, steps);
     const cJSON *durs = sj_get(s, "steps.durations_ns");
-    int n = sj_getnum(s, "steps.count", 0) > 0 ? cJSON_GetArraySize(durs) : 0;
+    int n = PC_OR(st->count, 0) > 0 ? cJSON_GetArraySize(durs) : 0;
     r->n = n;
     r->kept_ns = xmalloc((size_t)(n ? n : 1) * sizeof *r->kept_ns);
     r->excl = xcalloc((size_t)(n ? n : 1), sizeof *r->excl);
@@ -63,7 +65,7 @@ void pc_run_steps_of(const cJSON *s, pc_run_steps *r) {
     }
     /* rows: all steps, or an even sample whose last row is the last step */
     const cJSON *rows = sj_get(s, "steps.rows");
-    int every = (int)sj_getnum(s, "steps.rows_every", 1), nrows = cJSON_GetArraySize(rows), j = 0;
+    int every = (int)PC_OR(st->rows_every, 1), nrows = cJSON_GetArraySize(rows), j = 0;
     if (every < 1) every = 1;
     cJSON_ArrayForEach(x, rows) {
         long idx = j == nrows - 1 ? n - 1 : (long)j * every;

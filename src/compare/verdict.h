@@ -37,6 +37,7 @@
 #ifndef PC_VERDICT_H
 #define PC_VERDICT_H
 #include <cjson/cJSON.h>
+#include "../summary/summary.h"
 #include "../summary/categories.h"
 
 enum { PC_MIN_RUNS = 3, PC_MIN_KEPT_STEPS = 4 };
@@ -57,7 +58,7 @@ typedef struct pc_run_steps {
     int nexcl;
 } pc_run_steps;
 
-void pc_run_steps_of(const cJSON *summary, pc_run_steps *out);
+void pc_run_steps_of(const pc_summary *summary, pc_run_steps *out);
 void pc_run_steps_free(pc_run_steps *r);
 
 typedef struct pc_verdict_opts {
@@ -81,7 +82,7 @@ void pc_verdict_of(const pc_run_steps *base, int nb, const pc_run_steps *nw, int
 
 /* The steps a trace's total is divided by for a per-step figure:
  * steps.count, or 1 when the summary has no steps. */
-double pc_steps_of(const cJSON *summary);
+double pc_steps_of(const pc_summary *summary);
 /* Mean and sample standard deviation of n values (sd 0 for fewer than 2). */
 void pc_mean_sd(const double *v, int n, double *mean, double *sd);
 

@@ -41,7 +41,7 @@ static int own_chart_file(const char *p) {
     return 1;
 }
 
-int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
+int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
     sbuf html = {0};
     int rc = rv_render_text("email.html", o, view, ESC_HTML, &html, err);
     if (rc) { sbuf_free(&html); return rc; }
@@ -58,7 +58,7 @@ int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, s
     if (o->email_subject) snprintf(subj, sizeof subj, "%s", o->email_subject);
     else {
         sbuf sb = {0};
-        fmt_dur(&sb, sj_getnum(view, "steps.median_ns", 0));
+        fmt_dur(&sb, PC_OR(PC_REC(s, steps)->median_ns, 0));
         /* the input's file name, as plain word characters: the value may come from someone else's summary */
         const char *in = sj_getstr(view, "run.input", ""), *slash = strrchr(in, '/');
         char base[80];

@@ -174,6 +174,11 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
             materialize(s, c, rows);
             continue;
         }
+        if (t->def->record) {
+            tab_record_to_json(t, o);
+            cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+            continue;
+        }
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
         if (t->def == &pc_table_defs[TAB_kernel] && need < 15) need = 15;
         if (t->def == &pc_table_defs[TAB_optype] && need < 20) need = 20;
@@ -501,7 +506,7 @@ static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *
             snprintf(cid, sizeof cid, "%s@perfcard", ch->string);
             cJSON_AddStringToObject(ch, "cid", cid);
         }
-        rc = rv_write_email(v, o, out.data ? out.data : "", out.len, err);
+        rc = rv_write_email(summary, v, o, out.data ? out.data : "", out.len, err);
     }
     cJSON_Delete(v);
     sbuf_free(&out);

@@ -46,7 +46,7 @@ void rv_report_charts(chart_out *co, cJSON *v, int rows);
 /* Every table of the summary as CSV files in dir (csv.c). */
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
 /* summary.eml from the Markdown view and its text (email.c). */
-int rv_write_email(const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err);
+int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err);
 /* Markdown over PC_MD_MAX characters (very long names) cut at a line end,
  * with note (a sentence saying so) appended as its own paragraph. */
 void rv_md_fit(sbuf *md, const char *note);

@@ -52,6 +52,39 @@ pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, in
     return &s->tabs[i];
 }
 
+/* A record's place: a placeholder member with the key RECORD_KEY in the
+ * object at its path (the writer and the view put its fields there). */
+#define RECORD_KEY "\1"
+void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
+    size_t i = new_table(s, id);
+    cJSON_AddItemToObject(parent, RECORD_KEY, placeholder(i));
+    return tab_push(&s->tabs[i]);
+}
+
+const void *pc_summary_record(const pc_summary *s, int id) {
+    const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(sj_get(s->doc, pc_table_defs[id].path), RECORD_KEY));
+    return t && t->n && t->def == &pc_table_defs[id] ? t->rows : tab_null_row(id);
+}
+
+int pc_summary_number(const pc_summary *s, const char *path, double *out) {
+    const char *dot = strrchr(path, '.');
+    for (int i = 0; dot && i < TAB_COUNT; i++) {
+        const pc_table_def *d = &pc_table_defs[i];
+        const pc_col *c;
+        if (!d->record || strlen(d->path) != (size_t)(dot - path) || strncmp(d->path, path, (size_t)(dot - path)) != 0 ||
+            !(c = tab_col(d, dot + 1)))
+            continue;
+        pc_cell v = tab_cell(c, pc_summary_record(s, i));
+        if (v.null || (c->kind != 'I' && c->kind != 'F')) return 0;
+        *out = c->kind == 'I' ? (double)v.i : v.f;
+        return 1;
+    }
+    const cJSON *v = sj_get(s->doc, path);
+    if (!cJSON_IsNumber(v)) return 0;
+    *out = v->valuedouble;
+    return 1;
+}
+
 const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v) {
     long i = placeholder_index(s, v);
     return i < 0 ? NULL : &s->tabs[i];
@@ -100,6 +133,17 @@ static double round15(double v) {
     char buf[32];
     snprintf(buf, sizeof buf, "%.15g", v);
     return strtod(buf, NULL);
+}
+
+double pc_figure(double v) { return isfinite(v) ? round15(v) : NAN; }
+
+const char *pc_summary_utf8(pc_summary *s, const char *str) {
+    if (!str) return NULL;
+    size_t n;
+    char *fixed = utf8_repair(str, strlen(str), &n, NULL);
+    const char *r = pc_summary_str(s, fixed ? fixed : str);
+    free(fixed);
+    return r;
 }
 
 void sj_num(cJSON *o, const char *k, double v) {
@@ -161,16 +205,23 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
     const cJSON *c;
     if ((t = pc_summary_table_of(s, v))) tab_write_json(t, b, indent, out);
     else if (cJSON_IsObject(v)) {
+        int first = 1;
         sbuf_putc(b, '{');
         cJSON_ArrayForEach(c, v) {
+            if ((t = pc_summary_table_of(s, c)) && t->def->record) {
+                tab_write_record(t, b, indent + 1, first);
+                first = 0;
+                continue;
+            }
+            if (!first) sbuf_putc(b, ',');
+            first = 0;
             sbuf_putc(b, '\n');
             tabs(b, indent + 1);
             json_string(b, c->string ? c->string : "");
             sbuf_putn(b, ": ", 2);
             write_value(s, c, b, indent + 1, out);
-            if (c->next) sbuf_putc(b, ',');
         }
-        if (v->child) {
+        if (!first) {
             sbuf_putc(b, '\n');
             tabs(b, indent);
         }
@@ -243,6 +294,12 @@ static char sk_kind(const char *path) {
         const pc_table_def *d = &pc_table_defs[i];
         size_t n = strlen(d->path);
         if (strncmp(path, d->path, n) != 0) continue;
+        if (d->record) {
+            if (!path[n]) return 'O';
+            char k = path[n] == '.' ? tab_kind(d, path + n + 1) : 0;
+            if (k) return k;
+            continue;
+        }
         if (!path[n]) return 'A';
         if (!strcmp(path + n, "[]")) return 'O';
         if (!strncmp(path + n, "[].", 3)) return tab_kind(d, path + n + 3);
@@ -424,6 +481,29 @@ static void lift(pc_summary *s, cJSON *o, const char *path, int id) {
     else if (!each && cJSON_IsObject(m)) lift(s, m, dot + 1, id);
 }
 
+/* the fields of record id from the object at its path (validated: each of
+ * its column's kind) into a record of s, in place of the first of them */
+static void lift_record(pc_summary *s, int id) {
+    const pc_table_def *d = &pc_table_defs[id];
+    cJSON *o = (cJSON *)sj_get(s->doc, d->path), *m, *next, *at = NULL;
+    if (!cJSON_IsObject(o)) return;
+    size_t i = new_table(s, id);
+    tab_record_from_json(&s->tabs[i], o, &s->strs);
+    for (m = o->child; m; m = next) {
+        next = m->next;
+        if (!m->string || !tab_col(d, m->string)) continue;
+        if (!at) at = m;
+        else cJSON_Delete(cJSON_DetachItemViaPointer(o, m));
+    }
+    cJSON *ph = placeholder(i);
+    if (!at) {
+        cJSON_AddItemToObject(o, RECORD_KEY, ph);
+        return;
+    }
+    ph->string = xstrdup(RECORD_KEY);
+    cJSON_ReplaceItemViaPointer(o, at, ph);
+}
+
 int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t note_size, pc_err *err) {
     *outs = NULL;
     if (note_size) note[0] = 0;
@@ -464,7 +544,9 @@ int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t n
     sbuf_free(&w.dropped_names);
     pc_summary *ps = xcalloc(1, sizeof *ps);
     ps->doc = s;
-    for (int i = 0; i < TAB_COUNT; i++) lift(ps, s, pc_table_defs[i].path, i);
+    for (int i = 0; i < TAB_COUNT; i++)
+        if (pc_table_defs[i].record) lift_record(ps, i);
+        else lift(ps, s, pc_table_defs[i].path, i);
     *outs = ps;
     return 0;
 }

@@ -31,6 +31,18 @@ pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */
 void pc_summary_free(pc_summary *s);
 /* A new empty table of kind id (TAB_op, ...) as member key of parent. */
 pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id);
+/* A new record of kind id (a RECORD of tables.def: TAB_steps, ...), its
+ * every field null, placed in parent (the object at the record's path). */
+void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id);
+/* The record of kind id; when the summary has none, a row with every field
+ * null (never NULL). Read with PC_REC(s, steps)->median_ns. */
+const void *pc_summary_record(const pc_summary *s, int id);
+#define PC_REC(s, id) ((const tab_##id *)pc_summary_record((s), TAB_##id))
+#define PC_ADD_REC(s, parent, id) ((tab_##id *)pc_summary_add_record((s), (parent), TAB_##id))
+/* The number at a dotted path ("steps.median_ns", "gpu.devices.0.occupancy_pct"),
+ * a record's field or a member of doc: 1 and *out, or 0 when it is not a
+ * number (absent, null). For figure lists declared by path (diff). */
+int pc_summary_number(const pc_summary *s, const char *path, double *out);
 /* The table a member of doc stands for; NULL when v is not a table. */
 const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
 /* The table at a dotted path of doc ("operators.rows"); NULL if none. */
@@ -44,6 +56,11 @@ const char *pc_summary_str(pc_summary *s, const char *str);
 void pc_summary_headline(cJSON *doc);
 /* Moves member key of from->doc, with the tables in it, into to->doc. */
 void pc_summary_move(pc_summary *to, pc_summary *from, const char *key);
+/* str repaired to UTF-8 (as sj_str does), living as long as s: for records */
+const char *pc_summary_utf8(pc_summary *s, const char *str);
+/* a figure as summary.json keeps it: 15 significant digits (sj_num's
+ * rounding), NAN (null) when not finite; for records' F fields */
+double pc_figure(double v);
 /* Helpers that add a member and return it (for chaining into objects). */
 cJSON *sj_obj(cJSON *parent, const char *key);
 cJSON *sj_arr(cJSON *parent, const char *key);

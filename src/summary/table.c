@@ -1,25 +1,31 @@
 #include "table.h"
 #include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TABLE(id, path) static const pc_col cols_##id[] = {
+#define RECORD(id, path) static const pc_col cols_##id[] = {
 #define COL(id, field, kind, unit, label, def) \
     {#field, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" #field "\": ", sizeof("\"" #field "\": ") - 1},
 #define END(id) };
 #include "tables.def"
 #undef TABLE
+#undef RECORD
 #undef COL
 #undef END
 
 const pc_table_def pc_table_defs[TAB_COUNT] = {
-#define TABLE(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id)},
+#define TABLE(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 0},
+#define RECORD(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 1},
 #define COL(id, field, kind, unit, label, def)
 #define END(id)
 #include "tables.def"
 #undef TABLE
+#undef RECORD
 #undef COL
 #undef END
 };
@@ -149,43 +155,56 @@ void json_string(sbuf *b, const char *s) {
     sbuf_putc(b, '"');
 }
 
-/* one row: {"key": value, ...}; strings through json_string, the rest
- * written in place (a number takes at most 32 bytes) */
+/* one cell's value, written in place (a number takes at most 32 bytes);
+ * strings through json_string */
+static void write_cell(sbuf *b, const pc_col *c, const char *row) {
+    pc_cell v = tab_cell(c, row);
+    sbuf_reserve(b, 40);
+    char *p = b->data + b->len;
+    if (v.null) memcpy(p, "null", 4), p += 4;
+    else switch (c->kind) {
+        case 'S': json_string(b, v.s); return;
+        case 'I':
+            /* beyond 2^53 JSON readers hold doubles: written as one */
+            if (v.i > 9007199254740992LL || v.i < -9007199254740992LL) p = num_to(p, (double)v.i);
+            else {
+                if (v.i < 0) *p++ = '-';
+                p = put_u64(p, v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : (uint64_t)v.i);
+            }
+            break;
+        case 'F': p = num_to(p, v.f); break;
+        case 'B': {
+            const char *w = v.b ? "true" : "false";
+            memcpy(p, w, strlen(w));
+            p += strlen(w);
+            break;
+        }
+        }
+    b->len = (size_t)(p - b->data);
+}
+
+/* one row: {"key": value, ...} */
 static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
     sbuf_putc(b, '{');
     for (size_t q = 0; q < d->ncols; q++) {
         const pc_col *c = &d->cols[q];
-        pc_cell v = tab_cell(c, row);
-        sbuf_reserve(b, c->keyq_len + 40);
-        char *p = b->data + b->len;
-        if (q) *p++ = ',', *p++ = ' ';
-        memcpy(p, c->keyq, c->keyq_len);
-        p += c->keyq_len;
-        if (v.null) memcpy(p, "null", 4), p += 4;
-        else switch (c->kind) {
-            case 'S':
-                b->len = (size_t)(p - b->data);
-                json_string(b, v.s);
-                continue;
-            case 'I':
-                /* beyond 2^53 JSON readers hold doubles: written as one */
-                if (v.i > 9007199254740992LL || v.i < -9007199254740992LL) p = num_to(p, (double)v.i);
-                else {
-                    if (v.i < 0) *p++ = '-';
-                    p = put_u64(p, v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : (uint64_t)v.i);
-                }
-                break;
-            case 'F': p = num_to(p, v.f); break;
-            case 'B': {
-                const char *w = v.b ? "true" : "false";
-                memcpy(p, w, strlen(w));
-                p += strlen(w);
-                break;
-            }
-            }
-        b->len = (size_t)(p - b->data);
+        if (q) sbuf_putn(b, ", ", 2);
+        sbuf_putn(b, c->keyq, c->keyq_len);
+        write_cell(b, c, row);
     }
     sbuf_putc(b, '}');
+}
+
+void tab_write_record(const pc_table *t, sbuf *b, int indent, int first) {
+    const pc_table_def *d = t->def;
+    const char *row = t->n ? (const char *)t->rows : tab_null_row((int)(d - pc_table_defs));
+    for (size_t q = 0; q < d->ncols; q++) {
+        if (!first || q) sbuf_putc(b, ',');
+        sbuf_putc(b, '\n');
+        for (int k = 0; k < indent; k++) sbuf_putc(b, '\t');
+        sbuf_putn(b, d->cols[q].keyq, d->cols[q].keyq_len);
+        write_cell(b, &d->cols[q], row);
+    }
 }
 
 void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out) {
@@ -205,52 +224,78 @@ void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out)
     sbuf_putc(b, ']');
 }
 
+static cJSON *cell_json(const pc_col *c, const char *row) {
+    pc_cell v = tab_cell(c, row);
+    return v.null ? cJSON_CreateNull()
+         : c->kind == 'S' ? cJSON_CreateString(v.s)
+         : c->kind == 'I' ? cJSON_CreateNumber((double)v.i)
+         : c->kind == 'F' ? cJSON_CreateNumber(v.f) : cJSON_CreateBool(v.b);
+}
+
 cJSON *tab_to_json(const pc_table *t, size_t limit) {
     const pc_table_def *d = t->def;
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < t->n && i < limit; i++) {
         const char *row = (const char *)t->rows + i * d->row_size;
         cJSON *o = cJSON_CreateObject();
-        for (size_t q = 0; q < d->ncols; q++) {
-            const pc_col *c = &d->cols[q];
-            pc_cell v = tab_cell(c, row);
-            cJSON *x = v.null ? cJSON_CreateNull()
-                     : c->kind == 'S' ? cJSON_CreateString(v.s)
-                     : c->kind == 'I' ? cJSON_CreateNumber((double)v.i)
-                     : c->kind == 'F' ? cJSON_CreateNumber(v.f) : cJSON_CreateBool(v.b);
-            cJSON_AddItemToObject(o, c->key, x);
-        }
+        for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
 }
 
-int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs) {
+void tab_record_to_json(const pc_table *t, cJSON *o) {
     const pc_table_def *d = t->def;
+    const char *row = t->n ? (const char *)t->rows : tab_null_row((int)(d - pc_table_defs));
+    for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
+}
+
+/* every record's all-null row, made once */
+static char *null_rows[TAB_COUNT];
+static pthread_once_t null_once = PTHREAD_ONCE_INIT;
+static void make_null_rows(void) {
+    for (int i = 0; i < TAB_COUNT; i++) {
+        const pc_table_def *d = &pc_table_defs[i];
+        null_rows[i] = xcalloc(1, d->row_size);
+        for (size_t q = 0; q < d->ncols; q++) set_null(&d->cols[q], null_rows[i]);
+    }
+}
+const void *tab_null_row(int id) {
+    pthread_once(&null_once, make_null_rows);
+    return null_rows[id];
+}
+
+/* one row's fields from the members of o with its columns' keys */
+static void fill_row(const pc_table_def *d, char *row, const cJSON *o, pc_arena *strs) {
+    for (size_t q = 0; q < d->ncols; q++) {
+        const pc_col *c = &d->cols[q];
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->key);
+        if (!v || cJSON_IsNull(v)) continue;
+        switch (c->kind) {
+        case 'S':
+            if (cJSON_IsString(v)) *(tk_S *)(row + c->off) = arena_strndup(strs, v->valuestring, strlen(v->valuestring));
+            break;
+        case 'I':
+            /* the validator checked >= 0 and finite; counts beyond int64 are not counts */
+            if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9.2e18) *(tk_I *)(row + c->off) = (int64_t)v->valuedouble;
+            break;
+        case 'F':
+            if (cJSON_IsNumber(v)) *(tk_F *)(row + c->off) = v->valuedouble;
+            break;
+        case 'B':
+            if (cJSON_IsBool(v)) *(tk_B *)(row + c->off) = (tk_B)cJSON_IsTrue(v);
+            break;
+        }
+    }
+}
+
+int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs) {
     const cJSON *o;
     cJSON_ArrayForEach(o, arr) {
         if (!cJSON_IsObject(o)) return -1;
-        char *row = tab_push(t);
-        for (size_t q = 0; q < d->ncols; q++) {
-            const pc_col *c = &d->cols[q];
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->key);
-            if (!v || cJSON_IsNull(v)) continue;
-            switch (c->kind) {
-            case 'S':
-                if (cJSON_IsString(v)) *(tk_S *)(row + c->off) = arena_strndup(strs, v->valuestring, strlen(v->valuestring));
-                break;
-            case 'I':
-                /* the validator checked >= 0 and finite; counts beyond int64 are not counts */
-                if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9.2e18) *(tk_I *)(row + c->off) = (int64_t)v->valuedouble;
-                break;
-            case 'F':
-                if (cJSON_IsNumber(v)) *(tk_F *)(row + c->off) = v->valuedouble;
-                break;
-            case 'B':
-                if (cJSON_IsBool(v)) *(tk_B *)(row + c->off) = (tk_B)cJSON_IsTrue(v);
-                break;
-            }
-        }
+        fill_row(t->def, tab_push(t), o, strs);
     }
     return 0;
 }
+
+void tab_record_from_json(pc_table *t, const cJSON *o, pc_arena *strs) { fill_row(t->def, tab_push(t), o, strs); }

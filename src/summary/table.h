@@ -24,19 +24,23 @@ typedef double tk_F;
 typedef int8_t tk_B;
 
 #define TABLE(id, path) typedef struct tab_##id {
+#define RECORD(id, path) typedef struct tab_##id {
 #define COL(id, field, kind, unit, label, def) tk_##kind field;
 #define END(id) } tab_##id;
 #include "tables.def"
 #undef TABLE
+#undef RECORD
 #undef COL
 #undef END
 
 enum {
 #define TABLE(id, path) TAB_##id,
+#define RECORD(id, path) TAB_##id,
 #define COL(id, field, kind, unit, label, def)
 #define END(id)
 #include "tables.def"
 #undef TABLE
+#undef RECORD
 #undef COL
 #undef END
     TAB_COUNT
@@ -46,7 +50,8 @@ typedef struct pc_col {
     const char *key; char kind; size_t off; const char *unit, *label, *def;
     const char *keyq; size_t keyq_len; /* "key": as summary.json spells it */
 } pc_col;
-typedef struct pc_table_def { const char *id, *path; const pc_col *cols; size_t ncols, row_size; } pc_table_def;
+/* record: 1 for a RECORD (one row, its columns members of the object at path) */
+typedef struct pc_table_def { const char *id, *path; const pc_col *cols; size_t ncols, row_size; int record; } pc_table_def;
 extern const pc_table_def pc_table_defs[TAB_COUNT];
 
 typedef struct pc_table { const pc_table_def *def; void *rows; size_t n, cap; } pc_table;
@@ -65,6 +70,15 @@ static inline pc_cell tab_cell(const pc_col *c, const void *row) {
     }
     return v;
 }
+/* A figure of a row or record with its default: PC_OR(rec->median_ns, 0)
+ * reads 0 where the figure is null (I, F); tk_true for a bool. */
+static inline double tk_or_I(tk_I v, double d) { return v == PC_NULL_I ? d : (double)v; }
+static inline double tk_or_F(tk_F v, double d) { return isfinite(v) ? v : d; }
+#define PC_OR(v, d) _Generic((v), tk_I: tk_or_I, tk_F: tk_or_F)((v), (d))
+static inline int tk_null_I(tk_I v) { return v == PC_NULL_I; }
+static inline int tk_null_F(tk_F v) { return !isfinite(v); }
+#define PC_IS_NULL(v) _Generic((v), tk_I: tk_null_I, tk_F: tk_null_F)(v)
+static inline int tk_true(tk_B v) { return v > 0; }
 /* the column of d with this key, or NULL */
 const pc_col *tab_col(const pc_table_def *d, const char *key);
 
@@ -76,9 +90,18 @@ void tab_free(pc_table *t);
 void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out);
 /* rows [0, limit) as a cJSON array of objects (for a view: what a page shows) */
 cJSON *tab_to_json(const pc_table *t, size_t limit);
+/* a record's fields as members of o (for a view) */
+void tab_record_to_json(const pc_table *t, cJSON *o);
+/* a record's fields, a member per line at indent, after the members before
+ * them (comma written when !first) */
+void tab_write_record(const pc_table *t, sbuf *b, int indent, int first);
+/* a record's row with every field null (a summary without that section) */
+const void *tab_null_row(int id);
 /* rows from an array already validated against the columns' kinds (every
  * string copied into strs); 0, or -1 when a row is not an object */
 int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);
+/* a record's one row from the members of object o (validated as above) */
+void tab_record_from_json(pc_table *t, const cJSON *o, pc_arena *strs);
 /* the kind of a column's key ('S', 'U' for I and F, 'B'), for the validator; 0 if none */
 char tab_kind(const pc_table_def *d, const char *key);
 /* a number as summary.json writes it: 15 significant digits (17 from 1e15 on),

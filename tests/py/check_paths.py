@@ -8,6 +8,7 @@ path in src/ and checks it against src/summary/schema.def (every key, with [] fo
 elements) and src/summary/tables.def (the tables' row columns):
   - a path whose first part is a section ("steps.median_ns", "collectives.rows.0") must be a
     key, numbers standing for [];
+  - a field of a record (tables.def RECORD) is never read by path: PC_REC gives it typed;
   - any other path is relative to an object found before ("occupancy_pct" on a device), so it
     must end some key after an array element or an object ("gpu.devices[].occupancy_pct").
 Keys the view adds for presentation (view.*, rows_total, rows_more, the view's chart data)
@@ -19,11 +20,20 @@ import os, re, sys
 src = sys.argv[1] if len(sys.argv) > 1 else 'src'
 schema = set(re.findall(r'SK\("([^"]*)"', open(os.path.join(src, 'summary/schema.def')).read()))
 tdef = open(os.path.join(src, 'summary/tables.def')).read()
+# column lists shared by records (#define NAME(id) COL(id, ...) ...) expanded where used
+for name, body in re.findall(r'^#define (\w+)\(id\) \\\n((?:.*\\\n)*.*)$', tdef, re.M):
+    tdef = re.sub(r'^%s\((\w+)\)$' % name, lambda m: body.replace('(id,', '(%s,' % m.group(1)), tdef, flags=re.M)
+tdef = re.sub(r'^#define \w+\(id\) \\\n(?:.*\\\n)*.*$', '', tdef, flags=re.M)
 tables = dict(re.findall(r'^TABLE\((\w+), "([^"]*)"\)', tdef, re.M))
-for tid, col in re.findall(r'^COL\((\w+), (\w+),', tdef, re.M):
-    schema.add(tables[tid] + '[].' + col)
+records = dict(re.findall(r'^RECORD\((\w+), "([^"]*)"\)', tdef, re.M))
+record_fields = set()
+for tid, col in re.findall(r'^\s*COL\((\w+), (\w+),', tdef, re.M):
+    if tid in tables: schema.add(tables[tid] + '[].' + col)
+    else: record_fields.add(records[tid] + '.' + col)
 for path in tables.values():
     schema.add(path); schema.add(path + '[]')
+for path in records.values():
+    schema.add(path)
 # what the view adds for presentation (render/report.c, render/report_charts.c)
 view_keys = {'rows_total', 'rows_more', 'label', 'value', 'svg', 'data', 'png', 'chart', 'cid'}
 diff_readers = {'diffreport.c', 'trendreport.c', 'cmd_trend.c', 'cmd_diff.c'}
@@ -44,6 +54,9 @@ for d, _, files in os.walk(src):
                 if path.isdigit(): continue
                 norm = re.sub(r'(^|\.)\d+(?=\.|$)', lambda x: ('[]' if x.group(1) else '[]'), path)
                 norm = norm.replace('.[]', '[]')
+                if norm in record_fields and f != 'summary.c':
+                    bad.append('%s:%d: %s (a record field: read it with PC_REC)' % (p, n, path))
+                    continue
                 if path.split('.')[0] in sections and (norm in schema or path.split('.')[0] == 'view'):
                     continue
                 rel = re.sub(r'(^|\.)\d+(?=\.|$)', '', path).strip('.')

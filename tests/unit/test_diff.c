@@ -54,12 +54,23 @@ static cJSON *steps_doc(const double *d, int n, const char *extra_row4) {
     return doc;
 }
 
+/* the kept steps of a summary document, read as summary.json is (validated) */
+static void run_steps_of_doc(const cJSON *doc, pc_run_steps *r) {
+    pc_summary *ps = NULL;
+    pc_err err = {0};
+    char note[256];
+    memset(r, 0, sizeof *r);
+    if (pc_summary_validate(doc, &ps, note, sizeof note, &err)) return;
+    pc_run_steps_of(ps, r);
+    pc_summary_free(ps);
+}
+
 TEST(diff_kept_steps) {
     /* warm-up (the first), one-off work (step 14), an outlier (step 17: +80%, far beyond 3.5 MADs) */
     double d[] = {150, 100, 101, 99, 100, 102, 98, 180};
     cJSON *doc = steps_doc(d, 8, "autotune_kernel");
     pc_run_steps r;
-    pc_run_steps_of(doc, &r);
+    run_steps_of_doc(doc, &r);
     CHECK_EQ_I(r.n, 8);
     CHECK_EQ_I(r.kept, 5);
     CHECK_EQ_I(r.nexcl, 3);
@@ -82,7 +93,7 @@ TEST(diff_kept_steps) {
     doc = steps_doc(e, 5, NULL);
     for (cJSON *row = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "steps"), "rows")->child; row; row = row->next)
         cJSON_AddNumberToObject(row, "one_off_names", 1);
-    pc_run_steps_of(doc, &r);
+    run_steps_of_doc(doc, &r);
     CHECK_EQ_I(r.kept, 4);
     CHECK_NEAR(r.mean_ns, (100 + 115 + 100 + 100) / 4.0, 1e-9);
     pc_run_steps_free(&r);

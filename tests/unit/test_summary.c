@@ -1,0 +1,100 @@
+/* The summary's records (tables.def RECORD): a section's figures as one typed
+ * row. Expectations are written as summary.json text by hand: what a reader
+ * of the file sees, what the validator must refuse or drop, and that what is
+ * written reads back to the same text. */
+#include "test.h"
+#include "summary/summary.h"
+#include "util/sbuf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static pc_summary *read_text(const char *text, pc_err *err, char *note, size_t n) {
+    cJSON *doc = cJSON_Parse(text);
+    pc_summary *s = NULL;
+    if (doc && pc_summary_validate(doc, &s, note, n, err)) s = NULL;
+    cJSON_Delete(doc);
+    return s;
+}
+
+TEST(records_read_typed_from_summary_json) {
+    pc_err err = {0};
+    char note[512];
+    pc_summary *s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"median_ns\": 5000, \"bogus\": 1, "
+                              "\"source\": \"ProfilerStep#\", \"average\": {\"tail_ns\": 2.5}, \"rows\": []}, "
+                              "\"dataloader\": {\"present\": true, \"avg_wait_pct\": 12.5}}",
+                              &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    const tab_steps *st = PC_REC(s, steps);
+    CHECK_EQ_I(st->median_ns, 5000);
+    CHECK_EQ_S(st->source, "ProfilerStep#");
+    CHECK(PC_IS_NULL(st->p90_ns));
+    CHECK(st->warning == NULL);
+    CHECK_NEAR(PC_REC(s, step_average)->tail_ns, 2.5, 0);
+    CHECK(PC_IS_NULL(PC_REC(s, step_average)->duration_ns));
+    CHECK_EQ_I(PC_REC(s, dataloader)->present, 1);
+    CHECK_NEAR(PC_OR(PC_REC(s, dataloader)->avg_wait_pct, -1), 12.5, 0);
+    /* a section the summary lacks reads as every field null, and PC_OR gives the default */
+    CHECK_EQ_I(PC_REC(s, communication)->present, -1);
+    CHECK_NEAR(PC_OR(PC_REC(s, communication)->nccl_ns, 7), 7, 0);
+    /* the unknown key is dropped and named */
+    CHECK_MSG(strstr(note, "steps.bogus (unknown)") != NULL, "note: %s", note);
+    /* a figure list by path reads records too */
+    double v = 0;
+    CHECK(pc_summary_number(s, "steps.median_ns", &v));
+    CHECK_NEAR(v, 5000, 0);
+    CHECK(pc_summary_number(s, "steps.average.tail_ns", &v));
+    CHECK_NEAR(v, 2.5, 0);
+    CHECK(!pc_summary_number(s, "steps.p90_ns", &v));
+    CHECK(!pc_summary_number(s, "communication.nccl_ns", &v));
+    pc_summary_free(s);
+}
+
+TEST(records_refuse_wrong_kinds) {
+    static const char *const bad[][2] = {
+        {"{\"schema\": \"perfcard.summary/1\", \"steps\": {\"median_ns\": -1}}", "steps.median_ns"},
+        {"{\"schema\": \"perfcard.summary/1\", \"steps\": {\"median_ns\": \"5\"}}", "steps.median_ns"},
+        {"{\"schema\": \"perfcard.summary/1\", \"communication\": {\"present\": 1}}", "communication.present"},
+        {"{\"schema\": \"perfcard.summary/1\", \"steps\": {\"average\": {\"fp_bp_ns\": 1e300}}}", "steps.average.fp_bp_ns"},
+        {"{\"schema\": \"perfcard.summary/1\", \"steps\": {\"source\": {\"x\": 1}}}", "steps.source"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pc_err err = {0};
+        char note[256];
+        pc_summary *s = read_text(bad[i][0], &err, note, sizeof note);
+        CHECK_MSG(!s, "case %zu was accepted", i);
+        CHECK_EQ_I(err.code, PC_EINPUT);
+        CHECK_MSG(strstr(err.msg, bad[i][1]) != NULL, "case %zu: %s", i, err.msg);
+    }
+}
+
+/* written, read back and written again: the same text; fields in the
+ * record's declared order where the record was placed, nulls written */
+TEST(records_round_trip) {
+    pc_summary *s = pc_summary_new();
+    cJSON *so = sj_obj(s->doc, "steps");
+    sj_arr(so, "rows");
+    tab_steps *st = PC_ADD_REC(s, so, steps);
+    st->count = 3;
+    st->median_ns = 1000;
+    st->cv_pct = pc_figure(100.0 / 3);
+    st->source = pc_summary_utf8(s, "bad \xff byte");
+    tab_communication *cm = PC_ADD_REC(s, sj_obj(s->doc, "communication"), communication);
+    cm->present = 0;
+    sbuf a = {0}, b = {0};
+    pc_summary_text(s, &a);
+    CHECK_MSG(strstr(a.data, "\"steps\": {\n\t\t\"rows\": [],\n\t\t\"source\": \"bad \xef\xbf\xbd byte\",\n\t\t\"warning\": null,") != NULL,
+              "%s", a.data);
+    CHECK(strstr(a.data, "\"count\": 3,") && strstr(a.data, "\"median_ns\": 1000,") && strstr(a.data, "\"cv_pct\": 33.3333333333333,"));
+    CHECK(strstr(a.data, "\"communication\": {\n\t\t\"present\": false,\n\t\t\"nccl_ns\": null,"));
+    pc_err err = {0};
+    char note[256];
+    pc_summary *r = read_text(a.data, &err, note, sizeof note);
+    CHECK_MSG(r, "%s", err.msg);
+    pc_summary_text(r, &b);
+    CHECK_EQ_S(b.data, a.data);
+    CHECK_NEAR(PC_REC(r, steps)->cv_pct, st->cv_pct, 0);
+    pc_summary_free(r);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    sbuf_free(&b);
+}

@@ -28,7 +28,8 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
                   cJSON_CreateArray(), &(double){rules_gpu_free(s)},
-                  PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication)};
+                  PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication),
+                  PC_REC(ps, cpu), PC_REC(ps, cpu_average)};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
     in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)
@@ -55,24 +56,24 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
  * sentence a reader sees first. */
 void an_overview(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
-    cJSON *ov = sj_obj(s, "overview");
-    sj_bool(ov, "has_steps", c->step_source != NULL);
+    cJSON *ovo = sj_obj(s, "overview");
+    tab_overview *ov = PC_ADD_REC(ps, ovo, overview);
+    ov->has_steps = c->step_source != NULL;
     const tab_steps *st = PC_REC(ps, steps);
-    sj_num(ov, "step_median_ns", PC_OR(st->median_ns, 0));
-    sj_num(ov, "step_p90_ns", PC_OR(st->p90_ns, 0));
-    sj_int(ov, "steps", (int64_t)PC_OR(st->count, 0));
+    ov->step_median_ns = PC_OR(st->median_ns, 0);
+    ov->step_p90_ns = PC_OR(st->p90_ns, 0);
+    ov->steps = (int64_t)PC_OR(st->count, 0);
     const cJSON *d0 = sj_get(s, "gpu.devices.0");
-    if (d0) sj_num(ov, "gpu_utilization_pct", sj_getnum(d0, "utilization_pct", 0));
-    else cJSON_AddNullToObject(ov, "gpu_utilization_pct");
+    if (d0) ov->gpu_utilization_pct = pc_figure(sj_getnum(d0, "utilization_pct", 0));
     /* where the step goes: the largest breakdown category */
     const cJSON *cat, *best = NULL;
     cJSON_ArrayForEach(cat, sj_get(s, "breakdown.categories"))
         if (!best || sj_getnum(cat, "total_ns", 0) > sj_getnum(best, "total_ns", 0)) best = cat;
     if (best) {
-        sj_str(ov, "top_category", sj_getstr(best, "category", ""));
-        sj_num(ov, "top_category_pct", sj_getnum(best, "pct", 0));
+        ov->top_category = pc_summary_utf8(ps, sj_getstr(best, "category", ""));
+        ov->top_category_pct = pc_figure(sj_getnum(best, "pct", 0));
     }
-    cJSON *cats = sj_arr(ov, "breakdown");
+    cJSON *cats = sj_arr(ovo, "breakdown");
     cJSON_ArrayForEach(cat, sj_get(s, "breakdown.categories")) {
         if (sj_getnum(cat, "pct", 0) < 0.05) continue;
         cJSON *x = cJSON_CreateObject();
@@ -83,20 +84,18 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     const pc_table *types = pc_summary_table(ps, "operator_types.rows");
     if (types && types->n) {
         const tab_optype *top = TAB_ROWS(types, optype);
-        sj_str(ov, "top_operator", top->type);
-        sj_num(ov, "top_operator_pct", top->share_pct);
-    } else cJSON_AddNullToObject(ov, "top_operator");
+        ov->top_operator = top->type;
+        ov->top_operator_pct = pc_figure(top->share_pct);
+    }
     const pc_table *kern = pc_summary_table(ps, "kernels.devices.0.rows");
     if (kern && kern->n) {
         const tab_kernel *tk = TAB_ROWS(kern, kernel);
-        sj_str(ov, "top_kernel", tk->name);
-        sj_num(ov, "top_kernel_pct", tk->time_pct);
-    } else cJSON_AddNullToObject(ov, "top_kernel");
+        ov->top_kernel = tk->name;
+        ov->top_kernel_pct = pc_figure(tk->time_pct);
+    }
     const tab_dataloader *dl = PC_REC(ps, dataloader);
-    if (tk_true(dl->present)) sj_num(ov, "data_wait_pct", PC_OR(dl->avg_wait_pct, 0));
-    else cJSON_AddNullToObject(ov, "data_wait_pct");
-    if (cJSON_IsTrue(sj_get(s, "cpu.present")))
-        sj_num(ov, "cpu_load_pct", sj_getnum(s, "cpu.average.user", 0) + sj_getnum(s, "cpu.average.system", 0));
-    else cJSON_AddNullToObject(ov, "cpu_load_pct");
-    pc_summary_headline(s);
+    if (tk_true(dl->present)) ov->data_wait_pct = PC_OR(dl->avg_wait_pct, 0);
+    const tab_cpu_average *cpu = PC_REC(ps, cpu_average);
+    if (tk_true(PC_REC(ps, cpu)->present)) ov->cpu_load_pct = pc_figure(PC_OR(cpu->user, 0) + PC_OR(cpu->system, 0));
+    pc_summary_headline(ps);
 }

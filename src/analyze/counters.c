@@ -21,18 +21,19 @@ enum { NCPU_SERIES = 5 };
 
 static long step_of(const an_ctx *c, int64_t ts) { return step_index(c, ts); }
 
-static void cpu_section(const an_ctx *c, cJSON *s) {
+static void cpu_section(const an_ctx *c, pc_summary *sum) {
     const pc_trace *t = c->t;
-    cJSON *cpu = sj_obj(s, "cpu");
+    cJSON *cpu = sj_obj(sum->doc, "cpu");
+    tab_cpu *rec = PC_ADD_REC(sum, cpu, cpu);
     uint32_t name = strtab_find(&t->strs, "cpu", 3);
     uint32_t sid[NCPU_SERIES];
     for (int k = 0; k < NCPU_SERIES; k++) sid[k] = strtab_find(&t->strs, cpu_series[k], strlen(cpu_series[k]));
     /* samples: rows grouped by timestamp */
     size_t n = 0;
     for (size_t i = 0; i < t->nctr; i++) n += name && t->ctr[i].name == name;
-    sj_bool(cpu, "present", n > 0);
+    rec->present = n > 0;
     if (!n) {
-        sj_str(cpu, "missing", "no CPU utilization samples in this trace: `perfcard capture` records them (PyTorch profiler traces do not have them)");
+        rec->missing = "no CPU utilization samples in this trace: `perfcard capture` records them (PyTorch profiler traces do not have them)";
         return;
     }
     size_t ns = c->nsteps;
@@ -84,12 +85,11 @@ static void cpu_section(const an_ctx *c, cJSON *s) {
             if (si >= 0) ssum[si * NCPU_SERIES + k] += e->value, scnt[si * NCPU_SERIES + k]++;
         }
     }
-    sj_int(cpu, "samples", (int64_t)nts);
-    cJSON *avg = sj_obj(cpu, "average");
-    for (int k = 0; k < NCPU_SERIES; k++) {
-        if (cnt[k]) sj_num(avg, cpu_series[k], tot[k] / (double)cnt[k]);
-        else cJSON_AddNullToObject(avg, cpu_series[k]);
-    }
+    rec->samples = (int64_t)nts;
+    double m[NCPU_SERIES]; /* in cpu_series' order */
+    for (int k = 0; k < NCPU_SERIES; k++) m[k] = cnt[k] ? pc_figure(tot[k] / (double)cnt[k]) : NAN;
+    tab_cpu_average *avg = PC_ADD_REC(sum, sj_obj(cpu, "average"), cpu_average);
+    avg->user = m[0], avg->system = m[1], avg->iowait = m[2], avg->idle = m[3], avg->process = m[4];
     cJSON *ps = sj_arr(cpu, "per_step");
     size_t emitted = 0;
     for (size_t si = 0; si < ns && emitted < 1000; si++) {
@@ -231,7 +231,7 @@ static void pipeline_section(const an_ctx *c, cJSON *s) {
 
 void an_counters(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
-    cpu_section(c, s);
+    cpu_section(c, ps);
     queue_section(c, s);
     pipeline_section(c, s);
 }

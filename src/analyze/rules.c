@@ -426,8 +426,8 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
 }
 
 static void cpu_busy(const rule_in *in, const pc_rule *r) {
-    if (!cJSON_IsTrue(sj_get(in->s, "cpu.present"))) return;
-    double sys = S(in, "cpu.average.system"), user = S(in, "cpu.average.user");
+    if (!tk_true(in->cpu->present)) return;
+    double sys = PC_OR(in->cpu_avg->system, 0), user = PC_OR(in->cpu_avg->user, 0);
     if (user + sys > 80) fire(in, r, -1, "average user %.0f%%, system %.0f%%", user, sys);
 }
 

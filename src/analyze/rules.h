@@ -25,6 +25,8 @@ typedef struct rule_in {
     const tab_step_average *avg;
     const tab_dataloader *data;
     const tab_communication *comm;
+    const tab_cpu *cpu;
+    const tab_cpu_average *cpu_avg;
 } rule_in;
 
 typedef struct pc_rule {

@@ -227,7 +227,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             cJSON *it;
             cJSON_ArrayForEach(it, arr) cJSON_ReplaceItemInObject(it, "rank", cJSON_CreateNumber(k++));
             cJSON_ReplaceItemInObject(sg, "count", cJSON_CreateNumber(cJSON_GetArraySize(arr)));
-            pc_summary_headline(job);
+            pc_summary_headline(jobs);
         }
     }
     ranks[v[0].slot] = NULL;

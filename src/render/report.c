@@ -195,11 +195,11 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
  * of the step, at most MD_SUGGESTIONS (those without an estimate only when
  * none has one), with how many more the report lists. */
 enum { MD_SUGGESTIONS = 5 };
-static void md_extras(cJSON *v) {
+static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
     cJSON_AddStringToObject(view, "input_name", fs_base_name(sj_getstr(v, "run.input", "")));
-    cJSON_AddStringToObject(view, "steps_word", sj_getnum(v, "overview.steps", 0) == 1 ? "step" : "steps");
+    cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
     cJSON_AddStringToObject(view, "suggestions_word", sj_getnum(v, "suggestions.count", 0) == 1 ? "suggestion" : "suggestions");
     cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");
     const cJSON *r;
@@ -358,7 +358,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     }
     cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
     if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
-    md_extras(v);
+    md_extras(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(v);
     (void)o;

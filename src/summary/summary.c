@@ -61,9 +61,14 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
     return tab_push(&s->tabs[i]);
 }
 
-const void *pc_summary_record(const pc_summary *s, int id) {
+void *pc_summary_record_w(pc_summary *s, int id) {
     const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(sj_get(s->doc, pc_table_defs[id].path), RECORD_KEY));
-    return t && t->n && t->def == &pc_table_defs[id] ? t->rows : tab_null_row(id);
+    return t && t->n && t->def == &pc_table_defs[id] ? t->rows : NULL;
+}
+
+const void *pc_summary_record(const pc_summary *s, int id) {
+    const void *r = pc_summary_record_w((pc_summary *)s, id);
+    return r ? r : tab_null_row(id);
 }
 
 int pc_summary_number(const pc_summary *s, const char *path, double *out) {
@@ -570,16 +575,14 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
     return rc;
 }
 
-void pc_summary_headline(cJSON *doc) {
-    cJSON *ov = cJSON_GetObjectItem(doc, "overview");
+void pc_summary_headline(pc_summary *s) {
+    tab_overview *ov = pc_summary_record_w(s, TAB_overview);
     if (!ov) return;
-    const cJSON *sg = sj_get(doc, "suggestions.rows.0");
-    cJSON_DeleteItemFromObject(ov, "top_suggestion");
-    cJSON_DeleteItemFromObject(ov, "headline");
-    if (sg) sj_str(ov, "top_suggestion", sj_getstr(sg, "title", ""));
+    const cJSON *sg = sj_get(s->doc, "suggestions.rows.0");
+    ov->top_suggestion = sg ? pc_summary_utf8(s, sj_getstr(sg, "title", "")) : NULL;
     char h[512];
     double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
-    const char *per = cJSON_IsTrue(cJSON_GetObjectItem(ov, "has_steps")) ? "of each step" : "of the trace";
+    const char *per = tk_true(ov->has_steps) ? "of each step" : "of the trace";
     if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
         snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, sj_getstr(sg, "title", ""), pct,
                  sj_getstr(sg, "evidence", ""));
@@ -589,5 +592,5 @@ void pc_summary_headline(cJSON *doc) {
         snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));
     else
         snprintf(h, sizeof h, "No rule found anything over its threshold.");
-    sj_str(ov, "headline", h);
+    ov->headline = pc_summary_utf8(s, h);
 }

@@ -37,6 +37,8 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id);
 /* The record of kind id; when the summary has none, a row with every field
  * null (never NULL). Read with PC_REC(s, steps)->median_ns. */
 const void *pc_summary_record(const pc_summary *s, int id);
+/* The same to change (the headline after a late suggestion); NULL when none. */
+void *pc_summary_record_w(pc_summary *s, int id);
 #define PC_REC(s, id) ((const tab_##id *)pc_summary_record((s), TAB_##id))
 #define PC_ADD_REC(s, parent, id) ((tab_##id *)pc_summary_add_record((s), (parent), TAB_##id))
 /* The number at a dotted path ("steps.median_ns", "gpu.devices.0.occupancy_pct"),
@@ -53,7 +55,7 @@ const char *pc_summary_str(pc_summary *s, const char *str);
  * suggestions.rows (what limits the run and by how much, in one sentence:
  * the list and the headline never disagree); again after a suggestion is
  * added (the job's straggler). */
-void pc_summary_headline(cJSON *doc);
+void pc_summary_headline(pc_summary *s);
 /* Moves member key of from->doc, with the tables in it, into to->doc. */
 void pc_summary_move(pc_summary *to, pc_summary *from, const char *key);
 /* str repaired to UTF-8 (as sj_str does), living as long as s: for records */

@@ -39,7 +39,7 @@ view_keys = {'rows_total', 'rows_more', 'label', 'value', 'svg', 'data', 'png', 
 diff_readers = {'diffreport.c', 'trendreport.c', 'cmd_trend.c', 'cmd_diff.c'}
 sections = {k.split('.')[0] for k in schema}
 suffixes = set()
-for k in schema:
+for k in schema | record_fields:
     parts = k.replace('[]', '').split('.')
     for i in range(len(parts)):
         suffixes.add('.'.join(parts[i:]))

@@ -29,7 +29,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
                   cJSON_CreateArray(), &(double){rules_gpu_free(s)},
                   PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication),
-                  PC_REC(ps, cpu), PC_REC(ps, cpu_average)};
+                  PC_REC(ps, cpu), PC_REC(ps, cpu_average), PC_REC(ps, run)};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
     in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)

@@ -135,7 +135,7 @@ static double interval_stake(const rule_in *in) {
 /* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
 static void startup(const rule_in *in, const pc_rule *r) {
     const cJSON *fk = sj_get(in->s, "gpu.first_kernel_ns");
-    double span = S(in, "run.span_ns");
+    double span = PC_OR(in->run->span_ns, 0);
     if (in->has_steps || !cJSON_IsNumber(fk) || span <= 0 || fk->valuedouble <= 0.25 * span) return;
     if (fk->valuedouble < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
     double pre = fk->valuedouble;

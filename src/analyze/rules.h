@@ -27,6 +27,7 @@ typedef struct rule_in {
     const tab_communication *comm;
     const tab_cpu *cpu;
     const tab_cpu_average *cpu_avg;
+    const tab_run *run;
 } rule_in;
 
 typedef struct pc_rule {

@@ -4,33 +4,35 @@
 #include "../summary/summary.h"
 #include <string.h>
 
-static const char *cpu_kind_key[CPU_KIND_COUNT] = {"cpu_op", "user_annotation", "python_function",
-                                                   "cuda_runtime", "cuda_driver", "dataloader"};
-static const char *gpu_kind_key[GPU_KIND_COUNT] = {"kernel", "memcpy", "memset", "gpu_annotation", "gpu_sync"};
-
 void an_runinfo(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     const pc_analyze_opts *o = &c->o;
     cJSON *ri = sj_obj(s, "run");
-    sj_str(ri, "input", o && o->input_name ? o->input_name : "");
-    sj_str(ri, "format", strtab_get(&t->strs, t->source_format));
+    tab_run *run = PC_ADD_REC(ps, ri, run);
+    run->input = pc_summary_utf8(ps, o && o->input_name ? o->input_name : "");
     const char *fmt = strtab_get(&t->strs, t->source_format);
-    sj_str(ri, "schema", strcmp(fmt, "kineto-json") ? fmt : t->schema_2021 ? "kineto-2021" : "kineto-current");
-    sj_int(ri, "file_bytes", (int64_t)t->stats.file_bytes);
-    sj_int(ri, "parsed_bytes", (int64_t)t->stats.bytes);
+    run->format = pc_summary_utf8(ps, fmt);
+    run->schema = pc_summary_utf8(ps, strcmp(fmt, "kineto-json") ? fmt : t->schema_2021 ? "kineto-2021" : "kineto-current");
+    run->file_bytes = (int64_t)t->stats.file_bytes;
+    run->parsed_bytes = (int64_t)t->stats.bytes;
+    run->span_ns = t->t_max - t->t_min;
+    run->truncated = (tk_B)(t->truncated != 0);
+    if (t->truncated) run->truncated_at_byte = (int64_t)t->truncated_at;
     sj_int(ri, "start_us", t->t_min / 1000);
-    sj_int(ri, "span_ns", t->t_max - t->t_min);
-    cJSON *ev = sj_obj(ri, "events");
-    sj_int(ev, "total", t->stats.events);
-    for (int k = 0; k < CPU_KIND_COUNT; k++) sj_int(ev, cpu_kind_key[k], t->count_cpu[k]);
-    for (int k = 0; k < GPU_KIND_COUNT; k++) sj_int(ev, gpu_kind_key[k], t->count_gpu[k]);
-    sj_int(ev, "memory", (int64_t)t->nmem);
-    sj_int(ev, "counter_samples", (int64_t)t->nctr);
-    sj_int(ev, "flows", t->stats.flows);
-    sj_int(ev, "metadata", t->stats.metadata);
-    sj_int(ev, "unknown", t->stats.unknown);
-    sj_int(ev, "invalid", t->stats.bad_fields);
+    tab_run_events *ev = PC_ADD_REC(ps, sj_obj(ri, "events"), run_events);
+    ev->total = t->stats.events;
+    ev->cpu_op = t->count_cpu[CPU_OP], ev->user_annotation = t->count_cpu[CPU_USER_ANNOT];
+    ev->python_function = t->count_cpu[CPU_PYFUNC], ev->cuda_runtime = t->count_cpu[CPU_RUNTIME];
+    ev->cuda_driver = t->count_cpu[CPU_DRIVER], ev->dataloader = t->count_cpu[CPU_DATALOADER];
+    ev->kernel = t->count_gpu[GPU_KERNEL], ev->memcpy = t->count_gpu[GPU_MEMCPY], ev->memset = t->count_gpu[GPU_MEMSET];
+    ev->gpu_annotation = t->count_gpu[GPU_ANNOT], ev->gpu_sync = t->count_gpu[GPU_SYNC];
+    ev->memory = (int64_t)t->nmem;
+    ev->counter_samples = (int64_t)t->nctr;
+    ev->flows = t->stats.flows;
+    ev->metadata = t->stats.metadata;
+    ev->unknown = t->stats.unknown;
+    ev->invalid = t->stats.bad_fields;
     cJSON *uc = sj_arr(ri, "unknown_categories");
     for (int i = 0; i < t->nunknown_cat; i++) {
         cJSON *u = cJSON_CreateObject();
@@ -130,6 +132,4 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  t->strs.utf8_repaired);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
-    sj_bool(ri, "truncated", t->truncated);
-    if (t->truncated) sj_int(ri, "truncated_at_byte", (int64_t)t->truncated_at);
 }

@@ -172,7 +172,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     *summary = NULL;
     if (is_summary_file(path)) {
         if (cli_read_summary(path, summary)) return EXIT_INPUT;
-        return cJSON_IsTrue(sj_get((*summary)->doc, "run.truncated")) || sj_getnum((*summary)->doc, "run.events.invalid", 0) > 0 ? EXIT_TRUNCATED
+        return tk_true(PC_REC(*summary, run)->truncated) || PC_OR(PC_REC(*summary, run_events)->invalid, 0) > 0 ? EXIT_TRUNCATED
                                                                                                                : EXIT_OK;
     }
     pc_trace *t = NULL;

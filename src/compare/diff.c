@@ -95,7 +95,7 @@ static void add_figure(cJSON *fa, const fig *fi, const pc_diff_side *base, const
 /* the side's label: given, or the first input's file name (never a path) */
 static void side_label(const pc_diff_side *side, char *out, size_t cap) {
     if (side->label && *side->label) { snprintf(out, cap, "%s", side->label); return; }
-    const char *in = side->nruns ? sj_getstr(side->runs[0]->doc, "run.input", "") : "";
+    const char *in = side->nruns ? PC_S(PC_REC(side->runs[0], run)->input, "") : "";
     if (side->nruns > 1) snprintf(out, cap, "%.200s (+%d more)", fs_base_name(in), side->nruns - 1);
     else snprintf(out, cap, "%.200s", fs_base_name(in));
 }
@@ -108,7 +108,7 @@ static void side_json(cJSON *o, const pc_diff_side *side, const pc_run_steps *rs
     cJSON *in = sj_arr(o, "inputs"), *ex = cJSON_CreateArray();
     int steps = 0, kept = 0;
     for (int q = 0; q < side->nruns; q++) {
-        const char *name = fs_base_name(sj_getstr(side->runs[q]->doc, "run.input", ""));
+        const char *name = fs_base_name(PC_S(PC_REC(side->runs[q], run)->input, ""));
         cJSON_AddItemToArray(in, cJSON_CreateString(name));
         steps += rs[q].n, kept += rs[q].kept;
         for (int k = 0; k < rs[q].nexcl; k++) {

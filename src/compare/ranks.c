@@ -113,7 +113,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     for (int i = 0; i < n; i++) {
         const cJSON *d = sj_get(ranks[i]->doc, "run.distributed");
         int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
-        if (r < 0) r = rank_of_input(sj_getstr(ranks[i]->doc, "run.input", ""));
+        if (r < 0) r = rank_of_input(PC_S(PC_REC(ranks[i], run)->input, ""));
         v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]->doc, ranks[i], i};
     }
     qsort(v, (size_t)n, sizeof *v, cmp_rk);
@@ -131,7 +131,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         const cJSON *s = v[i].s;
         cJSON *r = cJSON_CreateObject();
         sj_int(r, "rank", v[i].rank);
-        sj_str(r, "input", sj_getstr(s, "run.input", ""));
+        sj_str(r, "input", PC_S(PC_REC(v[i].ps, run)->input, ""));
         const tab_steps *st = PC_REC(v[i].ps, steps);
         const tab_communication *cm = PC_REC(v[i].ps, communication);
         sj_int(r, "steps", (int64_t)PC_OR(st->count, 0));

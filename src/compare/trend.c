@@ -132,7 +132,7 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
         pc_run_steps_of(s, &rs);
         cJSON *r = cJSON_CreateObject();
         char lab[256];
-        const char *input = fs_base_name(sj_getstr(s->doc, "run.input", ""));
+        const char *input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
         snprintf(lab, sizeof lab, "%s", runs[i].label && *runs[i].label ? runs[i].label : input);
         sj_int(r, "index", i + 1);
         sj_str(r, "label", lab);

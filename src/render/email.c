@@ -60,7 +60,7 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
         sbuf sb = {0};
         fmt_dur(&sb, PC_OR(PC_REC(s, steps)->median_ns, 0));
         /* the input's file name, as plain word characters: the value may come from someone else's summary */
-        const char *in = sj_getstr(view, "run.input", ""), *slash = strrchr(in, '/');
+        const char *in = PC_S(PC_REC(s, run)->input, ""), *slash = strrchr(in, '/');
         char base[80];
         size_t k = 0;
         for (const char *p = slash ? slash + 1 : in; *p && k + 1 < sizeof base; p++)

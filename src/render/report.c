@@ -198,7 +198,7 @@ enum { MD_SUGGESTIONS = 5 };
 static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
-    cJSON_AddStringToObject(view, "input_name", fs_base_name(sj_getstr(v, "run.input", "")));
+    cJSON_AddStringToObject(view, "input_name", fs_base_name(PC_S(PC_REC(s, run)->input, "")));
     cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
     cJSON_AddStringToObject(view, "suggestions_word", sj_getnum(v, "suggestions.count", 0) == 1 ? "suggestion" : "suggestions");
     cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");

@@ -79,6 +79,7 @@ static inline int tk_null_I(tk_I v) { return v == PC_NULL_I; }
 static inline int tk_null_F(tk_F v) { return !isfinite(v); }
 #define PC_IS_NULL(v) _Generic((v), tk_I: tk_null_I, tk_F: tk_null_F)(v)
 static inline int tk_true(tk_B v) { return v > 0; }
+static inline const char *PC_S(tk_S v, const char *d) { return v ? v : d; } /* a string figure, d where null */
 /* the column of d with this key, or NULL */
 const pc_col *tab_col(const pc_table_def *d, const char *key);
 

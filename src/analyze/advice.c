@@ -23,13 +23,13 @@ static int cmp_stake(const void *a, const void *b) {
 
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
-    const pc_table *optab = pc_summary_table(ps, "operators.rows"), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
+    const pc_table *optab = PC_TAB(ps, op), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
     rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(s)},
+                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)},
                   PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication),
-                  PC_REC(ps, cpu), PC_REC(ps, cpu_average), PC_REC(ps, run)};
+                  PC_REC(ps, cpu), PC_REC(ps, cpu_average), PC_REC(ps, run), ps};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
     in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)
@@ -66,22 +66,24 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     const cJSON *d0 = sj_get(s, "gpu.devices.0");
     if (d0) ov->gpu_utilization_pct = pc_figure(sj_getnum(d0, "utilization_pct", 0));
     /* where the step goes: the largest breakdown category */
-    const cJSON *cat, *best = NULL;
-    cJSON_ArrayForEach(cat, sj_get(s, "breakdown.categories"))
-        if (!best || sj_getnum(cat, "total_ns", 0) > sj_getnum(best, "total_ns", 0)) best = cat;
+    const pc_table *bk = PC_TAB(ps, bkcat);
+    const tab_bkcat *cat = bk ? TAB_ROWS(bk, bkcat) : NULL, *best = NULL;
+    size_t ncat = bk ? bk->n : 0;
+    for (size_t i = 0; i < ncat; i++)
+        if (!best || PC_OR(cat[i].total_ns, 0) > PC_OR(best->total_ns, 0)) best = &cat[i];
     if (best) {
-        ov->top_category = pc_summary_utf8(ps, sj_getstr(best, "category", ""));
-        ov->top_category_pct = pc_figure(sj_getnum(best, "pct", 0));
+        ov->top_category = best->category;
+        ov->top_category_pct = PC_OR(best->pct, 0);
     }
     cJSON *cats = sj_arr(ovo, "breakdown");
-    cJSON_ArrayForEach(cat, sj_get(s, "breakdown.categories")) {
-        if (sj_getnum(cat, "pct", 0) < 0.05) continue;
+    for (size_t i = 0; i < ncat; i++) {
+        if (PC_OR(cat[i].pct, 0) < 0.05) continue;
         cJSON *x = cJSON_CreateObject();
-        sj_str(x, "category", sj_getstr(cat, "category", ""));
-        sj_num(x, "pct", sj_getnum(cat, "pct", 0));
+        sj_str(x, "category", PC_S(cat[i].category, ""));
+        sj_num(x, "pct", PC_OR(cat[i].pct, 0));
         cJSON_AddItemToArray(cats, x);
     }
-    const pc_table *types = pc_summary_table(ps, "operator_types.rows");
+    const pc_table *types = PC_TAB(ps, optype);
     if (types && types->n) {
         const tab_optype *top = TAB_ROWS(types, optype);
         ov->top_operator = top->type;

@@ -169,31 +169,25 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     cJSON *sec = sj_obj(ps->doc, "collectives");
     if (ranks > 0) sj_int(sec, "ranks", ranks);
     else cJSON_AddNullToObject(sec, "ranks");
-    cJSON *arr = sj_arr(sec, "rows");
+    pc_table *arr = pc_summary_add_table(ps, sec, "rows", TAB_coll);
     for (size_t i = 0; i < nrows; i++) {
         const crow *r = &rows[i];
-        cJSON *o = cJSON_CreateObject();
-        sj_str(o, "collective", r->coll);
-        sj_str(o, "size_range", bucket_label[r->bucket]);
-        sj_int(o, "calls", r->calls);
-        sj_int(o, "total_ns", r->total);
-        sj_num(o, "avg_ns", (double)r->total / (double)r->calls);
-        sj_num(o, "bytes", r->bytes);
-        sj_int(o, "sized_ns", r->sized_total); /* the time of the calls of known size: what the bandwidths divide */
+        tab_coll *o = tab_push(arr);
+        o->collective = pc_summary_utf8(ps, r->coll);
+        o->size_range = bucket_label[r->bucket];
+        o->calls = r->calls;
+        o->total_ns = r->total;
+        o->avg_ns = pc_figure((double)r->total / (double)r->calls);
+        o->bytes = pc_figure(r->bytes);
+        o->sized_ns = r->sized_total; /* the time of the calls of known size: what the bandwidths divide */
         double f = bus_factor(r->coll, ranks);
         if (r->sized_total > 0) {
             double alg = r->bytes / (double)r->sized_total; /* bytes per ns = GB/s */
-            sj_num(o, "algbw_gbs", alg);
-            if (f > 0) sj_num(o, "busbw_gbs", alg * f);
-            else cJSON_AddNullToObject(o, "busbw_gbs");
-        } else {
-            cJSON_AddNullToObject(o, "algbw_gbs");
-            cJSON_AddNullToObject(o, "busbw_gbs");
+            o->algbw_gbs = pc_figure(alg);
+            if (f > 0) o->busbw_gbs = pc_figure(alg * f);
         }
-        if (f > 0) sj_num(o, "bus_factor", f);
-        else cJSON_AddNullToObject(o, "bus_factor");
-        sj_int(o, "overlap_ns", r->overlap);
-        cJSON_AddItemToArray(arr, o);
+        if (f > 0) o->bus_factor = pc_figure(f);
+        o->overlap_ns = r->overlap;
     }
     free(rows);
 }

@@ -96,8 +96,8 @@ static double S(const rule_in *in, const char *path) { return sj_getnum(in->s, p
  * communication as its own category); so time at stake taken from these
  * categories is never counted twice. */
 static double category(const rule_in *in, int k) {
-    const cJSON *c = pc_bk_get(in->s, k);
-    return c ? sj_getnum(c, "avg_per_step_ns", 0) : -1;
+    const tab_bkcat *c = pc_bk_get(in->ps, k);
+    return c ? PC_OR(c->avg_per_step_ns, 0) : -1;
 }
 
 /* The time in which the GPU ran nothing (the runtime, data loading, CPU and
@@ -112,13 +112,13 @@ static double claim(const rule_in *in, double want) {
     *in->pool -= got;
     return got;
 }
-double rules_gpu_free(const cJSON *summary) {
+double rules_gpu_free(const pc_summary *summary) {
     double sum = 0;
     static const int free_k[] = {BK_RUNTIME, BK_DATA, BK_CPU, BK_OTHER};
     for (int i = 0; i < 4; i++) {
-        const cJSON *c = pc_bk_get(summary, free_k[i]);
+        const tab_bkcat *c = pc_bk_get(summary, free_k[i]);
         if (!c) return -1;
-        sum += sj_getnum(c, "avg_per_step_ns", 0);
+        sum += PC_OR(c->avg_per_step_ns, 0);
     }
     return sum;
 }
@@ -321,15 +321,16 @@ static void no_cudnn(const rule_in *in, const pc_rule *r) {
 }
 
 static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
-    const cJSON *x;
-    cJSON_ArrayForEach(x, sj_get(in->s, "transfers.rows")) {
-        if (strcmp(sj_getstr(x, "source_memory", ""), "Pageable") && !strstr(sj_getstr(x, "kind", ""), "-> Pageable")) continue;
+    const pc_table *xt = PC_TAB(in->ps, transfer);
+    for (size_t i = 0; xt && i < xt->n; i++) {
+        const tab_transfer *x = &TAB_ROWS(xt, transfer)[i];
+        if (strcmp(PC_S(x->source_memory, ""), "Pageable") && !strstr(PC_S(x->kind, ""), "-> Pageable")) continue;
         char a[64];
-        double tot = sj_getnum(x, "total_ns", 0);
+        double tot = PC_OR(x->total_ns, 0);
         units_ns(a, sizeof a, tot / in->nsteps);
-        double cnt = sj_getnum(x, "count", 0);
-        fire(in, r, tot / in->nsteps / 2, "%s: %.0f %s, %s %s at %.1f GB/s", sj_getstr(x, "kind", ""), cnt, cnt == 1 ? "copy" : "copies", a,
-             PER(in), sj_getnum(x, "gbs", 0));
+        double cnt = PC_OR(x->count, 0);
+        fire(in, r, tot / in->nsteps / 2, "%s: %.0f %s, %s %s at %.1f GB/s", PC_S(x->kind, ""), cnt, cnt == 1 ? "copy" : "copies", a,
+             PER(in), PC_OR(x->gbs, 0));
     }
 }
 

@@ -28,6 +28,7 @@ typedef struct rule_in {
     const tab_cpu *cpu;
     const tab_cpu_average *cpu_avg;
     const tab_run *run;
+    const pc_summary *ps; /* the summary itself: its tables (PC_TAB) */
 } rule_in;
 
 typedef struct pc_rule {
@@ -42,7 +43,7 @@ extern const pc_rule pc_rules[]; /* ends with a row whose id is NULL */
 /* The GPU-free time per step of a summary (runtime + data loading + CPU +
  * idle categories of its breakdown), the pool findings about GPU waits share;
  * -1 when it has no breakdown. */
-double rules_gpu_free(const cJSON *summary);
+double rules_gpu_free(const pc_summary *summary);
 
 /* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
  * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */

@@ -530,14 +530,13 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
 
     cJSON *bd = sj_obj(s, "breakdown");
     sj_int(bd, "total_ns", total_dur);
-    cJSON *bcat = sj_arr(bd, "categories");
+    pc_table *bcat = pc_summary_add_table(ps, bd, "categories", TAB_bkcat);
     for (int k = 0; k < BK_N; k++) {
-        cJSON *x = cJSON_CreateObject();
-        sj_str(x, "category", pc_bk[k].name);
-        sj_int(x, "total_ns", (int64_t)bsum[k]);
-        sj_num(x, "avg_per_step_ns", bsum[k] / (double)ns);
-        sj_num(x, "pct", total_dur ? 100.0 * bsum[k] / (double)total_dur : 0);
-        cJSON_AddItemToArray(bcat, x);
+        tab_bkcat *x = tab_push(bcat);
+        x->category = pc_bk[k].name;
+        x->total_ns = (int64_t)bsum[k];
+        x->avg_per_step_ns = pc_figure(bsum[k] / (double)ns);
+        x->pct = pc_figure(total_dur ? 100.0 * bsum[k] / (double)total_dur : 0);
     }
 
     tab_dataloader *dq = PC_ADD_REC(ps, sj_obj(s, "dataloader"), dataloader);

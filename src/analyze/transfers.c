@@ -58,18 +58,17 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
     if (n) spill_sort(rows, n, sizeof *rows, cmp_total);
     cJSON *api = sj_obj(s, "api_calls");
     sj_int(api, "total_ns", total);
-    cJSON *arr = sj_arr(api, "rows");
+    pc_table *arr = pc_summary_add_table(ps, api, "rows", TAB_api);
     for (size_t i = 0; i < n; i++) {
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "name", strtab_get(&t->strs, rows[i].key));
-        sj_str(j, "api", rows[i].kind == CPU_DRIVER ? "driver" : "runtime");
-        sj_num(j, "time_pct", total ? 100.0 * (double)rows[i].total / (double)total : 0);
-        sj_int(j, "total_ns", rows[i].total);
-        sj_int(j, "calls", rows[i].calls);
-        sj_num(j, "avg_ns", (double)rows[i].total / (double)rows[i].calls);
-        sj_int(j, "min_ns", rows[i].min);
-        sj_int(j, "max_ns", rows[i].max);
-        cJSON_AddItemToArray(arr, j);
+        tab_api *j = tab_push(arr);
+        j->name = pc_summary_utf8(ps, strtab_get(&t->strs, rows[i].key));
+        j->api = rows[i].kind == CPU_DRIVER ? "driver" : "runtime";
+        j->time_pct = pc_figure(total ? 100.0 * (double)rows[i].total / (double)total : 0);
+        j->total_ns = rows[i].total;
+        j->calls = rows[i].calls;
+        j->avg_ns = pc_figure((double)rows[i].total / (double)rows[i].calls);
+        j->min_ns = rows[i].min;
+        j->max_ns = rows[i].max;
     }
     spill_free(rows);
 
@@ -88,7 +87,7 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
     }
     spill_sort(tr, NXKEY, sizeof *tr, cmp_total);
     cJSON *x = sj_obj(s, "transfers");
-    cJSON *xr = sj_arr(x, "rows");
+    pc_table *xr = pc_summary_add_table(ps, x, "rows", TAB_transfer);
     int64_t xt = 0, xb = 0;
     for (int i = 0; i < NXKEY; i++) {
         if (!tr[i].calls) continue;
@@ -96,18 +95,16 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
         unsigned k = (unsigned)tr[i].key, dir = k / (MEM_N * MEM_N), src = k / MEM_N % MEM_N;
         if (tr[i].kind == GPU_MEMSET) snprintf(label, sizeof label, "Memset (%s)", pc_mem_name[k - COPY_N * MEM_N * MEM_N]);
         else snprintf(label, sizeof label, "Memcpy %s (%s -> %s)", pc_copy_name[dir], pc_mem_name[src], pc_mem_name[k % MEM_N]);
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "kind", label);
-        sj_str(j, "op", tr[i].kind == GPU_MEMSET ? "memset" : "memcpy");
-        sj_str(j, "direction", tr[i].kind == GPU_MEMSET ? "" : pc_copy_name[dir]);
-        sj_str(j, "source_memory", tr[i].kind == GPU_MEMSET ? "" : pc_mem_name[src]);
-        sj_int(j, "count", tr[i].calls);
-        sj_int(j, "bytes", tr[i].bytes);
-        sj_int(j, "total_ns", tr[i].total);
-        sj_num(j, "avg_ns", (double)tr[i].total / (double)tr[i].calls);
-        if (tr[i].total > 0 && tr[i].bytes > 0) sj_num(j, "gbs", (double)tr[i].bytes / (double)tr[i].total);
-        else cJSON_AddNullToObject(j, "gbs");
-        cJSON_AddItemToArray(xr, j);
+        tab_transfer *j = tab_push(xr);
+        j->kind = pc_summary_str(ps, label);
+        j->op = tr[i].kind == GPU_MEMSET ? "memset" : "memcpy";
+        j->direction = tr[i].kind == GPU_MEMSET ? "" : pc_copy_name[dir];
+        j->source_memory = tr[i].kind == GPU_MEMSET ? "" : pc_mem_name[src];
+        j->count = tr[i].calls;
+        j->bytes = tr[i].bytes;
+        j->total_ns = tr[i].total;
+        j->avg_ns = pc_figure((double)tr[i].total / (double)tr[i].calls);
+        if (tr[i].total > 0 && tr[i].bytes > 0) j->gbs = pc_figure((double)tr[i].bytes / (double)tr[i].total);
         xt += tr[i].total;
         xb += tr[i].bytes;
     }

@@ -25,8 +25,9 @@ static int cmp_rk(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static double per_step(const cJSON *s, int cat) {
-    return sj_getnum(pc_bk_get(s, cat), "avg_per_step_ns", 0);
+static double per_step(const pc_summary *s, int cat) {
+    const tab_bkcat *c = pc_bk_get(s, cat);
+    return c ? PC_OR(c->avg_per_step_ns, 0) : 0;
 }
 
 /* A rank's own work per step (mean): every category of the exclusive breakdown but
@@ -34,7 +35,7 @@ static double per_step(const cJSON *s, int cat) {
  * them). In a collective the ranks that finish their work first wait for the
  * others inside the NCCL kernels, so the rank with the most work is the one
  * everyone waits for, however long its own communication looks. */
-static double work_per_step(const cJSON *s) {
+static double work_per_step(const pc_summary *s) {
     double w = 0;
     for (int k = 0; k < BK_N; k++)
         if (k != BK_COMM && k != BK_OTHER) w += per_step(s, k);
@@ -47,9 +48,10 @@ static double median_of(const double *v, int n);
  * the steps' clock (MindSpore's step trace): the median forward and backward
  * phase (the median, so that a first step spent compiling does not make a
  * straggler); -1 for other inputs. */
-static double phase_compute(const cJSON *s) {
-    if (sj_getnum(pc_bk_get(s, BK_KERNEL), "total_ns", 0) > 0) return -1;
-    const cJSON *rows = sj_get(s, "steps.rows"), *r;
+static double phase_compute(const pc_summary *ps) {
+    const tab_bkcat *k = pc_bk_get(ps, BK_KERNEL);
+    if (k && PC_OR(k->total_ns, 0) > 0) return -1;
+    const cJSON *rows = sj_get(ps->doc, "steps.rows"), *r;
     int n = 0, cap = cJSON_GetArraySize(rows);
     double *v = xcalloc(cap ? (size_t)cap : 1, sizeof *v);
     cJSON_ArrayForEach(r, rows)
@@ -80,17 +82,19 @@ static int cmp_ctype(const void *a, const void *b) {
     const ctype *x = a, *y = b;
     return (x->total < y->total) - (x->total > y->total);
 }
-static void rank_collectives(cJSON *arr, int rank, const cJSON *s, double steps) {
-    const cJSON *rows = sj_get(s, "collectives.rows"), *r;
-    int nr = cJSON_GetArraySize(rows), nt = 0;
-    ctype *t = xcalloc((size_t)(nr ? nr : 1), sizeof *t);
-    cJSON_ArrayForEach(r, rows) {
-        const char *c = sj_getstr(r, "collective", "");
+static void rank_collectives(cJSON *arr, int rank, const pc_summary *s, double steps) {
+    const pc_table *rows = PC_TAB(s, coll);
+    size_t nr = rows ? rows->n : 0;
+    int nt = 0;
+    ctype *t = xcalloc(nr ? nr : 1, sizeof *t);
+    for (size_t i = 0; i < nr; i++) {
+        const tab_coll *r = &TAB_ROWS(rows, coll)[i];
+        const char *c = PC_S(r->collective, "");
         int k = 0;
         while (k < nt && strcmp(t[k].coll, c)) k++;
-        if (k == nt) t[nt++] = (ctype){.coll = c, .factor = sj_getnum(r, "bus_factor", 0)};
-        t[k].calls += sj_getnum(r, "calls", 0), t[k].total += sj_getnum(r, "total_ns", 0);
-        t[k].bytes += sj_getnum(r, "bytes", 0), t[k].sized += sj_getnum(r, "sized_ns", 0);
+        if (k == nt) t[nt++] = (ctype){.coll = c, .factor = PC_OR(r->bus_factor, 0)};
+        t[k].calls += PC_OR(r->calls, 0), t[k].total += PC_OR(r->total_ns, 0);
+        t[k].bytes += PC_OR(r->bytes, 0), t[k].sized += PC_OR(r->sized_ns, 0);
     }
     qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
     for (int k = 0; k < nt; k++) {
@@ -138,33 +142,32 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         med[i] = PC_OR(st->median_ns, 0);
         sj_num(r, "step_median_ns", med[i]);
         sj_num(r, "step_avg_ns", PC_OR(PC_REC(v[i].ps, step_average)->duration_ns, 0));
-        double pc = phase_compute(s);
-        work[i] = pc >= 0 ? pc : work_per_step(s);
+        double pc = phase_compute(v[i].ps);
+        work[i] = pc >= 0 ? pc : work_per_step(v[i].ps);
         by_phase += pc >= 0;
         sj_num(r, "compute_ns", work[i]);
         double steps = pc_steps_of(v[i].ps);
-        rank_collectives(colls, v[i].rank, s, steps);
+        rank_collectives(colls, v[i].rank, v[i].ps, steps);
         if (pc >= 0) {
             /* no kernels: the communication outside the forward and backward
              * phase; idle time is unknown */
             sj_num(r, "communication_ns", (PC_OR(cm->nccl_ns, 0) - PC_OR(cm->overlap_ns, 0)) / steps);
             cJSON_AddNullToObject(r, "idle_ns");
         } else {
-            sj_num(r, "communication_ns", per_step(s, BK_COMM));
-            sj_num(r, "idle_ns", per_step(s, BK_OTHER));
+            sj_num(r, "communication_ns", per_step(v[i].ps, BK_COMM));
+            sj_num(r, "idle_ns", per_step(v[i].ps, BK_OTHER));
         }
         sj_num(r, "nccl_ns", PC_OR(cm->nccl_ns, 0) / steps);
         sj_num(r, "nccl_overlap_pct", PC_OR(cm->overlap_pct, 0));
         /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
-        const cJSON *top = sj_get(s, "collectives.rows.0");
-        if (top) {
+        const pc_table *ct = PC_TAB(v[i].ps, coll);
+        if (ct && ct->n) {
+            const tab_coll *top = TAB_ROWS(ct, coll);
             char lab[96];
-            snprintf(lab, sizeof lab, "%s, %s", sj_getstr(top, "collective", ""), sj_getstr(top, "size_range", ""));
+            snprintf(lab, sizeof lab, "%s, %s", PC_S(top->collective, ""), PC_S(top->size_range, ""));
             sj_str(r, "top_collective", lab);
-            sj_num(r, "top_collective_ns", sj_getnum(top, "total_ns", 0) / steps);
-            const cJSON *bw = sj_get(top, "busbw_gbs");
-            if (cJSON_IsNumber(bw)) sj_num(r, "top_collective_busbw_gbs", bw->valuedouble);
-            else cJSON_AddNullToObject(r, "top_collective_busbw_gbs");
+            sj_num(r, "top_collective_ns", PC_OR(top->total_ns, 0) / steps);
+            sj_num(r, "top_collective_busbw_gbs", top->busbw_gbs); /* null when not finite */
         } else {
             cJSON_AddNullToObject(r, "top_collective");
             cJSON_AddNullToObject(r, "top_collective_ns");

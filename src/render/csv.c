@@ -111,20 +111,20 @@ static void csv_table(sbuf *b, const pc_table *t, int with_header, const char *f
 
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
     const cJSON *s = ps->doc;
-    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"api_calls.rows", "api_calls.csv"},
-                                            {"transfers.rows", "transfers.csv"}, {"memory.top_operators", "memory_operators.csv"},
+    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"memory.top_operators", "memory_operators.csv"},
                                             {"suggestions.rows", "suggestions.csv"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++)
         rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), err);
-    static const char *const typed[][2] = {{"operators.rows", "operators.csv"}, {"operator_types.rows", "operator_types.csv"},
-                                           {"modules.rows", "modules.csv"}};
+    static const struct { int id; const char *file; } typed[] = {
+        {TAB_op, "operators.csv"}, {TAB_optype, "operator_types.csv"}, {TAB_module, "modules.csv"},
+        {TAB_api, "api_calls.csv"}, {TAB_transfer, "transfers.csv"}};
     for (size_t i = 0; i < sizeof typed / sizeof *typed && !rc; i++) {
-        const pc_table *t = pc_summary_table(ps, typed[i][0]);
+        const pc_table *t = pc_summary_table_id(ps, typed[i].id);
         if (!t || !t->n) continue;
         sbuf b = {0};
         csv_table(&b, t, 1, NULL, NULL);
-        rc = write_file(dir, typed[i][1], &b, err);
+        rc = write_file(dir, typed[i].file, &b, err);
         sbuf_free(&b);
     }
     /* kernels: one file, a device column first */

@@ -182,6 +182,7 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
         if (t->def == &pc_table_defs[TAB_kernel] && need < 15) need = 15;
         if (t->def == &pc_table_defs[TAB_optype] && need < 20) need = 20;
+        if (t->def == &pc_table_defs[TAB_bkcat]) keep = need = t->n; /* 8 categories: always all */
         char *key = strdup(c->string);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));
         count_rows(o, key, t->n, keep);
@@ -346,11 +347,6 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_report_charts(&co, v, rows);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_limit(steps, "rows", rows * 4);
-    static const char *const bounded[] = {"api_calls", "transfers", "collectives", NULL};
-    for (int i = 0; bounded[i]; i++) {
-        cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, bounded[i]);
-        if (sec) rv_limit(sec, "rows", rows);
-    }
     static const char *const tables[] = {"operators", "operator_types", "modules", NULL};
     for (int i = 0; tables[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, tables[i]);

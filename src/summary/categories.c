@@ -18,13 +18,12 @@ int pc_bk_find(const char *name) {
     return -1;
 }
 
-const cJSON *pc_bk_get(const cJSON *doc, int k) {
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "breakdown");
-    const cJSON *c;
-    if (k < 0 || k >= BK_N) return NULL;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(b, "categories")) {
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "category");
-        if (cJSON_IsString(n) && !strcmp(n->valuestring, pc_bk[k].name)) return c;
+const tab_bkcat *pc_bk_get(const pc_summary *s, int k) {
+    const pc_table *t = PC_TAB(s, bkcat);
+    if (k < 0 || k >= BK_N || !t) return NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const tab_bkcat *c = &TAB_ROWS(t, bkcat)[i];
+        if (c->category && !strcmp(c->category, pc_bk[k].name)) return c;
     }
     return NULL;
 }

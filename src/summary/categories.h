@@ -8,7 +8,7 @@
  * categories up by name (pc_bk_get), never by position. */
 #ifndef PC_CATEGORIES_H
 #define PC_CATEGORIES_H
-#include <cjson/cJSON.h>
+#include "summary.h"
 
 typedef enum { BK_KERNEL, BK_MEMCPY, BK_MEMSET, BK_COMM, BK_RUNTIME, BK_DATA, BK_CPU, BK_OTHER, BK_N } pc_bk_id;
 typedef struct pc_bk_info {
@@ -24,6 +24,6 @@ extern const pc_bk_info pc_bk[BK_N];
 
 /* The category named name, or -1. */
 int pc_bk_find(const char *name);
-/* breakdown.categories[] entry of category k in a summary document, or NULL. */
-const cJSON *pc_bk_get(const cJSON *doc, int k);
+/* breakdown.categories[] row of category k in a summary, or NULL. */
+const tab_bkcat *pc_bk_get(const pc_summary *s, int k);
 #endif

@@ -99,6 +99,11 @@ const pc_table *pc_summary_table(const pc_summary *s, const char *path) {
     return pc_summary_table_of(s, sj_get(s->doc, path));
 }
 
+const pc_table *pc_summary_table_id(const pc_summary *s, int id) {
+    const pc_table *t = pc_summary_table(s, pc_table_defs[id].path);
+    return t && t->def == &pc_table_defs[id] ? t : NULL;
+}
+
 const char *pc_summary_str(pc_summary *s, const char *str) {
     return str ? arena_strndup(&s->strs, str, strlen(str)) : NULL;
 }

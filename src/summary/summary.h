@@ -47,6 +47,10 @@ void *pc_summary_record_w(pc_summary *s, int id);
 int pc_summary_number(const pc_summary *s, const char *path, double *out);
 /* The table a member of doc stands for; NULL when v is not a table. */
 const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
+/* The table of kind id whose path has no [] (TAB_op, TAB_coll, ...): PC_TAB(s, coll),
+ * its rows TAB_ROWS(t, coll); NULL when the summary has none. */
+const pc_table *pc_summary_table_id(const pc_summary *s, int id);
+#define PC_TAB(s, id) pc_summary_table_id((s), TAB_##id)
 /* The table at a dotted path of doc ("operators.rows"); NULL if none. */
 const pc_table *pc_summary_table(const pc_summary *s, const char *path);
 /* A copy of str (NULL stays NULL) that lives as long as s: for table rows. */

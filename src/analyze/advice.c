@@ -63,8 +63,8 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
     ov->step_median_ns = PC_OR(st->median_ns, 0);
     ov->step_p90_ns = PC_OR(st->p90_ns, 0);
     ov->steps = (int64_t)PC_OR(st->count, 0);
-    const cJSON *d0 = sj_get(s, "gpu.devices.0");
-    if (d0) ov->gpu_utilization_pct = pc_figure(sj_getnum(d0, "utilization_pct", 0));
+    const tab_gpu_device *d0 = PC_REC_AT(ps, gpu_device, 0);
+    if (d0) ov->gpu_utilization_pct = PC_OR(d0->utilization_pct, 0);
     /* where the step goes: the largest breakdown category */
     const pc_table *bk = PC_TAB(ps, bkcat);
     const tab_bkcat *cat = bk ? TAB_ROWS(bk, bkcat) : NULL, *best = NULL;

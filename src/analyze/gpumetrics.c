@@ -169,17 +169,18 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     if (two_clocks) /* the steps are on another clock than the kernels: the timeline's own span */
         ss = gs = origin = t->clock2_start, se = ge = t->clock2_end;
     cJSON *gm = sj_obj(s, "gpu");
-    sj_int(gm, "window_start_ns", ss - origin);
-    sj_int(gm, "window_end_ns", se - origin);
-    sj_int(gm, "kernel_wait_threshold_ns", KERNEL_WAIT_NS);
+    tab_gpu *gr = PC_ADD_REC(ps, gm, gpu);
+    gr->window_start_ns = ss - origin;
+    gr->window_end_ns = se - origin;
+    gr->kernel_wait_threshold_ns = KERNEL_WAIT_NS;
     /* how long the trace runs before its first kernel (start-up, when no steps are marked) */
     int64_t first = INT64_MAX;
     for (size_t i = 0; i < t->ngpu; i++)
         if (t->gpu[i].kind == GPU_KERNEL && t->gpu[i].ts < first) first = t->gpu[i].ts;
-    if (!two_clocks && first != INT64_MAX && first >= t->t_min) sj_int(gm, "first_kernel_ns", first - t->t_min);
-    if (two_clocks) sj_str(gm, "window_note", "measured over the timeline's span (its first to its last event), not the steps: the two use different clocks");
+    if (!two_clocks && first != INT64_MAX && first >= t->t_min) gr->first_kernel_ns = first - t->t_min;
+    if (two_clocks) gr->window_note = "measured over the timeline's span (its first to its last event), not the steps: the two use different clocks";
     else if (t->kernels_unknown)
-        sj_str(gm, "window_note", "not measured: the input records its communication operators but no kernel timeline (MindSpore: gpu_timeline_display_N.json)");
+        gr->window_note = "not measured: the input records its communication operators but no kernel timeline (MindSpore: gpu_timeline_display_N.json)";
     cJSON *devs = sj_arr(gm, "devices");
     int ids[64], nid = 0;
     for (size_t i = 0; i < t->ngpu && nid < 64 && !t->kernels_unknown; i++) {
@@ -195,13 +196,12 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         gm_result r;
         gm_compute(t, ids[q], ss, se, gs, ge, 0, &r);
         cJSON *d = cJSON_CreateObject();
-        sj_int(d, "device", ids[q]);
-        sj_int(d, "busy_ns", r.busy_ns);
-        sj_num(d, "utilization_pct", 100 * r.util);
-        if (r.sm_eff >= 0) sj_num(d, "sm_efficiency_pct", 100 * r.sm_eff);
-        else cJSON_AddNullToObject(d, "sm_efficiency_pct");
-        if (r.occupancy >= 0) sj_num(d, "occupancy_pct", r.occupancy);
-        else cJSON_AddNullToObject(d, "occupancy_pct");
+        tab_gpu_device *dr = PC_ADD_REC(ps, d, gpu_device);
+        dr->device = ids[q];
+        dr->busy_ns = r.busy_ns;
+        dr->utilization_pct = pc_figure(100 * r.util);
+        if (r.sm_eff >= 0) dr->sm_efficiency_pct = pc_figure(100 * r.sm_eff);
+        if (r.occupancy >= 0) dr->occupancy_pct = pc_figure(r.occupancy);
         cJSON *tl = sj_obj(d, "timeline");
         sj_int(tl, "bucket_ns", r.bucket_ns);
         cJSON *pts = sj_arr(tl, "points");
@@ -226,11 +226,11 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
             if (g->ts + g->dur > busy_end) busy_end = g->ts + g->dur;
         }
         if (se > busy_end) other += se - busy_end;
-        cJSON *idle = sj_obj(d, "idle");
-        sj_int(idle, "host_wait_ns", host);
-        sj_int(idle, "kernel_wait_ns", kwait);
-        sj_int(idle, "other_ns", other);
-        sj_int(idle, "total_ns", host + kwait + other);
+        tab_gpu_device_idle *idle = PC_ADD_REC(ps, sj_obj(d, "idle"), gpu_device_idle);
+        idle->host_wait_ns = host;
+        idle->kernel_wait_ns = kwait;
+        idle->other_ns = other;
+        idle->total_ns = host + kwait + other;
         cJSON_AddItemToArray(devs, d);
         gm_free(&r);
     }
@@ -254,11 +254,11 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         if (e->dur > 50000) long_launch++;
     }
     spill_free(launch_name);
-    cJSON *ln = sj_obj(gm, "launches");
-    sj_int(ln, "kernels", nk);
-    sj_int(ln, "kernels_under_10us", small);
-    sj_num(ln, "kernels_under_10us_pct", nk ? 100.0 * (double)small / (double)nk : 0);
-    sj_int(ln, "kernels_under_10us_ns", small_ns);
-    sj_int(ln, "launch_calls", nl);
-    sj_int(ln, "launch_calls_over_50us", long_launch);
+    tab_gpu_launches *ln = PC_ADD_REC(ps, sj_obj(gm, "launches"), gpu_launches);
+    ln->kernels = nk;
+    ln->kernels_under_10us = small;
+    ln->kernels_under_10us_pct = pc_figure(nk ? 100.0 * (double)small / (double)nk : 0);
+    ln->kernels_under_10us_ns = small_ns;
+    ln->launch_calls = nl;
+    ln->launch_calls_over_50us = long_launch;
 }

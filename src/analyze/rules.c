@@ -85,7 +85,6 @@ int rule_is_sync_call(const char *n) {
     return 0;
 }
 
-static double S(const rule_in *in, const char *path) { return sj_getnum(in->s, path, 0); }
 /* how evidence says "per step": without steps the one window is the trace */
 #define PER(in) ((in)->has_steps ? "per step" : "in the trace")
 
@@ -134,11 +133,10 @@ static double interval_stake(const rule_in *in) {
 
 /* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
 static void startup(const rule_in *in, const pc_rule *r) {
-    const cJSON *fk = sj_get(in->s, "gpu.first_kernel_ns");
-    double span = PC_OR(in->run->span_ns, 0);
-    if (in->has_steps || !cJSON_IsNumber(fk) || span <= 0 || fk->valuedouble <= 0.25 * span) return;
-    if (fk->valuedouble < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
-    double pre = fk->valuedouble;
+    double fk = PC_OR(PC_REC(in->ps, gpu)->first_kernel_ns, -1), span = PC_OR(in->run->span_ns, 0);
+    if (in->has_steps || fk < 0 || span <= 0 || fk <= 0.25 * span) return;
+    if (fk < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
+    double pre = fk;
     /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
     double stake = claim(in, pre);
     if (stake <= 0) return; /* explained by the findings above (synchronization before the first kernel) */
@@ -205,23 +203,23 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
 
 /* a symptom: at stake, the idle time that no cause found before it explains */
 static void gpu_utilization(const rule_in *in, const pc_rule *r) {
-    const cJSON *dev;
-    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
-        double u = sj_getnum(dev, "utilization_pct", 100);
+    const tab_gpu_device *dev;
+    for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
+        double u = PC_OR(dev->utilization_pct, 100);
         if (u >= 50 || in->step <= 0) continue;
         double left = claim(in, in->step * (1 - u / 100));
         if (left <= 0) continue; /* all its idle time is explained by the findings above */
         char a[64];
         units_ns(a, sizeof a, left);
         fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above",
-             (int)sj_getnum(dev, "device", 0), u, in->has_steps ? "steps' span" : "trace", a, PER(in));
+             (int)PC_OR(dev->device, 0), u, in->has_steps ? "steps' span" : "trace", a, PER(in));
     }
 }
 
 static void host_wait(const rule_in *in, const pc_rule *r) {
-    const cJSON *dev;
-    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) {
-        double hw = sj_getnum(dev, "idle.host_wait_ns", 0) / in->nsteps;
+    const tab_gpu_device *dev;
+    for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
+        double hw = PC_OR(PC_REC_AT(in->ps, gpu_device_idle, i)->host_wait_ns, 0) / in->nsteps;
         if (in->step <= 0 || hw <= 0.1 * in->step) continue;
         /* at stake: at most the host time no GPU work overlapped, less data
          * loading (data_loading's): runtime, CPU and idle categories */
@@ -234,17 +232,18 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         if (stake <= 0) continue; /* the causes above took all of it */
         char a[64];
         units_ns(a, sizeof a, hw);
-        fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)", (int)sj_getnum(dev, "device", 0), a, PER(in),
+        fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)", (int)PC_OR(dev->device, 0), a, PER(in),
              100 * hw / in->step, in->has_steps ? "step" : "trace");
     }
 }
 
 static void small_kernels(const rule_in *in, const pc_rule *r) {
-    double nsmall = S(in, "gpu.launches.kernels_under_10us"), nk = S(in, "gpu.launches.kernels");
+    const tab_gpu_launches *ln = PC_REC(in->ps, gpu_launches);
+    double nsmall = PC_OR(ln->kernels_under_10us, 0), nk = PC_OR(ln->kernels, 0);
     if (nk < 100 || nsmall / nk <= 0.5) return;
     double kw = 0;
-    const cJSON *dev;
-    cJSON_ArrayForEach(dev, sj_get(in->s, "gpu.devices")) kw += sj_getnum(dev, "idle.kernel_wait_ns", 0);
+    const tab_gpu_device_idle *idle;
+    for (size_t i = 0; (idle = PC_REC_AT(in->ps, gpu_device_idle, i)); i++) kw += PC_OR(idle->kernel_wait_ns, 0);
     double stake = claim(in, kw / in->nsteps);
     if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
     top3 top = {0};
@@ -256,8 +255,9 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
 
 static void slow_launches(const rule_in *in, const pc_rule *r) {
     if (pc_trace_unknown_count(in->c->t, "cuda_profiler_range") > 0) return; /* launch times include CUPTI's kernel replays */
-    double nlong = S(in, "gpu.launches.launch_calls_over_50us");
-    if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, S(in, "gpu.launches.launch_calls"));
+    const tab_gpu_launches *ln = PC_REC(in->ps, gpu_launches);
+    double nlong = PC_OR(ln->launch_calls_over_50us, 0);
+    if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, PC_OR(ln->launch_calls, 0));
 }
 
 static void tensor_cores(const rule_in *in, const pc_rule *r) {

@@ -19,7 +19,7 @@ int rank_of_input(const char *path) {
     return -1;
 }
 
-typedef struct rk { int rank; const cJSON *s; const pc_summary *ps; int slot; } rk;
+typedef struct rk { int rank; const pc_summary *ps; int slot; } rk;
 static int cmp_rk(const void *a, const void *b) {
     const rk *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
@@ -118,7 +118,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         const cJSON *d = sj_get(ranks[i]->doc, "run.distributed");
         int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
         if (r < 0) r = rank_of_input(PC_S(PC_REC(ranks[i], run)->input, ""));
-        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i]->doc, ranks[i], i};
+        v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i], i};
     }
     qsort(v, (size_t)n, sizeof *v, cmp_rk);
     for (int i = 0; i < n; i++)
@@ -132,7 +132,6 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     double *med = xcalloc((size_t)n, sizeof *med), *work = xcalloc((size_t)n, sizeof *work);
     int slow = 0, fast = 0, by_phase = 0;
     for (int i = 0; i < n; i++) {
-        const cJSON *s = v[i].s;
         cJSON *r = cJSON_CreateObject();
         sj_int(r, "rank", v[i].rank);
         sj_str(r, "input", PC_S(PC_REC(v[i].ps, run)->input, ""));
@@ -173,9 +172,8 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             cJSON_AddNullToObject(r, "top_collective_ns");
             cJSON_AddNullToObject(r, "top_collective_busbw_gbs");
         }
-        const cJSON *util = sj_get(s, "gpu.devices.0.utilization_pct");
-        if (cJSON_IsNumber(util)) sj_num(r, "gpu_utilization_pct", util->valuedouble);
-        else cJSON_AddNullToObject(r, "gpu_utilization_pct");
+        const tab_gpu_device *d0 = PC_REC_AT(v[i].ps, gpu_device, 0);
+        sj_num(r, "gpu_utilization_pct", d0 ? d0->utilization_pct : NAN); /* null when not finite */
         cJSON_AddItemToArray(rows, r);
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;

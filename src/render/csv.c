@@ -100,7 +100,7 @@ static void csv_table(sbuf *b, const pc_table *t, int with_header, const char *f
             if (v.null) continue;
             switch (c->kind) {
             case 'S': sbuf_csv(b, v.s, strlen(v.s)); break;
-            case 'I': sbuf_printf(b, "%lld", (long long)v.i); break;
+            case 'I': case 'J': sbuf_printf(b, "%lld", (long long)v.i); break;
             case 'F': sbuf_printf(b, "%.9g", v.f); break;
             case 'B': sbuf_puts(b, v.b ? "true" : "false"); break;
             }

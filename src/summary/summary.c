@@ -61,9 +61,42 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
     return tab_push(&s->tabs[i]);
 }
 
-void *pc_summary_record_w(pc_summary *s, int id) {
-    const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(sj_get(s->doc, pc_table_defs[id].path), RECORD_KEY));
+/* The object that holds a record of kind d: at its path, or under an array
+ * ("gpu.devices[].idle") in the i-th element; NULL when there is none.
+ * *exists: there is an i-th element (or, without [], i is 0). */
+static cJSON *record_host(const cJSON *doc, const pc_table_def *d, size_t i, int *exists) {
+    const char *br = strstr(d->path, "[]");
+    *exists = !br && i == 0;
+    if (!br) return i ? NULL : (cJSON *)sj_get(doc, d->path);
+    char arr[128];
+    size_t n = (size_t)(br - d->path);
+    if (n >= sizeof arr) return NULL;
+    memcpy(arr, d->path, n);
+    arr[n] = 0;
+    const cJSON *a = sj_get(doc, arr), *e = NULL;
+    if (!cJSON_IsArray(a)) return NULL;
+    size_t k = 0;
+    cJSON_ArrayForEach(e, a) if (k++ == i) break;
+    if (!e) return NULL;
+    *exists = 1;
+    return br[2] == '.' ? (cJSON *)sj_get(e, br + 3) : (cJSON *)e;
+}
+static void *record_in(const pc_summary *s, const cJSON *host, int id) {
+    const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(host, RECORD_KEY));
     return t && t->n && t->def == &pc_table_defs[id] ? t->rows : NULL;
+}
+
+void *pc_summary_record_w(pc_summary *s, int id) {
+    int exists;
+    return record_in(s, record_host(s->doc, &pc_table_defs[id], 0, &exists), id);
+}
+
+const void *pc_summary_record_at(const pc_summary *s, int id, size_t i) {
+    int exists;
+    const cJSON *host = record_host(s->doc, &pc_table_defs[id], i, &exists);
+    if (!exists) return NULL;
+    const void *r = record_in(s, host, id);
+    return r ? r : tab_null_row(id);
 }
 
 const void *pc_summary_record(const pc_summary *s, int id) {
@@ -72,21 +105,24 @@ const void *pc_summary_record(const pc_summary *s, int id) {
 }
 
 int pc_summary_number(const pc_summary *s, const char *path, double *out) {
+    /* the path's last part is a member of the object before it, or a field of that object's record */
     const char *dot = strrchr(path, '.');
-    for (int i = 0; dot && i < TAB_COUNT; i++) {
-        const pc_table_def *d = &pc_table_defs[i];
-        const pc_col *c;
-        if (!d->record || strlen(d->path) != (size_t)(dot - path) || strncmp(d->path, path, (size_t)(dot - path)) != 0 ||
-            !(c = tab_col(d, dot + 1)))
-            continue;
-        pc_cell v = tab_cell(c, pc_summary_record(s, i));
-        if (v.null || (c->kind != 'I' && c->kind != 'F')) return 0;
-        *out = c->kind == 'I' ? (double)v.i : v.f;
+    char head[256];
+    size_t n = dot ? (size_t)(dot - path) : 0;
+    if (!dot || n >= sizeof head) return 0;
+    memcpy(head, path, n);
+    head[n] = 0;
+    const cJSON *o = sj_get(s->doc, head), *v = cJSON_GetObjectItemCaseSensitive(o, dot + 1);
+    if (cJSON_IsNumber(v)) {
+        *out = v->valuedouble;
         return 1;
     }
-    const cJSON *v = sj_get(s->doc, path);
-    if (!cJSON_IsNumber(v)) return 0;
-    *out = v->valuedouble;
+    const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(o, RECORD_KEY));
+    const pc_col *c = t && t->def->record && t->n ? tab_col(t->def, dot + 1) : NULL;
+    if (!c || c->kind == 'S' || c->kind == 'B') return 0;
+    pc_cell x = tab_cell(c, t->rows);
+    if (x.null) return 0;
+    *out = c->kind == 'F' ? x.f : (double)x.i;
     return 1;
 }
 
@@ -493,9 +529,9 @@ static void lift(pc_summary *s, cJSON *o, const char *path, int id) {
 
 /* the fields of record id from the object at its path (validated: each of
  * its column's kind) into a record of s, in place of the first of them */
-static void lift_record(pc_summary *s, int id) {
+static void lift_record_in(pc_summary *s, int id, cJSON *o) {
     const pc_table_def *d = &pc_table_defs[id];
-    cJSON *o = (cJSON *)sj_get(s->doc, d->path), *m, *next, *at = NULL;
+    cJSON *m, *next, *at = NULL;
     if (!cJSON_IsObject(o)) return;
     size_t i = new_table(s, id);
     tab_record_from_json(&s->tabs[i], o, &s->strs);
@@ -512,6 +548,10 @@ static void lift_record(pc_summary *s, int id) {
     }
     ph->string = xstrdup(RECORD_KEY);
     cJSON_ReplaceItemViaPointer(o, at, ph);
+}
+static void lift_record(pc_summary *s, int id) {
+    int exists = 1;
+    for (size_t i = 0; exists; i++) lift_record_in(s, id, record_host(s->doc, &pc_table_defs[id], i, &exists));
 }
 
 int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t note_size, pc_err *err) {

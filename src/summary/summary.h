@@ -40,6 +40,11 @@ const void *pc_summary_record(const pc_summary *s, int id);
 /* The same to change (the headline after a late suggestion); NULL when none. */
 void *pc_summary_record_w(pc_summary *s, int id);
 #define PC_REC(s, id) ((const tab_##id *)pc_summary_record((s), TAB_##id))
+/* A record under an array ("gpu.devices[]"): the one of the i-th element
+ * (every field null when that element has none), NULL past the array's end:
+ * for (size_t i = 0; (d = PC_REC_AT(s, gpu_device, i)); i++) */
+const void *pc_summary_record_at(const pc_summary *s, int id, size_t i);
+#define PC_REC_AT(s, id, i) ((const tab_##id *)pc_summary_record_at((s), TAB_##id, (i)))
 #define PC_ADD_REC(s, parent, id) ((tab_##id *)pc_summary_add_record((s), (parent), TAB_##id))
 /* The number at a dotted path ("steps.median_ns", "gpu.devices.0.occupancy_pct"),
  * a record's field or a member of doc: 1 and *out, or 0 when it is not a

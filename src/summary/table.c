@@ -33,7 +33,7 @@ const pc_table_def pc_table_defs[TAB_COUNT] = {
 static void set_null(const pc_col *c, char *row) {
     switch (c->kind) {
     case 'S': *(tk_S *)(row + c->off) = NULL; break;
-    case 'I': *(tk_I *)(row + c->off) = PC_NULL_I; break;
+    case 'I': case 'J': *(tk_I *)(row + c->off) = PC_NULL_I; break;
     case 'F': *(tk_F *)(row + c->off) = NAN; break;
     case 'B': *(tk_B *)(row + c->off) = -1; break;
     }
@@ -61,7 +61,7 @@ const pc_col *tab_col(const pc_table_def *d, const char *key) {
 
 char tab_kind(const pc_table_def *d, const char *key) {
     const pc_col *c = tab_col(d, key);
-    return !c ? 0 : c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : 'U';
+    return !c ? 0 : c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : c->kind == 'J' ? 'N' : 'U';
 }
 
 /* ---- JSON text ---- */
@@ -164,7 +164,7 @@ static void write_cell(sbuf *b, const pc_col *c, const char *row) {
     if (v.null) memcpy(p, "null", 4), p += 4;
     else switch (c->kind) {
         case 'S': json_string(b, v.s); return;
-        case 'I':
+        case 'I': case 'J':
             /* beyond 2^53 JSON readers hold doubles: written as one */
             if (v.i > 9007199254740992LL || v.i < -9007199254740992LL) p = num_to(p, (double)v.i);
             else {
@@ -228,7 +228,7 @@ static cJSON *cell_json(const pc_col *c, const char *row) {
     pc_cell v = tab_cell(c, row);
     return v.null ? cJSON_CreateNull()
          : c->kind == 'S' ? cJSON_CreateString(v.s)
-         : c->kind == 'I' ? cJSON_CreateNumber((double)v.i)
+         : c->kind == 'I' || c->kind == 'J' ? cJSON_CreateNumber((double)v.i)
          : c->kind == 'F' ? cJSON_CreateNumber(v.f) : cJSON_CreateBool(v.b);
 }
 
@@ -278,6 +278,9 @@ static void fill_row(const pc_table_def *d, char *row, const cJSON *o, pc_arena 
         case 'I':
             /* the validator checked >= 0 and finite; counts beyond int64 are not counts */
             if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9.2e18) *(tk_I *)(row + c->off) = (int64_t)v->valuedouble;
+            break;
+        case 'J':
+            if (cJSON_IsNumber(v) && v->valuedouble > -9.2e18 && v->valuedouble < 9.2e18) *(tk_J *)(row + c->off) = (int64_t)v->valuedouble;
             break;
         case 'F':
             if (cJSON_IsNumber(v)) *(tk_F *)(row + c->off) = v->valuedouble;

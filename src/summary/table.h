@@ -20,6 +20,7 @@
 #define PC_NULL_I INT64_MIN
 typedef const char *tk_S;
 typedef int64_t tk_I;
+typedef int64_t tk_J; /* a signed integer (a device id that may be -1) */
 typedef double tk_F;
 typedef int8_t tk_B;
 
@@ -64,7 +65,7 @@ static inline pc_cell tab_cell(const pc_col *c, const void *row) {
     pc_cell v = {0, NULL, 0, 0, 0};
     switch (c->kind) {
     case 'S': v.s = *(const tk_S *)p; v.null = v.s == NULL; break;
-    case 'I': v.i = *(const tk_I *)p; v.null = v.i == PC_NULL_I; break;
+    case 'I': case 'J': v.i = *(const tk_I *)p; v.null = v.i == PC_NULL_I; break;
     case 'F': v.f = *(const tk_F *)p; v.null = !isfinite(v.f); break;
     case 'B': v.b = *(const tk_B *)p; v.null = v.b < 0; break;
     }

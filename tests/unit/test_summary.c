@@ -98,3 +98,40 @@ TEST(records_round_trip) {
     sbuf_free(&a);
     sbuf_free(&b);
 }
+
+/* records under an array: one per element, read by position; a signed id */
+TEST(records_under_arrays) {
+    pc_err err = {0};
+    char note[256];
+    const char *text = "{\"schema\": \"perfcard.summary/1\", \"gpu\": {\"devices\": ["
+                       "{\"device\": -1, \"utilization_pct\": 40.5, \"idle\": {\"host_wait_ns\": 7}},"
+                       "{\"device\": 3, \"busy_ns\": 9}]}}";
+    pc_summary *s = read_text(text, &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    const tab_gpu_device *d0 = PC_REC_AT(s, gpu_device, 0), *d1 = PC_REC_AT(s, gpu_device, 1);
+    CHECK(d0 && d1 && !PC_REC_AT(s, gpu_device, 2));
+    CHECK_EQ_I(d0->device, -1);
+    CHECK_NEAR(d0->utilization_pct, 40.5, 0);
+    CHECK_EQ_I(d1->device, 3);
+    CHECK_EQ_I(d1->busy_ns, 9);
+    CHECK(PC_IS_NULL(d1->utilization_pct));
+    CHECK_EQ_I(PC_REC_AT(s, gpu_device_idle, 0)->host_wait_ns, 7);
+    /* the second element has no idle object: its record reads null, and there is a second */
+    CHECK(PC_REC_AT(s, gpu_device_idle, 1) && PC_IS_NULL(PC_REC_AT(s, gpu_device_idle, 1)->host_wait_ns));
+    double v;
+    CHECK(pc_summary_number(s, "gpu.devices.1.busy_ns", &v) && v == 9);
+    CHECK(pc_summary_number(s, "gpu.devices.0.idle.host_wait_ns", &v) && v == 7);
+    sbuf a = {0}, b = {0};
+    pc_summary_text(s, &a);
+    pc_summary *r = read_text(a.data, &err, note, sizeof note);
+    CHECK_MSG(r, "%s", err.msg);
+    pc_summary_text(r, &b);
+    CHECK_EQ_S(b.data, a.data);
+    pc_summary_free(r);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    sbuf_free(&b);
+    /* an unsigned field refuses a negative number; the signed one takes it */
+    s = read_text("{\"schema\": \"perfcard.summary/1\", \"gpu\": {\"devices\": [{\"busy_ns\": -1}]}}", &err, note, sizeof note);
+    CHECK(!s && strstr(err.msg, "gpu.devices[0].busy_ns"));
+}

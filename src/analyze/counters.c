@@ -109,9 +109,10 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
     spill_free(scnt);
 }
 
-static void queue_section(const an_ctx *c, cJSON *s) {
+static void queue_section(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
-    cJSON *qs = sj_obj(s, "queues");
+    cJSON *qs = sj_obj(ps->doc, "queues");
+    tab_queues *qr = PC_ADD_REC(ps, qs, queues);
     cJSON *arr = sj_arr(qs, "rows");
     uint32_t size_id = strtab_find(&t->strs, "size", 4), cap_id = strtab_find(&t->strs, "capacity", 8);
     uint32_t names[32];
@@ -123,9 +124,9 @@ static void queue_section(const an_ctx *c, cJSON *s) {
         for (int q = 0; q < nq; q++) seen |= names[q] == t->ctr[i].name;
         if (!seen) names[nq++] = t->ctr[i].name;
     }
-    sj_bool(qs, "present", nq > 0);
+    qr->present = nq > 0;
     if (!nq) {
-        sj_str(qs, "missing", "no queue samples in this trace: `perfcard capture` records them (perfcard_queue_sample), and MindSpore profiler output has them");
+        qr->missing = "no queue samples in this trace: `perfcard capture` records them (perfcard_queue_sample), and MindSpore profiler output has them";
         return;
     }
     for (int q = 0; q < nq; q++) {
@@ -151,17 +152,18 @@ static void queue_section(const an_ctx *c, cJSON *s) {
         }
         size_t per = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
         cJSON *r = cJSON_CreateObject();
-        sj_str(r, "name", strtab_get(&t->strs, names[q]) + 6);
-        sj_int(r, "samples", (int64_t)n);
-        sj_num(r, "capacity", capv);
-        sj_num(r, "avg_size", n ? sum / (double)n : 0);
-        sj_int(r, "empty_samples", zero);
+        tab_queue *qu = PC_ADD_REC(ps, r, queue);
+        qu->name = pc_summary_utf8(ps, strtab_get(&t->strs, names[q]) + 6);
+        qu->samples = (int64_t)n;
+        qu->capacity = pc_figure(capv);
+        qu->avg_size = pc_figure(n ? sum / (double)n : 0);
+        qu->empty_samples = zero;
         int64_t es = 0, sw = 0, fs = 0;
         for (size_t i = 0; i < ns; i++) es += empty[i], sw += seen[i], fs += full[i];
-        sj_int(r, "full_steps", fs);
-        sj_int(r, "steps_with_samples", sw);
-        sj_int(r, "empty_steps", es);
-        sj_num(r, "empty_steps_pct", sw ? 100.0 * (double)es / (double)sw : 0);
+        qu->full_steps = fs;
+        qu->steps_with_samples = sw;
+        qu->empty_steps = es;
+        qu->empty_steps_pct = pc_figure(sw ? 100.0 * (double)es / (double)sw : 0);
         cJSON *ser = sj_arr(r, "series");
         double bs = 0;
         size_t bn = 0;
@@ -197,11 +199,11 @@ static void queue_section(const an_ctx *c, cJSON *s) {
  * nearly empty (usage under 10%) while its children's output queues are
  * nearly full (over 90%) cannot keep up: it is the bottleneck; a source
  * (no children) whose output is nearly empty is slow at reading. */
-static void pipeline_section(const an_ctx *c, cJSON *s) {
+static void pipeline_section(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
-    cJSON *p = sj_obj(s, "pipeline");
-    sj_bool(p, "present", t->npipe > 0);
-    cJSON *rows = sj_arr(p, "rows");
+    cJSON *p = sj_obj(ps->doc, "pipeline");
+    PC_ADD_REC(ps, p, pipeline)->present = t->npipe > 0;
+    pc_table *rows = pc_summary_add_table(ps, p, "rows", TAB_pipe);
     for (size_t i = 0; i < t->npipe; i++) {
         const pc_pipe_op *o = &t->pipe[i];
         int nchild = 0, all_full = 1;
@@ -215,23 +217,21 @@ static void pipeline_section(const an_ctx *c, cJSON *s) {
             if (nchild && all_full) verdict = "bottleneck: its input queues are full and its output queue is empty";
             else if (!nchild) verdict = "slow source: its output queue is nearly empty";
         }
-        cJSON *r = cJSON_CreateObject();
-        sj_int(r, "op_id", o->id);
-        sj_str(r, "op_type", strtab_get(&t->strs, o->type));
-        sj_int(r, "workers", o->workers);
-        sj_int(r, "parent_id", o->parent);
-        sj_str(r, "children", strtab_get(&t->strs, o->children));
-        sj_num(r, "queue_capacity", o->capacity);
-        sj_num(r, "queue_avg_size", o->avg_size);
-        sj_num(r, "queue_usage_pct", 100 * o->usage_rate);
-        sj_str(r, "verdict", verdict);
-        cJSON_AddItemToArray(rows, r);
+        tab_pipe *r = tab_push(rows);
+        r->op_id = o->id;
+        r->op_type = pc_summary_utf8(ps, strtab_get(&t->strs, o->type));
+        r->workers = o->workers;
+        r->parent_id = o->parent;
+        r->children = pc_summary_utf8(ps, strtab_get(&t->strs, o->children));
+        r->queue_capacity = pc_figure(o->capacity);
+        r->queue_avg_size = pc_figure(o->avg_size);
+        r->queue_usage_pct = pc_figure(100 * o->usage_rate);
+        r->verdict = verdict;
     }
 }
 
 void an_counters(const an_ctx *c, pc_summary *ps) {
-    cJSON *s = ps->doc;
     cpu_section(c, ps);
-    queue_section(c, s);
-    pipeline_section(c, s);
+    queue_section(c, ps);
+    pipeline_section(c, ps);
 }

@@ -128,21 +128,20 @@ static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
 
 /* memory.peak_allocations: the largest of the blocks live at the peak (idx),
  * with their operator, and when they were allocated and freed */
-static void peak_blocks(const pc_trace *t, cJSON *mem, const block *blocks, const uint32_t *idx, size_t n, const opmem *rows) {
-    cJSON *arr = sj_arr(mem, "peak_allocations");
+static void peak_blocks(const pc_trace *t, pc_summary *ps, cJSON *mem, const block *blocks, const uint32_t *idx, size_t n,
+                        const opmem *rows) {
+    pc_table *arr = pc_summary_add_table(ps, mem, "peak_allocations", TAB_peakalloc);
     if (!n) return;
     const block **v = xcalloc(n, sizeof *v);
     for (size_t i = 0; i < n; i++) v[i] = &blocks[idx[i]];
     qsort(v, n, sizeof *v, cmp_block_size);
     for (size_t i = 0; i < n && i < PEAK_BLOCKS; i++) {
-        cJSON *j = cJSON_CreateObject();
+        tab_peakalloc *j = tab_push(arr);
         uint32_t name = rows[v[i]->row].name;
-        sj_int(j, "bytes", v[i]->bytes);
-        sj_str(j, "operator", name ? strtab_get(&t->strs, name) : "(outside any operator)");
-        sj_int(j, "allocated_ns", v[i]->ts - t->t_min);
-        if (v[i]->freed_ts >= 0) sj_int(j, "freed_ns", v[i]->freed_ts - t->t_min);
-        else cJSON_AddNullToObject(j, "freed_ns");
-        cJSON_AddItemToArray(arr, j);
+        j->bytes = v[i]->bytes;
+        j->operator = name ? pc_summary_utf8(ps, strtab_get(&t->strs, name)) : "(outside any operator)";
+        j->allocated_ns = v[i]->ts - t->t_min;
+        if (v[i]->freed_ts >= 0) j->freed_ns = v[i]->freed_ts - t->t_min;
     }
     free(v);
 }
@@ -151,9 +150,10 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
     cJSON *mem = sj_obj(s, "memory");
-    sj_int(mem, "events", (int64_t)t->nmem);
+    tab_memory *mr = PC_ADD_REC(ps, mem, memory);
+    mr->events = (int64_t)t->nmem;
     cJSON *devs = sj_arr(mem, "devices");
-    cJSON *top = sj_arr(mem, "top_operators");
+    pc_table *top = pc_summary_add_table(ps, mem, "top_operators", TAB_memop);
     if (t->nmem == 0) return;
     const pc_links *l = &c->links;
     hmap bytid = {0};
@@ -201,32 +201,31 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             if (p > cuda_peak) cuda_peak = p, peak_event = dm[k].at_peak;
         }
         cJSON *j = cJSON_CreateObject();
+        tab_memory_device *md = PC_ADD_REC(ps, j, memory_device);
         int cuda = dm[k].type == 1;
-        sj_str(j, "device", cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other");
-        sj_int(j, "id", dm[k].id);
-        sj_int(j, "peak_allocated_bytes", dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running);
-        if (dm[k].has_reserved) sj_int(j, "peak_reserved_bytes", dm[k].peak_res);
-        else cJSON_AddNullToObject(j, "peak_reserved_bytes");
-        sj_str(j, "source", dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes");
-        sj_int(j, "allocations", dm[k].nalloc);
+        md->device = cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other";
+        md->id = dm[k].id;
+        md->peak_allocated_bytes = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
+        if (dm[k].has_reserved) md->peak_reserved_bytes = dm[k].peak_res;
+        md->source = dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes";
+        md->allocations = dm[k].nalloc;
         if (dm[k].at_peak < t->nmem && t->mem[dm[k].at_peak].device_type == dm[k].type && t->mem[dm[k].at_peak].device_id == dm[k].id) {
             const pc_mem_event *pe = &t->mem[dm[k].at_peak];
             uint32_t op = allocating_op(t, l, &bytid, pe);
-            sj_int(j, "peak_t_ns", pe->ts - t->t_min);
-            if (op) sj_str(j, "peak_operator", strtab_get(&t->strs, op));
-            else cJSON_AddNullToObject(j, "peak_operator");
+            md->peak_t_ns = pe->ts - t->t_min;
+            if (op) md->peak_operator = pc_summary_utf8(ps, strtab_get(&t->strs, op));
         }
         mem_timeline(t, &dm[k], j);
         int64_t capb = 0;
         for (size_t q = 0; cuda && q < t->ndev; q++)
             if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;
         if (capb > 0) {
-            sj_int(j, "device_memory_bytes", capb);
-            sj_num(j, "peak_reserved_pct", 100.0 * (double)(dm[k].has_reserved ? dm[k].peak_res : dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running) / (double)capb);
-        } else cJSON_AddNullToObject(j, "device_memory_bytes");
+            md->device_memory_bytes = capb;
+            md->peak_reserved_pct = pc_figure(100.0 * (double)(dm[k].has_reserved ? dm[k].peak_res : dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running) / (double)capb);
+        }
         cJSON_AddItemToArray(devs, j);
     }
-    if (cuda_peak >= 0) sj_int(mem, "cuda_peak_allocated_bytes", cuda_peak);
+    if (cuda_peak >= 0) mr->cuda_peak_allocated_bytes = cuda_peak;
     /* operators that allocate the most device memory: the innermost cpu_op
      * running on the allocating thread at the allocation's time */
     hmap m = {0}, live = {0}, by_size = {0}; /* operator name -> row; address -> live block; size -> latest live block */
@@ -278,27 +277,26 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
                 if (blocks[q].freed_ts < 0 && blocks[q].device == e->device_id) *SPILL_PUSH(at_peak, npk, cappk) = (uint32_t)q;
         }
     }
-    peak_blocks(t, mem, blocks, at_peak, npk, rows);
+    peak_blocks(t, ps, mem, blocks, at_peak, npk, rows);
     spill_free(at_peak);
     hmap_free(&live);
     hmap_free(&by_size);
     spill_free(blocks);
-    sj_int(mem, "frees_before_trace_bytes", before_trace);
-    sj_str(mem, "free_matching", by_size_used ? "by size (the trace records no addresses): the latest live allocation of the freed size"
-                                              : "by address: the allocation at the freed address");
+    mr->frees_before_trace_bytes = before_trace;
+    mr->free_matching = by_size_used ? "by size (the trace records no addresses): the latest live allocation of the freed size"
+                                     : "by address: the allocation at the freed address";
     hmap_free(&m);
     hmap_free(&bytid);
     if (n) spill_sort(rows, n, sizeof *rows, cmp_opmem);
     for (size_t i = 0; i < n && i < 50; i++) {
         if (!rows[i].alloc) continue;
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "name", rows[i].name ? strtab_get(&t->strs, rows[i].name) : "(outside any operator)");
-        sj_int(j, "allocated_bytes", rows[i].alloc);
-        sj_int(j, "freed_bytes", rows[i].freed);
-        sj_int(j, "net_bytes", rows[i].alloc - rows[i].freed);
-        sj_int(j, "live_at_peak_bytes", rows[i].live_at_peak > 0 ? rows[i].live_at_peak : 0);
-        sj_int(j, "allocations", rows[i].count);
-        cJSON_AddItemToArray(top, j);
+        tab_memop *j = tab_push(top);
+        j->name = rows[i].name ? pc_summary_utf8(ps, strtab_get(&t->strs, rows[i].name)) : "(outside any operator)";
+        j->allocated_bytes = rows[i].alloc;
+        j->freed_bytes = rows[i].freed;
+        j->net_bytes = rows[i].alloc - rows[i].freed;
+        j->live_at_peak_bytes = rows[i].live_at_peak > 0 ? rows[i].live_at_peak : 0;
+        j->allocations = rows[i].count;
     }
     spill_free(rows);
 }

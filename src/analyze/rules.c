@@ -170,22 +170,23 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
 }
 
 static void empty_queue(const rule_in *in, const pc_rule *r) {
-    const cJSON *q;
-    cJSON_ArrayForEach(q, sj_get(in->s, "queues.rows")) {
-        double pct = sj_getnum(q, "empty_steps_pct", 0);
-        if (sj_getnum(q, "steps_with_samples", 0) > 0 && pct > 30)
-            fire(in, r, interval_stake(in), "queue %s was empty in %.0f of %.0f steps (%.0f%%)",
-                 sj_getstr(q, "name", ""), sj_getnum(q, "empty_steps", 0), sj_getnum(q, "steps_with_samples", 0), pct);
+    const tab_queue *q;
+    for (size_t i = 0; (q = PC_REC_AT(in->ps, queue, i)); i++) {
+        double pct = PC_OR(q->empty_steps_pct, 0), sw = PC_OR(q->steps_with_samples, 0);
+        if (sw > 0 && pct > 30)
+            fire(in, r, interval_stake(in), "queue %s was empty in %.0f of %.0f steps (%.0f%%)", PC_S(q->name, ""),
+                 PC_OR(q->empty_steps, 0), sw, pct);
     }
 }
 
 static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
-    const cJSON *po;
-    cJSON_ArrayForEach(po, sj_get(in->s, "pipeline.rows")) {
-        const char *v = sj_getstr(po, "verdict", "");
+    const pc_table *t = PC_TAB(in->ps, pipe);
+    for (size_t i = 0; t && i < t->n; i++) {
+        const tab_pipe *po = &TAB_ROWS(t, pipe)[i];
+        const char *v = PC_S(po->verdict, "");
         if (*v)
-            fire(in, r, interval_stake(in), "%s (op %d): %s; output queue %.0f%% used",
-                 sj_getstr(po, "op_type", ""), (int)sj_getnum(po, "op_id", 0), v, sj_getnum(po, "queue_usage_pct", 0));
+            fire(in, r, interval_stake(in), "%s (op %d): %s; output queue %.0f%% used", PC_S(po->op_type, ""),
+                 (int)PC_OR(po->op_id, 0), v, PC_OR(po->queue_usage_pct, 0));
     }
 }
 
@@ -393,10 +394,10 @@ static void communication(const rule_in *in, const pc_rule *r) {
 }
 
 static void memory_peak(const rule_in *in, const pc_rule *r) {
-    const cJSON *m;
-    cJSON_ArrayForEach(m, sj_get(in->s, "memory.devices")) {
-        double pct = sj_getnum(m, "peak_reserved_pct", 0);
-        if (pct > 90) fire(in, r, -1, "device %d peak %.1f%% of its memory", (int)sj_getnum(m, "id", 0), pct);
+    const tab_memory_device *m;
+    for (size_t i = 0; (m = PC_REC_AT(in->ps, memory_device, i)); i++) {
+        double pct = PC_OR(m->peak_reserved_pct, 0);
+        if (pct > 90) fire(in, r, -1, "device %d peak %.1f%% of its memory", (int)PC_OR(m->id, 0), pct);
     }
 }
 

@@ -182,7 +182,9 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
         if (t->def == &pc_table_defs[TAB_kernel] && need < 15) need = 15;
         if (t->def == &pc_table_defs[TAB_optype] && need < 20) need = 20;
-        if (t->def == &pc_table_defs[TAB_bkcat]) keep = need = t->n; /* 8 categories: always all */
+        if (t->def == &pc_table_defs[TAB_bkcat] || t->def == &pc_table_defs[TAB_pipe] || t->def == &pc_table_defs[TAB_peakalloc])
+            keep = need = t->n; /* 8 categories, a pipeline's operators, 10 allocations: always all */
+        if (t->def == &pc_table_defs[TAB_memop] && keep > 20) keep = need = 20;
         char *key = strdup(c->string);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));
         count_rows(o, key, t->n, keep);
@@ -352,8 +354,6 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, tables[i]);
         if (sec) rv_cut(sec, "rows", rows); /* counted when materialized */
     }
-    cJSON *mem = cJSON_GetObjectItemCaseSensitive(v, "memory");
-    if (mem) rv_limit(mem, "top_operators", rows < 20 ? rows : 20);
     md_extras(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(v);

@@ -392,7 +392,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
     uint32_t *oneoff_n = spill_calloc(ns, sizeof *oneoff_n), *oneoff_id = spill_calloc(ns, sizeof *oneoff_id);
     if (c->step_source) one_off_names(t, st, ns, oneoff_n, oneoff_id);
-    cJSON *rows = sj_arr(so, "rows");
+    pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_step);
     double sum[16] = {0}, sum1[16] = {0};
     size_t cnt[16] = {0}, cnt1[16] = {0}, phases_known = 0;
     int64_t *durs = spill_alloc(ns * sizeof *durs);
@@ -441,39 +441,26 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
          * "all interval" (which would read as a 100% iteration interval) */
         int phased = basis[0] != 'n';
         phases_known += phased;
-        cJSON *r = cJSON_CreateObject();
-        sj_str(r, "name", p->name ? strtab_get(&t->strs, p->name) : "whole trace");
-        sj_int(r, "number", p->number);
-        sj_int(r, "start_ns", p->start - t->t_min);
-        sj_int(r, "duration_ns", dur);
-        if (c->step_source) sj_int(r, "span_ns", p->cpu_end - p->cpu_start);
-        else cJSON_AddNullToObject(r, "span_ns");
-        if (phased) {
-            sj_int(r, "iteration_interval_ns", interval);
-            sj_int(r, "fp_bp_ns", fpbp);
-            sj_int(r, "tail_ns", tail);
-        } else {
-            cJSON_AddNullToObject(r, "iteration_interval_ns");
-            cJSON_AddNullToObject(r, "fp_bp_ns");
-            cJSON_AddNullToObject(r, "tail_ns");
-        }
-        sj_str(r, "phase_basis", basis);
-        sj_bool(r, "has_backward", basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
-        sj_int(r, "data_wait_ns", a->data_ns);
-        sj_num(r, "data_wait_pct", dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
         if (dur && a->data_ns * 20 > dur) over5++;
-        cJSON *b = sj_obj(r, "breakdown");
-        for (int k = 0; k < BK_N; k++) {
-            sj_int(b, pc_bk[k].step_key, a->b[k]);
-            bsum[k] += (double)a->b[k];
+        for (int k = 0; k < BK_N; k++) bsum[k] += (double)a->b[k];
+        if (si % every == 0 || si == ns - 1) {
+            tab_step *r = tab_push(rows);
+            r->name = p->name ? pc_summary_utf8(ps, strtab_get(&t->strs, p->name)) : "whole trace";
+            r->number = p->number;
+            r->start_ns = p->start - t->t_min;
+            r->duration_ns = dur;
+            if (c->step_source) r->span_ns = p->cpu_end - p->cpu_start;
+            if (phased) r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
+            r->phase_basis = basis;
+            r->has_backward = (tk_B)(basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
+            r->data_wait_ns = a->data_ns;
+            r->data_wait_pct = pc_figure(dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
+            for (int k = 0; k < BK_N; k++) *(tk_F *)(void *)((char *)r + pc_bk[k].step_off) = (double)a->b[k];
+            r->communication_ns = a->comm_ns;
+            r->communication_overlap_ns = a->overlap_ns;
+            r->one_off_names = oneoff_n[si];
+            if (oneoff_id[si]) r->one_off_name = pc_summary_utf8(ps, strtab_get(&t->strs, oneoff_id[si]));
         }
-        sj_int(r, "communication_ns", a->comm_ns);
-        sj_int(r, "communication_overlap_ns", a->overlap_ns);
-        sj_int(r, "one_off_names", oneoff_n[si]);
-        if (oneoff_id[si]) sj_str(r, "one_off_name", strtab_get(&t->strs, oneoff_id[si]));
-        else cJSON_AddNullToObject(r, "one_off_name");
-        if (si % every == 0 || si == ns - 1) cJSON_AddItemToArray(rows, r);
-        else cJSON_Delete(r);
         double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
         for (int k = 0; k < 6; k++) {
             if (k >= 1 && k <= 3 && !phased) continue;

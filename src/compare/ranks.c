@@ -51,11 +51,14 @@ static double median_of(const double *v, int n);
 static double phase_compute(const pc_summary *ps) {
     const tab_bkcat *k = pc_bk_get(ps, BK_KERNEL);
     if (k && PC_OR(k->total_ns, 0) > 0) return -1;
-    const cJSON *rows = sj_get(ps->doc, "steps.rows"), *r;
-    int n = 0, cap = cJSON_GetArraySize(rows);
-    double *v = xcalloc(cap ? (size_t)cap : 1, sizeof *v);
-    cJSON_ArrayForEach(r, rows)
-        if (!strcmp(sj_getstr(r, "phase_basis", ""), "input")) v[n++] = sj_getnum(r, "fp_bp_ns", 0);
+    const pc_table *rows = PC_TAB(ps, step);
+    size_t cap = rows ? rows->n : 0;
+    int n = 0;
+    double *v = xcalloc(cap ? cap : 1, sizeof *v);
+    for (size_t i = 0; i < cap; i++) {
+        const tab_step *r = &TAB_ROWS(rows, step)[i];
+        if (!strcmp(PC_S(r->phase_basis, ""), "input")) v[n++] = PC_OR(r->fp_bp_ns, 0);
+    }
     double m = n ? median_of(v, n) : -1;
     free(v);
     return m;

@@ -53,7 +53,7 @@ void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
     if (!n) return;
     double *d = xmalloc((size_t)n * sizeof *d), *tmp = xmalloc((size_t)n * sizeof *tmp);
     int *keep = xmalloc((size_t)n * sizeof *keep);
-    const cJSON **row = xcalloc((size_t)n, sizeof *row);
+    const tab_step **row = xcalloc((size_t)n, sizeof *row);
     int64_t *num = xmalloc((size_t)n * sizeof *num);
     const cJSON *x;
     int i = 0;
@@ -64,28 +64,29 @@ void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
         i++;
     }
     /* rows: all steps, or an even sample whose last row is the last step */
-    const cJSON *rows = sj_get(s, "steps.rows");
-    int every = (int)PC_OR(st->rows_every, 1), nrows = cJSON_GetArraySize(rows), j = 0;
+    const pc_table *rows = PC_TAB(ps, step);
+    size_t nrows = rows ? rows->n : 0;
+    long every = (long)PC_OR(st->rows_every, 1);
     if (every < 1) every = 1;
-    cJSON_ArrayForEach(x, rows) {
+    for (size_t j = 0; j < nrows; j++) {
+        const tab_step *sr = &TAB_ROWS(rows, step)[j];
         long idx = j == nrows - 1 ? n - 1 : (long)j * every;
-        j++;
         if (idx < 0 || idx >= n) continue;
-        row[idx] = x;
-        double nb = sj_getnum(x, "number", -1);
+        row[idx] = sr;
+        double nb = PC_OR(sr->number, -1);
         if (nb >= 0 && nb < 1e15) num[idx] = (int64_t)nb;
     }
     char buf[160];
     if (n >= 2) exclude(r, keep, 0, num[0], "warm-up", "the first step");
     /* one-off work, unless it is most steps' nature */
     int oneoff = 0;
-    for (i = 0; i < n; i++) oneoff += keep[i] && row[i] && sj_getnum(row[i], "one_off_names", 0) > 0;
+    for (i = 0; i < n; i++) oneoff += keep[i] && row[i] && PC_OR(row[i]->one_off_names, 0) > 0;
     if (oneoff && oneoff * 2 <= n)
         for (i = 0; i < n; i++) {
-            double k = row[i] ? sj_getnum(row[i], "one_off_names", 0) : 0;
+            double k = row[i] ? PC_OR(row[i]->one_off_names, 0) : 0;
             if (!keep[i] || k <= 0) continue;
             snprintf(buf, sizeof buf, "%.0f name%s only this step runs, e.g. %.90s", k, k == 1 ? "" : "s",
-                     sj_getstr(row[i], "one_off_name", "?"));
+                     PC_S(row[i]->one_off_name, "?"));
             exclude(r, keep, i, num[i], "one-off work", buf);
         }
     /* extreme outliers among the rest */
@@ -108,8 +109,7 @@ void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
         r->kept_ns[r->kept++] = d[i];
         if (!row[i]) continue;
         r->cat_rows++;
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(row[i], "breakdown");
-        for (int k = 0; k < BK_N; k++) r->cat_ns[k] += sj_getnum(b, pc_bk[k].step_key, 0);
+        for (int k = 0; k < BK_N; k++) r->cat_ns[k] += pc_bk_step(row[i], k);
     }
     for (int k = 0; r->cat_rows && k < BK_N; k++) r->cat_ns[k] /= r->cat_rows;
     double sd;

@@ -111,12 +111,12 @@ static void csv_table(sbuf *b, const pc_table *t, int with_header, const char *f
 
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
     const cJSON *s = ps->doc;
-    static const char *const tables[][2] = {{"steps.rows", "steps.csv"}, {"suggestions.rows", "suggestions.csv"}};
+    static const char *const tables[][2] = {{"suggestions.rows", "suggestions.csv"}};
     int rc = 0;
     for (size_t i = 0; i < sizeof tables / sizeof *tables && !rc; i++)
         rc = write_csv(dir, tables[i][1], sj_get(s, tables[i][0]), err);
     static const struct { int id; const char *file; } typed[] = {
-        {TAB_op, "operators.csv"}, {TAB_optype, "operator_types.csv"}, {TAB_module, "modules.csv"},
+        {TAB_step, "steps.csv"}, {TAB_op, "operators.csv"}, {TAB_optype, "operator_types.csv"}, {TAB_module, "modules.csv"},
         {TAB_api, "api_calls.csv"}, {TAB_transfer, "transfers.csv"},
         {TAB_memop, "memory_operators.csv"}};
     for (size_t i = 0; i < sizeof typed / sizeof *typed && !rc; i++) {

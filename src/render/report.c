@@ -185,6 +185,7 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         if (t->def == &pc_table_defs[TAB_bkcat] || t->def == &pc_table_defs[TAB_pipe] || t->def == &pc_table_defs[TAB_peakalloc])
             keep = need = t->n; /* 8 categories, a pipeline's operators, 10 allocations: always all */
         if (t->def == &pc_table_defs[TAB_memop] && keep > 20) keep = need = 20;
+        if (t->def == &pc_table_defs[TAB_step]) keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; /* the charts read all; cut after */
         char *key = strdup(c->string);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));
         count_rows(o, key, t->n, keep);
@@ -301,16 +302,17 @@ static char *timeline_text(cJSON *tl) {
  * JSON text to sit in <script type="application/json">: '<', '>', '&' and
  * U+2028/9 written as \u escapes, so no name from the trace can close the
  * element or be read as markup. */
-static void timeline_json(cJSON *v) {
+static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps) {
     cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
     if (!tl || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events"))) { cJSON_Delete(tl); return; }
     cJSON *steps = cJSON_AddArrayToObject(tl, "steps");
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(v, "steps.rows")) {
+    const pc_table *rows = PC_TAB(summary, step);
+    for (size_t i = 0; rows && i < rows->n && i < max_steps; i++) {
+        const tab_step *r = &TAB_ROWS(rows, step)[i];
         cJSON *s = cJSON_CreateArray();
-        cJSON_AddItemToArray(s, cJSON_CreateString(sj_getstr(r, "name", "")));
-        cJSON_AddItemToArray(s, cJSON_CreateNumber(sj_getnum(r, "start_ns", 0)));
-        cJSON_AddItemToArray(s, cJSON_CreateNumber(sj_getnum(r, "duration_ns", 0)));
+        cJSON_AddItemToArray(s, cJSON_CreateString(PC_S(r->name, "")));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(PC_OR(r->start_ns, 0)));
+        cJSON_AddItemToArray(s, cJSON_CreateNumber(PC_OR(r->duration_ns, 0)));
         cJSON_AddItemToArray(steps, s);
     }
     /* at most a fifth of the page's budget: past that, the longest half of the events, again */
@@ -348,7 +350,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     co.uses = uses;
     rv_report_charts(&co, v, rows);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
-    if (steps) rv_limit(steps, "rows", rows * 4);
+    if (steps) rv_cut(steps, "rows", rows * 4); /* counted when materialized */
     static const char *const tables[] = {"operators", "operator_types", "modules", NULL};
     for (int i = 0; tables[i]; i++) {
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, tables[i]);
@@ -356,7 +358,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     }
     md_extras(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
-    else timeline_json(v);
+    else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);
     (void)o;
     *rc = co.rc;
     return v;

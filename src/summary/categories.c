@@ -1,15 +1,16 @@
 #include "categories.h"
+#include <stddef.h>
 #include <string.h>
 
 const pc_bk_info pc_bk[BK_N] = {
-    [BK_KERNEL] = {"kernel", "kernel_ns", "Kernel", "Kernel per step", 0, 1},
-    [BK_MEMCPY] = {"memcpy", "memcpy_ns", "Memcpy", "Memcpy per step", 1, 1},
-    [BK_MEMSET] = {"memset", "memset_ns", "Memset", "Memset per step", 1, 1},
-    [BK_COMM] = {"communication", "communication_ns", "Communication", "Communication per step", 1, 1},
-    [BK_RUNTIME] = {"runtime", "runtime_ns", "Runtime", "Runtime per step", 1, 0},
-    [BK_DATA] = {"dataloader", "dataloader_ns", "DataLoader", "DataLoader per step", 1, 0},
-    [BK_CPU] = {"cpu", "cpu_op_ns", "CPU operator", "CPU operator per step", 1, 0},
-    [BK_OTHER] = {"other", "other_ns", "Other (idle)", "Other (idle) per step", 1, 0},
+    [BK_KERNEL] = {"kernel", "kernel_ns", offsetof(tab_step, bd_kernel_ns), "Kernel", "Kernel per step", 0, 1},
+    [BK_MEMCPY] = {"memcpy", "memcpy_ns", offsetof(tab_step, bd_memcpy_ns), "Memcpy", "Memcpy per step", 1, 1},
+    [BK_MEMSET] = {"memset", "memset_ns", offsetof(tab_step, bd_memset_ns), "Memset", "Memset per step", 1, 1},
+    [BK_COMM] = {"communication", "communication_ns", offsetof(tab_step, bd_communication_ns), "Communication", "Communication per step", 1, 1},
+    [BK_RUNTIME] = {"runtime", "runtime_ns", offsetof(tab_step, bd_runtime_ns), "Runtime", "Runtime per step", 1, 0},
+    [BK_DATA] = {"dataloader", "dataloader_ns", offsetof(tab_step, bd_dataloader_ns), "DataLoader", "DataLoader per step", 1, 0},
+    [BK_CPU] = {"cpu", "cpu_op_ns", offsetof(tab_step, bd_cpu_op_ns), "CPU operator", "CPU operator per step", 1, 0},
+    [BK_OTHER] = {"other", "other_ns", offsetof(tab_step, bd_other_ns), "Other (idle)", "Other (idle) per step", 1, 0},
 };
 
 int pc_bk_find(const char *name) {

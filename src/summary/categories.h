@@ -14,6 +14,7 @@ typedef enum { BK_KERNEL, BK_MEMCPY, BK_MEMSET, BK_COMM, BK_RUNTIME, BK_DATA, BK
 typedef struct pc_bk_info {
     const char *name;      /* "kernel" */
     const char *step_key;  /* "kernel_ns" */
+    size_t step_off;       /* its field in a step's row: offsetof(tab_step, bd_kernel_ns) (pc_bk_step) */
     const char *label;     /* "Kernel" */
     const char *per_step;  /* "Kernel per step" */
     int higher_is_worse;   /* for a diff: more of it per step is worse */
@@ -22,6 +23,10 @@ typedef struct pc_bk_info {
 } pc_bk_info;
 extern const pc_bk_info pc_bk[BK_N];
 
+/* category k's time in a step's row (ns; 0 when null) */
+static inline double pc_bk_step(const tab_step *row, int k) {
+    return PC_OR(*(const tk_F *)(const void *)((const char *)row + pc_bk[k].step_off), 0);
+}
 /* The category named name, or -1. */
 int pc_bk_find(const char *name);
 /* breakdown.categories[] row of category k in a summary, or NULL. */

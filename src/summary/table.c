@@ -10,23 +10,28 @@
 #define TABLE(id, path) static const pc_col cols_##id[] = {
 #define RECORD(id, path) static const pc_col cols_##id[] = {
 #define COL(id, field, kind, unit, label, def) \
-    {#field, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" #field "\": ", sizeof("\"" #field "\": ") - 1},
+    {#field, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" #field "\": ", sizeof("\"" #field "\": ") - 1, NULL, #field},
+#define COLG(id, field, group, name, kind, unit, label, def) \
+    {group "." name, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" name "\": ", sizeof("\"" name "\": ") - 1, group, name},
 #define END(id) };
 #include "tables.def"
 #undef TABLE
 #undef RECORD
 #undef COL
+#undef COLG
 #undef END
 
 const pc_table_def pc_table_defs[TAB_COUNT] = {
 #define TABLE(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 0},
 #define RECORD(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 1},
 #define COL(id, field, kind, unit, label, def)
+#define COLG(id, field, group, name, kind, unit, label, def)
 #define END(id)
 #include "tables.def"
 #undef TABLE
 #undef RECORD
 #undef COL
+#undef COLG
 #undef END
 };
 
@@ -60,6 +65,8 @@ const pc_col *tab_col(const pc_table_def *d, const char *key) {
 }
 
 char tab_kind(const pc_table_def *d, const char *key) {
+    for (size_t i = 0; i < d->ncols; i++)
+        if (d->cols[i].group && !strcmp(d->cols[i].group, key)) return 'O';
     const pc_col *c = tab_col(d, key);
     return !c ? 0 : c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : c->kind == 'J' ? 'N' : 'U';
 }
@@ -183,15 +190,27 @@ static void write_cell(sbuf *b, const pc_col *c, const char *row) {
     b->len = (size_t)(p - b->data);
 }
 
-/* one row: {"key": value, ...} */
+/* one row: {"key": value, ...}; consecutive columns of one group as
+ * "group": {"name": value, ...} */
 static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
+    const char *g = NULL;
+    int first = 1;
     sbuf_putc(b, '{');
     for (size_t q = 0; q < d->ncols; q++) {
         const pc_col *c = &d->cols[q];
-        if (q) sbuf_putn(b, ", ", 2);
+        if (g && (!c->group || strcmp(g, c->group))) sbuf_putc(b, '}'), g = NULL, first = 0;
+        if (c->group && !g) {
+            if (!first) sbuf_putn(b, ", ", 2);
+            json_string(b, c->group);
+            sbuf_putn(b, ": {", 3);
+            g = c->group, first = 1;
+        }
+        if (!first) sbuf_putn(b, ", ", 2);
+        first = 0;
         sbuf_putn(b, c->keyq, c->keyq_len);
         write_cell(b, c, row);
     }
+    if (g) sbuf_putc(b, '}');
     sbuf_putc(b, '}');
 }
 
@@ -238,7 +257,12 @@ cJSON *tab_to_json(const pc_table *t, size_t limit) {
     for (size_t i = 0; i < t->n && i < limit; i++) {
         const char *row = (const char *)t->rows + i * d->row_size;
         cJSON *o = cJSON_CreateObject();
-        for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
+        for (size_t q = 0; q < d->ncols; q++) {
+            const pc_col *c = &d->cols[q];
+            cJSON *in = o;
+            if (c->group && !(in = cJSON_GetObjectItemCaseSensitive(o, c->group))) in = cJSON_AddObjectToObject(o, c->group);
+            cJSON_AddItemToObject(in, c->name, cell_json(c, row));
+        }
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -269,7 +293,7 @@ const void *tab_null_row(int id) {
 static void fill_row(const pc_table_def *d, char *row, const cJSON *o, pc_arena *strs) {
     for (size_t q = 0; q < d->ncols; q++) {
         const pc_col *c = &d->cols[q];
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, c->key);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->group ? cJSON_GetObjectItemCaseSensitive(o, c->group) : o, c->name);
         if (!v || cJSON_IsNull(v)) continue;
         switch (c->kind) {
         case 'S':

@@ -27,29 +27,35 @@ typedef int8_t tk_B;
 #define TABLE(id, path) typedef struct tab_##id {
 #define RECORD(id, path) typedef struct tab_##id {
 #define COL(id, field, kind, unit, label, def) tk_##kind field;
+#define COLG(id, field, group, name, kind, unit, label, def) tk_##kind field;
 #define END(id) } tab_##id;
 #include "tables.def"
 #undef TABLE
 #undef RECORD
 #undef COL
+#undef COLG
 #undef END
 
 enum {
 #define TABLE(id, path) TAB_##id,
 #define RECORD(id, path) TAB_##id,
 #define COL(id, field, kind, unit, label, def)
+#define COLG(id, field, group, name, kind, unit, label, def)
 #define END(id)
 #include "tables.def"
 #undef TABLE
 #undef RECORD
 #undef COL
+#undef COLG
 #undef END
     TAB_COUNT
 };
 
 typedef struct pc_col {
     const char *key; char kind; size_t off; const char *unit, *label, *def;
-    const char *keyq; size_t keyq_len; /* "key": as summary.json spells it */
+    const char *keyq; size_t keyq_len; /* "name": as summary.json spells it */
+    const char *group, *name; /* COLG: the member is name inside the row's object group
+                                 (key "group.name"); COL: group NULL, name = key */
 } pc_col;
 /* record: 1 for a RECORD (one row, its columns members of the object at path) */
 typedef struct pc_table_def { const char *id, *path; const pc_col *cols; size_t ncols, row_size; int record; } pc_table_def;

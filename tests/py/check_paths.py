@@ -27,7 +27,10 @@ tdef = re.sub(r'^#define \w+\(id\) \\\n(?:.*\\\n)*.*$', '', tdef, flags=re.M)
 tables = dict(re.findall(r'^TABLE\((\w+), "([^"]*)"\)', tdef, re.M))
 records = dict(re.findall(r'^RECORD\((\w+), "([^"]*)"\)', tdef, re.M))
 record_fields = set()
-for tid, col in re.findall(r'^\s*COL\((\w+), (\w+),', tdef, re.M):
+cols = re.findall(r'^\s*COL\((\w+), (\w+),', tdef, re.M)
+cols += [(tid, g + '.' + n) for tid, g, n in re.findall(r'^\s*COLG\((\w+), \w+, "(\w+)", "(\w+)",', tdef, re.M)]
+cols += [(tid, g) for tid, g, n in re.findall(r'^\s*COLG\((\w+), \w+, "(\w+)", "(\w+)",', tdef, re.M)]
+for tid, col in cols:
     if tid in tables: schema.add(tables[tid] + '[].' + col)
     else: record_fields.add(records[tid] + '.' + col)
 for path in tables.values():

@@ -4,6 +4,7 @@
  * written reads back to the same text. */
 #include "test.h"
 #include "summary/summary.h"
+#include "summary/categories.h"
 #include "util/sbuf.h"
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,31 @@ TEST(records_under_arrays) {
     /* an unsigned field refuses a negative number; the signed one takes it */
     s = read_text("{\"schema\": \"perfcard.summary/1\", \"gpu\": {\"devices\": [{\"busy_ns\": -1}]}}", &err, note, sizeof note);
     CHECK(!s && strstr(err.msg, "gpu.devices[0].busy_ns"));
+}
+
+/* a table column nested in its row (COLG): steps.rows[].breakdown.kernel_ns */
+TEST(table_columns_nested_in_a_group) {
+    pc_err err = {0};
+    char note[256];
+    pc_summary *s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"rows\": ["
+                              "{\"number\": 3, \"breakdown\": {\"kernel_ns\": 5, \"bogus\": 1}, \"one_off_names\": 0}]}}",
+                              &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    const pc_table *t = PC_TAB(s, step);
+    CHECK(t && t->n == 1);
+    const tab_step *r = TAB_ROWS(t, step);
+    CHECK_EQ_I(r->number, 3);
+    CHECK_NEAR(pc_bk_step(r, BK_KERNEL), 5, 0);
+    CHECK_NEAR(pc_bk_step(r, BK_OTHER), 0, 0); /* null reads 0 */
+    CHECK_MSG(strstr(note, "steps.rows[0].breakdown.bogus (unknown)") != NULL, "note: %s", note);
+    sbuf a = {0};
+    pc_summary_text(s, &a);
+    CHECK_MSG(strstr(a.data, "\"data_wait_pct\": null, \"breakdown\": {\"kernel_ns\": 5, \"memcpy_ns\": null, ") &&
+                  strstr(a.data, "\"other_ns\": null}, \"communication_ns\": null,"),
+              "%s", a.data);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    /* a group that is not an object is refused, naming it */
+    s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"rows\": [{\"breakdown\": 5}]}}", &err, note, sizeof note);
+    CHECK(!s && strstr(err.msg, "steps.rows[0].breakdown"));
 }

@@ -23,7 +23,7 @@ static int cmp_stake(const void *a, const void *b) {
 
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
-    const pc_table *optab = PC_TAB(ps, op), *ktab = pc_summary_table(ps, "kernels.devices.0.rows");
+    const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
     rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
@@ -89,7 +89,7 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
         ov->top_operator = top->type;
         ov->top_operator_pct = pc_figure(top->share_pct);
     }
-    const pc_table *kern = pc_summary_table(ps, "kernels.devices.0.rows");
+    const pc_table *kern = PC_TAB_AT(ps, kernel, 0);
     if (kern && kern->n) {
         const tab_kernel *tk = TAB_ROWS(kern, kernel);
         ov->top_kernel = tk->name;

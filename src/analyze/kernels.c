@@ -132,14 +132,16 @@ static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
         if (t->agg[i].what == AGG_KERNEL) total += t->agg[i].total, calls += t->agg[i].calls, n++;
     if (!n) return 0;
     cJSON *k = sj_obj(s, "kernels");
-    sj_int(k, "total_ns", total);
-    sj_int(k, "calls", calls);
-    sj_int(k, "distinct", n);
-    sj_str(k, "source", "kernel table of the input");
+    tab_kernels *kr = PC_ADD_REC(ps, k, kernels);
+    kr->total_ns = total;
+    kr->calls = calls;
+    kr->distinct = n;
+    kr->source = "kernel table of the input";
     cJSON *d = cJSON_CreateObject();
-    sj_int(d, "device", c->t->rank != PC_NONE ? c->t->rank : 0);
-    sj_int(d, "total_ns", total);
-    sj_int(d, "calls", calls);
+    tab_kernel_device *kd = PC_ADD_REC(ps, d, kernel_device);
+    kd->device = c->t->rank != PC_NONE ? c->t->rank : 0;
+    kd->total_ns = total;
+    kd->calls = calls;
     pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
     int64_t tc_ns = 0;
     /* largest first */
@@ -157,8 +159,8 @@ static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
     }
     spill_free(v);
     cJSON_AddItemToArray(sj_arr(k, "devices"), d);
-    sj_int(k, "tensor_core_ns", tc_ns);
-    sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
+    kr->tensor_core_ns = tc_ns;
+    kr->tensor_core_pct = pc_figure(total ? 100.0 * (double)tc_ns / (double)total : 0);
     return 1;
 }
 
@@ -220,9 +222,10 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     if (n) qsort(ord, n, sizeof *ord, cmp_kkey);
 #define ROW(i) (&rows[ord[i].idx])
     cJSON *k = sj_obj(s, "kernels");
-    sj_int(k, "total_ns", total);
-    sj_int(k, "calls", calls);
-    sj_int(k, "distinct", (int64_t)n);
+    tab_kernels *ks = PC_ADD_REC(ps, k, kernels);
+    ks->total_ns = total;
+    ks->calls = calls;
+    ks->distinct = (int64_t)n;
     int64_t tc_ns = 0;
     cJSON *devs = sj_arr(k, "devices");
     for (size_t i = 0; i < n;) {
@@ -230,9 +233,10 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
         int64_t dtot = 0, dcalls = 0;
         while (j < n && ROW(j)->device == ROW(i)->device) dtot += ROW(j)->total, dcalls += ROW(j)->calls, j++;
         cJSON *d = cJSON_CreateObject();
-        sj_int(d, "device", ROW(i)->device);
-        sj_int(d, "total_ns", dtot);
-        sj_int(d, "calls", dcalls);
+        tab_kernel_device *kd = PC_ADD_REC(ps, d, kernel_device);
+        kd->device = ROW(i)->device;
+        kd->total_ns = dtot;
+        kd->calls = dcalls;
         pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
         for (size_t q = i; q < j; q++) {
             const krow *kr = ROW(q);
@@ -255,8 +259,8 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(devs, d);
         i = j;
     }
-    sj_int(k, "tensor_core_ns", tc_ns);
-    sj_num(k, "tensor_core_pct", total ? 100.0 * (double)tc_ns / (double)total : 0);
+    ks->tensor_core_ns = tc_ns;
+    ks->tensor_core_pct = pc_figure(total ? 100.0 * (double)tc_ns / (double)total : 0);
 #undef ROW
     free(ord);
     spill_free(rows);

@@ -114,10 +114,9 @@ static kitem *kernels_of(const pc_diff_side *side, size_t *n) {
     for (int q = 0; q < side->nruns; q++) {
         const pc_summary *s = side->runs[q];
         double w = run_weight(s, side->nruns);
-        const cJSON *d;
-        cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
-            const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
-            for (size_t i = 0; t && i < t->n; i++) {
+        const pc_table *t;
+        for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
+            for (size_t i = 0; i < t->n; i++) {
                 const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
                 kitem *k = VEC_PUSH(v, m, cap);
                 k->name = r->name ? r->name : "", k->op = r->operator ? r->operator : "", k->used = 0, k->order = m - 1;

@@ -26,10 +26,9 @@ static int cmp_kv_ns(const void *a, const void *b) {
 /* a run's kernel time per step by name (devices summed) */
 static double kernel_ns(const pc_summary *s, const char *name) {
     double sum = 0;
-    const cJSON *d;
-    cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
-        const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
-        for (size_t i = 0; t && i < t->n; i++) {
+    const pc_table *t;
+    for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
+        for (size_t i = 0; i < t->n; i++) {
             const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
             if (r->name && !strcmp(r->name, name) && r->total_ns > 0) sum += (double)r->total_ns;
         }
@@ -44,10 +43,9 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     for (int r = 0; r < n; r++) {
         const pc_summary *s = runs[r].summary;
         double steps = pc_steps_of(s);
-        const cJSON *d;
-        cJSON_ArrayForEach(d, sj_get(s->doc, "kernels.devices")) {
-            const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(d, "rows"));
-            for (size_t i = 0; t && i < t->n; i++) {
+        const pc_table *t;
+        for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
+            for (size_t i = 0; i < t->n; i++) {
                 const tab_kernel *k = &TAB_ROWS(t, kernel)[i];
                 if (!k->name || k->total_ns <= 0) continue;
                 kv *x = VEC_PUSH(v, m, cap);

@@ -129,13 +129,12 @@ int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err) {
     }
     /* kernels: one file, a device column first */
     sbuf all = {0};
-    const cJSON *d;
+    const pc_table *t;
     int header = 0;
-    cJSON_ArrayForEach(d, sj_get(s, "kernels.devices")) {
-        const pc_table *t = pc_summary_table_of(ps, cJSON_GetObjectItemCaseSensitive(d, "rows"));
-        if (!t || !t->n) continue;
+    for (size_t i = 0; (t = PC_TAB_AT(ps, kernel, i)); i++) {
+        if (!t->n) continue;
         char dev[32];
-        snprintf(dev, sizeof dev, "%lld", (long long)sj_getnum(d, "device", 0));
+        snprintf(dev, sizeof dev, "%lld", (long long)PC_OR(PC_REC_AT(ps, kernel_device, i)->device, 0));
         csv_table(&all, t, !header, "device", dev);
         header = 1;
     }

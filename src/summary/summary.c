@@ -62,7 +62,8 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
 }
 
 /* The object that holds a record of kind d: at its path, or under an array
- * ("gpu.devices[].idle") in the i-th element; NULL when there is none.
+ * ("gpu.devices[].idle") in the i-th element; NULL when there is none (for a
+ * table, the table's member itself).
  * *exists: there is an i-th element (or, without [], i is 0). */
 static cJSON *record_host(const cJSON *doc, const pc_table_def *d, size_t i, int *exists) {
     const char *br = strstr(d->path, "[]");
@@ -133,6 +134,15 @@ const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v) {
 
 const pc_table *pc_summary_table(const pc_summary *s, const char *path) {
     return pc_summary_table_of(s, sj_get(s->doc, path));
+}
+
+const pc_table *pc_summary_table_at(const pc_summary *s, int id, size_t i) {
+    const pc_table_def *d = &pc_table_defs[id];
+    int exists;
+    const cJSON *host = record_host(s->doc, d, i, &exists);
+    if (!exists) return NULL;
+    const pc_table *t = host ? pc_summary_table_of(s, host) : NULL;
+    return t && t->def == d ? t : tab_empty(id);
 }
 
 const pc_table *pc_summary_table_id(const pc_summary *s, int id) {

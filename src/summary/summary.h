@@ -56,6 +56,10 @@ const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
  * its rows TAB_ROWS(t, coll); NULL when the summary has none. */
 const pc_table *pc_summary_table_id(const pc_summary *s, int id);
 #define PC_TAB(s, id) pc_summary_table_id((s), TAB_##id)
+/* A table under an array ("kernels.devices[].rows"): the i-th element's (no
+ * rows when that element has none), NULL past the array's end. */
+const pc_table *pc_summary_table_at(const pc_summary *s, int id, size_t i);
+#define PC_TAB_AT(s, id, i) pc_summary_table_at((s), TAB_##id, (i))
 /* The table at a dotted path of doc ("operators.rows"); NULL if none. */
 const pc_table *pc_summary_table(const pc_summary *s, const char *path);
 /* A copy of str (NULL stays NULL) that lives as long as s: for table rows. */

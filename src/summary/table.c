@@ -274,19 +274,26 @@ void tab_record_to_json(const pc_table *t, cJSON *o) {
     for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
 }
 
-/* every record's all-null row, made once */
+/* every record's all-null row, and every kind's empty table, made once */
 static char *null_rows[TAB_COUNT];
+static pc_table empty_tabs[TAB_COUNT];
 static pthread_once_t null_once = PTHREAD_ONCE_INIT;
 static void make_null_rows(void) {
     for (int i = 0; i < TAB_COUNT; i++) {
         const pc_table_def *d = &pc_table_defs[i];
         null_rows[i] = xcalloc(1, d->row_size);
+        empty_tabs[i].def = d;
         for (size_t q = 0; q < d->ncols; q++) set_null(&d->cols[q], null_rows[i]);
     }
 }
 const void *tab_null_row(int id) {
     pthread_once(&null_once, make_null_rows);
     return null_rows[id];
+}
+
+const pc_table *tab_empty(int id) {
+    pthread_once(&null_once, make_null_rows);
+    return &empty_tabs[id];
 }
 
 /* one row's fields from the members of o with its columns' keys */

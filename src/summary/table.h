@@ -105,6 +105,8 @@ void tab_record_to_json(const pc_table *t, cJSON *o);
 void tab_write_record(const pc_table *t, sbuf *b, int indent, int first);
 /* a record's row with every field null (a summary without that section) */
 const void *tab_null_row(int id);
+/* a table of kind id with no rows */
+const pc_table *tab_empty(int id);
 /* rows from an array already validated against the columns' kinds (every
  * string copied into strs); 0, or -1 when a row is not an object */
 int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);

@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct fired { cJSON *item; tab_suggestion *rec; } fired;
 static int cmp_stake(const void *a, const void *b) {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    double p = sj_getnum(x, "at_stake_ns", -1), q = sj_getnum(y, "at_stake_ns", -1);
+    const tab_suggestion *x = ((const fired *)a)->rec, *y = ((const fired *)b)->rec;
+    double p = PC_OR(x->at_stake_ns, -1), q = PC_OR(y->at_stake_ns, -1);
     if (p != q) return p > q ? -1 : 1;
-    return strcmp(sj_getstr(x, "rule", ""), sj_getstr(y, "rule", ""));
+    return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
 void an_advice(const an_ctx *c, pc_summary *ps) {
@@ -36,17 +37,20 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.pytorch)) r->check(&in, r);
     /* rank by time at stake */
     int n = cJSON_GetArraySize(in.out);
-    cJSON **items = calloc((size_t)(n ? n : 1), sizeof *items);
-    for (int i = 0; i < n; i++) items[i] = cJSON_DetachItemFromArray(in.out, 0);
+    fired *items = calloc((size_t)(n ? n : 1), sizeof *items);
+    for (int i = 0; i < n; i++) {
+        items[i].item = cJSON_DetachItemFromArray(in.out, 0);
+        items[i].rec = pc_summary_record_in(ps, items[i].item, TAB_suggestion);
+    }
     spill_sort(items, (size_t)n, sizeof *items, cmp_stake);
     cJSON *adv = sj_obj(s, "suggestions");
-    sj_int(adv, "count", n);
+    PC_ADD_REC(ps, adv, suggestions)->count = n;
     cJSON *rows = sj_arr(adv, "rows");
     for (int i = 0; i < n; i++) {
-        double st = sj_getnum(items[i], "at_stake_ns", -1);
-        if (st >= 0 && in.step > 0) sj_num(items[i], "at_stake_pct", 100 * st / in.step);
-        sj_int(items[i], "rank", i + 1);
-        cJSON_AddItemToArray(rows, items[i]);
+        double st = PC_OR(items[i].rec->at_stake_ns, -1);
+        if (st >= 0 && in.step > 0) items[i].rec->at_stake_pct = pc_figure(100 * st / in.step);
+        items[i].rec->rank = i + 1;
+        cJSON_AddItemToArray(rows, items[i].item);
     }
     free(items);
     cJSON_Delete(in.out);

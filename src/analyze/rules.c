@@ -25,19 +25,19 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     vsnprintf(ev, sizeof ev, fmt, ap);
     va_end(ap);
     cJSON *o = cJSON_CreateObject();
-    sj_str(o, "rule", r->id);
-    sj_str(o, "title", r->title);
-    sj_str(o, "threshold", r->threshold);
-    sj_str(o, "evidence", ev);
-    sj_str(o, "why", r->why);
+    tab_suggestion *sg = PC_ADD_REC(in->ps, o, suggestion);
+    sg->rule = r->id;
+    sg->title = r->title;
+    sg->threshold = r->threshold;
+    sg->evidence = pc_summary_utf8(in->ps, ev);
+    sg->why = r->why;
     /* what to try: for any program, then for the trace's framework */
     const char *fw = in->pytorch ? r->try_pytorch : in->mindspore ? r->try_mindspore : NULL;
     char tr[1024];
     snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? (in->pytorch ? " In PyTorch: " : " In MindSpore: ") : "", fw ? fw : "");
-    sj_str(o, "try", tr);
-    sj_str(o, "source", r->source);
-    if (at_stake_ns >= 0) sj_num(o, "at_stake_ns", at_stake_ns);
-    else cJSON_AddNullToObject(o, "at_stake_ns");
+    sg->try = pc_summary_utf8(in->ps, tr);
+    sg->source = r->source;
+    if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns);
     cJSON_AddItemToArray(in->out, o);
     return o;
 }

@@ -28,7 +28,7 @@ typedef struct rule_in {
     const tab_cpu *cpu;
     const tab_cpu_average *cpu_avg;
     const tab_run *run;
-    const pc_summary *ps; /* the summary itself: its tables (PC_TAB) */
+    pc_summary *ps; /* the summary itself: its tables (PC_TAB), and where suggestions are added */
 } rule_in;
 
 typedef struct pc_rule {

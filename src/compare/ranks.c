@@ -200,37 +200,43 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     if (found) {
         cJSON *sg = cJSON_GetObjectItem(job, "suggestions");
         cJSON *arr = sg ? cJSON_GetObjectItem(sg, "rows") : NULL;
-        if (arr) {
+        tab_suggestions *count = pc_summary_record_w(jobs, TAB_suggestions);
+        if (arr && count) {
             cJSON *x = cJSON_CreateObject();
-            sj_int(x, "rank", 0); /* renumbered below */
-            sj_str(x, "rule", "straggler");
-            sj_str(x, "title", "A straggler rank slows the whole job");
-            sj_str(x, "threshold", "a rank's compute per step (all but communication and idle) over 10% above the median rank's");
+            tab_suggestion *r = PC_ADD_REC(jobs, x, suggestion);
+            r->rule = "straggler";
+            r->title = "A straggler rank slows the whole job";
+            r->threshold = "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
             char ev[256];
             snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
                      v[slow].rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
-            sj_str(x, "evidence", ev);
-            sj_str(x, "why", "Collective operations wait for the slowest rank, so every rank runs at its pace.");
-            sj_str(x, "try", "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.");
-            sj_str(x, "source", "Holistic Trace Analysis, MindInsight");
+            r->evidence = pc_summary_utf8(jobs, ev);
+            r->why = "Collective operations wait for the slowest rank, so every rank runs at its pace.";
+            r->try = "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
+            r->source = "Holistic Trace Analysis, MindInsight";
             double stake = work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
-            sj_num(x, "at_stake_ns", stake);
-            if (step > 0) sj_num(x, "at_stake_pct", 100 * stake / step);
+            r->at_stake_ns = pc_figure(stake);
+            if (step > 0) r->at_stake_pct = pc_figure(100 * stake / step);
             /* in its place by time at stake, as advice.c ranks the others */
             /* (rebuilt: cJSON 1.7.15's cJSON_InsertItemInArray refuses positions past the first) */
             int na = cJSON_GetArraySize(arr), placed = 0;
             cJSON **items = xcalloc((size_t)na + 1, sizeof *items);
             for (int i = 0; i < na; i++) items[i] = cJSON_DetachItemFromArray(arr, 0);
             for (int i = 0; i < na; i++) {
-                if (!placed && sj_getnum(items[i], "at_stake_ns", -1) < stake) cJSON_AddItemToArray(arr, x), placed = 1;
+                const tab_suggestion *o = pc_summary_record_in(jobs, items[i], TAB_suggestion);
+                if (!placed && (o ? PC_OR(o->at_stake_ns, -1) : -1) < stake) cJSON_AddItemToArray(arr, x), placed = 1;
                 cJSON_AddItemToArray(arr, items[i]);
             }
             if (!placed) cJSON_AddItemToArray(arr, x);
             free(items);
             int k = 1;
             cJSON *it;
-            cJSON_ArrayForEach(it, arr) cJSON_ReplaceItemInObject(it, "rank", cJSON_CreateNumber(k++));
-            cJSON_ReplaceItemInObject(sg, "count", cJSON_CreateNumber(cJSON_GetArraySize(arr)));
+            cJSON_ArrayForEach(it, arr) {
+                tab_suggestion *o = pc_summary_record_in(jobs, it, TAB_suggestion);
+                if (o) o->rank = k;
+                k++;
+            }
+            count->count = cJSON_GetArraySize(arr);
             pc_summary_headline(jobs);
         }
     }

@@ -67,7 +67,7 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
             base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
         base[k] = 0;
         snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
-                 sb.data ? sb.data : "", (int)sj_getnum(view, "suggestions.count", 0));
+                 sb.data ? sb.data : "", (int)PC_OR(PC_REC(s, suggestions)->count, 0));
         sbuf_free(&sb);
     }
     header_value(&m, subj);

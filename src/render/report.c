@@ -204,14 +204,16 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     if (!view) return;
     cJSON_AddStringToObject(view, "input_name", fs_base_name(PC_S(PC_REC(s, run)->input, "")));
     cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
-    cJSON_AddStringToObject(view, "suggestions_word", sj_getnum(v, "suggestions.count", 0) == 1 ? "suggestion" : "suggestions");
+    cJSON_AddStringToObject(view, "suggestions_word", PC_OR(PC_REC(s, suggestions)->count, 0) == 1 ? "suggestion" : "suggestions");
     cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");
-    const cJSON *r;
+    /* the view's rows (the records' fields, materialized) in the summary's order */
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows"), *r = rows ? rows->child : NULL;
+    const tab_suggestion *sg;
     int total = 0, shown = 0, any_estimate = 0;
-    cJSON_ArrayForEach(r, sj_get(v, "suggestions.rows")) any_estimate |= sj_getnum(r, "at_stake_pct", 0) >= 1;
-    cJSON_ArrayForEach(r, sj_get(v, "suggestions.rows")) {
+    for (size_t i = 0; (sg = PC_REC_AT(s, suggestion, i)); i++) any_estimate |= PC_OR(sg->at_stake_pct, 0) >= 1;
+    for (size_t i = 0; (sg = PC_REC_AT(s, suggestion, i)) && r; i++, r = r->next) {
         total++;
-        double pct = sj_getnum(r, "at_stake_pct", -1);
+        double pct = PC_OR(sg->at_stake_pct, -1);
         int worth = any_estimate ? pct >= 1 : 1;
         if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
     }

@@ -19,7 +19,10 @@ pc_summary *pc_summary_new(void) {
 void pc_summary_free(pc_summary *s) {
     if (!s) return;
     cJSON_Delete(s->doc);
-    for (size_t i = 0; i < s->ntabs; i++) tab_free(&s->tabs[i]);
+    for (size_t i = 0; i < s->ntabs; i++) {
+        if (s->tabs[i]) tab_free(s->tabs[i]);
+        free(s->tabs[i]);
+    }
     free(s->tabs);
     arena_free(&s->strs);
     free(s);
@@ -40,16 +43,16 @@ static long placeholder_index(const pc_summary *s, const cJSON *v) {
     return *end || i < 0 || (size_t)i >= s->ntabs ? -1 : i;
 }
 static size_t new_table(pc_summary *s, int id) {
-    pc_table *t = VEC_PUSH(s->tabs, s->ntabs, s->captabs);
-    memset(t, 0, sizeof *t);
+    pc_table *t = xcalloc(1, sizeof *t);
     t->def = &pc_table_defs[id];
+    *VEC_PUSH(s->tabs, s->ntabs, s->captabs) = t;
     return s->ntabs - 1;
 }
 
 pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id) {
     size_t i = new_table(s, id);
     cJSON_AddItemToObject(parent, key, placeholder(i));
-    return &s->tabs[i];
+    return s->tabs[i];
 }
 
 /* A record's place: a placeholder member with the key RECORD_KEY in the
@@ -58,7 +61,7 @@ pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, in
 void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
     size_t i = new_table(s, id);
     cJSON_AddItemToObject(parent, RECORD_KEY, placeholder(i));
-    return tab_push(&s->tabs[i]);
+    return tab_push(s->tabs[i]);
 }
 
 /* The object that holds a record of kind d: at its path, or under an array
@@ -86,6 +89,8 @@ static void *record_in(const pc_summary *s, const cJSON *host, int id) {
     const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(host, RECORD_KEY));
     return t && t->n && t->def == &pc_table_defs[id] ? t->rows : NULL;
 }
+
+void *pc_summary_record_in(pc_summary *s, const cJSON *host, int id) { return record_in(s, host, id); }
 
 void *pc_summary_record_w(pc_summary *s, int id) {
     int exists;
@@ -129,7 +134,7 @@ int pc_summary_number(const pc_summary *s, const char *path, double *out) {
 
 const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v) {
     long i = placeholder_index(s, v);
-    return i < 0 ? NULL : &s->tabs[i];
+    return i < 0 ? NULL : s->tabs[i];
 }
 
 const pc_table *pc_summary_table(const pc_summary *s, const char *path) {
@@ -158,9 +163,8 @@ const char *pc_summary_str(pc_summary *s, const char *str) {
 static void move_tables(pc_summary *to, pc_summary *from, cJSON *v) {
     long i = placeholder_index(from, v);
     if (i >= 0) {
-        pc_table *t = VEC_PUSH(to->tabs, to->ntabs, to->captabs);
-        *t = from->tabs[i];
-        memset(&from->tabs[i], 0, sizeof from->tabs[i]);
+        *VEC_PUSH(to->tabs, to->ntabs, to->captabs) = from->tabs[i];
+        from->tabs[i] = NULL;
         char b[32];
         placeholder_text(b, to->ntabs - 1);
         free(v->valuestring);
@@ -526,7 +530,7 @@ static void lift(pc_summary *s, cJSON *o, const char *path, int id) {
     if (!dot) {
         if (!cJSON_IsArray(m)) return; /* null: the section had no table */
         size_t i = new_table(s, id);
-        tab_from_json(&s->tabs[i], m, &s->strs);
+        tab_from_json(s->tabs[i], m, &s->strs);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, placeholder(i));
         return;
     }
@@ -544,7 +548,7 @@ static void lift_record_in(pc_summary *s, int id, cJSON *o) {
     cJSON *m, *next, *at = NULL;
     if (!cJSON_IsObject(o)) return;
     size_t i = new_table(s, id);
-    tab_record_from_json(&s->tabs[i], o, &s->strs);
+    tab_record_from_json(s->tabs[i], o, &s->strs);
     for (m = o->child; m; m = next) {
         next = m->next;
         if (!m->string || !tab_col(d, m->string)) continue;
@@ -633,18 +637,18 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
 void pc_summary_headline(pc_summary *s) {
     tab_overview *ov = pc_summary_record_w(s, TAB_overview);
     if (!ov) return;
-    const cJSON *sg = sj_get(s->doc, "suggestions.rows.0");
-    ov->top_suggestion = sg ? pc_summary_utf8(s, sj_getstr(sg, "title", "")) : NULL;
+    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0);
+    const char *title = sg ? PC_S(sg->title, "") : "", *ev = sg ? PC_S(sg->evidence, "") : "";
+    ov->top_suggestion = sg ? title : NULL;
     char h[512];
-    double pct = sg ? sj_getnum(sg, "at_stake_pct", -1) : -1;
+    double pct = sg ? PC_OR(sg->at_stake_pct, -1) : -1;
     const char *per = tk_true(ov->has_steps) ? "of each step" : "of the trace";
     if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
-        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, sj_getstr(sg, "title", ""), pct,
-                 sj_getstr(sg, "evidence", ""));
+        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, title, pct, ev);
     else if (sg && pct > 0)
-        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", sj_getstr(sg, "title", ""), pct, per, sj_getstr(sg, "evidence", ""));
+        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", title, pct, per, ev);
     else if (sg)
-        snprintf(h, sizeof h, "%s: %s.", sj_getstr(sg, "title", ""), sj_getstr(sg, "evidence", ""));
+        snprintf(h, sizeof h, "%s: %s.", title, ev);
     else
         snprintf(h, sizeof h, "No rule found anything over its threshold.");
     ov->headline = pc_summary_utf8(s, h);

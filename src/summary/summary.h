@@ -22,7 +22,8 @@
 
 typedef struct pc_summary {
     cJSON *doc;          /* every figure but the tables' rows */
-    pc_table *tabs;      /* the tables, each at its place in doc */
+    pc_table **tabs;     /* the tables and records, each at its place in doc; a
+                            table never moves (pointers to it stay valid) */
     size_t ntabs, captabs;
     pc_arena strs;       /* the tables' strings */
 } pc_summary;
@@ -37,6 +38,8 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id);
 /* The record of kind id; when the summary has none, a row with every field
  * null (never NULL). Read with PC_REC(s, steps)->median_ns. */
 const void *pc_summary_record(const pc_summary *s, int id);
+/* The record of kind id placed in object host (PC_ADD_REC), to change; NULL when none. */
+void *pc_summary_record_in(pc_summary *s, const cJSON *host, int id);
 /* The same to change (the headline after a late suggestion); NULL when none. */
 void *pc_summary_record_w(pc_summary *s, int id);
 #define PC_REC(s, id) ((const tab_##id *)pc_summary_record((s), TAB_##id))

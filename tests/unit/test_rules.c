@@ -174,8 +174,9 @@ static cJSON *run_case(const rcase *k, char *msg, size_t n) {
         e->name = strtab_intern(&t->strs, k->sync, strlen(k->sync));
     }
     an_advice(&c, ps);
-    cJSON *rows = cJSON_Duplicate(sj_get(ps->doc, "suggestions.rows"), 1);
-    pc_summary_free(ps);
+    cJSON *j = summary_json(ps); /* as summary.json has them; frees ps */
+    cJSON *rows = cJSON_DetachItemFromObject(cJSON_GetObjectItem(j, "suggestions"), "rows");
+    cJSON_Delete(j);
     pc_trace_free(t);
     return rows;
 }
@@ -241,10 +242,11 @@ TEST(rules_pageable_async_copy_blocks) {
         memset(&c, 0, sizeof c);
         c.t = t, c.steps = steps, c.nsteps = 3, c.step_source = "test", c.links.gpu_launch = &launch;
         an_advice(&c, ps);
+        cJSON *j = summary_json(ps); /* frees ps */
         const cJSON *hit = NULL, *r;
-        cJSON_ArrayForEach(r, sj_get(ps->doc, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
+        cJSON_ArrayForEach(r, sj_get(j, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "sync_in_step")) hit = r;
         double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
-        pc_summary_free(ps);
+        cJSON_Delete(j);
         pc_trace_free(t);
         CHECK_MSG(!!hit == pageable, "pageable=%d: %s", pageable, hit ? "fired" : "did not fire");
         if (pageable) CHECK_NEAR(stake, 10000, 0.5);

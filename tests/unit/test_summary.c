@@ -163,3 +163,24 @@ TEST(table_columns_nested_in_a_group) {
     s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"rows\": [{\"breakdown\": 5}]}}", &err, note, sizeof note);
     CHECK(!s && strstr(err.msg, "steps.rows[0].breakdown"));
 }
+
+/* a table found before more tables and records are added stays valid (a
+ * rule reads the transfers table while each finding it fires adds a record) */
+TEST(tables_stay_put_while_records_are_added) {
+    pc_summary *s = pc_summary_new();
+    pc_table *t = pc_summary_add_table(s, sj_obj(s->doc, "transfers"), "rows", TAB_transfer);
+    tab_transfer *r = tab_push(t);
+    r->count = 7;
+    const pc_table *seen = PC_TAB(s, transfer);
+    CHECK(seen == t);
+    cJSON *rows = sj_arr(sj_obj(s->doc, "suggestions"), "rows");
+    for (int i = 0; i < 1000; i++) {
+        cJSON *x = cJSON_CreateObject();
+        PC_ADD_REC(s, x, suggestion)->rank = i + 1;
+        cJSON_AddItemToArray(rows, x);
+    }
+    CHECK(PC_TAB(s, transfer) == seen);
+    CHECK_EQ_I(TAB_ROWS(seen, transfer)[0].count, 7);
+    CHECK_EQ_I(PC_REC_AT(s, suggestion, 999)->rank, 1000);
+    pc_summary_free(s);
+}

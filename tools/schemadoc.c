@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *kind_name(char k) {
-    return k == 'S' ? "string" : k == 'I' ? "integer >= 0" : k == 'J' ? "integer" : k == 'F' ? "number >= 0" : k == 'B' ? "bool" : "?";
+    return k == 'S' ? "string" : k == 'I' ? "integer >= 0" : k == 'J' ? "integer" : k == 'F' ? "number >= 0" : k == 'B' ? "bool" : k == 'V' ? "list of numbers >= 0" : "?";
 }
 
 int main(int argc, char **argv) {

@@ -410,9 +410,10 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
     double mx = PC_OR(spans ? st->span_max_ns : st->max_ns, 0), cv = PC_OR(spans ? st->span_cv_pct : st->cv_pct, 0);
     double med = spans ? PC_OR(st->span_median_ns, 0) : in->step_med, mean = in->step;
     if (spans) {
-        const cJSON *x;
+        tk_V sp = st->span_durations_ns;
         double sum = 0, n = 0;
-        cJSON_ArrayForEach(x, sj_get(in->s, "steps.span_durations_ns")) sum += x->valuedouble, n++;
+        for (int64_t i = 0; i < sp.n; i++)
+            if (isfinite(sp.v[i])) sum += sp.v[i], n++;
         mean = n > 0 ? sum / n : 0;
     }
     if (med <= 0 || (mx <= 1.5 * med && cv <= 10)) return;

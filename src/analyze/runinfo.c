@@ -16,10 +16,10 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     run->schema = pc_summary_utf8(ps, strcmp(fmt, "kineto-json") ? fmt : t->schema_2021 ? "kineto-2021" : "kineto-current");
     run->file_bytes = (int64_t)t->stats.file_bytes;
     run->parsed_bytes = (int64_t)t->stats.bytes;
+    run->start_us = t->t_min / 1000;
     run->span_ns = t->t_max - t->t_min;
     run->truncated = (tk_B)(t->truncated != 0);
     if (t->truncated) run->truncated_at_byte = (int64_t)t->truncated_at;
-    sj_int(ri, "start_us", t->t_min / 1000);
     tab_run_events *ev = PC_ADD_REC(ps, sj_obj(ri, "events"), run_events);
     ev->total = t->stats.events;
     ev->cpu_op = t->count_cpu[CPU_OP], ev->user_annotation = t->count_cpu[CPU_USER_ANNOT];
@@ -54,10 +54,10 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(devs, j);
     }
     if (t->rank != PC_NONE || t->world_size != PC_NONE) {
-        cJSON *d = sj_obj(ri, "distributed");
-        sj_int(d, "rank", t->rank == PC_NONE ? 0 : t->rank);
-        sj_int(d, "world_size", t->world_size == PC_NONE ? 1 : t->world_size);
-        sj_str(d, "backend", t->backend ? strtab_get(&t->strs, t->backend) : "");
+        tab_run_distributed *d = PC_ADD_REC(ps, sj_obj(ri, "distributed"), run_distributed);
+        d->rank = t->rank == PC_NONE ? 0 : t->rank;
+        d->world_size = t->world_size == PC_NONE ? 1 : t->world_size;
+        d->backend = pc_summary_utf8(ps, t->backend ? strtab_get(&t->strs, t->backend) : "");
     } else cJSON_AddNullToObject(ri, "distributed");
     cJSON *w = sj_arr(ri, "warnings");
     if (t->truncated) {

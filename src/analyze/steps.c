@@ -388,8 +388,9 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     size_t every = ns > MAX_STEP_ROWS ? (ns + MAX_STEP_ROWS - 1) / MAX_STEP_ROWS : 1;
     sr->rows_sampled = every > 1;
     sr->rows_every = (int64_t)every;
-    cJSON *alld = sj_arr(so, "durations_ns");
-    for (size_t si = 0; si < ns; si++) cJSON_AddItemToArray(alld, cJSON_CreateNumber((double)(st[si].end - st[si].start)));
+    double *alld = pc_summary_numbers(ps, ns);
+    for (size_t si = 0; si < ns; si++) alld[si] = (double)(st[si].end - st[si].start);
+    sr->durations_ns = (tk_V){alld, (int64_t)ns};
     uint32_t *oneoff_n = spill_calloc(ns, sizeof *oneoff_n), *oneoff_id = spill_calloc(ns, sizeof *oneoff_id);
     if (c->step_source) one_off_names(t, st, ns, oneoff_n, oneoff_id);
     pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_step);
@@ -498,14 +499,15 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
      * each step, so a GPU that lags stretches them; the variability check
      * reads these */
     if (c->step_source) {
-        cJSON *spans = sj_arr(so, "span_durations_ns");
+        double *spans = pc_summary_numbers(ps, ns);
         int64_t *sp = spill_alloc(ns * sizeof *sp);
         double ssum = 0, svar = 0;
         for (size_t i = 0; i < ns; i++) {
             sp[i] = st[i].cpu_end - st[i].cpu_start;
             ssum += (double)sp[i];
-            cJSON_AddItemToArray(spans, cJSON_CreateNumber((double)sp[i]));
+            spans[i] = (double)sp[i];
         }
+        sr->span_durations_ns = (tk_V){spans, (int64_t)ns};
         spill_sort(sp, ns, sizeof *sp, cmp_i64);
         double smean = ssum / (double)ns;
         for (size_t i = 0; i < ns; i++) svar += ((double)sp[i] - smean) * ((double)sp[i] - smean);

@@ -196,7 +196,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     /* the warnings are the report's own (run.warnings), said on stderr too; truncated or
      * skipped input (nothing is skipped silently) makes the output incomplete: exit 3 */
     const cJSON *w;
-    cJSON_ArrayForEach(w, sj_get((*summary)->doc, "run.warnings"))
+    cJSON_ArrayForEach(w, pc_summary_warnings(*summary))
         if (cJSON_IsString(w)) fprintf(stderr, "perfcard: warning: %s: %s\n", path, w->valuestring);
     int truncated = t->truncated;
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;

@@ -118,8 +118,7 @@ static void rank_collectives(cJSON *arr, int rank, const pc_summary *s, double s
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
-        const cJSON *d = sj_get(ranks[i]->doc, "run.distributed");
-        int r = cJSON_IsObject(d) ? (int)sj_getnum(d, "rank", -1) : -1;
+        int r = (int)PC_OR(PC_REC(ranks[i], run_distributed)->rank, -1);
         if (r < 0) r = rank_of_input(PC_S(PC_REC(ranks[i], run)->input, ""));
         v[i] = (rk){r < 0 ? 100000 + i : r, ranks[i], i};
     }

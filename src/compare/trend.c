@@ -100,9 +100,9 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
     order *ord = xmalloc((size_t)(n ? n : 1) * sizeof *ord);
     int all_time = n > 0;
     for (int i = 0; i < n; i++) {
-        const cJSON *t = sj_get(in[i].summary->doc, "run.start_us");
-        ord[i] = (order){i, cJSON_IsNumber(t) ? t->valuedouble : 0};
-        all_time &= cJSON_IsNumber(t);
+        double st = PC_OR(PC_REC(in[i].summary, run)->start_us, NAN);
+        ord[i] = (order){i, isfinite(st) ? st : 0};
+        all_time &= isfinite(st) != 0;
     }
     int by_time = o && o->by_time && all_time;
     if (by_time) qsort(ord, (size_t)n, sizeof *ord, cmp_order);
@@ -135,8 +135,8 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
         sj_int(r, "index", i + 1);
         sj_str(r, "label", lab);
         sj_str(r, "input", input);
-        const cJSON *t = sj_get(s->doc, "run.start_us");
-        sj_num(r, "start_us", cJSON_IsNumber(t) ? t->valuedouble : NAN); /* sj_num writes null for NaN */
+        double st = PC_OR(PC_REC(s, run)->start_us, NAN);
+        sj_num(r, "start_us", st); /* sj_num writes null for NaN */
         sj_int(r, "steps", rs.n);
         sj_int(r, "kept_steps", rs.kept);
         sj_num(r, "step_ns", rs.kept > 0 ? rs.mean_ns : NAN);

@@ -43,10 +43,9 @@ static void exclude(pc_run_steps *r, int *keep, int i, int64_t number, const cha
 
 void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
     memset(r, 0, sizeof *r);
-    const cJSON *s = ps->doc;
     const tab_steps *st = PC_REC(ps, steps);
-    const cJSON *durs = sj_get(s, "steps.durations_ns");
-    int n = PC_OR(st->count, 0) > 0 ? cJSON_GetArraySize(durs) : 0;
+    tk_V durs = st->durations_ns;
+    int n = PC_OR(st->count, 0) > 0 && durs.n > 0 ? (int)durs.n : 0;
     r->n = n;
     r->kept_ns = xmalloc((size_t)(n ? n : 1) * sizeof *r->kept_ns);
     r->excl = xcalloc((size_t)(n ? n : 1), sizeof *r->excl);
@@ -55,13 +54,11 @@ void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
     int *keep = xmalloc((size_t)n * sizeof *keep);
     const tab_step **row = xcalloc((size_t)n, sizeof *row);
     int64_t *num = xmalloc((size_t)n * sizeof *num);
-    const cJSON *x;
-    int i = 0;
-    cJSON_ArrayForEach(x, durs) {
-        d[i] = cJSON_IsNumber(x) && x->valuedouble >= 0 ? x->valuedouble : 0;
-        keep[i] = cJSON_IsNumber(x);
+    int i;
+    for (i = 0; i < n; i++) {
+        d[i] = isfinite(durs.v[i]) && durs.v[i] >= 0 ? durs.v[i] : 0;
+        keep[i] = isfinite(durs.v[i]);
         num[i] = i + 1;
-        i++;
     }
     /* rows: all steps, or an even sample whose last row is the last step */
     const pc_table *rows = PC_TAB(ps, step);

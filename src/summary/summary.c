@@ -58,6 +58,11 @@ pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, in
 /* A record's place: a placeholder member with the key RECORD_KEY in the
  * object at its path (the writer and the view put its fields there). */
 #define RECORD_KEY "\1"
+const cJSON *pc_summary_warnings(const pc_summary *s) {
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "run"), "warnings");
+    return cJSON_IsArray(w) ? w : NULL;
+}
+
 void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
     size_t i = new_table(s, id);
     cJSON_AddItemToObject(parent, RECORD_KEY, placeholder(i));
@@ -125,7 +130,7 @@ int pc_summary_number(const pc_summary *s, const char *path, double *out) {
     }
     const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(o, RECORD_KEY));
     const pc_col *c = t && t->def->record && t->n ? tab_col(t->def, dot + 1) : NULL;
-    if (!c || c->kind == 'S' || c->kind == 'B') return 0;
+    if (!c || (c->kind != 'I' && c->kind != 'J' && c->kind != 'F')) return 0;
     pc_cell x = tab_cell(c, t->rows);
     if (x.null) return 0;
     *out = c->kind == 'F' ? x.f : (double)x.i;
@@ -196,6 +201,8 @@ static double round15(double v) {
 }
 
 double pc_figure(double v) { return isfinite(v) ? round15(v) : NAN; }
+
+double *pc_summary_numbers(pc_summary *s, size_t n) { return arena_alloc(&s->strs, (n ? n : 1) * sizeof(double)); }
 
 const char *pc_summary_utf8(pc_summary *s, const char *str) {
     if (!str) return NULL;

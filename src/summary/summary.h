@@ -32,6 +32,9 @@ pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */
 void pc_summary_free(pc_summary *s);
 /* A new empty table of kind id (TAB_op, ...) as member key of parent. */
 pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id);
+/* run.warnings: the sentences every report shows first (a JSON array of
+ * strings; NULL when there are none) */
+const cJSON *pc_summary_warnings(const pc_summary *s);
 /* A new record of kind id (a RECORD of tables.def: TAB_steps, ...), its
  * every field null, placed in parent (the object at the record's path). */
 void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id);
@@ -76,6 +79,8 @@ void pc_summary_headline(pc_summary *s);
 void pc_summary_move(pc_summary *to, pc_summary *from, const char *key);
 /* str repaired to UTF-8 (as sj_str does), living as long as s: for records */
 const char *pc_summary_utf8(pc_summary *s, const char *str);
+/* room for n numbers that live as long as s: a record's list (kind V) */
+double *pc_summary_numbers(pc_summary *s, size_t n);
 /* a figure as summary.json keeps it: 15 significant digits (sj_num's
  * rounding), NAN (null) when not finite; for records' F fields */
 double pc_figure(double v);

@@ -41,6 +41,7 @@ static void set_null(const pc_col *c, char *row) {
     case 'I': case 'J': *(tk_I *)(row + c->off) = PC_NULL_I; break;
     case 'F': *(tk_F *)(row + c->off) = NAN; break;
     case 'B': *(tk_B *)(row + c->off) = -1; break;
+    case 'V': *(tk_V *)(row + c->off) = (tk_V){NULL, -1}; break;
     }
 }
 
@@ -68,7 +69,14 @@ char tab_kind(const pc_table_def *d, const char *key) {
     for (size_t i = 0; i < d->ncols; i++)
         if (d->cols[i].group && !strcmp(d->cols[i].group, key)) return 'O';
     const pc_col *c = tab_col(d, key);
-    return !c ? 0 : c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : c->kind == 'J' ? 'N' : 'U';
+    if (!c) { /* a list's element: "key[]" */
+        size_t n = strlen(key);
+        if (n < 3 || strcmp(key + n - 2, "[]")) return 0;
+        for (size_t i = 0; i < d->ncols; i++)
+            if (d->cols[i].kind == 'V' && strlen(d->cols[i].key) == n - 2 && !strncmp(d->cols[i].key, key, n - 2)) return 'U';
+        return 0;
+    }
+    return c->kind == 'S' ? 'S' : c->kind == 'B' ? 'B' : c->kind == 'J' ? 'N' : c->kind == 'V' ? 'A' : 'U';
 }
 
 /* ---- JSON text ---- */
@@ -166,6 +174,15 @@ void json_string(sbuf *b, const char *s) {
  * strings through json_string */
 static void write_cell(sbuf *b, const pc_col *c, const char *row) {
     pc_cell v = tab_cell(c, row);
+    if (c->kind == 'V' && !v.null) {
+        sbuf_putc(b, '[');
+        for (int64_t i = 0; i < v.a.n; i++) {
+            if (i) sbuf_putn(b, ", ", 2);
+            json_number(b, v.a.v[i]);
+        }
+        sbuf_putc(b, ']');
+        return;
+    }
     sbuf_reserve(b, 40);
     char *p = b->data + b->len;
     if (v.null) memcpy(p, "null", 4), p += 4;
@@ -245,6 +262,11 @@ void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out)
 
 static cJSON *cell_json(const pc_col *c, const char *row) {
     pc_cell v = tab_cell(c, row);
+    if (c->kind == 'V' && !v.null) {
+        cJSON *a = cJSON_CreateArray();
+        for (int64_t i = 0; i < v.a.n; i++) cJSON_AddItemToArray(a, isfinite(v.a.v[i]) ? cJSON_CreateNumber(v.a.v[i]) : cJSON_CreateNull());
+        return a;
+    }
     return v.null ? cJSON_CreateNull()
          : c->kind == 'S' ? cJSON_CreateString(v.s)
          : c->kind == 'I' || c->kind == 'J' ? cJSON_CreateNumber((double)v.i)
@@ -318,6 +340,15 @@ static void fill_row(const pc_table_def *d, char *row, const cJSON *o, pc_arena 
             break;
         case 'B':
             if (cJSON_IsBool(v)) *(tk_B *)(row + c->off) = (tk_B)cJSON_IsTrue(v);
+            break;
+        case 'V':
+            if (cJSON_IsArray(v)) {
+                int64_t n = cJSON_GetArraySize(v), i = 0;
+                double *x = arena_alloc(strs, (size_t)(n ? n : 1) * sizeof *x);
+                const cJSON *e;
+                cJSON_ArrayForEach(e, v) x[i++] = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+                *(tk_V *)(row + c->off) = (tk_V){x, n};
+            }
             break;
         }
     }

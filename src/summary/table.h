@@ -23,6 +23,7 @@ typedef int64_t tk_I;
 typedef int64_t tk_J; /* a signed integer (a device id that may be -1) */
 typedef double tk_F;
 typedef int8_t tk_B;
+typedef struct tk_V { const double *v; int64_t n; } tk_V; /* numbers (records only); n < 0: null */
 
 #define TABLE(id, path) typedef struct tab_##id {
 #define RECORD(id, path) typedef struct tab_##id {
@@ -65,15 +66,16 @@ typedef struct pc_table { const pc_table_def *def; void *rows; size_t n, cap; } 
 
 /* One cell of a row, read through its column; what null is for each kind is
  * decided here and nowhere else. */
-typedef struct pc_cell { int null; tk_S s; tk_I i; tk_F f; tk_B b; } pc_cell;
+typedef struct pc_cell { int null; tk_S s; tk_I i; tk_F f; tk_B b; tk_V a; } pc_cell;
 static inline pc_cell tab_cell(const pc_col *c, const void *row) {
     const char *p = (const char *)row + c->off;
-    pc_cell v = {0, NULL, 0, 0, 0};
+    pc_cell v = {0, NULL, 0, 0, 0, {NULL, 0}};
     switch (c->kind) {
     case 'S': v.s = *(const tk_S *)p; v.null = v.s == NULL; break;
     case 'I': case 'J': v.i = *(const tk_I *)p; v.null = v.i == PC_NULL_I; break;
     case 'F': v.f = *(const tk_F *)p; v.null = !isfinite(v.f); break;
     case 'B': v.b = *(const tk_B *)p; v.null = v.b < 0; break;
+    case 'V': v.a = *(const tk_V *)p; v.null = v.a.n < 0; break;
     }
     return v;
 }

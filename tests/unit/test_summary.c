@@ -6,6 +6,7 @@
 #include "summary/summary.h"
 #include "summary/categories.h"
 #include "util/sbuf.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,4 +184,26 @@ TEST(tables_stay_put_while_records_are_added) {
     CHECK_EQ_I(TAB_ROWS(seen, transfer)[0].count, 7);
     CHECK_EQ_I(PC_REC_AT(s, suggestion, 999)->rank, 1000);
     pc_summary_free(s);
+}
+
+/* a record's list of numbers (kind V): read, null elements kept, round trip, negatives refused */
+TEST(records_lists_of_numbers) {
+    pc_err err = {0};
+    char note[256];
+    pc_summary *s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"count\": 3, \"durations_ns\": [5, null, 7.5]}}", &err,
+                              note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    tk_V d = PC_REC(s, steps)->durations_ns;
+    CHECK_EQ_I(d.n, 3);
+    CHECK_NEAR(d.v[0], 5, 0);
+    CHECK(!isfinite(d.v[1]));
+    CHECK_NEAR(d.v[2], 7.5, 0);
+    CHECK(PC_REC(s, steps)->span_durations_ns.n < 0); /* absent: null */
+    sbuf a = {0};
+    pc_summary_text(s, &a);
+    CHECK_MSG(strstr(a.data, "\"durations_ns\": [5, null, 7.5],") && strstr(a.data, "\"span_durations_ns\": null"), "%s", a.data);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"durations_ns\": [1, -2]}}", &err, note, sizeof note);
+    CHECK(!s && strstr(err.msg, "steps.durations_ns[1]"));
 }

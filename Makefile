@@ -106,7 +106,7 @@ $(BUILD)/gentrace: tools/gentrace.c
 $(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard src/*/*.h)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard src/*/*.h) $(wildcard src/*/*.def)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -c $< -o $@

@@ -13,9 +13,16 @@
 #include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/xalloc.h"
+#include <stddef.h>
 #include <string.h>
 
 enum { MAX_POINTS = 400 };
+/* cpu_series[k]'s field in a series point and in a step's row */
+static const size_t point_off[] = {offsetof(tab_cpu_point, user), offsetof(tab_cpu_point, system), offsetof(tab_cpu_point, iowait),
+                                   offsetof(tab_cpu_point, idle), offsetof(tab_cpu_point, process)};
+static const size_t step_off[] = {offsetof(tab_cpu_step, user), offsetof(tab_cpu_step, system), offsetof(tab_cpu_step, iowait),
+                                  offsetof(tab_cpu_step, idle), offsetof(tab_cpu_step, process)};
+#define SHARE(row, off) (*(tk_F *)(void *)((char *)(row) + (off)))
 static const char *const cpu_series[] = {"user", "system", "iowait", "idle", "process"};
 enum { NCPU_SERIES = 5 };
 
@@ -47,7 +54,7 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
     for (size_t i = 0; i < t->nctr; i++)
         if (t->ctr[i].name == name && t->ctr[i].ts != last) nts++, last = t->ctr[i].ts;
     size_t per = nts > MAX_POINTS ? (nts + MAX_POINTS - 1) / MAX_POINTS : 1;
-    cJSON *series = sj_arr(cpu, "series");
+    pc_table *series = pc_summary_add_table(sum, cpu, "series", TAB_cpu_point);
     double bsum[NCPU_SERIES] = {0};
     int bcnt[NCPU_SERIES] = {0};
     size_t in_bucket = 0;
@@ -58,11 +65,10 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
         if (flush && last != INT64_MIN) {
             in_bucket++;
             if (in_bucket == per || i == t->nctr) {
-                cJSON *p = cJSON_CreateObject();
-                sj_int(p, "t_ns", bts - t->t_min);
+                tab_cpu_point *p = tab_push(series);
+                p->t_ns = bts - t->t_min;
                 for (int k = 0; k < NCPU_SERIES; k++)
-                    if (bcnt[k]) sj_num(p, cpu_series[k], bsum[k] / bcnt[k]);
-                cJSON_AddItemToArray(series, p);
+                    if (bcnt[k]) SHARE(p, point_off[k]) = pc_figure(bsum[k] / bcnt[k]);
                 memset(bsum, 0, sizeof bsum);
                 memset(bcnt, 0, sizeof bcnt);
                 in_bucket = 0;
@@ -90,20 +96,17 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
     for (int k = 0; k < NCPU_SERIES; k++) m[k] = cnt[k] ? pc_figure(tot[k] / (double)cnt[k]) : NAN;
     tab_cpu_average *avg = PC_ADD_REC(sum, sj_obj(cpu, "average"), cpu_average);
     avg->user = m[0], avg->system = m[1], avg->iowait = m[2], avg->idle = m[3], avg->process = m[4];
-    cJSON *ps = sj_arr(cpu, "per_step");
+    pc_table *ps = pc_summary_add_table(sum, cpu, "per_step", TAB_cpu_step);
     size_t emitted = 0;
     for (size_t si = 0; si < ns && emitted < 1000; si++) {
         int any = 0;
         for (int k = 0; k < NCPU_SERIES; k++) any |= scnt[si * NCPU_SERIES + k] > 0;
         if (!any) continue; /* steps shorter than the sampling interval have no sample */
         emitted++;
-        cJSON *r = cJSON_CreateObject();
-        sj_int(r, "step", c->steps[si].number);
-        for (int k = 0; k < NCPU_SERIES; k++) {
-            if (scnt[si * NCPU_SERIES + k]) sj_num(r, cpu_series[k], ssum[si * NCPU_SERIES + k] / (double)scnt[si * NCPU_SERIES + k]);
-            else cJSON_AddNullToObject(r, cpu_series[k]);
-        }
-        cJSON_AddItemToArray(ps, r);
+        tab_cpu_step *r = tab_push(ps);
+        r->step = c->steps[si].number;
+        for (int k = 0; k < NCPU_SERIES; k++)
+            if (scnt[si * NCPU_SERIES + k]) SHARE(r, step_off[k]) = pc_figure(ssum[si * NCPU_SERIES + k] / (double)scnt[si * NCPU_SERIES + k]);
     }
     spill_free(ssum);
     spill_free(scnt);
@@ -164,7 +167,7 @@ static void queue_section(const an_ctx *c, pc_summary *ps) {
         qu->steps_with_samples = sw;
         qu->empty_steps = es;
         qu->empty_steps_pct = pc_figure(sw ? 100.0 * (double)es / (double)sw : 0);
-        cJSON *ser = sj_arr(r, "series");
+        pc_table *ser = pc_summary_add_table(ps, r, "series", TAB_queue_point);
         double bs = 0;
         size_t bn = 0;
         int64_t bt = 0;
@@ -174,18 +177,14 @@ static void queue_section(const an_ctx *c, pc_summary *ps) {
             if (bn == 0) bt = e->ts;
             bs += e->value;
             if (++bn == per) {
-                cJSON *p = cJSON_CreateObject();
-                sj_int(p, "t_ns", bt - t->t_min);
-                sj_num(p, "size", bs / (double)bn);
-                cJSON_AddItemToArray(ser, p);
+                tab_queue_point *p = tab_push(ser);
+                p->t_ns = bt - t->t_min, p->size = pc_figure(bs / (double)bn);
                 bs = 0, bn = 0;
             }
         }
         if (bn) {
-            cJSON *p = cJSON_CreateObject();
-            sj_int(p, "t_ns", bt - t->t_min);
-            sj_num(p, "size", bs / (double)bn);
-            cJSON_AddItemToArray(ser, p);
+            tab_queue_point *p = tab_push(ser);
+            p->t_ns = bt - t->t_min, p->size = pc_figure(bs / (double)bn);
         }
         cJSON_AddItemToArray(arr, r);
         spill_free(empty);

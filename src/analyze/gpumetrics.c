@@ -203,13 +203,12 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         if (r.sm_eff >= 0) dr->sm_efficiency_pct = pc_figure(100 * r.sm_eff);
         if (r.occupancy >= 0) dr->occupancy_pct = pc_figure(r.occupancy);
         cJSON *tl = sj_obj(d, "timeline");
-        sj_int(tl, "bucket_ns", r.bucket_ns);
-        cJSON *pts = sj_arr(tl, "points");
+        PC_ADD_REC(ps, tl, gpu_timeline)->bucket_ns = r.bucket_ns;
+        pc_table *pts = pc_summary_add_table(ps, tl, "points", TAB_gpu_point);
         for (size_t b = 0; b < r.nbuckets; b++) {
-            cJSON *p = cJSON_CreateObject();
-            sj_int(p, "t_ns", r.bucket_start[b] - origin);
-            sj_num(p, "utilization_pct", 100 * r.bucket_util[b]);
-            cJSON_AddItemToArray(pts, p);
+            tab_gpu_point *p = tab_push(pts);
+            p->t_ns = r.bucket_start[b] - origin;
+            p->utilization_pct = pc_figure(100 * r.bucket_util[b]);
         }
         /* idle time inside the window, split as Holistic Trace Analysis does */
         int64_t host = 0, kwait = 0, other = 0, busy_end = ss;

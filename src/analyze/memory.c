@@ -79,7 +79,7 @@ static int64_t mem_value(const devmem *d, const pc_mem_event *e, int64_t running
 }
 
 /* device d's memory over time (see the top of the file) into j */
-static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
+static void mem_timeline(const pc_trace *t, const devmem *d, pc_summary *ps, cJSON *j) {
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
@@ -110,18 +110,17 @@ static void mem_timeline(const pc_trace *t, const devmem *d, cJSON *j) {
         }
     }
     cJSON *tl = sj_obj(j, "timeline");
-    sj_int(tl, "start_ns", first - t->t_min);
-    sj_int(tl, "bucket_ns", bucket);
-    cJSON *pts = sj_arr(tl, "points");
+    tab_memory_timeline *mt = PC_ADD_REC(ps, tl, memory_timeline);
+    mt->start_ns = first - t->t_min;
+    mt->bucket_ns = bucket;
+    pc_table *pts = pc_summary_add_table(ps, tl, "points", TAB_memory_point);
     for (size_t b = 0; b < nb; b++) {
         if (mx[b] < 0) mx[b] = lastv[b] = b ? lastv[b - 1] : 0;
         if (rmx[b] < 0) rmx[b] = rlast[b] = b ? rlast[b - 1] : -1;
-        cJSON *p = cJSON_CreateObject();
-        sj_int(p, "t_ns", first - t->t_min + (int64_t)b * bucket);
-        sj_int(p, "allocated_bytes", mx[b]);
-        if (d->has_totals && rmx[b] >= 0) sj_int(p, "reserved_bytes", rmx[b]);
-        else cJSON_AddNullToObject(p, "reserved_bytes");
-        cJSON_AddItemToArray(pts, p);
+        tab_memory_point *p = tab_push(pts);
+        p->t_ns = first - t->t_min + (int64_t)b * bucket;
+        p->allocated_bytes = mx[b];
+        if (d->has_totals && rmx[b] >= 0) p->reserved_bytes = rmx[b];
     }
     spill_free(mx);
 }
@@ -215,7 +214,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
             md->peak_t_ns = pe->ts - t->t_min;
             if (op) md->peak_operator = pc_summary_utf8(ps, strtab_get(&t->strs, op));
         }
-        mem_timeline(t, &dm[k], j);
+        mem_timeline(t, &dm[k], ps, j);
         int64_t capb = 0;
         for (size_t q = 0; cuda && q < t->ndev; q++)
             if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;

@@ -180,12 +180,16 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
             continue;
         }
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
-        if (t->def == &pc_table_defs[TAB_kernel] && need < 15) need = 15;
-        if (t->def == &pc_table_defs[TAB_optype] && need < 20) need = 20;
-        if (t->def == &pc_table_defs[TAB_bkcat] || t->def == &pc_table_defs[TAB_pipe] || t->def == &pc_table_defs[TAB_peakalloc])
-            keep = need = t->n; /* 8 categories, a pipeline's operators, 10 allocations: always all */
-        if (t->def == &pc_table_defs[TAB_memop] && keep > 20) keep = need = 20;
-        if (t->def == &pc_table_defs[TAB_step]) keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; /* the charts read all; cut after */
+        switch ((int)(t->def - pc_table_defs)) {
+        case TAB_kernel: if (need < 15) need = 15; break;  /* the charts' top 15 */
+        case TAB_optype: if (need < 20) need = 20; break;  /* and top 20 */
+        case TAB_memop: if (keep > 20) keep = need = 20; break;
+        case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* the charts read all; cut after */
+        case TAB_bkcat: case TAB_pipe: case TAB_peakalloc: case TAB_cpu_step: /* short, and shown whole */
+        case TAB_cpu_point: case TAB_gpu_point: case TAB_memory_point: case TAB_queue_point: /* series, at most 400 points */
+            keep = need = t->n;
+            break;
+        }
         char *key = strdup(c->string);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));
         count_rows(o, key, t->n, keep);

@@ -22,7 +22,7 @@
 
 typedef struct oprow oprow;
 typedef struct kroof kroof;
-static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk);
+static void roofline(const an_ctx *c, pc_summary *ps, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk);
 
 typedef struct oprow {
     uint32_t name, dims;
@@ -396,7 +396,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
     sj_int(ops, "estimates_over_peak", over_peak);
-    roofline(c, ops, rows, ord, n, ks, nk);
+    roofline(c, ps, ops, rows, ord, n, ks, nk);
     spill_free(ks);
     cJSON *un = sj_obj(ops, "unattributed");
     sj_int(un, "device_ns", gpu_total - attributed);
@@ -424,8 +424,9 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         }
     }
     cJSON *types = sj_obj(s, "operator_types");
-    sj_str(types, "time_basis", use_dev ? "device" : "cpu");
-    sj_int(types, "total_ns", top_time_total);
+    tab_operator_types *tr = PC_ADD_REC(ps, types, operator_types);
+    tr->time_basis = use_dev ? "device" : "cpu";
+    tr->total_ns = top_time_total;
     pc_table *tarr = pc_summary_add_table(ps, types, "rows", TAB_optype);
     BY_TIME(tops, nt, ord);
     for (size_t i = 0; i < nt; i++) {
@@ -465,33 +466,24 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
 /* One point of the roofline at intensity flops / bytes and rate flops / ns,
  * with the ceiling of its data type added once; none when the estimate is
  * beyond a physical limit (more than the peak: the formula does not fit the
- * calls). Returns the point or NULL. */
-static cJSON *roof_point(const an_ctx *c, cJSON *pts, cJSON *ceil, int seen[DT_COUNT][2], const char *name, double flops,
-                         double bytes, int64_t ns, int dtype, int tc) {
+ * calls). Returns 0 when there is no point, else fills *p. */
+static int roof_point(const an_ctx *c, pc_summary *ps, pc_table *ceil, int seen[DT_COUNT][2], const char *name, double flops,
+                      double bytes, int64_t ns, int dtype, int tc, tab_roof *p) {
     double tfl = flops / (double)ns / 1e3, gbs = bytes / (double)ns;
     double pk = peak_tflops(c->peak, dtype, tc);
-    if ((pk > 0 && tfl > pk) || gbs > c->peak->mem_gbs) return NULL;
-    cJSON *p = cJSON_CreateObject();
-    sj_str(p, "name", name);
-    sj_num(p, "intensity", flops / bytes);
-    sj_num(p, "tflops", tfl);
-    sj_int(p, "device_ns", ns);
-    sj_str(p, "dtype", pc_dtype_name[dtype]);
-    sj_bool(p, "tensor_cores", tc);
-    if (pk > 0) sj_str(p, "bound", flops / bytes * c->peak->mem_gbs / 1e3 < pk ? "memory" : "compute");
-    else cJSON_AddNullToObject(p, "bound");
-    cJSON_AddItemToArray(pts, p);
+    if ((pk > 0 && tfl > pk) || gbs > c->peak->mem_gbs) return 0;
+    *p = (tab_roof){pc_summary_utf8(ps, name), pc_figure(flops / bytes), pc_figure(tfl), ns, pc_dtype_name[dtype], (tk_B)tc,
+                    pk > 0 ? (flops / bytes * c->peak->mem_gbs / 1e3 < pk ? "memory" : "compute") : NULL};
     if (pk > 0 && !seen[dtype][tc]) {
         seen[dtype][tc] = 1;
-        cJSON *q = cJSON_CreateObject();
+        tab_ceiling *q = tab_push(ceil);
         char lab[48];
         snprintf(lab, sizeof lab, "%s%s", pc_dtype_name[dtype], tc ? " Tensor Core" : "");
-        sj_str(q, "label", lab);
-        sj_num(q, "tflops", pk);
-        sj_num(q, "ridge_intensity", pk * 1e3 / c->peak->mem_gbs);
-        cJSON_AddItemToArray(ceil, q);
+        q->label = pc_summary_str(ps, lab);
+        q->tflops = pc_figure(pk);
+        q->ridge_intensity = pc_figure(pk * 1e3 / c->peak->mem_gbs);
     }
-    return p;
+    return 1;
 }
 
 static int kroof_by_time(const void *a, const void *b) {
@@ -511,15 +503,14 @@ static int kroof_by_time(const void *a, const void *b) {
  * (each the whole device work of calls with FLOPs) are placed the same way,
  * as kernel_points. */
 enum { ROOF_POINTS = 200 };
-static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk) {
+static void roofline(const an_ctx *c, pc_summary *ps, cJSON *ops, const oprow *rows, const uint32_t *ord, size_t n, kroof *ks, size_t nk) {
     cJSON *rf = sj_obj(ops, "roofline");
-    if (!c->peak) {
-        cJSON_AddNullToObject(rf, "device");
-        return;
-    }
-    sj_str(rf, "device", c->peak->label);
-    sj_num(rf, "mem_gbs", c->peak->mem_gbs);
-    cJSON *ceil = sj_arr(rf, "ceilings"), *pts = sj_arr(rf, "points");
+    tab_roofline *rr = PC_ADD_REC(ps, rf, roofline);
+    if (!c->peak) return;
+    rr->device = c->peak->label;
+    rr->mem_gbs = pc_figure(c->peak->mem_gbs);
+    pc_table *ceil = pc_summary_add_table(ps, rf, "ceilings", TAB_ceiling), *pts = pc_summary_add_table(ps, rf, "points", TAB_roof);
+    tab_roof pt;
     int seen[DT_COUNT][2] = {{0}};
     size_t np = 0;
     for (size_t i = 0; i < n && np < ROOF_POINTS; i++) {
@@ -536,15 +527,18 @@ static void roofline(const an_ctx *c, cJSON *ops, const oprow *rows, const uint3
         }
         if (dup) continue;
         int tc = r->gpu_ns_kernels > 0 && r->tc_ns * 2 >= r->gpu_ns_kernels;
-        np += roof_point(c, pts, ceil, seen, strtab_get(&c->t->strs, r->name), r->dev_flops, r->dev_bytes, r->flops_dev_ns, r->dtype, tc) != NULL;
+        if (roof_point(c, ps, ceil, seen, strtab_get(&c->t->strs, r->name), r->dev_flops, r->dev_bytes, r->flops_dev_ns, r->dtype, tc, &pt))
+            *(tab_roof *)tab_push(pts) = pt, np++;
     }
-    cJSON *kp = sj_arr(rf, "kernel_points");
+    pc_table *kp = pc_summary_add_table(ps, rf, "kernel_points", TAB_kroof);
     if (nk) qsort(ks, nk, sizeof *ks, kroof_by_time);
     np = 0;
     for (size_t i = 0; i < nk && np < ROOF_POINTS; i++) {
         const kroof *k = &ks[i];
         if (k->ns <= 0 || k->bytes <= 0 || k->flops <= 0) continue;
-        cJSON *p = roof_point(c, kp, ceil, seen, strtab_get(&c->t->strs, k->name), k->flops, k->bytes, k->ns, k->dtype, k->tc);
-        if (p) sj_int(p, "launches", k->launches), np++;
+        if (!roof_point(c, ps, ceil, seen, strtab_get(&c->t->strs, k->name), k->flops, k->bytes, k->ns, k->dtype, k->tc, &pt)) continue;
+        tab_kroof *p = tab_push(kp);
+        *p = (tab_kroof){pt.name, pt.intensity, pt.tflops, pt.device_ns, pt.dtype, pt.tensor_cores, pt.bound, k->launches};
+        np++;
     }
 }

@@ -54,7 +54,9 @@ static int cmp_node(const void *a, const void *b) {
 }
 
 /* children of p (or the roots) in order, kept when big enough; rows in depth-first order */
-static void emit(const snode *nodes, size_t n, int32_t first, int64_t min_dev, int64_t min_cpu, cJSON *rows, int *count, int parent_row) {
+_Static_assert(sizeof(tab_stack_frame) == sizeof(tab_module_frame), "the two trees' rows share FRAME_COLS");
+static void emit(pc_summary *ps, const snode *nodes, size_t n, int32_t first, int64_t min_dev, int64_t min_cpu, pc_table *rows, int *count,
+                 int parent_row) {
     int32_t *kids = NULL;
     size_t nk = 0, cap = 0;
     for (int32_t i = first; i >= 0; i = nodes[i].next) *VEC_PUSH(kids, nk, cap) = i;
@@ -63,20 +65,14 @@ static void emit(const snode *nodes, size_t n, int32_t first, int64_t min_dev, i
     for (size_t k = 0; k < nk && *count < MAX_NODES; k++) {
         const snode *s = &nodes[kids[k]];
         if (s->dev < min_dev && s->cpu < min_cpu) continue;
-        cJSON *r = cJSON_CreateObject();
         char *frame = xmalloc(s->len + 1);
         memcpy(frame, s->frame, s->len);
         frame[s->len] = 0;
-        sj_str(r, "frame", frame); /* UTF-8 repaired */
+        tab_stack_frame r = {pc_summary_utf8(ps, frame), s->depth, parent_row, s->dev, s->cpu, s->calls};
         free(frame);
-        sj_int(r, "depth", s->depth);
-        sj_int(r, "parent", parent_row);
-        sj_int(r, "device_ns", s->dev);
-        sj_int(r, "cpu_ns", s->cpu);
-        sj_int(r, "calls", s->calls);
-        cJSON_AddItemToArray(rows, r);
+        memcpy(tab_push(rows), &r, sizeof r); /* either tree's row: the same columns */
         int me = (*count)++;
-        emit(nodes, n, s->child, min_dev, min_cpu, rows, count, me);
+        emit(ps, nodes, n, s->child, min_dev, min_cpu, rows, count, me);
     }
     free(kids);
 }
@@ -90,13 +86,13 @@ static int code_range(const pc_trace *t, const pc_cpu_event *e) {
 }
 
 /* rows of a tree, depth-first, under key of sec */
-static void tree_rows(cJSON *sec, const char *key, const snode *nodes, size_t n) {
-    cJSON *rows = sj_arr(sec, key);
+static void tree_rows(pc_summary *ps, cJSON *sec, const char *key, int id, const snode *nodes, size_t n) {
+    pc_table *rows = pc_summary_add_table(ps, sec, key, id);
     if (!n) return;
     int64_t tdev = 0, tcpu = 0;
     for (int32_t i = 0; i >= 0; i = nodes[i].next) tdev += nodes[i].dev, tcpu += nodes[i].cpu;
     int count = 0;
-    emit(nodes, n, 0, tdev / 500 + 1, tcpu / 500 + 1, rows, &count, -1);
+    emit(ps, nodes, n, 0, tdev / 500 + 1, tcpu / 500 + 1, rows, &count, -1);
 }
 
 static int is_module(const pc_trace *t, const pc_cpu_event *e) {
@@ -117,6 +113,7 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
     cJSON *sec = sj_obj(ps->doc, "call_stacks");
+    tab_call_stacks *cs = PC_ADD_REC(ps, sec, call_stacks);
     /* device time of each outermost range: the GPU work launched under it */
     int64_t *dev = spill_calloc(t->ncpu ? t->ncpu : 1, sizeof *dev);
     for (size_t g = 0; g < t->ngpu; g++) {
@@ -174,17 +171,17 @@ void an_call_stacks(const an_ctx *c, pc_summary *ps) {
         }
     }
     spill_free(dev);
-    sj_str(sec, "source", !with ? "" : py == with ? "python_function ranges around the operators (with_stack=True)"
-                                     : py ? "\"Call stack\" of the operators and python_function ranges (with_stack=True)"
-                                          : "\"Call stack\" of the operators (with_stack=True)");
-    sj_int(sec, "operators_with_stack", with);
-    sj_int(sec, "device_ns_with_stack", dev_with);
-    sj_int(sec, "device_ns_without_stack", dev_without);
-    sj_int(sec, "cpu_ns_without_stack", cpu_without);
-    tree_rows(sec, "rows", nodes, n);
-    sj_int(sec, "operators_in_modules", in_mod);
-    sj_int(sec, "device_ns_in_modules", dev_mod);
-    tree_rows(sec, "module_rows", mods, nm);
+    cs->source = !with ? "" : py == with ? "python_function ranges around the operators (with_stack=True)"
+                         : py ? "\"Call stack\" of the operators and python_function ranges (with_stack=True)"
+                              : "\"Call stack\" of the operators (with_stack=True)";
+    cs->operators_with_stack = with;
+    cs->device_ns_with_stack = dev_with;
+    cs->device_ns_without_stack = dev_without;
+    cs->cpu_ns_without_stack = cpu_without;
+    tree_rows(ps, sec, "rows", TAB_stack_frame, nodes, n);
+    cs->operators_in_modules = in_mod;
+    cs->device_ns_in_modules = dev_mod;
+    tree_rows(ps, sec, "module_rows", TAB_module_frame, mods, nm);
     spill_free(nodes);
     spill_free(mods);
 }

@@ -187,6 +187,7 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* the charts read all; cut after */
         case TAB_bkcat: case TAB_pipe: case TAB_peakalloc: case TAB_cpu_step: /* short, and shown whole */
         case TAB_cpu_point: case TAB_gpu_point: case TAB_memory_point: case TAB_queue_point: /* series, at most 400 points */
+        case TAB_roof: case TAB_kroof: case TAB_ceiling: case TAB_stack_frame: case TAB_module_frame: /* charts' points, trees */
             keep = need = t->n;
             break;
         }
@@ -354,7 +355,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     materialize(summary, v, rows);
     chart_out co = rv_begin_view(v, png_dir, err);
     co.uses = uses;
-    rv_report_charts(&co, v, rows);
+    rv_report_charts(&co, summary, v, rows);
     cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     if (steps) rv_cut(steps, "rows", rows * 4); /* counted when materialized */
     static const char *const tables[] = {"operators", "operator_types", "modules", NULL};

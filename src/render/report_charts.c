@@ -9,6 +9,7 @@
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +20,28 @@ static void add_chart(chart_out *co, const char *id, const chart *c, const char 
     rv_add_chart(co, id, c, rv_data_rows(dlabels, dvals, dn, unit));
 }
 
-static void kernel_charts(chart_out *co, cJSON *v, int rows) {
-    cJSON *devs = (cJSON *)sj_get(v, "kernels.devices"), *d;
-    cJSON_ArrayForEach(d, devs) {
-        const cJSON *rs = cJSON_GetObjectItemCaseSensitive(d, "rows");
-        int n = cJSON_GetArraySize(rs);
-        if (n > 15) n = 15;
-        if (n > 0) {
+/* the i-th element of the view's array at o.key (where a chart is attached) */
+static cJSON *view_item(cJSON *o, const char *key, size_t i) {
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *e = a ? a->child : NULL;
+    while (e && i--) e = e->next;
+    return e;
+}
+
+static void kernel_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
+    const pc_table *t;
+    for (size_t di = 0; (t = PC_TAB_AT(s, kernel, di)); di++) {
+        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices", di);
+        int n = t->n > 15 ? 15 : (int)t->n;
+        if (n > 0 && d) {
             const char **labels = xcalloc((size_t)n, sizeof *labels);
             double *vals = xcalloc((size_t)n, sizeof *vals);
             for (int i = 0; i < n; i++) {
-                const cJSON *r = cJSON_GetArrayItem(rs, i);
-                labels[i] = sj_getstr(r, "name", "");
-                vals[i] = sj_getnum(r, "total_ns", 0);
+                const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
+                labels[i] = PC_S(r->name, "");
+                vals[i] = PC_OR(r->total_ns, 0);
             }
             char title[96], id[32];
-            int dev = (int)sj_getnum(d, "device", 0);
+            int dev = (int)PC_OR(PC_REC_AT(s, kernel_device, di)->device, 0);
             snprintf(title, sizeof title, "Top %d kernels by total time, device %d", n, dev);
             snprintf(id, sizeof id, "kernels_dev%d", dev < 0 ? 999 : dev);
             chart c = {.kind = CHART_HBAR, .title = title, .xlabel = "total time", .unit = UNIT_NS,
@@ -44,25 +51,25 @@ static void kernel_charts(chart_out *co, cJSON *v, int rows) {
             free(labels);
             free(vals);
         }
-        rv_cut(d, "rows", rows);
+        if (d) rv_cut(d, "rows", rows);
     }
 }
 
 /* Pie (top 9 + "other", so that each slice keeps a distinct color) and bar
  * (top 20) of the operator types. */
-static void type_charts(chart_out *co, cJSON *v) {
-    const cJSON *rows = sj_get(v, "operator_types.rows");
-    int n = (int)sj_getnum(v, "operator_types.rows_total", 0), shown = cJSON_GetArraySize(rows);
-    if (n == 0 || shown == 0) return;
+static void type_charts(chart_out *co, const pc_summary *s) {
+    const pc_table *rows = PC_TAB(s, optype);
+    int n = rows ? (int)rows->n : 0, shown = n < 20 ? n : 20;
+    if (n == 0) return;
     int nb = shown < 20 ? shown : 20, np = n <= 10 ? (shown < n ? shown : n) : (shown < 9 ? shown : 9);
     const char **labels = xcalloc(21, sizeof *labels);
     double *vals = xcalloc(21, sizeof *vals);
     int colors[21];
-    const char *basis = sj_getstr(v, "operator_types.time_basis", "device");
+    const char *basis = PC_S(PC_REC(s, operator_types)->time_basis, "device");
     for (int i = 0; i < nb; i++) {
-        const cJSON *r = cJSON_GetArrayItem(rows, i);
-        labels[i] = sj_getstr(r, "type", "");
-        vals[i] = sj_getnum(r, "time_ns", 0);
+        const tab_optype *r = &TAB_ROWS(rows, optype)[i];
+        labels[i] = PC_S(r->type, "");
+        vals[i] = PC_OR(r->time_ns, 0);
         colors[i] = 0;
     }
     char title[128];
@@ -70,8 +77,8 @@ static void type_charts(chart_out *co, cJSON *v) {
     chart bar = {.kind = CHART_HBAR, .title = title, .xlabel = !strcmp(basis, "device") ? "device time" : "CPU time",
                  .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)nb};
     add_chart(co, "types_bar", &bar, labels, vals, (size_t)nb, UNIT_NS);
-    /* the view holds the first rows only: "other" is the total less them */
-    double other = sj_getnum(v, "operator_types.total_ns", 0);
+    /* "other" is the total less the types shown */
+    double other = PC_OR(PC_REC(s, operator_types)->total_ns, 0);
     for (int i = 0; i < np; i++) other -= vals[i];
     if (other < 0) other = 0;
 
@@ -92,9 +99,9 @@ static void type_charts(chart_out *co, cJSON *v) {
 
 /* Steps: phases (stacked), duration and data wait (lines), breakdown
  * (stacked, category colors), GPU utilization over time, CPU and queues. */
-static void step_charts(chart_out *co, cJSON *v) {
-    const cJSON *rows = sj_get(v, "steps.rows");
-    size_t n = (size_t)cJSON_GetArraySize(rows);
+static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
+    const pc_table *rows = PC_TAB(s, step);
+    size_t n = rows ? rows->n : 0;
     if (n == 0) return;
     char **labels = xcalloc(n, sizeof *labels);
     double *x = xcalloc(n, sizeof *x), *ph[3], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
@@ -106,22 +113,18 @@ static void step_charts(chart_out *co, cJSON *v) {
     n = (total + g - 1) / g;
     size_t i = 0, in_group = 0;
     long long first_no = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, rows) {
+    for (size_t ri = 0; ri < total; ri++) {
+        const tab_step *r = &TAB_ROWS(rows, step)[ri];
         size_t gi = i / g;
-        long long no = (long long)sj_getnum(r, "number", (double)i);
+        long long no = (long long)PC_OR(r->number, (double)i);
         if (in_group == 0) first_no = no;
-        x[gi] += sj_getnum(r, "number", (double)i) / (double)g;
-        ph[0][gi] += sj_getnum(r, "iteration_interval_ns", 0);
-        ph[1][gi] += sj_getnum(r, "fp_bp_ns", 0);
-        ph[2][gi] += sj_getnum(r, "tail_ns", 0);
-        dur[gi] += sj_getnum(r, "duration_ns", 0);
-        dw[gi] += sj_getnum(r, "data_wait_ns", 0);
-        for (int k = 0; k < BK_N; k++) {
-            char path[64];
-            snprintf(path, sizeof path, "breakdown.%s", pc_bk[k].step_key);
-            bd[k][gi] += sj_getnum(r, path, 0);
-        }
+        x[gi] += PC_OR(r->number, (double)i) / (double)g;
+        ph[0][gi] += PC_OR(r->iteration_interval_ns, 0);
+        ph[1][gi] += PC_OR(r->fp_bp_ns, 0);
+        ph[2][gi] += PC_OR(r->tail_ns, 0);
+        dur[gi] += PC_OR(r->duration_ns, 0);
+        dw[gi] += PC_OR(r->data_wait_ns, 0);
+        for (int k = 0; k < BK_N; k++) bd[k][gi] += pc_bk_step(r, k);
         in_group++;
         i++;
         if (in_group == g || i == total) {
@@ -158,48 +161,45 @@ static void step_charts(chart_out *co, cJSON *v) {
      * step's, or every k-th step's), more would hide the line */
     double *marks = xcalloc(total, sizeof *marks);
     size_t nmarks = 0, mk = total > 40 ? (total + 39) / 40 : 1;
-    i = 0;
-    cJSON_ArrayForEach(r, rows) {
-        if (i++ % mk == 0 && nmarks < total) marks[nmarks++] = sj_getnum(r, "start_ns", 0);
-    }
+    for (size_t ri = 0; ri < total; ri++)
+        if (ri % mk == 0 && nmarks < total) marks[nmarks++] = PC_OR(TAB_ROWS(rows, step)[ri].start_ns, 0);
     /* GPU utilization over time, per device */
-    const cJSON *d;
-    cJSON_ArrayForEach(d, sj_get(v, "gpu.devices")) {
-        const cJSON *pts = sj_get(d, "timeline.points");
-        size_t m = (size_t)cJSON_GetArraySize(pts);
-        if (!m) continue;
+    const pc_table *pts;
+    for (size_t di = 0; (pts = PC_TAB_AT(s, gpu_point, di)); di++) {
+        size_t m = pts->n;
+        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "gpu"), "devices", di);
+        if (!m || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ty = xcalloc(m, sizeof *ty);
-        size_t j = 0;
-        const cJSON *p;
-        cJSON_ArrayForEach(p, pts) tx[j] = sj_getnum(p, "t_ns", 0), ty[j++] = sj_getnum(p, "utilization_pct", 0);
+        for (size_t j = 0; j < m; j++) {
+            const tab_gpu_point *p = &TAB_ROWS(pts, gpu_point)[j];
+            tx[j] = PC_OR(p->t_ns, 0), ty[j] = PC_OR(p->utilization_pct, 0);
+        }
         char id[32], title[96];
-        int dev = (int)sj_getnum(d, "device", 0);
+        int dev = (int)PC_OR(PC_REC_AT(s, gpu_device, di)->device, 0);
         snprintf(id, sizeof id, "gpu_util_dev%d", dev < 0 ? 999 : dev);
         char bucket[32];
-        units_ns(bucket, sizeof bucket, sj_getnum(d, "timeline.bucket_ns", 0));
+        units_ns(bucket, sizeof bucket, PC_OR(PC_REC_AT(s, gpu_timeline, di)->bucket_ns, 0));
         snprintf(title, sizeof title, "GPU %d utilization over time (buckets of %s)", dev, bucket);
         chart_series us[1] = {{"GPU utilization", tx, ty, m, 0}};
         chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
                     .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = rv_add_chart(co, id, &c5, rv_series_rows(&c5));
-        cJSON_AddItemReferenceToObject((cJSON *)d, "chart", ch);
+        cJSON_AddItemReferenceToObject(d, "chart", ch);
         free(tx);
         free(ty);
     }
     /* CPU utilization */
-    const cJSON *cs = sj_get(v, "cpu.series");
-    size_t m = (size_t)cJSON_GetArraySize(cs);
+    const pc_table *cs = PC_TAB(s, cpu_point);
+    size_t m = cs ? cs->n : 0;
     if (m) {
         static const char *const cn[4] = {"user", "system", "iowait", "process"};
         static const int cc[4] = {0, 4, 1, 2};
         double *tx = xcalloc(m, sizeof *tx), *ty[4];
         for (int k = 0; k < 4; k++) ty[k] = xcalloc(m, sizeof(double));
-        size_t j = 0;
-        const cJSON *p;
-        cJSON_ArrayForEach(p, cs) {
-            tx[j] = sj_getnum(p, "t_ns", 0);
-            for (int k = 0; k < 4; k++) ty[k][j] = sj_getnum(p, cn[k], 0);
-            j++;
+        for (size_t j = 0; j < m; j++) {
+            const tab_cpu_point *p = &TAB_ROWS(cs, cpu_point)[j];
+            tx[j] = PC_OR(p->t_ns, 0);
+            ty[0][j] = PC_OR(p->user, 0), ty[1][j] = PC_OR(p->system, 0), ty[2][j] = PC_OR(p->iowait, 0), ty[3][j] = PC_OR(p->process, 0);
         }
         chart_series us[4];
         for (int k = 0; k < 4; k++) us[k] = (chart_series){cn[k], tx, ty[k], m, cc[k]};
@@ -210,25 +210,27 @@ static void step_charts(chart_out *co, cJSON *v) {
         for (int k = 0; k < 4; k++) free(ty[k]);
     }
     /* queues */
-    const cJSON *q;
+    const pc_table *ser;
     int qi = 0;
-    cJSON_ArrayForEach(q, sj_get(v, "queues.rows")) {
-        const cJSON *ser = cJSON_GetObjectItem(q, "series");
-        size_t k = (size_t)cJSON_GetArraySize(ser);
-        if (!k) continue;
+    for (size_t qn = 0; (ser = PC_TAB_AT(s, queue_point, qn)); qn++) {
+        size_t k = ser->n;
+        cJSON *q = view_item(cJSON_GetObjectItemCaseSensitive(v, "queues"), "rows", qn);
+        if (!k || !q) continue;
+        const tab_queue *qr = PC_REC_AT(s, queue, qn);
         double *tx = xcalloc(k, sizeof *tx), *ty = xcalloc(k, sizeof *ty), *cap = xcalloc(k, sizeof *cap);
-        size_t j = 0;
-        const cJSON *p;
-        double capv = sj_getnum(q, "capacity", 0);
-        cJSON_ArrayForEach(p, ser) tx[j] = sj_getnum(p, "t_ns", 0), ty[j] = sj_getnum(p, "size", 0), cap[j++] = capv;
+        double capv = PC_OR(qr->capacity, 0);
+        for (size_t j = 0; j < k; j++) {
+            const tab_queue_point *p = &TAB_ROWS(ser, queue_point)[j];
+            tx[j] = PC_OR(p->t_ns, 0), ty[j] = PC_OR(p->size, 0), cap[j] = capv;
+        }
         chart_series us[2] = {{"size", tx, ty, k, 0}, {"capacity", tx, cap, k, 8}};
         char id[32], title[160];
         snprintf(id, sizeof id, "queue%d", qi++);
-        snprintf(title, sizeof title, "Queue %s: size over time", sj_getstr(q, "name", ""));
+        snprintf(title, sizeof title, "Queue %s: size over time", PC_S(qr->name, ""));
         chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
                     .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = rv_add_chart(co, id, &c7, rv_series_rows(&c7));
-        cJSON_AddItemReferenceToObject((cJSON *)q, "chart", ch);
+        cJSON_AddItemReferenceToObject(q, "chart", ch);
         free(tx);
         free(ty);
         free(cap);
@@ -327,59 +329,59 @@ static void rank_charts(chart_out *co, cJSON *v) {
  * nn.Module, depth-first) as flame graph id: each node as wide as its device
  * time (CPU time when no node has device time), children left to right from
  * their parent's left edge */
-static void flame_chart(chart_out *co, cJSON *v, const char *rows_key, const char *id, const char *by) {
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sj_get(v, "call_stacks"), rows_key);
-    size_t n = (size_t)cJSON_GetArraySize(rows);
+static void flame_chart(chart_out *co, const pc_table *t, const char *id, const char *by) {
+    size_t n = t ? t->n : 0;
     if (!n) return;
+    /* both trees' rows have the frame columns (FRAME_COLS): read as call-stack frames */
+    const tab_stack_frame *rows = (const tab_stack_frame *)t->rows;
     double devsum = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, rows) devsum += sj_getnum(r, "device_ns", 0);
-    const char *key = devsum > 0 ? "device_ns" : "cpu_ns";
+    for (size_t i = 0; i < n; i++) devsum += PC_OR(rows[i].device_ns, 0);
+    int by_dev = devsum > 0;
     double *x = xcalloc(n, sizeof *x), *wd = xcalloc(n, sizeof *wd), *next = xcalloc(n, sizeof *next), total = 0, root_at = 0;
     int *dp = xcalloc(n, sizeof *dp);
     const char **lab = xcalloc(n, sizeof *lab);
-    cJSON_ArrayForEach(r, rows) if (sj_getnum(r, "parent", -1) < 0) total += sj_getnum(r, key, 0);
+    for (size_t i = 0; i < n; i++)
+        if (PC_OR(rows[i].parent, -1) < 0) total += PC_OR(by_dev ? rows[i].device_ns : rows[i].cpu_ns, 0);
     if (total <= 0) goto done;
-    size_t i = 0;
-    cJSON_ArrayForEach(r, rows) {
-        int p = (int)sj_getnum(r, "parent", -1);
-        wd[i] = sj_getnum(r, key, 0) / total;
+    for (size_t i = 0; i < n; i++) {
+        const tab_stack_frame *r = &rows[i];
+        int p = (int)PC_OR(r->parent, -1);
+        wd[i] = PC_OR(by_dev ? r->device_ns : r->cpu_ns, 0) / total;
         if (p < 0 || (size_t)p >= i) x[i] = root_at, root_at += wd[i];
         else x[i] = x[p] + next[p], next[p] += wd[i];
-        dp[i] = (int)sj_getnum(r, "depth", 0);
-        lab[i] = sj_getstr(r, "frame", "");
-        i++;
+        dp[i] = (int)PC_OR(r->depth, 0);
+        lab[i] = PC_S(r->frame, "");
     }
     char title[96];
-    snprintf(title, sizeof title, "Where the %s time goes, by %s (outermost on top)", key[0] == 'd' ? "device" : "CPU", by);
+    snprintf(title, sizeof title, "Where the %s time goes, by %s (outermost on top)", by_dev ? "device" : "CPU", by);
     chart c = {.kind = CHART_FLAME, .title = title, .fx = x, .fw = wd, .fdepth = dp, .flabels = lab, .nflame = n};
     rv_add_chart(co, id, &c, cJSON_CreateArray());
 done:
     free(x), free(wd), free(next), free(dp), free(lab);
 }
 
-/* a roofline: the points of operators.roofline.KEY (operators or kernels, as what says) as chart id */
-static void roofline_chart(chart_out *co, cJSON *v, const char *key, const char *id, const char *what) {
-    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sj_get(v, "operators.roofline"), key), *ce = sj_get(v, "operators.roofline.ceilings");
-    size_t n = (size_t)cJSON_GetArraySize(pts), nc = (size_t)cJSON_GetArraySize(ce);
+/* a roofline: the points of table t (operators or kernels, as what says) as chart id */
+static void roofline_chart(chart_out *co, const pc_summary *s, const pc_table *pts, const char *id, const char *what) {
+    const pc_table *ce = PC_TAB(s, ceiling);
+    size_t n = pts ? pts->n : 0, nc = ce ? ce->n : 0;
     if (!n || !nc) return;
     double *x = xcalloc(n, sizeof *x), *y = xcalloc(n, sizeof *y), *sz = xcalloc(n, sizeof *sz), *ct = xcalloc(nc, sizeof *ct);
     int *col = xcalloc(n, sizeof *col);
     const char **lab = xcalloc(n, sizeof *lab), **cl = xcalloc(nc, sizeof *cl);
-    size_t i = 0;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, pts) {
-        x[i] = sj_getnum(p, "intensity", 0), y[i] = sj_getnum(p, "tflops", 0), sz[i] = sj_getnum(p, "device_ns", 0);
-        col[i] = !strcmp(sj_getstr(p, "bound", ""), "memory") ? 1 : 0;
-        lab[i++] = sj_getstr(p, "name", "");
+    /* both point tables start with the roofline's columns (ROOF_COLS): read as operator points */
+    for (size_t i = 0; i < n; i++) {
+        const tab_roof *p = (const tab_roof *)(const void *)((const char *)pts->rows + i * pts->def->row_size);
+        x[i] = PC_OR(p->intensity, 0), y[i] = PC_OR(p->tflops, 0), sz[i] = PC_OR(p->device_ns, 0);
+        col[i] = p->bound && !strcmp(p->bound, "memory") ? 1 : 0;
+        lab[i] = PC_S(p->name, "");
     }
-    i = 0;
-    cJSON_ArrayForEach(p, ce) ct[i] = sj_getnum(p, "tflops", 0), cl[i++] = sj_getstr(p, "label", "");
+    for (size_t i = 0; i < nc; i++) ct[i] = PC_OR(TAB_ROWS(ce, ceiling)[i].tflops, 0), cl[i] = PC_S(TAB_ROWS(ce, ceiling)[i].label, "");
+    const tab_roofline *rf = PC_REC(s, roofline);
     char title[160];
-    snprintf(title, sizeof title, "Roofline: %s against the %s's ceilings", what, sj_getstr(v, "operators.roofline.device", "device"));
+    snprintf(title, sizeof title, "Roofline: %s against the %s's ceilings", what, PC_S(rf->device, "device"));
     chart c = {.kind = CHART_ROOFLINE, .title = title, .xlabel = "arithmetic intensity (FLOP per byte)", .ylabel = "TFLOP/s",
                .px = x, .py = y, .psize = sz, .pcolor = col, .plabels = lab, .npoints = n,
-               .roof_gbs = sj_getnum(v, "operators.roofline.mem_gbs", 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc};
+               .roof_gbs = PC_OR(rf->mem_gbs, 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc};
     cJSON *rows = cJSON_CreateArray();
     for (size_t k = 0; k < n; k++) {
         char val[96];
@@ -394,26 +396,26 @@ static void roofline_chart(chart_out *co, cJSON *v, const char *key, const char 
 }
 
 /* device memory over time, one chart per device with a series, the peak marked */
-static void memory_charts(chart_out *co, cJSON *v) {
-    cJSON *d;
-    cJSON_ArrayForEach(d, (cJSON *)sj_get(v, "memory.devices")) {
-        const cJSON *pts = sj_get(d, "timeline.points");
-        size_t m = (size_t)cJSON_GetArraySize(pts);
-        if (m < 2) continue;
+static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
+    const pc_table *pts;
+    for (size_t di = 0; (pts = PC_TAB_AT(sm, memory_point, di)); di++) {
+        size_t m = pts->n;
+        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "memory"), "devices", di);
+        if (m < 2 || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ta = xcalloc(m, sizeof *ta), *tr = xcalloc(m, sizeof *tr);
-        size_t j = 0;
         int reserved = 0;
-        const cJSON *p;
-        cJSON_ArrayForEach(p, pts) {
-            tx[j] = sj_getnum(p, "t_ns", 0), ta[j] = sj_getnum(p, "allocated_bytes", 0);
-            reserved |= cJSON_IsNumber(sj_get(p, "reserved_bytes"));
-            tr[j++] = sj_getnum(p, "reserved_bytes", 0);
+        for (size_t j = 0; j < m; j++) {
+            const tab_memory_point *p = &TAB_ROWS(pts, memory_point)[j];
+            tx[j] = PC_OR(p->t_ns, 0), ta[j] = PC_OR(p->allocated_bytes, 0);
+            reserved |= !PC_IS_NULL(p->reserved_bytes);
+            tr[j] = PC_OR(p->reserved_bytes, 0);
         }
         chart_series s[2] = {{"allocated", tx, ta, m, 0}, {"reserved", tx, tr, m, 1}};
-        double peak = sj_getnum(d, "peak_t_ns", -1);
+        const tab_memory_device *md = PC_REC_AT(sm, memory_device, di);
+        double peak = PC_OR(md->peak_t_ns, -1);
         char id[48], title[160];
-        const char *kind = sj_getstr(d, "device", "");
-        int dev = (int)sj_getnum(d, "id", 0);
+        const char *kind = PC_S(md->device, "");
+        int dev = (int)PC_OR(md->id, 0);
         snprintf(id, sizeof id, "memory_%s%d", !strcmp(kind, "cuda") ? "cuda" : "cpu", dev < 0 ? 999 : dev);
         if (!strcmp(kind, "cuda")) snprintf(title, sizeof title, "GPU %d memory over time (dashed line: the peak)", dev);
         else snprintf(title, sizeof title, "Host memory over time (dashed line: the peak)"); /* PyTorch numbers the host -1 */
@@ -427,15 +429,18 @@ static void memory_charts(chart_out *co, cJSON *v) {
     }
 }
 
-void rv_report_charts(chart_out *co, cJSON *v, int rows) {
-    kernel_charts(co, v, rows);
-    type_charts(co, v);
-    step_charts(co, v);
+_Static_assert(offsetof(tab_kroof, bound) == offsetof(tab_roof, bound), "kernel points start with the roofline's columns");
+_Static_assert(sizeof(tab_stack_frame) == sizeof(tab_module_frame), "the two trees' rows share their columns");
+
+void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
+    kernel_charts(co, s, v, rows);
+    type_charts(co, s);
+    step_charts(co, s, v);
     timeline_chart(co, v);
     rank_charts(co, v);
-    memory_charts(co, v);
-    roofline_chart(co, v, "points", "roofline", "operators");
-    roofline_chart(co, v, "kernel_points", "roofline_kernels", "kernels");
-    flame_chart(co, v, "rows", "flame", "call stack");
-    flame_chart(co, v, "module_rows", "flame_modules", "nn.Module");
+    memory_charts(co, s, v);
+    roofline_chart(co, s, PC_TAB(s, roof), "roofline", "operators");
+    roofline_chart(co, s, PC_TAB(s, kroof), "roofline_kernels", "kernels");
+    flame_chart(co, PC_TAB(s, stack_frame), "flame", "call stack");
+    flame_chart(co, PC_TAB(s, module_frame), "flame_modules", "nn.Module");
 }

@@ -42,7 +42,7 @@ void rv_fmt_unit(sbuf *b, double v, int unit);
 void rv_add_assets(cJSON *view, const pc_report_opts *o);
 /* The report's charts into view.charts, each referenced where it is shown
  * (report_charts.c); kernel rows cut to `rows` after their chart. */
-void rv_report_charts(chart_out *co, cJSON *v, int rows);
+void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows);
 /* Every table of the summary as CSV files in dir (csv.c). */
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
 /* summary.eml from the Markdown view and its text (email.c). */

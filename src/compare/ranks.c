@@ -85,7 +85,7 @@ static int cmp_ctype(const void *a, const void *b) {
     const ctype *x = a, *y = b;
     return (x->total < y->total) - (x->total > y->total);
 }
-static void rank_collectives(cJSON *arr, int rank, const pc_summary *s, double steps) {
+static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_summary *s, double steps) {
     const pc_table *rows = PC_TAB(s, coll);
     size_t nr = rows ? rows->n : 0;
     int nt = 0;
@@ -101,16 +101,14 @@ static void rank_collectives(cJSON *arr, int rank, const pc_summary *s, double s
     }
     qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
     for (int k = 0; k < nt; k++) {
-        cJSON *o = cJSON_CreateObject();
-        sj_int(o, "rank", rank);
-        sj_str(o, "collective", t[k].coll);
-        sj_num(o, "calls", t[k].calls);
-        sj_num(o, "total_ns", t[k].total);
-        sj_num(o, "per_step_ns", t[k].total / steps);
-        sj_num(o, "bytes", t[k].bytes);
-        if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) sj_num(o, "busbw_gbs", t[k].bytes / t[k].sized * t[k].factor);
-        else cJSON_AddNullToObject(o, "busbw_gbs");
-        cJSON_AddItemToArray(arr, o);
+        tab_rank_coll *o = tab_push(arr);
+        o->rank = rank;
+        o->collective = pc_summary_utf8(job, t[k].coll);
+        o->calls = pc_figure(t[k].calls);
+        o->total_ns = pc_figure(t[k].total);
+        o->per_step_ns = pc_figure(t[k].total / steps);
+        o->bytes = pc_figure(t[k].bytes);
+        if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) o->busbw_gbs = pc_figure(t[k].bytes / t[k].sized * t[k].factor);
     }
     free(t);
 }
@@ -128,73 +126,68 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     pc_summary *jobs = ranks[v[0].slot];
     cJSON *job = jobs->doc;
     cJSON *rs = cJSON_AddObjectToObject(job, "ranks");
-    sj_int(rs, "count", n);
-    sj_int(rs, "shown_rank", v[0].rank);
-    cJSON *rows = sj_arr(rs, "rows"), *colls = sj_arr(rs, "collectives");
+    tab_ranks *rr = PC_ADD_REC(jobs, rs, ranks);
+    rr->count = n;
+    rr->shown_rank = v[0].rank;
+    pc_table *rows = pc_summary_add_table(jobs, rs, "rows", TAB_rank), *colls = pc_summary_add_table(jobs, rs, "collectives", TAB_rank_coll);
     double *med = xcalloc((size_t)n, sizeof *med), *work = xcalloc((size_t)n, sizeof *work);
     int slow = 0, fast = 0, by_phase = 0;
     for (int i = 0; i < n; i++) {
-        cJSON *r = cJSON_CreateObject();
-        sj_int(r, "rank", v[i].rank);
-        sj_str(r, "input", PC_S(PC_REC(v[i].ps, run)->input, ""));
+        tab_rank *r = tab_push(rows);
+        r->rank = v[i].rank;
+        r->input = pc_summary_utf8(jobs, PC_S(PC_REC(v[i].ps, run)->input, ""));
         const tab_steps *st = PC_REC(v[i].ps, steps);
         const tab_communication *cm = PC_REC(v[i].ps, communication);
-        sj_int(r, "steps", (int64_t)PC_OR(st->count, 0));
+        r->steps = (int64_t)PC_OR(st->count, 0);
         med[i] = PC_OR(st->median_ns, 0);
-        sj_num(r, "step_median_ns", med[i]);
-        sj_num(r, "step_avg_ns", PC_OR(PC_REC(v[i].ps, step_average)->duration_ns, 0));
+        r->step_median_ns = pc_figure(med[i]);
+        r->step_avg_ns = PC_OR(PC_REC(v[i].ps, step_average)->duration_ns, 0);
         double pc = phase_compute(v[i].ps);
         work[i] = pc >= 0 ? pc : work_per_step(v[i].ps);
         by_phase += pc >= 0;
-        sj_num(r, "compute_ns", work[i]);
+        r->compute_ns = pc_figure(work[i]);
         double steps = pc_steps_of(v[i].ps);
-        rank_collectives(colls, v[i].rank, v[i].ps, steps);
+        rank_collectives(jobs, colls, v[i].rank, v[i].ps, steps);
         if (pc >= 0) {
             /* no kernels: the communication outside the forward and backward
              * phase; idle time is unknown */
-            sj_num(r, "communication_ns", (PC_OR(cm->nccl_ns, 0) - PC_OR(cm->overlap_ns, 0)) / steps);
-            cJSON_AddNullToObject(r, "idle_ns");
+            r->communication_ns = pc_figure((PC_OR(cm->nccl_ns, 0) - PC_OR(cm->overlap_ns, 0)) / steps);
         } else {
-            sj_num(r, "communication_ns", per_step(v[i].ps, BK_COMM));
-            sj_num(r, "idle_ns", per_step(v[i].ps, BK_OTHER));
+            r->communication_ns = pc_figure(per_step(v[i].ps, BK_COMM));
+            r->idle_ns = pc_figure(per_step(v[i].ps, BK_OTHER));
         }
-        sj_num(r, "nccl_ns", PC_OR(cm->nccl_ns, 0) / steps);
-        sj_num(r, "nccl_overlap_pct", PC_OR(cm->overlap_pct, 0));
+        r->nccl_ns = pc_figure(PC_OR(cm->nccl_ns, 0) / steps);
+        r->nccl_overlap_pct = PC_OR(cm->overlap_pct, 0);
         /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
         const pc_table *ct = PC_TAB(v[i].ps, coll);
         if (ct && ct->n) {
             const tab_coll *top = TAB_ROWS(ct, coll);
             char lab[96];
             snprintf(lab, sizeof lab, "%s, %s", PC_S(top->collective, ""), PC_S(top->size_range, ""));
-            sj_str(r, "top_collective", lab);
-            sj_num(r, "top_collective_ns", PC_OR(top->total_ns, 0) / steps);
-            sj_num(r, "top_collective_busbw_gbs", top->busbw_gbs); /* null when not finite */
-        } else {
-            cJSON_AddNullToObject(r, "top_collective");
-            cJSON_AddNullToObject(r, "top_collective_ns");
-            cJSON_AddNullToObject(r, "top_collective_busbw_gbs");
+            r->top_collective = pc_summary_utf8(jobs, lab);
+            r->top_collective_ns = pc_figure(PC_OR(top->total_ns, 0) / steps);
+            r->top_collective_busbw_gbs = top->busbw_gbs;
         }
         const tab_gpu_device *d0 = PC_REC_AT(v[i].ps, gpu_device, 0);
-        sj_num(r, "gpu_utilization_pct", d0 ? d0->utilization_pct : NAN); /* null when not finite */
-        cJSON_AddItemToArray(rows, r);
+        if (d0) r->gpu_utilization_pct = d0->utilization_pct;
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
     double median = median_of(work, n);
     int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
-    cJSON *st = sj_obj(rs, "straggler");
-    sj_bool(st, "found", found);
-    sj_str(st, "basis", by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
-                        : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
-                                   : "every category of the breakdown but communication and idle, mean per step");
-    sj_int(st, "rank", v[slow].rank);
-    sj_num(st, "compute_ns", work[slow]);
-    sj_num(st, "step_median_ns", med[slow]);
-    sj_int(st, "fastest_rank", v[fast].rank);
-    sj_num(st, "behind_fastest_pct", work[fast] > 0 ? 100 * (work[slow] - work[fast]) / work[fast] : 0);
-    sj_num(st, "behind_median_pct", median > 0 ? 100 * (work[slow] - median) / median : 0);
-    sj_num(rs, "median_compute_ns", median);
-    sj_num(rs, "median_of_medians_ns", median_of(med, n));
+    tab_straggler *st = PC_ADD_REC(jobs, sj_obj(rs, "straggler"), straggler);
+    st->found = (tk_B)found;
+    st->basis = by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
+                : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
+                           : "every category of the breakdown but communication and idle, mean per step";
+    st->rank = v[slow].rank;
+    st->compute_ns = pc_figure(work[slow]);
+    st->step_median_ns = pc_figure(med[slow]);
+    st->fastest_rank = v[fast].rank;
+    st->behind_fastest_pct = pc_figure(work[fast] > 0 ? 100 * (work[slow] - work[fast]) / work[fast] : 0);
+    st->behind_median_pct = pc_figure(median > 0 ? 100 * (work[slow] - median) / median : 0);
+    rr->median_compute_ns = pc_figure(median);
+    rr->median_of_medians_ns = pc_figure(median_of(med, n));
     /* a straggler rule: the rank with the most work over 10% above the median rank's */
     if (found) {
         cJSON *sg = cJSON_GetObjectItem(job, "suggestions");

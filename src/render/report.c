@@ -188,6 +188,7 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         case TAB_bkcat: case TAB_pipe: case TAB_peakalloc: case TAB_cpu_step: /* short, and shown whole */
         case TAB_cpu_point: case TAB_gpu_point: case TAB_memory_point: case TAB_queue_point: /* series, at most 400 points */
         case TAB_roof: case TAB_kroof: case TAB_ceiling: case TAB_stack_frame: case TAB_module_frame: /* charts' points, trees */
+        case TAB_rank: case TAB_rank_coll: /* a job's ranks */
             keep = need = t->n;
             break;
         }

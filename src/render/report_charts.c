@@ -296,23 +296,21 @@ static void timeline_chart(chart_out *co, cJSON *v) {
 }
 
 /* Distributed jobs: compute, communication and idle per step, per rank */
-static void rank_charts(chart_out *co, cJSON *v) {
-    const cJSON *rows = sj_get(v, "ranks.rows");
-    size_t n = (size_t)cJSON_GetArraySize(rows);
+static void rank_charts(chart_out *co, const pc_summary *sm) {
+    const pc_table *rows = PC_TAB(sm, rank);
+    size_t n = rows ? rows->n : 0, i;
     if (n < 2) return;
     char **labels = xcalloc(n, sizeof *labels);
     double *y[3];
     for (int k = 0; k < 3; k++) y[k] = xcalloc(n, sizeof(double));
-    size_t i = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, rows) {
+    for (i = 0; i < n; i++) {
+        const tab_rank *r = &TAB_ROWS(rows, rank)[i];
         char b[32];
-        snprintf(b, sizeof b, "rank %d", (int)sj_getnum(r, "rank", 0));
+        snprintf(b, sizeof b, "rank %d", (int)PC_OR(r->rank, 0));
         labels[i] = xstrdup(b);
-        y[0][i] = sj_getnum(r, "compute_ns", 0);
-        y[1][i] = sj_getnum(r, "communication_ns", 0);
-        y[2][i] = sj_getnum(r, "idle_ns", 0);
-        i++;
+        y[0][i] = PC_OR(r->compute_ns, 0);
+        y[1][i] = PC_OR(r->communication_ns, 0);
+        y[2][i] = PC_OR(r->idle_ns, 0);
     }
     chart_series s[3] = {{"compute (kernels)", NULL, y[0], n, chart_category_color("kernel")},
                          {"communication (NCCL, not overlapped)", NULL, y[1], n, chart_category_color("communication")},
@@ -437,7 +435,7 @@ void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     type_charts(co, s);
     step_charts(co, s, v);
     timeline_chart(co, v);
-    rank_charts(co, v);
+    rank_charts(co, s);
     memory_charts(co, s, v);
     roofline_chart(co, s, PC_TAB(s, roof), "roofline", "operators");
     roofline_chart(co, s, PC_TAB(s, kroof), "roofline_kernels", "kernels");

@@ -89,9 +89,10 @@ void an_timeline(const an_ctx *c, pc_summary *ps) {
     }
     spill_sort(rows, (size_t)nr, sizeof *rows, cmp_rows);
     cJSON *tl = sj_obj(s, "timeline");
-    sj_str(tl, "step", c->step_source ? strtab_get(&t->strs, c->steps[pick].name) : "whole trace");
-    sj_int(tl, "start_ns", ws - t->t_min);
-    sj_int(tl, "duration_ns", we - ws);
+    tab_timeline *tr = PC_ADD_REC(ps, tl, timeline);
+    tr->step = pc_summary_utf8(ps, c->step_source ? strtab_get(&t->strs, c->steps[pick].name) : "whole trace");
+    tr->start_ns = ws - t->t_min;
+    tr->duration_ns = we - ws;
     cJSON *arr = sj_arr(tl, "rows");
     size_t total = 0;
     for (int i = 0; i < nr; i++) {
@@ -115,5 +116,5 @@ void an_timeline(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(arr, j);
         spill_free(r->v);
     }
-    sj_bool(tl, "truncated", total >= MAX_BOXES);
+    tr->truncated = total >= MAX_BOXES;
 }

@@ -246,7 +246,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     for (int k = 0; k < BK_N; k++) free(bd[k]);
 }
 
-static void timeline_chart(chart_out *co, cJSON *v) {
+static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
     const cJSON *rows = sj_get(v, "timeline.rows");
     size_t nr = (size_t)cJSON_GetArraySize(rows);
     if (!nr) return;
@@ -275,7 +275,7 @@ static void timeline_chart(chart_out *co, cJSON *v) {
     int cols[7];
     for (int k = 0; k < 7; k++) cols[k] = chart_category_color(names[k]);
     char title[200];
-    snprintf(title, sizeof title, "Timeline of %s (the median step)", sj_getstr(v, "timeline.step", ""));
+    snprintf(title, sizeof title, "Timeline of %s (the median step)", PC_S(PC_REC(sm, timeline)->step, ""));
     chart c = {.kind = CHART_TIMELINE, .title = title, .xlabel = "time since the step's start", .rows = cr, .nrows = nr,
                .legend_names = shown, .legend_colors = cols, .nlegend = 7, .width = 1000};
     cJSON *data = cJSON_CreateArray();
@@ -434,7 +434,7 @@ void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     kernel_charts(co, s, v, rows);
     type_charts(co, s);
     step_charts(co, s, v);
-    timeline_chart(co, v);
+    timeline_chart(co, s, v);
     rank_charts(co, s);
     memory_charts(co, s, v);
     roofline_chart(co, s, PC_TAB(s, roof), "roofline", "operators");

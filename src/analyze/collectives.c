@@ -167,8 +167,8 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     spill_free(nccl);
     if (nrows) qsort(rows, nrows, sizeof *rows, cmp_crow);
     cJSON *sec = sj_obj(ps->doc, "collectives");
-    if (ranks > 0) sj_int(sec, "ranks", ranks);
-    else cJSON_AddNullToObject(sec, "ranks");
+    if (ranks > 0) PC_ADD_REC(ps, sec, collectives)->ranks = ranks;
+    else PC_ADD_REC(ps, sec, collectives);
     pc_table *arr = pc_summary_add_table(ps, sec, "rows", TAB_coll);
     for (size_t i = 0; i < nrows; i++) {
         const crow *r = &rows[i];

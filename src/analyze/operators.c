@@ -331,23 +331,22 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         if (gpu_total < agg_total) gpu_total = agg_total;
     }
     cJSON *ops = sj_obj(s, "operators");
-    if (agg_ops) sj_str(ops, "source", "operator table of the input (device time per operator; no CPU times)");
-    sj_bool(ops, "grouped_by_shape", c->o.group_by_shape);
-    sj_int(ops, "self_cpu_total_ns", self_cpu_total);
-    sj_int(ops, "device_total_ns", gpu_total);
-    cJSON *at = sj_obj(ops, "attribution");
-    sj_int(at, "gpu_ns", gpu_total);
-    sj_int(at, "attributed_ns", attributed);
-    sj_int(at, "unattributed_ns", gpu_total - attributed);
-    sj_int(at, "kernel_ns", kernel_total);
-    sj_int(at, "kernel_attributed_ns", kernel_attr);
-    sj_int(at, "kernel_unattributed_ns", kernel_total - kernel_attr);
-    sj_int(at, "by_correlation", by_corr);
-    sj_int(at, "by_external_id", by_ext);
-    sj_int(at, "unattributed_events", n_unattr);
-    const char *devname = c->dev0 ? strtab_get(&t->strs, c->dev0->name) : "";
-    sj_str(ops, "peak_device", c->peak ? c->peak->label : "");
-    (void)devname;
+    tab_operators *orec = PC_ADD_REC(ps, ops, operators);
+    if (agg_ops) orec->source = "operator table of the input (device time per operator; no CPU times)";
+    orec->grouped_by_shape = (tk_B)(c->o.group_by_shape != 0);
+    orec->self_cpu_total_ns = self_cpu_total;
+    orec->device_total_ns = gpu_total;
+    tab_attribution *at = PC_ADD_REC(ps, sj_obj(ops, "attribution"), attribution);
+    at->gpu_ns = gpu_total;
+    at->attributed_ns = attributed;
+    at->unattributed_ns = gpu_total - attributed;
+    at->kernel_ns = kernel_total;
+    at->kernel_attributed_ns = kernel_attr;
+    at->kernel_unattributed_ns = kernel_total - kernel_attr;
+    at->by_correlation = by_corr;
+    at->by_external_id = by_ext;
+    at->unattributed_events = n_unattr;
+    orec->peak_device = c->peak ? c->peak->label : "";
     pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
     int64_t over_peak = 0;
     uint32_t *ord;
@@ -395,12 +394,12 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->tensor_core_pct = r->gpu_ns_kernels ? 100.0 * (double)r->tc_ns / (double)r->gpu_ns_kernels : 0;
         j->tc_eligible = (tk_B)(r->eligible && (!c->dev0 || c->dev0->cc_major >= 7));
     }
-    sj_int(ops, "estimates_over_peak", over_peak);
+    orec->estimates_over_peak = over_peak;
     roofline(c, ps, ops, rows, ord, n, ks, nk);
     spill_free(ks);
-    cJSON *un = sj_obj(ops, "unattributed");
-    sj_int(un, "device_ns", gpu_total - attributed);
-    sj_int(un, "events", n_unattr);
+    tab_unattributed *un = PC_ADD_REC(ps, sj_obj(ops, "unattributed"), unattributed);
+    un->device_ns = gpu_total - attributed;
+    un->events = n_unattr;
     spill_free(rows);
     free(ord);
 
@@ -448,7 +447,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     size_t nm = nm2;
     BY_TIME(mods, nm, ord);
     cJSON *ms = sj_obj(s, "modules");
-    sj_int(ms, "level", l->module_level);
+    PC_ADD_REC(ps, ms, modules)->level = l->module_level;
     pc_table *marr = pc_summary_add_table(ps, ms, "rows", TAB_module);
     for (size_t i = 0; i < nm; i++) {
         tab_module *j = tab_push(marr);

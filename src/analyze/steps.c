@@ -518,7 +518,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     }
 
     cJSON *bd = sj_obj(s, "breakdown");
-    sj_int(bd, "total_ns", total_dur);
+    PC_ADD_REC(ps, bd, breakdown)->total_ns = total_dur;
     pc_table *bcat = pc_summary_add_table(ps, bd, "categories", TAB_bkcat);
     for (int k = 0; k < BK_N; k++) {
         tab_bkcat *x = tab_push(bcat);

@@ -184,10 +184,11 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
     spill_sort(ev, n, sizeof *ev, cmp_lane_start);
 
     cJSON *tl = sj_obj(ps->doc, "trace_timeline");
-    sj_int(tl, "span_ns", t->t_max - t->t_min);
-    sj_int(tl, "events_total", (int64_t)total);
-    sj_int(tl, "dropped", (int64_t)dropped);
-    sj_int(tl, "shortest_kept_ns", shortest);
+    tab_trace_timeline *tr = PC_ADD_REC(ps, tl, trace_timeline);
+    tr->span_ns = t->t_max - t->t_min;
+    tr->events_total = (int64_t)total;
+    tr->dropped = (int64_t)dropped;
+    tr->shortest_kept_ns = shortest;
     cJSON *cats = sj_arr(tl, "categories");
     for (int k = 0; k < TC_N; k++) cJSON_AddItemToArray(cats, cJSON_CreateString(tl_cat[k]));
     cJSON *la = sj_arr(tl, "lanes");

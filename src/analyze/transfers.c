@@ -57,7 +57,7 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
     hmap_free(&m);
     if (n) spill_sort(rows, n, sizeof *rows, cmp_total);
     cJSON *api = sj_obj(s, "api_calls");
-    sj_int(api, "total_ns", total);
+    PC_ADD_REC(ps, api, api_calls)->total_ns = total;
     pc_table *arr = pc_summary_add_table(ps, api, "rows", TAB_api);
     for (size_t i = 0; i < n; i++) {
         tab_api *j = tab_push(arr);
@@ -108,6 +108,7 @@ void an_transfers(const an_ctx *c, pc_summary *ps) {
         xt += tr[i].total;
         xb += tr[i].bytes;
     }
-    sj_int(x, "total_ns", xt);
-    sj_int(x, "bytes", xb);
+    tab_transfers *xr_tot = PC_ADD_REC(ps, x, transfers);
+    xr_tot->total_ns = xt;
+    xr_tot->bytes = xb;
 }

@@ -174,9 +174,15 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
             materialize(s, c, rows);
             continue;
         }
-        if (t->def->record) {
-            tab_record_to_json(t, o);
+        if (t->def->record) { /* its fields in its place, as summary.json has them */
+            cJSON *fields = cJSON_CreateObject(), *rest = cJSON_CreateArray(), *x;
+            tab_record_to_json(t, fields);
+            while (c->next) cJSON_AddItemToArray(rest, cJSON_DetachItemViaPointer(o, c->next));
             cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+            while ((x = fields->child)) cJSON_AddItemToArray(o, cJSON_DetachItemViaPointer(fields, x));
+            while ((x = rest->child)) cJSON_AddItemToArray(o, cJSON_DetachItemViaPointer(rest, x));
+            cJSON_Delete(fields);
+            cJSON_Delete(rest);
             continue;
         }
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;

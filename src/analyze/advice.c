@@ -79,13 +79,12 @@ void an_overview(const an_ctx *c, pc_summary *ps) {
         ov->top_category = best->category;
         ov->top_category_pct = PC_OR(best->pct, 0);
     }
-    cJSON *cats = sj_arr(ovo, "breakdown");
+    pc_table *cats = pc_summary_add_table(ps, ovo, "breakdown", TAB_overview_category);
     for (size_t i = 0; i < ncat; i++) {
         if (PC_OR(cat[i].pct, 0) < 0.05) continue;
-        cJSON *x = cJSON_CreateObject();
-        sj_str(x, "category", PC_S(cat[i].category, ""));
-        sj_num(x, "pct", PC_OR(cat[i].pct, 0));
-        cJSON_AddItemToArray(cats, x);
+        tab_overview_category *x = tab_push(cats);
+        x->category = cat[i].category;
+        x->pct = PC_OR(cat[i].pct, 0);
     }
     const pc_table *types = PC_TAB(ps, optype);
     if (types && types->n) {

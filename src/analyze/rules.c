@@ -53,13 +53,12 @@ static void top_add(top3 *t, const char *name, double ns) {
     for (int j = 2; j > i; j--) t->name[j] = t->name[j - 1], t->ns[j] = t->ns[j - 1];
     t->name[i] = name, t->ns[i] = ns;
 }
-static void top_put(cJSON *o, const top3 *t, double nsteps) {
-    cJSON *a = sj_arr(o, "contributors");
+static void top_put(const rule_in *in, cJSON *o, const top3 *t, double nsteps) {
+    pc_table *a = pc_summary_add_table(in->ps, o, "contributors", TAB_contributor);
     for (int i = 0; i < 3 && t->name[i]; i++) {
-        cJSON *x = cJSON_CreateObject();
-        sj_str(x, "name", t->name[i]);
-        sj_num(x, "ns", t->ns[i] / nsteps);
-        cJSON_AddItemToArray(a, x);
+        tab_contributor *x = tab_push(a);
+        x->name = pc_summary_utf8(in->ps, t->name[i]);
+        x->ns = pc_figure(t->ns[i] / nsteps);
     }
 }
 
@@ -151,7 +150,7 @@ static void startup(const rule_in *in, const pc_rule *r) {
     char a[64], b[64];
     units_ns(a, sizeof a, pre);
     units_ns(b, sizeof b, span);
-    top_put(fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span), &top, 1);
+    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span), &top, 1);
 }
 
 static void data_loading(const rule_in *in, const pc_rule *r) {
@@ -251,7 +250,7 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     for (size_t i = 0; i < in->nkern; i++)
         if (in->kern[i].avg_ns < 10000 && in->kern[i].total_ns > 0) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
     cJSON *f = fire(in, r, stake, "%.0f of %.0f kernels (%.0f%%) ran under 10 µs", nsmall, nk, 100 * nsmall / nk);
-    top_put(f, &top, in->nsteps);
+    top_put(in, f, &top, in->nsteps);
 }
 
 static void slow_launches(const rule_in *in, const pc_rule *r) {
@@ -279,7 +278,7 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     units_ns(a, sizeof a, no_tc / in->nsteps);
     cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operator%s with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
          (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor);
-    top_put(f, &top, in->nsteps);
+    top_put(in, f, &top, in->nsteps);
 }
 
 static void gemm_alignment(const rule_in *in, const pc_rule *r) {
@@ -299,7 +298,7 @@ static void gemm_alignment(const rule_in *in, const pc_rule *r) {
     }
     /* without device time (the GPU side not captured) nothing is at stake: no finding */
     if (mis > 0 && mis_ns > 0)
-        top_put(fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
+        top_put(in, fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
 }
 
 static void no_cudnn(const rule_in *in, const pc_rule *r) {
@@ -318,7 +317,7 @@ static void no_cudnn(const rule_in *in, const pc_rule *r) {
     if (n <= 0) return;
     char a[64];
     units_ns(a, sizeof a, slow / in->nsteps);
-    top_put(fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in)), &top, in->nsteps);
+    top_put(in, fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in)), &top, in->nsteps);
 }
 
 static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
@@ -376,7 +375,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     units_ns(a, sizeof a, sync_ns / in->nsteps);
     char pg[96] = "";
     if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
-    top_put(fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked", (long long)n, pg, a, PER(in)), &top, in->nsteps);
+    top_put(in, fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked", (long long)n, pg, a, PER(in)), &top, in->nsteps);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
@@ -390,7 +389,7 @@ static void communication(const rule_in *in, const pc_rule *r) {
     top3 top = {0};
     for (size_t i = 0; i < in->nkern; i++)
         if (in->kern[i].name && name_is_nccl(in->kern[i].name)) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
-    top_put(fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in)), &top, in->nsteps);
+    top_put(in, fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in)), &top, in->nsteps);
 }
 
 static void memory_peak(const rule_in *in, const pc_rule *r) {

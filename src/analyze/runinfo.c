@@ -33,25 +33,23 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     ev->metadata = t->stats.metadata;
     ev->unknown = t->stats.unknown;
     ev->invalid = t->stats.bad_fields;
-    cJSON *uc = sj_arr(ri, "unknown_categories");
+    pc_table *uc = pc_summary_add_table(ps, ri, "unknown_categories", TAB_unknown_category);
     for (int i = 0; i < t->nunknown_cat; i++) {
-        cJSON *u = cJSON_CreateObject();
-        sj_str(u, "category", t->unknown_cat[i] ? strtab_get(&t->strs, t->unknown_cat[i]) : "(none)");
-        sj_int(u, "count", t->unknown_cat_n[i]);
-        cJSON_AddItemToArray(uc, u);
+        tab_unknown_category *u = tab_push(uc);
+        u->category = t->unknown_cat[i] ? pc_summary_utf8(ps, strtab_get(&t->strs, t->unknown_cat[i])) : "(none)";
+        u->count = t->unknown_cat_n[i];
     }
-    cJSON *devs = sj_arr(ri, "devices");
+    pc_table *devs = pc_summary_add_table(ps, ri, "devices", TAB_run_device);
     for (size_t i = 0; i < t->ndev; i++) {
         const pc_device *d = &t->dev[i];
-        cJSON *j = cJSON_CreateObject();
-        sj_int(j, "id", d->id);
-        sj_str(j, "name", strtab_get(&t->strs, d->name));
-        sj_int(j, "sms", d->num_sms);
-        sj_int(j, "memory_bytes", d->total_mem);
+        tab_run_device *j = tab_push(devs);
+        j->id = d->id;
+        j->name = pc_summary_utf8(ps, strtab_get(&t->strs, d->name));
+        j->sms = d->num_sms;
+        j->memory_bytes = d->total_mem;
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-        sj_str(j, "compute_capability", cc);
-        cJSON_AddItemToArray(devs, j);
+        j->compute_capability = pc_summary_str(ps, cc);
     }
     if (t->rank != PC_NONE || t->world_size != PC_NONE) {
         tab_run_distributed *d = PC_ADD_REC(ps, sj_obj(ri, "distributed"), run_distributed);

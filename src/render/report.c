@@ -185,18 +185,15 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
             cJSON_Delete(rest);
             continue;
         }
+        /* the long lists show their first rows (the output's count); the rest whole */
         size_t keep = rows > 0 ? (size_t)rows : 0, need = keep;
         switch ((int)(t->def - pc_table_defs)) {
-        case TAB_kernel: if (need < 15) need = 15; break;  /* the charts' top 15 */
-        case TAB_optype: if (need < 20) need = 20; break;  /* and top 20 */
+        case TAB_op: case TAB_module: case TAB_api: case TAB_transfer: case TAB_coll: break;
+        case TAB_kernel: if (need < 15) need = 15; break;  /* the kernel charts' top 15 */
+        case TAB_optype: if (need < 20) need = 20; break;  /* the operator-type charts' top 20 */
         case TAB_memop: if (keep > 20) keep = need = 20; break;
-        case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* the charts read all; cut after */
-        case TAB_bkcat: case TAB_pipe: case TAB_peakalloc: case TAB_cpu_step: /* short, and shown whole */
-        case TAB_cpu_point: case TAB_gpu_point: case TAB_memory_point: case TAB_queue_point: /* series, at most 400 points */
-        case TAB_roof: case TAB_kroof: case TAB_ceiling: case TAB_stack_frame: case TAB_module_frame: /* charts' points, trees */
-        case TAB_rank: case TAB_rank_coll: /* a job's ranks */
-            keep = need = t->n;
-            break;
+        case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* cut after the charts */
+        default: keep = need = t->n; break; /* short lists, series (at most 400 points), trees, ranks */
         }
         char *key = strdup(c->string);
         cJSON_ReplaceItemInObjectCaseSensitive(o, key, tab_to_json(t, need));

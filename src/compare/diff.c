@@ -15,31 +15,34 @@
 
 /* ---------- side by side figures ---------- */
 
-/* cat >= 0: that breakdown category's mean over kept steps (categories.h);
- * per_step: a trace total divided by its steps */
-typedef struct fig { const char *section, *label, *path; const char *unit; int higher_is_worse, cat, per_step; } fig;
+/* A figure compared side by side: field col of record rec (the first one,
+ * for a record under an array: the first device, the first queue; its
+ * definition is the registry's, tables.def). cat >= 0: that breakdown
+ * category's mean over kept steps (categories.h) instead; per_step: a trace
+ * total divided by its steps. */
+typedef struct fig { const char *section, *label; int rec; const char *col, *unit; int higher_is_worse, cat, per_step; } fig;
 static const fig figs[] = {
-    {"steps", "Step time, median (all steps)", "steps.median_ns", "ns", 1, -1, 0},
-    {"steps", "Step time, p90 (all steps)", "steps.p90_ns", "ns", 1, -1, 0},
-    {"steps", "Iteration interval (average)", "steps.average.iteration_interval_ns", "ns", 1, -1, 0},
-    {"steps", "Forward + backward (average)", "steps.average.fp_bp_ns", "ns", 1, -1, 0},
-    {"steps", "Tail (average)", "steps.average.tail_ns", "ns", 1, -1, 0},
-    {"breakdown", NULL, NULL, "ns", 0, 0, 0}, /* one row per category, from categories.h */
-    {"gpu", "GPU utilization", "gpu.devices.0.utilization_pct", "pct", 0, -1, 0},
-    {"gpu", "Est. SM efficiency", "gpu.devices.0.sm_efficiency_pct", "pct", 0, -1, 0},
-    {"gpu", "Est. achieved occupancy", "gpu.devices.0.occupancy_pct", "pct", 0, -1, 0},
-    {"data", "Data wait per step", "dataloader.avg_wait_ns", "ns", 1, -1, 0},
-    {"data", "Data wait share of step", "dataloader.avg_wait_pct", "pct", 1, -1, 0},
-    {"data", "Steps waiting over 5% for data", "dataloader.steps_over_5pct", "count", 1, -1, 0},
-    {"data", "Steps with an empty queue", "queues.rows.0.empty_steps_pct", "pct", 1, -1, 0},
-    {"cpu", "CPU user", "cpu.average.user", "pct", 0, -1, 0},
-    {"cpu", "CPU system", "cpu.average.system", "pct", 1, -1, 0},
-    {"cpu", "Traced process CPU", "cpu.average.process", "pct", 0, -1, 0},
-    {"memory", "Peak GPU memory allocated", "memory.cuda_peak_allocated_bytes", "bytes", 1, -1, 0},
-    {"communication", "NCCL time per step", "communication.nccl_ns", "ns", 1, -1, 1},
-    {"communication", "NCCL overlapped with compute", "communication.overlap_pct", "pct", 0, -1, 0},
-    {"kernels", "Kernel time per step", "kernels.total_ns", "ns", 1, -1, 1},
-    {"kernels", "Tensor Core share of kernel time", "kernels.tensor_core_pct", "pct", 0, -1, 0},
+    {"steps", "Step time, median (all steps)", TAB_steps, "median_ns", "ns", 1, -1, 0},
+    {"steps", "Step time, p90 (all steps)", TAB_steps, "p90_ns", "ns", 1, -1, 0},
+    {"steps", "Iteration interval (average)", TAB_step_average, "iteration_interval_ns", "ns", 1, -1, 0},
+    {"steps", "Forward + backward (average)", TAB_step_average, "fp_bp_ns", "ns", 1, -1, 0},
+    {"steps", "Tail (average)", TAB_step_average, "tail_ns", "ns", 1, -1, 0},
+    {"breakdown", NULL, -1, NULL, "ns", 0, 0, 0}, /* one row per category, from categories.h */
+    {"gpu", "GPU utilization", TAB_gpu_device, "utilization_pct", "pct", 0, -1, 0},
+    {"gpu", "Est. SM efficiency", TAB_gpu_device, "sm_efficiency_pct", "pct", 0, -1, 0},
+    {"gpu", "Est. achieved occupancy", TAB_gpu_device, "occupancy_pct", "pct", 0, -1, 0},
+    {"data", "Data wait per step", TAB_dataloader, "avg_wait_ns", "ns", 1, -1, 0},
+    {"data", "Data wait share of step", TAB_dataloader, "avg_wait_pct", "pct", 1, -1, 0},
+    {"data", "Steps waiting over 5% for data", TAB_dataloader, "steps_over_5pct", "count", 1, -1, 0},
+    {"data", "Steps with an empty queue", TAB_queue, "empty_steps_pct", "pct", 1, -1, 0},
+    {"cpu", "CPU user", TAB_cpu_average, "user", "pct", 0, -1, 0},
+    {"cpu", "CPU system", TAB_cpu_average, "system", "pct", 1, -1, 0},
+    {"cpu", "Traced process CPU", TAB_cpu_average, "process", "pct", 0, -1, 0},
+    {"memory", "Peak GPU memory allocated", TAB_memory, "cuda_peak_allocated_bytes", "bytes", 1, -1, 0},
+    {"communication", "NCCL time per step", TAB_communication, "nccl_ns", "ns", 1, -1, 1},
+    {"communication", "NCCL overlapped with compute", TAB_communication, "overlap_pct", "pct", 0, -1, 0},
+    {"kernels", "Kernel time per step", TAB_kernels, "total_ns", "ns", 1, -1, 1},
+    {"kernels", "Tensor Core share of kernel time", TAB_kernels, "tensor_core_pct", "pct", 0, -1, 0},
 };
 
 /* a side's value of a figure: the mean over its runs that have it; 0 when none has */
@@ -53,7 +56,7 @@ static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig 
             continue;
         }
         double v;
-        if (!pc_summary_number(side->runs[q], f->path, &v)) continue;
+        if (!pc_summary_field(side->runs[q], f->rec, 0, f->col, &v)) continue;
         sum += f->per_step ? v / pc_steps_of(side->runs[q]) : v, n++;
     }
     *out = n ? sum / n : 0;

@@ -240,7 +240,7 @@ void match_by_name(table *t, const pc_diff_side *base, const pc_diff_side *runs,
         const pc_diff_side *side = k < 0 ? base : &runs[k];
         for (int q = 0; q < side->nruns; q++) {
             double w = run_weight(side->runs[q], side->nruns);
-            const pc_table *tb = pc_summary_table(side->runs[q], d->path);
+            const pc_table *tb = pc_summary_table_id(side->runs[q], id);
             for (size_t i = 0; tb && i < tb->n; i++) {
                 const char *row = (const char *)tb->rows + i * d->row_size;
                 pc_cell name = tab_cell(kc, row), x = tab_cell(vc, row);

@@ -115,23 +115,15 @@ const void *pc_summary_record(const pc_summary *s, int id) {
     return r ? r : tab_null_row(id);
 }
 
-int pc_summary_number(const pc_summary *s, const char *path, double *out) {
-    /* the path's last part is a member of the object before it, or a field of that object's record */
-    const char *dot = strrchr(path, '.');
-    char head[256];
-    size_t n = dot ? (size_t)(dot - path) : 0;
-    if (!dot || n >= sizeof head) return 0;
-    memcpy(head, path, n);
-    head[n] = 0;
-    const cJSON *o = sj_get(s->doc, head), *v = cJSON_GetObjectItemCaseSensitive(o, dot + 1);
-    if (cJSON_IsNumber(v)) {
-        *out = v->valuedouble;
-        return 1;
+int pc_summary_field(const pc_summary *s, int id, size_t i, const char *key, double *out) {
+    const pc_col *c = tab_col(&pc_table_defs[id], key);
+    if (!c || (c->kind != 'I' && c->kind != 'J' && c->kind != 'F')) { /* a name not in the registry is a bug, never a silent n/a */
+        fprintf(stderr, "perfcard: internal error: %s has no number %s (tables.def)\n", pc_table_defs[id].path, key);
+        abort();
     }
-    const pc_table *t = pc_summary_table_of(s, cJSON_GetObjectItemCaseSensitive(o, RECORD_KEY));
-    const pc_col *c = t && t->def->record && t->n ? tab_col(t->def, dot + 1) : NULL;
-    if (!c || (c->kind != 'I' && c->kind != 'J' && c->kind != 'F')) return 0;
-    pc_cell x = tab_cell(c, t->rows);
+    const void *row = pc_summary_record_at(s, id, i);
+    if (!row) return 0;
+    pc_cell x = tab_cell(c, row);
     if (x.null) return 0;
     *out = c->kind == 'F' ? x.f : (double)x.i;
     return 1;

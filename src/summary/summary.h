@@ -52,10 +52,10 @@ void *pc_summary_record_w(pc_summary *s, int id);
 const void *pc_summary_record_at(const pc_summary *s, int id, size_t i);
 #define PC_REC_AT(s, id, i) ((const tab_##id *)pc_summary_record_at((s), TAB_##id, (i)))
 #define PC_ADD_REC(s, parent, id) ((tab_##id *)pc_summary_add_record((s), (parent), TAB_##id))
-/* The number at a dotted path ("steps.median_ns", "gpu.devices.0.occupancy_pct"),
- * a record's field or a member of doc: 1 and *out, or 0 when it is not a
- * number (absent, null). For figure lists declared by path (diff). */
-int pc_summary_number(const pc_summary *s, const char *path, double *out);
+/* Numeric field key of the record of kind id (of the i-th element, for a
+ * record under an array): 1 and *out, or 0 when the summary has none or it is
+ * null. For lists of figures named by the registry (diff). */
+int pc_summary_field(const pc_summary *s, int id, size_t i, const char *key, double *out);
 /* The table a member of doc stands for; NULL when v is not a table. */
 const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v);
 /* The table of kind id whose path has no [] (TAB_op, TAB_coll, ...): PC_TAB(s, coll),

@@ -40,14 +40,14 @@ TEST(records_read_typed_from_summary_json) {
     CHECK_NEAR(PC_OR(PC_REC(s, communication)->nccl_ns, 7), 7, 0);
     /* the unknown key is dropped and named */
     CHECK_MSG(strstr(note, "steps.bogus (unknown)") != NULL, "note: %s", note);
-    /* a figure list by path reads records too */
+    /* a figure list names fields of the registry */
     double v = 0;
-    CHECK(pc_summary_number(s, "steps.median_ns", &v));
+    CHECK(pc_summary_field(s, TAB_steps, 0, "median_ns", &v));
     CHECK_NEAR(v, 5000, 0);
-    CHECK(pc_summary_number(s, "steps.average.tail_ns", &v));
+    CHECK(pc_summary_field(s, TAB_step_average, 0, "tail_ns", &v));
     CHECK_NEAR(v, 2.5, 0);
-    CHECK(!pc_summary_number(s, "steps.p90_ns", &v));
-    CHECK(!pc_summary_number(s, "communication.nccl_ns", &v));
+    CHECK(!pc_summary_field(s, TAB_steps, 0, "p90_ns", &v));
+    CHECK(!pc_summary_field(s, TAB_communication, 0, "nccl_ns", &v));
     pc_summary_free(s);
 }
 
@@ -121,8 +121,8 @@ TEST(records_under_arrays) {
     /* the second element has no idle object: its record reads null, and there is a second */
     CHECK(PC_REC_AT(s, gpu_device_idle, 1) && PC_IS_NULL(PC_REC_AT(s, gpu_device_idle, 1)->host_wait_ns));
     double v;
-    CHECK(pc_summary_number(s, "gpu.devices.1.busy_ns", &v) && v == 9);
-    CHECK(pc_summary_number(s, "gpu.devices.0.idle.host_wait_ns", &v) && v == 7);
+    CHECK(pc_summary_field(s, TAB_gpu_device, 1, "busy_ns", &v) && v == 9);
+    CHECK(pc_summary_field(s, TAB_gpu_device_idle, 0, "host_wait_ns", &v) && v == 7);
     sbuf a = {0}, b = {0};
     pc_summary_text(s, &a);
     pc_summary *r = read_text(a.data, &err, note, sizeof note);

@@ -13,12 +13,6 @@ const pc_bk_info pc_bk[BK_N] = {
     [BK_OTHER] = {"other", "other_ns", offsetof(tab_step, bd_other_ns), "Other (idle)", "Other (idle) per step", 1, 0},
 };
 
-int pc_bk_find(const char *name) {
-    for (int k = 0; k < BK_N; k++)
-        if (name && !strcmp(pc_bk[k].name, name)) return k;
-    return -1;
-}
-
 const tab_bkcat *pc_bk_get(const pc_summary *s, int k) {
     const pc_table *t = PC_TAB(s, bkcat);
     if (k < 0 || k >= BK_N || !t) return NULL;

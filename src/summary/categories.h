@@ -27,8 +27,6 @@ extern const pc_bk_info pc_bk[BK_N];
 static inline double pc_bk_step(const tab_step *row, int k) {
     return PC_OR(*(const tk_F *)(const void *)((const char *)row + pc_bk[k].step_off), 0);
 }
-/* The category named name, or -1. */
-int pc_bk_find(const char *name);
 /* breakdown.categories[] row of category k in a summary, or NULL. */
 const tab_bkcat *pc_bk_get(const pc_summary *s, int k);
 #endif

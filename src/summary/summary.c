@@ -134,7 +134,7 @@ const pc_table *pc_summary_table_of(const pc_summary *s, const cJSON *v) {
     return i < 0 ? NULL : s->tabs[i];
 }
 
-const pc_table *pc_summary_table(const pc_summary *s, const char *path) {
+static const pc_table *table_at_path(const pc_summary *s, const char *path) {
     return pc_summary_table_of(s, sj_get(s->doc, path));
 }
 
@@ -148,7 +148,7 @@ const pc_table *pc_summary_table_at(const pc_summary *s, int id, size_t i) {
 }
 
 const pc_table *pc_summary_table_id(const pc_summary *s, int id) {
-    const pc_table *t = pc_summary_table(s, pc_table_defs[id].path);
+    const pc_table *t = table_at_path(s, pc_table_defs[id].path);
     return t && t->def == &pc_table_defs[id] ? t : NULL;
 }
 

@@ -66,8 +66,6 @@ const pc_table *pc_summary_table_id(const pc_summary *s, int id);
  * rows when that element has none), NULL past the array's end. */
 const pc_table *pc_summary_table_at(const pc_summary *s, int id, size_t i);
 #define PC_TAB_AT(s, id, i) pc_summary_table_at((s), TAB_##id, (i))
-/* The table at a dotted path of doc ("operators.rows"); NULL if none. */
-const pc_table *pc_summary_table(const pc_summary *s, const char *path);
 /* A copy of str (NULL stays NULL) that lives as long as s: for table rows. */
 const char *pc_summary_str(pc_summary *s, const char *str);
 /* overview.headline and overview.top_suggestion of doc, from the first of

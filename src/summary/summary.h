@@ -4,9 +4,12 @@
  * The summary is the one contract between stages: analyzers write it,
  * renderers and `perfcard diff` read it, and summary.json is it on disk, so a
  * report rebuilt from summary.json equals one built from the trace.
- * The summary is a pc_summary: a cJSON document of every figure, and the
- * tables of one row per name (table.h, declared in tables.def), each of which
- * sits in the document as a placeholder member (pc_summary_table_of finds it).
+ * The summary is a pc_summary: every figure is a field of a record (a
+ * section's figures, one C struct) or a column of a table (a list of rows),
+ * both declared once in tables.def (table.h); a cJSON document places them
+ * (each as a placeholder member) and holds what is only structure, the
+ * warnings and the timelines' compact lists (schema.def). Readers get
+ * figures typed (PC_REC, PC_REC_AT, PC_TAB, PC_TAB_AT), never by path.
  * The caller owns what pc_summary_* returns and frees it with
  * pc_summary_free. Times are integer nanoseconds (fields end in _ns), sizes
  * bytes (_bytes), shares percent 0..100 (_pct).

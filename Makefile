@@ -95,7 +95,7 @@ $(MOCK)/records_check.o: tests/capture/records_check.c src/capture/records.h
 mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/records_check.o $(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
 
 # prints the tables' columns for docs/summary-schema.md and the rules table of README.md (tools/schemadoc.sh)
-$(BUILD)/schemadoc: tools/schemadoc.c src/summary/tables.def src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a
+$(BUILD)/schemadoc: tools/schemadoc.c $(wildcard src/summary/tables*.def) src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -o $@ $< $(BUILD)/libperfcard.a $(LDLIBS)
 

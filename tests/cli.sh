@@ -367,11 +367,14 @@ s = json.load(open('$T/cap_shim/summary.json'))
 assert s['steps']['count'] == 6, s['steps']['count']
 d = json.load(open(glob.glob('$T/cap_shim/trace.*.json')[0]))
 w = [e['dur'] for e in d['traceEvents'] if e.get('name') == 'perfcard.data_wait']
-assert len(w) == 6 and all(19000 <= x < 60000 for x in w), w   # each >= the 20 ms sleep
+assert len(w) == 6 and all(x >= 19000 for x in w), w   # each >= the 20 ms sleep
 st = [e for e in d['traceEvents'] if e.get('name', '').startswith('perfcard.step#')]
 assert len(st) == 6 and all(e['dur'] >= 30000 for e in st), [e['dur'] for e in st]   # the wait is part of its step
+# the share from the trace itself (no GPU work: a step's window is its range), not from the clock
+want = 100 * sum(w) / sum(e['dur'] for e in st)
 dl = s['dataloader']
-assert dl['present'] and dl['steps'] == 6 and 45 <= dl['avg_wait_pct'] <= 80, dl   # 20 of ~30 ms waiting"
+assert dl['present'] and dl['steps'] == 6 and abs(dl['avg_wait_pct'] - want) < 0.5, (dl, want)
+assert abs(dl['avg_wait_ns'] - sum(w) * 1000 / 6) < 6000, (dl, sum(w))"
     # the CPU sampler against /proc/stat read independently over the same run
     read_stat() { awk '/^cpu /{print $2+$3, $4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
     s0=$(read_stat)

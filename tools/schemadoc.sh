@@ -1,5 +1,5 @@
 #!/bin/sh
-# The tables' columns in docs/summary-schema.md come from src/summary/tables.def, and
+# The records' and tables' fields in docs/summary-schema.md come from src/summary/tables*.def, and
 # the README's table of suggestion rules from src/analyze/rules.def:
 # `schemadoc.sh update` rewrites the parts between the marker lines with what
 # build/schemadoc prints; `schemadoc.sh check` prints PASS/FAIL (make test).

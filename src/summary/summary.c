@@ -1,9 +1,9 @@
 #include "summary.h"
+#include "summary_int.h"
 #include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -31,7 +31,7 @@ void pc_summary_free(pc_summary *s) {
 /* A table's place in the document: a raw member "\1tab N" (never printed by
  * cJSON: the summary's own writer puts the rows there). */
 static void placeholder_text(char b[32], size_t i) { snprintf(b, 32, "\1tab %zu", i); }
-static cJSON *placeholder(size_t i) {
+cJSON *pcs_placeholder(size_t i) {
     char b[32];
     placeholder_text(b, i);
     return cJSON_CreateRaw(b);
@@ -42,7 +42,7 @@ static long placeholder_index(const pc_summary *s, const cJSON *v) {
     long i = strtol(v->valuestring + 5, &end, 10);
     return *end || i < 0 || (size_t)i >= s->ntabs ? -1 : i;
 }
-static size_t new_table(pc_summary *s, int id) {
+size_t pcs_new_table(pc_summary *s, int id) {
     pc_table *t = xcalloc(1, sizeof *t);
     t->def = &pc_table_defs[id];
     *VEC_PUSH(s->tabs, s->ntabs, s->captabs) = t;
@@ -50,22 +50,21 @@ static size_t new_table(pc_summary *s, int id) {
 }
 
 pc_table *pc_summary_add_table(pc_summary *s, cJSON *parent, const char *key, int id) {
-    size_t i = new_table(s, id);
-    cJSON_AddItemToObject(parent, key, placeholder(i));
+    size_t i = pcs_new_table(s, id);
+    cJSON_AddItemToObject(parent, key, pcs_placeholder(i));
     return s->tabs[i];
 }
 
 /* A record's place: a placeholder member with the key RECORD_KEY in the
  * object at its path (the writer and the view put its fields there). */
-#define RECORD_KEY "\1"
 const cJSON *pc_summary_warnings(const pc_summary *s) {
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "run"), "warnings");
     return cJSON_IsArray(w) ? w : NULL;
 }
 
 void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
-    size_t i = new_table(s, id);
-    cJSON_AddItemToObject(parent, RECORD_KEY, placeholder(i));
+    size_t i = pcs_new_table(s, id);
+    cJSON_AddItemToObject(parent, RECORD_KEY, pcs_placeholder(i));
     return tab_push(s->tabs[i]);
 }
 
@@ -73,7 +72,7 @@ void *pc_summary_add_record(pc_summary *s, cJSON *parent, int id) {
  * ("gpu.devices[].idle") in the i-th element; NULL when there is none (for a
  * table, the table's member itself).
  * *exists: there is an i-th element (or, without [], i is 0). */
-static cJSON *record_host(const cJSON *doc, const pc_table_def *d, size_t i, int *exists) {
+cJSON *pcs_record_host(const cJSON *doc, const pc_table_def *d, size_t i, int *exists) {
     const char *br = strstr(d->path, "[]");
     *exists = !br && i == 0;
     if (!br) return i ? NULL : (cJSON *)sj_get(doc, d->path);
@@ -99,12 +98,12 @@ void *pc_summary_record_in(pc_summary *s, const cJSON *host, int id) { return re
 
 void *pc_summary_record_w(pc_summary *s, int id) {
     int exists;
-    return record_in(s, record_host(s->doc, &pc_table_defs[id], 0, &exists), id);
+    return record_in(s, pcs_record_host(s->doc, &pc_table_defs[id], 0, &exists), id);
 }
 
 const void *pc_summary_record_at(const pc_summary *s, int id, size_t i) {
     int exists;
-    const cJSON *host = record_host(s->doc, &pc_table_defs[id], i, &exists);
+    const cJSON *host = pcs_record_host(s->doc, &pc_table_defs[id], i, &exists);
     if (!exists) return NULL;
     const void *r = record_in(s, host, id);
     return r ? r : tab_null_row(id);
@@ -141,7 +140,7 @@ static const pc_table *table_at_path(const pc_summary *s, const char *path) {
 const pc_table *pc_summary_table_at(const pc_summary *s, int id, size_t i) {
     const pc_table_def *d = &pc_table_defs[id];
     int exists;
-    const cJSON *host = record_host(s->doc, d, i, &exists);
+    const cJSON *host = pcs_record_host(s->doc, d, i, &exists);
     if (!exists) return NULL;
     const pc_table *t = host ? pc_summary_table_of(s, host) : NULL;
     return t && t->def == d ? t : tab_empty(id);
@@ -330,307 +329,6 @@ int pc_summary_write(const pc_summary *s, const char *path, pc_err *err) {
     fs_behind_finish(&w);
     sbuf_free(&b);
     return fs_atomic_commit(&f, err);
-}
-
-/* ---- reading a summary.json: validated against schema.def ---- */
-
-typedef struct sk_entry { const char *path; char kind; } sk_entry;
-static const sk_entry schema[] = {
-#define SK(p, k) {p, k},
-#include "schema.def"
-#undef SK
-};
-enum { SK_N = sizeof schema / sizeof *schema };
-#define SK_MAX_NUM 4611686018427387904.0 /* 2^62: every figure fits int64 ns with room */
-#define SK_MAX_STR (1u << 20)
-
-static int sk_cmp(const void *a, const void *b) { return strcmp(a, ((const sk_entry *)b)->path); }
-static char sk_kind(const char *path) {
-    const sk_entry *e = bsearch(path, schema, SK_N, sizeof *schema, sk_cmp);
-    if (e) return e->kind;
-    /* a table's rows: tables.def */
-    for (int i = 0; i < TAB_COUNT; i++) {
-        const pc_table_def *d = &pc_table_defs[i];
-        size_t n = strlen(d->path);
-        if (strncmp(path, d->path, n) != 0) continue;
-        if (d->record) {
-            if (!path[n]) return 'O';
-            char k = path[n] == '.' ? tab_kind(d, path + n + 1) : 0;
-            if (k) return k;
-            continue;
-        }
-        if (!path[n]) return 'A';
-        if (!strcmp(path + n, "[]")) return 'O';
-        if (!strncmp(path + n, "[].", 3)) return tab_kind(d, path + n + 3);
-    }
-    return 0;
-}
-
-typedef struct sk_walk {
-    char path[256];   /* schema path of the current value: a.b[].c */
-    size_t len;
-    char where[320];  /* the same with indexes, for messages: a.b[3].c */
-    size_t dropped;
-    sbuf dropped_names; /* the first few, printable */
-    pc_err *err;
-} sk_walk;
-
-/* a key from the input, for a message: printable ASCII, at most 40 bytes */
-static void sk_print_key(sbuf *b, const char *k) {
-    size_t i = 0;
-    for (; k[i] && i < 40; i++) sbuf_putc(b, k[i] >= 32 && k[i] < 127 ? k[i] : '?');
-    if (k[i]) sbuf_puts(b, "...");
-}
-static void sk_drop(sk_walk *w, const char *key, const char *why) {
-    if (w->dropped++ < 5) {
-        if (w->dropped_names.len) sbuf_puts(&w->dropped_names, ", ");
-        sbuf_puts(&w->dropped_names, w->where);
-        if (w->where[0] && key) sbuf_putc(&w->dropped_names, '.');
-        if (key) sk_print_key(&w->dropped_names, key);
-        sbuf_puts(&w->dropped_names, why);
-    }
-}
-
-static const char *const kind_names[] = {['O'] = "an object", ['A'] = "an array", ['S'] = "a string", ['B'] = "true or false",
-                                         ['U'] = "a number >= 0", ['N'] = "a number", ['X'] = "a string or a number"};
-static const char *json_type(const cJSON *v) {
-    return cJSON_IsObject(v) ? "an object" : cJSON_IsArray(v) ? "an array" : cJSON_IsString(v) ? "a string"
-         : cJSON_IsBool(v) ? "a boolean" : cJSON_IsNumber(v) ? "a number" : "something else";
-}
-
-static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind);
-
-/* a key that holds nanoseconds or bytes: its name ends in _ns, bytes, or is a step's number */
-static int sk_time_or_size(const char *path) {
-    size_t n = strlen(path);
-    return (n >= 3 && !strcmp(path + n - 3, "_ns")) || (n >= 5 && !strcmp(path + n - 5, "bytes")) ||
-           (n >= 7 && !strcmp(path + n - 7, ".number")) || strstr(path, "durations_ns") != NULL;
-}
-
-/* push/pop one step of the path; 0 when the path is too long to be known */
-static int sk_push(sk_walk *w, const char *step, int index, size_t *saved, size_t *saved_where) {
-    *saved = w->len;
-    *saved_where = strlen(w->where);
-    size_t n = strlen(step);
-    if (w->len + n + 2 >= sizeof w->path) return 0;
-    if (index < 0) {
-        if (w->len) w->path[w->len++] = '.';
-        memcpy(w->path + w->len, step, n + 1);
-        w->len += n;
-        snprintf(w->where + *saved_where, sizeof w->where - *saved_where, "%s%s", *saved_where ? "." : "", step);
-    } else {
-        memcpy(w->path + w->len, "[]", 3);
-        w->len += 2;
-        snprintf(w->where + *saved_where, sizeof w->where - *saved_where, "[%d]", index);
-    }
-    return 1;
-}
-static void sk_pop(sk_walk *w, size_t saved, size_t saved_where) {
-    w->len = saved;
-    w->path[saved] = 0;
-    w->where[saved_where] = 0;
-}
-
-static cJSON *sk_object(sk_walk *w, const cJSON *o) {
-    cJSON *out = cJSON_CreateObject();
-    const cJSON *m;
-    cJSON_ArrayForEach(m, o) {
-        size_t s1, s2;
-        char kind = 0;
-        if (m->string && sk_push(w, m->string, -1, &s1, &s2)) {
-            kind = sk_kind(w->path);
-            sk_pop(w, s1, s2);
-        }
-        if (!kind) { sk_drop(w, m->string ? m->string : "", " (unknown)"); continue; }
-        if (cJSON_GetObjectItemCaseSensitive(out, m->string)) { sk_drop(w, m->string, " (repeated)"); continue; }
-        sk_push(w, m->string, -1, &s1, &s2);
-        cJSON *c = sk_value(w, m, kind);
-        sk_pop(w, s1, s2);
-        if (!c) { cJSON_Delete(out); return NULL; }
-        cJSON_AddItemToObject(out, m->string, c);
-    }
-    return out;
-}
-
-static cJSON *sk_array(sk_walk *w, const cJSON *a) {
-    cJSON *out = cJSON_CreateArray();
-    size_t s1, s2;
-    char kind = 0;
-    if (sk_push(w, "", 0, &s1, &s2)) {
-        kind = sk_kind(w->path);
-        sk_pop(w, s1, s2);
-    }
-    const cJSON *e;
-    int i = 0;
-    cJSON_ArrayForEach(e, a) {
-        if (!kind) { sk_drop(w, NULL, "[] (unknown)"); break; }
-        sk_push(w, "", i++, &s1, &s2);
-        cJSON *c = sk_value(w, e, kind);
-        sk_pop(w, s1, s2);
-        if (!c) { cJSON_Delete(out); return NULL; }
-        cJSON_AddItemToArray(out, c);
-    }
-    return out;
-}
-
-static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind) {
-    if (cJSON_IsNull(v)) return cJSON_CreateNull();
-    int ok = 0;
-    switch (kind) {
-    case 'O': if (cJSON_IsObject(v)) return sk_object(w, v); break;
-    case 'A': if (cJSON_IsArray(v)) return sk_array(w, v); break;
-    case 'B': if (cJSON_IsBool(v)) return cJSON_CreateBool(cJSON_IsTrue(v)); break;
-    case 'X': case 'S':
-        if (cJSON_IsString(v)) {
-            size_t n = strlen(v->valuestring);
-            if (n > SK_MAX_STR) {
-                PC_ERRF(w->err, PC_EINPUT, "%s: a string of %zu bytes (at most %u)", w->where, n, SK_MAX_STR);
-                return NULL;
-            }
-            char *fixed = utf8_repair(v->valuestring, n, &n, NULL);
-            cJSON *c = cJSON_CreateString(fixed ? fixed : v->valuestring);
-            free(fixed);
-            return c;
-        }
-        if (kind == 'S') break;
-        __attribute__((fallthrough)); /* X also takes a number */
-    case 'U': case 'N':
-        if (cJSON_IsNumber(v)) {
-            /* times and sizes stay within +-2^62 (int64 nanoseconds and bytes with room for sums);
-             * other figures (FLOPs, rates, shares) need only be finite */
-            double x = v->valuedouble, bound = sk_time_or_size(w->path) ? SK_MAX_NUM : DBL_MAX;
-            ok = isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
-            if (!ok) {
-                PC_ERRF(w->err, PC_EINPUT, "%s: %g is out of range (%s up to %s)", w->where, x, kind == 'U' ? "0" : "minus as much",
-                        bound == SK_MAX_NUM ? "2^62" : "the largest finite number");
-                return NULL;
-            }
-            return cJSON_CreateNumber(x);
-        }
-        break;
-    }
-    PC_ERRF(w->err, PC_EINPUT, "%s: expected %s, found %s", w->where[0] ? w->where : "the document",
-            kind_names[(unsigned char)kind], json_type(v));
-    return NULL;
-}
-
-/* the rows of table kind id at path under o into tables of s */
-static void lift(pc_summary *s, cJSON *o, const char *path, int id) {
-    const char *dot = strchr(path, '.');
-    size_t n = dot ? (size_t)(dot - path) : strlen(path);
-    char key[64];
-    if (n >= sizeof key) return;
-    memcpy(key, path, n);
-    key[n] = 0;
-    int each = n > 2 && !strcmp(key + n - 2, "[]");
-    if (each) key[n - 2] = 0;
-    cJSON *m = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!m) return;
-    if (!dot) {
-        if (!cJSON_IsArray(m)) return; /* null: the section had no table */
-        size_t i = new_table(s, id);
-        tab_from_json(s->tabs[i], m, &s->strs);
-        cJSON_ReplaceItemInObjectCaseSensitive(o, key, placeholder(i));
-        return;
-    }
-    cJSON *e;
-    if (each && cJSON_IsArray(m)) cJSON_ArrayForEach(e, m) {
-            if (cJSON_IsObject(e)) lift(s, e, dot + 1, id);
-        }
-    else if (!each && cJSON_IsObject(m)) lift(s, m, dot + 1, id);
-}
-
-/* the fields of record id from the object at its path (validated: each of
- * its column's kind) into a record of s, in place of the first of them */
-static void lift_record_in(pc_summary *s, int id, cJSON *o) {
-    const pc_table_def *d = &pc_table_defs[id];
-    cJSON *m, *next, *at = NULL;
-    if (!cJSON_IsObject(o)) return;
-    size_t i = new_table(s, id);
-    tab_record_from_json(s->tabs[i], o, &s->strs);
-    for (m = o->child; m; m = next) {
-        next = m->next;
-        if (!m->string || !tab_col(d, m->string)) continue;
-        if (!at) at = m;
-        else cJSON_Delete(cJSON_DetachItemViaPointer(o, m));
-    }
-    cJSON *ph = placeholder(i);
-    if (!at) {
-        cJSON_AddItemToObject(o, RECORD_KEY, ph);
-        return;
-    }
-    ph->string = xstrdup(RECORD_KEY);
-    cJSON_ReplaceItemViaPointer(o, at, ph);
-}
-static void lift_record(pc_summary *s, int id) {
-    int exists = 1;
-    for (size_t i = 0; exists; i++) lift_record_in(s, id, record_host(s->doc, &pc_table_defs[id], i, &exists));
-}
-
-int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t note_size, pc_err *err) {
-    *outs = NULL;
-    if (note_size) note[0] = 0;
-    if (!cJSON_IsObject(in)) return PC_ERRF(err, PC_EINPUT, "not a perfcard summary (not a JSON object)");
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(in, "schema");
-    if (!cJSON_IsString(sc) || strncmp(sc->valuestring, "perfcard.summary/", 17) != 0)
-        return PC_ERRF(err, PC_EINPUT, "not a perfcard summary (no \"schema\": \"%s\")", PC_SUMMARY_SCHEMA);
-    if (strcmp(sc->valuestring, PC_SUMMARY_SCHEMA) != 0) {
-        sbuf b = {0};
-        sk_print_key(&b, sc->valuestring);
-        PC_ERRF(err, PC_EUNSUP, "summary schema \"%s\" is not supported (this perfcard reads \"%s\")", b.data, PC_SUMMARY_SCHEMA);
-        sbuf_free(&b);
-        return PC_EUNSUP;
-    }
-    sk_walk w = {.err = err};
-    cJSON *s = sk_object(&w, in);
-    if (!s) {
-        sbuf_free(&w.dropped_names);
-        return err->code ? err->code : PC_EINPUT;
-    }
-    if (w.dropped) {
-        char msg[700];
-        snprintf(msg, sizeof msg, "%zu unknown or repeated keys of the summary were dropped: %s%s", w.dropped,
-                 w.dropped_names.data, w.dropped > 5 ? ", ..." : "");
-        if (note_size) snprintf(note, note_size, "%s", msg);
-        cJSON *run = cJSON_GetObjectItemCaseSensitive(s, "run");
-        if (!cJSON_IsObject(run)) {
-            cJSON_DeleteItemFromObjectCaseSensitive(s, "run");
-            run = cJSON_AddObjectToObject(s, "run");
-        }
-        cJSON *ws = cJSON_GetObjectItemCaseSensitive(run, "warnings");
-        if (!cJSON_IsArray(ws)) {
-            cJSON_DeleteItemFromObjectCaseSensitive(run, "warnings");
-            ws = cJSON_AddArrayToObject(run, "warnings");
-        }
-        cJSON_AddItemToArray(ws, cJSON_CreateString(msg));
-    }
-    sbuf_free(&w.dropped_names);
-    pc_summary *ps = xcalloc(1, sizeof *ps);
-    ps->doc = s;
-    for (int i = 0; i < TAB_COUNT; i++)
-        if (pc_table_defs[i].record) lift_record(ps, i);
-        else lift(ps, s, pc_table_defs[i].path, i);
-    *outs = ps;
-    return 0;
-}
-
-int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_size, pc_err *err) {
-    *out = NULL;
-    size_t n;
-    char *txt;
-    int rc = fs_read_all(path, &txt, &n, (size_t)1 << 30, err);
-    if (rc) return rc;
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(txt, n, &end, 0);
-    if (!j) {
-        uint64_t off = end && end >= txt && end <= txt + n ? (uint64_t)(end - txt) : 0;
-        free(txt);
-        return PC_ERRF_AT(err, PC_EINPUT, off, "not valid JSON at byte %llu", (unsigned long long)off);
-    }
-    free(txt);
-    rc = pc_summary_validate(j, out, note, note_size, err);
-    cJSON_Delete(j);
-    return rc;
 }
 
 void pc_summary_headline(pc_summary *s) {

@@ -20,6 +20,7 @@ import os, re, sys
 src = sys.argv[1] if len(sys.argv) > 1 else 'src'
 schema = set(re.findall(r'SK\("([^"]*)"', open(os.path.join(src, 'summary/schema.def')).read()))
 tdef = open(os.path.join(src, 'summary/tables.def')).read()
+tdef = re.sub(r'^#include "([^"]+)"$', lambda m: open(os.path.join(src, 'summary', m.group(1))).read(), tdef, flags=re.M)
 # column lists shared by records (#define NAME(id) COL(id, ...) ...) expanded where used
 for name, body in re.findall(r'^#define (\w+)\(id\) \\\n((?:.*\\\n)*.*)$', tdef, re.M):
     tdef = re.sub(r'^%s\((\w+)\)$' % name, lambda m: body.replace('(id,', '(%s,' % m.group(1)), tdef, flags=re.M)

@@ -52,13 +52,11 @@ static double phase_compute(const pc_summary *ps) {
     const tab_bkcat *k = pc_bk_get(ps, BK_KERNEL);
     if (k && PC_OR(k->total_ns, 0) > 0) return -1;
     const pc_table *rows = PC_TAB(ps, step);
-    size_t cap = rows ? rows->n : 0;
+    if (!rows || !rows->n) return -1;
+    double *v = xcalloc(rows->n, sizeof *v);
     int n = 0;
-    double *v = xcalloc(cap ? cap : 1, sizeof *v);
-    for (size_t i = 0; i < cap; i++) {
-        const tab_step *r = &TAB_ROWS(rows, step)[i];
+    for (const tab_step *r = TAB_ROWS(rows, step), *end = r + rows->n; r < end; r++)
         if (!strcmp(PC_S(r->phase_basis, ""), "input")) v[n++] = PC_OR(r->fp_bp_ns, 0);
-    }
     double m = n ? median_of(v, n) : -1;
     free(v);
     return m;

@@ -15,24 +15,11 @@
     {group "." name, #kind[0], offsetof(tab_##id, field), unit, label, def, "\"" name "\": ", sizeof("\"" name "\": ") - 1, group, name},
 #define END(id) };
 #include "tables.def"
-#undef TABLE
-#undef RECORD
-#undef COL
-#undef COLG
-#undef END
 
 const pc_table_def pc_table_defs[TAB_COUNT] = {
 #define TABLE(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 0},
 #define RECORD(id, path) {#id, path, cols_##id, sizeof cols_##id / sizeof *cols_##id, sizeof(tab_##id), 1},
-#define COL(id, field, kind, unit, label, def)
-#define COLG(id, field, group, name, kind, unit, label, def)
-#define END(id)
 #include "tables.def"
-#undef TABLE
-#undef RECORD
-#undef COL
-#undef COLG
-#undef END
 };
 
 static void set_null(const pc_col *c, char *row) {

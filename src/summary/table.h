@@ -31,24 +31,11 @@ typedef struct tk_V { const double *v; int64_t n; } tk_V; /* numbers (records on
 #define COLG(id, field, group, name, kind, unit, label, def) tk_##kind field;
 #define END(id) } tab_##id;
 #include "tables.def"
-#undef TABLE
-#undef RECORD
-#undef COL
-#undef COLG
-#undef END
 
 enum {
 #define TABLE(id, path) TAB_##id,
 #define RECORD(id, path) TAB_##id,
-#define COL(id, field, kind, unit, label, def)
-#define COLG(id, field, group, name, kind, unit, label, def)
-#define END(id)
 #include "tables.def"
-#undef TABLE
-#undef RECORD
-#undef COL
-#undef COLG
-#undef END
     TAB_COUNT
 };
 

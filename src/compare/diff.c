@@ -15,35 +15,24 @@
 
 /* ---------- side by side figures ---------- */
 
-/* A figure compared side by side: field col of record rec (the first one,
- * for a record under an array: the first device, the first queue; its
- * definition is the registry's, tables.def). cat >= 0: that breakdown
- * category's mean over kept steps (categories.h) instead; per_step: a trace
- * total divided by its steps. */
-typedef struct fig { const char *section, *label; int rec; const char *col, *unit; int higher_is_worse, cat, per_step; } fig;
+/* A figure compared side by side (DIFF lines of tables.def): field col of
+ * record rec (the first one, for a record under an array: the first device,
+ * the first queue); cat >= 0: that breakdown category's mean over kept steps
+ * (categories.h) instead; per_step: a trace total divided by its steps. */
+typedef struct fig { const char *section, *label; int rec; const char *col; int higher_is_worse, cat, per_step; } fig;
 static const fig figs[] = {
-    {"steps", "Step time, median (all steps)", TAB_steps, "median_ns", "ns", 1, -1, 0},
-    {"steps", "Step time, p90 (all steps)", TAB_steps, "p90_ns", "ns", 1, -1, 0},
-    {"steps", "Iteration interval (average)", TAB_step_average, "iteration_interval_ns", "ns", 1, -1, 0},
-    {"steps", "Forward + backward (average)", TAB_step_average, "fp_bp_ns", "ns", 1, -1, 0},
-    {"steps", "Tail (average)", TAB_step_average, "tail_ns", "ns", 1, -1, 0},
-    {"breakdown", NULL, -1, NULL, "ns", 0, 0, 0}, /* one row per category, from categories.h */
-    {"gpu", "GPU utilization", TAB_gpu_device, "utilization_pct", "pct", 0, -1, 0},
-    {"gpu", "Est. SM efficiency", TAB_gpu_device, "sm_efficiency_pct", "pct", 0, -1, 0},
-    {"gpu", "Est. achieved occupancy", TAB_gpu_device, "occupancy_pct", "pct", 0, -1, 0},
-    {"data", "Data wait per step", TAB_dataloader, "avg_wait_ns", "ns", 1, -1, 0},
-    {"data", "Data wait share of step", TAB_dataloader, "avg_wait_pct", "pct", 1, -1, 0},
-    {"data", "Steps waiting over 5% for data", TAB_dataloader, "steps_over_5pct", "count", 1, -1, 0},
-    {"data", "Steps with an empty queue", TAB_queue, "empty_steps_pct", "pct", 1, -1, 0},
-    {"cpu", "CPU user", TAB_cpu_average, "user", "pct", 0, -1, 0},
-    {"cpu", "CPU system", TAB_cpu_average, "system", "pct", 1, -1, 0},
-    {"cpu", "Traced process CPU", TAB_cpu_average, "process", "pct", 0, -1, 0},
-    {"memory", "Peak GPU memory allocated", TAB_memory, "cuda_peak_allocated_bytes", "bytes", 1, -1, 0},
-    {"communication", "NCCL time per step", TAB_communication, "nccl_ns", "ns", 1, -1, 1},
-    {"communication", "NCCL overlapped with compute", TAB_communication, "overlap_pct", "pct", 0, -1, 0},
-    {"kernels", "Kernel time per step", TAB_kernels, "total_ns", "ns", 1, -1, 1},
-    {"kernels", "Tensor Core share of kernel time", TAB_kernels, "tensor_core_pct", "pct", 0, -1, 0},
+/* sizeof: a field the record lacks does not compile */
+#define DIFF(rec, field, section, label, worse, per_step) \
+    {section, label, TAB_##rec, sizeof(((tab_##rec *)0)->field) ? #field : #field, worse, -1, per_step},
+#define DIFF_CATEGORIES() {"breakdown", NULL, -1, NULL, 0, 0, 0}, /* one row per category, from categories.h */
+#include "../summary/tables.def"
 };
+
+/* a figure's unit as the diff writes it: the field's unit in the registry */
+static const char *fig_unit(const fig *f) {
+    const pc_col *c = f->rec < 0 ? NULL : tab_col(&pc_table_defs[f->rec], f->col);
+    return !c ? "ns" : !strcmp(c->unit, "%") ? "pct" : c->unit;
+}
 
 /* a side's value of a figure: the mean over its runs that have it; 0 when none has */
 static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig *f, double *out) {
@@ -72,7 +61,7 @@ static void add_figure(cJSON *fa, const fig *fi, const pc_diff_side *base, const
     cJSON *f = cJSON_CreateObject();
     sj_str(f, "section", fi->section);
     sj_str(f, "figure", fi->label);
-    sj_str(f, "unit", fi->unit);
+    sj_str(f, "unit", fig_unit(fi));
     sj_bool(f, "higher_is_worse", fi->higher_is_worse);
     if (hb) sj_num(f, "base", bv);
     else cJSON_AddNullToObject(f, "base");

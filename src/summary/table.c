@@ -33,7 +33,10 @@ static void set_null(const pc_col *c, char *row) {
 }
 
 void *tab_push(pc_table *t) {
-    spill_vec_reserve(&t->rows, &t->cap, t->n + 1, t->def->row_size);
+    if (t->def->record && !t->cap) { /* a record has one row: no room for more */
+        t->rows = spill_calloc(1, t->def->row_size);
+        t->cap = 1;
+    } else spill_vec_reserve(&t->rows, &t->cap, t->n + 1, t->def->row_size);
     char *row = (char *)t->rows + t->n++ * t->def->row_size;
     memset(row, 0, t->def->row_size);
     for (size_t i = 0; i < t->def->ncols; i++) set_null(&t->def->cols[i], row);

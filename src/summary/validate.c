@@ -10,6 +10,7 @@
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -135,6 +136,17 @@ static cJSON *sk_object(sk_walk *w, const cJSON *o) {
     return out;
 }
 
+/* an array whose elements hold records or tables (gpu.devices, suggestions.rows):
+ * each element is a record of its own, read by position, so there are at
+ * most SK_MAX_HOSTS of them (perfcard writes a few dozen) */
+enum { SK_MAX_HOSTS = 4096 };
+static int sk_hosts(const char *path) {
+    size_t n = strlen(path);
+    for (int i = 0; i < TAB_COUNT; i++)
+        if (!strncmp(pc_table_defs[i].path, path, n) && !strncmp(pc_table_defs[i].path + n, "[]", 2)) return 1;
+    return 0;
+}
+
 static cJSON *sk_array(sk_walk *w, const cJSON *a) {
     cJSON *out = cJSON_CreateArray();
     size_t s1, s2;
@@ -144,9 +156,10 @@ static cJSON *sk_array(sk_walk *w, const cJSON *a) {
         sk_pop(w, s1, s2);
     }
     const cJSON *e;
-    int i = 0;
+    int i = 0, cap = sk_hosts(w->path) ? SK_MAX_HOSTS : INT_MAX;
     cJSON_ArrayForEach(e, a) {
         if (!kind) { sk_drop(w, NULL, "[] (unknown)"); break; }
+        if (i == cap) { sk_drop(w, NULL, "[4096...] (beyond 4,096 elements)"); break; }
         sk_push(w, "", i++, &s1, &s2);
         cJSON *c = sk_value(w, e, kind);
         sk_pop(w, s1, s2);

@@ -207,3 +207,21 @@ TEST(records_lists_of_numbers) {
     s = read_text("{\"schema\": \"perfcard.summary/1\", \"steps\": {\"durations_ns\": [1, -2]}}", &err, note, sizeof note);
     CHECK(!s && strstr(err.msg, "steps.durations_ns[1]"));
 }
+
+/* a summary.json from elsewhere with 100,000 devices: each would be a record
+ * read by position; at most 4,096 are kept, the rest dropped and named */
+TEST(records_under_arrays_are_bounded) {
+    sbuf b = {0};
+    sbuf_puts(&b, "{\"schema\": \"perfcard.summary/1\", \"gpu\": {\"devices\": [");
+    for (int i = 0; i < 100000; i++) sbuf_printf(&b, "%s{\"device\": %d, \"utilization_pct\": 1}", i ? "," : "", i);
+    sbuf_puts(&b, "]}}");
+    pc_err err = {0};
+    char note[512];
+    pc_summary *s = read_text(b.data, &err, note, sizeof note);
+    sbuf_free(&b);
+    CHECK_MSG(s, "%s", err.msg);
+    CHECK(PC_REC_AT(s, gpu_device, 4095) && !PC_REC_AT(s, gpu_device, 4096));
+    CHECK_EQ_I(PC_REC_AT(s, gpu_device, 4095)->device, 4095);
+    CHECK_MSG(strstr(note, "gpu.devices[4096...] (beyond 4,096 elements)") != NULL, "note: %s", note);
+    pc_summary_free(s);
+}

@@ -24,11 +24,11 @@
 #define PC_SUMMARY_SCHEMA "perfcard.summary/1"
 
 typedef struct pc_summary {
-    cJSON *doc;          /* every figure but the tables' rows */
+    cJSON *doc;          /* the document that places the records and tables */
     pc_table **tabs;     /* the tables and records, each at its place in doc; a
                             table never moves (pointers to it stay valid) */
     size_t ntabs, captabs;
-    pc_arena strs;       /* the tables' strings */
+    pc_arena strs;       /* the records' and tables' strings and lists */
 } pc_summary;
 
 pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */
@@ -93,7 +93,9 @@ void sj_num(cJSON *o, const char *key, double v);  /* non-finite values become n
 void sj_str(cJSON *o, const char *key, const char *s);
 cJSON *sj_str_item(const char *s); /* a string item, UTF-8 repaired as sj_str's (for arrays) */
 void sj_bool(cJSON *o, const char *key, int v);
-/* Readers with defaults, for renderers and diff. Dotted paths ("a.b.c"). */
+/* Readers with defaults for the documents perfcard builds from summaries (the
+ * diff, the trend) and a report's view; never for a summary's figures.
+ * Dotted paths ("a.b.c"). */
 const cJSON *sj_get(const cJSON *o, const char *path);
 double sj_getnum(const cJSON *o, const char *path, double dflt);
 const char *sj_getstr(const cJSON *o, const char *path, const char *dflt);

@@ -25,7 +25,7 @@ static int cmp_stake(const void *a, const void *b) {
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
-    rule_in in = {c, s, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
+    rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)},

@@ -11,7 +11,6 @@ enum { FW_ANY = 0, FW_PYTORCH = 1 }; /* FW_PYTORCH: the trace has aten:: operato
 
 typedef struct rule_in {
     const an_ctx *c;
-    const cJSON *s;       /* the summary so far: every section but suggestions and overview */
     const tab_op *ops;    /* the operators table's rows (nops of them) */
     size_t nops;
     const tab_kernel *kern; /* the first device's kernel rows (nkern), by total time */
@@ -28,7 +27,8 @@ typedef struct rule_in {
     const tab_cpu *cpu;
     const tab_cpu_average *cpu_avg;
     const tab_run *run;
-    pc_summary *ps; /* the summary itself: its tables (PC_TAB), and where suggestions are added */
+    pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
+                       records and tables, and where suggestions are added */
 } rule_in;
 
 typedef struct pc_rule {

@@ -20,17 +20,10 @@ static void add_chart(chart_out *co, const char *id, const chart *c, const char 
     rv_add_chart(co, id, c, rv_data_rows(dlabels, dvals, dn, unit));
 }
 
-/* the i-th element of the view's array at o.key (where a chart is attached) */
-static cJSON *view_item(cJSON *o, const char *key, size_t i) {
-    cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *e = a ? a->child : NULL;
-    while (e && i--) e = e->next;
-    return e;
-}
-
 static void kernel_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     const pc_table *t;
     for (size_t di = 0; (t = PC_TAB_AT(s, kernel, di)); di++) {
-        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices", di);
+        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices"), (int)di);
         int n = t->n > 15 ? 15 : (int)t->n;
         if (n > 0 && d) {
             const char **labels = xcalloc((size_t)n, sizeof *labels);
@@ -167,7 +160,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     const pc_table *pts;
     for (size_t di = 0; (pts = PC_TAB_AT(s, gpu_point, di)); di++) {
         size_t m = pts->n;
-        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "gpu"), "devices", di);
+        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "gpu"), "devices"), (int)di);
         if (!m || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ty = xcalloc(m, sizeof *ty);
         for (size_t j = 0; j < m; j++) {
@@ -214,7 +207,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     int qi = 0;
     for (size_t qn = 0; (ser = PC_TAB_AT(s, queue_point, qn)); qn++) {
         size_t k = ser->n;
-        cJSON *q = view_item(cJSON_GetObjectItemCaseSensitive(v, "queues"), "rows", qn);
+        cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "queues"), "rows"), (int)qn);
         if (!k || !q) continue;
         const tab_queue *qr = PC_REC_AT(s, queue, qn);
         double *tx = xcalloc(k, sizeof *tx), *ty = xcalloc(k, sizeof *ty), *cap = xcalloc(k, sizeof *cap);
@@ -398,7 +391,7 @@ static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
     const pc_table *pts;
     for (size_t di = 0; (pts = PC_TAB_AT(sm, memory_point, di)); di++) {
         size_t m = pts->n;
-        cJSON *d = view_item(cJSON_GetObjectItemCaseSensitive(v, "memory"), "devices", di);
+        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "memory"), "devices"), (int)di);
         if (m < 2 || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ta = xcalloc(m, sizeof *ta), *tr = xcalloc(m, sizeof *tr);
         int reserved = 0;

@@ -32,14 +32,19 @@ static void set_null(const pc_col *c, char *row) {
     }
 }
 
+/* a row of d with every field null */
+static void null_row(const pc_table_def *d, char *row) {
+    memset(row, 0, d->row_size);
+    for (size_t i = 0; i < d->ncols; i++) set_null(&d->cols[i], row);
+}
+
 void *tab_push(pc_table *t) {
     if (t->def->record && !t->cap) { /* a record has one row: no room for more */
         t->rows = spill_calloc(1, t->def->row_size);
         t->cap = 1;
     } else spill_vec_reserve(&t->rows, &t->cap, t->n + 1, t->def->row_size);
     char *row = (char *)t->rows + t->n++ * t->def->row_size;
-    memset(row, 0, t->def->row_size);
-    for (size_t i = 0; i < t->def->ncols; i++) set_null(&t->def->cols[i], row);
+    null_row(t->def, row);
     return row;
 }
 
@@ -221,9 +226,14 @@ static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
     sbuf_putc(b, '}');
 }
 
+/* a record's row: its one row, or every field null when it has none */
+static const char *record_row(const pc_table *t) {
+    return t->n ? (const char *)t->rows : tab_null_row((int)(t->def - pc_table_defs));
+}
+
 void tab_write_record(const pc_table *t, sbuf *b, int indent, int first) {
     const pc_table_def *d = t->def;
-    const char *row = t->n ? (const char *)t->rows : tab_null_row((int)(d - pc_table_defs));
+    const char *row = record_row(t);
     for (size_t q = 0; q < d->ncols; q++) {
         if (!first || q) sbuf_putc(b, ',');
         sbuf_putc(b, '\n');
@@ -282,7 +292,7 @@ cJSON *tab_to_json(const pc_table *t, size_t limit) {
 
 void tab_record_to_json(const pc_table *t, cJSON *o) {
     const pc_table_def *d = t->def;
-    const char *row = t->n ? (const char *)t->rows : tab_null_row((int)(d - pc_table_defs));
+    const char *row = record_row(t);
     for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
 }
 
@@ -295,7 +305,7 @@ static void make_null_rows(void) {
         const pc_table_def *d = &pc_table_defs[i];
         null_rows[i] = xcalloc(1, d->row_size);
         empty_tabs[i].def = d;
-        for (size_t q = 0; q < d->ncols; q++) set_null(&d->cols[q], null_rows[i]);
+        null_row(d, null_rows[i]);
     }
 }
 const void *tab_null_row(int id) {

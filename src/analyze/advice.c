@@ -28,9 +28,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)},
-                  PC_REC(ps, steps), PC_REC(ps, step_average), PC_REC(ps, dataloader), PC_REC(ps, communication),
-                  PC_REC(ps, cpu), PC_REC(ps, cpu_average), PC_REC(ps, run), ps};
+                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, ps};
     for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
     in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
     for (const pc_rule *r = pc_rules; r->id; r++)

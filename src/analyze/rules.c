@@ -124,7 +124,7 @@ double rules_gpu_free(const pc_summary *summary) {
 /* The iteration interval as the time at stake of a data-pipeline finding
  * (claimed from the pool), or -1 when the steps have no phases. */
 static double interval_stake(const rule_in *in) {
-    double ii = in->avg->iteration_interval_ns;
+    double ii = PC_REC(in->ps, step_average)->iteration_interval_ns;
     return PC_IS_NULL(ii) ? -1 : claim(in, ii);
 }
 
@@ -132,7 +132,7 @@ static double interval_stake(const rule_in *in) {
 
 /* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
 static void startup(const rule_in *in, const pc_rule *r) {
-    double fk = PC_OR(PC_REC(in->ps, gpu)->first_kernel_ns, -1), span = PC_OR(in->run->span_ns, 0);
+    double fk = PC_OR(PC_REC(in->ps, gpu)->first_kernel_ns, -1), span = PC_OR(PC_REC(in->ps, run)->span_ns, 0);
     if (in->has_steps || fk < 0 || span <= 0 || fk <= 0.25 * span) return;
     if (fk < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
     double pre = fk;
@@ -154,8 +154,9 @@ static void startup(const rule_in *in, const pc_rule *r) {
 }
 
 static void data_loading(const rule_in *in, const pc_rule *r) {
-    double dw = PC_OR(in->data->avg_wait_ns, 0);
-    if (!tk_true(in->data->present) || in->step <= 0 || dw <= 0.05 * in->step) return;
+    const tab_dataloader *dl = PC_REC(in->ps, dataloader);
+    double dw = PC_OR(dl->avg_wait_ns, 0);
+    if (!tk_true(dl->present) || in->step <= 0 || dw <= 0.05 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, dw);
     units_ns(b, sizeof b, in->step);
@@ -164,8 +165,8 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     char c[64];
     units_ns(c, sizeof c, excl >= 0 ? excl : dw);
     fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%", a, b,
-         100 * dw / in->step, c, (int)PC_OR(in->data->steps_over_5pct, 0),
-         (int)PC_OR(in->data->steps, 0));
+         100 * dw / in->step, c, (int)PC_OR(dl->steps_over_5pct, 0),
+         (int)PC_OR(dl->steps, 0));
 }
 
 static void empty_queue(const rule_in *in, const pc_rule *r) {
@@ -190,7 +191,7 @@ static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
 }
 
 static void iteration_interval(const rule_in *in, const pc_rule *r) {
-    double ii = PC_OR(in->avg->iteration_interval_ns, 0), dw = PC_OR(in->data->avg_wait_ns, 0);
+    double ii = PC_OR(PC_REC(in->ps, step_average)->iteration_interval_ns, 0), dw = PC_OR(PC_REC(in->ps, dataloader)->avg_wait_ns, 0);
     if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, ii);
@@ -379,7 +380,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
-    const tab_communication *cm = in->comm;
+    const tab_communication *cm = PC_REC(in->ps, communication);
     if (!tk_true(cm->present)) return;
     double pct = PC_OR(cm->pct_of_step, 0), ov = PC_OR(cm->overlap_pct, 100);
     if (pct <= 10 && ov >= 50) return;
@@ -404,7 +405,7 @@ static void memory_peak(const rule_in *in, const pc_rule *r) {
  * behind the host stretches the windows, not the steps */
 static void step_variance(const rule_in *in, const pc_rule *r) {
     if (!in->has_steps || in->c->nsteps < 3) return;
-    const tab_steps *st = in->steps;
+    const tab_steps *st = PC_REC(in->ps, steps);
     int spans = !PC_IS_NULL(st->span_median_ns);
     double mx = PC_OR(spans ? st->span_max_ns : st->max_ns, 0), cv = PC_OR(spans ? st->span_cv_pct : st->cv_pct, 0);
     double med = spans ? PC_OR(st->span_median_ns, 0) : in->step_med, mean = in->step;
@@ -428,8 +429,9 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
 }
 
 static void cpu_busy(const rule_in *in, const pc_rule *r) {
-    if (!tk_true(in->cpu->present)) return;
-    double sys = PC_OR(in->cpu_avg->system, 0), user = PC_OR(in->cpu_avg->user, 0);
+    if (!tk_true(PC_REC(in->ps, cpu)->present)) return;
+    const tab_cpu_average *avg = PC_REC(in->ps, cpu_average);
+    double sys = PC_OR(avg->system, 0), user = PC_OR(avg->user, 0);
     if (user + sys > 80) fire(in, r, -1, "average user %.0f%%, system %.0f%%", user, sys);
 }
 

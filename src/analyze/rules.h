@@ -19,16 +19,8 @@ typedef struct rule_in {
     int has_steps, pytorch, mindspore; /* the framework: aten:: operators; a MindSpore input */
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
-    /* the sections' records (never NULL: every field null when absent) */
-    const tab_steps *steps;
-    const tab_step_average *avg;
-    const tab_dataloader *data;
-    const tab_communication *comm;
-    const tab_cpu *cpu;
-    const tab_cpu_average *cpu_avg;
-    const tab_run *run;
     pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
-                       records and tables, and where suggestions are added */
+                       records (PC_REC) and tables (PC_TAB), and where suggestions are added */
 } rule_in;
 
 typedef struct pc_rule {

@@ -143,7 +143,7 @@ int cmd_diff(int argc, char **argv) {
         pc_diff_side *side = calloc((size_t)g.ng, sizeof *side);
         for (int i = 0; i < g.ng; i++)
             side[i] = (pc_diff_side){i < 64 ? labels[i] : NULL, (const pc_summary *const *)s + g.start[i], g.n[i]};
-        cJSON *d = pc_diff(&side[0], side + 1, g.ng - 1, &dopt);
+        pc_diff_result *d = pc_diff(&side[0], side + 1, g.ng - 1, &dopt);
         free(side);
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
@@ -151,18 +151,17 @@ int cmd_diff(int argc, char **argv) {
             fprintf(stderr, "perfcard: %s\n", err.msg);
             rc = cli_exit_of_write(err.code);
         } else {
-            const char *v = sj_getstr(d, "verdict", "");
+            const char *v = d->verdict;
             if (!quiet) {
                 printf("verdict: %s\n", v);
-                const cJSON *r;
-                cJSON_ArrayForEach(r, sj_get(d, "runs")) printf("  %s: %s\n", sj_getstr(r, "label", ""), sj_getstr(r, "headline", ""));
+                for (int r = 0; r < d->nchanges; r++) printf("  %s: %s\n", d->changes[r].side.label, d->changes[r].headline);
                 if (formats & OUT_HTML) printf("%s/diff.html\n", out);
                 if (formats & OUT_MD) printf("%s/diff.md\n", out);
                 if (formats & OUT_JSON) printf("%s/diff.json\n", out);
             }
             if ((fail_on && !strcmp(v, "regressed")) || (fail_on == 2 && !strcmp(v, "inconclusive"))) rc = EXIT_GATE;
         }
-        cJSON_Delete(d);
+        pc_diff_free(d);
     }
     for (int i = 0; i < nin; i++) pc_summary_free(s[i]);
     free(s);

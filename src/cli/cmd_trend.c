@@ -122,25 +122,23 @@ int cmd_trend(int argc, char **argv) {
         if (rc == EXIT_WRITE || rc == EXIT_INPUT) fprintf(stderr, "perfcard: %s\n", err.msg);
         else {
             for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, report_beside(argv[optind + i], out)};
-            cJSON *d = pc_trend(runs, n, &topt);
+            pc_trend_result *d = pc_trend(runs, n, &topt);
             if (pc_trend_write(d, &ro, &err)) {
                 fprintf(stderr, "perfcard: %s\n", err.msg);
                 rc = cli_exit_of_write(err.code);
             } else {
-                const char *v = sj_getstr(d, "verdict", "");
+                const char *v = d->newest.verdict;
                 if (!quiet) {
-                    printf("newest run: %s (%s)\n", v, sj_getstr(d, "newest.reason", ""));
-                    const cJSON *cp;
-                    cJSON_ArrayForEach(cp, sj_get(d, "change_points"))
-                        printf("  change point at run %d (%s): %+.1f%%\n", (int)sj_getnum(cp, "run", 0), sj_getstr(cp, "label", ""),
-                               sj_getnum(cp, "change_pct", 0));
+                    printf("newest run: %s (%s)\n", v, d->newest.reason);
+                    for (int k = 0; k < d->ncps; k++)
+                        printf("  change point at run %d (%s): %+.1f%%\n", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
                     if (formats & OUT_HTML) printf("%s/trend.html\n", out);
                     if (formats & OUT_MD) printf("%s/trend.md\n", out);
                     if (formats & OUT_JSON) printf("%s/trend.json\n", out);
                 }
                 if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
             }
-            cJSON_Delete(d);
+            pc_trend_free(d);
             for (int i = 0; i < n; i++) free((char *)runs[i].report);
         }
     }

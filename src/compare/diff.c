@@ -52,34 +52,25 @@ static int side_fig(const pc_diff_side *side, const pc_run_steps *rs, const fig 
     return n > 0;
 }
 
-static void add_figure(cJSON *fa, const fig *fi, const pc_diff_side *base, const pc_run_steps *brs, const pc_diff_side *ch,
-                       pc_run_steps *const *crs, int nch, const double *floor) {
+/* the figure's row: NULL when no side has it */
+static int add_figure(pc_diff_figure *f, const fig *fi, const pc_diff_side *base, const pc_run_steps *brs, const pc_diff_side *ch,
+                      pc_run_steps *const *crs, int nch, const double *floor) {
     double bv, nv;
     int hb = side_fig(base, brs, fi, &bv), any = hb;
     for (int r = 0; r < nch; r++) any |= side_fig(&ch[r], crs[r], fi, &nv);
-    if (!any) return;
-    cJSON *f = cJSON_CreateObject();
-    sj_str(f, "section", fi->section);
-    sj_str(f, "figure", fi->label);
-    sj_str(f, "unit", fig_unit(fi));
-    sj_bool(f, "higher_is_worse", fi->higher_is_worse);
-    if (hb) sj_num(f, "base", bv);
-    else cJSON_AddNullToObject(f, "base");
-    cJSON *fr = sj_arr(f, "runs");
+    if (!any) return 0;
+    *f = (pc_diff_figure){fi->section, fi->label, fig_unit(fi), fi->higher_is_worse, hb, hb ? bv : NAN,
+                          xcalloc((size_t)(nch ? nch : 1), sizeof *f->runs)};
     for (int r = 0; r < nch; r++) {
-        cJSON *y = cJSON_CreateObject();
-        if (side_fig(&ch[r], crs[r], fi, &nv)) {
-            sj_num(y, "new", nv);
-            if (hb) {
-                sj_num(y, "delta", nv - bv);
-                if (bv != 0) sj_num(y, "delta_pct", 100 * (nv - bv) / fabs(bv));
-                else cJSON_AddNullToObject(y, "delta_pct");
-                sj_bool(y, "within_noise", bv != 0 ? fabs(100 * (nv - bv) / bv) < floor[r] : nv == bv);
-            }
-        } else cJSON_AddNullToObject(y, "new");
-        cJSON_AddItemToArray(fr, y);
+        pc_diff_cell *y = &f->runs[r];
+        if (!(y->has_new = side_fig(&ch[r], crs[r], fi, &nv))) continue;
+        y->new_v = nv;
+        if (!hb) continue;
+        y->delta = nv - bv;
+        y->delta_pct = bv != 0 ? 100 * (nv - bv) / fabs(bv) : NAN;
+        y->within_noise = bv != 0 ? fabs(100 * (nv - bv) / bv) < floor[r] : nv == bv;
     }
-    cJSON_AddItemToArray(fa, f);
+    return 1;
 }
 
 /* ---------- sides, verdicts and contributors ---------- */
@@ -93,29 +84,15 @@ static void side_label(const pc_diff_side *side, char *out, size_t cap) {
 }
 
 /* label, inputs (file names), runs, steps, kept steps and the excluded ones */
-static void side_json(cJSON *o, const pc_diff_side *side, const pc_run_steps *rs) {
-    char lab[256];
-    side_label(side, lab, sizeof lab);
-    sj_str(o, "label", lab);
-    cJSON *in = sj_arr(o, "inputs"), *ex = cJSON_CreateArray();
-    int steps = 0, kept = 0;
+static void side_info(pc_diff_sideinfo *o, const pc_diff_side *side, const pc_run_steps *rs) {
+    side_label(side, o->label, sizeof o->label);
+    o->inputs = xcalloc((size_t)(side->nruns ? side->nruns : 1), sizeof *o->inputs);
+    o->rs = rs;
+    o->runs = side->nruns;
     for (int q = 0; q < side->nruns; q++) {
-        const char *name = fs_base_name(PC_S(PC_REC(side->runs[q], run)->input, ""));
-        cJSON_AddItemToArray(in, cJSON_CreateString(name));
-        steps += rs[q].n, kept += rs[q].kept;
-        for (int k = 0; k < rs[q].nexcl; k++) {
-            cJSON *e = cJSON_CreateObject();
-            sj_str(e, "input", name);
-            sj_int(e, "step", rs[q].excl[k].step);
-            sj_str(e, "reason", rs[q].excl[k].reason);
-            sj_str(e, "detail", rs[q].excl[k].detail);
-            cJSON_AddItemToArray(ex, e);
-        }
+        o->inputs[q] = fs_base_name(PC_S(PC_REC(side->runs[q], run)->input, ""));
+        o->steps += rs[q].n, o->kept_steps += rs[q].kept;
     }
-    sj_int(o, "runs", side->nruns);
-    sj_int(o, "steps", steps);
-    sj_int(o, "kept_steps", kept);
-    cJSON_AddItemToObject(o, "excluded", ex);
 }
 
 /* a side's step categories: the mean over its runs that have a breakdown (0 without any) */
@@ -130,69 +107,64 @@ static void side_categories(const pc_run_steps *rs, int nruns, double out[BK_N])
     for (int k = 0; n && k < BK_N; k++) out[k] /= n;
 }
 
-typedef struct contrib { const char *kind, *name; double delta; } contrib;
 static int cmp_contrib(const void *a, const void *b) {
-    double x = fabs(((const contrib *)a)->delta), y = fabs(((const contrib *)b)->delta);
+    double x = fabs(((const pc_diff_contrib *)a)->delta_ns), y = fabs(((const pc_diff_contrib *)b)->delta_ns);
     return x > y ? -1 : x < y;
 }
 
 /* the top 3 entries of a table that moved in the step's direction */
-static int top_entries(const table *t, int r, double dir, const char *kind, contrib *out) {
+static int top_entries(const table *t, int r, double dir, const char *kind, pc_diff_contrib *out) {
     int n = 0;
     for (size_t i = 0; i < t->n; i++) {
         double d = t->v[i].runs[r] - t->v[i].base;
         if (d * dir <= 0) continue;
-        contrib c = {kind, t->v[i].label, d};
+        pc_diff_contrib c = {kind, t->v[i].label, d, NAN};
         if (n < 3) out[n++] = c;
-        else if (fabs(d) > fabs(out[2].delta)) out[2] = c;
+        else if (fabs(d) > fabs(out[2].delta_ns)) out[2] = c;
         else continue;
         qsort(out, (size_t)n, sizeof *out, cmp_contrib);
     }
     return n;
 }
 
-/* contributors[] (kind, name, delta_ns per step, share_pct of the step's
- * change) and the headline sentence */
-static void contributors(cJSON *x, const pc_verdict *v, const double *bcat, const double *ncat, const table *tabs[3],
-                         const char *const kinds[3], int r) {
+/* the change's contributors (kind, name, change per step, share of the
+ * step's change) and its headline sentence */
+static void contributors(pc_diff_change *x, const double *bcat, const double *ncat, const table *tabs[3], const char *const kinds[3],
+                         int r) {
+    const pc_verdict *v = &x->v;
     double dstep = v->new_ns - v->base_ns, dir = dstep >= 0 ? 1 : -1;
-    contrib c[BK_N + 9];
+    pc_diff_contrib c[BK_N + PC_DIFF_CONTRIB_MAX];
     int n = 0;
     for (int k = 0; k < BK_N; k++)
-        if ((ncat[k] - bcat[k]) * dir > 0) c[n++] = (contrib){"category", pc_bk[k].label, ncat[k] - bcat[k]};
+        if ((ncat[k] - bcat[k]) * dir > 0) c[n++] = (pc_diff_contrib){"category", pc_bk[k].label, ncat[k] - bcat[k], NAN};
     qsort(c, (size_t)n, sizeof *c, cmp_contrib);
     if (n > 3) n = 3;
     int ncatc = n;
-    contrib top[9];
+    pc_diff_contrib top[9];
     int nt = 0;
     for (int i = 0; i < 3; i++) nt += top_entries(tabs[i], r, dir, kinds[i], top + nt);
     qsort(top, (size_t)nt, sizeof *top, cmp_contrib);
     if (nt > 3) nt = 3; /* the three largest of kernels, operators and CPU operators together */
     for (int i = 0; i < nt; i++) c[n++] = top[i];
-    cJSON *arr = sj_arr(x, "contributors");
     for (int i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        sj_str(o, "kind", c[i].kind);
-        sj_str(o, "name", c[i].name);
-        sj_num(o, "delta_ns", c[i].delta);
-        if (dstep != 0) sj_num(o, "share_pct", 100 * c[i].delta / dstep);
-        else cJSON_AddNullToObject(o, "share_pct");
-        cJSON_AddItemToArray(arr, o);
+        x->contrib[i] = c[i];
+        x->contrib[i].share_pct = dstep != 0 ? 100 * c[i].delta_ns / dstep : NAN;
     }
-    char h[700], a[32], b[32];
+    x->ncontrib = n;
+    char *h = x->headline, a[32], b[32];
+    size_t cap = sizeof x->headline;
     units_ns(a, sizeof a, dstep);
-    int k = snprintf(h, sizeof h, "Step time %+.1f%% (%s%s per step), %s", v->delta_pct, dstep >= 0 ? "+" : "", a, v->verdict);
+    int k = snprintf(h, cap, "Step time %+.1f%% (%s%s per step), %s", v->delta_pct, dstep >= 0 ? "+" : "", a, v->verdict);
     if (dstep != 0 && ncatc) {
-        units_ns(b, sizeof b, c[0].delta);
-        k += snprintf(h + k, sizeof h - (size_t)k, ": %s %s%s (%.0f%% of the change)", c[0].name, c[0].delta >= 0 ? "+" : "", b,
-                      100 * c[0].delta / dstep);
+        units_ns(b, sizeof b, c[0].delta_ns);
+        k += snprintf(h + k, cap - (size_t)k, ": %s %s%s (%.0f%% of the change)", c[0].name, c[0].delta_ns >= 0 ? "+" : "", b,
+                      100 * c[0].delta_ns / dstep);
     }
-    if (dstep != 0 && nt && k < (int)sizeof h) {
-        units_ns(b, sizeof b, top[0].delta);
-        snprintf(h + k, sizeof h - (size_t)k, "%s%s %.80s%s %s%s (%.0f%%)", ncatc ? "; " : ": ", top[0].kind, top[0].name,
-                 strlen(top[0].name) > 80 ? "…" : "", top[0].delta >= 0 ? "+" : "", b, 100 * top[0].delta / dstep);
+    if (dstep != 0 && nt && k < (int)cap) {
+        units_ns(b, sizeof b, top[0].delta_ns);
+        snprintf(h + k, cap - (size_t)k, "%s%s %.80s%s %s%s (%.0f%%)", ncatc ? "; " : ": ", top[0].kind, top[0].name,
+                 strlen(top[0].name) > 80 ? "…" : "", top[0].delta_ns >= 0 ? "+" : "", b, 100 * top[0].delta_ns / dstep);
     }
-    sj_str(x, "headline", h);
 }
 
 static const char *method_text =
@@ -203,126 +175,120 @@ static const char *method_text =
     "interval beyond the noise floor, or twice the floor when the device's busy time does not carry the change (host "
     "time varies between runs of the same code). Unchanged: the whole interval within the threshold";
 
-cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const pc_diff_opts *o) {
+/* what a result holds: the matched tables its rows name, the runs' steps */
+struct pc_diff_own {
+    table t[PC_DT_N], self;
+    pc_run_steps *brs, **crs;
+    double *floor;
+};
+
+const char *const pc_diff_table_keys[PC_DT_N] = {"operators", "operators_cpu", "operator_types", "kernels"};
+
+pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nch, const pc_diff_opts *o) {
     pc_diff_opts dflt = {{2, 10}, 0};
     if (!o) o = &dflt;
-    double thr = o->verdict.threshold_pct > 0 ? o->verdict.threshold_pct : 2;
-    double nf = o->verdict.noise_floor_pct > 0 ? o->verdict.noise_floor_pct : 10;
+    pc_diff_result *d = xcalloc(1, sizeof *d);
+    struct pc_diff_own *w = d->own = xcalloc(1, sizeof *w);
+    double thr = d->threshold_pct = o->verdict.threshold_pct > 0 ? o->verdict.threshold_pct : 2;
+    double nf = d->noise_floor_pct = o->verdict.noise_floor_pct > 0 ? o->verdict.noise_floor_pct : 10;
+    d->method = method_text;
     pc_verdict_opts vo = {thr, nf};
-    cJSON *d = cJSON_CreateObject();
-    sj_str(d, "schema", PC_DIFF_SCHEMA);
-    sj_num(d, "threshold_pct", thr);
-    sj_num(d, "noise_floor_pct", nf);
-    sj_int(d, "min_runs", PC_MIN_RUNS);
-    sj_int(d, "min_steps", PC_MIN_KEPT_STEPS);
-    sj_str(d, "method", method_text);
-    pc_run_steps *brs = xcalloc((size_t)(base->nruns ? base->nruns : 1), sizeof *brs);
+    size_t nc1 = (size_t)(nch ? nch : 1);
+    pc_run_steps *brs = w->brs = xcalloc((size_t)(base->nruns ? base->nruns : 1), sizeof *brs);
     for (int q = 0; q < base->nruns; q++) pc_run_steps_of(base->runs[q], &brs[q]);
-    pc_run_steps **crs = xcalloc((size_t)(nch ? nch : 1), sizeof *crs);
-    pc_verdict *v = xcalloc((size_t)(nch ? nch : 1), sizeof *v);
-    double *floor = xcalloc((size_t)(nch ? nch : 1), sizeof *floor);
+    pc_run_steps **crs = w->crs = xcalloc(nc1, sizeof *crs);
+    double *floor = w->floor = xcalloc(nc1, sizeof *floor);
+    d->changes = xcalloc(nc1, sizeof *d->changes);
+    d->nchanges = nch;
     for (int r = 0; r < nch; r++) {
         crs[r] = xcalloc((size_t)(ch[r].nruns ? ch[r].nruns : 1), sizeof **crs);
         for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_of(ch[r].runs[q], &crs[r][q]);
-        pc_verdict_of(brs, base->nruns, crs[r], ch[r].nruns, &vo, &v[r]);
-        floor[r] = v[r].multi_run ? thr : nf;
+        pc_verdict_of(brs, base->nruns, crs[r], ch[r].nruns, &vo, &d->changes[r].v);
+        floor[r] = d->changes[r].v.multi_run ? thr : nf;
     }
-    cJSON *b = sj_obj(d, "base");
-    side_json(b, base, brs);
-    sj_num(b, "step_ns", nch ? v[0].base_ns : 0);
+    side_info(&d->base, base, brs);
+    d->base_step_ns = nch ? d->changes[0].v.base_ns : 0;
     /* operators and kernels, matched, per step */
-    table ops = {.nruns = nch}, cpu = {.nruns = nch}, ks = {.nruns = nch}, types = {.nruns = nch}, self = {.nruns = nch};
-    match_by_name(&ops, base, ch, nch, TAB_op, "name", "device_total_ns");
-    match_by_name(&self, base, ch, nch, TAB_op, "name", "self_device_ns"); /* contributors: no time counted twice by nesting */
-    match_by_name(&cpu, base, ch, nch, TAB_op, "name", "self_cpu_ns");
-    match_by_name(&types, base, ch, nch, TAB_optype, "type", "time_ns");
-    match_kernels(&ks, base, ch, nch);
-    /* per change: verdict, step time, contributors, headline */
-    cJSON *rs = sj_arr(d, "runs");
+    table *t = w->t;
+    for (int i = 0; i < PC_DT_N; i++) t[i].nruns = nch;
+    w->self.nruns = nch;
+    match_by_name(&t[PC_DT_OPERATORS], base, ch, nch, TAB_op, "name", "device_total_ns");
+    match_by_name(&w->self, base, ch, nch, TAB_op, "name", "self_device_ns"); /* contributors: no time counted twice by nesting */
+    match_by_name(&t[PC_DT_OPERATORS_CPU], base, ch, nch, TAB_op, "name", "self_cpu_ns");
+    match_by_name(&t[PC_DT_OPERATOR_TYPES], base, ch, nch, TAB_optype, "type", "time_ns");
+    match_kernels(&t[PC_DT_KERNELS], base, ch, nch);
+    /* per change: verdict, contributors, headline */
     int any_reg = 0, any_imp = 0, any_inc = 0;
     double bcat[BK_N];
     side_categories(brs, base->nruns, bcat);
-    const table *tabs[3] = {&ks, &self, &cpu};
+    const table *tabs[3] = {&t[PC_DT_KERNELS], &w->self, &t[PC_DT_OPERATORS_CPU]};
     static const char *const kinds[3] = {"kernel", "operator", "CPU operator"};
     for (int r = 0; r < nch; r++) {
-        cJSON *x = cJSON_CreateObject();
-        side_json(x, &ch[r], crs[r]);
-        sj_str(x, "verdict", v[r].verdict);
-        sj_str(x, "verdict_reason", v[r].reason);
-        cJSON *st = sj_obj(x, "step_time");
-        sj_str(st, "statistic", "mean of kept steps (per run), mean over runs");
-        sj_num(st, "base_ns", v[r].base_ns);
-        sj_num(st, "new_ns", v[r].new_ns);
-        sj_num(st, "delta_ns", v[r].new_ns - v[r].base_ns);
-        sj_num(st, "delta_pct", v[r].delta_pct);
-        sj_bool(st, "multi_run", v[r].multi_run);
-        sj_str(st, "test", v[r].test ? v[r].test : "");
-        if (v[r].has_test) {
-            sj_num(st, "p_value", v[r].p);
-            sj_num(st, "ci_low_pct", v[r].ci_low_pct);
-            sj_num(st, "ci_high_pct", v[r].ci_high_pct);
-        } else {
-            cJSON_AddNullToObject(st, "p_value");
-            cJSON_AddNullToObject(st, "ci_low_pct");
-            cJSON_AddNullToObject(st, "ci_high_pct");
-        }
-        if (v[r].runs_needed) sj_int(x, "runs_needed", v[r].runs_needed);
-        else cJSON_AddNullToObject(x, "runs_needed");
+        pc_diff_change *x = &d->changes[r];
+        side_info(&x->side, &ch[r], crs[r]);
         double ncat[BK_N];
         side_categories(crs[r], ch[r].nruns, ncat);
-        contributors(x, &v[r], bcat, ncat, tabs, kinds, r);
-        const char *vd = v[r].verdict;
+        contributors(x, bcat, ncat, tabs, kinds, r);
+        const char *vd = x->v.verdict;
         any_reg |= !strcmp(vd, "regressed"), any_imp |= !strcmp(vd, "improved"), any_inc |= !strcmp(vd, "inconclusive");
-        cJSON_AddItemToArray(rs, x);
     }
-    sj_str(d, "verdict", any_reg ? "regressed" : any_inc ? "inconclusive" : any_imp ? "improved" : "unchanged");
+    d->verdict = any_reg ? "regressed" : any_inc ? "inconclusive" : any_imp ? "improved" : "unchanged";
     /* the headline of the worst change: the first regressed, else inconclusive, else the first */
-    const cJSON *hx = NULL, *x;
+    const pc_diff_change *hx = NULL;
     for (int pass = 0; pass < 3 && !hx; pass++)
-        cJSON_ArrayForEach(x, rs) if (!hx && (pass == 2 || !strcmp(sj_getstr(x, "verdict", ""), pass ? "inconclusive" : "regressed"))) hx = x;
-    sj_str(d, "headline", hx ? sj_getstr(hx, "headline", "") : "");
-    /* sections side by side: the verdict's statistic first */
-    cJSON *fa = sj_arr(d, "figures");
-    {
-        cJSON *f = cJSON_CreateObject();
-        sj_str(f, "section", "steps");
-        sj_str(f, "figure", "Step time (mean of kept steps; the verdict's statistic)");
-        sj_str(f, "unit", "ns");
-        sj_bool(f, "higher_is_worse", 1);
-        sj_num(f, "base", nch ? v[0].base_ns : 0);
-        cJSON *fr = sj_arr(f, "runs");
-        for (int r = 0; r < nch; r++) {
-            cJSON *y = cJSON_CreateObject();
-            sj_num(y, "new", v[r].new_ns);
-            sj_num(y, "delta", v[r].new_ns - v[r].base_ns);
-            sj_num(y, "delta_pct", v[r].delta_pct);
-            sj_bool(y, "within_noise", strcmp(v[r].verdict, "regressed") && strcmp(v[r].verdict, "improved"));
-            cJSON_AddItemToArray(fr, y);
-        }
-        cJSON_AddItemToArray(fa, f);
+        for (int r = 0; r < nch && !hx; r++)
+            if (pass == 2 || !strcmp(d->changes[r].v.verdict, pass ? "inconclusive" : "regressed")) hx = &d->changes[r];
+    d->headline = hx ? hx->headline : "";
+    /* every figure side by side: the verdict's statistic first */
+    size_t nfig = 1;
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) nfig += figs[i].cat < 0 ? 1 : BK_N;
+    pc_diff_figure *fa = d->figures = xcalloc(nfig, sizeof *fa);
+    fa[0] = (pc_diff_figure){"steps", "Step time (mean of kept steps; the verdict's statistic)", "ns", 1, 1, d->base_step_ns,
+                             xcalloc(nc1, sizeof *fa->runs)};
+    for (int r = 0; r < nch; r++) {
+        const pc_verdict *v = &d->changes[r].v;
+        fa[0].runs[r] = (pc_diff_cell){1, v->new_ns, v->new_ns - v->base_ns, v->delta_pct,
+                                       strcmp(v->verdict, "regressed") && strcmp(v->verdict, "improved")};
     }
+    int nf_ = 1;
     for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
-        if (figs[i].cat < 0) { add_figure(fa, &figs[i], base, brs, ch, crs, nch, floor); continue; }
+        if (figs[i].cat < 0) { nf_ += add_figure(&fa[nf_], &figs[i], base, brs, ch, crs, nch, floor); continue; }
         for (int k = 0; k < BK_N; k++) {
             fig f = figs[i];
             f.label = pc_bk[k].per_step, f.higher_is_worse = pc_bk[k].higher_is_worse, f.cat = k;
-            add_figure(fa, &f, base, brs, ch, crs, nch, floor);
+            nf_ += add_figure(&fa[nf_], &f, base, brs, ch, crs, nch, floor);
         }
     }
-    cJSON_AddItemToObject(d, "operators", table_json(&ops, nch, o->rows, floor));
-    cJSON_AddItemToObject(d, "operators_cpu", table_json(&cpu, nch, o->rows, floor));
-    cJSON_AddItemToObject(d, "operator_types", table_json(&types, nch, o->rows, floor));
-    cJSON_AddItemToObject(d, "kernels", table_json(&ks, nch, o->rows, floor));
-    dtab_free(&ops);
-    dtab_free(&cpu);
-    dtab_free(&ks);
-    dtab_free(&types);
-    dtab_free(&self);
-    for (int q = 0; q < base->nruns; q++) pc_run_steps_free(&brs[q]);
-    for (int r = 0; r < nch; r++) {
-        for (int q = 0; q < ch[r].nruns; q++) pc_run_steps_free(&crs[r][q]);
-        free(crs[r]);
-    }
-    free(brs), free(crs), free(v), free(floor);
+    d->nfigures = nf_;
+    for (int i = 0; i < PC_DT_N; i++) table_rows(&t[i], nch, o->rows, floor, &d->tables[i]);
     return d;
+}
+
+void pc_diff_free(pc_diff_result *d) {
+    if (!d) return;
+    struct pc_diff_own *w = d->own;
+    for (int i = 0; i < PC_DT_N; i++) {
+        for (int k = 0; k < d->tables[i].nrows; k++) free(d->tables[i].rows[k].runs);
+        free(d->tables[i].rows);
+        dtab_free(&w->t[i]);
+    }
+    dtab_free(&w->self);
+    for (int i = 0; i < d->nfigures; i++) free(d->figures[i].runs);
+    free(d->figures);
+    for (int q = 0; q < d->base.runs; q++) pc_run_steps_free(&w->brs[q]);
+    for (int r = 0; r < d->nchanges; r++) {
+        for (int q = 0; q < d->changes[r].side.runs; q++) pc_run_steps_free(&w->crs[r][q]);
+        free(w->crs[r]);
+        free(d->changes[r].side.inputs);
+    }
+    free(d->base.inputs);
+    free(w->brs), free(w->crs), free(w->floor), free(w);
+    free(d->changes);
+    free(d);
+}
+
+const pc_diff_figure *pc_diff_figure_named(const pc_diff_result *d, const char *label) {
+    for (int i = 0; i < d->nfigures; i++)
+        if (!strcmp(d->figures[i].label, label)) return &d->figures[i];
+    return NULL;
 }

@@ -3,15 +3,18 @@
  * pair entries by key, list the ones present on one side only, sort by the
  * size of the change).
  *
- * pc_diff returns a new document (schema "perfcard.diff/2"; caller frees
- * with cJSON_Delete) with the baseline side and, per change: its verdict
- * (verdict.h decides), the step-time change with its interval, the steps
- * excluded from it, the contributors to the change (step categories, then
- * kernels, operators on the device and operators' own CPU time, each with
- * its share of the change) and a one-sentence headline; every section side
- * by side; operators and kernels matched. Every figure of a side is per step
- * (the trace's total over its steps) and the mean over the side's runs, so
- * runs of different lengths compare. It never modifies the summaries. */
+ * pc_diff returns the comparison as typed data (pc_diff_result; free with
+ * pc_diff_free, before the summaries, whose strings it borrows): the
+ * baseline side and, per change: its verdict (verdict.h decides), the
+ * step-time change with its interval, the steps excluded from it, the
+ * contributors to the change (step categories, then kernels, operators on
+ * the device and operators' own CPU time, each with its share of the
+ * change) and a one-sentence headline; every figure side by side;
+ * operators and kernels matched. Every figure of a side is per step (the
+ * trace's total over its steps) and the mean over the side's runs, so runs
+ * of different lengths compare. It never modifies the summaries.
+ * pc_diff_json writes it as diff.json (schema "perfcard.diff/2"); readers
+ * (diff's report, the command's console lines, tests) read the struct. */
 #ifndef PC_DIFF_H
 #define PC_DIFF_H
 #include <cjson/cJSON.h>
@@ -31,7 +34,80 @@ typedef struct pc_diff_opts {
     int rows;                 /* matched rows kept per table; 0 = all */
 } pc_diff_opts;
 
-cJSON *pc_diff(const pc_diff_side *base, const pc_diff_side *changes, int nchanges, const pc_diff_opts *o);
+/* ---------- the result ---------- */
+
+/* a side as compared: its label, inputs (file names, never paths), runs,
+ * steps, kept steps, and per run the steps left out (rs[q].excl) */
+typedef struct pc_diff_sideinfo {
+    char label[256];
+    const char **inputs;      /* one per run */
+    const pc_run_steps *rs;   /* one per run */
+    int runs, steps, kept_steps;
+} pc_diff_sideinfo;
+
+/* a contributor to a change's step time: kind "category", "kernel",
+ * "operator" or "CPU operator"; its change per step and share of the
+ * step's change (NaN when the step did not change) */
+typedef struct pc_diff_contrib { const char *kind, *name; double delta_ns, share_pct; } pc_diff_contrib;
+
+enum { PC_DIFF_CONTRIB_MAX = 6 }; /* 3 categories, then the 3 largest entries */
+
+typedef struct pc_diff_change {
+    pc_diff_sideinfo side;
+    pc_verdict v;             /* verdict, reason, step statistic and its test */
+    pc_diff_contrib contrib[PC_DIFF_CONTRIB_MAX];
+    int ncontrib;
+    char headline[700];
+} pc_diff_change;
+
+/* one change's value of a figure; without has_new nothing else; without
+ * the figure's has_base no delta; delta_pct NaN when the base is 0 */
+typedef struct pc_diff_cell { int has_new; double new_v, delta, delta_pct; int within_noise; } pc_diff_cell;
+
+typedef struct pc_diff_figure {
+    const char *section, *label, *unit; /* unit: "ns", "pct", "bytes", "count", ... */
+    int higher_is_worse, has_base;
+    double base;
+    pc_diff_cell *runs;                 /* one per change */
+} pc_diff_figure;
+
+/* a matched row: status "matched", "added" (no base) or "removed" (in no
+ * change); per change its status ("absent" in neither), time per step, and
+ * change (delta_pct and ratio NaN where the base is absent or 0) */
+typedef struct pc_diff_row_run { const char *status; double new_ns, delta_ns, delta_pct, ratio; int within_noise; } pc_diff_row_run;
+typedef struct pc_diff_row {
+    const char *name, *status, *matched_by; /* matched_by: "name", "normalized name", "launching operator"; "" unless matched */
+    double base_ns;
+    pc_diff_row_run *runs;
+} pc_diff_row;
+/* rows sorted by the largest change, at most pc_diff_opts.rows of them;
+ * added, removed and total count every entry */
+typedef struct pc_diff_table { pc_diff_row *rows; int nrows, added, removed, total; } pc_diff_table;
+
+enum { PC_DT_OPERATORS, PC_DT_OPERATORS_CPU, PC_DT_OPERATOR_TYPES, PC_DT_KERNELS, PC_DT_N };
+extern const char *const pc_diff_table_keys[PC_DT_N]; /* "operators", ... as diff.json names them */
+
+typedef struct pc_diff_result {
+    double threshold_pct, noise_floor_pct;
+    const char *method;         /* how steps are kept and the verdict decided, in words */
+    const char *verdict;        /* worst of the changes: regressed, inconclusive, improved, unchanged */
+    const char *headline;       /* the worst change's headline */
+    pc_diff_sideinfo base;
+    double base_step_ns;        /* the verdict's statistic for the baseline */
+    pc_diff_change *changes;
+    int nchanges;
+    pc_diff_figure *figures;    /* the step time first, then tables.def's DIFF lines */
+    int nfigures;
+    pc_diff_table tables[PC_DT_N];
+    struct pc_diff_own *own;    /* what the above hold */
+} pc_diff_result;
+
+pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *changes, int nchanges, const pc_diff_opts *o);
+void pc_diff_free(pc_diff_result *d);
+/* diff.json's document (caller frees with cJSON_Delete) */
+cJSON *pc_diff_json(const pc_diff_result *d);
+/* a figure by its label, or NULL */
+const pc_diff_figure *pc_diff_figure_named(const pc_diff_result *d, const char *label);
 /* Kernel name with template arguments, parameter lists and tile sizes removed. */
 void pc_kernel_normalize(const char *name, char *out, size_t cap);
 #endif

@@ -265,47 +265,36 @@ static int cmp_entry(const void *a, const void *b, void *nruns) {
     return strcmp(x->key, y->key);
 }
 
-static void pct_ratio(cJSON *o, double base, double nw, int in_base, int in_new) {
-    sj_num(o, "delta_ns", nw - base);
-    if (in_base && base > 0) sj_num(o, "delta_pct", 100 * (nw - base) / base);
-    else cJSON_AddNullToObject(o, "delta_pct");
-    if (in_base && base > 0 && in_new) sj_num(o, "ratio", nw / base);
-    else cJSON_AddNullToObject(o, "ratio");
-}
-
 /* floor[r]: the change (percent) within which comparison r's figures are noise */
-cJSON *table_json(table *t, int nruns, int rows, const double *floor) {
+void table_rows(table *t, int nruns, int rows, const double *floor, pc_diff_table *out) {
     if (t->n) qsort_r(t->v, t->n, sizeof *t->v, cmp_entry, &nruns);
-    cJSON *o = cJSON_CreateObject();
-    cJSON *arr = sj_arr(o, "rows");
-    int added = 0, removed = 0, kept = 0;
+    memset(out, 0, sizeof *out);
+    out->rows = xcalloc(t->n ? t->n : 1, sizeof *out->rows);
     for (size_t i = 0; i < t->n; i++) {
         entry *e = &t->v[i];
         int any_run = 0;
         for (int r = 0; r < nruns; r++) any_run |= e->in_run[r];
         if (!e->in_base && !any_run) continue;
-        if (!e->in_base) added++;
-        if (!any_run) removed++;
-        if (rows && kept >= rows) continue;
-        kept++;
-        cJSON *j = cJSON_CreateObject();
-        sj_str(j, "name", e->label);
-        sj_str(j, "status", !e->in_base ? "added" : !any_run ? "removed" : "matched");
-        sj_str(j, "matched_by", e->in_base && any_run ? e->how : "");
-        sj_num(j, "base_ns", e->base);
-        cJSON *rr = sj_arr(j, "runs");
+        if (!e->in_base) out->added++;
+        if (!any_run) out->removed++;
+        if (rows && out->nrows >= rows) continue;
+        pc_diff_row *j = &out->rows[out->nrows++];
+        j->name = e->label;
+        j->status = !e->in_base ? "added" : !any_run ? "removed" : "matched";
+        j->matched_by = e->in_base && any_run ? e->how : "";
+        j->base_ns = e->base;
+        j->runs = xcalloc((size_t)(nruns ? nruns : 1), sizeof *j->runs);
         for (int r = 0; r < nruns; r++) {
-            cJSON *x = cJSON_CreateObject();
-            sj_num(x, "new_ns", e->runs[r]);
-            sj_str(x, "status", !e->in_base && e->in_run[r] ? "added" : e->in_base && !e->in_run[r] ? "removed" : e->in_run[r] ? "matched" : "absent");
-            pct_ratio(x, e->base, e->runs[r], e->in_base, e->in_run[r]);
-            sj_bool(x, "within_noise", e->in_base && e->in_run[r] && e->base > 0 && fabs(100 * (e->runs[r] - e->base) / e->base) < floor[r]);
-            cJSON_AddItemToArray(rr, x);
+            pc_diff_row_run *x = &j->runs[r];
+            double nw = e->runs[r];
+            int cmp = e->in_base && e->base > 0;
+            x->new_ns = nw;
+            x->status = !e->in_base && e->in_run[r] ? "added" : e->in_base && !e->in_run[r] ? "removed" : e->in_run[r] ? "matched" : "absent";
+            x->delta_ns = nw - e->base;
+            x->delta_pct = cmp ? 100 * (nw - e->base) / e->base : NAN;
+            x->ratio = cmp && e->in_run[r] ? nw / e->base : NAN;
+            x->within_noise = cmp && e->in_run[r] && fabs(100 * (nw - e->base) / e->base) < floor[r];
         }
-        cJSON_AddItemToArray(arr, j);
     }
-    sj_int(o, "added", added);
-    sj_int(o, "removed", removed);
-    sj_int(o, "total", (int64_t)t->n);
-    return o;
+    out->total = (int)t->n;
 }

@@ -67,36 +67,33 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
 }
 
 /* the newest run against the runs since the last change point */
-static void newest(cJSON *d, const double *x, const int *idx, int m, const pc_cp *cp, int ncp, double thr) {
-    cJSON *o = sj_obj(d, "newest");
+static void newest(pc_trend_result *t, const double *x, const int *idx, int m, const pc_cp *cp, int ncp, double thr) {
     int start = ncp ? cp[ncp - 1].at : 0, h = m - 1 - start;
-    char why[300];
+    char *why = t->newest.reason;
+    size_t cap = sizeof t->newest.reason;
     const char *verdict = "ok";
+    t->newest.change_pct = t->newest.history_mean_ns = t->newest.history_sd_ns = NAN;
     if (m < 1 || h < PC_TREND_MIN_HISTORY) {
         verdict = "insufficient history";
-        snprintf(why, sizeof why, "%d run%s since the last change point; at least %d are needed to judge the newest", h < 0 ? 0 : h,
+        snprintf(why, cap, "%d run%s since the last change point; at least %d are needed to judge the newest", h < 0 ? 0 : h,
                  h == 1 ? "" : "s", PC_TREND_MIN_HISTORY);
-        cJSON_AddNullToObject(o, "change_pct");
     } else {
         double mu, sd;
         pc_mean_sd(x + start, h, &mu, &sd);
         double ch = 100 * (x[m - 1] - mu) / mu, z = sd > 0 ? (x[m - 1] - mu) / sd : (x[m - 1] > mu ? INFINITY : x[m - 1] < mu ? -INFINITY : 0);
-        sj_num(o, "change_pct", ch);
-        sj_num(o, "history_mean_ns", mu);
-        sj_num(o, "history_sd_ns", sd);
+        t->newest.change_pct = ch, t->newest.history_mean_ns = mu, t->newest.history_sd_ns = sd;
         if (ch >= thr && z > 3) verdict = "regression";
         else if (ch <= -thr && z < -3) verdict = "improvement";
-        snprintf(why, sizeof why, "step time %+.1f%% against the mean of the %d runs since the last change point (%.1f standard deviations; "
+        snprintf(why, cap, "step time %+.1f%% against the mean of the %d runs since the last change point (%.1f standard deviations; "
                  "a regression needs at least %.0f%% and 3)", ch, h, isfinite(z) ? z : 0.0, thr);
     }
-    sj_int(o, "run", m ? idx[m - 1] + 1 : 0);
-    sj_str(o, "verdict", verdict);
-    sj_str(o, "reason", why);
-    sj_str(d, "verdict", verdict);
+    t->newest.run = m ? idx[m - 1] + 1 : 0;
+    t->newest.verdict = verdict;
 }
 
-cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
-    double thr = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
+pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
+    pc_trend_result *t = xcalloc(1, sizeof *t);
+    double thr = t->threshold_pct = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
     order *ord = xmalloc((size_t)(n ? n : 1) * sizeof *ord);
     int all_time = n > 0;
     for (int i = 0; i < n; i++) {
@@ -110,87 +107,125 @@ cJSON *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
     for (int i = 0; i < n; i++) runs[i] = in[ord[i].i];
     free(ord);
 
-    cJSON *d = cJSON_CreateObject();
-    sj_str(d, "schema", PC_TREND_SCHEMA);
-    sj_str(d, "order", by_time ? "recorded start time" : "as given");
-    sj_num(d, "threshold_pct", thr);
-    sj_str(d, "method", "Step time: the mean of each run's kept steps (the first, steps with one-off work and extreme outliers "
-                        "left out). Change points: E-divisive means (Matteson and James 2014), a permutation test with 199 "
-                        "shuffles, p < 0.05, at least 2 runs a segment. Newest run: against the runs since the last change "
-                        "point, a regression when slower by the threshold and by more than 3 standard deviations");
-    const char *kn[PC_TREND_KERNELS];
-    int nk = top_kernels(runs, n, kn);
+    t->order = by_time ? "recorded start time" : "as given";
+    t->method = "Step time: the mean of each run's kept steps (the first, steps with one-off work and extreme outliers "
+                "left out). Change points: E-divisive means (Matteson and James 2014), a permutation test with 199 "
+                "shuffles, p < 0.05, at least 2 runs a segment. Newest run: against the runs since the last change "
+                "point, a regression when slower by the threshold and by more than 3 standard deviations";
+    int nk = t->nkernels = top_kernels(runs, n, t->kernels);
     double *x = xmalloc((size_t)(n ? n : 1) * sizeof *x);
     int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx), m = 0;
     double catsum[BK_N] = {0};
-    cJSON *ra = sj_arr(d, "runs");
+    t->runs = xcalloc((size_t)(n ? n : 1), sizeof *t->runs);
+    t->nruns = n;
     for (int i = 0; i < n; i++) {
         const pc_summary *s = runs[i].summary;
+        pc_trend_point *r = &t->runs[i];
         pc_run_steps rs;
         pc_run_steps_of(s, &rs);
-        cJSON *r = cJSON_CreateObject();
-        char lab[256];
-        const char *input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
-        snprintf(lab, sizeof lab, "%s", runs[i].label && *runs[i].label ? runs[i].label : input);
-        sj_int(r, "index", i + 1);
-        sj_str(r, "label", lab);
-        sj_str(r, "input", input);
-        double st = PC_OR(PC_REC(s, run)->start_us, NAN);
-        sj_num(r, "start_us", st); /* sj_num writes null for NaN */
-        sj_int(r, "steps", rs.n);
-        sj_int(r, "kept_steps", rs.kept);
-        sj_num(r, "step_ns", rs.kept > 0 ? rs.mean_ns : NAN);
-        if (runs[i].report) sj_str(r, "report", runs[i].report);
-        else cJSON_AddNullToObject(r, "report");
-        cJSON *c = sj_obj(r, "categories");
+        r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
+        snprintf(r->label, sizeof r->label, "%s", runs[i].label && *runs[i].label ? runs[i].label : r->input);
+        r->report = runs[i].report;
+        r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);
+        r->steps = rs.n, r->kept_steps = rs.kept;
+        r->step_ns = rs.kept > 0 ? rs.mean_ns : NAN;
         for (int k = 0; k < BK_N; k++) {
-            sj_num(c, pc_bk[k].step_key, rs.cat_rows > 0 ? rs.cat_ns[k] : NAN);
+            r->cat_ns[k] = rs.cat_rows > 0 ? rs.cat_ns[k] : NAN;
             catsum[k] += rs.cat_ns[k];
         }
-        cJSON *ka = sj_arr(r, "kernels");
-        for (int k = 0; k < nk; k++) cJSON_AddItemToArray(ka, cJSON_CreateNumber(kernel_ns(s, kn[k])));
+        for (int k = 0; k < nk; k++) r->kernel_ns[k] = kernel_ns(s, t->kernels[k]);
         if (rs.kept > 0) x[m] = rs.mean_ns, idx[m++] = i;
         pc_run_steps_free(&rs);
-        cJSON_AddItemToArray(ra, r);
     }
-    cJSON *kl = sj_arr(d, "kernels");
-    for (int k = 0; k < nk; k++) cJSON_AddItemToArray(kl, cJSON_CreateString(kn[k]));
     /* the categories in order of their total over the history */
-    cJSON *cl = sj_arr(d, "categories");
     int used[BK_N] = {0};
     for (int j = 0; j < BK_N; j++) {
         int b = -1;
         for (int k = 0; k < BK_N; k++)
             if (!used[k] && (b < 0 || catsum[k] > catsum[b])) b = k;
         used[b] = 1;
-        if (catsum[b] <= 0) continue;
-        cJSON *e = cJSON_CreateObject();
-        sj_str(e, "key", pc_bk[b].step_key);
-        sj_str(e, "label", pc_bk[b].label);
-        cJSON_AddItemToArray(cl, e);
+        if (catsum[b] > 0) t->categories[t->ncategories++] = b;
     }
     /* change points of the step time */
-    pc_cp cp[64];
-    int ncp = pc_changepoints(x, m, 2, cp, 64);
-    cJSON *ca = sj_arr(d, "change_points");
+    pc_cp cp[PC_TREND_CP_MAX];
+    int ncp = t->ncps = pc_changepoints(x, m, 2, cp, PC_TREND_CP_MAX);
     for (int c = 0; c < ncp; c++) {
         int a = c ? cp[c - 1].at : 0, b = cp[c].at, e = c + 1 < ncp ? cp[c + 1].at : m;
         double before = 0, after = 0;
         for (int i = a; i < b; i++) before += x[i];
         for (int i = b; i < e; i++) after += x[i];
         before /= b - a, after /= e - b;
-        cJSON *o2 = cJSON_CreateObject();
-        sj_int(o2, "run", idx[b] + 1);
-        sj_str(o2, "label", sj_getstr(cJSON_GetArrayItem(ra, idx[b]), "label", ""));
-        sj_num(o2, "before_ns", before);
-        sj_num(o2, "after_ns", after);
-        sj_num(o2, "change_pct", before > 0 ? 100 * (after - before) / before : 0);
-        sj_str(o2, "direction", after > before ? "regression" : "improvement");
-        sj_num(o2, "q", cp[c].q);
-        sj_num(o2, "p_value", cp[c].p);
-        cJSON_AddItemToArray(ca, o2);
+        t->cps[c] = (pc_trend_cp){idx[b] + 1, t->runs[idx[b]].label, before, after, before > 0 ? 100 * (after - before) / before : 0,
+                                  cp[c].q, cp[c].p};
     }
-    newest(d, x, idx, m, cp, ncp, thr);
+    newest(t, x, idx, m, cp, ncp, thr);
     free(x), free(idx), free(runs);
+    return t;
+}
+
+void pc_trend_free(pc_trend_result *t) {
+    if (!t) return;
+    free(t->runs);
+    free(t);
+}
+
+cJSON *pc_trend_json(const pc_trend_result *t) {
+    cJSON *d = cJSON_CreateObject();
+    sj_str(d, "schema", PC_TREND_SCHEMA);
+    sj_str(d, "order", t->order);
+    sj_num(d, "threshold_pct", t->threshold_pct);
+    sj_str(d, "method", t->method);
+    cJSON *ra = sj_arr(d, "runs");
+    for (int i = 0; i < t->nruns; i++) {
+        const pc_trend_point *p = &t->runs[i];
+        cJSON *r = cJSON_CreateObject();
+        sj_int(r, "index", i + 1);
+        sj_str(r, "label", p->label);
+        sj_str(r, "input", p->input);
+        sj_num(r, "start_us", p->start_us); /* sj_num writes null for NaN */
+        sj_int(r, "steps", p->steps);
+        sj_int(r, "kept_steps", p->kept_steps);
+        sj_num(r, "step_ns", p->step_ns);
+        if (p->report) sj_str(r, "report", p->report);
+        else cJSON_AddNullToObject(r, "report");
+        cJSON *c = sj_obj(r, "categories");
+        for (int k = 0; k < BK_N; k++) sj_num(c, pc_bk[k].step_key, p->cat_ns[k]);
+        cJSON *ka = sj_arr(r, "kernels");
+        for (int k = 0; k < t->nkernels; k++) cJSON_AddItemToArray(ka, cJSON_CreateNumber(p->kernel_ns[k]));
+        cJSON_AddItemToArray(ra, r);
+    }
+    cJSON *kl = sj_arr(d, "kernels");
+    for (int k = 0; k < t->nkernels; k++) cJSON_AddItemToArray(kl, sj_str_item(t->kernels[k]));
+    cJSON *cl = sj_arr(d, "categories");
+    for (int j = 0; j < t->ncategories; j++) {
+        cJSON *e = cJSON_CreateObject();
+        sj_str(e, "key", pc_bk[t->categories[j]].step_key);
+        sj_str(e, "label", pc_bk[t->categories[j]].label);
+        cJSON_AddItemToArray(cl, e);
+    }
+    cJSON *ca = sj_arr(d, "change_points");
+    for (int c = 0; c < t->ncps; c++) {
+        const pc_trend_cp *p = &t->cps[c];
+        cJSON *o = cJSON_CreateObject();
+        sj_int(o, "run", p->run);
+        sj_str(o, "label", p->label);
+        sj_num(o, "before_ns", p->before_ns);
+        sj_num(o, "after_ns", p->after_ns);
+        sj_num(o, "change_pct", p->change_pct);
+        sj_str(o, "direction", p->after_ns > p->before_ns ? "regression" : "improvement");
+        sj_num(o, "q", p->q);
+        sj_num(o, "p_value", p->p_value);
+        cJSON_AddItemToArray(ca, o);
+    }
+    cJSON *o = sj_obj(d, "newest");
+    sj_num(o, "change_pct", t->newest.change_pct);
+    if (strcmp(t->newest.verdict, "insufficient history")) {
+        sj_num(o, "history_mean_ns", t->newest.history_mean_ns);
+        sj_num(o, "history_sd_ns", t->newest.history_sd_ns);
+    }
+    sj_int(o, "run", t->newest.run);
+    sj_str(o, "verdict", t->newest.verdict);
+    sj_str(o, "reason", t->newest.reason);
+    sj_str(d, "verdict", t->newest.verdict);
     return d;
 }

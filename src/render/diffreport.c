@@ -1,10 +1,13 @@
-/* diff.html, diff.md, diff.json: the view adds formatted values (by each
- * figure's unit) and the charts: step phases and breakdown for every run on
+/* diff.html, diff.md, diff.json: diff.json is the comparison's document
+ * (compare/diff_json.c); the view is that document plus what presentation
+ * computes from the typed result: formatted values (by each figure's unit),
+ * colours, and the charts: step phases and breakdown for every run on
  * one scale, and the largest kernel changes as a diverging bar chart. */
 #include "diffreport.h"
 #include "view.h"
 #include "../summary/categories.h"
 #include "../summary/summary.h"
+#include "../compare/diff.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -24,77 +27,75 @@ static void put_fmt(cJSON *o, const char *key, double v, int unit, int sign) {
     sbuf_free(&b);
 }
 
-static void format_figures(cJSON *v) {
-    cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItem(v, "figures")) {
-        int u = unit_of(sj_getstr(f, "unit", ""));
-        const cJSON *b = cJSON_GetObjectItem(f, "base");
-        if (cJSON_IsNumber(b)) put_fmt(f, "base_fmt", b->valuedouble, u, 0);
+/* each figure's values formatted by its unit, coloured where it moved
+ * beyond the comparison's noise (diff.c's within_noise) */
+static void format_figures(cJSON *v, const pc_diff_result *d) {
+    cJSON *f = cJSON_GetObjectItem(v, "figures")->child;
+    for (int i = 0; i < d->nfigures && f; i++, f = f->next) {
+        const pc_diff_figure *fi = &d->figures[i];
+        int u = unit_of(fi->unit);
+        if (fi->has_base) put_fmt(f, "base_fmt", fi->base, u, 0);
         else cJSON_AddStringToObject(f, "base_fmt", "n/a");
-        cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItem(f, "runs")) {
-            const cJSON *n = cJSON_GetObjectItem(r, "new"), *d = cJSON_GetObjectItem(r, "delta");
-            if (cJSON_IsNumber(n)) put_fmt(r, "new_fmt", n->valuedouble, u, 0);
+        cJSON *r = cJSON_GetObjectItem(f, "runs")->child;
+        for (int k = 0; k < d->nchanges && r; k++, r = r->next) {
+            const pc_diff_cell *c = &fi->runs[k];
+            if (c->has_new) put_fmt(r, "new_fmt", c->new_v, u, 0);
             else cJSON_AddStringToObject(r, "new_fmt", "n/a");
-            if (cJSON_IsNumber(d)) put_fmt(r, "delta_fmt", d->valuedouble, u, 1);
+            if (c->has_new && fi->has_base) put_fmt(r, "delta_fmt", c->delta, u, 1);
             else cJSON_AddStringToObject(r, "delta_fmt", "");
-            /* coloured only when it moved beyond the comparison's noise (diff.c's within_noise) */
-            const cJSON *p = cJSON_GetObjectItem(r, "delta_pct");
-            int worse = cJSON_IsTrue(cJSON_GetObjectItem(f, "higher_is_worse"));
-            if (cJSON_IsTrue(cJSON_GetObjectItem(r, "within_noise"))) cJSON_AddStringToObject(r, "trend", "noise");
-            else if (cJSON_IsNumber(p) && p->valuedouble != 0)
-                cJSON_AddStringToObject(r, "trend", (p->valuedouble > 0) == worse ? "worse" : "better");
+            if (!c->has_new || !fi->has_base) continue;
+            if (c->within_noise) cJSON_AddStringToObject(r, "trend", "noise");
+            else if (isfinite(c->delta_pct) && c->delta_pct != 0)
+                cJSON_AddStringToObject(r, "trend", (c->delta_pct > 0) == fi->higher_is_worse ? "worse" : "better");
         }
     }
 }
 
-static double figure(const cJSON *v, const char *name, int run) {
-    const cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItem(v, "figures"))
-        if (!strcmp(sj_getstr(f, "figure", ""), name))
-            return run < 0 ? sj_getnum(f, "base", 0) : sj_getnum(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "runs"), run), "new", 0);
-    return 0;
+static double figure(const pc_diff_result *d, const char *name, int run) {
+    const pc_diff_figure *f = pc_diff_figure_named(d, name);
+    if (!f) return 0;
+    if (run < 0) return f->has_base ? f->base : 0;
+    return f->runs[run].has_new ? f->runs[run].new_v : 0;
 }
 
-static void diff_charts(chart_out *co, cJSON *v) {
-    int nr = cJSON_GetArraySize(cJSON_GetObjectItem(v, "runs"));
+static void diff_charts(chart_out *co, const pc_diff_result *d) {
+    int nr = d->nchanges;
     int n = nr + 1;
-    char **labels = xcalloc((size_t)n, sizeof *labels);
-    labels[0] = xstrdup(sj_getstr(v, "base.label", "base"));
-    for (int r = 0; r < nr; r++) labels[r + 1] = xstrdup(sj_getstr(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "runs"), r), "label", "new"));
+    const char **labels = xcalloc((size_t)n, sizeof *labels);
+    labels[0] = d->base.label;
+    for (int r = 0; r < nr; r++) labels[r + 1] = d->changes[r].side.label;
     static const char *const ph[3] = {"Iteration interval (average)", "Forward + backward (average)", "Tail (average)"};
     static const char *const phn[3] = {"iteration interval", "forward + backward", "tail"};
     double *pv[3];
     for (int k = 0; k < 3; k++) {
         pv[k] = xcalloc((size_t)n, sizeof(double));
-        for (int r = -1; r < nr; r++) pv[k][r + 1] = figure(v, ph[k], r);
+        for (int r = -1; r < nr; r++) pv[k][r + 1] = figure(d, ph[k], r);
     }
     chart_series ps[3] = {{phn[0], NULL, pv[0], (size_t)n, 1}, {phn[1], NULL, pv[1], (size_t)n, 0}, {phn[2], NULL, pv[2], (size_t)n, 2}};
     chart c1 = {.kind = CHART_STACKED, .title = "Step phases, side by side (one scale)", .xlabel = "run", .ylabel = "time",
-                .unit = UNIT_NS, .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 520};
+                .unit = UNIT_NS, .series = ps, .nseries = 3, .categories = labels, .ncat = (size_t)n, .width = 520};
     rv_add_chart(co, "phases", &c1, rv_series_rows(&c1));
     double *bv[BK_N];
     chart_series bs[BK_N];
     for (int k = 0; k < BK_N; k++) {
         bv[k] = xcalloc((size_t)n, sizeof(double));
-        for (int r = -1; r < nr; r++) bv[k][r + 1] = figure(v, pc_bk[k].per_step, r);
+        for (int r = -1; r < nr; r++) bv[k][r + 1] = figure(d, pc_bk[k].per_step, r);
         bs[k] = (chart_series){pc_bk[k].label, NULL, bv[k], (size_t)n, chart_category_color(pc_bk[k].name)};
     }
     chart c2 = {.kind = CHART_STACKED, .title = "Where each step goes, side by side (one scale)", .xlabel = "run", .ylabel = "time per step",
-                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = (const char *const *)labels, .ncat = (size_t)n, .width = 620};
+                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = labels, .ncat = (size_t)n, .width = 620};
     rv_add_chart(co, "breakdown", &c2, rv_series_rows(&c2));
     /* largest kernel changes, first run */
-    const cJSON *rows = sj_get(v, "kernels.rows");
-    int nk = cJSON_GetArraySize(rows);
+    const pc_diff_table *kt = &d->tables[PC_DT_KERNELS];
+    int nk = nr ? kt->nrows : 0;
     if (nk > 15) nk = 15;
     if (nk > 0) {
         const char **kl = xcalloc((size_t)nk, sizeof *kl);
         double *kv = xcalloc((size_t)nk, sizeof *kv);
         int *kc = xcalloc((size_t)nk, sizeof *kc);
         for (int i = 0; i < nk; i++) {
-            const cJSON *r = cJSON_GetArrayItem(rows, i);
-            kl[i] = sj_getstr(r, "name", "");
-            kv[i] = sj_getnum(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "runs"), 0), "delta_ns", 0);
+            kl[i] = kt->rows[i].name;
+            kv[i] = kt->rows[i].runs[0].delta_ns;
             kc[i] = kv[i] > 0 ? 4 : 0; /* vermillion slower, blue faster */
         }
         chart c3 = {.kind = CHART_HBAR, .title = "Largest kernel time changes per step (new minus base; right is slower)", .xlabel = "change in kernel time per step",
@@ -107,47 +108,52 @@ static void diff_charts(chart_out *co, cJSON *v) {
     }
     for (int k = 0; k < 3; k++) free(pv[k]);
     for (int k = 0; k < BK_N; k++) free(bv[k]);
-    for (int i = 0; i < n; i++) free(labels[i]);
     free(labels);
 }
 
-static void format_tables(cJSON *v, int rows) {
-    static const char *const t[] = {"kernels", "operators", "operators_cpu", "operator_types"};
-    for (int i = 0; i < 4; i++) {
-        cJSON *tab = cJSON_GetObjectItem(v, t[i]), *r;
-        if (!tab) continue;
+/* the matched tables cut to rows, each change's delta formatted and coloured */
+static void format_tables(cJSON *v, const pc_diff_result *d, int rows) {
+    for (int i = 0; i < PC_DT_N; i++) {
+        cJSON *tab = cJSON_GetObjectItem(v, pc_diff_table_keys[i]);
         rv_limit(tab, "rows", rows);
-        cJSON_ArrayForEach(r, cJSON_GetObjectItem(tab, "rows")) {
-            cJSON *x;
-            cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "runs")) {
-                const cJSON *d = cJSON_GetObjectItem(x, "delta_ns");
-                if (cJSON_IsNumber(d)) put_fmt(x, "delta_fmt", d->valuedouble, UNIT_NS, 1);
-                if (cJSON_IsTrue(cJSON_GetObjectItem(x, "within_noise"))) cJSON_AddStringToObject(x, "trend", "noise");
-                else if (cJSON_IsNumber(d) && d->valuedouble != 0) cJSON_AddStringToObject(x, "trend", d->valuedouble > 0 ? "worse" : "better");
+        const pc_diff_table *t = &d->tables[i];
+        cJSON *r = cJSON_GetObjectItem(tab, "rows")->child;
+        for (int k = 0; k < t->nrows && r; k++, r = r->next) {
+            cJSON *x = cJSON_GetObjectItem(r, "runs")->child;
+            for (int c = 0; c < d->nchanges && x; c++, x = x->next) {
+                const pc_diff_row_run *y = &t->rows[k].runs[c];
+                put_fmt(x, "delta_fmt", y->delta_ns, UNIT_NS, 1);
+                if (y->within_noise) cJSON_AddStringToObject(x, "trend", "noise");
+                else if (y->delta_ns != 0) cJSON_AddStringToObject(x, "trend", y->delta_ns > 0 ? "worse" : "better");
             }
         }
     }
 }
 
-static cJSON *build(const cJSON *diff, const char *png_dir, int rows, pc_err *err, int *rc) {
-    cJSON *v = cJSON_Duplicate(diff, 1);
+/* the view: diff.json's document, formatted values, the charts */
+static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, int rows, pc_err *err, int *rc) {
+    const pc_diff_result *d = typed;
+    cJSON *v = cJSON_Duplicate(doc, 1);
     chart_out co = rv_begin_view(v, png_dir, err);
-    format_figures(v);
-    diff_charts(&co, v);
-    format_tables(v, rows);
-    cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "runs")) {
-        const cJSON *st = cJSON_GetObjectItem(r, "step_time");
-        put_fmt(r, "delta_fmt", sj_getnum(st, "delta_ns", 0), UNIT_NS, 1);
-        cJSON_AddBoolToObject(r, "moved", strcmp(sj_getstr(r, "verdict", ""), "unchanged") != 0);
-        cJSON *c;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItem(r, "contributors")) put_fmt(c, "delta_fmt", sj_getnum(c, "delta_ns", 0), UNIT_NS, 1);
+    format_figures(v, d);
+    diff_charts(&co, d);
+    format_tables(v, d, rows);
+    cJSON *r = cJSON_GetObjectItem(v, "runs")->child;
+    for (int k = 0; k < d->nchanges && r; k++, r = r->next) {
+        const pc_diff_change *c = &d->changes[k];
+        put_fmt(r, "delta_fmt", c->v.new_ns - c->v.base_ns, UNIT_NS, 1);
+        cJSON_AddBoolToObject(r, "moved", strcmp(c->v.verdict, "unchanged") != 0);
+        cJSON *x = cJSON_GetObjectItem(r, "contributors")->child;
+        for (int i = 0; i < c->ncontrib && x; i++, x = x->next) put_fmt(x, "delta_fmt", c->contrib[i].delta_ns, UNIT_NS, 1);
     }
     *rc = co.rc;
     return v;
 }
 
-int pc_diff_write(const cJSON *diff, const pc_report_opts *o, pc_err *err) {
+int pc_diff_write(const pc_diff_result *d, const pc_report_opts *o, pc_err *err) {
     static const int md_rows[] = {15, 8, 4, 1}; /* fewer rows per table until diff.md fits */
-    return rv_write_doc(diff, o, "diff", build, 50, md_rows, 4, err);
+    cJSON *doc = pc_diff_json(d);
+    int rc = rv_write_doc(doc, d, o, "diff", build, 50, md_rows, 4, err);
+    cJSON_Delete(doc);
+    return rc;
 }

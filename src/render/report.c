@@ -390,7 +390,7 @@ int rv_write_file(const char *dir, const char *name, const char *data, size_t le
     return rc;
 }
 
-int rv_write_doc(const cJSON *doc, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
+int rv_write_doc(const cJSON *doc, const void *typed, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
                  int n_md_rows, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
     if (rc) return rc;
@@ -404,7 +404,7 @@ int rv_write_doc(const cJSON *doc, const pc_report_opts *o, const char *stem, rv
     }
     sbuf out = {0};
     if (o->formats & OUT_HTML) {
-        cJSON *v = build(doc, NULL, html_rows, err, &rc);
+        cJSON *v = build(doc, typed, NULL, html_rows, err, &rc);
         snprintf(name, sizeof name, "%s.html", stem);
         if (!rc) {
             rv_add_assets(v, o);
@@ -420,7 +420,7 @@ int rv_write_doc(const cJSON *doc, const pc_report_opts *o, const char *stem, rv
         out.len = 0;
         snprintf(name, sizeof name, "%s.md", stem);
         for (int i = 0; i < n_md_rows && !rc; i++) {
-            cJSON *v = build(doc, o->dir, md_rows[i], err, &rc);
+            cJSON *v = build(doc, typed, o->dir, md_rows[i], err, &rc);
             if (!rc) rc = rv_render_text(name, o, v, ESC_MD, &out, err);
             cJSON_Delete(v);
             if (out.len <= PC_MD_MAX) break;

@@ -1,8 +1,10 @@
 /* trend.html, trend.md, trend.json: the view adds three line charts over
  * the runs (step time with the change points marked, the step categories,
- * the top kernels per step) and formatted values. */
+ * the top kernels per step) and each run's change against the previous
+ * one, read from the typed history (compare/trend.h). */
 #include "trendreport.h"
 #include "view.h"
+#include "../summary/categories.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -10,17 +12,14 @@
 #include <string.h>
 
 /* y of every run for one figure (NaN where a run lacks it: no point) */
-static double *per_run(const cJSON *runs, int n, const char *obj, const char *key, int item) {
-    double *y = xmalloc((size_t)(n ? n : 1) * sizeof *y);
-    for (int i = 0; i < n; i++) {
-        const cJSON *r = cJSON_GetArrayItem(runs, i), *v;
-        if (obj && key) v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, obj), key);
-        else if (obj) v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, obj), item);
-        else v = cJSON_GetObjectItemCaseSensitive(r, key);
-        y[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    }
+static double *per_run(const pc_trend_result *t, double (*of)(const pc_trend_point *, int), int k) {
+    double *y = xmalloc((size_t)(t->nruns ? t->nruns : 1) * sizeof *y);
+    for (int i = 0; i < t->nruns; i++) y[i] = of(&t->runs[i], k);
     return y;
 }
+static double step_of(const pc_trend_point *p, int k) { return (void)k, p->step_ns; }
+static double cat_of(const pc_trend_point *p, int k) { return p->cat_ns[k]; }
+static double kernel_of(const pc_trend_point *p, int k) { return p->kernel_ns[k]; }
 
 enum { KMAX = 8 }; /* kernel lines drawn at most */
 
@@ -35,17 +34,15 @@ static void lines(chart_out *co, const char *id, const char *title, const chart_
     for (int k = 0; k < ns; k++) free(y[k]);
 }
 
-static void trend_charts(chart_out *co, cJSON *v) {
-    const cJSON *runs = cJSON_GetObjectItem(v, "runs");
-    int n = cJSON_GetArraySize(runs);
+static void trend_charts(chart_out *co, const pc_trend_result *t) {
+    int n = t->nruns;
     if (!n) return;
     double *x = xmalloc((size_t)n * sizeof *x);
     for (int i = 0; i < n; i++) x[i] = i + 1;
     /* step time, change points marked between the last run before and the first after */
-    double *y = per_run(runs, n, NULL, "step_ns", 0), marks[64];
+    double *y = per_run(t, step_of, 0), marks[PC_TREND_CP_MAX];
     size_t nm = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "change_points")) if (nm < 64) marks[nm++] = sj_getnum(c, "run", 1) - 0.5;
+    for (int c = 0; c < t->ncps; c++) marks[nm++] = t->cps[c].run - 0.5;
     chart_series s1 = {"step time", x, y, (size_t)n, 0};
     chart c1 = {.kind = CHART_LINE, .title = "Step time per run (dashed: change points)", .xlabel = "run", .ylabel = "time per step",
                 .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s1, .nseries = 1, .marks = marks, .nmarks = nm};
@@ -55,42 +52,43 @@ static void trend_charts(chart_out *co, cJSON *v) {
     chart_series ls[KMAX];
     double *ly[KMAX] = {0};
     int nl = 0;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "categories")) {
-        if (nl == 4) break;
-        ly[nl] = per_run(runs, n, "categories", sj_getstr(c, "key", ""), 0);
-        ls[nl] = (chart_series){sj_getstr(c, "label", ""), x, ly[nl], (size_t)n, chart_category_color(sj_getstr(c, "key", ""))};
-        nl++;
+    for (; nl < t->ncategories && nl < 4; nl++) {
+        const pc_bk_info *b = &pc_bk[t->categories[nl]];
+        ly[nl] = per_run(t, cat_of, t->categories[nl]);
+        ls[nl] = (chart_series){b->label, x, ly[nl], (size_t)n, chart_category_color(b->step_key)};
     }
     lines(co, "categories", "Where the step goes, per run (the four largest categories)", ls, ly, nl, marks, nm);
-    nl = 0;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "kernels")) {
-        if (nl == KMAX) break;
-        ly[nl] = per_run(runs, n, "kernels", NULL, nl);
-        ls[nl] = (chart_series){cJSON_IsString(c) ? c->valuestring : "", x, ly[nl], (size_t)n, nl};
-        nl++;
+    for (nl = 0; nl < t->nkernels && nl < KMAX; nl++) {
+        ly[nl] = per_run(t, kernel_of, nl);
+        ls[nl] = (chart_series){t->kernels[nl], x, ly[nl], (size_t)n, nl};
     }
     lines(co, "kernels", "The kernels with the most time, per step and run", ls, ly, nl, marks, nm);
     free(x);
 }
 
-static cJSON *build(const cJSON *trend, const char *png_dir, int rows, pc_err *err, int *rc) {
+/* the view: trend.json's document, each run's change against the previous
+ * run (for the table), the charts */
+static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, int rows, pc_err *err, int *rc) {
     (void)rows; /* one row per run, not cut: an over-long trend.md is cut at a line end instead */
-    cJSON *v = cJSON_Duplicate(trend, 1);
+    const pc_trend_result *t = typed;
+    cJSON *v = cJSON_Duplicate(doc, 1);
     chart_out co = rv_begin_view(v, png_dir, err);
-    trend_charts(&co, v);
-    /* each run's change against the previous run, for the table */
+    trend_charts(&co, t);
     double prev = NAN;
-    cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "runs")) {
-        const cJSON *s = cJSON_GetObjectItem(r, "step_ns");
-        if (cJSON_IsNumber(s) && isfinite(prev) && prev > 0) cJSON_AddNumberToObject(r, "vs_previous_pct", 100 * (s->valuedouble - prev) / prev);
-        if (cJSON_IsNumber(s)) prev = s->valuedouble;
+    cJSON *r = cJSON_GetObjectItem(v, "runs")->child;
+    for (int i = 0; i < t->nruns && r; i++, r = r->next) {
+        double s = t->runs[i].step_ns;
+        if (isfinite(s) && isfinite(prev) && prev > 0) cJSON_AddNumberToObject(r, "vs_previous_pct", 100 * (s - prev) / prev);
+        if (isfinite(s)) prev = s;
     }
     *rc = co.rc;
     return v;
 }
 
-int pc_trend_write(const cJSON *trend, const pc_report_opts *o, pc_err *err) {
+int pc_trend_write(const pc_trend_result *t, const pc_report_opts *o, pc_err *err) {
     static const int md_rows[] = {0};
-    return rv_write_doc(trend, o, "trend", build, 0, md_rows, 1, err);
+    cJSON *doc = pc_trend_json(t);
+    int rc = rv_write_doc(doc, t, o, "trend", build, 0, md_rows, 1, err);
+    cJSON_Delete(doc);
+    return rc;
 }

@@ -52,14 +52,16 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
 void rv_md_fit(sbuf *md, const char *note);
 /* dir/name written atomically from len bytes of data. */
 int rv_write_file(const char *dir, const char *name, const char *data, size_t len, pc_err *err);
-/* A view of doc for a template: PNG charts into png_dir when set (else
- * inline SVG), tables cut to rows; *rc as rv_begin_view's. */
-typedef cJSON *(*rv_build_fn)(const cJSON *doc, const char *png_dir, int rows, pc_err *err, int *rc);
+/* A view of doc (the document written from typed, the comparison's typed
+ * result, which the view's presentation reads) for a template: PNG charts
+ * into png_dir when set (else inline SVG), tables cut to rows; *rc as
+ * rv_begin_view's. */
+typedef cJSON *(*rv_build_fn)(const cJSON *doc, const void *typed, const char *png_dir, int rows, pc_err *err, int *rc);
 /* DIR/<stem>.json (the document), DIR/<stem>.html (a view of html_rows rows)
  * and DIR/<stem>.md with its charts/ (views of md_rows[0], md_rows[1], ...
  * rows until it fits, else cut with a note), as o->formats asks: the diff's
  * and trend's outputs. */
-int rv_write_doc(const cJSON *doc, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
+int rv_write_doc(const cJSON *doc, const void *typed, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
                  int n_md_rows, pc_err *err);
 /* Renders template tmpl_name (templates_dir override or built in) into out. */
 int rv_render_text(const char *tmpl_name, const pc_report_opts *o, const cJSON *view, esc_mode mode, sbuf *out, pc_err *err);

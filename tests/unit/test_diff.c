@@ -202,39 +202,52 @@ TEST(diff_verdicts_and_matching) {
     CHECK(sa && sslow && ssame && sfew);
     const pc_summary *ba[1] = {sa}, *r0[1] = {sslow}, *r1[1] = {ssame}, *r2[1] = {sfew};
     pc_diff_side base = {NULL, ba, 1}, runs[3] = {{NULL, r0, 1}, {"same", r1, 1}, {NULL, r2, 1}};
-    cJSON *d = pc_diff(&base, runs, 3, NULL);
+    pc_diff_result *d = pc_diff(&base, runs, 3, NULL);
     CHECK(d);
-    CHECK_EQ_S(sj_getstr(d, "runs.0.verdict", ""), "regressed");
+    CHECK_EQ_I(d->nchanges, 3);
+    CHECK_EQ_S(d->changes[0].v.verdict, "regressed");
     /* kept steps (the first is warm-up): 101, 99, 100, 102, 98 against 131, 129, 130, 132, 128; no breakdown, so
      * the change must clear twice the noise floor, which +30% does */
-    CHECK_NEAR(sj_getnum(d, "runs.0.step_time.delta_pct", 0), 30, 1e-9);
-    CHECK_EQ_S(sj_getstr(d, "runs.1.label", ""), "same");
-    CHECK_EQ_S(sj_getstr(d, "base.label", ""), "a");
-    CHECK_EQ_S(sj_getstr(d, "runs.1.verdict", ""), "unchanged");
-    CHECK_NEAR(sj_getnum(d, "runs.1.step_time.delta_ns", -1), 0, 0);
-    CHECK_EQ_S(sj_getstr(d, "runs.2.verdict", ""), "inconclusive"); /* 2 steps */
-    CHECK_EQ_S(sj_getstr(d, "verdict", ""), "regressed");
+    CHECK_NEAR(d->changes[0].v.delta_pct, 30, 1e-9);
+    CHECK_EQ_S(d->changes[1].side.label, "same");
+    CHECK_EQ_S(d->base.label, "a");
+    CHECK_EQ_S(d->changes[1].v.verdict, "unchanged");
+    CHECK_NEAR(d->changes[1].v.new_ns - d->changes[1].v.base_ns, 0, 0);
+    CHECK_EQ_S(d->changes[2].v.verdict, "inconclusive"); /* 2 steps */
+    CHECK_EQ_S(d->verdict, "regressed");
+    CHECK_EQ_S(d->headline, d->changes[0].headline);
     /* kernels: the sgemm renamed by tile size matches by normalized name and tops the list */
-    const cJSON *k0 = sj_get(d, "kernels.rows.0");
-    CHECK_EQ_S(sj_getstr(k0, "name", ""), "volta_sgemm_128x64_nn");
-    CHECK_EQ_S(sj_getstr(k0, "matched_by", ""), "normalized name");
-    CHECK_NEAR(sj_getnum(k0, "runs.0.delta_ns", 0), 300.0 / 6, 1e-9); /* per step: 6 steps a side */
-    CHECK_NEAR(sj_getnum(k0, "runs.0.ratio", 0), 1.3, 1e-12);
+    const pc_diff_table *kt = &d->tables[PC_DT_KERNELS];
+    CHECK(kt->nrows >= 3);
+    const pc_diff_row *k0 = &kt->rows[0];
+    CHECK_EQ_S(k0->name, "volta_sgemm_128x64_nn");
+    CHECK_EQ_S(k0->matched_by, "normalized name");
+    CHECK_NEAR(k0->runs[0].delta_ns, 300.0 / 6, 1e-9); /* per step: 6 steps a side */
+    CHECK_NEAR(k0->runs[0].ratio, 1.3, 1e-12);
     int added = 0, removed = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(d, "kernels.rows")) {
-        if (!strcmp(sj_getstr(r, "name", ""), "new_kernel")) added = !strcmp(sj_getstr(r, "status", ""), "added");
-        if (!strcmp(sj_getstr(r, "name", ""), "gone_kernel")) removed = !strcmp(sj_getstr(r, "status", ""), "matched");
+    for (int i = 0; i < kt->nrows; i++) {
+        if (!strcmp(kt->rows[i].name, "new_kernel")) added = !strcmp(kt->rows[i].status, "added");
+        if (!strcmp(kt->rows[i].name, "gone_kernel")) removed = !strcmp(kt->rows[i].status, "matched");
     }
     CHECK(added);
     CHECK(removed); /* present in the base and in run 2 (the same summary) */
-    cJSON_Delete(d);
+    /* diff.json carries the same figures */
+    cJSON *j = pc_diff_json(d);
+    CHECK_EQ_S(sj_getstr(j, "schema", ""), "perfcard.diff/2");
+    CHECK_EQ_S(sj_getstr(j, "runs.0.verdict", ""), "regressed");
+    CHECK_NEAR(sj_getnum(j, "runs.0.step_time.delta_pct", 0), 30, 1e-9);
+    CHECK_EQ_S(sj_getstr(j, "kernels.rows.0.matched_by", ""), "normalized name");
+    CHECK_NEAR(sj_getnum(j, "kernels.rows.0.runs.0.delta_ns", 0), 50, 1e-9);
+    CHECK(cJSON_IsNull(sj_get(j, "runs.1.step_time.p_value")) == !d->changes[1].v.has_test);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(j, "figures")), d->nfigures);
+    cJSON_Delete(j);
+    pc_diff_free(d);
     /* a run against itself: every delta zero */
     d = pc_diff(&base, &runs[1], 1, NULL);
-    CHECK_EQ_S(sj_getstr(d, "verdict", ""), "unchanged");
-    cJSON_ArrayForEach(r, sj_get(d, "kernels.rows")) CHECK_NEAR(sj_getnum(r, "runs.0.delta_ns", -1), 0, 0);
-    cJSON_ArrayForEach(r, sj_get(d, "figures")) CHECK_NEAR(sj_getnum(r, "runs.0.delta", 0), 0, 0);
-    cJSON_Delete(d);
+    CHECK_EQ_S(d->verdict, "unchanged");
+    for (int i = 0; i < d->tables[PC_DT_KERNELS].nrows; i++) CHECK_NEAR(d->tables[PC_DT_KERNELS].rows[i].runs[0].delta_ns, 0, 0);
+    for (int i = 0; i < d->nfigures; i++) CHECK_NEAR(d->figures[i].runs[0].delta, 0, 0);
+    pc_diff_free(d);
     cJSON_Delete(a);
     cJSON_Delete(slow);
     cJSON_Delete(same);
@@ -275,22 +288,36 @@ TEST(trend_newest_run) {
         s[i] = summary_of(doc[i] = steps_doc(d, 6, NULL));
         runs[i] = (pc_trend_run){s[i], NULL, NULL};
     }
-    cJSON *t = pc_trend(runs, 7, NULL);
-    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "regression");
-    CHECK_NEAR(sj_getnum(t, "newest.change_pct", 0), 15, 1e-9);
-    CHECK_EQ_S(sj_getstr(t, "runs.0.label", ""), "run.pt.trace.json"); /* the file name, not its path */
-    CHECK_NEAR(sj_getnum(t, "runs.6.step_ns", 0), 115, 1e-9);
-    cJSON_Delete(t);
+    pc_trend_result *t = pc_trend(runs, 7, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    CHECK_EQ_I(t->newest.run, 7);
+    /* history: the 6 runs' mean 100, sample sd sqrt(2.5 / 5) */
+    CHECK_NEAR(t->newest.history_mean_ns, 100, 1e-9);
+    CHECK_NEAR(t->newest.history_sd_ns, sqrt(0.5), 1e-9);
+    CHECK_NEAR(t->newest.change_pct, 15, 1e-9);
+    CHECK_EQ_S(t->runs[0].label, "run.pt.trace.json"); /* the file name, not its path */
+    CHECK_NEAR(t->runs[6].step_ns, 115, 1e-9);
+    cJSON *j = pc_trend_json(t);
+    CHECK_EQ_S(sj_getstr(j, "verdict", ""), "regression");
+    CHECK_NEAR(sj_getnum(j, "newest.change_pct", 0), 15, 1e-9);
+    CHECK_NEAR(sj_getnum(j, "runs.6.step_ns", 0), 115, 1e-9);
+    cJSON_Delete(j);
+    pc_trend_free(t);
     pc_summary_free(s[6]);
     double d[6] = {102, 102, 102, 102, 102, 102};
     s[6] = summary_of(doc[7] = steps_doc(d, 6, NULL));
     runs[6].summary = s[6];
     t = pc_trend(runs, 7, NULL);
-    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "ok");
-    cJSON_Delete(t);
+    CHECK_EQ_S(t->newest.verdict, "ok");
+    pc_trend_free(t);
     t = pc_trend(runs, 3, NULL);
-    CHECK_EQ_S(sj_getstr(t, "verdict", ""), "insufficient history");
-    cJSON_Delete(t);
+    CHECK_EQ_S(t->newest.verdict, "insufficient history");
+    CHECK(isnan(t->newest.change_pct));
+    j = pc_trend_json(t);
+    CHECK(cJSON_IsNull(sj_get(j, "newest.change_pct")));
+    CHECK(!sj_get(j, "newest.history_mean_ns"));
+    cJSON_Delete(j);
+    pc_trend_free(t);
     for (int i = 0; i < 7; i++) pc_summary_free(s[i]);
     for (int i = 0; i < 8; i++) cJSON_Delete(doc[i]);
 }

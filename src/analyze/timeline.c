@@ -106,12 +106,8 @@ void an_timeline(const an_ctx *c, pc_summary *ps) {
         sj_str(j, "kind", r->gpu ? "gpu" : "cpu");
         cJSON *bx = sj_arr(j, "boxes");
         for (size_t k = 0; k < r->n && total < MAX_BOXES; k++, total++) {
-            cJSON *b = cJSON_CreateArray();
             int64_t a = r->v[k].s < ws ? ws : r->v[k].s, z = r->v[k].e > we ? we : r->v[k].e;
-            cJSON_AddItemToArray(b, cJSON_CreateNumber((double)(a - ws)));
-            cJSON_AddItemToArray(b, cJSON_CreateNumber((double)(z - ws)));
-            cJSON_AddItemToArray(b, cJSON_CreateString(r->v[k].cat));
-            cJSON_AddItemToArray(bx, b);
+            cJSON_AddItemToArray(bx, pc_tl_box_item(a - ws, z - ws, r->v[k].cat));
         }
         cJSON_AddItemToArray(arr, j);
         spill_free(r->v);

@@ -212,17 +212,9 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
             *slot = nn++;
             cJSON_AddItemToArray(names, sj_str_item(strtab_get(&t->strs, ev[i].name)));
         }
-        /* [lane, start, duration, name, category, depth, args or -1] */
-        cJSON *x = cJSON_CreateArray();
-        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].lane));
-        cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].s));
-        cJSON_AddItemToArray(x, cJSON_CreateNumber((double)ev[i].d));
-        cJSON_AddItemToArray(x, cJSON_CreateNumber(*slot));
-        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].cat));
-        cJSON_AddItemToArray(x, cJSON_CreateNumber(ev[i].depth));
         char ab[512];
         uint64_t key;
-        double aid = -1;
+        int64_t aid = -1;
         if (tl_args(t, ev[i].src, ab, sizeof ab, &key)) {
             uint32_t *as = hmap_get(&argids, key, &created);
             if (!created && !strcmp(argv[*as - 1]->valuestring, ab)) aid = *as - 1;
@@ -234,8 +226,8 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
                 aid = na++;
             }
         }
-        cJSON_AddItemToArray(x, cJSON_CreateNumber(aid));
-        cJSON_AddItemToArray(arr, x);
+        pc_tl_event e = {ev[i].lane, ev[i].s, ev[i].d, *slot, ev[i].cat, ev[i].depth, aid};
+        cJSON_AddItemToArray(arr, pc_tl_event_item(&e));
     }
     hmap_free(&ids);
     hmap_free(&argids);

@@ -84,8 +84,9 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
     sbuf_base64(&m, html.data ? html.data : "", html.len, 1);
     sbuf_puts(&m, "--=_perfcard_alt--\r\n");
     const cJSON *ch;
-    cJSON_ArrayForEach(ch, sj_get(view, "view.charts")) {
-        const char *png = sj_getstr(ch, "png", NULL), *cid = sj_getstr(ch, "cid", NULL);
+    cJSON_ArrayForEach(ch, rv_view_charts(view)) {
+        const char *png = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ch, "png"));
+        const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ch, "cid"));
         if (!png || !cid || !own_chart_file(png)) continue;
         char ref[128];
         snprintf(ref, sizeof ref, "cid:%s", cid);

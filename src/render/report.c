@@ -132,6 +132,10 @@ chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err) {
     return (chart_out){cJSON_AddObjectToObject(view, "charts"), png_dir, NULL, 0, err, 0};
 }
 
+cJSON *rv_view_charts(const cJSON *doc) {
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "view"), "charts");
+}
+
 /* Adds view.charts.<id> = {svg or png, title, data:[{label,value}]}; takes data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) {
     char pfx[32];
@@ -230,18 +234,17 @@ static void md_extras(const pc_summary *s, cJSON *v) {
 }
 
 static int cmp_event_dur(const void *a, const void *b) {
-    double x = sj_getnum(*(cJSON *const *)a, "2", 0), y = sj_getnum(*(cJSON *const *)b, "2", 0);
+    int64_t x = ((const pc_tl_event *)a)->duration_ns, y = ((const pc_tl_event *)b)->duration_ns;
     return (x < y) - (x > y);
 }
 static int cmp_event_start(const void *a, const void *b) {
-    const cJSON *x = *(cJSON *const *)a, *y = *(cJSON *const *)b;
-    double lx = sj_getnum(x, "0", 0), ly = sj_getnum(y, "0", 0), sx = sj_getnum(x, "1", 0), sy = sj_getnum(y, "1", 0);
-    return lx != ly ? (lx > ly) - (lx < ly) : (sx > sy) - (sx < sy);
+    const pc_tl_event *x = a, *y = b;
+    return x->lane != y->lane ? (x->lane > y->lane) - (x->lane < y->lane) : (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-/* Keeps in tl's string list key (names, args) only the entries the events v[0..n)
- * point at by their element at, renumbered in first-use order; -1 stays -1. */
-static void timeline_strings(cJSON *tl, const char *key, cJSON **v, int n, int at) {
+/* Keeps in tl's string list key (names, args) only the entries the events
+ * v[0..n) point at (their name or args), renumbered in first-use order; -1 stays -1. */
+static void timeline_strings(cJSON *tl, const char *key, pc_tl_event *v, size_t n, int args) {
     cJSON *list = cJSON_GetObjectItemCaseSensitive(tl, key);
     int nl = cJSON_GetArraySize(list), used = 0;
     cJSON **items = xcalloc((size_t)(nl ? nl : 1), sizeof *items);
@@ -249,58 +252,45 @@ static void timeline_strings(cJSON *tl, const char *key, cJSON **v, int n, int a
     cJSON *it;
     cJSON_ArrayForEach(it, list) items[k] = it, map[k++] = -1;
     cJSON *nlist = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) {
-        const cJSON *x = cJSON_GetArrayItem(v[i], at);
-        if (!x || x->valuedouble < 0) continue;
-        int id = x->valuedouble < nl ? (int)x->valuedouble : 0;
-        if (id >= nl) continue;
-        if (map[id] < 0) {
-            map[id] = used++;
-            cJSON_AddItemToArray(nlist, cJSON_Duplicate(items[id], 1));
+    for (size_t i = 0; i < n; i++) {
+        int64_t *x = args ? &v[i].args : &v[i].name;
+        if (*x < 0 || *x >= nl) continue;
+        if (map[*x] < 0) {
+            map[*x] = used++;
+            cJSON_AddItemToArray(nlist, cJSON_Duplicate(items[*x], 1));
         }
-        cJSON_ReplaceItemInArray(v[i], at, cJSON_CreateNumber(map[id]));
+        *x = map[*x];
     }
     cJSON_ReplaceItemInObjectCaseSensitive(tl, key, nlist);
     free(map);
     free(items);
 }
 
-/* Keeps the longest half of tl's events, and only the names and arguments
- * they use; adds the rest to "dropped". For a page over its budget. */
-static void timeline_halve(cJSON *tl) {
-    cJSON *ev = cJSON_GetObjectItemCaseSensitive(tl, "events");
-    int n = cJSON_GetArraySize(ev);
-    cJSON **v = xcalloc((size_t)(n ? n : 1), sizeof *v);
-    for (int i = 0; i < n; i++) v[i] = cJSON_DetachItemFromArray(ev, 0);
-    qsort(v, (size_t)n, sizeof *v, cmp_event_dur);
-    int keep = n / 2;
-    for (int i = keep; i < n; i++) cJSON_Delete(v[i]);
-    qsort(v, (size_t)keep, sizeof *v, cmp_event_start);
-    timeline_strings(tl, "names", v, keep, 3);
-    timeline_strings(tl, "args", v, keep, 6);
-    for (int i = 0; i < keep; i++) cJSON_AddItemToArray(ev, v[i]);
-    cJSON_ReplaceItemInObjectCaseSensitive(tl, "dropped", cJSON_CreateNumber(sj_getnum(tl, "dropped", 0) + (n - keep)));
-    free(v);
+/* Keeps the longest half of the events, and only the names and arguments
+ * they use; adds the rest to tl's "dropped". For a page over its budget. */
+static void timeline_halve(cJSON *tl, pc_tl_event *v, size_t *n, double *dropped) {
+    qsort(v, *n, sizeof *v, cmp_event_dur);
+    size_t keep = *n / 2;
+    qsort(v, keep, sizeof *v, cmp_event_start);
+    timeline_strings(tl, "names", v, keep, 0);
+    timeline_strings(tl, "args", v, keep, 1);
+    *dropped += (double)(*n - keep);
+    cJSON_ReplaceItemInObjectCaseSensitive(tl, "dropped", cJSON_CreateNumber(*dropped));
+    *n = keep;
 }
 
-/* tl as JSON text: the events array written here, integer by integer (cJSON
- * prints each number twice over to find its precision), the rest by cJSON */
-static char *timeline_text(cJSON *tl) {
-    cJSON *ev = cJSON_DetachItemFromObjectCaseSensitive(tl, "events");
+/* tl (without its events) as JSON text with the events v[0..n) first,
+ * written here integer by integer (cJSON prints each number twice over to
+ * find its precision), the rest by cJSON */
+static char *timeline_text(const cJSON *tl, const pc_tl_event *v, size_t n) {
     char *rest = cJSON_PrintUnformatted(tl);
-    cJSON_AddItemToObject(tl, "events", ev);
     if (!rest) return NULL;
     sbuf b = {0};
     sbuf_puts(&b, "{\"events\":[");
-    const cJSON *e;
-    int first = 1;
-    cJSON_ArrayForEach(e, ev) {
-        sbuf_puts(&b, first ? "[" : ",[");
-        first = 0;
-        const cJSON *x;
-        int k = 0;
-        cJSON_ArrayForEach(x, e) sbuf_printf(&b, k++ ? ",%lld" : "%lld", (long long)x->valuedouble);
-        sbuf_putc(&b, ']');
+    for (size_t i = 0; i < n; i++) {
+        const pc_tl_event *e = &v[i];
+        sbuf_printf(&b, "%s[%lld,%lld,%lld,%lld,%lld,%lld,%lld]", i ? "," : "", (long long)e->lane, (long long)e->start_ns,
+                    (long long)e->duration_ns, (long long)e->name, (long long)e->category, (long long)e->depth, (long long)e->args);
     }
     sbuf_puts(&b, "]");
     if (rest[1] != '}') sbuf_putc(&b, ',');
@@ -314,8 +304,11 @@ static char *timeline_text(cJSON *tl) {
  * U+2028/9 written as \u escapes, so no name from the trace can close the
  * element or be read as markup. */
 static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps) {
+    size_t n;
+    pc_tl_event *ev = pc_summary_trace_events(summary, &n);
     cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
-    if (!tl || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events"))) { cJSON_Delete(tl); return; }
+    if (!tl || !n) { cJSON_Delete(tl); free(ev); return; }
+    cJSON_DeleteItemFromObjectCaseSensitive(tl, "events");
     cJSON *steps = cJSON_AddArrayToObject(tl, "steps");
     const pc_table *rows = PC_TAB(summary, step);
     for (size_t i = 0; rows && i < rows->n && i < max_steps; i++) {
@@ -327,13 +320,16 @@ static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps)
         cJSON_AddItemToArray(steps, s);
     }
     /* at most a fifth of the page's budget: past that, the longest half of the events, again */
+    const tab_trace_timeline *rec = PC_REC(summary, trace_timeline);
+    double dropped = PC_OR(rec->dropped, 0);
     char *txt;
-    while ((txt = timeline_text(tl)) && strlen(txt) > PC_HTML_MAX / 5 && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")) >= 2) {
+    while ((txt = timeline_text(tl, ev, n)) && strlen(txt) > PC_HTML_MAX / 5 && n >= 2) {
         free(txt);
-        timeline_halve(tl);
+        timeline_halve(tl, ev, &n, &dropped);
     }
+    free(ev);
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
-    double kept = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, "events")), all = sj_getnum(tl, "events_total", kept);
+    double kept = (double)n, all = PC_OR(rec->events_total, kept);
     if (kept < all) {
         cJSON_AddNumberToObject(view, "timeline_kept", kept);
         cJSON_AddNumberToObject(view, "timeline_total", all);
@@ -510,7 +506,7 @@ static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *
     if (!rc && (o->formats & OUT_MD)) rc = rv_write_file(o->dir, "summary.md", out.data, out.len, err);
     if (!rc && (o->formats & OUT_EMAIL)) {
         cJSON *ch;
-        cJSON_ArrayForEach(ch, sj_get(v, "view.charts")) {
+        cJSON_ArrayForEach(ch, rv_view_charts(v)) {
             char cid[96];
             snprintf(cid, sizeof cid, "%s@perfcard", ch->string);
             cJSON_AddStringToObject(ch, "cid", cid);

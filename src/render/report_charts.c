@@ -240,28 +240,20 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
 }
 
 static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
-    const cJSON *rows = sj_get(v, "timeline.rows");
-    size_t nr = (size_t)cJSON_GetArraySize(rows);
-    if (!nr) return;
+    size_t nr;
+    pc_tl_row *rows = pc_summary_timeline_rows(sm, &nr);
+    if (!nr) { free(rows); return; }
     chart_row *cr = xcalloc(nr, sizeof *cr);
-    size_t i = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, rows) {
-        const cJSON *bx = cJSON_GetObjectItem(r, "boxes");
-        size_t n = (size_t)cJSON_GetArraySize(bx);
+    for (size_t i = 0; i < nr; i++) {
+        size_t n = rows[i].nboxes;
         double *s = xcalloc(n ? n : 1, sizeof *s), *e = xcalloc(n ? n : 1, sizeof *e);
         int *col = xcalloc(n ? n : 1, sizeof *col);
-        size_t k = 0;
-        const cJSON *b;
-        cJSON_ArrayForEach(b, bx) {
-            /* [start, end, category]; anything else (a summary from elsewhere) is skipped */
-            const cJSON *b0 = b->child, *b1 = b0 ? b0->next : NULL, *b2 = b1 ? b1->next : NULL;
-            if (!cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !cJSON_IsString(b2) || k >= n) continue;
-            s[k] = b0->valuedouble;
-            e[k] = b1->valuedouble;
-            col[k++] = chart_category_color(b2->valuestring);
+        for (size_t k = 0; k < n; k++) {
+            s[k] = rows[i].boxes[k].start_ns;
+            e[k] = rows[i].boxes[k].end_ns;
+            col[k] = chart_category_color(rows[i].boxes[k].category);
         }
-        cr[i++] = (chart_row){sj_getstr(r, "label", ""), s, e, col, k};
+        cr[i] = (chart_row){rows[i].label, s, e, col, n};
     }
     static const char *const names[] = {"kernel", "communication", "memcpy", "memset", "cpu", "runtime", "dataloader"};
     static const char *const shown[] = {"Kernel", "Communication (NCCL)", "Memcpy", "Memset", "CPU operator", "Runtime (API call)", "DataLoader"};
@@ -272,17 +264,18 @@ static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
     chart c = {.kind = CHART_TIMELINE, .title = title, .xlabel = "time since the step's start", .rows = cr, .nrows = nr,
                .legend_names = shown, .legend_colors = cols, .nlegend = 7, .width = 1000};
     cJSON *data = cJSON_CreateArray();
-    cJSON_ArrayForEach(r, rows) {
+    for (size_t i = 0; i < nr; i++) {
         cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "label", sj_getstr(r, "label", ""));
+        cJSON_AddStringToObject(x, "label", rows[i].label);
         char buf[64];
-        snprintf(buf, sizeof buf, "%d boxes", cJSON_GetArraySize(cJSON_GetObjectItem(r, "boxes")));
+        snprintf(buf, sizeof buf, "%zu boxes", rows[i].nboxes);
         cJSON_AddStringToObject(x, "value", buf);
         cJSON_AddItemToArray(data, x);
     }
     rv_add_chart(co, "timeline", &c, data);
-    for (i = 0; i < nr; i++) free((void *)cr[i].s), free((void *)cr[i].e), free((void *)cr[i].color);
+    for (size_t i = 0; i < nr; i++) free((void *)cr[i].s), free((void *)cr[i].e), free((void *)cr[i].color);
     free(cr);
+    pc_tl_rows_free(rows, nr);
     /* the boxes are in the chart; drop them from the view */
     cJSON *tl = cJSON_GetObjectItem(v, "timeline");
     cJSON_DeleteItemFromObject(tl, "rows");

@@ -28,6 +28,8 @@ typedef struct chart_out {
 extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
 
 chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err);
+/* The view's charts (rv_begin_view's object, one member per chart id). */
+cJSON *rv_view_charts(const cJSON *doc);
 /* Adds view.charts.<id> = {svg (dir NULL) or png (dir set), title, data};
  * takes ownership of data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);

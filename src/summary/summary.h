@@ -85,6 +85,20 @@ double *pc_summary_numbers(pc_summary *s, size_t n);
 /* a figure as summary.json keeps it: 15 significant digits (sj_num's
  * rounding), NAN (null) when not finite; for records' F fields */
 double pc_figure(double v);
+/* The timelines' compact lists (lists.c states their layout), written and
+ * read typed: the whole trace's events (trace_timeline.events) and the
+ * median step's rows of boxes (timeline.rows). Readers return a new array
+ * (free it; strings live as long as s) without the elements of another
+ * shape, *n its length. */
+enum { PC_TL_EVENT_FIELDS = 7 };
+typedef struct pc_tl_event { int64_t lane, start_ns, duration_ns, name, category, depth, args; } pc_tl_event; /* name, args: list indexes (args -1: none) */
+cJSON *pc_tl_event_item(const pc_tl_event *e);
+pc_tl_event *pc_summary_trace_events(const pc_summary *s, size_t *n);
+typedef struct pc_tl_box { double start_ns, end_ns; const char *category; } pc_tl_box;
+typedef struct pc_tl_row { const char *label, *kind; pc_tl_box *boxes; size_t nboxes; } pc_tl_row;
+cJSON *pc_tl_box_item(int64_t start_ns, int64_t end_ns, const char *category);
+pc_tl_row *pc_summary_timeline_rows(const pc_summary *s, size_t *n);
+void pc_tl_rows_free(pc_tl_row *rows, size_t n);
 /* Helpers that add a member and return it (for chaining into objects). */
 cJSON *sj_obj(cJSON *parent, const char *key);
 cJSON *sj_arr(cJSON *parent, const char *key);

@@ -225,3 +225,54 @@ TEST(records_under_arrays_are_bounded) {
     CHECK_MSG(strstr(note, "gpu.devices[4096...] (beyond 4,096 elements)") != NULL, "note: %s", note);
     pc_summary_free(s);
 }
+
+TEST(timeline_lists_read_typed_skipping_other_shapes) {
+    pc_err err = {0};
+    char note[512];
+    /* events: [lane, start, duration, name, category, depth, args]; boxes: [start, end, category];
+     * a short event, one too long and a box without its category are skipped (a string where a
+     * number belongs is refused by the validator: trace_timeline.events[][] holds numbers) */
+    pc_summary *s = read_text("{\"schema\": \"perfcard.summary/1\", \"trace_timeline\": {\"names\": [\"k\", \"op\"], "
+                              "\"events\": [[0, 100, 50, 0, 0, 0, -1], [1, 7], [1, 200, 30, 1, 2, 1, 0, 9], "
+                              "[3, 400, 10, 1, 5, 2, 0]]}, "
+                              "\"timeline\": {\"rows\": [{\"label\": \"GPU 0 stream 7\", \"kind\": \"gpu\", "
+                              "\"boxes\": [[0, 10, \"kernel\"], [5, 9], [20, 35, \"memcpy\"]]}, {\"label\": \"CPU thread 1\"}]}}",
+                              &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    size_t n;
+    pc_tl_event *ev = pc_summary_trace_events(s, &n);
+    CHECK_EQ_I(n, 2);
+    CHECK_EQ_I(ev[0].start_ns, 100);
+    CHECK_EQ_I(ev[0].duration_ns, 50);
+    CHECK_EQ_I(ev[0].args, -1);
+    CHECK_EQ_I(ev[1].lane, 3);
+    CHECK_EQ_I(ev[1].category, 5);
+    CHECK_EQ_I(ev[1].depth, 2);
+    /* the writer's element reads back the same */
+    cJSON *x = pc_tl_event_item(&ev[1]);
+    char *t = cJSON_PrintUnformatted(x);
+    CHECK_EQ_S(t, "[3,400,10,1,5,2,0]");
+    free(t);
+    cJSON_Delete(x);
+    free(ev);
+    pc_tl_row *rows = pc_summary_timeline_rows(s, &n);
+    CHECK_EQ_I(n, 2);
+    CHECK_EQ_S(rows[0].label, "GPU 0 stream 7");
+    CHECK_EQ_S(rows[0].kind, "gpu");
+    CHECK_EQ_I(rows[0].nboxes, 2);
+    CHECK_NEAR(rows[0].boxes[1].start_ns, 20, 0);
+    CHECK_NEAR(rows[0].boxes[1].end_ns, 35, 0);
+    CHECK_EQ_S(rows[0].boxes[1].category, "memcpy");
+    CHECK_EQ_I(rows[1].nboxes, 0);
+    CHECK_EQ_S(rows[1].kind, "");
+    pc_tl_rows_free(rows, n);
+    pc_summary_free(s);
+    /* a summary without timelines: none */
+    s = read_text("{\"schema\": \"perfcard.summary/1\"}", &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    free(pc_summary_trace_events(s, &n));
+    CHECK_EQ_I(n, 0);
+    pc_tl_rows_free(pc_summary_timeline_rows(s, &n), n);
+    CHECK_EQ_I(n, 0);
+    pc_summary_free(s);
+}

@@ -139,6 +139,15 @@ static void dims(const chart *c, double *w, double *h) {
 }
 
 static void draw(cairo_t *cr, const chart *c, double w, double h) {
+    /* one set of font options for every surface: left to each surface's
+     * defaults, text drawn for a PNG while another thread drew an SVG came
+     * out hinted one run and not the next (the same chart, other bytes) */
+    cairo_font_options_t *fo = cairo_font_options_create();
+    cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+    cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+    cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+    cairo_set_font_options(cr, fo);
+    cairo_font_options_destroy(fo);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     title(cr, c, w);

@@ -107,9 +107,10 @@ void sj_num(cJSON *o, const char *key, double v);  /* non-finite values become n
 void sj_str(cJSON *o, const char *key, const char *s);
 cJSON *sj_str_item(const char *s); /* a string item, UTF-8 repaired as sj_str's (for arrays) */
 void sj_bool(cJSON *o, const char *key, int v);
-/* Readers with defaults for the documents perfcard builds from summaries (the
- * diff, the trend) and a report's view; never for a summary's figures.
- * Dotted paths ("a.b.c"). */
+/* Readers by dotted path ("a.b.c") with defaults: for the summary's reader
+ * (summary.c, validate.c) and for tests that check a written document;
+ * anywhere else in src/ tests/py/check_paths.py fails the build's tests
+ * (figures are read typed, the diff and trend are typed results). */
 const cJSON *sj_get(const cJSON *o, const char *path);
 double sj_getnum(const cJSON *o, const char *path, double dflt);
 const char *sj_getstr(const cJSON *o, const char *path, const char *dflt);

@@ -3,6 +3,15 @@
 #include "diff.h"
 #include <math.h>
 
+/* the members each struct writes, in diff.json's order */
+static const sj_field contrib_fields[] = {SJ_F(pc_diff_contrib, 'S', kind), SJ_F(pc_diff_contrib, 'S', name),
+                                         SJ_F(pc_diff_contrib, 'N', delta_ns), SJ_F(pc_diff_contrib, 'N', share_pct)};
+static const sj_field row_fields[] = {SJ_F(pc_diff_row, 'S', name), SJ_F(pc_diff_row, 'S', status), SJ_F(pc_diff_row, 'S', matched_by),
+                                     SJ_F(pc_diff_row, 'N', base_ns)};
+static const sj_field row_run_fields[] = {SJ_F(pc_diff_row_run, 'N', new_ns),    SJ_F(pc_diff_row_run, 'S', status),
+                                         SJ_F(pc_diff_row_run, 'N', delta_ns),  SJ_F(pc_diff_row_run, 'N', delta_pct),
+                                         SJ_F(pc_diff_row_run, 'N', ratio),     SJ_F(pc_diff_row_run, 'B', within_noise)};
+
 static void side_json(cJSON *o, const pc_diff_sideinfo *s) {
     sj_str(o, "label", s->label);
     cJSON *in = sj_arr(o, "inputs"), *ex = cJSON_CreateArray();
@@ -45,10 +54,7 @@ static void change_json(cJSON *x, const pc_diff_change *c) {
     cJSON *arr = sj_arr(x, "contributors");
     for (int i = 0; i < c->ncontrib; i++) {
         cJSON *o = cJSON_CreateObject();
-        sj_str(o, "kind", c->contrib[i].kind);
-        sj_str(o, "name", c->contrib[i].name);
-        sj_num(o, "delta_ns", c->contrib[i].delta_ns);
-        sj_num(o, "share_pct", c->contrib[i].share_pct);
+        SJ_FIELDS(o, &c->contrib[i], contrib_fields);
         cJSON_AddItemToArray(arr, o);
     }
     sj_str(x, "headline", c->headline);
@@ -81,20 +87,11 @@ static cJSON *table_json(const pc_diff_table *t, int nch) {
     for (int i = 0; i < t->nrows; i++) {
         const pc_diff_row *w = &t->rows[i];
         cJSON *j = cJSON_CreateObject();
-        sj_str(j, "name", w->name);
-        sj_str(j, "status", w->status);
-        sj_str(j, "matched_by", w->matched_by);
-        sj_num(j, "base_ns", w->base_ns);
+        SJ_FIELDS(j, w, row_fields);
         cJSON *rr = sj_arr(j, "runs");
         for (int r = 0; r < nch; r++) {
-            const pc_diff_row_run *x = &w->runs[r];
             cJSON *y = cJSON_CreateObject();
-            sj_num(y, "new_ns", x->new_ns);
-            sj_str(y, "status", x->status);
-            sj_num(y, "delta_ns", x->delta_ns);
-            sj_num(y, "delta_pct", x->delta_pct);
-            sj_num(y, "ratio", x->ratio);
-            sj_bool(y, "within_noise", x->within_noise);
+            SJ_FIELDS(y, &w->runs[r], row_run_fields);
             cJSON_AddItemToArray(rr, y);
         }
         cJSON_AddItemToArray(arr, j);

@@ -121,6 +121,7 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
     for (int i = 0; i < n; i++) {
         const pc_summary *s = runs[i].summary;
         pc_trend_point *r = &t->runs[i];
+        r->index = i + 1;
         pc_run_steps rs;
         pc_run_steps_of(s, &rs);
         r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
@@ -155,8 +156,8 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
         for (int i = a; i < b; i++) before += x[i];
         for (int i = b; i < e; i++) after += x[i];
         before /= b - a, after /= e - b;
-        t->cps[c] = (pc_trend_cp){idx[b] + 1, t->runs[idx[b]].label, before, after, before > 0 ? 100 * (after - before) / before : 0,
-                                  cp[c].q, cp[c].p};
+        t->cps[c] = (pc_trend_cp){idx[b] + 1, t->runs[idx[b]].label, after > before ? "regression" : "improvement", before, after,
+                                  before > 0 ? 100 * (after - before) / before : 0, cp[c].q, cp[c].p};
     }
     newest(t, x, idx, m, cp, ncp, thr);
     free(x), free(idx), free(runs);
@@ -169,6 +170,15 @@ void pc_trend_free(pc_trend_result *t) {
     free(t);
 }
 
+/* the members each struct writes, in trend.json's order */
+static const sj_field point_fields[] = {SJ_F(pc_trend_point, 'I', index),      SJ_F(pc_trend_point, 'C', label),
+                                        SJ_F(pc_trend_point, 'S', input),      SJ_F(pc_trend_point, 'N', start_us),
+                                        SJ_F(pc_trend_point, 'I', steps),      SJ_F(pc_trend_point, 'I', kept_steps),
+                                        SJ_F(pc_trend_point, 'N', step_ns),    SJ_F(pc_trend_point, 'Z', report)};
+static const sj_field cp_fields[] = {SJ_F(pc_trend_cp, 'I', run),        SJ_F(pc_trend_cp, 'S', label),    SJ_F(pc_trend_cp, 'N', before_ns),
+                                     SJ_F(pc_trend_cp, 'N', after_ns),   SJ_F(pc_trend_cp, 'N', change_pct),
+                                     SJ_F(pc_trend_cp, 'S', direction),  SJ_F(pc_trend_cp, 'N', q),        SJ_F(pc_trend_cp, 'N', p_value)};
+
 cJSON *pc_trend_json(const pc_trend_result *t) {
     cJSON *d = cJSON_CreateObject();
     sj_str(d, "schema", PC_TREND_SCHEMA);
@@ -179,15 +189,7 @@ cJSON *pc_trend_json(const pc_trend_result *t) {
     for (int i = 0; i < t->nruns; i++) {
         const pc_trend_point *p = &t->runs[i];
         cJSON *r = cJSON_CreateObject();
-        sj_int(r, "index", i + 1);
-        sj_str(r, "label", p->label);
-        sj_str(r, "input", p->input);
-        sj_num(r, "start_us", p->start_us); /* sj_num writes null for NaN */
-        sj_int(r, "steps", p->steps);
-        sj_int(r, "kept_steps", p->kept_steps);
-        sj_num(r, "step_ns", p->step_ns);
-        if (p->report) sj_str(r, "report", p->report);
-        else cJSON_AddNullToObject(r, "report");
+        SJ_FIELDS(r, p, point_fields);
         cJSON *c = sj_obj(r, "categories");
         for (int k = 0; k < BK_N; k++) sj_num(c, pc_bk[k].step_key, p->cat_ns[k]);
         cJSON *ka = sj_arr(r, "kernels");
@@ -205,16 +207,8 @@ cJSON *pc_trend_json(const pc_trend_result *t) {
     }
     cJSON *ca = sj_arr(d, "change_points");
     for (int c = 0; c < t->ncps; c++) {
-        const pc_trend_cp *p = &t->cps[c];
         cJSON *o = cJSON_CreateObject();
-        sj_int(o, "run", p->run);
-        sj_str(o, "label", p->label);
-        sj_num(o, "before_ns", p->before_ns);
-        sj_num(o, "after_ns", p->after_ns);
-        sj_num(o, "change_pct", p->change_pct);
-        sj_str(o, "direction", p->after_ns > p->before_ns ? "regression" : "improvement");
-        sj_num(o, "q", p->q);
-        sj_num(o, "p_value", p->p_value);
+        SJ_FIELDS(o, &t->cps[c], cp_fields);
         cJSON_AddItemToArray(ca, o);
     }
     cJSON *o = sj_obj(d, "newest");

@@ -38,6 +38,7 @@ typedef struct pc_trend_opts {
 
 /* one run of the history (NaN: a figure the run lacks) */
 typedef struct pc_trend_point {
+    int index;                       /* 1-based, in the history's order */
     char label[256];
     const char *input;               /* the file name, never a path */
     const char *report;              /* pc_trend_run's link, or NULL */
@@ -48,7 +49,11 @@ typedef struct pc_trend_point {
 } pc_trend_point;
 
 /* a change point: the first run of a new level (1-based) */
-typedef struct pc_trend_cp { int run; const char *label; double before_ns, after_ns, change_pct, q, p_value; } pc_trend_cp;
+typedef struct pc_trend_cp {
+    int run;
+    const char *label, *direction;   /* direction: "regression" (slower after) or "improvement" */
+    double before_ns, after_ns, change_pct, q, p_value;
+} pc_trend_cp;
 
 enum { PC_TREND_CP_MAX = 64 };
 

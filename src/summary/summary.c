@@ -221,6 +221,22 @@ cJSON *sj_str_item(const char *s) {
 void sj_str(cJSON *o, const char *k, const char *s) { cJSON_AddItemToObject(o, k, sj_str_item(s)); }
 void sj_bool(cJSON *o, const char *k, int v) { cJSON_AddBoolToObject(o, k, v); }
 
+void sj_fields(cJSON *o, const void *base, const sj_field *f, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = (const char *)base + f[i].off, *str;
+        switch (f[i].kind) {
+        case 'N': sj_num(o, f[i].key, *(const double *)p); break;
+        case 'I': sj_int(o, f[i].key, *(const int *)p); break;
+        case 'B': sj_bool(o, f[i].key, *(const int *)p); break;
+        case 'C': sj_str(o, f[i].key, p); break;
+        default:
+            str = *(const char *const *)p;
+            if (!str && f[i].kind == 'Z') cJSON_AddNullToObject(o, f[i].key);
+            else sj_str(o, f[i].key, str);
+        }
+    }
+}
+
 const cJSON *sj_get(const cJSON *o, const char *path) {
     char key[128];
     while (o && *path) {

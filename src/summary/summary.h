@@ -17,6 +17,7 @@
 #ifndef PC_SUMMARY_H
 #define PC_SUMMARY_H
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "../util/err.h"
 #include "table.h"
@@ -107,6 +108,15 @@ void sj_num(cJSON *o, const char *key, double v);  /* non-finite values become n
 void sj_str(cJSON *o, const char *key, const char *s);
 cJSON *sj_str_item(const char *s); /* a string item, UTF-8 repaired as sj_str's (for arrays) */
 void sj_bool(cJSON *o, const char *key, int v);
+/* Members of a struct written as members of an object, in the table's
+ * order: for documents written from typed results (the diff, the trend),
+ * each struct's keys and kinds declared once. Kinds: 'N' double (not
+ * finite: null), 'I' int, 'B' int as a bool, 'S' const char * (NULL: ""),
+ * 'Z' const char * (NULL: null), 'C' a char array. */
+typedef struct sj_field { const char *key; char kind; size_t off; } sj_field;
+#define SJ_F(type, kind, member) {#member, kind, offsetof(type, member)}
+void sj_fields(cJSON *o, const void *base, const sj_field *f, size_t n);
+#define SJ_FIELDS(o, base, table) sj_fields((o), (base), (table), sizeof(table) / sizeof *(table))
 /* Readers by dotted path ("a.b.c") with defaults: for the summary's reader
  * (summary.c, validate.c) and for tests that check a written document;
  * anywhere else in src/ tests/py/check_paths.py fails the build's tests

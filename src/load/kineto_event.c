@@ -63,6 +63,57 @@ static int dbl_or_skip(jcur *c, double *v) {
     return j_skip(c, 1);
 }
 
+/* The arguments perfcard reads (Kineto's names, both spellings where
+ * versions differ), each once: its length, how it is read and where it goes. */
+enum { A_INT, A_DBL, A_COMPACT, A_DIMS3 };
+typedef struct argkey { const char *key; unsigned char len, kind; unsigned short off; } argkey;
+#define AK(k, kind, member) {k, sizeof(k) - 1, kind, offsetof(evtmp, member)}
+static const argkey args_read[] = {
+    AK("grid", A_DIMS3, grid),                 AK("block", A_DIMS3, block),
+    AK("device", A_INT, device),               AK("stream", A_INT, stream),
+    AK("correlation", A_INT, corr),            AK("External id", A_INT, ext_id),
+    AK("external id", A_INT, ext_id),          AK("registers per thread", A_INT, regs),
+    AK("shared memory", A_INT, smem),          AK("bytes", A_INT, bytes),
+    AK("Sequence number", A_INT, seq),         AK("Fwd thread id", A_INT, fwd_tid),
+    AK("Device Type", A_INT, dev_type),        AK("Device Id", A_INT, dev_id),
+    AK("Bytes", A_INT, mem_bytes),             AK("Addr", A_INT, mem_addr),
+    AK("Total Allocated", A_INT, total_alloc), AK("Total Reserved", A_INT, total_res),
+    AK("blocks per SM", A_DBL, bps),           AK("warps per SM", A_DBL, wps),
+    AK("est. achieved occupancy %", A_DBL, occ),
+    AK("Input Dims", A_COMPACT, dims),         AK("Input type", A_COMPACT, types),
+    AK("Concrete Inputs", A_COMPACT, concrete), AK("Input Strides", A_COMPACT, strides),
+    AK("Call stack", A_COMPACT, stack),
+};
+
+enum { NARGS = sizeof args_read / sizeof *args_read, ARG_MAX_LEN = 32 };
+/* args_read's entries by length: those of length n are by_len[first[n] .. first[n + 1]) */
+static unsigned char by_len[NARGS], first[ARG_MAX_LEN + 2];
+__attribute__((constructor)) static void index_args(void) {
+    size_t n = 0;
+    for (int len = 0; len <= ARG_MAX_LEN; len++) {
+        first[len] = (unsigned char)n;
+        for (size_t i = 0; i < NARGS; i++)
+            if (args_read[i].len == len) by_len[n++] = (unsigned char)i;
+    }
+    first[ARG_MAX_LEN + 1] = (unsigned char)n;
+}
+
+/* the value of argument k into e when perfcard reads it, else skipped */
+static int read_arg(jcur *c, evtmp *e, jstr k) {
+    for (size_t i = k.n <= ARG_MAX_LEN ? first[k.n] : 0, end = k.n <= ARG_MAX_LEN ? first[k.n + 1] : 0; i < end; i++) {
+        const argkey *a = &args_read[by_len[i]];
+        if (a->key[0] != k.s[0] || memcmp(a->key, k.s, k.n)) continue;
+        char *at = (char *)e + a->off;
+        switch (a->kind) {
+        case A_INT: return num_or_skip(c, (int64_t *)(void *)at);
+        case A_DBL: return dbl_or_skip(c, (double *)(void *)at);
+        case A_COMPACT: return capture_compact(c, (jstr *)(void *)at);
+        default: return parse_dims3(c, (uint32_t *)(void *)at);
+        }
+    }
+    return j_skip(c, 1);
+}
+
 static int parse_args(jcur *c, evtmp *e) {
     int r;
     if ((r = j_ws(c))) return r;
@@ -85,69 +136,7 @@ static int parse_args(jcur *c, evtmp *e) {
                 e->ctr_key[e->nctr] = k;
                 e->ctr_val[e->nctr++] = v;
             } else if ((r = j_skip(c, 1))) return r;
-        } else switch (k.n) {
-        case 4:
-            if (J_EQ(k, "grid")) r = parse_dims3(c, e->grid);
-            else if (J_EQ(k, "Addr")) r = num_or_skip(c, &e->mem_addr);
-            else r = j_skip(c, 1);
-            break;
-        case 5:
-            if (J_EQ(k, "block")) r = parse_dims3(c, e->block);
-            else if (J_EQ(k, "bytes") || J_EQ(k, "Bytes")) r = num_or_skip(c, k.s[0] == 'B' ? &e->mem_bytes : &e->bytes);
-            else r = j_skip(c, 1);
-            break;
-        case 6:
-            if (J_EQ(k, "device")) r = num_or_skip(c, &e->device);
-            else if (J_EQ(k, "stream")) r = num_or_skip(c, &e->stream);
-            else r = j_skip(c, 1);
-            break;
-        case 9:
-            if (J_EQ(k, "Device Id")) r = num_or_skip(c, &e->dev_id);
-            else r = j_skip(c, 1);
-            break;
-        case 10:
-            if (J_EQ(k, "Input Dims")) r = capture_compact(c, &e->dims);
-            else if (J_EQ(k, "Input type")) r = capture_compact(c, &e->types);
-            else if (J_EQ(k, "Call stack")) r = capture_compact(c, &e->stack);
-            else r = j_skip(c, 1);
-            break;
-        case 11:
-            if (J_EQ(k, "correlation")) r = num_or_skip(c, &e->corr);
-            else if (J_EQ(k, "External id") || J_EQ(k, "external id")) r = num_or_skip(c, &e->ext_id);
-            else if (J_EQ(k, "Device Type")) r = num_or_skip(c, &e->dev_type);
-            else r = j_skip(c, 1);
-            break;
-        case 12:
-            if (J_EQ(k, "warps per SM")) r = dbl_or_skip(c, &e->wps);
-            else r = j_skip(c, 1);
-            break;
-        case 13:
-            if (J_EQ(k, "shared memory")) r = num_or_skip(c, &e->smem);
-            else if (J_EQ(k, "Input Strides")) r = capture_compact(c, &e->strides);
-            else if (J_EQ(k, "blocks per SM")) r = dbl_or_skip(c, &e->bps);
-            else if (J_EQ(k, "Fwd thread id")) r = num_or_skip(c, &e->fwd_tid);
-            else r = j_skip(c, 1);
-            break;
-        case 14:
-            if (J_EQ(k, "Total Reserved")) r = num_or_skip(c, &e->total_res);
-            else r = j_skip(c, 1);
-            break;
-        case 15:
-            if (J_EQ(k, "Concrete Inputs")) r = capture_compact(c, &e->concrete);
-            else if (J_EQ(k, "Sequence number")) r = num_or_skip(c, &e->seq);
-            else if (J_EQ(k, "Total Allocated")) r = num_or_skip(c, &e->total_alloc);
-            else r = j_skip(c, 1);
-            break;
-        case 20:
-            if (J_EQ(k, "registers per thread")) r = num_or_skip(c, &e->regs);
-            else r = j_skip(c, 1);
-            break;
-        case 25:
-            if (J_EQ(k, "est. achieved occupancy %")) r = dbl_or_skip(c, &e->occ);
-            else r = j_skip(c, 1);
-            break;
-        default: r = j_skip(c, 1);
-        }
+        } else r = read_arg(c, e, k);
         if (r) return r;
         if ((r = j_ws(c))) return r;
         if (*c->p == ',') { c->p++; continue; }

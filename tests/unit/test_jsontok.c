@@ -1,5 +1,6 @@
 /* The tokenizer and exact decimal -> nanosecond parsing. */
 #include "test.h"
+#include "load/kineto_int.h"
 #include "load/jsontok.h"
 #include <stdlib.h>
 
@@ -100,4 +101,54 @@ TEST(jsontok_ids_from_strings) {
     const char *e = "\"Spans\",";
     jcur f = {e, e + strlen(e), scratch, 0, NULL};
     CHECK(j_id(&f, &v, &s, &named) == J_OK); CHECK(named); CHECK(s.n == 5);
+}
+
+/* Every argument the Kineto reader keeps lands in its field (kineto_event.c's
+ * table, written from Kineto's names); an argument of the same length it
+ * does not know, and a string where a number belongs, are skipped. */
+TEST(kineto_event_args_each_to_its_field) {
+    static char buf[2048], scr[2048];
+    snprintf(buf, sizeof buf, "%s",
+             "{\"ph\": \"X\", \"name\": \"k\", \"args\": {\"grid\": [4, 2, 1], \"block\": [128, 1, 1], \"device\": 3, "
+             "\"stream\": 7, \"correlation\": 11, \"External id\": 12, \"registers per thread\": 32, \"shared memory\": 4096, "
+             "\"bytes\": 100, \"Sequence number\": 13, \"Fwd thread id\": 14, \"Device Type\": 1, \"Device Id\": 2, "
+             "\"Bytes\": 200, \"Addr\": 300, \"Total Allocated\": 400, \"Total Reserved\": 500, \"blocks per SM\": 1.5, "
+             "\"warps per SM\": 2.5, \"est. achieved occupancy %\": 37.5, \"Input Dims\": [[2, 3], []], "
+             "\"Input type\": [\"float\"], \"Concrete Inputs\": [\"\", \"1\"], \"Input Strides\": [[3, 1]], "
+             "\"Call stack\": \"a.py(1): f\", \"streak\": 99, \"Addr2\": 5, \"Device\": \"x\"}}");
+    jcur c = {buf, buf + strlen(buf), scr, 0, NULL};
+    evtmp e;
+    CHECK_EQ_I(kin_parse_event(&c, &e), 0);
+    CHECK_EQ_I(e.grid[0], 4);
+    CHECK_EQ_I(e.grid[1], 2);
+    CHECK_EQ_I(e.block[0], 128);
+    CHECK_EQ_I(e.device, 3);
+    CHECK_EQ_I(e.stream, 7);
+    CHECK_EQ_I(e.corr, 11);
+    CHECK_EQ_I(e.ext_id, 12);
+    CHECK_EQ_I(e.regs, 32);
+    CHECK_EQ_I(e.smem, 4096);
+    CHECK_EQ_I(e.bytes, 100);
+    CHECK_EQ_I(e.seq, 13);
+    CHECK_EQ_I(e.fwd_tid, 14);
+    CHECK_EQ_I(e.dev_type, 1);
+    CHECK_EQ_I(e.dev_id, 2);
+    CHECK_EQ_I(e.mem_bytes, 200);
+    CHECK_EQ_I(e.mem_addr, 300);
+    CHECK_EQ_I(e.total_alloc, 400);
+    CHECK_EQ_I(e.total_res, 500);
+    CHECK_NEAR(e.bps, 1.5, 0);
+    CHECK_NEAR(e.wps, 2.5, 0);
+    CHECK_NEAR(e.occ, 37.5, 0);
+    CHECK(e.dims.n == 10 && !memcmp(e.dims.s, "[[2,3],[]]", 10));
+    CHECK(e.types.n == 9 && !memcmp(e.types.s, "[\"float\"]", 9));
+    CHECK(e.concrete.n == 8 && !memcmp(e.concrete.s, "[\"\",\"1\"]", 8));
+    CHECK(e.strides.n == 7 && !memcmp(e.strides.s, "[[3,1]]", 7));
+    CHECK(e.stack.n == 12 && !memcmp(e.stack.s, "\"a.py(1): f\"", 12));
+    /* the lower-case spelling of External id (older Kineto) */
+    snprintf(buf, sizeof buf, "%s", "{\"ph\": \"X\", \"args\": {\"external id\": 21, \"device\": \"0\"}}");
+    c = (jcur){buf, buf + strlen(buf), scr, 0, NULL};
+    CHECK_EQ_I(kin_parse_event(&c, &e), 0);
+    CHECK_EQ_I(e.ext_id, 21);
+    CHECK_EQ_I(e.device, PC_NONE); /* a string where a number belongs: skipped */
 }

@@ -112,14 +112,21 @@ __attribute__((target("avx2"))) static const char *find_qb_avx2(const char *p, c
 static _Atomic int have_avx2 = -1; /* -1 until the first string is scanned */
 #endif
 
+#ifdef __SSE2__
+/* the first '"' or '\\' in the 16 bytes at p, or NULL */
+static inline const char *qb16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    return m ? p + __builtin_ctz(m) : NULL;
+}
+#endif
+
 static inline const char *find_quote_or_bs(const char *p, const char *e) {
+    const char *f;
     /* short strings (keys, small names) finish in the first 16 bytes */
 #ifdef __SSE2__
-    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
     if (p + 16 <= e) {
-        __m128i v = _mm_loadu_si128((const __m128i *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-        if (m) return p + __builtin_ctz(m);
+        if ((f = qb16(p))) return f;
         p += 16;
     }
 #endif
@@ -132,14 +139,11 @@ static inline const char *find_quote_or_bs(const char *p, const char *e) {
     if (avx2) return find_qb_avx2(p, e);
 #endif
 #ifdef __SSE2__
-    while (p + 16 <= e) {
-        __m128i v = _mm_loadu_si128((const __m128i *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-        if (m) return p + __builtin_ctz(m);
-        p += 16;
-    }
+    for (; p + 16 <= e; p += 16)
+        if ((f = qb16(p))) return f;
 #endif
     while (p < e && *p != '"' && *p != '\\') p++;
+    (void)f;
     return p;
 }
 
@@ -197,11 +201,7 @@ int j_skip(jcur *c, int depth) {
             c->scratch_used = used;
             if ((r = j_expect(c, ':'))) return r;
             if ((r = j_skip(c, depth + 1))) return r;
-            if ((r = j_ws(c))) return r;
-            if (*c->p == ',') { c->p++; continue; }
-            if (*c->p == '}') { c->p++; return J_OK; }
-            c->why = "expected ',' or '}'";
-            return J_ERR;
+            if ((r = j_after(c, '}', "expected ',' or '}'")) != J_NEXT) return r;
         }
     case '[':
         c->p++;
@@ -209,11 +209,7 @@ int j_skip(jcur *c, int depth) {
         if (*c->p == ']') { c->p++; return J_OK; }
         for (;;) {
             if ((r = j_skip(c, depth + 1))) return r;
-            if ((r = j_ws(c))) return r;
-            if (*c->p == ',') { c->p++; continue; }
-            if (*c->p == ']') { c->p++; return J_OK; }
-            c->why = "expected ',' or ']'";
-            return J_ERR;
+            if ((r = j_after(c, ']', "expected ',' or ']'")) != J_NEXT) return r;
         }
     case 't': return skip_lit(c, "true", 4);
     case 'f': return skip_lit(c, "false", 5);

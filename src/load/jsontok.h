@@ -43,6 +43,18 @@ static inline int j_expect(jcur *c, char ch) {
     if (c->p < c->end && *c->p == ch) { c->p++; return 0; }
     return j_expect_slow(c, ch);
 }
+/* After a member or element: a ',' (consumed) gives J_NEXT, the container's
+ * close (consumed) J_OK, anything else J_ERR with why; J_MORE at the
+ * window's end. Loops end with: if ((r = j_after(c, '}', why)) != J_NEXT) return r; */
+enum { J_NEXT = 2 };
+static inline int j_after(jcur *c, char close, const char *why) {
+    int r = j_ws(c);
+    if (r) return r;
+    if (*c->p == ',') { c->p++; return J_NEXT; }
+    if (*c->p == close) { c->p++; return J_OK; }
+    c->why = why;
+    return J_ERR;
+}
 int j_string(jcur *c, jstr *out);      /* at '"' (after ws) */
 int j_skip(jcur *c, int depth);        /* skip any value */
 /* Numbers. j_fixed3 parses a decimal and returns it multiplied by 1000,

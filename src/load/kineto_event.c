@@ -47,20 +47,13 @@ static int capture_compact(jcur *c, jstr *out) {
     return J_OK;
 }
 
-static int num_or_skip(jcur *c, int64_t *v) {
+/* a number into *at (a double when dbl, else an int64_t); anything else skipped */
+static int number_or_skip(jcur *c, void *at, int dbl) {
     int r = j_ws(c);
     if (r) return r;
     char ch = *c->p;
-    if (ch == '-' || (ch >= '0' && ch <= '9')) return j_int(c, v);
-    return j_skip(c, 1);
-}
-
-static int dbl_or_skip(jcur *c, double *v) {
-    int r = j_ws(c);
-    if (r) return r;
-    char ch = *c->p;
-    if (ch == '-' || (ch >= '0' && ch <= '9')) return j_double(c, v);
-    return j_skip(c, 1);
+    if (ch != '-' && (ch < '0' || ch > '9')) return j_skip(c, 1);
+    return dbl ? j_double(c, (double *)at) : j_int(c, (int64_t *)at);
 }
 
 /* The arguments perfcard reads (Kineto's names, both spellings where
@@ -105,8 +98,7 @@ static int read_arg(jcur *c, evtmp *e, jstr k) {
         if (a->key[0] != k.s[0] || memcmp(a->key, k.s, k.n)) continue;
         char *at = (char *)e + a->off;
         switch (a->kind) {
-        case A_INT: return num_or_skip(c, (int64_t *)(void *)at);
-        case A_DBL: return dbl_or_skip(c, (double *)(void *)at);
+        case A_INT: case A_DBL: return number_or_skip(c, at, a->kind == A_DBL);
         case A_COMPACT: return capture_compact(c, (jstr *)(void *)at);
         default: return parse_dims3(c, (uint32_t *)(void *)at);
         }
@@ -138,11 +130,7 @@ static int parse_args(jcur *c, evtmp *e) {
             } else if ((r = j_skip(c, 1))) return r;
         } else r = read_arg(c, e, k);
         if (r) return r;
-        if ((r = j_ws(c))) return r;
-        if (*c->p == ',') { c->p++; continue; }
-        if (*c->p == '}') { c->p++; return J_OK; }
-        c->why = "expected ',' or '}'";
-        return J_ERR;
+        if ((r = j_after(c, '}', "expected ',' or '}'")) != J_NEXT) return r;
     }
 }
 
@@ -205,10 +193,6 @@ int kin_parse_event(jcur *c, evtmp *e) {
             r = j_skip(c, 1);
         }
         if (r) return r;
-        if ((r = j_ws(c))) return r;
-        if (*c->p == ',') { c->p++; continue; }
-        if (*c->p == '}') { c->p++; return J_OK; }
-        c->why = "expected ',' or '}' in an event";
-        return J_ERR;
+        if ((r = j_after(c, '}', "expected ',' or '}' in an event")) != J_NEXT) return r;
     }
 }

@@ -149,11 +149,7 @@ void gm_compute(const pc_trace *t, int device, int64_t ss, int64_t se, int64_t g
 }
 
 void gm_free(gm_result *r) {
-    spill_free(r->bucket_start);
-    spill_free(r->bucket_util);
-    spill_free(r->sm_start);
-    spill_free(r->sm_end);
-    spill_free(r->sm_value);
+    SPILL_FREE_ALL(r->bucket_start, r->bucket_util, r->sm_start, r->sm_end, r->sm_value);
     memset(r, 0, sizeof *r);
 }
 

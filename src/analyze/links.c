@@ -279,14 +279,7 @@ void links_build(const pc_trace *t, pc_links *l) {
 }
 
 void links_free(pc_links *l) {
-    spill_free(l->thread_order);
-    spill_free(l->thread_start);
-    spill_free(l->parent);
-    spill_free(l->backward);
-    spill_free(l->module);
-    spill_free(l->gpu_launch);
-    spill_free(l->gpu_inner);
-    spill_free(l->gpu_outer);
-    spill_free(l->gpu_how);
+    SPILL_FREE_ALL(l->thread_order, l->thread_start, l->parent, l->backward, l->module, l->gpu_launch, l->gpu_inner, l->gpu_outer,
+                   l->gpu_how);
     memset(l, 0, sizeof *l);
 }

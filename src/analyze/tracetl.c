@@ -12,6 +12,7 @@
  * says how many were left out, and the shortest kept. */
 #include "analyze.h"
 #include "../summary/summary.h"
+#include "../util/order.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
@@ -27,19 +28,16 @@ typedef struct tllane { int gpu; int64_t a, b; } tllane;
 
 static int cmp_dur_desc(const void *x, const void *y) {
     const tlev *a = x, *b = y;
-    if (a->d != b->d) return a->d > b->d ? -1 : 1;
-    return a->s < b->s ? -1 : a->s > b->s;
+    return a->d != b->d ? PC_CMP(b->d, a->d) : PC_CMP(a->s, b->s);
 }
 static int cmp_lane_start(const void *x, const void *y) {
     const tlev *a = x, *b = y;
-    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
-    return a->s < b->s ? -1 : a->s > b->s;
+    return a->lane != b->lane ? PC_CMP(a->lane, b->lane) : PC_CMP(a->s, b->s);
 }
 static int cmp_lanes(const void *x, const void *y) {
     const tllane *a = x, *b = y;
-    if (a->gpu != b->gpu) return b->gpu - a->gpu; /* GPU lanes first */
-    if (a->a != b->a) return a->a < b->a ? -1 : 1;
-    return a->b < b->b ? -1 : a->b > b->b;
+    if (a->gpu != b->gpu) return PC_CMP(b->gpu, a->gpu); /* GPU lanes first */
+    return a->a != b->a ? PC_CMP(a->a, b->a) : PC_CMP(a->b, b->b);
 }
 
 static int lane_of(tllane *lanes, int *n, int gpu, int64_t a, int64_t b) {

@@ -405,35 +405,27 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
 }
 EXPORT int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
 
-/* the list forms: collect the arguments, then the vector forms above */
-#define COLLECT(first, argv, ap)                                              \
-    char *argv[256];                                                          \
-    int argc_ = 0;                                                            \
-    argv[argc_++] = (char *)(first);                                          \
-    while (argc_ < 255 && (argv[argc_] = va_arg(ap, char *)) != NULL) argc_++; \
-    argv[argc_] = NULL
-EXPORT int execl(const char *path, const char *arg, ...) {
-    va_list ap;
-    va_start(ap, arg);
-    COLLECT(arg, argv, ap);
-    va_end(ap);
-    return execve(path, argv, environ);
+/* the list forms: the arguments collected (at most 255), then the vector
+ * forms above; execle's environment follows the arguments' NULL */
+static void collect_args(const char *first, va_list *ap, char **argv) {
+    int n = 0;
+    argv[n++] = (char *)first;
+    while (n < 255 && (argv[n] = va_arg(*ap, char *)) != NULL) n++;
+    argv[n] = NULL;
 }
-EXPORT int execlp(const char *file, const char *arg, ...) {
-    va_list ap;
-    va_start(ap, arg);
-    COLLECT(arg, argv, ap);
-    va_end(ap);
-    return execvpe(file, argv, environ);
-}
-EXPORT int execle(const char *path, const char *arg, ...) {
-    va_list ap;
-    va_start(ap, arg);
-    COLLECT(arg, argv, ap);
-    char **envp = va_arg(ap, char **);
-    va_end(ap);
-    return execve(path, argv, envp);
-}
+#define EXEC_LIST(name, vector_form, env)                 \
+    EXPORT int name(const char *file, const char *arg, ...) { \
+        char *argv[256];                                  \
+        va_list ap;                                       \
+        va_start(ap, arg);                                \
+        collect_args(arg, &ap, argv);                     \
+        char **envp = env;                                \
+        va_end(ap);                                       \
+        return vector_form(file, argv, envp);             \
+    }
+EXEC_LIST(execl, execve, environ)
+EXEC_LIST(execlp, execvpe, environ)
+EXEC_LIST(execle, execve, va_arg(ap, char **))
 
 /* _exit skips atexit handlers: a worker process ending with os._exit (as
  * multiprocessing's do) would lose its last flush interval. A forked child

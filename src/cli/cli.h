@@ -31,8 +31,9 @@ void cli_policy(long tmp_mib);
 /* A percentage option's value (a positive number under 1000, "%" allowed) into *out, or -1
  * after printing "perfcard CMD: OPT takes a positive percentage". */
 int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
-/* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed. */
-int cli_parse_formats(const char *s, unsigned allowed, unsigned *out);
+/* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed,
+ * after printing "perfcard CMD: --format takes" and the allowed names. */
+int cli_parse_formats(const char *cmd, const char *s, unsigned allowed, unsigned *out);
 void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */

@@ -111,10 +111,7 @@ int cmd_diff(int argc, char **argv) {
             break;
         }
         case D_FORMAT:
-            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
-                fprintf(stderr, "perfcard diff: --format takes html,md,json\n");
-                goto done;
-            }
+            if (cli_parse_formats("diff", optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) goto done;
             break;
         case D_ROWS: dopt.rows = atoi(optarg); break;
         case D_STEP: an.step_pattern = optarg; break;

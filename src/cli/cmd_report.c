@@ -128,17 +128,27 @@ int cli_summarize_all(char *const *paths, int n, const pc_analyze_opts *an, pc_s
     return ec;
 }
 
-int cli_parse_formats(const char *s, unsigned allowed, unsigned *out) {
-    unsigned f = 0;
+int cli_parse_formats(const char *cmd, const char *s, unsigned allowed, unsigned *out) {
+    static const struct { const char *name; unsigned bit; } fmts[] = {{"html", OUT_HTML}, {"md", OUT_MD}, {"json", OUT_JSON}, {"csv", OUT_CSV}};
+    unsigned f = 0, bad = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        unsigned one = !strcmp(tok, "html") ? OUT_HTML : !strcmp(tok, "md") ? OUT_MD : !strcmp(tok, "json") ? OUT_JSON : !strcmp(tok, "csv") ? OUT_CSV : 0;
-        if (!(one & allowed)) return -1;
+        unsigned one = 0;
+        for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++)
+            if (!strcmp(tok, fmts[i].name)) one = fmts[i].bit;
+        bad |= !(one & allowed);
         f |= one;
     }
-    *out = f;
-    return f ? 0 : -1;
+    if (!bad && f) {
+        *out = f;
+        return 0;
+    }
+    fprintf(stderr, "perfcard %s: --format takes ", cmd);
+    for (size_t i = 0, n = 0; i < sizeof fmts / sizeof *fmts; i++)
+        if (allowed & fmts[i].bit) fprintf(stderr, "%s%s", n++ ? "," : "", fmts[i].name);
+    fputc('\n', stderr);
+    return -1;
 }
 
 static double now_s(void) {
@@ -337,10 +347,7 @@ int cmd_report(int argc, char **argv) {
         case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
         case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
         case 'F':
-            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) {
-                fprintf(stderr, "perfcard report: --format takes html,md,json,csv\n");
-                return EXIT_INPUT;
-            }
+            if (cli_parse_formats("report", optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) return EXIT_INPUT;
             break;
         case 'T': o.templates = optarg; break;
         case 'q': o.quiet = 1; break;

@@ -99,10 +99,7 @@ int cmd_trend(int argc, char **argv) {
             if (cli_parse_pct("trend", "--threshold", optarg, &topt.threshold_pct)) return EXIT_INPUT;
             break;
         case T_FORMAT:
-            if (cli_parse_formats(optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) {
-                fprintf(stderr, "perfcard trend: --format takes html,md,json\n");
-                return EXIT_INPUT;
-            }
+            if (cli_parse_formats("trend", optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) return EXIT_INPUT;
             break;
         default: fputs(trend_help, stderr); return EXIT_INPUT;
         }

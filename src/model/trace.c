@@ -1,4 +1,5 @@
 #include "trace.h"
+#include "../util/order.h"
 #include "../util/xalloc.h"
 #include "../util/spill.h"
 #include "../util/side.h"
@@ -29,14 +30,8 @@ int pc_kind_find(const char *const *names, int n, const char *s, size_t len) {
 void pc_trace_free(pc_trace *t) {
     if (!t) return;
     strtab_free(&t->strs);
-    spill_free(t->cpu);
-    spill_free(t->gpu);
-    spill_free(t->mem);
-    spill_free(t->ctr);
+    SPILL_FREE_ALL(t->cpu, t->gpu, t->mem, t->ctr, t->phase, t->pipe, t->agg);
     free(t->dev);
-    spill_free(t->phase);
-    spill_free(t->pipe);
-    spill_free(t->agg);
     free(t);
 }
 
@@ -129,19 +124,12 @@ static int cmp_gpu(const void *a, const void *b) {
     CMP_TS(x, y);
     return x->kind - y->kind;
 }
-static int cmp_mem(const void *a, const void *b) {
-    const pc_mem_event *x = a, *y = b;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
+static int cmp_mem(const void *a, const void *b) { return PC_CMP(((const pc_mem_event *)a)->ts, ((const pc_mem_event *)b)->ts); }
 static int cmp_ctr(const void *a, const void *b) {
     const pc_counter *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->series < y->series ? -1 : x->series > y->series;
+    return x->ts != y->ts ? PC_CMP(x->ts, y->ts) : PC_CMP(x->series, y->series);
 }
-static int cmp_dev(const void *a, const void *b) {
-    int x = ((const pc_device *)a)->id, y = ((const pc_device *)b)->id;
-    return (x > y) - (x < y); /* ids span all of int: no subtraction */
-}
+static int cmp_dev(const void *a, const void *b) { return PC_CMP(((const pc_device *)a)->id, ((const pc_device *)b)->id); }
 
 /* Kineto writes an operator after the calls inside it, so arrays come nearly
  * in order: insertion sort fixes that in place in about linear time. It

@@ -48,6 +48,10 @@ void *spill_alloc(size_t n);                 /* zeroed */
 void *spill_calloc(size_t n, size_t size);
 void *spill_realloc(void *p, size_t n);      /* new bytes zeroed for file blocks only */
 void spill_free(void *p);                    /* accepts NULL */
+/* spill_free of every pointer given: SPILL_FREE_ALL(l->parent, l->module, ...) */
+void spill_free_each(void *const *p, size_t n);
+#define SPILL_FREE_ALL(...) \
+    spill_free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
 /* vec_reserve (xalloc.h) for spilled arrays. */
 void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es);
 #define SPILL_PUSH(arr, n, cap) \

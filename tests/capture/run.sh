@@ -114,6 +114,11 @@ assert sorted(res) == [10, 20], res   # the child's 2 steps, the parent's 4: not
 check exec_two_images [ "$(count "$T/exec")" -eq 2 ]
 check exec_before $CHECK "$(ls "$T"/exec/trace.*.json | grep -v '\.1\.json$')" 4 --setup
 check exec_after $CHECK "$(ls "$T"/exec/trace.*.1.json)" 1 --setup
+for form in execlp execle; do # the other list forms: the injection library's own execlp and execle
+    "$PC" capture -o "$T/$form" --no-report -- "$M/train" $form 4 2> /dev/null
+    check ${form}_two_images [ "$(count "$T/$form")" -eq 2 ]
+    check ${form}_after $CHECK "$(ls "$T"/$form/trace.*.1.json)" 1 --setup
+done
 # a program the command runs (fork, fork, exec: a wrapper script's python, torchrun's workers) records by
 # default; the forked copies between (no exec) do not
 "$PC" capture -o "$T/grand0" --no-report -- "$M/train" grandchild 4 2> /dev/null

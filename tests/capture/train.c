@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+extern char **environ;
 
 /* perfcard's markers, present when the capture preloads its library */
 __attribute__((weak)) void perfcard_step_begin(void);
@@ -221,9 +222,11 @@ int main(int argc, char **argv) {
         }
         waitpid(c, NULL, 0);
     }
-    if (!strcmp(mode, "exec")) {
+    if (!strcmp(mode, "exec") || !strcmp(mode, "execlp") || !strcmp(mode, "execle")) { /* the list forms of exec */
         teardown();
-        execl("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL);
+        if (!strcmp(mode, "execle")) execle("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL, environ);
+        else if (!strcmp(mode, "execlp")) execlp("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL);
+        else execl("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL);
         return 127;
     }
     teardown();

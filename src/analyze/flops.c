@@ -101,72 +101,69 @@ static void parse_strides(op_args *a, const char *s) {
     }
 }
 
-/* ["float","float",""] */
-static void parse_types(op_args *a, const char *s) {
+/* The elements of a list like ["float","",1] (Kineto's Input type and
+ * Concrete Inputs), at most OPA_MAX: each string's text [str, end) (escapes
+ * left in), NULL for anything else, given to fn with its position. An
+ * unterminated string ends the list. */
+typedef void (*elem_fn)(op_args *a, int arg, const char *str, const char *end);
+static void each_elem(op_args *a, const char *s, elem_fn fn) {
     if (!s || *s != '[') return;
     s++;
-    int arg = 0;
-    while (*s && *s != ']' && arg < OPA_MAX) {
+    for (int arg = 0; *s && *s != ']' && arg < OPA_MAX;) {
         if (*s == ',') { s++; continue; }
-        if (*s == '"') {
-            char buf[64];
-            int n = 0;
-            s++;
-            while (*s && *s != '"') {
-                if (*s == '\\' && s[1]) s++;
-                if (n < 63) buf[n++] = *s;
-                s++;
-            }
-            buf[n] = 0;
-            if (*s == '"') s++;
-            a->dtype[arg++] = dtype_from_name(buf);
-        } else {
+        if (*s != '"') {
             while (*s && *s != ',' && *s != ']') s++;
-            a->dtype[arg++] = DT_UNKNOWN;
+            fn(a, arg++, NULL, NULL);
+            continue;
         }
+        const char *str = ++s;
+        while (*s && *s != '"') s += *s == '\\' && s[1] ? 2 : 1;
+        if (!*s) return;
+        fn(a, arg++, str, s++);
     }
 }
 
-/* ["","","[1, 1]","[0, 0]","1"]: int lists or single ints per argument */
-static void parse_concrete(op_args *a, const char *s) {
-    if (!s || *s != '[') return;
-    s++;
-    int arg = 0;
-    while (*s && *s != ']' && arg < OPA_MAX) {
-        if (*s == ',') { s++; continue; }
-        if (*s != '"') { while (*s && *s != ',' && *s != ']') s++; arg++; continue; }
-        s++;
-        const char *e = strchr(s, '"');
-        if (!e) break;
-        int n = 0;
-        const char *p = s;
-        if (*p == '[') p++;
-        while (p < e) {
-            char *end;
-            long long v = strtoll(p, &end, 10);
-            if (end == p && (!strncmp(p, "True", 4) || !strncmp(p, "False", 5))) {
-                v = *p == 'T';
-                end = (char *)p + (*p == 'T' ? 4 : 5);
-            }
-            if (end == p) { if (*p == ']' || *p == ' ' || *p == ',') { p++; continue; } n = -1; break; }
-            if (n >= 0 && n < 4) a->con[arg][n] = v;
-            n++;
-            p = end;
-        }
-        a->ncon[arg] = (e == s) ? -1 : (n > 4 ? -1 : n);
-        s = e + 1;
-        arg++;
+/* ["float","float",""]: each argument's type */
+static void type_of(op_args *a, int arg, const char *s, const char *e) {
+    char buf[64];
+    int n = 0;
+    for (; s && s < e; s++) {
+        if (*s == '\\' && s + 1 < e) s++;
+        if (n < 63) buf[n++] = *s;
     }
+    buf[n] = 0;
+    a->dtype[arg] = s ? dtype_from_name(buf) : DT_UNKNOWN;
+}
+
+/* ["","","[1, 1]","[0, 0]","1"]: int lists or single ints per argument */
+static void concrete_of(op_args *a, int arg, const char *s, const char *e) {
+    if (!s) return;
+    int n = 0;
+    const char *p = s;
+    if (*p == '[') p++;
+    while (p < e) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p && (!strncmp(p, "True", 4) || !strncmp(p, "False", 5))) {
+            v = *p == 'T';
+            end = (char *)p + (*p == 'T' ? 4 : 5);
+        }
+        if (end == p) { if (*p == ']' || *p == ' ' || *p == ',') { p++; continue; } n = -1; break; }
+        if (n >= 0 && n < 4) a->con[arg][n] = v;
+        n++;
+        p = end;
+    }
+    a->ncon[arg] = (e == s) ? -1 : (n > 4 ? -1 : n);
 }
 
 void op_args_parse(op_args *a, const char *dims, const char *types, const char *concrete) {
     memset(a, 0, sizeof *a);
     for (int i = 0; i < OPA_MAX; i++) a->nd[i] = -1, a->ncon[i] = -1, a->stored[i] = a->list_numel[i] = -1;
     parse_dims(a, dims);
-    parse_types(a, types);
+    each_elem(a, types, type_of);
     const char *nl = types ? strchr(types, '\n') : NULL;
     if (nl) parse_strides(a, nl + 1);
-    parse_concrete(a, concrete);
+    each_elem(a, concrete, concrete_of);
 }
 
 static const char *base_name(const char *n) { return !strncmp(n, "aten::", 6) ? n + 6 : n; }

@@ -189,6 +189,15 @@ static int skip(uint64_t start, uint64_t end) {
     return 0;
 }
 
+/* a copy or a set on the device: its name made by the caller (no quotes to escape) */
+static void emit_mem(const char *cat, const char *name, uint32_t dev, uint32_t ctx, uint32_t stream, uint32_t corr, uint64_t start,
+                     uint64_t end, uint64_t bytes) {
+    char a[32], d[32];
+    ij_emit("{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %s, \"dur\": %s, "
+            "\"args\": {\"device\": %u, \"context\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
+            cat, name, dev, stream, ij_ts(a, start), (tw_ts(d, end, start), d), dev, ctx, stream, corr, (unsigned long long)bytes);
+}
+
 static void record(const void *r) {
     char name[2048], a[32], d[32];
     uint32_t kind = *(const uint32_t *)r;
@@ -209,19 +218,15 @@ static void record(const void *r) {
     case REC_MEMCPY: {
         const rec_memcpy *m = r;
         if (skip(m->start, m->end)) break;
-        ij_emit("{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy %s (%s -> %s)\", \"pid\": %u, \"tid\": %u, \"ts\": %s, \"dur\": %s, "
-                "\"args\": {\"device\": %u, \"context\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
-                copy_kind(m->copyKind), mem_kind(m->srcKind), mem_kind(m->dstKind), m->deviceId, m->streamId, ij_ts(a, m->start),
-                (tw_ts(d, m->end, m->start), d), m->deviceId, m->contextId, m->streamId, m->correlationId, (unsigned long long)m->bytes);
+        snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", copy_kind(m->copyKind), mem_kind(m->srcKind), mem_kind(m->dstKind));
+        emit_mem("gpu_memcpy", name, m->deviceId, m->contextId, m->streamId, m->correlationId, m->start, m->end, m->bytes);
         break;
     }
     case REC_MEMSET: {
         const rec_memset *m = r;
         if (skip(m->start, m->end)) break;
-        ij_emit("{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (%s)\", \"pid\": %u, \"tid\": %u, \"ts\": %s, \"dur\": %s, "
-                "\"args\": {\"device\": %u, \"context\": %u, \"stream\": %u, \"correlation\": %u, \"bytes\": %llu}}",
-                mem_kind(m->memoryKind), m->deviceId, m->streamId, ij_ts(a, m->start), (tw_ts(d, m->end, m->start), d), m->deviceId,
-                m->contextId, m->streamId, m->correlationId, (unsigned long long)m->bytes);
+        snprintf(name, sizeof name, "Memset (%s)", mem_kind(m->memoryKind));
+        emit_mem("gpu_memset", name, m->deviceId, m->contextId, m->streamId, m->correlationId, m->start, m->end, m->bytes);
         break;
     }
     case REC_RUNTIME:

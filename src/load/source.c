@@ -1,4 +1,5 @@
 #include "source.h"
+#include "../util/worker.h"
 #include "../util/fsutil.h"
 #include "../util/xalloc.h"
 #include <errno.h>
@@ -219,16 +220,8 @@ uint64_t source_file_pos(const pc_source *s) { return s->file_pos; }
 
 void source_close(pc_source *s) {
     if (!s) return;
-    if (s->thr_started) {
-        pthread_mutex_lock(&s->mu);
-        s->stop = 1;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        pthread_join(s->thr, NULL);
-    }
+    worker_end(s->thr, s->thr_started, &s->mu, &s->cv, &s->stop);
     for (int i = 0; i < NBLK; i++) free(s->blk[i]);
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
     close(s->fd);
     free(s);
 }

@@ -1,4 +1,5 @@
 #include "fsutil.h"
+#include "worker.h"
 #include "xalloc.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -101,15 +102,7 @@ int fs_behind_write(void *ctx, const char *data, size_t n) {
 }
 
 void fs_behind_finish(fs_behind *w) {
-    if (w->on) {
-        pthread_mutex_lock(&w->mu);
-        w->done = 1;
-        pthread_cond_broadcast(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->th, NULL);
-    }
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
+    worker_end(w->th, w->on, &w->mu, &w->cv, &w->done);
     free(w->pend);
     free(w->cur);
     w->pend = w->cur = NULL;

@@ -261,19 +261,39 @@ static void slow_launches(const rule_in *in, const pc_rule *r) {
     if (nlong > 0) fire(in, r, -1, "%.0f of %.0f launch calls took over 50 µs", nlong, PC_OR(ln->launch_calls, 0));
 }
 
-static void tensor_cores(const rule_in *in, const pc_rule *r) {
-    const pc_device *d = in->c->dev0;
-    if (!d || d->cc_major < 7) return;
-    double no_tc = 0;
-    int64_t n = 0;
-    top3 top = {0};
+/* A rule's measure of one operator: the time it counts, NaN when the
+ * operator does not count; what it counts (operators, calls) added to *n. */
+typedef double (*op_measure)(const tab_op *o, int64_t *n);
+/* The operators a measure counts: their time summed, their count (*n) and the top 3 by time. */
+static double ops_measured(const rule_in *in, op_measure m, int64_t *n, top3 *top) {
+    double sum = 0;
+    *n = 0;
     for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        if (o->tc_eligible == 1 && o->tensor_cores && !strcmp(o->tensor_cores, "no") && o->self_device_ns > 0) {
-            no_tc += (double)o->self_device_ns, n++;
-            top_add(&top, o->name, (double)o->self_device_ns);
-        }
+        double ns = m(&in->ops[i], n);
+        if (isnan(ns)) continue;
+        sum += ns;
+        top_add(top, in->ops[i].name, ns);
     }
+    return sum;
+}
+/* the device when it has Tensor Cores (compute capability 7.0 or later), else NULL */
+static const pc_device *tensor_core_device(const rule_in *in) {
+    const pc_device *d = in->c->dev0;
+    return d && d->cc_major >= 7 ? d : NULL;
+}
+
+/* eligible operators' own device time on kernels without Tensor Cores */
+static double no_tc_ns(const tab_op *o, int64_t *n) {
+    if (o->tc_eligible != 1 || !o->tensor_cores || strcmp(o->tensor_cores, "no") || o->self_device_ns <= 0) return NAN;
+    ++*n;
+    return (double)o->self_device_ns;
+}
+static void tensor_cores(const rule_in *in, const pc_rule *r) {
+    const pc_device *d = tensor_core_device(in);
+    if (!d) return;
+    int64_t n;
+    top3 top = {0};
+    double no_tc = ops_measured(in, no_tc_ns, &n, &top);
     if (!n || no_tc <= 0) return;
     char a[64];
     units_ns(a, sizeof a, no_tc / in->nsteps);
@@ -282,39 +302,34 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     top_put(in, f, &top, in->nsteps);
 }
 
+/* the share of a GEMM operator's own device time in calls with a dimension not divisible by 8 */
+static double misaligned_ns(const tab_op *o, int64_t *n) {
+    if (o->gemm_not_multiple_of_8 <= 0) return NAN;
+    *n += o->gemm_not_multiple_of_8;
+    double calls = o->gemm_calls > 0 ? (double)o->gemm_calls : 1;
+    return (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
+}
 static void gemm_alignment(const rule_in *in, const pc_rule *r) {
-    const pc_device *d = in->c->dev0;
-    if (!d || d->cc_major < 7) return;
-    double mis_ns = 0;
-    int64_t mis = 0;
+    if (!tensor_core_device(in)) return;
+    int64_t mis;
     top3 top = {0};
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        if (o->gemm_not_multiple_of_8 <= 0) continue;
-        mis += o->gemm_not_multiple_of_8;
-        double calls = o->gemm_calls > 0 ? (double)o->gemm_calls : 1;
-        double ns = (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
-        mis_ns += ns;
-        top_add(&top, o->name, ns);
-    }
+    double mis_ns = ops_measured(in, misaligned_ns, &mis, &top);
     /* without device time (the GPU side not captured) nothing is at stake: no finding */
     if (mis > 0 && mis_ns > 0)
         top_put(in, fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
 }
 
+/* non-cuDNN convolutions' time (device, else CPU); their calls counted */
+static double slow_conv_ns(const tab_op *o, int64_t *n) {
+    const char *nm = o->name ? o->name : "";
+    if (!strstr(nm, "thnn_conv") && !strstr(nm, "slow_conv")) return NAN;
+    *n += o->calls > 0 ? o->calls : 0;
+    return (double)(o->device_total_ns > 0 ? o->device_total_ns : o->cpu_total_ns > 0 ? o->cpu_total_ns : 0);
+}
 static void no_cudnn(const rule_in *in, const pc_rule *r) {
-    double slow = 0;
-    int64_t n = 0;
+    int64_t n;
     top3 top = {0};
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        const char *nm = o->name ? o->name : "";
-        if (!strstr(nm, "thnn_conv") && !strstr(nm, "slow_conv")) continue;
-        double ns = (double)(o->device_total_ns > 0 ? o->device_total_ns : o->cpu_total_ns > 0 ? o->cpu_total_ns : 0);
-        slow += ns;
-        top_add(&top, nm, ns);
-        n += o->calls > 0 ? o->calls : 0;
-    }
+    double slow = ops_measured(in, slow_conv_ns, &n, &top);
     if (n <= 0) return;
     char a[64];
     units_ns(a, sizeof a, slow / in->nsteps);

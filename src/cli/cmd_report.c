@@ -327,6 +327,21 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
     return ec;
 }
 
+/* The options report and summarize share (-o, -q, -h and the analysis
+ * options): -1 when c was one of them and parsing goes on, else the exit
+ * code (help printed: EXIT_OK; not an option: EXIT_INPUT after the usage). */
+static int common_option(int c, common_opts *o, const char *help) {
+    switch (c) {
+    case 'o': o->out = optarg; return -1;
+    case 'q': o->quiet = 1; return -1;
+    case 'h': fputs(help, stdout); return EXIT_OK;
+    default:
+        if (analysis_option(c, o)) return -1;
+        fputs(help, stderr);
+        return EXIT_INPUT;
+    }
+}
+
 int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
@@ -335,12 +350,11 @@ int cmd_report(int argc, char **argv) {
                                        {"email", no_argument, 0, OPT_EMAIL}, {"email-to", required_argument, 0, OPT_EMAIL_TO},
                                        {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, {"jobs", required_argument, 0, 'j'},
                                        ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
-    int c, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int c, rc, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     unsigned extra = 0;
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1) {
         switch (c) {
-        case 'o': o.out = optarg; break;
         case 'j': jobs = atoi(optarg); break;
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
@@ -350,12 +364,8 @@ int cmd_report(int argc, char **argv) {
             if (cli_parse_formats("report", optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) return EXIT_INPUT;
             break;
         case 'T': o.templates = optarg; break;
-        case 'q': o.quiet = 1; break;
-        case 'h': fputs(report_help, stdout); return EXIT_OK;
         default:
-            if (analysis_option(c, &o)) break;
-            fputs(report_help, stderr);
-            return EXIT_INPUT;
+            if ((rc = common_option(c, &o, report_help)) >= 0) return rc;
         }
     }
     if (optind >= argc) {
@@ -379,7 +389,7 @@ int cmd_report(int argc, char **argv) {
     double t0 = now_s();
     pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates, .email_to = o.email_to,
                          .email_subject = o.email_subject};
-    int rc = pc_report_write(s, &ro, &err);
+    rc = pc_report_write(s, &ro, &err);
     timing("render", t0);
     pc_summary_free(s);
     if (rc) {
@@ -409,19 +419,10 @@ int cmd_summarize(int argc, char **argv) {
     common_opts o = {.out = "summary.json"};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
-    int c;
+    int c, rc;
     optind = 0; /* 0: glibc fully re-initializes getopt */
-    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
-        switch (c) {
-        case 'o': o.out = optarg; break;
-        case 'q': o.quiet = 1; break;
-        case 'h': fputs(summarize_help, stdout); return EXIT_OK;
-        default:
-            if (analysis_option(c, &o)) break;
-            fputs(summarize_help, stderr);
-            return EXIT_INPUT;
-        }
-    }
+    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1)
+        if ((rc = common_option(c, &o, summarize_help)) >= 0) return rc;
     if (optind != argc - 1) {
         fprintf(stderr, "perfcard summarize: expected one TRACE\n\n%s", summarize_help);
         return EXIT_INPUT;
@@ -430,7 +431,7 @@ int cmd_summarize(int argc, char **argv) {
     int ec = summarize_input(argv[optind], &o, &s);
     if (!s) return ec;
     pc_err err = {0};
-    int rc = pc_summary_write(s, o.out, &err);
+    rc = pc_summary_write(s, o.out, &err);
     pc_summary_free(s);
     if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return cli_exit_of_write(rc); }
     if (!o.quiet) printf("%s\n", o.out);

@@ -66,7 +66,7 @@ echo "targets: >= 400 MB/s, >= 20x json.load, peak RSS <= 128 MiB, gz <= 1.3x zc
 # operator names, 2N in all; default "10000 100000 500000" (the last: 1,000,000 names)
 echo
 printf '%-36s %9s %12s\n' "N kernel + N operator names" "time s" "peak RSS MiB"
-for n in ${BENCH_NAMES:-"10000 100000 500000"}; do
+for n in ${BENCH_NAMES:-10000 100000 500000}; do
     f=$D/names-$n.json
     [ -s "$f" ] || python3 tests/hostile/gen_names.py "$n" "$f"
     set -- $(measure ./build/perfcard report "$f" -o "$D/out" -q)

@@ -521,6 +521,12 @@ check diff_fail_on_inconclusive_exit_1 [ $? -eq 1 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --label OLD=x > /dev/null 2>&1; check diff_bad_label_exit_2 [ $? -eq 2 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --noise-floor -3 > /dev/null 2>&1; check diff_bad_floor_exit_2 [ $? -eq 2 ]
 
+# make bench's script runs to its end, every table (at tiny sizes: it measures nothing here)
+if [ -x build/perfcard ] && [ -x build/gentrace ]; then
+    BENCH_SIZES=1 BENCH_NAMES=100 BENCH_LAUNCHES=1000 sh tools/bench.sh > "$T/bench.txt" 2>&1
+    brc=$?
+    check bench_script_runs_through sh -c "[ $brc -eq 0 ] && grep -q 'json.load / perfcard' '$T/bench.txt' && grep -q 'perfcard report, N = 100 ' '$T/bench.txt'"
+fi
 # perfcard trend: 6 runs of one configuration, then one with dgrad_engine 1.5 times slower (+13.7%)
 mkdir -p "$T/hist"
 for s in 1 2 3 4 5 6 7; do

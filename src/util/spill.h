@@ -22,9 +22,9 @@
  *
  * Files cost page faults through the file system. A caller that can tell the
  * run's peak early (the loader, from the events per byte of the first
- * megabytes) says so with spill_forecast: when it is within 7/8 of the
+ * megabytes) says so with spill_forecast: when it is within 3/4 of the
  * ceiling, big blocks stay in ordinary memory, and the watcher checks the
- * forecast: should resident memory pass 7/8 of the ceiling all the same, new
+ * forecast: should resident memory pass 3/4 of the ceiling all the same, new
  * big blocks go to files from then on.
  *
  * Thread-safe. spill_free and spill_realloc accept pointers from malloc too.

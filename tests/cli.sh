@@ -521,6 +521,20 @@ check diff_fail_on_inconclusive_exit_1 [ $? -eq 1 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --label OLD=x > /dev/null 2>&1; check diff_bad_label_exit_2 [ $? -eq 2 ]
 "$PC" diff "$T/ra1.json" "$T/ra2.json" --noise-floor -3 > /dev/null 2>&1; check diff_bad_floor_exit_2 [ $? -eq 2 ]
 
+# the whole-trace timeline over its page budget (a fifth of report.html's 5 MiB): 20,000 events
+# with distinct 150-character names hold about 3.7 MB of timeline data, 10,000 of them about
+# 1.9 MB, 5,000 about 0.95 MB: the page draws the 5,000 longest and says so
+python3 -c '
+import sys
+ev = []
+for i in range(10000):
+    ev.append("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_%05d_%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": %d, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d}}" % (i, "x" * 140, i * 100, 1 + i % 97, i + 1))
+    ev.append("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op_%05d_%s\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d, \"args\": {\"External id\": %d}}" % (i, "y" * 140, i * 100, 1 + i % 89, i + 1))
+open(sys.argv[1], "w").write("{\"traceEvents\": [\n" + ",\n".join(ev) + "\n]}\n")
+' "$T/longnames.json"
+"$PC" report "$T/longnames.json" -o "$T/longnames" -q --format html
+check timeline_halved_to_fit grep -q "This trace has 20,000 such events: the 5,000 longest are drawn" "$T/longnames/report.html"
+check timeline_halved_page_bounded [ "$(stat -c %s "$T/longnames/report.html")" -le 5242880 ]
 # make bench's script runs to its end, every table (at tiny sizes: it measures nothing here)
 if [ -x build/perfcard ] && [ -x build/gentrace ]; then
     BENCH_SIZES=1 BENCH_NAMES=100 BENCH_LAUNCHES=1000 sh tools/bench.sh > "$T/bench.txt" 2>&1

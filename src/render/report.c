@@ -8,6 +8,7 @@
 #include "chart.h"
 #include "tmpl.h"
 #include "../summary/summary.h"
+#include "../util/order.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
 #include "../util/xalloc.h"
@@ -234,12 +235,11 @@ static void md_extras(const pc_summary *s, cJSON *v) {
 }
 
 static int cmp_event_dur(const void *a, const void *b) {
-    int64_t x = ((const pc_tl_event *)a)->duration_ns, y = ((const pc_tl_event *)b)->duration_ns;
-    return (x < y) - (x > y);
+    return PC_CMP(((const pc_tl_event *)b)->duration_ns, ((const pc_tl_event *)a)->duration_ns); /* longest first */
 }
 static int cmp_event_start(const void *a, const void *b) {
     const pc_tl_event *x = a, *y = b;
-    return x->lane != y->lane ? (x->lane > y->lane) - (x->lane < y->lane) : (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+    return x->lane != y->lane ? PC_CMP(x->lane, y->lane) : PC_CMP(x->start_ns, y->start_ns);
 }
 
 /* Keeps in tl's string list key (names, args) only the entries the events

@@ -167,8 +167,8 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     spill_free(nccl);
     if (nrows) qsort(rows, nrows, sizeof *rows, cmp_crow);
     cJSON *sec = sj_obj(ps->doc, "collectives");
-    if (ranks > 0) PC_ADD_REC(ps, sec, collectives)->ranks = ranks;
-    else PC_ADD_REC(ps, sec, collectives);
+    tab_collectives *cr = PC_ADD_REC(ps, sec, collectives);
+    if (ranks > 0) cr->ranks = ranks;
     pc_table *arr = pc_summary_add_table(ps, sec, "rows", TAB_coll);
     for (size_t i = 0; i < nrows; i++) {
         const crow *r = &rows[i];

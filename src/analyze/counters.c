@@ -13,18 +13,16 @@
 #include "../util/spill.h"
 #include "../summary/summary.h"
 #include "../util/xalloc.h"
-#include <stddef.h>
 #include <string.h>
 
 enum { MAX_POINTS = 400 };
-/* cpu_series[k]'s field in a series point and in a step's row */
-static const size_t point_off[] = {offsetof(tab_cpu_point, user), offsetof(tab_cpu_point, system), offsetof(tab_cpu_point, iowait),
-                                   offsetof(tab_cpu_point, idle), offsetof(tab_cpu_point, process)};
-static const size_t step_off[] = {offsetof(tab_cpu_step, user), offsetof(tab_cpu_step, system), offsetof(tab_cpu_step, iowait),
-                                  offsetof(tab_cpu_step, idle), offsetof(tab_cpu_step, process)};
-#define SHARE(row, off) (*(tk_F *)(void *)((char *)(row) + (off)))
 static const char *const cpu_series[] = {"user", "system", "iowait", "idle", "process"};
 enum { NCPU_SERIES = 5 };
+/* series k's field in a row of table id (a series point, a step's row):
+ * the registry's column of that name (CPU_SHARE_COLS in tables_run.def) */
+static tk_F *share(void *row, int id, int k) {
+    return (tk_F *)(void *)((char *)row + tab_col(&pc_table_defs[id], cpu_series[k])->off);
+}
 
 static long step_of(const an_ctx *c, int64_t ts) { return step_index(c, ts); }
 
@@ -68,7 +66,7 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
                 tab_cpu_point *p = tab_push(series);
                 p->t_ns = bts - t->t_min;
                 for (int k = 0; k < NCPU_SERIES; k++)
-                    if (bcnt[k]) SHARE(p, point_off[k]) = pc_figure(bsum[k] / bcnt[k]);
+                    if (bcnt[k]) *share(p, TAB_cpu_point, k) = pc_figure(bsum[k] / bcnt[k]);
                 memset(bsum, 0, sizeof bsum);
                 memset(bcnt, 0, sizeof bcnt);
                 in_bucket = 0;
@@ -106,7 +104,7 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
         tab_cpu_step *r = tab_push(ps);
         r->step = c->steps[si].number;
         for (int k = 0; k < NCPU_SERIES; k++)
-            if (scnt[si * NCPU_SERIES + k]) SHARE(r, step_off[k]) = pc_figure(ssum[si * NCPU_SERIES + k] / (double)scnt[si * NCPU_SERIES + k]);
+            if (scnt[si * NCPU_SERIES + k]) *share(r, TAB_cpu_step, k) = pc_figure(ssum[si * NCPU_SERIES + k] / (double)scnt[si * NCPU_SERIES + k]);
     }
     spill_free(ssum);
     spill_free(scnt);

@@ -20,10 +20,15 @@ static void add_chart(chart_out *co, const char *id, const chart *c, const char 
     rv_add_chart(co, id, c, rv_data_rows(dlabels, dvals, dn, unit));
 }
 
+/* the i-th element of the view's list sec.arr (a device, a queue): where its chart is attached */
+static cJSON *view_elem(cJSON *v, const char *sec, const char *arr, size_t i) {
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, sec), arr), (int)i);
+}
+
 static void kernel_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     const pc_table *t;
     for (size_t di = 0; (t = PC_TAB_AT(s, kernel, di)); di++) {
-        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices"), (int)di);
+        cJSON *d = view_elem(v, "kernels", "devices", di);
         int n = t->n > 15 ? 15 : (int)t->n;
         if (n > 0 && d) {
             const char **labels = xcalloc((size_t)n, sizeof *labels);
@@ -160,7 +165,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     const pc_table *pts;
     for (size_t di = 0; (pts = PC_TAB_AT(s, gpu_point, di)); di++) {
         size_t m = pts->n;
-        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "gpu"), "devices"), (int)di);
+        cJSON *d = view_elem(v, "gpu", "devices", di);
         if (!m || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ty = xcalloc(m, sizeof *ty);
         for (size_t j = 0; j < m; j++) {
@@ -207,7 +212,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     int qi = 0;
     for (size_t qn = 0; (ser = PC_TAB_AT(s, queue_point, qn)); qn++) {
         size_t k = ser->n;
-        cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "queues"), "rows"), (int)qn);
+        cJSON *q = view_elem(v, "queues", "rows", qn);
         if (!k || !q) continue;
         const tab_queue *qr = PC_REC_AT(s, queue, qn);
         double *tx = xcalloc(k, sizeof *tx), *ty = xcalloc(k, sizeof *ty), *cap = xcalloc(k, sizeof *cap);
@@ -384,7 +389,7 @@ static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
     const pc_table *pts;
     for (size_t di = 0; (pts = PC_TAB_AT(sm, memory_point, di)); di++) {
         size_t m = pts->n;
-        cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "memory"), "devices"), (int)di);
+        cJSON *d = view_elem(v, "memory", "devices", di);
         if (m < 2 || !d) continue;
         double *tx = xcalloc(m, sizeof *tx), *ta = xcalloc(m, sizeof *ta), *tr = xcalloc(m, sizeof *tr);
         int reserved = 0;

@@ -389,6 +389,8 @@ int rv_write_file(const char *dir, const char *name, const char *data, size_t le
 int rv_write_doc(const cJSON *doc, const void *typed, const pc_report_opts *o, const char *stem, rv_build_fn build, int html_rows, const int *md_rows,
                  int n_md_rows, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
+    /* charts/ checked before anything is written: a link there is refused */
+    if (!rc && (o->formats & OUT_MD)) rc = fs_mkdir_in(o->dir, "charts", err);
     if (rc) return rc;
     char name[64], other[64];
     if (o->formats & OUT_JSON) {
@@ -410,9 +412,6 @@ int rv_write_doc(const cJSON *doc, const void *typed, const pc_report_opts *o, c
         if (!rc) rc = rv_write_file(o->dir, name, out.data, out.len, err);
     }
     if (!rc && (o->formats & OUT_MD)) {
-        char *cd = fs_join(o->dir, "charts");
-        rc = fs_mkdirs(cd, err);
-        free(cd);
         out.len = 0;
         snprintf(name, sizeof name, "%s.md", stem);
         for (int i = 0; i < n_md_rows && !rc; i++) {
@@ -481,9 +480,7 @@ static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err
 
 /* summary.md with its PNG charts, and summary.eml */
 static int write_md(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
-    char *cd = fs_join(o->dir, "charts");
-    int rc = fs_mkdirs(cd, err);
-    free(cd);
+    int rc = fs_mkdir_in(o->dir, "charts", err);
     if (rc) return rc;
     sbuf out = {0};
     cJSON *v = NULL;
@@ -528,12 +525,14 @@ static void *md_thread(void *arg) {
 
 int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err) {
     int rc = fs_mkdirs(o->dir, err);
+    int want_md = (o->formats & (OUT_MD | OUT_EMAIL)) != 0;
+    /* charts/ checked before anything is written: a link there is refused */
+    if (!rc && want_md) rc = fs_mkdir_in(o->dir, "charts", err);
     if (rc) return rc;
     /* the Markdown (and its PNG charts) renders on a second thread while the
      * HTML renders here: both only read the summary */
     md_job mj = {summary, o, {0}, 0};
     pthread_t th;
-    int want_md = (o->formats & (OUT_MD | OUT_EMAIL)) != 0;
     int threaded = want_md && pthread_create(&th, NULL, md_thread, &mj) == 0;
     if (o->formats & OUT_JSON) {
         char *p = fs_join(o->dir, "summary.json");

@@ -186,6 +186,19 @@ int fs_mkdirs(const char *dir, pc_err *err) {
     return 0;
 }
 
+int fs_mkdir_in(const char *dir, const char *name, pc_err *err) {
+    char *p = fs_join(dir, name);
+    struct stat st;
+    int rc = 0;
+    if (mkdir(p, 0755) < 0 && errno != EEXIST) rc = PC_ERRF(err, PC_EIO, "%s: cannot create: %s", p, strerror(errno));
+    else if (lstat(p, &st) < 0) rc = PC_ERRF(err, PC_EIO, "%s: cannot create: %s", p, strerror(errno));
+    else if (S_ISLNK(st.st_mode))
+        rc = PC_ERRF(err, PC_EIO, "%s: a symlink; perfcard does not follow links inside the output directory (remove it)", p);
+    else if (!S_ISDIR(st.st_mode)) rc = PC_ERRF(err, PC_EIO, "%s: not a directory", p);
+    free(p);
+    return rc;
+}
+
 const char *fs_base_name(const char *p) {
     const char *s = strrchr(p, '/');
     return s && s[1] ? s + 1 : p;

@@ -41,6 +41,11 @@ int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err
  * its size in *size (when not NULL), or a PC_E* code with err naming path. */
 int fs_open_regular(const char *path, uint64_t *size, pc_err *err);
 int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
+/* dir/name made (or kept) as a directory inside an output directory: a
+ * symlink there is never followed (it could lead the writes outside dir), nor
+ * is anything that is not a directory used; both are PC_EIO naming the path.
+ * dir itself (the user's -o) may be a link. */
+int fs_mkdir_in(const char *dir, const char *name, pc_err *err);
 char *fs_join(const char *dir, const char *name); /* malloc'd "dir/name" */
 /* The file name of a path (after its last '/'); the path itself when it has
  * no '/' or ends with one. Points into p. */

@@ -81,13 +81,22 @@ static double event_ts(const char *p) {
 static int one(const cap_final *f, const char *raw_path, const char *meta_path, const char *dst, int with_cpu, int gz, int *killed_out) {
     FILE *in = fopen(raw_path, "r");
     if (!in) return 0;
-    char *tmp = xmalloc(strlen(dst) + 16);
-    sprintf(tmp, "%s.tmp", dst);
+    /* a new file under a random name (O_EXCL | O_NOFOLLOW: never through a link planted in the folder) */
+    fs_atomic a;
+    pc_err e;
+    if (fs_atomic_open(&a, dst, &e)) {
+        fprintf(stderr, "perfcard: %s\n", e.msg);
+        fclose(in);
+        return -1;
+    }
+    char *tmp = xstrdup(a.tmp);
     out_file o = {0};
-    if (gz) o.gz = gzopen(tmp, "wb6");
-    else o.f = fopen(tmp, "w");
+    if (gz) o.gz = gzdopen(a.fd, "wb6");
+    else o.f = fdopen(a.fd, "w");
     if (!o.f && !o.gz) {
         fprintf(stderr, "perfcard: %s: cannot create: %s\n", tmp, strerror(errno));
+        close(a.fd);
+        unlink(tmp);
         fclose(in);
         free(tmp);
         return -1;

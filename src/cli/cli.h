@@ -34,7 +34,17 @@ int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
 /* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed,
  * after printing "perfcard CMD: --format takes" and the allowed names. */
 int cli_parse_formats(const char *cmd, const char *s, unsigned allowed, unsigned *out);
-void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" */
+void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: msg" (cli_say) */
+/* Every terminal line that quotes input text (a name, label or key from a
+ * trace or summary, a file name, an option's value) is printed by cli_say:
+ * one line, formatted as printf, with each C0 control (newline, CR, ESC ...),
+ * DEL, C1 control (U+0080..U+009F) and byte of no UTF-8 character shown as
+ * '?', so a name can neither forge a line (a CI log's "::error::") nor send
+ * the terminal an escape sequence; then "\n". cli_clean appends s so to b. */
+#include <stdio.h>
+struct sbuf;
+void cli_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_clean(struct sbuf *b, const char *s, size_t n);
 /* Reads and validates a summary.json from elsewhere, printing the error or what
  * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */
 int cli_read_summary(const char *path, pc_summary **out);

@@ -73,7 +73,7 @@ int cmd_diff(int argc, char **argv) {
         switch (c) {
         case 1:
             if (!grouped) positional = 1;
-            else if (!g.ng) { fprintf(stderr, "perfcard diff: %s: inputs come after --base or --new\n", optarg); goto done; }
+            else if (!g.ng) { cli_say(stderr, "perfcard diff: %s: inputs come after --base or --new", optarg); goto done; }
             if (grouped) g.n[g.ng - 1]++;
             in[nin++] = optarg;
             break;
@@ -145,16 +145,16 @@ int cmd_diff(int argc, char **argv) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (pc_diff_write(d, &ro, &err)) {
-            fprintf(stderr, "perfcard: %s\n", err.msg);
+            cli_say(stderr, "perfcard: %s", err.msg);
             rc = cli_exit_of_write(err.code);
         } else {
             const char *v = d->verdict;
             if (!quiet) {
-                printf("verdict: %s\n", v);
-                for (int r = 0; r < d->nchanges; r++) printf("  %s: %s\n", d->changes[r].side.label, d->changes[r].headline);
-                if (formats & OUT_HTML) printf("%s/diff.html\n", out);
-                if (formats & OUT_MD) printf("%s/diff.md\n", out);
-                if (formats & OUT_JSON) printf("%s/diff.json\n", out);
+                cli_say(stdout, "verdict: %s", v);
+                for (int r = 0; r < d->nchanges; r++) cli_say(stdout, "  %s: %s", d->changes[r].side.label, d->changes[r].headline);
+                if (formats & OUT_HTML) cli_say(stdout, "%s/diff.html", out);
+                if (formats & OUT_MD) cli_say(stdout, "%s/diff.md", out);
+                if (formats & OUT_JSON) cli_say(stdout, "%s/diff.json", out);
             }
             if ((fail_on && !strcmp(v, "regressed")) || (fail_on == 2 && !strcmp(v, "inconclusive"))) rc = EXIT_GATE;
         }

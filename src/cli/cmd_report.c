@@ -8,6 +8,7 @@
 #include "../render/report.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
+#include "../util/sbuf.h"
 #include <dirent.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -20,7 +21,7 @@
 
 void cli_error(const char *file, const void *e) {
     const pc_err *err = e;
-    fprintf(stderr, "perfcard: %s: %s\n", file, err->msg);
+    cli_say(stderr, "perfcard: %s: %s", file, err->msg);
 }
 
 int cli_exit_of_write(int pc_code) {
@@ -34,7 +35,7 @@ int cli_read_summary(const char *path, pc_summary **out) {
         cli_error(path, &err);
         return EXIT_INPUT;
     }
-    if (note[0]) fprintf(stderr, "perfcard: warning: %s: %s\n", path, note);
+    if (note[0]) cli_say(stderr, "perfcard: warning: %s: %s", path, note);
     return EXIT_OK;
 }
 
@@ -173,7 +174,13 @@ static int is_summary_file(const char *path) {
 static void print_progress(void *ctx, const char *path, uint64_t done, uint64_t total, int final) {
     (void)ctx;
     if (final) fprintf(stderr, "\r\033[K");
-    else fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB)", path, total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e6);
+    else {
+        sbuf name = {0};
+        cli_clean(&name, path, strlen(path));
+        sbuf_putc(&name, 0);
+        fprintf(stderr, "\rloading %s: %3.0f%% (%.0f MB)", name.data, total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e6);
+        sbuf_free(&name);
+    }
     fflush(stderr);
 }
 
@@ -193,7 +200,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     timing("load", t0);
     if (rc) {
         if (err.has_offset)
-            fprintf(stderr, "perfcard: %s: %s (byte offset %llu)\n", path, err.msg, (unsigned long long)err.offset);
+            cli_say(stderr, "perfcard: %s: %s (byte offset %llu)", path, err.msg, (unsigned long long)err.offset);
         else cli_error(path, &err);
         return EXIT_INPUT; /* whatever stopped the reader: the input could not be read */
     }
@@ -207,7 +214,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
      * skipped input (nothing is skipped silently) makes the output incomplete: exit 3 */
     const cJSON *w;
     cJSON_ArrayForEach(w, pc_summary_warnings(*summary))
-        if (cJSON_IsString(w)) fprintf(stderr, "perfcard: warning: %s: %s\n", path, w->valuestring);
+        if (cJSON_IsString(w)) cli_say(stderr, "perfcard: warning: %s: %s", path, w->valuestring);
     int truncated = t->truncated;
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0;
     pc_trace_free(t);
@@ -378,7 +385,7 @@ int cmd_report(int argc, char **argv) {
     pc_summary *s = NULL;
     int ec;
     if (nin == 0) {
-        fprintf(stderr, "perfcard report: no traces or summaries in %s\n", argv[optind]);
+        cli_say(stderr, "perfcard report: no traces or summaries in %s", argv[optind]);
         ec = EXIT_INPUT;
     } else if (nin == 1) ec = summarize_input(inputs[0], &o, &s);
     else ec = summarize_many(inputs, nin, &o, jobs, &s);
@@ -393,15 +400,15 @@ int cmd_report(int argc, char **argv) {
     timing("render", t0);
     pc_summary_free(s);
     if (rc) {
-        fprintf(stderr, "perfcard: %s\n", err.msg);
+        cli_say(stderr, "perfcard: %s", err.msg);
         return cli_exit_of_write(rc);
     }
     if (!o.quiet) {
-        if (o.formats & OUT_HTML) printf("%s/report.html\n", o.out);
-        if (o.formats & OUT_MD) printf("%s/summary.md\n", o.out);
-        if (o.formats & OUT_JSON) printf("%s/summary.json\n", o.out);
-        if (o.formats & OUT_CSV) printf("%s/ (CSV tables: steps, operators, kernels, ...)\n", o.out);
-        if (o.formats & OUT_EMAIL) printf("%s/summary.eml\n", o.out);
+        if (o.formats & OUT_HTML) cli_say(stdout, "%s/report.html", o.out);
+        if (o.formats & OUT_MD) cli_say(stdout, "%s/summary.md", o.out);
+        if (o.formats & OUT_JSON) cli_say(stdout, "%s/summary.json", o.out);
+        if (o.formats & OUT_CSV) cli_say(stdout, "%s/ (CSV tables: steps, operators, kernels, ...)", o.out);
+        if (o.formats & OUT_EMAIL) cli_say(stdout, "%s/summary.eml", o.out);
     }
     return ec;
 }
@@ -433,7 +440,7 @@ int cmd_summarize(int argc, char **argv) {
     pc_err err = {0};
     rc = pc_summary_write(s, o.out, &err);
     pc_summary_free(s);
-    if (rc) { fprintf(stderr, "perfcard: %s\n", err.msg); return cli_exit_of_write(rc); }
-    if (!o.quiet) printf("%s\n", o.out);
+    if (rc) { cli_say(stderr, "perfcard: %s", err.msg); return cli_exit_of_write(rc); }
+    if (!o.quiet) cli_say(stdout, "%s", o.out);
     return ec;
 }

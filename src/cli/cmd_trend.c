@@ -116,22 +116,22 @@ int cmd_trend(int argc, char **argv) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec;
-        if (rc == EXIT_WRITE || rc == EXIT_INPUT) fprintf(stderr, "perfcard: %s\n", err.msg);
+        if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
         else {
             for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, report_beside(argv[optind + i], out)};
             pc_trend_result *d = pc_trend(runs, n, &topt);
             if (pc_trend_write(d, &ro, &err)) {
-                fprintf(stderr, "perfcard: %s\n", err.msg);
+                cli_say(stderr, "perfcard: %s", err.msg);
                 rc = cli_exit_of_write(err.code);
             } else {
                 const char *v = d->newest.verdict;
                 if (!quiet) {
-                    printf("newest run: %s (%s)\n", v, d->newest.reason);
+                    cli_say(stdout, "newest run: %s (%s)", v, d->newest.reason);
                     for (int k = 0; k < d->ncps; k++)
-                        printf("  change point at run %d (%s): %+.1f%%\n", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
-                    if (formats & OUT_HTML) printf("%s/trend.html\n", out);
-                    if (formats & OUT_MD) printf("%s/trend.md\n", out);
-                    if (formats & OUT_JSON) printf("%s/trend.json\n", out);
+                        cli_say(stdout, "  change point at run %d (%s): %+.1f%%", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
+                    if (formats & OUT_HTML) cli_say(stdout, "%s/trend.html", out);
+                    if (formats & OUT_MD) cli_say(stdout, "%s/trend.md", out);
+                    if (formats & OUT_JSON) cli_say(stdout, "%s/trend.json", out);
                 }
                 if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
             }

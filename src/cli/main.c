@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "diff")) return cmd_diff(argc - 1, argv + 1);
     if (!strcmp(c, "trend")) return cmd_trend(argc - 1, argv + 1);
     if (!strcmp(c, "capture")) return cmd_capture(argc - 1, argv + 1);
-    fprintf(stderr, "perfcard: unknown command '%s'\n\n", c);
+    cli_say(stderr, "perfcard: unknown command '%s'\n", c);
     usage(stderr);
     return EXIT_INPUT;
 }

@@ -5,6 +5,7 @@
 #include "util/sigbus.h"
 #include "util/utf8.h"
 #include "util/sbuf.h"
+#include "cli/cli.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -102,6 +103,22 @@ TEST(csv_cells_follow_owasp_and_rfc4180) {
         sbuf b = {0};
         sbuf_csv(&b, in[i], strlen(in[i]));
         CHECK_MSG(b.data && !strcmp(b.data, want[i]), "case %zu: got [%s]", i, b.data ? b.data : "");
+        sbuf_free(&b);
+    }
+}
+
+/* console lines (cli_clean): C0, DEL, C1 (U+0080..U+009F) and bytes of no
+ * character each one '?'; other characters, U+00A0 and up included, kept */
+TEST(console_text_replaces_controls) {
+    static const char *const in[] = {"plain", "a\nb\r\n::error::x", "\x1b[31mred\x1b[0m", "t\tdel\x7f", "c1\xc2\x85\xc2\x9b" "2J",
+                                      "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad\xff\xc2", "cut\xe2\x82", "\xe2\x80\xae" "rtl"};
+    static const char *const want[] = {"plain", "a?b??::error::x", "?[31mred?[0m", "t?del?", "c1??2J",
+                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad??", "cut??", "\xe2\x80\xae" "rtl"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        sbuf b = {0};
+        cli_clean(&b, in[i], strlen(in[i]));
+        sbuf_putc(&b, 0);
+        CHECK_MSG(!strcmp(b.data, want[i]), "'%s' -> '%s', want '%s'", in[i], b.data, want[i]);
         sbuf_free(&b);
     }
 }

@@ -612,6 +612,80 @@ check console_file_name grep -q "no?::error::forged.json: cannot open" "$T/con_a
 check console_no_forged_line sh -c "! grep -q '^::error::forged' '$T/con_all'"
 check console_no_controls sh -c "! LC_ALL=C grep -q \"\$(printf '\\033')\\|\$(printf '\\302\\205')\\|\$(printf '\\302\\233')\\|\$(printf '\\177')\\|\$(printf '\\r')\" '$T/con_all'"
 
+# options that were silently ignored (#33): a --templates folder or file perfcard cannot read
+# is refused (exit 2, named), not replaced by the built-in ones
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/tplx" --templates "$T/no-such-templates" -q 2> "$T/err"
+check templates_missing_exit_2 [ $? -eq 2 ]
+check templates_missing_named grep -q "no-such-templates" "$T/err"
+check templates_missing_writes_nothing [ ! -e "$T/tplx" ]
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/tplx" --templates examples/demo.pt.trace.json.gz -q 2> "$T/err"
+check templates_not_a_folder_exit_2 [ $? -eq 2 ]
+mkdir -p "$T/tplbad/report.html"
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/tplx" --templates "$T/tplbad" -q 2> "$T/err"
+check templates_unreadable_file_exit_2 [ $? -eq 2 ]
+check templates_unreadable_file_named grep -q "tplbad/report.html" "$T/err"
+# an output that would replace an input (the same file: device and inode, through a
+# symlink or a hard link too) is refused, exit 2, before anything is read or written
+cp examples/demo.pt.trace.json.gz "$T/own.json.gz"
+ln -s own.json.gz "$T/own-link.json.gz"
+ln "$T/own.json.gz" "$T/own-hard.json.gz"
+"$PC" summarize "$T/own.json.gz" -o "$T/own.json.gz" -q 2> "$T/err"
+check overwrite_summarize_self_exit_2 [ $? -eq 2 ]
+check overwrite_summarize_self_named grep -q "own.json.gz.*would replace the input" "$T/err"
+"$PC" summarize "$T/own-link.json.gz" -o "$T/own.json.gz" -q 2> /dev/null
+check overwrite_summarize_symlink_exit_2 [ $? -eq 2 ]
+"$PC" summarize "$T/own.json.gz" -o "$T/own-hard.json.gz" -q 2> /dev/null
+check overwrite_summarize_hard_link_exit_2 [ $? -eq 2 ]
+check overwrite_input_intact cmp -s "$T/own.json.gz" examples/demo.pt.trace.json.gz
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/ow" -q
+cp "$T/ow/summary.json" "$T/ow.keep"
+"$PC" report "$T/ow/summary.json" -o "$T/ow" -q 2> "$T/err"
+check overwrite_report_dir_exit_2 [ $? -eq 2 ]
+check overwrite_report_dir_named grep -q "ow/summary.json.*would replace the input" "$T/err"
+check overwrite_report_input_intact cmp -s "$T/ow/summary.json" "$T/ow.keep"
+# a folder of per-rank summaries given as both input and output: its summary.json from the last run is among the inputs
+mkdir -p "$T/owr" && cp "$T/ow.keep" "$T/owr/rank0.json" && cp "$T/ow.keep" "$T/owr/rank1.json"
+"$PC" report "$T/owr" -o "$T/owr" -q 2> /dev/null
+check overwrite_report_ranks_first_ok [ $? -eq 0 ]
+"$PC" report "$T/owr" -o "$T/owr" -q 2> /dev/null
+check overwrite_report_ranks_again_exit_2 [ $? -eq 2 ]
+"$PC" report "$T/ow/summary.json" -o "$T/ow" --format html -q 2> /dev/null
+check overwrite_other_formats_ok [ $? -eq 0 ]
+ln "$T/ow.keep" "$T/owd.json" && mkdir -p "$T/owd" && ln "$T/ow.keep" "$T/owd/diff.json"
+"$PC" diff "$T/owd.json" "$T/ow.keep" -o "$T/owd" -q 2> "$T/err"
+check overwrite_diff_exit_2 [ $? -eq 2 ]
+check overwrite_diff_named grep -q "owd/diff.json.*would replace the input" "$T/err"
+ln "$T/ow.keep" "$T/owt.json" && mkdir -p "$T/owt/charts" && ln "$T/ow.keep" "$T/owt/charts/x.png"
+"$PC" trend "$T/owt.json" "$T/ow.keep" -o "$T/owt" -q 2> /dev/null
+check overwrite_trend_charts_exit_2 [ $? -eq 2 ]
+# every numeric option range-checked (strtol/strtod with an end check): exit 2 naming the option
+# and its range; atoi made --rows -5 empty every table and -j abc one job
+numeric() { # NAME WANT_RE ARGS...: exit 2 and stderr matching WANT_RE
+    _n=$1 _re=$2; shift 2
+    "$PC" "$@" > /dev/null 2> "$T/err"; _rc=$?
+    if [ $_rc -eq 2 ] && grep -Eq -- "$_re" "$T/err"; then ok "numeric_$_n"; else bad "numeric_$_n" "exit $_rc: $(head -c 300 "$T/err")"; fi
+}
+D=examples/demo.pt.trace.json.gz
+numeric report_jobs_negative "--jobs takes a whole number from 1 to 1024" report $D -o "$T/nx" -j -5
+numeric report_jobs_word "--jobs takes .*'abc'" report $D -o "$T/nx" --jobs abc
+numeric report_jobs_huge "--jobs takes" report $D -o "$T/nx" -j 99999999999
+numeric report_tmp_mib "--tmp-mib takes a whole number from 1 to" report $D -o "$T/nx" --tmp-mib 5k
+numeric summarize_tmp_mib "--tmp-mib takes" summarize $D -o "$T/nx.json" --tmp-mib -1
+numeric diff_rows_negative "--rows takes a whole number from 1 to" diff $D $D -o "$T/nx" --rows -5
+numeric diff_rows_trailing "--rows takes" diff $D $D -o "$T/nx" --rows 10x
+numeric diff_threshold "--threshold takes a number above 0 and below 1000" diff $D $D -o "$T/nx" --threshold -5
+numeric diff_noise_floor_nan "--noise-floor takes" diff $D $D -o "$T/nx" --noise-floor nan
+numeric trend_threshold "--threshold takes" trend $D $D -o "$T/nx" --threshold 5%%
+numeric capture_cpu_interval "--cpu-interval takes a whole number from 1 to 3600000" capture -o "$T/nc" --cpu-interval -5 -- true
+numeric capture_cpu_interval_trailing "--cpu-interval takes" capture -o "$T/nc" --cpu-interval 10ms -- true
+numeric capture_flush_ms "--flush-ms takes" capture -o "$T/nc" --flush-ms abc -- true
+numeric capture_steps "--steps takes a whole number from 1 to" capture -o "$T/nc" --steps 5x -- true
+numeric capture_delay "--delay takes" capture -o "$T/nc" --delay -1 -- true
+numeric capture_duration "--duration takes" capture -o "$T/nc" --duration 0 -- true
+check numeric_nothing_written [ ! -e "$T/nx" -a ! -e "$T/nx.json" -a ! -e "$T/nc" ]
+"$PC" diff $D $D -o "$T/nrows" --rows 3 --threshold 5% -q
+check numeric_in_range_accepted [ $? -eq 0 ]
+
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then
     if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then

@@ -28,9 +28,23 @@ int cmd_capture(int argc, char **argv);
 /* The resource policy from the environment (PERFCARD_MEM_MIB, PERFCARD_TMP_MIB,
  * PERFCARD_TMPDIR or TMPDIR), and --tmp-mib when tmp_mib > 0: main.c. */
 void cli_policy(long tmp_mib);
-/* A percentage option's value (a positive number under 1000, "%" allowed) into *out, or -1
- * after printing "perfcard CMD: OPT takes a positive percentage". */
+/* Every numeric option's value: all of v (no leading space, nothing after the
+ * number) a whole number within [lo, hi] into *out; or -1 after printing
+ * "perfcard CMD: OPT takes a whole number from LO to HI (UNIT), not 'V'"
+ * (cmd NULL: "perfcard: OPT ..."; unit NULL: no parenthesis). */
+int cli_parse_int(const char *cmd, const char *opt, const char *v, long lo, long hi, const char *unit, long *out);
+/* The same for a real number: above lo (at least lo when lo_closed) and below
+ * hi; NaN and infinities refused; with pct a "%" may follow. */
+int cli_parse_real(const char *cmd, const char *opt, const char *v, double lo, int lo_closed, double hi, int pct, const char *unit,
+                   double *out);
+/* A percentage option's value (above 0, below 1000, "%" allowed): cli_parse_real. */
 int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
+/* Refuses an output that would replace an input (the same file by device and
+ * inode, so through a symlink or hard link too): out is a file, or (names not
+ * NULL) a directory where perfcard writes the files whose names match one of
+ * names (fnmatch patterns; "charts/" stands for every file in out/charts).
+ * Returns 0, or EXIT_INPUT after naming both. */
+int cli_check_overwrite(const char *cmd, const char *out, const char *const *names, char *const *inputs, int nin);
 /* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed,
  * after printing "perfcard CMD: --format takes" and the allowed names. */
 int cli_parse_formats(const char *cmd, const char *s, unsigned allowed, unsigned *out);

@@ -217,14 +217,6 @@ static char *expand_output(const char *o) {
     return b.data;
 }
 
-static int parse_seconds(const char *s, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0) || v > 1e7) return -1;
-    *out = v;
-    return 0;
-}
-
 int cmd_capture(int argc, char **argv) {
     const char *out_arg = "perfcard-capture", *step_pattern = NULL;
     int cpu_ms = 100, flush_ms = 200, no_report = 0, force = 0, follow = 0, profiler_api = 0, gzip = CAP_GZIP_AUTO;
@@ -239,34 +231,31 @@ int cmd_capture(int argc, char **argv) {
                                        {"follow-children", no_argument, 0, O_FOLLOW}, {"gzip", required_argument, 0, O_GZIP},
                                        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c, bad = 0;
+    long num = 0;
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "+o:h", lo, NULL)) != -1) {
         switch (c) {
         case 'o': out_arg = optarg; break;
-        case O_CPU: cpu_ms = atoi(optarg); break;
-        case O_FLUSH: flush_ms = atoi(optarg); break;
+        case O_CPU: bad |= cli_parse_int("capture", "--cpu-interval", optarg, 1, 3600000, "milliseconds", &num), cpu_ms = (int)num; break;
+        case O_FLUSH: bad |= cli_parse_int("capture", "--flush-ms", optarg, 1, 3600000, "milliseconds", &num), flush_ms = (int)num; break;
         case O_NOREP: no_report = 1; break;
         case O_STEP: step_pattern = optarg; break;
         case O_FORCE: force = 1; break;
-        case O_DELAY: bad |= parse_seconds(optarg, &delay); break;
-        case O_DURATION: bad |= parse_seconds(optarg, &duration) || duration <= 0; break;
-        case O_STEPS: steps = atol(optarg); bad |= steps <= 0; break;
+        case O_DELAY: bad |= cli_parse_real("capture", "--delay", optarg, 0, 1, 1e7, 0, "seconds", &delay); break;
+        case O_DURATION: bad |= cli_parse_real("capture", "--duration", optarg, 0, 0, 1e7, 0, "seconds", &duration); break;
+        case O_STEPS: bad |= cli_parse_int("capture", "--steps", optarg, 1, 1000000000, NULL, &steps); break;
         case O_PROFAPI: profiler_api = 1; break;
         case O_FOLLOW: follow = 1; break;
         case O_GZIP:
             gzip = !strcmp(optarg, "yes") ? CAP_GZIP_YES : !strcmp(optarg, "no") ? CAP_GZIP_NO : !strcmp(optarg, "auto") ? CAP_GZIP_AUTO : -1;
-            bad |= gzip < 0;
+            if (gzip < 0) cli_say(stderr, "perfcard capture: --gzip takes auto, yes or no, not '%s'", optarg), bad = 1;
             break;
         case 'h': fputs(capture_help, stdout); return EXIT_OK;
         default: fputs(capture_help, stderr); return EXIT_INPUT;
         }
     }
-    if (bad) {
-        fprintf(stderr, "perfcard capture: --delay and --duration take seconds (>= 0, --duration > 0), --steps a count > 0, "
-                        "--gzip auto, yes or no\n");
-        return EXIT_INPUT;
-    }
-    if (optind >= argc || cpu_ms <= 0 || flush_ms <= 0) {
+    if (bad) return EXIT_INPUT; /* each said why */
+    if (optind >= argc) {
         fprintf(stderr, "perfcard capture: expected -- CMD [ARGS...]\n\n%s", capture_help);
         return EXIT_INPUT;
     }

@@ -113,7 +113,12 @@ int cmd_diff(int argc, char **argv) {
         case D_FORMAT:
             if (cli_parse_formats("diff", optarg, OUT_HTML | OUT_MD | OUT_JSON, &formats)) goto done;
             break;
-        case D_ROWS: dopt.rows = atoi(optarg); break;
+        case D_ROWS: {
+            long v;
+            if (cli_parse_int("diff", "--rows", optarg, 1, 1000000000, NULL, &v)) goto done;
+            dopt.rows = (int)v;
+            break;
+        }
         case D_STEP: an.step_pattern = optarg; break;
         case D_FP: an.fp_point = optarg; break;
         case D_BP: an.bp_point = optarg; break;
@@ -132,6 +137,13 @@ int cmd_diff(int argc, char **argv) {
         fprintf(stderr, "perfcard diff: expected a baseline and at least one change, each with at least one input\n\n%s", diff_help);
         goto done;
     }
+    const char *outs[5];
+    int no = 0;
+    if (formats & OUT_HTML) outs[no++] = "diff.html";
+    if (formats & OUT_MD) outs[no++] = "diff.md", outs[no++] = "charts/";
+    if (formats & OUT_JSON) outs[no++] = "diff.json";
+    outs[no] = NULL;
+    if (cli_check_overwrite("diff", out, outs, (char *const *)in, nin)) goto done;
     pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
     int ec = cli_summarize_all((char *const *)in, nin, &an, s);

@@ -6,10 +6,15 @@
 #include "../load/source.h"
 #include "../load/load.h"
 #include "../render/report.h"
+#include "../render/view.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -67,12 +72,8 @@ static int analysis_option(int c, common_opts *o) {
     case OPT_FP: o->an.fp_point = optarg; return 1;
     case OPT_BP: o->an.bp_point = optarg; return 1;
     case OPT_TMP: {
-        char *end;
-        long v = strtol(optarg, &end, 10);
-        if (*end || v <= 0 || v > (1L << 30)) {
-            fprintf(stderr, "perfcard: --tmp-mib takes a positive number of MiB\n");
-            exit(EXIT_INPUT);
-        }
+        long v;
+        if (cli_parse_int(NULL, "--tmp-mib", optarg, 1, 1L << 30, "MiB", &v)) exit(EXIT_INPUT);
         cli_policy(v);
         return 1;
     }
@@ -109,15 +110,94 @@ static const char report_help[] =
     "Exit codes: 0 ok, 2 bad usage or malformed input (or template), 3 report written from\n"
     "an incomplete input (truncated, or with skipped events), 4 the output could not be written.\n";
 
-int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out) {
+static void say_range(const char *cmd, const char *opt, const char *v, const char *range, const char *unit) {
+    cli_say(stderr, "perfcard%s%s: %s takes %s%s%s%s, not '%s'", cmd ? " " : "", cmd ? cmd : "", opt, range, unit ? " (" : "",
+            unit ? unit : "", unit ? ")" : "", v);
+}
+
+int cli_parse_int(const char *cmd, const char *opt, const char *v, long lo, long hi, const char *unit, long *out) {
     char *end;
-    *out = strtod(v, &end);
-    if (end != v && *end == '%') end++;
-    if (end == v || *end || !(*out > 0) || *out >= 1000) {
-        fprintf(stderr, "perfcard %s: %s takes a positive percentage\n", cmd, opt);
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || isspace((unsigned char)*v) || errno || x < lo || x > hi) {
+        char range[96];
+        snprintf(range, sizeof range, "a whole number from %ld to %ld", lo, hi);
+        say_range(cmd, opt, v, range, unit);
         return -1;
     }
+    *out = x;
     return 0;
+}
+
+int cli_parse_real(const char *cmd, const char *opt, const char *v, double lo, int lo_closed, double hi, int pct, const char *unit,
+                   double *out) {
+    char *end;
+    double x = strtod(v, &end);
+    if (pct && end != v && *end == '%') end++;
+    if (end == v || *end || isspace((unsigned char)*v) || !(lo_closed ? x >= lo : x > lo) || !(x < hi)) {
+        char range[96];
+        snprintf(range, sizeof range, "a number %s %.15g and below %.15g", lo_closed ? "from" : "above", lo, hi);
+        say_range(cmd, opt, v, range, unit);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out) {
+    return cli_parse_real(cmd, opt, v, 0, 0, 1000, 1, "a percentage", out);
+}
+
+/* the input that path is (by device and inode, following links), or NULL */
+static const char *input_at(const char *path, const struct stat *ids, char *const *inputs, int nin) {
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) return NULL;
+    for (int i = 0; i < nin; i++)
+        if (ids[i].st_nlink && ids[i].st_dev == st.st_dev && ids[i].st_ino == st.st_ino) return inputs[i];
+    return NULL;
+}
+
+/* the first file in dir matching one of names that is an input; *at (malloc'd) names it */
+static const char *input_in(const char *dir, const char *const *names, const struct stat *ids, char *const *inputs, int nin, char **at) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    const char *hit = NULL;
+    while (d && !hit && (e = readdir(d))) {
+        int match = 0;
+        for (int k = 0; names && names[k] && !match; k++) match = fnmatch(names[k], e->d_name, FNM_PERIOD) == 0;
+        if (!match) continue;
+        *at = fs_join(dir, e->d_name);
+        hit = input_at(*at, ids, inputs, nin);
+        if (!hit) free(*at), *at = NULL;
+    }
+    if (d) closedir(d);
+    return hit;
+}
+
+int cli_check_overwrite(const char *cmd, const char *out, const char *const *names, char *const *inputs, int nin) {
+    struct stat *ids = xcalloc((size_t)(nin ? nin : 1), sizeof *ids);
+    for (int i = 0; i < nin; i++)
+        if (stat(inputs[i], &ids[i]) < 0 || !S_ISREG(ids[i].st_mode)) ids[i].st_nlink = 0; /* not a file: nothing to replace */
+    char *at = NULL;
+    const char *hit = NULL;
+    if (!names) {
+        hit = input_at(out, ids, inputs, nin);
+        if (hit) at = xstrdup(out);
+    } else {
+        static const char *const all[] = {"*", NULL};
+        hit = input_in(out, names, ids, inputs, nin, &at);
+        for (int k = 0; names[k] && !hit; k++)
+            if (!strcmp(names[k], "charts/")) {
+                struct stat st;
+                char *cd = fs_join(out, "charts");
+                if (lstat(cd, &st) == 0 && S_ISDIR(st.st_mode)) hit = input_in(cd, all, ids, inputs, nin, &at);
+                free(cd);
+            }
+    }
+    if (hit) cli_say(stderr, "perfcard %s: %s would replace the input %s (the same file); give another output", cmd, at, hit);
+    free(at);
+    free(ids);
+    return hit ? EXIT_INPUT : 0;
 }
 
 int cli_summarize_all(char *const *paths, int n, const pc_analyze_opts *an, pc_summary **out) {
@@ -349,6 +429,30 @@ static int common_option(int c, common_opts *o, const char *help) {
     }
 }
 
+/* --templates DIR: a folder perfcard can open, and each file in it that
+ * overrides a built-in one readable (a template that could not be read was
+ * silently replaced by the built-in one): 0, or EXIT_INPUT naming it. */
+static int check_templates(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_say(stderr, "perfcard report: --templates %s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
+        return EXIT_INPUT;
+    }
+    close(fd);
+    for (int i = 0; pc_embedded[i].name; i++) {
+        char *p = fs_join(dir, pc_embedded[i].name), *data = NULL;
+        struct stat st;
+        size_t n;
+        pc_err err = {0};
+        int bad = (lstat(p, &st) == 0 || errno != ENOENT) && fs_read_all(p, &data, &n, (size_t)16 << 20, &err);
+        if (bad) cli_say(stderr, "perfcard report: --templates: %s", err.msg);
+        free(data);
+        free(p);
+        if (bad) return EXIT_INPUT;
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
@@ -362,7 +466,12 @@ int cmd_report(int argc, char **argv) {
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1) {
         switch (c) {
-        case 'j': jobs = atoi(optarg); break;
+        case 'j': {
+            long v;
+            if (cli_parse_int("report", "--jobs", optarg, 1, 1024, NULL, &v)) return EXIT_INPUT;
+            jobs = (int)v;
+            break;
+        }
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
         case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
@@ -380,11 +489,22 @@ int cmd_report(int argc, char **argv) {
         return EXIT_INPUT;
     }
     o.formats |= extra;
+    if (o.templates && (rc = check_templates(o.templates))) return rc;
     int nin = 0;
     char **inputs = expand_inputs(argv + optind, argc - optind, &nin);
+    const char *outs[8];
+    int no = 0;
+    if (o.formats & OUT_HTML) outs[no++] = "report.html";
+    if (o.formats & OUT_MD) outs[no++] = "summary.md";
+    if (o.formats & OUT_JSON) outs[no++] = "summary.json";
+    if (o.formats & OUT_CSV) outs[no++] = "*.csv";
+    if (o.formats & OUT_EMAIL) outs[no++] = "summary.eml";
+    if (o.formats & (OUT_MD | OUT_EMAIL)) outs[no++] = "charts/";
+    outs[no] = NULL;
     pc_summary *s = NULL;
     int ec;
-    if (nin == 0) {
+    if (nin > 0 && cli_check_overwrite("report", o.out, outs, inputs, nin)) ec = EXIT_INPUT;
+    else if (nin == 0) {
         cli_say(stderr, "perfcard report: no traces or summaries in %s", argv[optind]);
         ec = EXIT_INPUT;
     } else if (nin == 1) ec = summarize_input(inputs[0], &o, &s);
@@ -434,6 +554,7 @@ int cmd_summarize(int argc, char **argv) {
         fprintf(stderr, "perfcard summarize: expected one TRACE\n\n%s", summarize_help);
         return EXIT_INPUT;
     }
+    if (cli_check_overwrite("summarize", o.out, NULL, argv + optind, 1)) return EXIT_INPUT;
     pc_summary *s = NULL;
     int ec = summarize_input(argv[optind], &o, &s);
     if (!s) return ec;

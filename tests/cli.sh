@@ -609,6 +609,9 @@ check console_diff_label_option grep -q "^  lab?::error::forged" "$T/con_all"
 check console_diff_kernel grep -q "kernel void cudnn::detail::?::error::forged" "$T/con_all"
 check console_trend_label grep -q "change point at run 5 (runb?::error::forged" "$T/con_all"
 check console_file_name grep -q "no?::error::forged.json: cannot open" "$T/con_all"
+"$PC" "bogus
+::error::forged" > /dev/null 2> "$T/err"
+check console_unknown_command grep -qx "perfcard: unknown command 'bogus?::error::forged'" "$T/err"
 check console_no_forged_line sh -c "! grep -q '^::error::forged' '$T/con_all'"
 check console_no_controls sh -c "! LC_ALL=C grep -q \"\$(printf '\\033')\\|\$(printf '\\302\\205')\\|\$(printf '\\302\\233')\\|\$(printf '\\177')\\|\$(printf '\\r')\" '$T/con_all'"
 
@@ -685,6 +688,19 @@ numeric capture_duration "--duration takes" capture -o "$T/nc" --duration 0 -- t
 check numeric_nothing_written [ ! -e "$T/nx" -a ! -e "$T/nx.json" -a ! -e "$T/nc" ]
 "$PC" diff $D $D -o "$T/nrows" --rows 3 --threshold 5% -q
 check numeric_in_range_accepted [ $? -eq 0 ]
+
+# the numeric settings from the environment likewise (an empty one is unset): atol made
+# PERFCARD_MEM_MIB=128M or =abc the default without a word
+PERFCARD_MEM_MIB=abc "$PC" report examples/demo.pt.trace.json.gz -o "$T/envx" -q 2> "$T/err"
+check env_mem_mib_exit_2 [ $? -eq 2 ]
+check env_mem_mib_named grep -q "PERFCARD_MEM_MIB takes a whole number from 1 to .*'abc'" "$T/err"
+PERFCARD_TMP_MIB=-1 "$PC" summarize examples/demo.pt.trace.json.gz -o "$T/envx.json" -q 2> /dev/null
+check env_tmp_mib_exit_2 [ $? -eq 2 ]
+PERFCARD_SQLITE_SECONDS=5s "$PC" report examples/demo.pt.trace.json.gz -o "$T/envx" -q 2> /dev/null
+check env_sqlite_seconds_exit_2 [ $? -eq 2 ]
+check env_nothing_written [ ! -e "$T/envx" -a ! -e "$T/envx.json" ]
+PERFCARD_MEM_MIB= PERFCARD_SQLITE_SECONDS=60 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envok" -q
+check env_empty_or_in_range_ok [ $? -eq 0 ]
 
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then

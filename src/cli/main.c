@@ -40,6 +40,19 @@ void cli_policy(long tmp_mib) {
     spill_configure(&p);
 }
 
+/* The numeric settings from the environment, checked as options are (an
+ * empty one is unset): 0, or EXIT_INPUT after naming the variable. */
+static int check_env(void) {
+    static const struct { const char *name; long hi; const char *unit; } vars[] = {
+        {"PERFCARD_MEM_MIB", 1L << 30, "MiB"}, {"PERFCARD_TMP_MIB", 1L << 30, "MiB"}, {"PERFCARD_SQLITE_SECONDS", 31536000, "seconds"}};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i].name);
+        long x;
+        if (v && *v && cli_parse_int(NULL, vars[i].name, v, 1, vars[i].hi, vars[i].unit, &x)) return EXIT_INPUT;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     /* big event arrays grow by realloc: keep them mmapped so growing them is
      * an mremap, not a copy that briefly holds both the old and new array */
@@ -49,12 +62,14 @@ int main(int argc, char **argv) {
     const char *c = argv[1];
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }
     if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("perfcard %s\n", PC_VERSION); return 0; }
+    if (check_env()) return EXIT_INPUT;
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);
     if (!strcmp(c, "diff")) return cmd_diff(argc - 1, argv + 1);
     if (!strcmp(c, "trend")) return cmd_trend(argc - 1, argv + 1);
     if (!strcmp(c, "capture")) return cmd_capture(argc - 1, argv + 1);
-    cli_say(stderr, "perfcard: unknown command '%s'\n", c);
+    cli_say(stderr, "perfcard: unknown command '%s'", c);
+    fputc('\n', stderr);
     usage(stderr);
     return EXIT_INPUT;
 }

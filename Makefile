@@ -67,7 +67,7 @@ $(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # the injection library: CUPTI is opened at run time (dlopen) and read through src/capture/records.h: no CUDA headers needed
-INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c
+INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c src/capture/cmdline.c
 $(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h
 	@mkdir -p $(dir $@)
 	@echo "CC $@"

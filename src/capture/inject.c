@@ -20,6 +20,7 @@
 #endif
 #include "inject.h"
 #include "writer.h"
+#include "cmdline.h"
 #include "../../include/perfcard.h"
 #include "../util/hostname.h"
 #include <dlfcn.h>
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,53 +175,31 @@ static int world_size(void) {
     return env_int(n, -1);
 }
 
-/* an argument that names a secret ("--api-key", "TOKEN=...", "--password") */
-static int secret_name(const char *a) {
-    static const char *const words[] = {"key", "token", "secret", "passw", "credential", "auth", NULL};
-    for (int i = 0; words[i]; i++) {
-        const char *eq = strchr(a, '=');
-        size_t n = eq ? (size_t)(eq - a) : strlen(a);
-        for (size_t j = 0; j + strlen(words[i]) <= n; j++)
-            if (!strncasecmp(a + j, words[i], strlen(words[i]))) return 1;
-    }
-    return 0;
-}
-
-/* The command line as a JSON array, with the values of secret-named
- * arguments replaced; the environment is never read into it. */
+/* The command line as a JSON array (cmdline.h: secrets redacted, bounded,
+ * always closed); the environment is never read into it. */
 static void command_json(char *out, size_t cap) {
-    size_t n = 0;
-    out[n++] = '[';
+    char *buf = NULL;
+    size_t len = 0, bcap = 0;
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    char buf[8192];
-    ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0) close(fd);
-    int redact_next = 0, first = 1;
-    for (ssize_t i = 0; len > 0 && i < len && n + 16 < cap;) {
-        buf[len] = 0;
-        const char *a = buf + i;
-        char esc[1024], val[1100];
-        if (redact_next) snprintf(val, sizeof val, "<redacted>"), redact_next = 0;
-        else if (secret_name(a) && strchr(a, '=')) snprintf(val, sizeof val, "%.*s=<redacted>", (int)(strchr(a, '=') - a), a);
-        else {
-            snprintf(val, sizeof val, "%.1000s", a);
-            if (a[0] == '-' && secret_name(a)) redact_next = 1;
+    for (ssize_t got = 1; fd >= 0 && got > 0 && len < ((size_t)64 << 20);) {
+        if (len + 4096 > bcap) {
+            char *nb = realloc(buf, bcap = bcap * 2 + 65536);
+            if (!nb) break;
+            buf = nb;
         }
-        tw_escape(esc, sizeof esc, val);
-        n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", first ? "" : ", ", esc);
-        if (n >= cap) n = cap - 2;
-        first = 0;
-        i += (ssize_t)strlen(a) + 1;
+        got = read(fd, buf + len, bcap - len);
+        if (got > 0) len += (size_t)got;
     }
-    out[n++] = ']';
-    out[n] = 0;
+    if (fd >= 0) close(fd);
+    cmd_json(out, cap, buf ? buf : "", buf ? len : 0);
+    free(buf);
 }
 
 /* DIR/meta.<stem>.json, replaced atomically: what the trace cannot say itself */
 static void write_meta(int complete) {
     const char *dir = trace_dir();
     if (!dir || !g_stem[0]) return;
-    char path[4096], tmp[4200], cmd[8192], host[256];
+    char path[4096], tmp[4200], cmd[CMD_JSON_MAX], host[256];
     snprintf(path, sizeof path, "%s/meta.%s.json", dir, g_stem);
     snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     command_json(cmd, sizeof cmd);

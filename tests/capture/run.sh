@@ -62,7 +62,29 @@ dl = s['dataloader']; assert dl['present'] and 4.5e6 <= dl['avg_wait_ns'] < 50e6
 # older toolkits' headers cannot break it
 S=$(dirname "$0")/../../src/capture
 check builds_without_cuda_headers cc -std=c11 -D_GNU_SOURCE -Wall -Werror -fPIC -shared -o "$T/inject_nocuda.so" \
-    "$S/inject.c" "$S/cupti.c" "$S/writer.c" -ldl -lpthread
+    "$S/inject.c" "$S/cupti.c" "$S/writer.c" "$S/cmdline.c" -ldl -lpthread
+
+# #33: the command line's secrets are redacted in every form (each of these was kept as written)
+"$PC" capture -o "$T/secrets" --no-report -- "$M/train" normal 1 -p S01 -pS02 -H "Authorization: Bearer S03" \
+    "--header=Cookie: sid=S04" -H "X-Api-Key: S05" https://user:S06@host/x postgres://u:S07@h/db --pass S08 --pass=S09 \
+    --passphrase S10 --passphrase=S11 --pw S12 --pw=S13 '--cfg={"user": "u", "password": "S14"}' --keep 1 2> /dev/null
+check command_line_redacted python3 -c "
+import json, glob; c = json.load(open(glob.glob('$T/secrets/trace.*.json')[0]))['perfcard_capture']['command']
+assert not [a for a in c if 'S0' in a or 'S1' in a], c
+assert c[1:5] == ['normal', '1', '-p', '<redacted>'] and c[-2:] == ['--keep', '1'] and len(c) == 25, c
+assert 'https://user:<redacted>@host/x' in c and 'Authorization: <redacted>' in c and '--pw=<redacted>' in c, c"
+# #33: a long command line (9 KB; 70 KB; quotes and backslashes, which grow when escaped): the metadata stays JSON, so the trace keeps its capture block and
+# device properties (both were lost past 8 KB); past 16 KB the arguments left are one marker
+for kb in 9 70; do
+    "$PC" capture -o "$T/long$kb" --no-report -- "$M/train" normal 1 $(python3 -c "print(' '.join(['--opt%d=' % i + 'v\\\\\"' * 30 for i in range($kb * 10)]))") 2> /dev/null
+    check long_command_line_${kb}k python3 -c "
+import json, glob, re; d = json.load(open(glob.glob('$T/long$kb/trace.*.json')[0])); c = d['perfcard_capture']['command']
+assert d['deviceProperties'] and d['deviceProperties'][0]['name'] and d['perfcard_capture']['perfcard_version'], d['deviceProperties']
+assert c[1:3] == ['normal', '1'] and c[3].startswith('--opt0=v'), c[:4]
+m = re.fullmatch(r'<cut: (\d+) more arguments>', c[-1])
+if $kb == 9: assert not m and len(c) == 93 and c[-1] == '--opt89=' + 'v\\\\\"' * 30, c[-1]
+else: assert m and len(c) - 1 + int(m.group(1)) == 703 and 100 < len(c) < 200, (len(c), c[-1])"
+done
 
 # exit paths: exit(3), abort(), SIGTERM sent to perfcard (passed on once)
 "$PC" capture -o "$T/exit3" --no-report -- "$M/train" exit3 4 2> /dev/null

@@ -1,11 +1,15 @@
 /* The capture's trace writer: whatever moment the program is killed at, the
  * file loads (every complete event is used). */
 #include "test.h"
+#include "capture/cmdline.h"
 #include "capture/sampler.h"
 #include "capture/writer.h"
 #include "load/load.h"
 #include "util/fsutil.h"
+#include <cjson/cJSON.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -119,4 +123,97 @@ TEST(capture_relative_timestamps) {
         tw_ts(a, c[i].ns, o);
         CHECK_EQ_S(a, c[i].want);
     }
+}
+
+/* the command line of `argv` (NULL-terminated) as cmd_json writes it */
+static void cmd_of(char *out, size_t cap, const char *const *argv) {
+    char buf[4096];
+    size_t n = 0;
+    for (; *argv; argv++) {
+        size_t l = strlen(*argv) + 1;
+        memcpy(buf + n, *argv, l);
+        n += l;
+    }
+    cmd_json(out, cap, buf, n);
+}
+
+/* #33: the command line's secrets, each form (as --opt VALUE and --opt=VALUE
+ * where the form has both): -p, headers, URL userinfo, --pass/--passphrase/--pw,
+ * JSON and Python dict values; what is not a secret is kept as written. */
+TEST(capture_command_line_redacted) {
+    static const struct { const char *argv[6]; const char *want; } c[] = {
+        {{"mysql", "-p", "hunter2", "-h", "db"}, "[\"mysql\", \"-p\", \"<redacted>\", \"-h\", \"db\"]"},
+        {{"mysql", "-phunter2", "-p=hunter2"}, "[\"mysql\", \"-p<redacted>\", \"-p=<redacted>\"]"},
+        {{"curl", "-H", "Authorization: Bearer abc.def", "-H", "Accept: json"},
+         "[\"curl\", \"-H\", \"Authorization: <redacted>\", \"-H\", \"Accept: json\"]"},
+        {{"curl", "--header=Cookie: sid=abc; x=y", "-HX-Api-Key:k1", "--header", "x-api-key: k2"},
+         "[\"curl\", \"--header=Cookie: <redacted>\", \"-HX-Api-Key:<redacted>\", \"--header\", \"x-api-key: <redacted>\"]"},
+        {{"git", "clone", "https://user:TOKEN@github.com/a/b.git", "https://TOKEN2@host/x"},
+         "[\"git\", \"clone\", \"https://user:<redacted>@github.com/a/b.git\", \"https://<redacted>@host/x\"]"},
+        {{"psql", "postgres://u:PW@h:5432/db", "--db=mysql://root:PW2@localhost/x?a=1"},
+         "[\"psql\", \"postgres://u:<redacted>@h:5432/db\", \"--db=mysql://root:<redacted>@localhost/x?a=1\"]"},
+        {{"t", "--pass", "s1", "--passphrase", "s2"}, "[\"t\", \"--pass\", \"<redacted>\", \"--passphrase\", \"<redacted>\"]"},
+        {{"t", "--pw", "s3", "--pw=s4", "--pass=s5,x"}, "[\"t\", \"--pw\", \"<redacted>\", \"--pw=<redacted>\", \"--pass=<redacted>\"]"},
+        {{"t", "-password", "s6", "--passphrase=s7", "DB_PWD=s8"}, "[\"t\", \"-password\", \"<redacted>\", \"--passphrase=<redacted>\", \"DB_PWD=<redacted>\"]"},
+        {{"t", "--config", "{\"user\": \"u\", \"password\": \"p\\\"w\", \"n\": 1}"},
+         "[\"t\", \"--config\", \"{\\\"user\\\": \\\"u\\\", \\\"password\\\": \\\"<redacted>\\\", \\\"n\\\": 1}\"]"},
+        {{"t", "--config={\"db\": {\"password\":42}}", "--kw={'api_token': 'x', 'lr': 0.1}"},
+         "[\"t\", \"--config={\\\"db\\\": {\\\"password\\\":<redacted>}}\", \"--kw={'api_token': '<redacted>', 'lr': 0.1}\"]"},
+        {{"t", "--opts={\"credentials\": {\"a\": \"b\"}, \"x\": 1}", "o=user=a,password=b,ro"},
+         "[\"t\", \"--opts={\\\"credentials\\\": <redacted>, \\\"x\\\": 1}\", \"o=user=a,password=<redacted>,ro\"]"},
+        {{"curl", "-u", "me:s9", "--user=me:s10", "https://h/x?api_key=s11&page=2"},
+         "[\"curl\", \"-u\", \"me:<redacted>\", \"--user=me:<redacted>\", \"https://h/x?api_key=<redacted>&page=2\"]"},
+        {{"python", "-u", "train.py", "--api-key", "s12"}, "[\"python\", \"-u\", \"train.py\", \"--api-key\", \"<redacted>\"]"},
+        {{"python", "train.py", "--lr=0.1", "--data", "/d/x.json"}, "[\"python\", \"train.py\", \"--lr=0.1\", \"--data\", \"/d/x.json\"]"},
+    };
+    char out[4096];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        cmd_of(out, sizeof out, c[i].argv);
+        CHECK_EQ_S(out, c[i].want);
+    }
+}
+
+/* #33: a long command line stays one complete JSON array: an argument over
+ * CMD_ARG_MAX is cut with a marker (redacted first: the cut never shows a
+ * secret's start), arguments past CMD_JSON_MAX become one marker. */
+TEST(capture_command_line_bounded) {
+    enum { N = 70000 };
+    char *argv = malloc(N + 64), *out = malloc(CMD_JSON_MAX);
+    size_t n = 0;
+    n += (size_t)sprintf(argv + n, "prog") + 1;
+    n += (size_t)sprintf(argv + n, "--x=https://u:") ;
+    memset(argv + n, 'S', 1200), n += 1200;
+    n += (size_t)sprintf(argv + n, "@h/") + 1;
+    for (; n < N; n++) argv[n] = (n % 10) ? '\x01' : 0; /* short arguments of control bytes: 6 JSON bytes each */
+    cmd_json(out, CMD_JSON_MAX, argv, n);
+    CHECK(strlen(out) < CMD_JSON_MAX);
+    CHECK(!strchr(out, 'S'));
+    CHECK(strstr(out, "\"--x=https://u:<redacted>@h/\""));
+    cJSON *j = cJSON_Parse(out);
+    CHECK(cJSON_IsArray(j));
+    int k = cJSON_GetArraySize(j);
+    const char *last = cJSON_GetArrayItem(j, k - 1)->valuestring;
+    long more = 0;
+    CHECK(sscanf(last, "<cut: %ld more arguments>", &more) == 1);
+    /* every argument is either written or counted in the marker */
+    long total = argv[n - 1] != 0;
+    for (size_t i = 0; i < n; i++) total += argv[i] == 0;
+    CHECK_EQ_I(k - 1 + more, total);
+    cJSON_Delete(j);
+    /* one argument over CMD_ARG_MAX: cut at a character boundary, with its length */
+    n = 0;
+    n += (size_t)sprintf(argv + n, "prog") + 1;
+    argv[n++] = 'x';
+    for (int i = 0; i < 700; i++) memcpy(argv + n, "\xc3\xa9", 2), n += 2; /* then 1400 bytes of é: byte 1000 is a first half */
+    argv[n++] = 0;
+    cmd_json(out, CMD_JSON_MAX, argv, n);
+    j = cJSON_Parse(out);
+    CHECK(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 2);
+    const char *a = cJSON_GetArrayItem(j, 1)->valuestring;
+    CHECK(strstr(a, "<cut: 1401 bytes>"));
+    CHECK_EQ_I((long)(strstr(a, "<cut") - a), 999);
+    CHECK(!strstr(a, "\xef\xbf\xbd")); /* no U+FFFD: nothing cut mid-character */
+    cJSON_Delete(j);
+    free(argv);
+    free(out);
 }

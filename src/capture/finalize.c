@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,16 @@ static int complete_event(const char *p, size_t l) {
 static double event_ts(const char *p) {
     const char *t = strstr(p, "\"ts\": ");
     return t ? strtod(t + 6, NULL) : 0;
+}
+
+/* rename, or with no_replace never over an existing file (EEXIST) */
+static int place(const char *tmp, const char *dst, int no_replace) {
+    if (!no_replace) return rename(tmp, dst);
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    if (link(tmp, dst) != 0) return -1; /* a file system without RENAME_NOREPLACE */
+    unlink(tmp);
+    return 0;
 }
 
 /* Streams one raw trace into `dst`; 0, or -1 when it cannot be written. */
@@ -149,8 +160,9 @@ static int one(const cap_final *f, const char *raw_path, const char *meta_path, 
     int err = o.err;
     if (o.gz) err |= gzclose(o.gz) != Z_OK;
     else err |= fclose(o.f) != 0;
-    if (err || rename(tmp, dst) != 0) {
-        fprintf(stderr, "perfcard: %s: cannot write: %s\n", dst, strerror(errno ? errno : EIO));
+    if (err || place(tmp, dst, f->no_replace) != 0) {
+        if (errno == EEXIST) fprintf(stderr, "perfcard: %s: exists, and perfcard did not make its directory: not replaced (the raw trace stays in %s)\n", dst, f->raw);
+        else fprintf(stderr, "perfcard: %s: cannot write: %s\n", dst, strerror(errno ? errno : EIO));
         unlink(tmp);
         free(tmp);
         return -1;

@@ -29,6 +29,7 @@ typedef struct cap_final {
     int gzip;               /* CAP_GZIP_* */
     const cap_cpu *cpu;
     size_t ncpu;
+    int no_replace;         /* OUT is not perfcard's: a trace whose name exists is not written (-1) */
 } cap_final;
 
 /* The traces written, sorted (*paths, NULL-terminated, caller frees each and

@@ -53,6 +53,7 @@ static const char capture_help[] =
     "      --no-report         only the traces\n"
     "      --step-pattern RE   passed to the report: ranges matching RE are steps\n"
     "      --force             use DIR even if it is not empty and perfcard did not make it\n"
+    "                          (no file in it is replaced: the report goes to DIR/report-XXXXXX)\n"
     "  -h, --help              this help\n"
     "\n"
     "DIR is made by perfcard (marked by DIR/.perfcard); a non-empty directory it did not\n"
@@ -65,10 +66,11 @@ static const char capture_help[] =
     "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage.\n";
 
 /* The output directory: made (and marked) by perfcard, or refused when it holds
- * someone else's files (unless force). Returns a new per-run raw directory
+ * someone else's files (unless force: then *foreign is set and DIR is not
+ * marked, so it stays someone else's). Returns a new per-run raw directory
  * DIR/raw/run-XXXXXX (caller frees), or NULL with a message printed. Nothing
  * is ever deleted, so no symlink in DIR can lead a deletion elsewhere. */
-static char *prepare_output(const char *out, int force) {
+static char *prepare_output(const char *out, int force, int *foreign) {
     pc_err err = {0};
     struct stat st;
     char *marker = fs_join(out, ".perfcard");
@@ -92,12 +94,13 @@ static char *prepare_output(const char *out, int force) {
             free(marker);
             return NULL;
         }
+        *foreign = !empty && !ours;
     } else if (fs_mkdirs(out, &err)) {
         fprintf(stderr, "perfcard: %s\n", err.msg);
         free(marker);
         return NULL;
     }
-    int fd = open(marker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = *foreign ? -1 : open(marker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) close(fd);
     free(marker);
     char *raw = fs_join(out, "raw");
@@ -261,7 +264,8 @@ int cmd_capture(int argc, char **argv) {
     }
     char **cmd = argv + optind;
     char *out = expand_output(out_arg);
-    char *raw = prepare_output(out, force);
+    int foreign = 0;
+    char *raw = prepare_output(out, force, &foreign);
     if (!raw) { free(out); return EXIT_INPUT; }
     char *bindir = self_dir();
     const char *lib_env = getenv("PERFCARD_INJECT");
@@ -353,19 +357,32 @@ int cmd_capture(int argc, char **argv) {
     g_child = 0;
     wait_leftovers();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
-    cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu};
+    cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu, foreign};
     char **traces = NULL;
     int nt = cap_finalize(&fin, &traces);
     if (nt == 0) fprintf(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
                                  "was the injection library found?)\n", out);
     for (int i = 0; i < nt; i++) fprintf(stderr, "perfcard: wrote %s\n", traces[i]);
+    /* in a directory perfcard did not make, the report goes to a new one inside it: none of its files is replaced */
+    char *report_dir = NULL;
+    if (!no_report && nt > 0 && foreign) {
+        report_dir = fs_join(out, "report-XXXXXX");
+        if (mkdtemp(report_dir))
+            fprintf(stderr, "perfcard: %s: not a directory perfcard made: the report goes to %s, so none of its files is replaced\n", out, report_dir);
+        else {
+            fprintf(stderr, "perfcard: %s: cannot create: %s\n", report_dir, strerror(errno));
+            free(report_dir);
+            report_dir = NULL;
+            nt = 0;
+        }
+    }
     if (!no_report && nt > 0) {
         char **rargv = xcalloc((size_t)nt + 8, sizeof *rargv);
         int k = 0;
         rargv[k++] = "report";
         for (int i = 0; i < nt; i++) rargv[k++] = traces[i];
         rargv[k++] = "-o";
-        rargv[k++] = out;
+        rargv[k++] = report_dir ? report_dir : out;
         if (step_pattern) { rargv[k++] = "--step-pattern"; rargv[k++] = (char *)step_pattern; }
         rargv[k] = NULL;
         cmd_report(k, rargv);
@@ -373,6 +390,7 @@ int cmd_capture(int argc, char **argv) {
     }
     for (int i = 0; traces && traces[i]; i++) free(traces[i]);
     free(traces);
+    free(report_dir);
     free(cpu);
     free(lib);
     free(raw);

@@ -2,6 +2,7 @@
  * file loads (every complete event is used). */
 #include "test.h"
 #include "capture/cmdline.h"
+#include "capture/finalize.h"
 #include "capture/sampler.h"
 #include "capture/writer.h"
 #include "load/load.h"
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 TEST(capture_writer_cut_anywhere_loads) {
@@ -215,5 +217,43 @@ TEST(capture_command_line_bounded) {
     CHECK(!strstr(a, "\xef\xbf\xbd")); /* no U+FFFD: nothing cut mid-character */
     cJSON_Delete(j);
     free(argv);
+    free(out);
+}
+
+/* #33: in a directory perfcard did not make (capture --force), a trace whose
+ * name exists is not written over the user's file; in its own, it is. */
+TEST(capture_finalize_never_replaces_foreign_files) {
+    char *raw = tmp_path("cap_raw"), *out = tmp_path("cap_out");
+    mkdir(raw, 0755), mkdir(out, 0755);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/trace.h.7.json", raw);
+    FILE *f = fopen(p, "w");
+    CHECK(f);
+    fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/trace.h.7.json", out);
+    f = fopen(p, "w");
+    CHECK(f);
+    fputs("mine\n", f);
+    fclose(f);
+    cap_final fin = {raw, out, 1, 7, CAP_GZIP_NO, NULL, 0, 1};
+    char **paths = NULL;
+    CHECK_EQ_I(cap_finalize(&fin, &paths), -1);
+    CHECK(paths && !paths[0]);
+    free(paths);
+    char *data;
+    size_t len;
+    pc_err err = {0};
+    CHECK(fs_read_all(p, &data, &len, 1 << 20, &err) == 0);
+    CHECK_EQ_S(data, "mine\n");
+    free(data);
+    fin.no_replace = 0; /* perfcard's own directory: its earlier trace of that name is replaced */
+    CHECK_EQ_I(cap_finalize(&fin, &paths), 1);
+    CHECK(fs_read_all(p, &data, &len, 1 << 20, &err) == 0);
+    CHECK(strstr(data, "\"perfcard capture\""));
+    free(data);
+    free(paths[0]);
+    free(paths);
+    free(raw);
     free(out);
 }

@@ -176,20 +176,28 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 /* No process recorded anything (a program with no CUDA and no markers): the
  * command's trace is made empty here, for the CPU samples and the record of the run. */
-static void ensure_root_trace(const cap_final *f) {
+static int ensure_root_trace(const cap_final *f) {
     char host[256], name[400];
     host_file_name(host, sizeof host);
     snprintf(name, sizeof name, "trace.%s.%d.json", host, f->root_pid);
     char *p = fs_join(f->raw, name);
     struct stat st;
+    int rc = 0;
     if (stat(p, &st) != 0) {
         FILE *o = fopen(p, "wx");
+        int err = !o;
         if (o) {
-            fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n", o);
-            fclose(o);
+            err = fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n", o) < 0;
+            err |= fclose(o) != 0;
+        }
+        if (err) {
+            fprintf(stderr, "perfcard: %s: cannot write: %s\n", p, strerror(errno ? errno : EIO));
+            if (o) unlink(p); /* made just now, by this run */
+            rc = -1;
         }
     }
     free(p);
+    return rc;
 }
 
 static size_t list_stems(const char *raw, char ***out) {
@@ -220,8 +228,13 @@ int cap_finalize(const cap_final *f, char ***paths) {
     size_t n = list_stems(f->raw, &stems);
     if (n == 0) {
         free(stems);
-        ensure_root_trace(f);
+        int e = ensure_root_trace(f);
         n = list_stems(f->raw, &stems);
+        if (e < 0 && n == 0) {
+            free(stems);
+            *paths = xcalloc(1, sizeof **paths);
+            return -1;
+        }
     }
     if (!stems) return -1;
     /* the CPU samples (of the whole tree) go to the root process's first image, else the first trace */

@@ -33,6 +33,7 @@ typedef struct cap_final {
 } cap_final;
 
 /* The traces written, sorted (*paths, NULL-terminated, caller frees each and
- * the array); -1 when one cannot be written (message on stderr). */
+ * the array); -1 when one cannot be written (message on stderr; *paths
+ * then holds those that were). */
 int cap_finalize(const cap_final *f, char ***paths);
 #endif

@@ -7,7 +7,8 @@
  * passes on signals sent to perfcard alone, waits for the processes CMD left
  * running, then turns each process's raw files into DIR/trace.<host>.<pid>.json
  * (src/capture/finalize.h) and writes the report of them into DIR (unless
- * --no-report). Exits with CMD's exit code, or 128 + signal. */
+ * --no-report). Exits with CMD's exit code, or 128 + signal; 4 when an
+ * output of perfcard's own cannot be written. */
 #include "cli.h"
 #include "../util/xalloc.h"
 #include "../capture/finalize.h"
@@ -63,7 +64,8 @@ static const char capture_help[] =
     "Signals: Ctrl-C in the terminal reaches CMD directly (it is in the same process group)\n"
     "and is not sent again; a signal sent to perfcard alone (kill PID) is passed on to CMD.\n"
     "\n"
-    "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage.\n";
+    "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage; 4 when perfcard\n"
+    "could not write its traces or report, whatever CMD returned.\n";
 
 /* The output directory: made (and marked) by perfcard, or refused when it holds
  * someone else's files (unless force: then *foreign is set and DIR is not
@@ -323,6 +325,7 @@ int cmd_capture(int argc, char **argv) {
         _exit(127);
     }
     g_child = pid;
+    signal(SIGXFSZ, SIG_IGN); /* a file size limit (ulimit -f) is a write error (EFBIG, exit 4), not a core dump */
     g_child_in_our_group = 1; /* the child inherited our group; it has not had time to leave it */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -359,9 +362,10 @@ int cmd_capture(int argc, char **argv) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
     cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu, foreign};
     char **traces = NULL;
-    int nt = cap_finalize(&fin, &traces);
-    if (nt == 0) fprintf(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
-                                 "was the injection library found?)\n", out);
+    int failed = cap_finalize(&fin, &traces) < 0, nt = 0; /* failed: some trace (message above) */
+    while (traces && traces[nt]) nt++;
+    if (nt == 0 && !failed) fprintf(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
+                                            "was the injection library found?)\n", out);
     for (int i = 0; i < nt; i++) fprintf(stderr, "perfcard: wrote %s\n", traces[i]);
     /* in a directory perfcard did not make, the report goes to a new one inside it: none of its files is replaced */
     char *report_dir = NULL;
@@ -385,8 +389,14 @@ int cmd_capture(int argc, char **argv) {
         rargv[k++] = report_dir ? report_dir : out;
         if (step_pattern) { rargv[k++] = "--step-pattern"; rargv[k++] = (char *)step_pattern; }
         rargv[k] = NULL;
-        cmd_report(k, rargv);
+        failed |= cmd_report(k, rargv) == EXIT_WRITE;
         free(rargv);
+    }
+    /* the command's exit code says nothing of perfcard's own outputs: a full disk is exit 4, whatever the command returned */
+    if (failed) {
+        fprintf(stderr, "perfcard: the command %s %d, but perfcard could not write its outputs in %s (above): exit %d\n",
+                WIFSIGNALED(status) ? "was ended by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : code, out, EXIT_WRITE);
+        code = EXIT_WRITE;
     }
     for (int i = 0; traces && traces[i]; i++) free(traces[i]);
     free(traces);

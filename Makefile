@@ -25,7 +25,7 @@ ifeq ($(HAVE_SQLITE),0)
   $(info perfcard: Nsight Systems / nvprof SQLite input: off (no sqlite3.pc; install libsqlite3-dev))
 endif
 ifeq ($(HAVE_CUPTI),0)
-  $(info perfcard: capture tests against the mock CUDA stack: off (no cupti.h and libcupti.so under CUDA_HOME=$(CUDA_HOME)); the capture library itself needs neither)
+  $(info perfcard: no CUDA toolkit under CUDA_HOME=$(CUDA_HOME): the mock CUDA stack of tests/capture builds with its stand-in headers (tests/capture/mock/nocuda), without the check of src/capture/records.h against cupti.h)
 endif
 endif
 
@@ -76,23 +76,29 @@ $(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/ut
 
 # the mock CUDA stack of tests/capture (driver, runtime, CUPTI) and its training program: capture tested end to end with no GPU
 MOCK      := $(BUILD)/mock
-MOCK_CC   = $(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-deprecated-declarations -fPIC $(CUPTI_INC)
-$(MOCK)/libcuda.so.1: tests/capture/mock/driver.c tests/capture/mock/mock.h
+# with no toolkit, the stand-in headers of tests/capture/mock/nocuda (the toolkit's values: checked by nocuda_check.c when it is there)
+MOCK_INC  := $(if $(filter 1,$(HAVE_CUPTI)),$(CUPTI_INC),-Itests/capture/mock/nocuda)
+MOCK_H    := tests/capture/mock/mock.h $(if $(filter 0,$(HAVE_CUPTI)),$(wildcard tests/capture/mock/nocuda/*.h tests/capture/mock/nocuda/nvtx3/*.h) src/capture/records.h)
+MOCK_CC   = $(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-deprecated-declarations -fPIC $(MOCK_INC)
+$(MOCK)/libcuda.so.1: tests/capture/mock/driver.c $(MOCK_H)
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -ldl -lpthread
-$(MOCK)/libcudart.so.13: tests/capture/mock/runtime.c tests/capture/mock/mock.h
+$(MOCK)/libcudart.so.13: tests/capture/mock/runtime.c $(MOCK_H)
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
-$(MOCK)/libcupti.so: tests/capture/mock/cupti.c tests/capture/mock/mock.h
+$(MOCK)/libcupti.so: tests/capture/mock/cupti.c $(MOCK_H)
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -shared -Wl,-soname,libcupti.so.13 -o $@ $< -ldl -lpthread
-$(MOCK)/train: tests/capture/train.c $(MOCK)/libcudart.so.13
+$(MOCK)/train: tests/capture/train.c $(MOCK)/libcudart.so.13 $(MOCK_H)
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -o $@ $< -L$(MOCK) -l:libcudart.so.13 -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 $(MOCK)/records_check.o: tests/capture/records_check.c src/capture/records.h
 	@mkdir -p $(dir $@)
 	@$(MOCK_CC) -c -o $@ $<
-mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/records_check.o $(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train)
+$(MOCK)/nocuda_check.o: tests/capture/nocuda_check.c tests/capture/mock/nocuda/values.h
+	@mkdir -p $(dir $@)
+	@$(MOCK_CC) -Itests/capture -c -o $@ $<
+mock: $(if $(filter 1,$(HAVE_CUPTI)),$(MOCK)/records_check.o $(MOCK)/nocuda_check.o) $(MOCK)/libcuda.so.1 $(MOCK)/libcudart.so.13 $(MOCK)/libcupti.so $(MOCK)/train
 
 # prints the tables' columns for docs/summary-schema.md and the rules table of README.md (tools/schemadoc.sh)
 $(BUILD)/schemadoc: tools/schemadoc.c $(wildcard src/summary/tables*.def) src/summary/table.h src/analyze/rules.def src/analyze/rules.h $(BUILD)/libperfcard.a

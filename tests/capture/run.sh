@@ -9,7 +9,7 @@ PC=$(readlink -f "${1:-build/perfcard}")
 B=$(dirname "$PC")
 M=$B/mock
 if [ ! -x "$M/train" ]; then
-    echo "SKIP ${tag}capture_mock: $M/train not built (no CUDA headers: HAVE_CUPTI=0)"
+    echo "SKIP ${tag}capture_mock: $M/train not built (make mock)"
     exit 0
 fi
 export LD_LIBRARY_PATH="$M${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

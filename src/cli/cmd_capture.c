@@ -78,7 +78,7 @@ static char *prepare_output(const char *out, int force, int *foreign) {
     char *marker = fs_join(out, ".perfcard");
     if (lstat(out, &st) == 0) {
         if (!S_ISDIR(st.st_mode) && !(S_ISLNK(st.st_mode) && stat(out, &st) == 0 && S_ISDIR(st.st_mode))) {
-            fprintf(stderr, "perfcard: %s: exists and is not a directory\n", out);
+            cli_say(stderr, "perfcard: %s: exists and is not a directory", out);
             free(marker);
             return NULL;
         }
@@ -91,14 +91,14 @@ static char *prepare_output(const char *out, int force, int *foreign) {
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
         if (d) closedir(d);
         if (!empty && !ours && !force) {
-            fprintf(stderr, "perfcard: %s: not empty, and not a directory perfcard made (no %s/.perfcard); "
-                            "give an empty or new directory, or --force to write beside its files\n", out, out);
+            cli_say(stderr, "perfcard: %s: not empty, and not a directory perfcard made (no %s/.perfcard); "
+                            "give an empty or new directory, or --force to write beside its files", out, out);
             free(marker);
             return NULL;
         }
         *foreign = !empty && !ours;
     } else if (fs_mkdirs(out, &err)) {
-        fprintf(stderr, "perfcard: %s\n", err.msg);
+        cli_say(stderr, "perfcard: %s", err.msg);
         free(marker);
         return NULL;
     }
@@ -107,19 +107,19 @@ static char *prepare_output(const char *out, int force, int *foreign) {
     free(marker);
     char *raw = fs_join(out, "raw");
     if (mkdir(raw, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "perfcard: %s: cannot create: %s\n", raw, strerror(errno));
+        cli_say(stderr, "perfcard: %s: cannot create: %s", raw, strerror(errno));
         free(raw);
         return NULL;
     }
     if (lstat(raw, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "perfcard: %s: not a directory (a symlink is not followed)\n", raw);
+        cli_say(stderr, "perfcard: %s: not a directory (a symlink is not followed)", raw);
         free(raw);
         return NULL;
     }
     char *run = fs_join(raw, "run-XXXXXX");
     free(raw);
     if (!mkdtemp(run)) {
-        fprintf(stderr, "perfcard: %s: cannot create: %s\n", run, strerror(errno));
+        cli_say(stderr, "perfcard: %s: cannot create: %s", run, strerror(errno));
         free(run);
         return NULL;
     }
@@ -283,7 +283,7 @@ int cmd_capture(int argc, char **argv) {
     char abslib[PATH_MAX];
     if (!realpath(lib, abslib)) snprintf(abslib, sizeof abslib, "%s", lib);
     int have_lib = access(abslib, R_OK) == 0;
-    if (!have_lib) fprintf(stderr, "perfcard: %s not found: recording CPU utilization only\n", abslib);
+    if (!have_lib) cli_say(stderr, "perfcard: %s not found: recording CPU utilization only", abslib);
     uint64_t origin = tw_now_ns();
     char fms[32], origin_s[32], window[64] = "", steps_s[32];
     snprintf(fms, sizeof fms, "%d", flush_ms);
@@ -299,7 +299,7 @@ int cmd_capture(int argc, char **argv) {
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphaned descendants come back to us: wait_leftovers */
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "perfcard: cannot start %s: %s\n", cmd[0], strerror(errno));
+        cli_say(stderr, "perfcard: cannot start %s: %s", cmd[0], strerror(errno));
         return 127; /* as a shell: the command could not be started */
     }
     if (pid == 0) {
@@ -321,7 +321,7 @@ int cmd_capture(int argc, char **argv) {
             if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", abslib, 1);
         }
         execvp(cmd[0], cmd);
-        fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(errno));
+        fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(errno)); /* in the child: no allocation */
         _exit(127);
     }
     g_child = pid;
@@ -364,17 +364,17 @@ int cmd_capture(int argc, char **argv) {
     char **traces = NULL;
     int failed = cap_finalize(&fin, &traces) < 0, nt = 0; /* failed: some trace (message above) */
     while (traces && traces[nt]) nt++;
-    if (nt == 0 && !failed) fprintf(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
-                                            "was the injection library found?)\n", out);
-    for (int i = 0; i < nt; i++) fprintf(stderr, "perfcard: wrote %s\n", traces[i]);
+    if (nt == 0 && !failed) cli_say(stderr, "perfcard: %s: no process recorded anything (is the command dynamically linked? "
+                                            "was the injection library found?)", out);
+    for (int i = 0; i < nt; i++) cli_say(stderr, "perfcard: wrote %s", traces[i]);
     /* in a directory perfcard did not make, the report goes to a new one inside it: none of its files is replaced */
     char *report_dir = NULL;
     if (!no_report && nt > 0 && foreign) {
         report_dir = fs_join(out, "report-XXXXXX");
         if (mkdtemp(report_dir))
-            fprintf(stderr, "perfcard: %s: not a directory perfcard made: the report goes to %s, so none of its files is replaced\n", out, report_dir);
+            cli_say(stderr, "perfcard: %s: not a directory perfcard made: the report goes to %s, so none of its files is replaced", out, report_dir);
         else {
-            fprintf(stderr, "perfcard: %s: cannot create: %s\n", report_dir, strerror(errno));
+            cli_say(stderr, "perfcard: %s: cannot create: %s", report_dir, strerror(errno));
             free(report_dir);
             report_dir = NULL;
             nt = 0;
@@ -394,7 +394,7 @@ int cmd_capture(int argc, char **argv) {
     }
     /* the command's exit code says nothing of perfcard's own outputs: a full disk is exit 4, whatever the command returned */
     if (failed) {
-        fprintf(stderr, "perfcard: the command %s %d, but perfcard could not write its outputs in %s (above): exit %d\n",
+        cli_say(stderr, "perfcard: the command %s %d, but perfcard could not write its outputs in %s (above): exit %d",
                 WIFSIGNALED(status) ? "was ended by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : code, out, EXIT_WRITE);
         code = EXIT_WRITE;
     }

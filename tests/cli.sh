@@ -25,6 +25,11 @@ for k in 1 2; do
     wait
 done
 check report_pngs_deterministic sh -c "cd '$T' && for f in same1/charts/*.png; do for d in same1.b same2 same2.b; do cmp -s \$f \$d/charts/\${f##*/} || exit 1; done; done; ls same1/charts/*.png > /dev/null"
+# report.html is the same bytes for the same trace: alone or beside another run, HTML only or
+# every format (Cairo numbered the SVG ids from process-wide counters: surface1 in one, surface2 in
+# the next; now renumbered per chart in order of appearance)
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/same_html" -q --format html
+check report_html_reproducible sh -c "cd '$T' && for d in same1.b same2 same2.b same_html demo; do cmp -s same1/report.html \$d/report.html || exit 1; done"
 check report_png_chart [ -s "$T/demo/charts/kernels_dev0.png" ]
 check summary_schema grep -q '"schema":[[:space:]]*"perfcard.summary/1"' "$T/demo/summary.json"
 check md_links_png grep -q '](charts/kernels_dev0.png)' "$T/demo/summary.md"

@@ -167,8 +167,6 @@ static cairo_status_t to_sbuf(void *closure, const unsigned char *data, unsigned
     return CAIRO_STATUS_SUCCESS;
 }
 
-/* Cairo names its defs glyph0-1, clip1, ...: give each chart its own prefix.
- * Patterns start with 'i', 'h' or 'u'; jump between candidates with strpbrk. */
 /* The grays perfcard draws with (chart.c's own cairo_set_source_rgb calls),
  * as CSS variables in the inline SVG, so the page's dark mode recolors the
  * background, text, grid and bands (report.css defines them, with these
@@ -200,12 +198,45 @@ static const char *gray_var(const char *s, size_t *len) {
     return NULL;
 }
 
+/* Cairo numbers its ids (glyph3-7, surface12, clip4) from process-wide
+ * counters, so they depend on what was drawn before, on any thread: each
+ * distinct id becomes pfx, its letters and a number counted per SVG in order
+ * of first appearance (c3-glyph0, c3-surface1), the same for the same chart
+ * whatever came before. A table of the ids seen: open addressing on their text.
+ * Patterns start with 'i', 'h', 'u' (or 'r', a gray); strpbrk jumps between them. */
+typedef struct id_map { const char **s; size_t *len; unsigned *num; size_t cap, n; } id_map;
+static size_t id_hash(const char *s, size_t n) {
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+static unsigned id_number(id_map *m, const char *s, size_t n) {
+    if (2 * (m->n + 1) > m->cap) {
+        id_map g = {xcalloc(m->cap ? 2 * m->cap : 64, sizeof *g.s), NULL, NULL, m->cap ? 2 * m->cap : 64, m->n};
+        g.len = xcalloc(g.cap, sizeof *g.len), g.num = xcalloc(g.cap, sizeof *g.num);
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->s[i]) continue;
+            size_t k = id_hash(m->s[i], m->len[i]) & (g.cap - 1);
+            while (g.s[k]) k = (k + 1) & (g.cap - 1);
+            g.s[k] = m->s[i], g.len[k] = m->len[i], g.num[k] = m->num[i];
+        }
+        free(m->s), free(m->len), free(m->num);
+        *m = g;
+    }
+    size_t k = id_hash(s, n) & (m->cap - 1);
+    for (; m->s[k]; k = (k + 1) & (m->cap - 1))
+        if (m->len[k] == n && !memcmp(m->s[k], s, n)) return m->num[k];
+    m->s[k] = s, m->len[k] = n, m->num[k] = (unsigned)m->n++;
+    return m->num[k];
+}
+
 static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
     static const char *pats[] = {"id=\"", "href=\"#", "url(#"};
     static const size_t plen[] = {4, 7, 5};
+    id_map ids = {0};
     while (*s) {
         const char *c = strpbrk(s, "ihur");
-        if (!c) { sbuf_puts(out, s); return; }
+        if (!c) { sbuf_puts(out, s); break; }
         sbuf_putn(out, s, (size_t)(c - s));
         s = c;
         size_t glen;
@@ -220,10 +251,15 @@ static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
             if (!strncmp(s, pats[i], plen[i])) { hit = i; break; }
         if (hit >= 0) {
             sbuf_putn(out, pats[hit], plen[hit]);
-            sbuf_puts(out, pfx);
             s += plen[hit];
+            size_t n = strcspn(s, hit == 2 ? ")\"" : "\"");
+            size_t stem = 0; /* the id's letters: glyph, surface, clip */
+            while (stem < n && ((s[stem] >= 'a' && s[stem] <= 'z') || (s[stem] >= 'A' && s[stem] <= 'Z'))) stem++;
+            sbuf_printf(out, "%s%.*s%u", pfx, (int)stem, s, id_number(&ids, s, n));
+            s += n;
         } else sbuf_putc(out, *s++);
     }
+    free(ids.s), free(ids.len), free(ids.num);
 }
 
 char *chart_svg(const chart *c, const char *pfx) {

@@ -92,6 +92,33 @@ TEST(chart_svg_is_inline_safe) {
     free(svg);
 }
 
+/* the same chart gives the same SVG whatever was drawn before it (Cairo's ids
+ * come from process-wide counters: surface3 the first time, surface5 the next),
+ * and every reference names an id of the same SVG */
+TEST(chart_svg_ids_reproducible) {
+    const char *labels[] = {"matmul", "softmax"};
+    double vals[] = {3e6, 1e6};
+    chart c = {.kind = CHART_HBAR, .title = "Top kernels", .unit = UNIT_NS, .labels = labels, .values = vals, .n = 2};
+    char *a = chart_svg(&c, "t2-");
+    const char *other[] = {"ÄÖÜ other glyphs", "xyz"};
+    chart c2 = {.kind = CHART_PIE, .title = "Something else", .unit = UNIT_NS, .labels = other, .values = vals, .n = 2};
+    free(chart_svg(&c2, "t3-"));
+    char *b = chart_svg(&c, "t2-");
+    CHECK(strcmp(a, b) == 0);
+    CHECK(strstr(a, "id=\"t2-glyph0\"") != NULL);
+    int refs = 0, bad = 0;
+    for (const char *p = a; (p = strstr(p, "href=\"#")); p += 7) {
+        char want[80];
+        size_t n = strcspn(p + 7, "\"");
+        snprintf(want, sizeof want, "id=\"%.*s\"", (int)(n < 60 ? n : 60), p + 7);
+        refs++, bad += strstr(a, want) == NULL;
+    }
+    CHECK(refs > 0);
+    CHECK_EQ_I(bad, 0);
+    free(a);
+    free(b);
+}
+
 typedef struct png_src { const unsigned char *p; size_t n, at; } png_src;
 static cairo_status_t png_read(void *arg, unsigned char *d, unsigned int n) {
     png_src *s = arg;

@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *kind_name(char k) {
+/* the kind and, for times, sizes and counts, the range the reader checks (validate.c) */
+static const char *kind_name(const pc_col *c) {
+    char k = c->kind;
+    if (tab_col_bounded(c))
+        return k == 'I' ? "integer 0 to 2^62" : k == 'J' ? "integer within ±2^62" : k == 'F' ? "number 0 to 2^62" : k == 'V' ? "list of numbers 0 to 2^62" : "?";
     return k == 'S' ? "string" : k == 'I' ? "integer >= 0" : k == 'J' ? "integer" : k == 'F' ? "number >= 0" : k == 'B' ? "bool" : k == 'V' ? "list of numbers >= 0" : "?";
 }
 
@@ -28,10 +32,14 @@ int main(int argc, char **argv) {
         printf("| key | kind | unit | shown as | definition |\n|---|---|---|---|---|\n");
         for (size_t q = 0; q < d->ncols; q++) {
             const pc_col *c = &d->cols[q];
-            printf("| `%s` | %s | %s | %s | %s |\n", c->key, kind_name(c->kind), c->unit[0] ? c->unit : "", c->label, c->def);
+            printf("| `%s` | %s | %s | %s | %s |\n", c->key, kind_name(c), c->unit[0] ? c->unit : "", c->label, c->def);
         }
         printf("\n");
     }
-    printf("Every value may be null: a figure the input cannot give.\n");
+    printf("Every value may be null: a figure the input cannot give. Every number is finite; times, sizes and counts\n"
+           "(units ns, µs, bytes, count) are within 2^62, as are the numbers of `timeline.rows[].boxes` and\n"
+           "`trace_timeline.events`. In `call_stacks.rows` and `module_rows` a row's `parent` is an earlier row\n"
+           "(or -1 for a root) and its `depth` its parent's plus one (0 for a root). A summary.json read with a\n"
+           "number outside its range is refused (exit 2), naming the key.\n");
     return 0;
 }

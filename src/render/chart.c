@@ -131,9 +131,10 @@ static void dims(const chart *c, double *w, double *h) {
     else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + ch_legend_space(c->nlegend);
     else if (c->kind == CHART_ROOFLINE) *h = 380;
     else if (c->kind == CHART_FLAME) {
-        int d = 0;
-        for (size_t i = 0; i < c->nflame; i++) d = c->fdepth[i] + 1 > d ? c->fdepth[i] + 1 : d;
-        *h = 44 + 18.0 * (d < 32 ? d : 32);
+        int d = 0; /* rows shown: depths 0..31 (ch_draw_flame skips others) */
+        for (size_t i = 0; i < c->nflame; i++)
+            if (c->fdepth[i] >= 0 && c->fdepth[i] < 32 && c->fdepth[i] + 1 > d) d = c->fdepth[i] + 1;
+        *h = 44 + 18.0 * d;
     }
     else *h = 300 + ch_legend_space(c->nseries);
 }

@@ -10,6 +10,15 @@
 
 enum { MAX_TICKS = 64 }; /* at most this many ticks on an axis */
 
+/* Values from a summary may be any finite number (1e308) or, in a chart's own
+ * arithmetic, not finite: every value a chart computes a range from goes
+ * through ch_fin (NaN 0, else within +-CH_MAX, so a difference or a sum of a
+ * few stays finite), every coordinate handed to Cairo through ch_xy (NaN 0,
+ * else within +-CH_XY points: Cairo's fixed point holds +-8 million) */
+#define CH_MAX 1e300
+#define CH_XY 1e6
+static inline double ch_fin(double v) { return v != v ? 0 : v > CH_MAX ? CH_MAX : v < -CH_MAX ? -CH_MAX : v; }
+static inline double ch_xy(double v) { return v != v ? 0 : v > CH_XY ? CH_XY : v < -CH_XY ? -CH_XY : v; }
 void ch_set_col(cairo_t *cr, int i);                                    /* palette color i */
 void ch_fmt_unit(char *buf, size_t cap, double v, int unit);           /* an axis or bar value in its unit */
 /* text at x, y, shortened with an ellipsis to max_w (0: no limit); align 0 left, 1 right, 2 center */

@@ -2,6 +2,7 @@
  * bars, pie, lines, stacked bars, the step timeline, the roofline and the
  * flame graph; shared primitives come from chart.c (chart_int.h). */
 #include "chart_int.h"
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@ void ch_draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
     double label_w = w * 0.42, left = label_w + 16, right = w - 80, top = 34, bottom = h - 34;
     size_t n = c->n;
     double maxv = 0, minv = 0;
-    for (size_t i = 0; i < n; i++) maxv = fmax(maxv, c->values[i]), minv = fmin(minv, c->values[i]);
+    for (size_t i = 0; i < n; i++) maxv = fmax(maxv, ch_fin(c->values[i])), minv = fmin(minv, ch_fin(c->values[i]));
     if (maxv <= 0 && minv >= 0) maxv = 1;
     double span = maxv - minv;
     /* negative values (a diff's improvements) grow left of a zero line */
@@ -24,7 +25,7 @@ void ch_draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
     int nt = ch_tick_values(minv, maxv, 0.0001, step, tv);
     for (int ti = 0; ti < nt; ti++) {
         double v = tv[ti];
-        double x = left + (right - left) * (v - minv) / span;
+        double x = ch_xy(left + (right - left) * (v - minv) / span);
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, x, top);
         cairo_line_to(cr, x, bottom);
@@ -34,8 +35,8 @@ void ch_draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
         ch_text(cr, x, bottom + 14, buf, 0, 2);
     }
     for (size_t i = 0; i < n; i++) {
-        double y = top + i * bh, v = c->values[i];
-        double x1 = zero, x2 = left + (right - left) * (v - minv) / span;
+        double y = top + i * bh, v = ch_fin(c->values[i]);
+        double x1 = ch_xy(zero), x2 = ch_xy(left + (right - left) * (v - minv) / span);
         ch_set_col(cr, c->colors ? c->colors[i] : 0);
         cairo_rectangle(cr, fmin(x1, x2), y + bh * 0.15, fabs(x2 - x1), bh * 0.7);
         cairo_fill(cr);
@@ -57,11 +58,11 @@ void ch_draw_hbar(cairo_t *cr, const chart *c, double w, double h) {
 
 void ch_draw_pie(cairo_t *cr, const chart *c, double w, double h) {
     double total = 0;
-    for (size_t i = 0; i < c->n; i++) total += fmax(0, c->values[i]);
+    for (size_t i = 0; i < c->n; i++) total = ch_fin(total + fmax(0, ch_fin(c->values[i])));
     double r = fmin(w * 0.45, h - 60) / 2, cx = 20 + r, cy = 34 + r + 6;
     double a = -M_PI / 2;
     for (size_t i = 0; i < c->n && total > 0; i++) {
-        double da = 2 * M_PI * fmax(0, c->values[i]) / total;
+        double da = 2 * M_PI * fmax(0, ch_fin(c->values[i])) / total;
         ch_set_col(cr, c->colors ? c->colors[i] : (int)i);
         cairo_move_to(cr, cx, cy);
         cairo_arc(cr, cx, cy, r, a, a + da);
@@ -81,7 +82,7 @@ void ch_draw_pie(cairo_t *cr, const chart *c, double w, double h) {
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         ch_fmt_unit(v, sizeof v, c->values[i], c->unit);
-        snprintf(buf, sizeof buf, "%.1f%%  %s", total > 0 ? 100 * c->values[i] / total : 0, c->labels[i]);
+        snprintf(buf, sizeof buf, "%.1f%%  %s", total > 0 ? 100 * ch_fin(c->values[i]) / total : 0, c->labels[i]);
         ch_text(cr, lx + 14, ly, buf, w - lx - 20, 0);
         ly += 16;
         if (ly > h - 6) break;
@@ -102,7 +103,7 @@ static void axes_y(cairo_t *cr, double left, double right, double top, double bo
     int nt = ch_tick_values(0, maxv, 0.0001, step, tv);
     for (int ti = 0; ti < nt; ti++) {
         double v = tv[ti];
-        double y = bottom - (bottom - top) * v / maxv;
+        double y = ch_xy(bottom - (bottom - top) * v / maxv);
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, left, y);
         cairo_line_to(cr, right, y);
@@ -131,9 +132,9 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     for (size_t s = 0; s < c->nseries; s++)
         for (size_t i = 0; i < c->series[s].n; i++) {
-            xmin = fmin(xmin, c->series[s].x[i]);
-            xmax = fmax(xmax, c->series[s].x[i]);
-            ymax = fmax(ymax, c->series[s].y[i]);
+            xmin = fmin(xmin, ch_fin(c->series[s].x[i]));
+            xmax = fmax(xmax, ch_fin(c->series[s].x[i]));
+            ymax = fmax(ymax, ch_fin(c->series[s].y[i]));
         }
     if (!(xmax > xmin)) { xmin = 0; xmax = 1; }
     if (ymax <= 0) ymax = 1;
@@ -145,7 +146,7 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     int nt = ch_tick_values(xmin, xmax, 0, step, tv);
     for (int ti = 0; ti < nt; ti++) {
         double v = tv[ti];
-        double x = left + (right - left) * (v - xmin) / (xmax - xmin);
+        double x = ch_xy(left + (right - left) * (v - xmin) / (xmax - xmin));
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
         ch_fmt_unit(buf, sizeof buf, v, c->xunit);
         /* centred under its tick, but never past the chart's right edge */
@@ -156,7 +157,7 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     }
     cairo_set_line_width(cr, 1);
     for (size_t m = 0; m < c->nmarks; m++) {
-        double x = left + (right - left) * (c->marks[m] - xmin) / (xmax - xmin);
+        double x = ch_xy(left + (right - left) * (ch_fin(c->marks[m]) - xmin) / (xmax - xmin));
         double d[] = {3, 3};
         cairo_set_dash(cr, d, 2, 0);
         cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
@@ -172,8 +173,8 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
         const chart_series *se = &c->series[s];
         ch_set_col(cr, se->color);
         for (size_t i = 0; i < se->n; i++) {
-            double x = left + (right - left) * (se->x[i] - xmin) / (xmax - xmin);
-            double y = bottom - (bottom - top) * fmin(se->y[i], ymax) / ymax;
+            double x = ch_xy(left + (right - left) * (ch_fin(se->x[i]) - xmin) / (xmax - xmin));
+            double y = ch_xy(bottom - (bottom - top) * fmin(ch_fin(se->y[i]), ymax) / ymax);
             if (i == 0) cairo_move_to(cr, x, y);
             else cairo_line_to(cr, x, y);
         }
@@ -192,7 +193,7 @@ void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     double ymax = 0;
     for (size_t k = 0; k < c->ncat; k++) {
         double sum = 0;
-        for (size_t s = 0; s < c->nseries; s++) sum += k < c->series[s].n ? fmax(0, c->series[s].y[k]) : 0;
+        for (size_t s = 0; s < c->nseries; s++) sum = ch_fin(sum + (k < c->series[s].n ? fmax(0, ch_fin(c->series[s].y[k])) : 0));
         ymax = fmax(ymax, sum);
     }
     if (ymax <= 0) ymax = 1;
@@ -210,10 +211,10 @@ void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     for (size_t k = 0; k < c->ncat; k++) {
         double y = bottom;
         for (size_t s = 0; s < c->nseries; s++) {
-            double v = k < c->series[s].n ? fmax(0, c->series[s].y[k]) : 0;
+            double v = k < c->series[s].n ? fmax(0, ch_fin(c->series[s].y[k])) : 0;
             double hh = (bottom - top) * v / ymax;
             ch_set_col(cr, c->series[s].color);
-            cairo_rectangle(cr, left + k * bw + bw * 0.12, y - hh, bw * 0.76, hh);
+            cairo_rectangle(cr, left + k * bw + bw * 0.12, ch_xy(y - hh), bw * 0.76, ch_xy(hh));
             cairo_fill(cr);
             y -= hh;
         }
@@ -236,8 +237,8 @@ void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
     double label_w = 150, left = label_w + 8, right = w - 16, top = 34, rowh = 20;
     double maxx = 0;
     for (size_t r = 0; r < c->nrows; r++)
-        for (size_t i = 0; i < c->rows[r].n; i++) maxx = fmax(maxx, c->rows[r].e[i]);
-    if (maxx <= 0) maxx = 1;
+        for (size_t i = 0; i < c->rows[r].n; i++) maxx = fmax(maxx, ch_fin(c->rows[r].e[i]));
+    if (!(maxx >= 1e-300)) maxx = 1; /* and (right - left) / maxx stays finite */
     double px = (right - left) / maxx;
     for (size_t r = 0; r < c->nrows; r++) {
         double y = top + (double)r * rowh;
@@ -247,7 +248,8 @@ void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         ch_text(cr, label_w, y + rowh * 0.5 + 4, c->rows[r].label, label_w - 4, 1);
         for (size_t i = 0; i < c->rows[r].n; i++) {
-            double x0 = left + c->rows[r].s[i] * px, bw = fmax(1.0, (c->rows[r].e[i] - c->rows[r].s[i]) * px);
+            double s0 = ch_fin(c->rows[r].s[i]), e0 = ch_fin(c->rows[r].e[i]);
+            double x0 = ch_xy(left + s0 * px), bw = ch_xy(fmax(1.0, (e0 - s0) * px));
             ch_set_col(cr, c->rows[r].color[i]);
             cairo_rectangle(cr, x0, y + 2, bw, rowh - 4);
             cairo_fill(cr);
@@ -261,7 +263,7 @@ void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
     int nt = ch_tick_values(0, maxx, 0.0001, step, tv);
     for (int ti = 0; ti < nt; ti++) {
         double v = tv[ti];
-        double x = left + v * px;
+        double x = ch_xy(left + v * px);
         cairo_move_to(cr, x, bottom);
         cairo_line_to(cr, x, bottom + 4);
         cairo_stroke(cr);
@@ -272,37 +274,50 @@ void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h) {
     ch_legend(cr, left, bottom + 50, right - left, c->legend_names, c->legend_colors, c->nlegend);
 }
 
+/* log10 of a positive finite value, else -inf (nothing to draw) */
+static double lg(double v) { return v > 0 && v <= DBL_MAX ? log10(v) : -INFINITY; }
+
 /* ROOFLINE: log-log axes by decades; the memory roof bw x intensity up to the
- * highest ceiling; each ceiling flat from its ridge; points as circles */
+ * highest ceiling; each ceiling flat from its ridge; points as circles. The
+ * range is found in decades (log10 of any positive finite value is within
+ * -324..309), at most 12 of them within 10^-300..10^300, and drawn with a
+ * counted loop: a value near the largest double made the range infinite and
+ * the decade loop endless. */
 void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
     double left = 84, right = w - 24, top = 34, bottom = h - 58;
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0, cmax = 0;
+    double lxmin = INFINITY, lxmax = -INFINITY, lymin = INFINITY, lymax = -INFINITY, lc = -INFINITY;
     for (size_t i = 0; i < c->npoints; i++) {
-        if (!(c->px[i] > 0 && c->py[i] > 0)) continue;
-        xmin = fmin(xmin, c->px[i]), xmax = fmax(xmax, c->px[i]);
-        ymin = fmin(ymin, c->py[i]), ymax = fmax(ymax, c->py[i]);
+        double lx = lg(c->px[i]), ly = lg(c->py[i]);
+        if (lx == -INFINITY || ly == -INFINITY) continue;
+        lxmin = fmin(lxmin, lx), lxmax = fmax(lxmax, lx);
+        lymin = fmin(lymin, ly), lymax = fmax(lymax, ly);
     }
-    for (size_t k = 0; k < c->nceil; k++) cmax = fmax(cmax, c->ceil_tflops[k]);
-    if (c->roof_gbs > 0 && cmax > 0) xmax = fmax(xmax, cmax * 1e3 / c->roof_gbs * 4), xmin = fmin(xmin, cmax * 1e3 / c->roof_gbs / 64);
-    ymax = fmax(ymax, cmax);
-    xmax *= 3; /* room right of the last point for its label */
-    if (!(xmax > 0) || !(ymax > 0)) return;
-    if (!isfinite(xmin) || xmin <= 0) xmin = xmax / 1000;
-    if (!isfinite(ymin) || ymin <= 0) ymin = ymax / 1000;
+    for (size_t k = 0; k < c->nceil; k++) lc = fmax(lc, lg(c->ceil_tflops[k]));
+    double lroof = lg(c->roof_gbs);
+    /* the ridge of the highest ceiling, cmax * 1e3 / roof, in decades */
+    if (lroof > -INFINITY && lc > -INFINITY)
+        lxmax = fmax(lxmax, lc + 3 - lroof + log10(4)), lxmin = fmin(lxmin, lc + 3 - lroof - log10(64));
+    lymax = fmax(lymax, lc);
+    if (lxmax == -INFINITY || lymax == -INFINITY) return;
+    lxmax += log10(3); /* room right of the last point for its label */
+    if (lxmin == INFINITY) lxmin = lxmax - 3;
+    if (lymin == INFINITY) lymin = lymax - 3;
     /* whole decades around the data */
-    double lx0 = floor(log10(xmin)), lx1 = ceil(log10(xmax)), ly0 = floor(log10(ymin)), ly1 = ceil(log10(ymax * 1.5));
-    if (lx1 <= lx0) lx1 = lx0 + 1;
-    if (ly1 <= ly0) ly1 = ly0 + 1;
-    if (lx1 - lx0 > 12) lx0 = lx1 - 12;
-    if (ly1 - ly0 > 12) ly0 = ly1 - 12;
-#define RX(v) (left + (right - left) * (log10(v) - lx0) / (lx1 - lx0))
-#define RY(v) (bottom - (bottom - top) * (log10(v) - ly0) / (ly1 - ly0))
+    double lx0 = floor(lxmin), lx1 = ceil(lxmax), ly0 = floor(lymin), ly1 = ceil(lymax + log10(1.5));
+    lx1 = fmin(fmax(lx1, -299), 300), ly1 = fmin(fmax(ly1, -299), 300);
+    lx0 = fmin(fmax(lx0, lx1 - 12), lx1 - 1), ly0 = fmin(fmax(ly0, ly1 - 12), ly1 - 1);
+    lx0 = fmax(lx0, -300), ly0 = fmax(ly0, -300);
+#define RX(v) ch_xy(left + (right - left) * (lg(v) - lx0) / (lx1 - lx0))
+#define RY(v) ch_xy(bottom - (bottom - top) * (lg(v) - ly0) / (ly1 - ly0))
+#define RLX(l) ch_xy(left + (right - left) * ((l) - lx0) / (lx1 - lx0))
+#define RLY(l) ch_xy(bottom - (bottom - top) * ((l) - ly0) / (ly1 - ly0))
     char buf[64];
     cairo_set_line_width(cr, 1);
     /* a grid line and a label at every decade: vertical lines (x axis), then horizontal (y) */
-    for (int axis = 0; axis < 2; axis++)
-        for (double d = axis ? ly0 : lx0; d <= (axis ? ly1 : lx1) + 1e-9; d++) {
-            double at = axis ? RY(pow(10, d)) : RX(pow(10, d));
+    for (int axis = 0; axis < 2; axis++) {
+        int nd = (int)((axis ? ly1 - ly0 : lx1 - lx0) + 0.5);
+        for (int k = 0; k <= nd && k <= 12; k++) {
+            double d = (axis ? ly0 : lx0) + k, at = axis ? RLY(d) : RLX(d);
             cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
             if (axis) cairo_move_to(cr, left, at), cairo_line_to(cr, right, at);
             else cairo_move_to(cr, at, top), cairo_line_to(cr, at, bottom);
@@ -312,35 +327,35 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
             if (axis) ch_text(cr, left - 6, at + 4, buf, 0, 1);
             else ch_text(cr, at, bottom + 14, buf, 0, 2);
         }
+    }
     cairo_save(cr);
     cairo_rectangle(cr, left, top, right - left, bottom - top);
     cairo_clip(cr);
-    /* the memory roof, then each ceiling from its ridge */
+    /* the memory roof, then each ceiling from its ridge (in decades: roof x intensity / 1e3) */
     cairo_set_line_width(cr, 2);
-    if (c->roof_gbs > 0 && cmax > 0) {
-        double xa = pow(10, lx0), xr = cmax * 1e3 / c->roof_gbs;
+    if (lroof > -INFINITY && lc > -INFINITY) {
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-        cairo_move_to(cr, RX(xa), RY(fmax(c->roof_gbs * xa / 1e3, pow(10, ly0 - 1))));
-        cairo_line_to(cr, RX(xr), RY(cmax));
+        cairo_move_to(cr, RLX(lx0), RLY(fmax(lroof + lx0 - 3, ly0 - 1)));
+        cairo_line_to(cr, RLX(lc + 3 - lroof), RLY(lc));
         cairo_stroke(cr);
     }
     for (size_t k = 0; k < c->nceil; k++) {
-        double xr = c->roof_gbs > 0 ? c->ceil_tflops[k] * 1e3 / c->roof_gbs : pow(10, lx0);
+        double lk = lg(c->ceil_tflops[k]), lxr = lroof > -INFINITY ? lk + 3 - lroof : lx0;
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         double d[] = {5, 3};
         cairo_set_dash(cr, d, k ? 2 : 0, 0);
-        cairo_move_to(cr, RX(xr), RY(c->ceil_tflops[k]));
-        cairo_line_to(cr, right, RY(c->ceil_tflops[k]));
+        cairo_move_to(cr, RLX(lxr), RLY(lk));
+        cairo_line_to(cr, right, RLY(lk));
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
     }
     /* points: area by size, biggest first so the small stay visible */
     double smax = 0;
-    for (size_t i = 0; i < c->npoints; i++) smax = fmax(smax, c->psize ? c->psize[i] : 1);
+    for (size_t i = 0; i < c->npoints; i++) smax = fmax(smax, c->psize ? ch_fin(c->psize[i]) : 1);
     cairo_set_line_width(cr, 1);
     for (size_t i = 0; i < c->npoints; i++) {
         if (!(c->px[i] > 0 && c->py[i] > 0)) continue;
-        double r = 3 + 12 * sqrt(smax > 0 && c->psize ? c->psize[i] / smax : 1);
+        double r = 3 + 12 * sqrt(smax > 0 && c->psize ? fmax(0, ch_fin(c->psize[i]) / smax) : 1);
         ch_set_col(cr, c->pcolor ? c->pcolor[i] : 0);
         cairo_arc(cr, RX(c->px[i]), RY(c->py[i]), r, 0, 2 * M_PI);
         cairo_fill_preserve(cr);
@@ -383,6 +398,8 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
 #undef RX
 #undef RY
+#undef RLX
+#undef RLY
 }
 
 enum { FLAME_ROW = 18, FLAME_DEPTH = 32 };
@@ -390,9 +407,10 @@ void ch_draw_flame(cairo_t *cr, const chart *c, double w, double h) {
     double left = 10, right = w - 10, top = 34;
     (void)h;
     for (size_t i = 0; i < c->nflame; i++) {
-        if (c->fdepth[i] >= FLAME_DEPTH) continue;
-        double x = left + (right - left) * c->fx[i], bw = (right - left) * c->fw[i], y = top + FLAME_ROW * c->fdepth[i];
-        if (bw < 0.5) continue;
+        if (c->fdepth[i] < 0 || c->fdepth[i] >= FLAME_DEPTH) continue; /* and FLAME_ROW * depth cannot overflow */
+        double x = ch_xy(left + (right - left) * ch_fin(c->fx[i])), bw = ch_xy((right - left) * ch_fin(c->fw[i]));
+        double y = top + FLAME_ROW * c->fdepth[i];
+        if (!(bw >= 0.5)) continue;
         /* warm colors, by the frame's text, so one function keeps its color */
         unsigned hsh = 2166136261u;
         for (const char *p = c->flabels[i]; *p; p++) hsh = (hsh ^ (unsigned char)*p) * 16777619u;

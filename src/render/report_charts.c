@@ -314,6 +314,9 @@ static void rank_charts(chart_out *co, const pc_summary *sm) {
     for (int k = 0; k < 3; k++) free(y[k]);
 }
 
+/* row i's parent is an earlier row (null, -1 or any other value: a root) */
+static int flame_has_parent(int64_t p, size_t i) { return p != PC_NULL_I && p >= 0 && (uint64_t)p < i; }
+
 /* a tree of call_stacks (rows_key: rows by call stack, module_rows by
  * nn.Module, depth-first) as flame graph id: each node as wide as its device
  * time (CPU time when no node has device time), children left to right from
@@ -330,15 +333,16 @@ static void flame_chart(chart_out *co, const pc_table *t, const char *id, const 
     int *dp = xcalloc(n, sizeof *dp);
     const char **lab = xcalloc(n, sizeof *lab);
     for (size_t i = 0; i < n; i++)
-        if (PC_OR(rows[i].parent, -1) < 0) total += PC_OR(by_dev ? rows[i].device_ns : rows[i].cpu_ns, 0);
+        if (!flame_has_parent(rows[i].parent, i)) total += PC_OR(by_dev ? rows[i].device_ns : rows[i].cpu_ns, 0);
     if (total <= 0) goto done;
+    /* a node's depth is its parent's plus one, whatever the row says; a parent
+     * that is not an earlier row (the validator refuses it) makes a root */
     for (size_t i = 0; i < n; i++) {
         const tab_stack_frame *r = &rows[i];
-        int p = (int)PC_OR(r->parent, -1);
+        int64_t p = r->parent;
         wd[i] = PC_OR(by_dev ? r->device_ns : r->cpu_ns, 0) / total;
-        if (p < 0 || (size_t)p >= i) x[i] = root_at, root_at += wd[i];
-        else x[i] = x[p] + next[p], next[p] += wd[i];
-        dp[i] = (int)PC_OR(r->depth, 0);
+        if (!flame_has_parent(p, i)) x[i] = root_at, root_at += wd[i], dp[i] = 0;
+        else x[i] = x[p] + next[p], next[p] += wd[i], dp[i] = dp[p] < 1000 ? dp[p] + 1 : 1000;
         lab[i] = PC_S(r->frame, "");
     }
     char title[96];

@@ -60,6 +60,11 @@ const pc_col *tab_col(const pc_table_def *d, const char *key) {
     return NULL;
 }
 
+int tab_col_bounded(const pc_col *c) {
+    return c->kind != 'S' && c->kind != 'B' &&
+           (!strcmp(c->unit, "ns") || !strcmp(c->unit, "µs") || !strcmp(c->unit, "bytes") || !strcmp(c->unit, "count"));
+}
+
 char tab_kind(const pc_table_def *d, const char *key) {
     for (size_t i = 0; i < d->ncols; i++)
         if (d->cols[i].group && !strcmp(d->cols[i].group, key)) return 'O';

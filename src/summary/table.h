@@ -101,6 +101,9 @@ const pc_table *tab_empty(int id);
 int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);
 /* a record's one row from the members of object o (validated as above) */
 void tab_record_from_json(pc_table *t, const cJSON *o, pc_arena *strs);
+/* 1 when the column's numbers stay within +-2^62 (its unit ns, µs, bytes or
+ * count: times, sizes and counts), 0 when any finite number is in range */
+int tab_col_bounded(const pc_col *c);
 /* the kind of a column's key ('S', 'U' for I and F, 'B'), for the validator; 0 if none */
 char tab_kind(const pc_table_def *d, const char *key);
 /* a number as summary.json writes it: 15 significant digits (17 from 1e15 on),

@@ -91,6 +91,29 @@ static int sk_time_or_size(const char *path) {
            (n >= 7 && !strcmp(path + n - 7, ".number")) || strstr(path, "durations_ns") != NULL;
 }
 
+/* the largest magnitude of a number at path: 2^62 for a time, size or count
+ * (a key ending in _ns or bytes, a step's number, a column in ns, µs, bytes or
+ * count, the numbers of the timelines' boxes and events), else the largest
+ * finite number (FLOPs, rates and shares, which charts clamp) */
+static double sk_bound(const char *path) {
+    if (sk_time_or_size(path) || !strncmp(path, "timeline.rows[].boxes", 21) || !strncmp(path, "trace_timeline.events", 21))
+        return SK_MAX_NUM;
+    for (int i = 0; i < TAB_COUNT; i++) {
+        const pc_table_def *d = &pc_table_defs[i];
+        size_t n = strlen(d->path);
+        if (strncmp(path, d->path, n) != 0) continue;
+        const char *key = d->record ? (path[n] == '.' ? path + n + 1 : NULL) : (!strncmp(path + n, "[].", 3) ? path + n + 3 : NULL);
+        if (!key) continue;
+        char k[96];
+        snprintf(k, sizeof k, "%s", key);
+        size_t kl = strlen(k);
+        if (kl > 2 && !strcmp(k + kl - 2, "[]")) k[kl - 2] = 0; /* a list's element */
+        const pc_col *c = tab_col(d, k);
+        if (c) return tab_col_bounded(c) ? SK_MAX_NUM : DBL_MAX;
+    }
+    return DBL_MAX;
+}
+
 /* push/pop one step of the path; 0 when the path is too long to be known */
 static int sk_push(sk_walk *w, const char *step, int index, size_t *saved, size_t *saved_where) {
     *saved = w->len;
@@ -194,7 +217,7 @@ static cJSON *sk_value(sk_walk *w, const cJSON *v, char kind) {
         if (cJSON_IsNumber(v)) {
             /* times and sizes stay within +-2^62 (int64 nanoseconds and bytes with room for sums);
              * other figures (FLOPs, rates, shares) need only be finite */
-            double x = v->valuedouble, bound = sk_time_or_size(w->path) ? SK_MAX_NUM : DBL_MAX;
+            double x = v->valuedouble, bound = sk_bound(w->path);
             ok = isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
             if (!ok) {
                 PC_ERRF(w->err, PC_EINPUT, "%s: %g is out of range (%s up to %s)", w->where, x, kind == 'U' ? "0" : "minus as much",
@@ -263,6 +286,30 @@ static void lift_record(pc_summary *s, int id) {
     for (size_t i = 0; exists; i++) lift_record_in(s, id, pcs_record_host(s->doc, &pc_table_defs[id], i, &exists));
 }
 
+/* The call-stack trees (rows depth-first): each row's parent an earlier row or
+ * -1, its depth its parent's plus one (0 for a root), so no cycle and no depth
+ * beyond the row count reaches the flame graph */
+static int check_trees(pc_summary *ps, pc_err *err) {
+    static const struct { int id; const char *where; } trees[] = {{TAB_stack_frame, "call_stacks.rows"},
+                                                                  {TAB_module_frame, "call_stacks.module_rows"}};
+    for (size_t t = 0; t < 2; t++) {
+        const pc_table *tb = pc_summary_table_id(ps, trees[t].id);
+        const tab_stack_frame *r = tb ? (const tab_stack_frame *)tb->rows : NULL; /* both trees' rows: the same columns */
+        for (size_t i = 0; tb && i < tb->n; i++) {
+            int64_t p = r[i].parent, dep = r[i].depth;
+            if (p == PC_NULL_I) p = -1;
+            if (p < -1 || p >= (int64_t)i)
+                return PC_ERRF(err, PC_EINPUT, "%s[%zu].parent: %lld is not an earlier row (-1 for a root, or 0 to %lld)",
+                               trees[t].where, i, (long long)p, (long long)i - 1);
+            int64_t want = p < 0 ? 0 : (r[p].depth == PC_NULL_I ? 0 : r[p].depth) + 1;
+            if (dep != PC_NULL_I && dep != want)
+                return PC_ERRF(err, PC_EINPUT, "%s[%zu].depth: %lld, but its parent's depth plus one is %lld", trees[t].where, i,
+                               (long long)dep, (long long)want);
+        }
+    }
+    return 0;
+}
+
 int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t note_size, pc_err *err) {
     *outs = NULL;
     if (note_size) note[0] = 0;
@@ -306,6 +353,11 @@ int pc_summary_validate(const cJSON *in, pc_summary **outs, char *note, size_t n
     for (int i = 0; i < TAB_COUNT; i++)
         if (pc_table_defs[i].record) lift_record(ps, i);
         else lift(ps, s, pc_table_defs[i].path, i);
+    int rc = check_trees(ps, err);
+    if (rc) {
+        pc_summary_free(ps);
+        return rc;
+    }
     *outs = ps;
     return 0;
 }

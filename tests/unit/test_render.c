@@ -119,6 +119,38 @@ TEST(chart_svg_ids_reproducible) {
     free(b);
 }
 
+/* every chart kind finishes on values no summary may hold (infinities, NaN,
+ * the largest double, denormals, depths beyond int's range): the roofline's
+ * decade loop ran forever on an infinite range, the flame graph's height
+ * overflowed int on a depth of INT_MAX (UBSan: signed overflow) */
+TEST(chart_kinds_finish_on_extremes) {
+    const double big = 1.7976931348623157e308, tiny = 4.9e-324;
+    double v[] = {big, -big, INFINITY, NAN, tiny, 0};
+    const char *lab[] = {"a", "b", "c", "d", "e", "f"};
+    int dep[] = {2147483647, -2147483647 - 1, -1, 0, 31, 32};
+    int col[] = {0, 1, 2, 3, 4, 5};
+    chart_series se[2] = {{"s", v, v, 6, 0}, {"t", v + 1, v, 5, 1}};
+    chart_row rows[1] = {{"row", v, v + 1, col, 5}};
+    chart cs[] = {
+        {.kind = CHART_HBAR, .title = "hbar", .unit = UNIT_NS, .labels = lab, .values = v, .n = 6},
+        {.kind = CHART_PIE, .title = "pie", .unit = UNIT_NS, .labels = lab, .values = v, .n = 6},
+        {.kind = CHART_LINE, .title = "line", .unit = UNIT_PCT, .xunit = UNIT_NS, .series = se, .nseries = 2, .marks = v, .nmarks = 6},
+        {.kind = CHART_STACKED, .title = "stacked", .unit = UNIT_BYTES, .series = se, .nseries = 2, .categories = lab, .ncat = 6},
+        {.kind = CHART_TIMELINE, .title = "timeline", .rows = rows, .nrows = 1, .legend_names = lab, .legend_colors = col, .nlegend = 2},
+        {.kind = CHART_ROOFLINE, .title = "roofline", .px = v, .py = v + 1, .psize = v, .pcolor = col, .plabels = lab, .npoints = 5,
+         .roof_gbs = big, .ceil_tflops = v, .ceil_labels = lab, .nceil = 6},
+        {.kind = CHART_ROOFLINE, .title = "roofline", .px = v + 4, .py = v, .npoints = 2, .roof_gbs = tiny, .ceil_tflops = v + 4, .ceil_labels = lab, .nceil = 1},
+        {.kind = CHART_FLAME, .title = "flame", .fx = v, .fw = v + 2, .fdepth = dep, .flabels = lab, .nflame = 4},
+        {.kind = CHART_FLAME, .title = "flame", .fx = v + 2, .fw = v, .fdepth = dep + 2, .flabels = lab, .nflame = 4},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+        char *svg = chart_svg(&cs[i], "x-");
+        CHECK(svg && strncmp(svg, "<svg", 4) == 0);
+        CHECK(strstr(svg, "nan") == NULL && strstr(svg, "inf") == NULL); /* no coordinate Cairo could not take */
+        free(svg);
+    }
+}
+
 typedef struct png_src { const unsigned char *p; size_t n, at; } png_src;
 static cairo_status_t png_read(void *arg, unsigned char *d, unsigned int n) {
     png_src *s = arg;

@@ -5,6 +5,7 @@
 #include "trendreport.h"
 #include "view.h"
 #include "../summary/categories.h"
+#include "../util/sbuf.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdio.h>
@@ -80,6 +81,14 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
         double s = t->runs[i].step_ns;
         if (isfinite(s) && isfinite(prev) && prev > 0) cJSON_AddNumberToObject(r, "vs_previous_pct", 100 * (s - prev) / prev);
         if (isfinite(s)) prev = s;
+        /* the link to the run's report: a path made of folder names, so an href that no name can turn into a scheme */
+        const char *rep = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "report"));
+        if (rep) {
+            sbuf h = {0};
+            sbuf_href_path(&h, rep);
+            cJSON_ReplaceItemInObjectCaseSensitive(r, "report", cJSON_CreateString(h.data));
+            sbuf_free(&h);
+        }
     }
     *rc = co.rc;
     return v;

@@ -195,3 +195,27 @@ void sbuf_drain(sbuf *b, const sbuf_out *out, size_t at) {
     b->len = 0;
     b->data[0] = 0;
 }
+
+void sbuf_href_path(sbuf *b, const char *path) {
+    static const char hex[] = "0123456789ABCDEF";
+    int first = 1;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n) {
+            if (first && !((n == 2 && p[0] == '.' && p[1] == '.') || (n == 1 && p[0] == '.'))) sbuf_puts(b, "./");
+            else if (!first) sbuf_putc(b, '/');
+            first = 0;
+            for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)p[i];
+                if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~!$()*+,;=@", c)) sbuf_putc(b, (char)c);
+                else {
+                    char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+                    sbuf_putn(b, e, 3);
+                }
+            }
+        }
+        p += n;
+        if (*p) p++;
+    }
+    if (first) sbuf_puts(b, "./");
+}

@@ -30,4 +30,11 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n); /* GFM inline text, inert,
 void sbuf_md_code(sbuf *b, const char *s, size_t n);  /* a GFM code span holding s verbatim */
 void sbuf_csv(sbuf *b, const char *s, size_t n);      /* RFC 4180 field */
 void sbuf_base64(sbuf *b, const void *data, size_t n, int wrap); /* RFC 2045, lines of 76 when wrap */
+/* A relative path as an href (RFC 3986 relative-path reference): "./" first
+ * unless it starts with "." or "..", empty segments dropped (no "//" authority, no
+ * absolute path), each segment percent-encoded but for unreserved characters
+ * and ! $ ( ) * + , ; = @ (so ':' '?' '#' '%' quotes, space, controls and
+ * non-ASCII bytes are %XX): a name can never make a scheme, query or fragment.
+ * "javascript:x/report.html" -> "./javascript%3Ax/report.html". */
+void sbuf_href_path(sbuf *b, const char *path);
 #endif

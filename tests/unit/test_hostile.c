@@ -122,3 +122,19 @@ TEST(console_text_replaces_controls) {
         sbuf_free(&b);
     }
 }
+
+/* RFC 3986: a relative-path reference whose first segment has no ':', each segment's reserved and non-ASCII bytes %XX */
+TEST(href_path_is_a_relative_reference) {
+    static const char *const in[] = {"javascript:alert(1)/report.html", "a?b#c%d/report.html", "x\"onmouseover=y/r.html", "../hist/r7/report.html",
+                                     "../../a b/caf\xC3\xA9/report.html", "//evil.example/x", "/abs/x", "it's&<>\\`|{}^[]/x", "", "a//b/",
+                                     "./x", "mailto:y@z", "\x01\x7F\xFF/x"};
+    static const char *const want[] = {"./javascript%3Aalert(1)/report.html", "./a%3Fb%23c%25d/report.html", "./x%22onmouseover=y/r.html",
+                                       "../hist/r7/report.html", "../../a%20b/caf%C3%A9/report.html", "./evil.example/x", "./abs/x",
+                                       "./it%27s%26%3C%3E%5C%60%7C%7B%7D%5E%5B%5D/x", "./", "./a/b", "./x", "./mailto%3Ay@z", "./%01%7F%FF/x"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        sbuf b = {0};
+        sbuf_href_path(&b, in[i]);
+        CHECK_MSG(b.data && !strcmp(b.data, want[i]), "case %zu: got [%s], want [%s]", i, b.data ? b.data : "", want[i]);
+        sbuf_free(&b);
+    }
+}

@@ -205,6 +205,30 @@ else
 fi
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/inj" --email --email-subject "$(printf 'x\r\nBcc: victim@example.com')" -q
 check email_header_injection_blocked sh -c "! grep -q '^Bcc:' '$T/inj/summary.eml'"
+# a long subject of 2- 3- and 4-byte characters: RFC 2047 encoded words of at most 75 characters, each of
+# whole UTF-8 characters, on lines of at most 78; decoded and joined, exactly the subject given
+if command -v python3 > /dev/null; then
+    SUBJ=$(python3 -c 'print("\u00e9" * 300 + " \u6f22\u5b57" * 40 + " \U0001f600" * 30 + " end")')
+    "$PC" report examples/demo.pt.trace.json.gz -o "$T/subj" --email --email-subject "$SUBJ" -q --format md
+    check email_long_subject_folded env SUBJ="$SUBJ" python3 -c "
+import base64, os, re
+head = open('$T/subj/summary.eml', 'rb').read().split(b'\r\n\r\n')[0].decode('ascii').split('\r\n')
+i = next(k for k, l in enumerate(head) if l.startswith('Subject: '))
+lines = [head[i]]
+for l in head[i + 1:]:
+    if l[:1] != ' ': break
+    lines.append(l)
+assert all(len(l) <= 78 for l in lines), [len(l) for l in lines]
+words = ''.join(lines)[len('Subject: '):].split()
+assert len(words) > 1, 'one word'
+got = ''
+for w in words:
+    m = re.fullmatch(r'=\?utf-8\?B\?([A-Za-z0-9+/=]+)\?=', w)
+    assert m and len(w) <= 75, (len(w), w[:90])
+    got += base64.b64decode(m.group(1), validate=True).decode('utf-8')
+assert got == os.environ['SUBJ'], (len(got), len(os.environ['SUBJ']))
+"
+fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     for d in full host; do
         if python3 tests/py/check_md.py "$T/$d/summary.md" > "$T/md.out" 2>&1; then ok "markdown_renders_${d}"

@@ -5,6 +5,7 @@
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -16,17 +17,49 @@
 
 /* ---- e-mail: multipart/related { multipart/alternative { text, html }, PNGs } ---- */
 
-/* header values come from the user: no line breaks, RFC 2047 when not ASCII */
-static void header_value(sbuf *b, const char *v) {
-    int ascii = 1;
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) ascii &= *p >= 32 && *p < 127;
-    if (ascii) { sbuf_puts(b, v); return; }
+/* header values come from the user: controls dropped (no line breaks),
+ * invalid UTF-8 repaired; printable ASCII that fits the line as it is, else
+ * RFC 2047 encoded words of at most 75 characters, each of whole UTF-8
+ * characters, folded with CRLF SP so that every line stays within 78
+ * characters. col: where the value starts on its line ("Subject: " is 9). */
+static void header_value(sbuf *b, const char *v, size_t col) {
     sbuf clean = {0};
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-        if (*p >= 32 || *p == '\t') sbuf_putc(&clean, (char)*p);
-    sbuf_puts(b, "=?utf-8?B?");
-    sbuf_base64(b, clean.data ? clean.data : "", clean.len, 0);
-    sbuf_puts(b, "?=");
+    int ascii = 1;
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if ((*p < 32 && *p != '\t') || *p == 127) continue;
+        sbuf_putc(&clean, (char)*p);
+        ascii &= *p >= 32 && *p < 127;
+    }
+    const char *t = clean.data ? clean.data : "";
+    size_t n = clean.len, rn = 0, reps = 0;
+    if (ascii && col + n <= 78 && !strstr(t, "=?")) {
+        sbuf_puts(b, t);
+        sbuf_free(&clean);
+        return;
+    }
+    char *fixed = utf8_repair(t, n, &rn, &reps);
+    if (fixed) t = fixed, n = rn;
+    /* a word is 12 characters around the base64 of at most 45 bytes (60 characters) */
+    size_t i = 0, room = col + 12 < 78 ? (78 - col - 12) / 4 * 3 : 3;
+    if (room > 45) room = 45;
+    if (room < 3) room = 3;
+    do {
+        size_t k = i;
+        while (k < n) {
+            unsigned char c = (unsigned char)t[k];
+            size_t cl = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; /* valid UTF-8 after the repair */
+            if (k + cl > n) cl = n - k;
+            if (k - i + cl > room && k > i) break;
+            k += cl;
+        }
+        if (i) sbuf_puts(b, "\r\n ");
+        sbuf_puts(b, "=?utf-8?B?");
+        sbuf_base64(b, t + i, k - i, 0);
+        sbuf_puts(b, "?=");
+        i = k;
+        room = 45; /* the next lines: a space, then a word of at most 75 */
+    } while (i < n);
+    free(fixed);
     sbuf_free(&clean);
 }
 
@@ -52,10 +85,10 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tmv);
     sbuf_puts(&m, "From: perfcard <perfcard@localhost>\r\n");
-    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to); sbuf_puts(&m, "\r\n"); }
+    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to, 4); sbuf_puts(&m, "\r\n"); }
     sbuf_puts(&m, "Subject: ");
     char subj[512];
-    if (o->email_subject) snprintf(subj, sizeof subj, "%s", o->email_subject);
+    if (o->email_subject) header_value(&m, o->email_subject, 9); /* whole: header_value folds it */
     else {
         sbuf sb = {0};
         fmt_dur(&sb, PC_OR(PC_REC(s, steps)->median_ns, 0));
@@ -69,8 +102,8 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
         snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
                  sb.data ? sb.data : "", (int)PC_OR(PC_REC(s, suggestions)->count, 0));
         sbuf_free(&sb);
+        header_value(&m, subj, 9);
     }
-    header_value(&m, subj);
     sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());
     sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\"; type=\"multipart/alternative\"\r\n\r\n");
     sbuf_puts(&m, "This is a MIME message: a text and an HTML version of a perfcard summary.\r\n\r\n");

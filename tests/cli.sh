@@ -608,6 +608,44 @@ check trend_charts test -s "$T/tr7/charts/step.png"
 check trend_no_fail_exit_0 [ $? -eq 0 ]
 "$PC" trend "$H/r1/summary.json" -o "$T/tr1" > /dev/null 2>&1; check trend_one_run_exit_2 [ $? -eq 2 ]
 "$PC" trend "$H/r1/summary.json" "$T/bad.json" -o "$T/trbad" > /dev/null 2>&1; check trend_bad_input_exit_2 [ $? -eq 2 ]
+# Markdown over 60,000 characters: trend.md keeps the newest runs (400 runs whose 248-character names make a
+# 116,000-character table: the oldest left out, and how many said), diff.md (kernel and operator names of
+# 20,000 characters) is cut at a line end after its note's room is kept: each note whole, each file within 60,000
+if command -v python3 > /dev/null; then
+    python3 - "$H" "$T/mdcut" <<'PYEOF'
+import json, os, sys
+h, many = sys.argv[1], sys.argv[2]
+os.makedirs(many)
+s = json.load(open(h + '/r1/summary.json'))
+for i in range(1, 401):
+    s['run']['input'] = 'run%04d_%s.json' % (i, 'x' * 235)
+    json.dump(s, open('%s/s%04d.json' % (many, i), 'w'))
+def longer(o):
+    for k, v in (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()):
+        if k == 'name' and isinstance(v, str): o[k] = v + '_' + 'n' * 20000
+        else: longer(v)
+for r in ('r1', 'r7'):
+    s = json.load(open('%s/%s/summary.json' % (h, r)))
+    longer(s)
+    json.dump(s, open('%s/long_%s.json' % (many, r), 'w'))
+PYEOF
+    "$PC" trend "$T"/mdcut/s*.json -o "$T/trlong" -q --format md
+    check trend_md_keeps_the_newest_runs python3 -c "
+import re
+md = open('$T/trlong/trend.md', encoding='utf-8').read()
+assert len(md) <= 60000, len(md)
+rows = re.findall(r'^\| (\d+) \| \`run(\d{4})_', md, re.M)
+assert rows and rows[-1] == ('400', '0400'), rows[-1:]
+first = int(rows[0][0])
+assert [int(r[0]) for r in rows] == list(range(first, 401)), 'not the newest runs in order'
+note = '_The %d oldest runs are left out to fit 60,000 characters; trend.html and trend.json have every run._' % (first - 1)
+assert first > 1 and note in md, (first, md[-400:])"
+    "$PC" diff "$T/mdcut/long_r1.json" "$T/mdcut/long_r7.json" -o "$T/dlong" -q --format md
+    check diff_md_cut_note_whole python3 -c "
+md = open('$T/dlong/diff.md', encoding='utf-8').read()
+assert len(md) <= 60000, len(md)
+assert md.endswith('\n\n_Cut to fit 60,000 characters; diff.html and diff.json have everything._\n'), md[-200:]"
+fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
     if python3 tests/py/check_md.py "$T/tr7/trend.md" > "$T/md.out" 2>&1; then ok trend_markdown_renders; else bad trend_markdown_renders "$(cat "$T/md.out")"; fi

@@ -373,7 +373,8 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
 
 void rv_md_fit(sbuf *md, const char *note) {
     if (md->len <= PC_MD_MAX) return;
-    size_t cut = PC_MD_MAX - 200;
+    size_t room = strlen(note) + 5; /* "\n\n_" note "_\n": reserved first, so the note is always whole */
+    size_t cut = room < PC_MD_MAX ? PC_MD_MAX - room : 0;
     while (cut > 0 && md->data[cut] != '\n') cut--;
     md->len = cut;
     sbuf_printf(md, "\n\n_%s_\n", note);
@@ -392,7 +393,7 @@ int rv_write_doc(const cJSON *doc, const void *typed, const pc_report_opts *o, c
     /* charts/ checked before anything is written: a link there is refused */
     if (!rc && (o->formats & OUT_MD)) rc = fs_mkdir_in(o->dir, "charts", err);
     if (rc) return rc;
-    char name[64], other[64];
+    char name[64], other[160];
     if (o->formats & OUT_JSON) {
         char *txt = cJSON_Print(doc);
         snprintf(name, sizeof name, "%s.json", stem);

@@ -68,9 +68,10 @@ static void trend_charts(chart_out *co, const pc_trend_result *t) {
 }
 
 /* the view: trend.json's document, each run's change against the previous
- * run (for the table), the charts */
+ * run (for the table), the charts; rows > 0: the table keeps the newest rows
+ * runs (runs_left_out says how many older ones it leaves out), the charts
+ * every run */
 static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, int rows, pc_err *err, int *rc) {
-    (void)rows; /* one row per run, not cut: an over-long trend.md is cut at a line end instead */
     const pc_trend_result *t = typed;
     cJSON *v = cJSON_Duplicate(doc, 1);
     chart_out co = rv_begin_view(v, png_dir, err);
@@ -90,14 +91,18 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
             sbuf_free(&h);
         }
     }
+    cJSON *ra = cJSON_GetObjectItem(v, "runs");
+    int left_out = rows > 0 && cJSON_GetArraySize(ra) > rows ? cJSON_GetArraySize(ra) - rows : 0;
+    for (int i = 0; i < left_out; i++) cJSON_DeleteItemFromArray(ra, 0);
+    if (left_out) cJSON_AddNumberToObject(v, "runs_left_out", left_out);
     *rc = co.rc;
     return v;
 }
 
 int pc_trend_write(const pc_trend_result *t, const pc_report_opts *o, pc_err *err) {
-    static const int md_rows[] = {0};
+    static const int md_rows[] = {0, 150, 40, 10}; /* every run, then only the newest until trend.md fits */
     cJSON *doc = pc_trend_json(t);
-    int rc = rv_write_doc(doc, t, o, "trend", build, 0, md_rows, 1, err);
+    int rc = rv_write_doc(doc, t, o, "trend", build, 0, md_rows, 4, err);
     cJSON_Delete(doc);
     return rc;
 }

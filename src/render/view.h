@@ -50,7 +50,8 @@ int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
 /* summary.eml from the Markdown view and its text (email.c). */
 int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err);
 /* Markdown over PC_MD_MAX characters (very long names) cut at a line end,
- * with note (a sentence saying so) appended as its own paragraph. */
+ * with note (a sentence saying so) appended as its own paragraph; the note's
+ * room is kept first, so it is always whole and the text at most PC_MD_MAX. */
 void rv_md_fit(sbuf *md, const char *note);
 /* dir/name written atomically from len bytes of data. */
 int rv_write_file(const char *dir, const char *name, const char *data, size_t len, pc_err *err);

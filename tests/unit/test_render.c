@@ -4,6 +4,7 @@
 #include "render/png.h"
 #include "render/tmpl.h"
 #include "render/plaintext.h"
+#include "render/view.h"
 #include "util/sbuf.h"
 #include <cairo.h>
 #include <stdint.h>
@@ -329,4 +330,22 @@ TEST(chart_texts_never_overlap) {
     free(chart_svg(&h, "t-"));
     CHECK_MSG(boxes.n > 4 && !overlaps(&boxes), "bars: overlapping texts");
     chart_set_text_hook(NULL, NULL);
+}
+
+/* an over-long Markdown text is cut at a line end with room kept for its note: the note whole, the text within PC_MD_MAX */
+TEST(md_fit_keeps_its_note_whole) {
+    sbuf md = {0}, note = {0};
+    for (int i = 0; i < 1000; i++) sbuf_printf(&md, "%04d %094d\n", i, 0); /* 100-byte lines */
+    for (int i = 0; i < 30; i++) sbuf_puts(&note, "cut note ");
+    char *orig = strdup(md.data);
+    rv_md_fit(&md, note.data);
+    CHECK_MSG(md.len <= PC_MD_MAX, "length %zu", md.len);
+    size_t body = md.len - note.len - 5;
+    CHECK_MSG(!strncmp(md.data + body, "\n\n_", 3) && !memcmp(md.data + body + 3, note.data, note.len) && !strcmp(md.data + body + 3 + note.len, "_\n"),
+              "the note is not whole at the end: [%s]", md.data + (md.len > 400 ? md.len - 400 : 0));
+    CHECK_EQ_I(body, 59699); /* the last line end before 60,000 - 275 (the 270-character note, its blank line and underscores) */
+    CHECK(!memcmp(md.data, orig, body) && orig[body] == '\n');
+    free(orig);
+    sbuf_free(&md);
+    sbuf_free(&note);
 }

@@ -206,10 +206,12 @@ fi
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/inj" --email --email-subject "$(printf 'x\r\nBcc: victim@example.com')" -q
 check email_header_injection_blocked sh -c "! grep -q '^Bcc:' '$T/inj/summary.eml'"
 # a long subject of 2- 3- and 4-byte characters: RFC 2047 encoded words of at most 75 characters, each of
-# whole UTF-8 characters, on lines of at most 78; decoded and joined, exactly the subject given
+# whole UTF-8 characters, on lines of at most 78; decoded and joined, exactly the subject given (a long To: stays addresses)
 if command -v python3 > /dev/null; then
     SUBJ=$(python3 -c 'print("\u00e9" * 300 + " \u6f22\u5b57" * 40 + " \U0001f600" * 30 + " end")')
-    "$PC" report examples/demo.pt.trace.json.gz -o "$T/subj" --email --email-subject "$SUBJ" -q --format md
+    TO="a@example.com, b@example.com, c@example.com, d@example.com, e@example.com, f@example.com"
+    "$PC" report examples/demo.pt.trace.json.gz -o "$T/subj" --email --email-subject "$SUBJ" --email-to "$TO" -q --format md
+    check email_long_to_stays_addresses grep -qF "To: $TO" "$T/subj/summary.eml"
     check email_long_subject_folded env SUBJ="$SUBJ" python3 -c "
 import base64, os, re
 head = open('$T/subj/summary.eml', 'rb').read().split(b'\r\n\r\n')[0].decode('ascii').split('\r\n')

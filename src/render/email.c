@@ -18,11 +18,12 @@
 /* ---- e-mail: multipart/related { multipart/alternative { text, html }, PNGs } ---- */
 
 /* header values come from the user: controls dropped (no line breaks),
- * invalid UTF-8 repaired; printable ASCII that fits the line as it is, else
- * RFC 2047 encoded words of at most 75 characters, each of whole UTF-8
- * characters, folded with CRLF SP so that every line stays within 78
- * characters. col: where the value starts on its line ("Subject: " is 9). */
-static void header_value(sbuf *b, const char *v, size_t col) {
+ * invalid UTF-8 repaired; printable ASCII as it is when it fits the line (or
+ * when !text: To's addresses are never encoded), else RFC 2047 encoded words
+ * of at most 75 characters, each of whole UTF-8 characters, folded with CRLF
+ * SP so that every line stays within 78 characters. col: where the value
+ * starts on its line ("Subject: " is 9). */
+static void header_value(sbuf *b, const char *v, size_t col, int text) {
     sbuf clean = {0};
     int ascii = 1;
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
@@ -32,7 +33,7 @@ static void header_value(sbuf *b, const char *v, size_t col) {
     }
     const char *t = clean.data ? clean.data : "";
     size_t n = clean.len, rn = 0, reps = 0;
-    if (ascii && col + n <= 78 && !strstr(t, "=?")) {
+    if (ascii && (!text || (col + n <= 78 && !strstr(t, "=?")))) {
         sbuf_puts(b, t);
         sbuf_free(&clean);
         return;
@@ -85,10 +86,10 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tmv);
     sbuf_puts(&m, "From: perfcard <perfcard@localhost>\r\n");
-    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to, 4); sbuf_puts(&m, "\r\n"); }
+    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to, 4, 0); sbuf_puts(&m, "\r\n"); }
     sbuf_puts(&m, "Subject: ");
     char subj[512];
-    if (o->email_subject) header_value(&m, o->email_subject, 9); /* whole: header_value folds it */
+    if (o->email_subject) header_value(&m, o->email_subject, 9, 1); /* whole: header_value folds it */
     else {
         sbuf sb = {0};
         fmt_dur(&sb, PC_OR(PC_REC(s, steps)->median_ns, 0));
@@ -102,7 +103,7 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
         snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
                  sb.data ? sb.data : "", (int)PC_OR(PC_REC(s, suggestions)->count, 0));
         sbuf_free(&sb);
-        header_value(&m, subj, 9);
+        header_value(&m, subj, 9, 1);
     }
     sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());
     sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\"; type=\"multipart/alternative\"\r\n\r\n");

@@ -22,6 +22,7 @@
 #include "load.h"
 #include "readers.h"
 #include "../util/fsutil.h"
+#include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -250,10 +251,78 @@ static uint32_t hash_name(const char *s) {
     return h & 0x7fffffff;
 }
 
-static void timeline(pc_trace *t, const char *data, const char *file) {
+/* What a timeline lane holds. MindSpore 2.x (BaseTimelineGenerator) writes
+ * lanes by tid with thread names in "M" thread_name events: 100000 "Steps"
+ * (events named 1..N, each from the trace's start to its step's end),
+ * 100001 "Scope Name" (scope spans), 100002 "GpuOps" and pid 11000's 100003
+ * "Host CPU Op" (operators), pid 12000 "Op Overlap Analyse" (merged
+ * computation, free time: derived from the kernels), and the kernels on
+ * "Stream #N" (tid N); 1.x writes "Ops" and the stream as text ("17"). Only
+ * the streams are GPU work. */
+enum { LANE_KERNEL, LANE_OP, LANE_STEPS, LANE_SKIP };
+enum { MS_STEPS_TID = 100000, MS_SCOPE_TID = 100001, MS_OVERLAP_PID = 12000 };
+
+static int lane_of_name(const char *n) {
+    if (!strcmp(n, "Steps")) return LANE_STEPS;
+    if (!strcmp(n, "Scope Name")) return LANE_SKIP;
+    if (!strncmp(n, "Stream", 6)) return LANE_KERNEL;
+    return LANE_OP;
+}
+
+/* a non-negative integer id below 2^31 (a number, or the digits of "17" or "Stream #17"), else -1 */
+static long lane_id(const cJSON *v) {
+    if (cJSON_IsNumber(v)) return v->valuedouble >= 0 && v->valuedouble < 2147483648.0 && v->valuedouble == floor(v->valuedouble) ? (long)v->valuedouble : -1;
+    if (!cJSON_IsString(v)) return -1;
+    const char *p = v->valuestring;
+    if (!strncmp(p, "Stream #", 8)) p += 8;
+    if (*p < '0' || *p > '9' || strlen(p) > 9) return -1;
+    char *end;
+    long x = strtol(p, &end, 10);
+    return *end ? -1 : x;
+}
+
+static uint64_t lane_key(long pid, long tid) { return (uint64_t)pid << 32 | (uint64_t)tid; }
+
+static int lane_kind(const hmap *names, const cJSON *e, const cJSON *pidv, const cJSON *tidv) {
+    long pid = lane_id(pidv), tid = lane_id(tidv);
+    const uint32_t *named = pid >= 0 && tid >= 0 ? hmap_find(names, lane_key(pid, tid)) : NULL;
+    int by_name = named ? (int)*named - 1 : cJSON_IsString(tidv) ? lane_of_name(tidv->valuestring) : -1;
+    if (by_name == LANE_STEPS || by_name == LANE_SKIP) return by_name;
+    if (!named && tid == MS_STEPS_TID && cJSON_IsNumber(tidv)) return LANE_STEPS;
+    if (!named && tid == MS_SCOPE_TID && cJSON_IsNumber(tidv)) return LANE_SKIP;
+    if (pid == MS_OVERLAP_PID) return LANE_SKIP;
+    /* a kernel's record carries its launch shape, whatever its lane is called */
+    const cJSON *args = cJSON_GetObjectItem(e, "args");
+    if (cJSON_GetObjectItem(args, "grid_dim") || cJSON_GetObjectItem(args, "block_dim")) return LANE_KERNEL;
+    if (named) return by_name;
+    return tid >= 0 && tid < MS_STEPS_TID ? LANE_KERNEL : LANE_OP;
+}
+
+typedef struct ms_step { int64_t no, ts, end; } ms_step;
+static int cmp_ms_step(const void *a, const void *b) {
+    const ms_step *x = a, *y = b;
+    return x->end != y->end ? (x->end > y->end) - (x->end < y->end) : (x->no > y->no) - (x->no < y->no);
+}
+
+/* The timeline's kernels and operators; its Steps lane becomes the steps
+ * (ProfilerStep#N) when want_steps (the step trace gave none): sorted by
+ * end, step k runs from the end of step k-1 (or its own start, if later) to
+ * its end. Returns the steps added. */
+static size_t timeline(pc_trace *t, const char *data, const char *file, int want_steps) {
     cJSON *a = cJSON_Parse(data);
-    if (!cJSON_IsArray(a)) { cJSON_Delete(a); skip_file(t, file); return; }
+    if (!cJSON_IsArray(a)) { cJSON_Delete(a); skip_file(t, file); return 0; }
     const cJSON *e;
+    hmap names = {0};
+    cJSON_ArrayForEach(e, a) {
+        const cJSON *ph = cJSON_GetObjectItem(e, "ph"), *nm = cJSON_GetObjectItem(e, "name");
+        if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "M") || !cJSON_IsString(nm) || strcmp(nm->valuestring, "thread_name")) continue;
+        long pid = lane_id(cJSON_GetObjectItem(e, "pid")), tid = lane_id(cJSON_GetObjectItem(e, "tid"));
+        const cJSON *ln = cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "name");
+        if (pid < 0 || tid < 0 || !cJSON_IsString(ln)) continue;
+        *hmap_get(&names, lane_key(pid, tid), NULL) = (uint32_t)lane_of_name(ln->valuestring) + 1;
+    }
+    ms_step *steps = NULL;
+    size_t nsteps = 0, cap_steps = 0;
     cJSON_ArrayForEach(e, a) {
         const cJSON *name = cJSON_GetObjectItem(e, "name"), *tid = cJSON_GetObjectItem(e, "tid");
         const cJSON *ts = cJSON_GetObjectItem(e, "ts"), *dur = cJSON_GetObjectItem(e, "dur");
@@ -263,21 +332,32 @@ static void timeline(pc_trace *t, const char *data, const char *file) {
             t->stats.bad_fields++; /* as the Kineto reader: no negative spans, nothing beyond +-2^62 ns */
             continue;
         }
+        int kind = lane_kind(&names, e, cJSON_GetObjectItem(e, "pid"), tid);
+        if (kind == LANE_SKIP) continue;
+        if (kind == LANE_STEPS) {
+            if (!want_steps) continue;
+            ms_step *st = VEC_PUSH(steps, nsteps, cap_steps);
+            char *end;
+            long long no = strtoll(name->valuestring, &end, 10);
+            st->no = end != name->valuestring && !*end && no >= 0 && no < ((int64_t)1 << 40) ? no : (int64_t)nsteps;
+            st->ts = tsn, st->end = tsn + dn;
+            continue;
+        }
         if (!pc_trace_take_dur(t, dn)) continue;
-        /* a stream id, as text ("17") or as a number (17), is a kernel's; a name ("Ops") a host row */
         char num[32];
         const char *tids = cJSON_IsString(tid) ? tid->valuestring : "";
-        if (cJSON_IsNumber(tid) && tid->valuedouble >= 0 && tid->valuedouble < 1e9) {
-            snprintf(num, sizeof num, "%d", (int)tid->valuedouble);
+        long sid = lane_id(tid);
+        if (cJSON_IsNumber(tid) && sid >= 0) {
+            snprintf(num, sizeof num, "%ld", sid);
             tids = num;
         }
-        if (tids[0] >= '0' && tids[0] <= '9') {
+        if (kind == LANE_KERNEL) {
             pc_gpu_event *g = pc_trace_add_gpu(t);
             g->kind = GPU_KERNEL;
             g->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
             g->ts = tsn, g->dur = dn;
             g->device = 0;
-            g->stream = atoi(tids);
+            g->stream = sid >= 0 ? (int32_t)sid : 0;
             const cJSON *args = cJSON_GetObjectItem(e, "args");
             const cJSON *op = args ? cJSON_GetObjectItem(args, "op_full_name") : NULL;
             if (cJSON_IsString(op)) g->ext_id = hash_name(op->valuestring);
@@ -291,7 +371,24 @@ static void timeline(pc_trace *t, const char *data, const char *file) {
             c->ext_id = hash_name(name->valuestring);
         }
     }
+    if (nsteps) qsort(steps, nsteps, sizeof *steps, cmp_ms_step);
+    size_t added = 0;
+    for (size_t i = 0; i < nsteps; i++) {
+        int64_t start = i && steps[i - 1].end > steps[i].ts ? steps[i - 1].end : steps[i].ts;
+        if (steps[i].end <= start || !pc_trace_take_dur(t, steps[i].end - start)) continue;
+        pc_cpu_event *c = pc_trace_add_cpu(t);
+        c->kind = CPU_USER_ANNOT;
+        char nm[64];
+        snprintf(nm, sizeof nm, "ProfilerStep#%lld", (long long)steps[i].no);
+        c->name = strtab_intern(&t->strs, nm, strlen(nm));
+        c->ts = start, c->dur = steps[i].end - start;
+        c->pid = 0, c->tid = 0;
+        added++;
+    }
+    free(steps);
+    hmap_free(&names);
     cJSON_Delete(a);
+    return added;
 }
 
 static void cpu_util(pc_trace *t, const char *data, int64_t t0, const char *file) {
@@ -500,8 +597,9 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     char *d, fn[256];
     if ((d = read_file(t, dir, "step_trace_raw_%d_detail_time.csv", rank, &n, fn))) { step_trace(t, d); free(d); any = 1; }
     size_t n_cpu1 = t->ncpu, n_gpu1 = t->ngpu;
+    size_t tl_steps = 0;
     if ((d = read_file(t, dir, "gpu_timeline_display_%d.json", rank, &n, fn))) {
-        timeline(t, d, fn);
+        tl_steps = timeline(t, d, fn, n_cpu1 == 0);
         free(d);
         any = 1;
     }
@@ -529,6 +627,7 @@ int pc_load_mindspore(const char *dir, int rank, pc_trace **out, pc_err *err) {
     t->rank = rank;
     t->source_format = strtab_intern(&t->strs, "mindspore", 9);
     if (n_cpu1) t->step_source = "MindSpore's step trace (step_trace_raw_N_detail_time.csv)";
+    else if (tl_steps) t->step_source = "MindSpore's timeline Steps lane (gpu_timeline_display_N.json)";
     t->kernels_unknown = has1 && !has2 && n_gpu1 > 0;
     t->stats.events = (int64_t)(t->ncpu + t->ngpu + t->nctr);
     pc_trace_finish(t);

@@ -126,3 +126,47 @@ TEST(mindspore_timeline_stream_ids_as_numbers) {
     pc_trace_free(t);
     free(dir);
 }
+
+/* tests/expectations/mindspore-gpu-timeline.md: a MindSpore 2.x GPU timeline whose
+ * Steps lane (tid 100000) holds the steps, each from the trace's start to its end,
+ * beside a scope lane (100001), operator lanes (100002, 100003) and overlap-analysis
+ * rows (pid 12000): only the 7 kernels on streams 7 and 8 are GPU work. */
+TEST(mindspore_gpu_timeline_steps_lane) {
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load("tests/fixtures/ms_gpu_steps", NULL, &t, &err) == 0, "%s", err.msg);
+    if (!t) return;
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK(strstr(sj_getstr(s, "steps.source", ""), "Steps lane") != NULL);
+    static const double start[] = {0, 10e6, 22e6}, dur[] = {10e6, 12e6, 8e6}, kern[] = {2.5e6, 4e6, 2.5e6};
+    for (int i = 0; i < 3; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "steps.rows.%d.number", i);
+        CHECK_EQ_I(sj_getnum(s, p, -1), i + 1);
+        snprintf(p, sizeof p, "steps.rows.%d.start_ns", i);
+        CHECK_EQ_I(sj_getnum(s, p, -1), start[i]);
+        snprintf(p, sizeof p, "steps.rows.%d.duration_ns", i);
+        CHECK_EQ_I(sj_getnum(s, p, -1), dur[i]);
+        snprintf(p, sizeof p, "steps.rows.%d.breakdown.kernel_ns", i);
+        CHECK_NEAR(sj_getnum(s, p, -1), kern[i], 0.5);
+    }
+    CHECK_EQ_I(sj_getnum(s, "steps.median_ns", -1), 10000000);
+    CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), 7);
+    CHECK_EQ_I(sj_getnum(s, "kernels.total_ns", -1), 9000000);
+    CHECK_EQ_I(sj_getnum(s, "gpu.devices.0.busy_ns", -1), 9000000);
+    CHECK_NEAR(sj_getnum(s, "gpu.devices.0.utilization_pct", -1), 30.0, 1e-9);
+    CHECK_EQ_I(t->count_cpu[CPU_OP], 8);
+    /* the one finding: the GPU idle 21 of 30 ms, 7 ms per step (steps vary, CV 20%, but the
+     * mean is the median: no slow step to give back) */
+    CHECK_EQ_I(sj_getnum(s, "suggestions.count", -1), 1);
+    CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "gpu_utilization");
+    CHECK_NEAR(sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), 7e6, 0.5);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "kernels.devices.0.rows")) {
+        const char *n = sj_getstr(r, "name", "");
+        CHECK_MSG(!strcmp(n, "conv_kernel") || !strcmp(n, "relu_kernel") || !strcmp(n, "gemm_kernel"), "kernel %s", n);
+    }
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "rules")) {
         printf("| rule | applies to | finding | fires when | threshold from |\n|---|---|---|---|---|\n");
         for (const pc_rule *r = pc_rules; r->id; r++)
-            printf("| `%s` | %s | %s | %s | %s |\n", r->id, r->fw == FW_PYTORCH ? "PyTorch traces (aten:: operators)" : "any trace",
+            printf("| `%s` | %s | %s | %s | %s |\n", r->id, r->fw == FW_PYTORCH ? "PyTorch programs (Kineto traces with aten:: operators)" : "any trace",
                    r->title, r->threshold, r->source);
         return 0;
     }

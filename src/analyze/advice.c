@@ -27,12 +27,16 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
-                  PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, 0, 0,
+                  PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, ps};
-    for (size_t i = 0; i < in.nops && !in.pytorch; i++) in.pytorch = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
-    in.mindspore = !strcmp(strtab_get(&c->t->strs, c->t->source_format), "mindspore");
+    /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
+     * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
+    const char *fmt = strtab_get(&c->t->strs, c->t->source_format);
+    int aten = 0;
+    for (size_t i = 0; i < in.nops && !aten; i++) aten = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
+    in.program = !strcmp(fmt, "mindspore") ? PROG_MINDSPORE : !strcmp(fmt, "kineto-json") && aten ? PROG_PYTORCH : PROG_CUDA;
     for (const pc_rule *r = pc_rules; r->id; r++)
-        if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.pytorch)) r->check(&in, r);
+        if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
     /* rank by time at stake */
     int n = cJSON_GetArraySize(in.out);
     fired *items = calloc((size_t)(n ? n : 1), sizeof *items);
@@ -42,7 +46,11 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     }
     spill_sort(items, (size_t)n, sizeof *items, cmp_stake);
     cJSON *adv = sj_obj(s, "suggestions");
-    PC_ADD_REC(ps, adv, suggestions)->count = n;
+    tab_suggestions *sr = PC_ADD_REC(ps, adv, suggestions);
+    sr->count = n;
+    static const char *const prog[] = {[PROG_CUDA] = "cuda", [PROG_PYTORCH] = "pytorch", [PROG_MINDSPORE] = "mindspore"};
+    sr->program = prog[in.program];
+    sr->mark_steps = rules_mark_steps(in.program);
     cJSON *rows = sj_arr(adv, "rows");
     for (int i = 0; i < n; i++) {
         double st = PC_OR(items[i].rec->at_stake_ns, -1);

@@ -31,10 +31,11 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     sg->threshold = r->threshold;
     sg->evidence = pc_summary_utf8(in->ps, ev);
     sg->why = r->why;
-    /* what to try: for any program, then for the trace's framework */
-    const char *fw = in->pytorch ? r->try_pytorch : in->mindspore ? r->try_mindspore : NULL;
+    /* what to try: for any program, then in the kind of program the trace comes from */
+    const char *fw = in->program == PROG_PYTORCH ? r->try_pytorch : in->program == PROG_MINDSPORE ? r->try_mindspore : r->try_cuda;
+    static const char *const label[] = {[PROG_CUDA] = " In CUDA: ", [PROG_PYTORCH] = " In PyTorch: ", [PROG_MINDSPORE] = " In MindSpore: "};
     char tr[1024];
-    snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? (in->pytorch ? " In PyTorch: " : " In MindSpore: ") : "", fw ? fw : "");
+    snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? label[in->program] : "", fw ? fw : "");
     sg->try = pc_summary_utf8(in->ps, tr);
     sg->source = r->source;
     if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns);
@@ -450,9 +451,22 @@ static void cpu_busy(const rule_in *in, const pc_rule *r) {
     if (user + sys > 80) fire(in, r, -1, "average user %.0f%%, system %.0f%%", user, sys);
 }
 
+const char *rules_mark_steps(int program) {
+    switch (program) {
+    case PROG_PYTORCH: return "torch.profiler.profile(schedule=...) and prof.step() each iteration, perfcard's step markers";
+    case PROG_MINDSPORE:
+        return "MindSpore's Profiler: train with dataset_sink_mode=True so that its step trace (step_trace_raw_N_detail_time.csv) or its "
+               "timeline's Steps lane marks every step, and start it after warm-up (Profiler(start_profile=False), then profiler.start() "
+               "and profiler.stop() in a Callback's step_begin and step_end)";
+    default:
+        return "an NVTX range around each iteration named perfcard.step#N (nvtxRangePushA and nvtxRangePop in C, C++ or Fortran, "
+               "nvtx.annotate in Python), perfcard_step_begin() and perfcard_step_end() under perfcard capture (include/perfcard.h)";
+    }
+}
+
 const pc_rule pc_rules[] = {
-#define RULE(id, fw, check, title, threshold, why, try_, try_pt, try_ms, source) {#id, fw, title, threshold, why, try_, try_pt, try_ms, source, check},
+#define RULE(id, fw, check, title, threshold, why, try_, try_pt, try_ms, try_cu, source) {#id, fw, title, threshold, why, try_, try_pt, try_ms, try_cu, source, check},
 #include "rules.def"
 #undef RULE
-    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -7,7 +7,14 @@
 #define PC_RULES_H
 #include "analyze.h"
 
-enum { FW_ANY = 0, FW_PYTORCH = 1 }; /* FW_PYTORCH: the trace has aten:: operators */
+enum { FW_ANY = 0, FW_PYTORCH = 1 }; /* FW_PYTORCH: a PyTorch program (PROG_PYTORCH) */
+
+/* The kind of program the advice is written for: a PyTorch program (a Kineto
+ * trace with aten:: operators), a MindSpore job (MindSpore's profiler
+ * output), or any other CUDA program (Nsight Systems and nvprof inputs,
+ * whatever their range names, and captures of programs without aten::
+ * operators). */
+enum { PROG_CUDA = 0, PROG_PYTORCH, PROG_MINDSPORE };
 
 typedef struct rule_in {
     const an_ctx *c;
@@ -16,7 +23,7 @@ typedef struct rule_in {
     const tab_kernel *kern; /* the first device's kernel rows (nkern), by total time */
     size_t nkern;
     double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
-    int has_steps, pytorch, mindspore; /* the framework: aten:: operators; a MindSpore input */
+    int has_steps, program; /* PROG_*: whose advice the suggestions give */
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
     pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
@@ -26,11 +33,14 @@ typedef struct rule_in {
 typedef struct pc_rule {
     const char *id;
     int fw;
-    const char *title, *threshold, *why, *try_, *try_pytorch, *try_mindspore, *source;
+    const char *title, *threshold, *why, *try_, *try_pytorch, *try_mindspore, *try_cuda, *source;
     void (*check)(const rule_in *in, const struct pc_rule *r);
 } pc_rule;
 
 extern const pc_rule pc_rules[]; /* ends with a row whose id is NULL */
+
+/* How to mark steps in a program of that kind (PROG_*), as a phrase. */
+const char *rules_mark_steps(int program);
 
 /* The GPU-free time per step of a summary (runtime + data loading + CPU +
  * idle categories of its breakdown), the pool findings about GPU waits share;

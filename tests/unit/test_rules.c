@@ -152,6 +152,7 @@ static cJSON *run_case(const rcase *k, char *msg, size_t n) {
         return NULL;
     }
     pc_trace *t = pc_trace_new();
+    t->source_format = strtab_intern(&t->strs, "kineto-json", 11); /* aten:: operators make it a PyTorch program */
     pc_device dev = {0};
     pc_step steps[8];
     an_ctx c;

@@ -832,6 +832,21 @@ check env_nothing_written [ ! -e "$T/envx" -a ! -e "$T/envx.json" ]
 PERFCARD_MEM_MIB= PERFCARD_SQLITE_SECONDS=60 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envok" -q
 check env_empty_or_in_range_ok [ $? -eq 0 ]
 
+# first contact (#35)
+# an Nsight Systems report (.nsys-rep, .qdrep: a binary container) is not read: stderr says how to export it
+for ext in nsys-rep qdrep NSYS-REP; do
+    printf '\001\002binary\000container' > "$T/prof.$ext"
+    "$PC" report "$T/prof.$ext" -o "$T/fcn" > /dev/null 2> "$T/err"
+    rc=$?
+    check "nsys_rep_${ext}_exit_2" [ $rc -eq 2 ]
+    check "nsys_rep_${ext}_says_export" grep -qF "nsys export --type sqlite -o $T/prof.sqlite $T/prof.$ext" "$T/err"
+    check "nsys_rep_${ext}_not_json_wording" sh -c "! grep -q 'JSON' '$T/err'"
+done
+# an input error names its byte once: "at byte N", never also "(byte offset N)"
+printf 'hello' > "$T/hello.json"
+"$PC" report "$T/hello.json" -o "$T/fcn" > /dev/null 2> "$T/err"
+check error_offset_said_once grep -qx "perfcard: $T/hello.json: not a JSON trace (expected '{' or '\[') at byte 0" "$T/err"
+
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then
     if [ -x /usr/bin/chromium ] && [ -d tests/browser/node_modules/playwright-core ]; then

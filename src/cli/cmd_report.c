@@ -279,9 +279,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     int rc = pc_load(path, &lo, &t, &err);
     timing("load", t0);
     if (rc) {
-        if (err.has_offset)
-            cli_say(stderr, "perfcard: %s: %s (byte offset %llu)", path, err.msg, (unsigned long long)err.offset);
-        else cli_error(path, &err);
+        cli_error(path, &err); /* an offset is in the message: "... at byte N" */
         return EXIT_INPUT; /* whatever stopped the reader: the input could not be read */
     }
     pc_analyze_opts an = *ao;

@@ -211,8 +211,7 @@ static int run(reader *rd, int st, pc_err *err) {
         }
         if (r == J_ERR) {
             uint64_t off = rd->base + (uint64_t)(c.p - rd->buf);
-            return PC_ERRF_AT(err, PC_EINPUT, off, "%s at byte %llu", c.why ? c.why : "syntax error",
-                              (unsigned long long)off);
+            return PC_ERRF_AT(err, PC_EINPUT, off, "%s", c.why ? c.why : "syntax error");
         }
         /* J_MORE */
         if (rd->eof) {

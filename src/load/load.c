@@ -5,8 +5,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
+
+/* the length of path's ".nsys-rep" or ".qdrep" (any case): Nsight Systems' own
+ * binary report, which `nsys export` turns into SQLite; else 0 */
+static size_t nsys_report_ext(const char *path) {
+    static const char *const exts[] = {".nsys-rep", ".qdrep"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+        size_t k = strlen(exts[i]);
+        if (n > k && strcasecmp(path + n - k, exts[i]) == 0) return k;
+    }
+    return 0;
+}
+
+/* the head could start a JSON document or a gzip stream (a trace misnamed: read it) */
+static int json_like(const unsigned char *h, ssize_t n) {
+    if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) return 1;
+    for (ssize_t i = 0; i < n; i++)
+        if (h[i] != ' ' && h[i] != '\t' && h[i] != '\n' && h[i] != '\r') return h[i] == '{' || h[i] == '[';
+    return 0;
+}
 
 int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     *out = NULL;
@@ -54,6 +75,12 @@ int pc_load(const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err
         return PC_ERRF(err, PC_EUNSUP, "is an SQLite database (Nsight Systems / nvprof export), but perfcard was built without SQLite");
 #endif
     }
+    size_t ext = nsys_report_ext(path);
+    if (ext && !json_like(head, n))
+        return PC_ERRF(err, PC_EUNSUP,
+                       "an Nsight Systems report (%s), which perfcard does not read: export it with "
+                       "`nsys export --type sqlite -o %.*s.sqlite %s` and report the .sqlite file",
+                       path + strlen(path) - ext, (int)(strlen(path) - ext), path, path);
     pc_source *src;
     int rc = source_open(&src, path, err);
     if (rc) return rc;

@@ -374,8 +374,7 @@ static int check_length(const char *path, pc_err *err) {
     if (page < 512 || memcmp(h + 24, h + 92, 4) != 0 || pages == 0) return 0; /* no reliable size: SQLite checks */
     uint64_t want = page * pages;
     if ((uint64_t)st.st_size < want)
-        return PC_ERRF_AT(err, PC_EINPUT, (uint64_t)st.st_size,
-                          "the database is truncated: the file ends at byte %llu, its header says %llu bytes",
+        return PC_ERRF(err, PC_EINPUT, "the database is truncated: the file ends at byte %llu, its header says %llu bytes",
                           (unsigned long long)st.st_size, (unsigned long long)want);
     return 0;
 }

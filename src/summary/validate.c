@@ -373,7 +373,7 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
     if (!j) {
         uint64_t off = end && end >= txt && end <= txt + n ? (uint64_t)(end - txt) : 0;
         free(txt);
-        return PC_ERRF_AT(err, PC_EINPUT, off, "not valid JSON at byte %llu", (unsigned long long)off);
+        return PC_ERRF_AT(err, PC_EINPUT, off, "not valid JSON");
     }
     free(txt);
     rc = pc_summary_validate(j, out, note, note_size, err);

@@ -3,7 +3,10 @@
 
 static int fill(pc_err *e, int code, int has_offset, uint64_t offset, const char *fmt, va_list ap) {
     if (!e) return code;
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    /* the offset said once, by the message itself: "... at byte N" */
+    if (has_offset && n >= 0 && (size_t)n < sizeof e->msg)
+        snprintf(e->msg + n, sizeof e->msg - (size_t)n, " at byte %llu", (unsigned long long)offset);
     e->code = code;
     e->has_offset = has_offset;
     e->offset = offset;

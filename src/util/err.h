@@ -24,7 +24,8 @@ typedef struct pc_err {
     char msg[512];
 } pc_err;
 
-/* Fill err (when not NULL) and return code, so callers can `return PC_ERRF(...)`. */
+/* Fill err (when not NULL) and return code, so callers can `return PC_ERRF(...)`.
+ * pc_errf_at's message ends with " at byte OFFSET" (added: fmt does not say it). */
 int pc_errf(pc_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int pc_errf_at(pc_err *e, int code, uint64_t offset, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define PC_ERRF pc_errf

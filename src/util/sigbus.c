@@ -40,9 +40,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc) {
         put(msg, &n, sizeof msg, slots[i].path);
         put(msg, &n, sizeof msg, ": ");
         put(msg, &n, sizeof msg, slots[i].what);
-        put(msg, &n, sizeof msg, " (byte offset ");
+        put(msg, &n, sizeof msg, " at byte ");
         put_u64(msg, &n, sizeof msg - 2, slots[i].file_offset + (a - s));
-        put(msg, &n, sizeof msg, ")\n");
+        put(msg, &n, sizeof msg, "\n");
         ssize_t w = write(2, msg, n);
         (void)w;
         _exit(slots[i].exit_code);

@@ -4,7 +4,7 @@
  * (a trace replaced while perfcard reads it) or when a sparse temporary file
  * cannot get a block (the temporary disk is full). A range registered here
  * that faults makes the process print
- *     perfcard: PATH: WHAT (byte offset N)
+ *     perfcard: PATH: WHAT at byte N
  * and exit with the registered code (2: the input; 1: temporary files) instead
  * of dying of a signal. Outputs are written atomically after loading, so no
  * half-written file is left. Registration is lock-free (fixed slots), so any

@@ -832,7 +832,15 @@ check env_nothing_written [ ! -e "$T/envx" -a ! -e "$T/envx.json" ]
 PERFCARD_MEM_MIB= PERFCARD_SQLITE_SECONDS=60 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envok" -q
 check env_empty_or_in_range_ok [ $? -eq 0 ]
 
-# first contact (#35)
+# first contact (#35): report prints the headline (summary.md's first line) above the paths, -q nothing
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/fc" > "$T/fc.out" 2> "$T/fc.err"
+check report_prints_headline python3 -c "
+import json; s = json.load(open('$T/fc/summary.json')); out = open('$T/fc.out').read().splitlines()
+h = s['overview']['headline']
+assert h.startswith('Matrix products and convolutions do not use Tensor Cores: about 29.7%'), h
+assert out == [h, '$T/fc/report.html', '$T/fc/summary.md', '$T/fc/summary.json'], out"
+"$PC" report examples/demo.pt.trace.json.gz -o "$T/fcq" -q > "$T/fcq.out" 2>&1
+check report_quiet_prints_nothing [ ! -s "$T/fcq.out" ]
 # an Nsight Systems report (.nsys-rep, .qdrep: a binary container) is not read: stderr says how to export it
 for ext in nsys-rep qdrep NSYS-REP; do
     printf '\001\002binary\000container' > "$T/prof.$ext"
@@ -846,6 +854,12 @@ done
 printf 'hello' > "$T/hello.json"
 "$PC" report "$T/hello.json" -o "$T/fcn" > /dev/null 2> "$T/err"
 check error_offset_said_once grep -qx "perfcard: $T/hello.json: not a JSON trace (expected '{' or '\[') at byte 0" "$T/err"
+# summarize takes -j / --jobs as report does (one input: nothing to run in parallel), range-checked alike
+"$PC" summarize examples/demo.pt.trace.json.gz -o "$T/fcj.json" -j 2 -q
+check summarize_takes_jobs [ $? -eq 0 -a -s "$T/fcj.json" ]
+"$PC" summarize examples/demo.pt.trace.json.gz -o "$T/fcj2.json" --jobs 4 -q
+check summarize_takes_long_jobs [ $? -eq 0 -a -s "$T/fcj2.json" ]
+numeric summarize_jobs_word "--jobs takes a whole number from 1 to 1024, not 'abc'" summarize $D -o "$T/nx.json" -j abc
 
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then

@@ -52,6 +52,7 @@ typedef struct common_opts {
     pc_analyze_opts an;
     int quiet;
     int read_threads;     /* threads reading one plain file (0: one per CPU) */
+    int jobs;             /* inputs summarized at once (-j) */
 } common_opts;
 
 enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP };
@@ -99,7 +100,7 @@ static const char report_help[] =
     "      --templates DIR     use report.html, summary.md, report.css, report.js from DIR\n"
     "                          where present instead of the built-in ones\n"
     ANALYSIS_HELP
-    "  -q, --quiet             do not print the paths written\n"
+    "  -q, --quiet             do not print the headline and the paths written\n"
     "  -h, --help              this help\n"
     "\n"
     "  -j, --jobs N            inputs summarized in parallel (default: the number of CPUs)\n"
@@ -412,11 +413,17 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
     return ec;
 }
 
-/* The options report and summarize share (-o, -q, -h and the analysis
+/* The options report and summarize share (-o, -q, -h, -j and the analysis
  * options): -1 when c was one of them and parsing goes on, else the exit
  * code (help printed: EXIT_OK; not an option: EXIT_INPUT after the usage). */
-static int common_option(int c, common_opts *o, const char *help) {
+static int common_option(int c, common_opts *o, const char *cmd, const char *help) {
     switch (c) {
+    case 'j': {
+        long v;
+        if (cli_parse_int(cmd, "--jobs", optarg, 1, 1024, NULL, &v)) return EXIT_INPUT;
+        o->jobs = (int)v;
+        return -1;
+    }
     case 'o': o->out = optarg; return -1;
     case 'q': o->quiet = 1; return -1;
     case 'h': fputs(help, stdout); return EXIT_OK;
@@ -459,17 +466,12 @@ int cmd_report(int argc, char **argv) {
                                        {"email", no_argument, 0, OPT_EMAIL}, {"email-to", required_argument, 0, OPT_EMAIL_TO},
                                        {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, {"jobs", required_argument, 0, 'j'},
                                        ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
-    int c, rc, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int c, rc;
     unsigned extra = 0;
+    o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     optind = 0; /* 0: glibc fully re-initializes getopt */
     while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1) {
         switch (c) {
-        case 'j': {
-            long v;
-            if (cli_parse_int("report", "--jobs", optarg, 1, 1024, NULL, &v)) return EXIT_INPUT;
-            jobs = (int)v;
-            break;
-        }
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
         case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
@@ -479,7 +481,7 @@ int cmd_report(int argc, char **argv) {
             break;
         case 'T': o.templates = optarg; break;
         default:
-            if ((rc = common_option(c, &o, report_help)) >= 0) return rc;
+            if ((rc = common_option(c, &o, "report", report_help)) >= 0) return rc;
         }
     }
     if (optind >= argc) {
@@ -506,7 +508,7 @@ int cmd_report(int argc, char **argv) {
         cli_say(stderr, "perfcard report: no traces or summaries in %s", argv[optind]);
         ec = EXIT_INPUT;
     } else if (nin == 1) ec = summarize_input(inputs[0], &o, &s);
-    else ec = summarize_many(inputs, nin, &o, jobs, &s);
+    else ec = summarize_many(inputs, nin, &o, o.jobs, &s);
     for (int i = 0; i < nin; i++) free(inputs[i]);
     free(inputs);
     if (!s) return ec;
@@ -516,24 +518,32 @@ int cmd_report(int argc, char **argv) {
                          .email_subject = o.email_subject};
     rc = pc_report_write(s, &ro, &err);
     timing("render", t0);
+    /* what limits the run, in summary.md's first sentence, above where to read more */
+    char *headline = xstrdup(PC_S(PC_REC(s, overview)->headline, ""));
     pc_summary_free(s);
     if (rc) {
+        free(headline);
         cli_say(stderr, "perfcard: %s", err.msg);
         return cli_exit_of_write(rc);
     }
     if (!o.quiet) {
+        if (*headline) cli_say(stdout, "%s", headline);
         if (o.formats & OUT_HTML) cli_say(stdout, "%s/report.html", o.out);
         if (o.formats & OUT_MD) cli_say(stdout, "%s/summary.md", o.out);
         if (o.formats & OUT_JSON) cli_say(stdout, "%s/summary.json", o.out);
         if (o.formats & OUT_CSV) cli_say(stdout, "%s/ (CSV tables: steps, operators, kernels, ...)", o.out);
         if (o.formats & OUT_EMAIL) cli_say(stdout, "%s/summary.eml", o.out);
     }
+    free(headline);
     return ec;
 }
 
 static const char summarize_help[] =
     "usage: perfcard summarize TRACE [-o FILE] [options]\n"
     "\n"
+    "  -o, --output FILE       the summary's file (default summary.json)\n"
+    "  -j, --jobs N            as for report (one TRACE: read with every CPU whatever N)\n"
+    "  -q, --quiet             do not print the path written\n"
     ANALYSIS_HELP
     "\n"
     "Writes only the summary (default FILE: summary.json), for keeping in CI\n"
@@ -543,11 +553,12 @@ static const char summarize_help[] =
 int cmd_summarize(int argc, char **argv) {
     common_opts o = {.out = "summary.json"};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'}, ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
+                                       {"help", no_argument, 0, 'h'}, {"jobs", required_argument, 0, 'j'},
+                                       ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c, rc;
     optind = 0; /* 0: glibc fully re-initializes getopt */
-    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1)
-        if ((rc = common_option(c, &o, summarize_help)) >= 0) return rc;
+    while ((c = getopt_long(argc, argv, "o:qhj:", lo, NULL)) != -1)
+        if ((rc = common_option(c, &o, "summarize", summarize_help)) >= 0) return rc;
     if (optind != argc - 1) {
         fprintf(stderr, "perfcard summarize: expected one TRACE\n\n%s", summarize_help);
         return EXIT_INPUT;

@@ -265,11 +265,38 @@ static void print_progress(void *ctx, const char *path, uint64_t done, uint64_t 
     fflush(stderr);
 }
 
+/* An input as outputs name it: its file (or folder) name, never the path to
+ * it, which would tell whoever reads a shared report where it lay ("a/b/" is
+ * b, MindSpore's "a/b#3" and "a/b/#3" are b#3). */
+static void input_name(const char *path, char *out, size_t cap) {
+    size_t n = strlen(path), end = n;
+    while (end > 0 && isdigit((unsigned char)path[end - 1])) end--;
+    size_t rank = end > 0 && end < n && path[end - 1] == '#' ? end - 1 : n; /* "#N" at rank */
+    end = rank;
+    while (end > 1 && path[end - 1] == '/') end--;
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/') start--;
+    if (start == end && end > 0) start = end - 1; /* "/" itself */
+    snprintf(out, cap, "%.*s%s", (int)(end - start), path + start, path + rank);
+}
+
+/* a summary read back names its input so too (one written elsewhere may hold a path) */
+static void name_summary_input(pc_summary *s) {
+    tab_run *run = pc_summary_record_w(s, TAB_run);
+    if (!run || !run->input) return;
+    char name[1024];
+    input_name(run->input, name, sizeof name);
+    run->input = pc_summary_utf8(s, name);
+}
+
 int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int read_threads, pc_summary **summary) {
     pc_err err = {0};
     *summary = NULL;
+    char name[1024];
+    input_name(path, name, sizeof name);
     if (is_summary_file(path)) {
         if (cli_read_summary(path, summary)) return EXIT_INPUT;
+        name_summary_input(*summary);
         return tk_true(PC_REC(*summary, run)->truncated) || PC_OR(PC_REC(*summary, run_events)->invalid, 0) > 0 ? EXIT_TRUNCATED
                                                                                                                : EXIT_OK;
     }
@@ -284,7 +311,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
         return EXIT_INPUT; /* whatever stopped the reader: the input could not be read */
     }
     pc_analyze_opts an = *ao;
-    an.input_name = path;
+    an.input_name = name;
     an.timing = getenv("PERFCARD_TIMING") != NULL;
     t0 = now_s();
     *summary = pc_analyze(t, &an);
@@ -526,6 +553,9 @@ int cmd_report(int argc, char **argv) {
         cli_say(stderr, "perfcard: %s", err.msg);
         return cli_exit_of_write(rc);
     }
+    if ((o.formats & OUT_EMAIL) && !o.email_to)
+        cli_say(stderr, "perfcard report: note: %s/summary.eml has no recipient (no To: header): add --email-to ADDR, "
+                        "or give the recipients to sendmail (sendmail ADDR < summary.eml)", o.out);
     if (!o.quiet) {
         if (*headline) cli_say(stdout, "%s", headline);
         if (o.formats & OUT_HTML) cli_say(stdout, "%s/report.html", o.out);

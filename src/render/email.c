@@ -75,6 +75,30 @@ static int own_chart_file(const char *p) {
     return 1;
 }
 
+/* The subject when none is given: the input and its top finding, short
+ * ("perfcard: run.json — Matrix products ... Tensor Cores, 29.7% of each
+ * step"): the title cut at a word past 64 bytes, "no finding" when none. */
+static void default_subject(const pc_summary *s, const char *base, char *out, size_t cap) {
+    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0);
+    const char *title = sg ? PC_S(sg->title, "") : "";
+    double pct = sg ? PC_OR(sg->at_stake_pct, -1) : -1;
+    const char *per = tk_true(PC_REC(s, overview)->has_steps) ? "of each step" : "of the trace";
+    char t[96];
+    size_t n = strlen(title);
+    if (n > 64) { /* at the last space within 64 bytes (else at a character's start), then "…" */
+        size_t cut = 64;
+        while (cut > 32 && title[cut] != ' ') cut--;
+        if (title[cut] != ' ')
+            for (cut = 64; cut > 0 && ((unsigned char)title[cut] & 0xC0) == 0x80;) cut--;
+        while (cut > 0 && (title[cut - 1] == ' ' || title[cut - 1] == ',')) cut--;
+        snprintf(t, sizeof t, "%.*s\u2026", (int)cut, title);
+    } else snprintf(t, sizeof t, "%s", title);
+    if (!sg || !*title) snprintf(out, cap, "perfcard: %s \u2014 no finding", base);
+    else if (pct >= 1) snprintf(out, cap, "perfcard: %s \u2014 %s, %.1f%% %s", base, t, pct, per);
+    else if (pct > 0) snprintf(out, cap, "perfcard: %s \u2014 no finding costs 1%% %s or more", base, per);
+    else snprintf(out, cap, "perfcard: %s \u2014 %s", base, t);
+}
+
 int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts *o, const char *md, size_t mdlen, pc_err *err) {
     sbuf html = {0};
     int rc = rv_render_text("email.html", o, view, ESC_HTML, &html, err);
@@ -91,18 +115,14 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
     char subj[512];
     if (o->email_subject) header_value(&m, o->email_subject, 9, 1); /* whole: header_value folds it */
     else {
-        sbuf sb = {0};
-        fmt_dur(&sb, PC_OR(PC_REC(s, steps)->median_ns, 0));
         /* the input's file name, as plain word characters: the value may come from someone else's summary */
-        const char *in = PC_S(PC_REC(s, run)->input, ""), *slash = strrchr(in, '/');
-        char base[80];
+        const char *in = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
+        char base[64];
         size_t k = 0;
-        for (const char *p = slash ? slash + 1 : in; *p && k + 1 < sizeof base; p++)
-            base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
+        for (const char *p = in; *p && *p != '/' && k + 1 < sizeof base; p++)
+            base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_' || *p == '#') ? *p : '_';
         base[k] = 0;
-        snprintf(subj, sizeof subj, "perfcard: %s, median step %s, %d suggestions", base,
-                 sb.data ? sb.data : "", (int)PC_OR(PC_REC(s, suggestions)->count, 0));
-        sbuf_free(&sb);
+        default_subject(s, base, subj, sizeof subj);
         header_value(&m, subj, 9, 1);
     }
     sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());

@@ -200,8 +200,10 @@ int fs_mkdir_in(const char *dir, const char *name, pc_err *err) {
 }
 
 const char *fs_base_name(const char *p) {
-    const char *s = strrchr(p, '/');
-    return s && s[1] ? s + 1 : p;
+    size_t end = strlen(p);
+    while (end > 1 && p[end - 1] == '/') end--; /* "a/b/" is b/ (its slash kept): never the whole path */
+    while (end > 0 && p[end - 1] != '/') end--;
+    return p[end] ? p + end : p;
 }
 
 char *fs_join(const char *dir, const char *name) {

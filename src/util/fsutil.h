@@ -47,7 +47,7 @@ int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
  * dir itself (the user's -o) may be a link. */
 int fs_mkdir_in(const char *dir, const char *name, pc_err *err);
 char *fs_join(const char *dir, const char *name); /* malloc'd "dir/name" */
-/* The file name of a path (after its last '/'); the path itself when it has
- * no '/' or ends with one. Points into p. */
+/* The file name of a path (after its last '/'; "a/b/" is "b/"); the path
+ * itself when it has no '/' or is "/". Points into p. */
 const char *fs_base_name(const char *p);
 #endif

@@ -7,9 +7,13 @@
  *   HTML: entities decode back to the input (NUL as U+FFFD), no raw < > & " ';
  *   UTF-8 repair: the result is valid and repairing it again changes nothing;
  *   plain text (the e-mail's): a code span in a table cell reads back as the
- *     text shown (NULs dropped, line breaks as spaces, trailing spaces gone). */
+ *     text shown (NULs dropped, line breaks as spaces, trailing spaces gone);
+ *   short names: valid UTF-8 of at most max characters at every level, and
+ *     the input's halves as two names (repaired) get two short names exactly
+ *     when they differ. */
 #include "util/sbuf.h"
 #include "util/utf8.h"
+#include "util/shortname.h"
 #include "render/plaintext.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -138,6 +142,36 @@ static void md_text(const char *s, size_t n) {
     sbuf_free(&want);
 }
 
+static size_t code_points(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static void short_names(const char *s, size_t n) {
+    char *z = malloc(n + 1), *half;
+    memcpy(z, s, n);
+    z[n] = 0; /* the name up to its first NUL, as C callers see it */
+    for (int level = 0; level <= 2; level++) {
+        char *r = pc_short_name(z, level, 10 + n % 100);
+        check(utf8_valid_prefix(r, strlen(r)) == strlen(r) && code_points(r) <= 10 + n % 100);
+        free(r);
+    }
+    half = strdup(z + strlen(z) / 2);
+    z[strlen(z) / 2] = 0;
+    /* names reach the output repaired (utf8.h): two that repair alike are one */
+    size_t m;
+    char *r0 = utf8_repair(z, strlen(z), &m, NULL), *r1 = utf8_repair(half, strlen(half), &m, NULL);
+    if (r0) free(z), z = r0;
+    if (r1) free(half), half = r1;
+    const char *names[2] = {z, half};
+    char *out[2];
+    pc_short_names(names, 2, 12, out);
+    check(!strcmp(z, half) == !strcmp(out[0], out[1]));
+    check(code_points(out[0]) <= 12 && code_points(out[1]) <= 12);
+    free(out[0]), free(out[1]), free(z), free(half);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *s = (const char *)data;
@@ -146,5 +180,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     html(s, size);
     utf8(s, size);
     md_text(s, size);
+    short_names(s, size);
     return 0;
 }

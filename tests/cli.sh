@@ -170,6 +170,17 @@ sys.exit(0 if ops > 50 and rows('operators') == ops and rows('kernels') == ks el
 else
     echo "SKIP ${tag}cli_html_holds_every_operator_and_kernel: ../shared/data is missing"
 fi
+# short names where names are shown (#35): ResNet-50's kernels (up to 707 characters of C++) in
+# cells of at most 120 characters with the full name in title, distinct chart labels of at most
+# 44, a short top-kernel card, no long code span in summary.md; summary.json and the CSV whole
+R50W4=../shared/data/kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz
+if [ -f "$R50W4" ] && command -v python3 > /dev/null; then
+    "$PC" report "$R50W4" -o "$T/names" --csv -q
+    if python3 tests/py/check_names.py "$T/names" > "$T/names.out" 2>&1; then ok short_names_shown_full_names_kept
+    else bad short_names_shown_full_names_kept "$(cat "$T/names.out")"; fi
+else
+    echo "SKIP ${tag}cli_short_names_shown_full_names_kept: ../shared/data or python3 missing"
+fi
 
 # --csv: every table, whole; e-mail; Markdown through GitHub's renderer
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/full" --csv --email --email-to "perf-team@example.com" -q

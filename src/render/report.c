@@ -363,6 +363,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
         cJSON *sec = cJSON_GetObjectItemCaseSensitive(v, tables[i]);
         if (sec) rv_cut(sec, "rows", rows); /* counted when materialized */
     }
+    rv_short_names(v); /* over the rows shown */
     md_extras(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);

@@ -6,6 +6,7 @@
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
+#include "../util/shortname.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
@@ -31,22 +32,30 @@ static void kernel_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows
         cJSON *d = view_elem(v, "kernels", "devices", di);
         int n = t->n > 15 ? 15 : (int)t->n;
         if (n > 0 && d) {
-            const char **labels = xcalloc((size_t)n, sizeof *labels);
+            const char **full = xcalloc((size_t)n, sizeof *full);
+            char **labels = xcalloc((size_t)n, sizeof *labels);
             double *vals = xcalloc((size_t)n, sizeof *vals);
             for (int i = 0; i < n; i++) {
                 const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
-                labels[i] = PC_S(r->name, "");
+                full[i] = PC_S(r->name, "");
                 vals[i] = PC_OR(r->total_ns, 0);
             }
+            pc_short_names(full, (size_t)n, PC_SHORT_CHART, labels); /* told apart within the chart */
             char title[96], id[32];
             int dev = (int)PC_OR(PC_REC_AT(s, kernel_device, di)->device, 0);
             snprintf(title, sizeof title, "Top %d kernels by total time, device %d", n, dev);
             snprintf(id, sizeof id, "kernels_dev%d", dev < 0 ? 999 : dev);
             chart c = {.kind = CHART_HBAR, .title = title, .xlabel = "total time", .unit = UNIT_NS,
-                       .labels = labels, .values = vals, .n = (size_t)n};
-            add_chart(co, id, &c, labels, vals, (size_t)n, UNIT_NS);
-            cJSON_AddItemReferenceToObject(d, "chart", cJSON_GetObjectItemCaseSensitive(co->charts, id));
+                       .labels = (const char *const *)labels, .values = vals, .n = (size_t)n};
+            add_chart(co, id, &c, (const char *const *)labels, vals, (size_t)n, UNIT_NS);
+            cJSON *ch = cJSON_GetObjectItemCaseSensitive(co->charts, id), *row;
+            int k = 0;
+            cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(ch, "data")) /* the full name on hover */
+                if (k < n) cJSON_AddStringToObject(row, "full", full[k++]);
+            cJSON_AddItemReferenceToObject(d, "chart", ch);
+            for (int i = 0; i < n; i++) free(labels[i]);
             free(labels);
+            free(full);
             free(vals);
         }
         if (d) rv_cut(d, "rows", rows);
@@ -64,12 +73,16 @@ static void type_charts(chart_out *co, const pc_summary *s) {
     double *vals = xcalloc(21, sizeof *vals);
     int colors[21];
     const char *basis = PC_S(PC_REC(s, operator_types)->time_basis, "device");
+    const char **full = xcalloc(21, sizeof *full);
+    char **shorts = xcalloc(21, sizeof *shorts);
     for (int i = 0; i < nb; i++) {
         const tab_optype *r = &TAB_ROWS(rows, optype)[i];
-        labels[i] = PC_S(r->type, "");
+        full[i] = PC_S(r->type, "");
         vals[i] = PC_OR(r->time_ns, 0);
         colors[i] = 0;
     }
+    pc_short_names(full, (size_t)nb, PC_SHORT_CHART, shorts); /* told apart within the chart */
+    for (int i = 0; i < nb; i++) labels[i] = shorts[i];
     char title[128];
     snprintf(title, sizeof title, "Top %d operator types by %s time", nb, basis);
     chart bar = {.kind = CHART_HBAR, .title = title, .xlabel = !strcmp(basis, "device") ? "device time" : "CPU time",
@@ -91,6 +104,9 @@ static void type_charts(chart_out *co, const pc_summary *s) {
     snprintf(title, sizeof title, "Share of %s time by operator type", basis);
     chart pie = {.kind = CHART_PIE, .title = title, .unit = UNIT_NS, .labels = labels, .values = vals, .colors = colors, .n = (size_t)npie};
     add_chart(co, "types_pie", &pie, labels, vals, (size_t)npie, UNIT_NS);
+    for (int i = 0; i < nb; i++) free(shorts[i]);
+    free(shorts);
+    free(full);
     free(labels);
     free(vals);
 }
@@ -368,6 +384,9 @@ static void roofline_chart(chart_out *co, const pc_summary *s, const pc_table *p
         col[i] = p->bound && !strcmp(p->bound, "memory") ? 1 : 0;
         lab[i] = PC_S(p->name, "");
     }
+    char **shorts = xcalloc(n, sizeof *shorts);
+    pc_short_names(lab, n, PC_SHORT_CHART, shorts); /* the points' labels, told apart */
+    for (size_t i = 0; i < n; i++) lab[i] = shorts[i];
     for (size_t i = 0; i < nc; i++) ct[i] = PC_OR(TAB_ROWS(ce, ceiling)[i].tflops, 0), cl[i] = PC_S(TAB_ROWS(ce, ceiling)[i].label, "");
     const tab_roofline *rf = PC_REC(s, roofline);
     char title[160];
@@ -385,6 +404,8 @@ static void roofline_chart(chart_out *co, const pc_summary *s, const pc_table *p
         cJSON_AddItemToArray(rows, r);
     }
     rv_add_chart(co, id, &c, rows);
+    for (size_t i = 0; i < n; i++) free(shorts[i]);
+    free(shorts);
     free(x), free(y), free(sz), free(ct), free(col), free(lab), free(cl);
 }
 

@@ -45,6 +45,10 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o);
 /* The report's charts into view.charts, each referenced where it is shown
  * (report_charts.c); kernel rows cut to `rows` after their chart. */
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows);
+/* NAME_short beside each name of the view's lists (operators, kernels,
+ * types, memory, collectives, contributors; overview.top_kernel), told apart
+ * within each list (view_names.c, src/util/shortname.h). */
+void rv_short_names(cJSON *v);
 /* Every table of the summary as CSV files in dir (csv.c). */
 int rv_write_csvs(const pc_summary *ps, const char *dir, pc_err *err);
 /* summary.eml from the Markdown view and its text (email.c). */

@@ -207,6 +207,7 @@ static int parse_sig(span x, sig *g) {
     size_t p = find_top(x, 0, '(', &bad), end = x.n;
     if (bad) return 0;
     if (p < x.n) {
+        if (p == 0 || x.s[p - 1] == ' ') return 0; /* "AllReduce (stream_1)": a label, not parameters */
         size_t q = match_fwd(x, p);
         if (q >= x.n) return 0;
         /* after the parameters: nothing, " const", or " [clone ...]" */

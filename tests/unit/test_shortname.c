@@ -79,7 +79,7 @@ TEST(shortname_collisions_told_apart) {
         test_fail(__FILE__, __LINE__, "the first of the two keeps its name: \"%s\"", out[6]);
     if (!test_failed_flag && (!strstr(out[7], " #2") || !strcmp(out[6], out[7])))
         test_fail(__FILE__, __LINE__, "the second is numbered: \"%s\" / \"%s\"", out[6], out[7]);
-    /* on a chart's 48 characters the two FillFunctor kernels still differ */
+    /* on a chart's PC_SHORT_CHART characters the two FillFunctor kernels still differ */
     char *c[2];
     pc_short_names(names, 2, PC_SHORT_CHART, c);
     if (!test_failed_flag && (!strcmp(c[0], c[1]) || code_points(c[0]) > PC_SHORT_CHART || code_points(c[1]) > PC_SHORT_CHART))

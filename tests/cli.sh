@@ -891,6 +891,17 @@ assert '<title>perfcard: demo.pt.trace.json.gz</title>' in html, html[:300]
 subj = str(m['Subject'])
 assert subj == 'perfcard: demo.pt.trace.json.gz \u2014 Matrix products and convolutions do not use Tensor Cores, 29.7% of each step', subj
 "
+# the e-mail's HTML tables show kernel and operator names short, the full name in the cell's title (as report.html)
+check email_html_short_names python3 -c "
+import email, re
+from email import policy
+m = email.message_from_bytes(open('$T/fce/summary.eml', 'rb').read(), policy=policy.default)
+html = next(p for p in m.walk() if p.get_content_type() == 'text/html').get_content()
+cells = re.findall(r'<td title=\"([^\"]*)\">([^<]*)</td>', html)
+assert len(cells) >= 10, len(cells)
+assert all(len(short) <= 120 for full, short in cells), max(len(c[1]) for c in cells)
+assert any(len(full) > 120 and len(short) < len(full) for full, short in cells), 'no long name shortened'
+"
 # no output holds the input's absolute path (report.html's header, the e-mail's title, summary.json
 # printed it whole): a trace in a folder of a telling name, every output, and one job of two ranks
 mkdir -p "$T/secret-dir-XYZ/job"

@@ -528,6 +528,52 @@ fi
 # perfcard diff
 G=$(dirname "$PC")/gentrace
 [ -x "$G" ] || G=./build/gentrace
+# charts with nothing to plot are left out of every output (report.html's SVG, summary.md's link and
+# its PNG, the e-mail's inline image), one sentence saying why in their place: a trace without steps
+# (kernels only) and one of a single step drew empty step-phase charts (ticks "1 ns, 1 ns, 0 ns", one
+# full-width bar) and embedded them in summary.md and the e-mail; three steps keep them
+"$G" --steps 1 --seed 3 > "$T/one_step.json"
+"$G" --steps 3 --seed 3 > "$T/three_steps.json"
+cat > "$T/no_steps.json" <<'J'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "ka", "pid": 0, "tid": 7, "ts": 1, "dur": 5, "args": {"device": 0}},
+{"ph": "X", "cat": "kernel", "name": "kb", "pid": 0, "tid": 7, "ts": 10, "dur": 3, "args": {"device": 0}}
+]}
+J
+for c in no_steps:No one_step:One three_steps:; do
+    n=${c%%:*} why=${c#*:}
+    "$PC" report "$T/$n.json" -o "$T/ch_$n" -q --email > /dev/null 2>&1
+    if command -v python3 > /dev/null; then
+        if python3 - "$T/ch_$n" "$why" > "$T/ch.out" 2>&1 <<'P'
+import email, os, sys
+d, why = sys.argv[1], sys.argv[2]
+html = open(d + "/report.html").read()
+md = open(d + "/summary.md").read()
+m = email.message_from_binary_file(open(d + "/summary.eml", "rb"))
+eml = "".join(p.get_payload(decode=True).decode() for p in m.walk() if p.get_content_type() == "text/html")
+charts = {"steps_phases": "Step phases", "steps_lines": "Step time and data wait per step", "breakdown": "Where each step&#39;s time goes"}
+sentence = why + (" steps" if why == "No" else " step") + ": the per-step charts need at least two."
+for cid, title in charts.items():
+    svg = ('aria-label="%s"' % title) in html or ('aria-label="%s"' % title.replace("&#39;", "'")) in html
+    png = os.path.exists("%s/charts/%s.png" % (d, cid))
+    link = ("charts/%s.png" % cid) in md
+    img = ("cid:%s@" % cid) in eml
+    if why:
+        assert not (svg or png or link or img), (cid, svg, png, link, img)
+    elif cid != "steps_lines":
+        assert svg and png and link and img, (cid, svg, png, link, img)
+    else:
+        assert svg, cid
+if why:
+    assert html.count(sentence) >= 2, (html.count(sentence), sentence)  # the steps and the breakdown sections (and the data wait)
+    assert md.count(sentence) == 1 and eml.count(sentence) == 1, (md.count(sentence), eml.count(sentence))
+else:
+    assert "the per-step charts need" not in html + md + eml
+P
+        then ok "empty_charts_left_out_$n"
+        else bad "empty_charts_left_out_$n" "$(tail -3 "$T/ch.out")"; fi
+    fi
+done
 "$G" --steps 12 --noise 1 --seed 1 > "$T/a.json"
 # dgrad_engine 1.5 times slower: +13.7% of the step, all of it device time (beyond the 10% noise floor of
 # single runs); 1.2 times (+5.5%) is inconclusive with one run a side, regressed with 5 (tests/diff_runs.sh)

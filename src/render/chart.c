@@ -263,6 +263,63 @@ static void prefix_ids(sbuf *out, const char *s, const char *pfx) {
     free(ids.s), free(ids.len), free(ids.num);
 }
 
+/* any finite non-zero value among v[0..n) */
+static int any_value(const double *v, size_t n) {
+    for (size_t i = 0; v && i < n; i++)
+        if (isfinite(v[i]) && v[i] != 0) return 1;
+    return 0;
+}
+
+const char *chart_empty_reason(const chart *c, char *buf, size_t cap) {
+    const char *title = c->title && *c->title ? c->title : "This chart";
+    size_t have = 0; /* categories, points or rows: what the chart needs two (or one) of */
+    int any = 0;
+    switch (c->kind) {
+    case CHART_STACKED:
+        have = c->ncat;
+        for (size_t k = 0; k < c->nseries; k++) any |= any_value(c->series[k].y, c->series[k].n < c->ncat ? c->series[k].n : c->ncat);
+        break;
+    case CHART_LINE:
+        for (size_t k = 0; k < c->nseries; k++) {
+            if (c->series[k].n > have) have = c->series[k].n;
+            any |= any_value(c->series[k].y, c->series[k].n);
+        }
+        break;
+    case CHART_HBAR:
+    case CHART_PIE:
+        if (c->n && any_value(c->values, c->n)) return NULL;
+        snprintf(buf, cap, c->n ? "%s: not drawn, every value is zero." : "%s: no rows to draw.", title);
+        return buf;
+    case CHART_TIMELINE:
+        for (size_t r = 0; r < c->nrows; r++) have += c->rows[r].n;
+        if (have) return NULL;
+        snprintf(buf, cap, "%s: nothing happened in it.", title);
+        return buf;
+    case CHART_ROOFLINE:
+        if (c->npoints) return NULL;
+        snprintf(buf, cap, "%s: no point to place.", title);
+        return buf;
+    case CHART_FLAME:
+        if (c->nflame) return NULL;
+        snprintf(buf, cap, "%s: no frame to draw.", title);
+        return buf;
+    default: return NULL;
+    }
+    if (have < 2) {
+        /* per-category charts and lines over a count name what they count ("step", "run", "rank") */
+        const char *noun = c->xlabel && *c->xlabel && (c->kind == CHART_STACKED || c->xunit == UNIT_COUNT) ? c->xlabel : NULL;
+        if (noun)
+            snprintf(buf, cap, "%s %s%s: the per-%s charts need at least two.", have ? "One" : "No", noun, have ? "" : "s", noun);
+        else snprintf(buf, cap, "%s: %s point, a line needs at least two.", title, have ? "one" : "no");
+        return buf;
+    }
+    if (!any) {
+        snprintf(buf, cap, "%s: not drawn, every value is zero or n/a.", title);
+        return buf;
+    }
+    return NULL;
+}
+
 char *chart_svg(const chart *c, const char *pfx) {
     double w, h;
     dims(c, &w, &h);

@@ -62,6 +62,15 @@ typedef struct chart {
 } chart;
 
 char *chart_svg(const chart *c, const char *id_prefix);
+/* Why c has nothing worth drawing, as one sentence in buf (returned), or NULL
+ * when it has: a per-category (STACKED) chart with fewer than two categories,
+ * a LINE chart none of whose series has two points (the noun is c->xlabel
+ * when x counts something: "One step: the per-step charts need at least
+ * two."), an HBAR or PIE chart without rows, any of these whose values are
+ * all zero or not finite, a TIMELINE without boxes, a ROOFLINE without points
+ * and a FLAME graph without nodes. Such a chart is left out of every output
+ * (rv_add_chart), the sentence shown instead. */
+const char *chart_empty_reason(const chart *c, char *buf, size_t cap);
 /* For tests: fn sees every text the charts draw on this thread, as its left
  * and right edges and baseline (after truncation and alignment); NULL: none. */
 typedef void (*chart_text_fn)(double x0, double x1, double y, void *ctx);

@@ -130,7 +130,8 @@ chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err) {
     while (cJSON_GetObjectItemCaseSensitive(doc, "view")) cJSON_DeleteItemFromObjectCaseSensitive(doc, "view");
     cJSON *view = cJSON_AddObjectToObject(doc, "view");
     cJSON_AddStringToObject(view, "version", PC_VERSION);
-    return (chart_out){cJSON_AddObjectToObject(view, "charts"), png_dir, NULL, 0, err, 0};
+    cJSON *charts = cJSON_AddObjectToObject(view, "charts");
+    return (chart_out){charts, png_dir, NULL, 0, err, 0, cJSON_AddObjectToObject(view, "no_chart")};
 }
 
 cJSON *rv_view_charts(const cJSON *doc) {
@@ -139,6 +140,12 @@ cJSON *rv_view_charts(const cJSON *doc) {
 
 /* Adds view.charts.<id> = {svg or png, title, data:[{label,value}]}; takes data. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) {
+    char why[320];
+    if (chart_empty_reason(c, why, sizeof why)) {
+        cJSON_AddStringToObject(co->none, id, why);
+        cJSON_Delete(data);
+        return NULL;
+    }
     char pfx[32];
     snprintf(pfx, sizeof pfx, "c%d-", co->counter++);
     cJSON *ch = cJSON_AddObjectToObject(co->charts, id);

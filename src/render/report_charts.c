@@ -52,7 +52,7 @@ static void kernel_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows
             int k = 0;
             cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(ch, "data")) /* the full name on hover */
                 if (k < n) cJSON_AddStringToObject(row, "full", full[k++]);
-            cJSON_AddItemReferenceToObject(d, "chart", ch);
+            if (ch) cJSON_AddItemReferenceToObject(d, "chart", ch);
             for (int i = 0; i < n; i++) free(labels[i]);
             free(labels);
             free(full);
@@ -153,23 +153,26 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
             in_group = 0;
         }
     }
-    chart_series ps[3] = {{"iteration interval", NULL, ph[0], n, 1}, {"forward + backward", NULL, ph[1], n, 0},
-                          {"tail", NULL, ph[2], n, 2}};
+    /* the per-step charts: none for a trace without steps (its one row is the
+     * whole trace), and rv_add_chart leaves out those with one step */
+    size_t ns = PC_REC(s, steps)->source ? n : 0;
+    chart_series ps[3] = {{"iteration interval", NULL, ph[0], ns, 1}, {"forward + backward", NULL, ph[1], ns, 0},
+                          {"tail", NULL, ph[2], ns, 2}};
     chart c1 = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
-                .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+                .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = ns};
     rv_add_chart(co, "steps_phases", &c1, rv_series_rows(&c1));
-    chart_series ls[2] = {{"step time", x, dur, n, 0}, {"data wait", x, dw, n, 2}};
+    chart_series ls[2] = {{"step time", x, dur, ns, 0}, {"data wait", x, dw, ns, 2}};
     chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
                 .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = ls, .nseries = 2};
     rv_add_chart(co, "steps_lines", &c2, rv_series_rows(&c2));
     chart_series bs[BK_N];
-    for (int k = 0; k < BK_N; k++) bs[k] = (chart_series){pc_bk[k].label, NULL, bd[k], n, chart_category_color(pc_bk[k].name)};
+    for (int k = 0; k < BK_N; k++) bs[k] = (chart_series){pc_bk[k].label, NULL, bd[k], ns, chart_category_color(pc_bk[k].name)};
     chart c3 = {.kind = CHART_STACKED, .title = "Where each step's time goes", .xlabel = "step", .ylabel = "time",
-                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = (const char *const *)labels, .ncat = n};
+                .unit = UNIT_NS, .series = bs, .nseries = BK_N, .categories = (const char *const *)labels, .ncat = ns};
     rv_add_chart(co, "breakdown", &c3, rv_series_rows(&c3));
-    chart_series ds[1] = {{"data wait", NULL, dw, n, chart_category_color("dataloader")}};
+    chart_series ds[1] = {{"data wait", NULL, dw, ns, chart_category_color("dataloader")}};
     chart c4 = {.kind = CHART_STACKED, .title = "Data loading wait per step", .xlabel = "step", .ylabel = "time",
-                .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = n};
+                .unit = UNIT_NS, .series = ds, .nseries = 1, .categories = (const char *const *)labels, .ncat = ns};
     rv_add_chart(co, "data_wait", &c4, rv_series_rows(&c4));
     /* step boundaries as marks on time charts: at most 40 of them (every
      * step's, or every k-th step's), more would hide the line */
@@ -198,7 +201,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
         chart c5 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "utilization",
                     .unit = UNIT_PCT, .xunit = UNIT_NS, .series = us, .nseries = 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = rv_add_chart(co, id, &c5, rv_series_rows(&c5));
-        cJSON_AddItemReferenceToObject(d, "chart", ch);
+        if (ch) cJSON_AddItemReferenceToObject(d, "chart", ch);
         free(tx);
         free(ty);
     }
@@ -244,7 +247,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
         chart c7 = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "items",
                     .unit = UNIT_COUNT, .xunit = UNIT_NS, .series = us, .nseries = capv > 0 ? 2 : 1, .marks = marks, .nmarks = nmarks};
         cJSON *ch = rv_add_chart(co, id, &c7, rv_series_rows(&c7));
-        cJSON_AddItemReferenceToObject(q, "chart", ch);
+        if (ch) cJSON_AddItemReferenceToObject(q, "chart", ch);
         free(tx);
         free(ty);
         free(cap);
@@ -436,7 +439,7 @@ static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
         chart c = {.kind = CHART_LINE, .title = title, .xlabel = "time since trace start", .ylabel = "bytes", .unit = UNIT_BYTES,
                    .xunit = UNIT_NS, .series = s, .nseries = reserved ? 2 : 1, .marks = peak >= 0 ? &peak : NULL, .nmarks = peak >= 0};
         cJSON *ch = rv_add_chart(co, id, &c, rv_series_rows(&c));
-        cJSON_AddItemReferenceToObject(d, "chart", ch);
+        if (ch) cJSON_AddItemReferenceToObject(d, "chart", ch);
         free(tx);
         free(ta);
         free(tr);

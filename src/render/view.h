@@ -19,6 +19,7 @@ typedef struct chart_out {
     int counter;
     pc_err *err;
     int rc;
+    cJSON *none;       /* view.no_chart: id -> why that chart is left out */
 } chart_out;
 
 /* Gives a copied document its "view" object: any "view" it held is removed
@@ -31,7 +32,9 @@ chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err);
 /* The view's charts (rv_begin_view's object, one member per chart id). */
 cJSON *rv_view_charts(const cJSON *doc);
 /* Adds view.charts.<id> = {svg (dir NULL) or png (dir set), title, data};
- * takes ownership of data. */
+ * takes ownership of data. A chart with nothing worth drawing
+ * (chart_empty_reason) gets no SVG, no PNG and no entry there: NULL is
+ * returned and view.no_chart.<id> holds the sentence saying why. */
 cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);
 cJSON *rv_series_rows(const chart *c);
 /* Rows {label, value} for a chart's data table, from parallel arrays. */

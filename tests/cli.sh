@@ -585,6 +585,19 @@ check diff_self_unchanged grep -q '"verdict":[[:space:]]*"unchanged"' "$T/d_self
 check diff_self_zero_deltas sh -c "! grep -E '\"delta(_ns)?\":[[:space:]]*-?[1-9]' '$T/d_self/diff.json'"
 "$PC" diff "$T/a.json" "$T/slow.json" -o "$T/d_slow" --fail-on regression > "$T/out" 2>&1
 check diff_slow_kernel_exit_1 [ $? -eq 1 ]
+# the verdict's reason is a sentence under the verdict, not a table column (a ~45 px wide "Why" cell)
+if command -v python3 > /dev/null; then
+    check diff_reason_outside_table python3 -c "
+import html, json
+d = json.load(open('$T/d_slow/diff.json'))
+h = open('$T/d_slow/diff.html').read()
+why = html.escape(d['runs'][0]['verdict_reason'], quote=True).replace('&#x27;', '&#39;')
+i = h.find(why)
+assert i > 0 and h.rfind('<p class=\"reason\">', 0, i) > h.rfind('</p>', 0, i), 'reason not in a paragraph'
+assert '<th>Why</th>' not in h and h.count(why) == 1
+assert '(+13.' in h and '(13.' not in h
+"
+fi
 # exit codes from one table (cli.h): a truncated input is 3 for diff as for report; an output
 # that cannot be written is 4 for both
 "$PC" diff "$T/a.json" "$T/cut.json" -o "$T/d_cut" > "$T/out" 2>&1
@@ -708,6 +721,37 @@ check trend_newest_regression grep -q '"verdict":[[:space:]]*"regression"' "$T/t
 check trend_links_reports grep -q 'href="../hist/r7/report.html"' "$T/tr7/trend.html"
 check trend_no_paths sh -c "! grep -q '$T' '$T/tr7/trend.json' '$T/tr7/trend.md'"
 check trend_charts test -s "$T/tr7/charts/step.png"
+# trend.html's category lines each in their category's colour (every line was the grey of an unknown
+# category: the colour table was asked for "kernel_ns"), and changes signed (+13.x% read 13.x%)
+if command -v python3 > /dev/null; then
+    check trend_category_colours python3 -c "
+import json, re
+h = open('$T/tr7/trend.html').read()
+sec = h[h.index('<section id=\"categories\">'):]
+sec = sec[:sec.index('</section>')]
+cols = {c for c in re.findall(r'stroke:rgb\(([^)]*)\)', sec) if len(set(c.split(','))) > 1}  # greys (r = g = b) left out
+n = min(4, len(json.load(open('$T/tr7/trend.json'))['categories']))
+assert n >= 3 and len(cols) == n, (n, cols)
+"
+fi
+check trend_vs_previous_signed sh -c "grep -Eq '<td class=\"n\" data-v=\"[^\"]*\">\\+1[0-9]\\.[0-9]%</td><td>' '$T/tr7/trend.html' && grep -Eq '\\| \\+1[0-9]\\.[0-9]% \\|\$' '$T/tr7/trend.md'"
+# links follow dark mode: an `a` rule takes the accent, whose dark value has 4.5:1 or more on the dark
+# background (links were the browser's dark blue on black, about 2:1)
+if command -v python3 > /dev/null; then
+    check trend_links_contrast_in_dark_mode python3 -c "
+import re
+h = open('$T/tr7/trend.html').read()
+assert re.search(r'(^|[}\s])a \{ color:var\(--accent\); \}', h), 'no link colour'
+dark = h[h.index('@media (prefers-color-scheme: dark)'):]
+acc, bg = re.search(r'--accent:#(\w{6})', dark).group(1), re.search(r'--bg:#(\w{6})', dark).group(1)
+def lum(x):
+    c = [int(x[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+r = (lum(acc) + 0.05) / (lum(bg) + 0.05)
+assert r >= 4.5, r
+"
+fi
 "$PC" trend "$H/r1/summary.json" "$H/r2/summary.json" "$H/r3/summary.json" "$H/r4/summary.json" "$H/r5/summary.json" "$H/r6/summary.json" \
     "$H/r7/summary.json" -o "$T/tr7n" -q --no-fail
 check trend_no_fail_exit_0 [ $? -eq 0 ]

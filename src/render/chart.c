@@ -72,8 +72,21 @@ void ch_text(cairo_t *cr, double x, double y, const char *s, double max_w, int a
     if (text_hook) text_hook(x + dx, x + dx + te.x_advance, y, text_hook_ctx);
 }
 
-/* rows the legend needs at the bottom (about five entries per row) */
-double ch_legend_space(size_t nseries) { return nseries ? 16.0 * (double)((nseries + 4) / 5 - 1) : 0; }
+/* legend entries a row: five names of up to 16 characters, two of up to
+ * 40, else one (each cut to its cell), so that every entry is drawn */
+static size_t legend_cols(size_t maxlen) { return maxlen <= 16 ? 5 : maxlen <= 40 ? 2 : 1; }
+
+/* extra height the legend's rows need (the first row is in every chart's layout) */
+double ch_legend_space(const chart *c) {
+    size_t n = c->kind == CHART_TIMELINE ? c->nlegend : c->nseries < 16 ? c->nseries : 16, maxlen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = c->kind == CHART_TIMELINE ? c->legend_names[i] : c->series[i].name;
+        size_t l = s ? strlen(s) : 0;
+        if (l > maxlen) maxlen = l;
+    }
+    size_t cols = legend_cols(maxlen);
+    return n ? 16.0 * (double)((n + cols - 1) / cols - 1) : 0;
+}
 
 double ch_nice_step(double range, int ticks) {
     double raw = range / ticks, mag = pow(10, floor(log10(raw))), r = raw / mag;
@@ -108,18 +121,17 @@ static void title(cairo_t *cr, const chart *c, double w) {
 }
 
 void ch_legend(cairo_t *cr, double x, double y, double w, const char *const *names, const int *cols, size_t n) {
-    double cx = x;
+    size_t maxlen = 0;
+    for (size_t i = 0; i < n; i++) maxlen = names[i] && strlen(names[i]) > maxlen ? strlen(names[i]) : maxlen;
+    size_t per_row = legend_cols(maxlen);
+    double cell = w / (double)per_row;
     for (size_t i = 0; i < n; i++) {
-        cairo_text_extents_t te;
-        cairo_text_extents(cr, names[i], &te);
-        double iw = 16 + te.x_advance + 14;
-        if (cx + iw > x + w && cx > x) { cx = x; y += 16; }
+        double cx = x + cell * (double)(i % per_row), cy = y + 16.0 * (double)(i / per_row);
         ch_set_col(cr, cols[i]);
-        cairo_rectangle(cr, cx, y - 9, 10, 10);
+        cairo_rectangle(cr, cx, cy - 9, 10, 10);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-        ch_text(cr, cx + 14, y, names[i], 0, 0);
-        cx += iw;
+        ch_text(cr, cx + 14, cy, names[i] ? names[i] : "", cell - 24, 0);
     }
 }
 
@@ -128,7 +140,7 @@ static void dims(const chart *c, double *w, double *h) {
     if (c->height > 0) *h = c->height;
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
-    else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + ch_legend_space(c->nlegend);
+    else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + ch_legend_space(c);
     else if (c->kind == CHART_ROOFLINE) *h = 380;
     else if (c->kind == CHART_FLAME) {
         int d = 0; /* rows shown: depths 0..31 (ch_draw_flame skips others) */
@@ -136,7 +148,7 @@ static void dims(const chart *c, double *w, double *h) {
             if (c->fdepth[i] >= 0 && c->fdepth[i] < 32 && c->fdepth[i] + 1 > d) d = c->fdepth[i] + 1;
         *h = 44 + 18.0 * d;
     }
-    else *h = 300 + ch_legend_space(c->nseries);
+    else *h = 300 + ch_legend_space(c);
 }
 
 static void draw(cairo_t *cr, const chart *c, double w, double h) {

@@ -23,7 +23,7 @@ void ch_set_col(cairo_t *cr, int i);                                    /* palet
 void ch_fmt_unit(char *buf, size_t cap, double v, int unit);           /* an axis or bar value in its unit */
 /* text at x, y, shortened with an ellipsis to max_w (0: no limit); align 0 left, 1 right, 2 center */
 void ch_text(cairo_t *cr, double x, double y, const char *s, double max_w, int align);
-double ch_legend_space(size_t nseries);                                /* extra height the legend's rows need */
+double ch_legend_space(const chart *c);                               /* extra height the legend's rows need */
 double ch_nice_step(double range, int ticks);                          /* 1, 2 or 5 x 10^k near range / ticks */
 /* the tick values k * step within [lo, hi * (1 + slack)] into out (MAX_TICKS); their count */
 int ch_tick_values(double lo, double hi, double slack, double step, double *out);

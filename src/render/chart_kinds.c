@@ -95,9 +95,13 @@ static double bytes_step(double range, int ticks) {
     return raw > 0 ? pow(2, ceil(log2(raw))) : 1;
 }
 
-static void axes_y(cairo_t *cr, double left, double right, double top, double bottom, double maxv, int unit) {
+/* the y axis from 0 to maxv rounded up to a whole tick, so that the top tick
+ * is at or above every value; returns that top (what values are scaled by) */
+static double axes_y(cairo_t *cr, double left, double right, double top, double bottom, double maxv, int unit) {
     char buf[64];
     double step = unit == UNIT_BYTES ? bytes_step(maxv, 4) : ch_nice_step(maxv, 4);
+    double up = step > 0 ? ceil(maxv / step * (1 - 1e-9)) * step : maxv;
+    if (isfinite(up) && up >= maxv) maxv = up;
     cairo_set_line_width(cr, 1);
     double tv[MAX_TICKS];
     int nt = ch_tick_values(0, maxv, 0.0001, step, tv);
@@ -112,6 +116,7 @@ static void axes_y(cairo_t *cr, double left, double right, double top, double bo
         ch_fmt_unit(buf, sizeof buf, v, unit);
         ch_text(cr, left - 4, y + 4, buf, 0, 1);
     }
+    return maxv;
 }
 
 static void ylabel(cairo_t *cr, const char *s, double x, double y) {
@@ -128,7 +133,7 @@ static void ylabel(cairo_t *cr, const char *s, double x, double y) {
 
 
 void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
-    double left = 84, right = w - 16, top = 34, bottom = h - 58 - ch_legend_space(c->nseries);
+    double left = 84, right = w - 16, top = 34, bottom = h - 58 - ch_legend_space(c);
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     for (size_t s = 0; s < c->nseries; s++)
         for (size_t i = 0; i < c->series[s].n; i++) {
@@ -139,7 +144,7 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     if (!(xmax > xmin)) { xmin = 0; xmax = 1; }
     if (ymax <= 0) ymax = 1;
     if (c->unit == UNIT_PCT) ymax = fmax(ymax, 100);
-    axes_y(cr, left, right, top, bottom, ymax, c->unit);
+    ymax = axes_y(cr, left, right, top, bottom, ymax, c->unit);
     char buf[64];
     double step = ch_nice_step(xmax - xmin, 5);
     double tv[MAX_TICKS];
@@ -185,11 +190,11 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     if (c->xlabel) ch_text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
-    ch_legend(cr, left, h - 8 - ch_legend_space(c->nseries), right - left, names, cols, c->nseries < 16 ? c->nseries : 16);
+    ch_legend(cr, left, h - 8 - ch_legend_space(c), right - left, names, cols, c->nseries < 16 ? c->nseries : 16);
 }
 
 void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
-    double left = 84, right = w - 16, top = 34, bottom = h - 58 - ch_legend_space(c->nseries);
+    double left = 84, right = w - 16, top = 34, bottom = h - 58 - ch_legend_space(c);
     double ymax = 0;
     for (size_t k = 0; k < c->ncat; k++) {
         double sum = 0;
@@ -197,7 +202,7 @@ void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
         ymax = fmax(ymax, sum);
     }
     if (ymax <= 0) ymax = 1;
-    axes_y(cr, left, right, top, bottom, ymax, c->unit);
+    ymax = axes_y(cr, left, right, top, bottom, ymax, c->unit);
     double bw = c->ncat ? (right - left) / c->ncat : 0;
     /* a label every `every` bars, so that the widest label (and a gap) fits */
     double widest = 0;
@@ -230,7 +235,7 @@ void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h) {
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     if (c->xlabel) ch_text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
-    ch_legend(cr, left, h - 8 - ch_legend_space(c->nseries), right - left, names, cols, nn);
+    ch_legend(cr, left, h - 8 - ch_legend_space(c), right - left, names, cols, nn);
 }
 
 void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h) {

@@ -72,6 +72,7 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
         else sbuf_printf(b, "%.4g", x);
     } else if (!strcmp(fmt, "dur")) fmt_dur(b, x);
     else if (!strcmp(fmt, "pct")) sbuf_printf(b, "%.1f%%", x);
+    else if (!strcmp(fmt, "spct")) sbuf_printf(b, "%+.1f%%", x == 0 ? 0.0 : x); /* a change: +45.0%, -3.1% */
     else if (!strcmp(fmt, "int")) fmt_int(b, x);
     else if (!strcmp(fmt, "bytes")) fmt_bytes(b, x);
     else if (!strcmp(fmt, "rate")) sbuf_printf(b, "%.1f GB/s", x);
@@ -83,7 +84,7 @@ void fmt_value(sbuf *b, const cJSON *v, const char *fmt) {
 }
 
 static int known_fmt(const char *f) {
-    static const char *k[] = {"num", "dur", "pct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", "flop", "gbs", NULL};
+    static const char *k[] = {"num", "dur", "pct", "spct", "int", "bytes", "rate", "fixed1", "fixed2", "raw", "code", "flop", "gbs", NULL};
     for (int i = 0; k[i]; i++)
         if (!strcmp(f, k[i])) return 1;
     return 0;

@@ -56,7 +56,7 @@ static void trend_charts(chart_out *co, const pc_trend_result *t) {
     for (; nl < t->ncategories && nl < 4; nl++) {
         const pc_bk_info *b = &pc_bk[t->categories[nl]];
         ly[nl] = per_run(t, cat_of, t->categories[nl]);
-        ls[nl] = (chart_series){b->label, x, ly[nl], (size_t)n, chart_category_color(b->step_key)};
+        ls[nl] = (chart_series){b->label, x, ly[nl], (size_t)n, chart_category_color(b->name)};
     }
     lines(co, "categories", "Where the step goes, per run (the four largest categories)", ls, ly, nl, marks, nm);
     for (nl = 0; nl < t->nkernels && nl < KMAX; nl++) {

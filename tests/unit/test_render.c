@@ -332,6 +332,52 @@ TEST(chart_texts_never_overlap) {
     chart_set_text_hook(NULL, NULL);
 }
 
+/* a change is signed (trend.html's "vs previous" read 45.0% for a rise): +45.0%, -3.1%, +0.0% */
+TEST(tmpl_signed_percentage) {
+    int rc;
+    char *s = render("{{a|spct}} {{b|spct}} {{c|spct}} {{d|spct}}", "{\"a\":45,\"b\":-3.14,\"c\":-0.0,\"d\":null}", ESC_HTML, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_S(s, "+45.0% -3.1% +0.0% n/a");
+    free(s);
+}
+
+/* Every legend entry is drawn inside the chart (five 100-character kernel
+ * names: one entry a row, each cut to the width; entries 2-5 fell below the
+ * canvas), and the y axis ends on a tick at or above the data (13.7 ms under
+ * ticks 0..10 ms drew the top line above the last tick): the highest y tick
+ * label sits at the plot's top (y = 34, label baseline + 4). */
+TEST(line_chart_legend_and_axis_cover_the_data) {
+    static tboxes boxes;
+    char names[5][110];
+    double x[3] = {1, 2, 3}, y[5][3];
+    chart_series ls[5];
+    for (int k = 0; k < 5; k++) {
+        snprintf(names[k], sizeof names[k], "void at::native::vectorized_elementwise_kernel<4, at::native::kernel_number_%d_with_a_long_tail_of_args>(int)", k);
+        for (int i = 0; i < 3; i++) y[k][i] = (k == 0 && i == 2) ? 13.7e6 : 1e6 * (k + 1);
+        ls[k] = (chart_series){names[k], x, y[k], 3, k};
+    }
+    chart c = {.kind = CHART_LINE, .title = "Kernels per run", .xlabel = "run", .ylabel = "time per step", .unit = UNIT_NS,
+               .xunit = UNIT_COUNT, .series = ls, .nseries = 5};
+    boxes.n = 0;
+    chart_set_text_hook(collect_text, &boxes);
+    char *svg = chart_svg(&c, "t-");
+    chart_set_text_hook(NULL, NULL);
+    const char *hp = svg ? strstr(svg, "height=\"") : NULL;
+    double h = hp ? atof(hp + 8) : 0, top_label = 1e9;
+    int outside = 0, legend = 0;
+    for (int i = 0; i < boxes.n; i++) {
+        const tbox *b = &boxes.v[i];
+        if (b->x0 < -0.5 || b->x1 > 760.5 || b->y > h + 0.5 || b->y < 0) outside++;
+        if (b->y > h - 8 - 4 * 16 - 0.5) legend++; /* the legend's five rows */
+        if (fabs(b->x1 - 80) < 0.5) top_label = fmin(top_label, b->y);
+    }
+    CHECK_MSG(h > 300, "height %g", h);
+    CHECK_MSG(outside == 0, "%d of %d texts outside the %gx760 chart", outside, boxes.n, h);
+    CHECK_MSG(legend == 5, "%d legend entries drawn in the legend's rows, want 5", legend);
+    CHECK_MSG(fabs(top_label - 38) < 0.5, "highest y tick label at y = %g, want 38 (the plot's top)", top_label);
+    free(svg);
+}
+
 /* an over-long Markdown text is cut at a line end with room kept for its note: the note whole, the text within PC_MD_MAX */
 TEST(md_fit_keeps_its_note_whole) {
     sbuf md = {0}, note = {0};

@@ -147,6 +147,7 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     ymax = axes_y(cr, left, right, top, bottom, ymax, c->unit);
     char buf[64];
     double step = ch_nice_step(xmax - xmin, 5);
+    if (c->xunit == UNIT_COUNT && step < 1) step = 1; /* runs and steps are whole: no tick at run 1.5 */
     double tv[MAX_TICKS];
     int nt = ch_tick_values(xmin, xmax, 0, step, tv);
     for (int ti = 0; ti < nt; ti++) {

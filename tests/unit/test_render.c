@@ -345,7 +345,8 @@ TEST(tmpl_signed_percentage) {
  * names: one entry a row, each cut to the width; entries 2-5 fell below the
  * canvas), and the y axis ends on a tick at or above the data (13.7 ms under
  * ticks 0..10 ms drew the top line above the last tick): the highest y tick
- * label sits at the plot's top (y = 34, label baseline + 4). */
+ * label sits at the plot's top (y = 34, label baseline + 4); an x axis that
+ * counts (runs) has ticks at whole numbers only. */
 TEST(line_chart_legend_and_axis_cover_the_data) {
     static tboxes boxes;
     char names[5][110];
@@ -375,6 +376,10 @@ TEST(line_chart_legend_and_axis_cover_the_data) {
     CHECK_MSG(outside == 0, "%d of %d texts outside the %gx760 chart", outside, boxes.n, h);
     CHECK_MSG(legend == 5, "%d legend entries drawn in the legend's rows, want 5", legend);
     CHECK_MSG(fabs(top_label - 38) < 0.5, "highest y tick label at y = %g, want 38 (the plot's top)", top_label);
+    /* x counts runs 1..3: ticks at whole runs only (1.5 and 2.5 were drawn) */
+    int xticks = 0;
+    for (int i = 0; i < boxes.n; i++) xticks += fabs(boxes.v[i].y - (h - 58 - 64 + 14)) < 0.5;
+    CHECK_MSG(xticks == 3, "%d x tick labels, want 3 (runs 1, 2, 3)", xticks);
     free(svg);
 }
 

@@ -574,6 +574,9 @@ P
         else bad "empty_charts_left_out_$n" "$(tail -3 "$T/ch.out")"; fi
     fi
 done
+# and in diff.html: two runs without steps have no phases or breakdown to set side by side
+"$PC" diff "$T/ch_no_steps/summary.json" "$T/ch_no_steps/summary.json" -o "$T/ch_diff" -q > /dev/null 2>&1
+check empty_charts_left_out_diff sh -c "! grep -q '<svg' '$T/ch_diff/diff.html' && grep -q '<p class=\"none\">Step phases, side by side (one scale): not drawn, every value is zero or n/a.</p>' '$T/ch_diff/diff.html'"
 "$G" --steps 12 --noise 1 --seed 1 > "$T/a.json"
 # dgrad_engine 1.5 times slower: +13.7% of the step, all of it device time (beyond the 10% noise floor of
 # single runs); 1.2 times (+5.5%) is inconclusive with one run a side, regressed with 5 (tests/diff_runs.sh)

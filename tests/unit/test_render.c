@@ -341,15 +341,15 @@ TEST(tmpl_signed_percentage) {
     free(s);
 }
 
-/* Every legend entry is drawn inside the chart (five 100-character kernel
- * names: one entry a row, each cut to the width; entries 2-5 fell below the
- * canvas), and the y axis ends on a tick at or above the data (13.7 ms under
+/* Every legend entry is drawn inside the chart (five kernel names of 108
+ * characters: one entry a row, each cut to the width; entries 2-5 fell below
+ * the canvas), and the y axis ends on a tick at or above the data (13.7 ms under
  * ticks 0..10 ms drew the top line above the last tick): the highest y tick
  * label sits at the plot's top (y = 34, label baseline + 4); an x axis that
  * counts (runs) has ticks at whole numbers only. */
 TEST(line_chart_legend_and_axis_cover_the_data) {
     static tboxes boxes;
-    char names[5][110];
+    char names[5][128];
     double x[3] = {1, 2, 3}, y[5][3];
     chart_series ls[5];
     for (int k = 0; k < 5; k++) {

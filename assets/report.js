@@ -1,4 +1,4 @@
-/* perfcard report: sortable tables, fuzzy filters and paging. No network, no
+/* perfcard report: sortable tables, collapsible trees, fuzzy filters and paging. No network, no
  * libraries. Every row of every table is in the page; a table of more than
  * PAGE rows shows them PAGE at a time (in its current order, among the rows
  * its filter keeps), with buttons for the next page and for all of them. */
@@ -8,8 +8,9 @@
   function refresh(t) {
     var rows = t.tBodies[0].rows, shown = 0, kept = 0, limit = t._limit || Infinity;
     for (var i = 0; i < rows.length; i++) {
-      var on = !rows[i]._out && kept < limit;
-      if (!rows[i]._out) kept++;
+      var out = rows[i]._out || (rows[i]._hid && !t._q); /* a filter shows its matches, folded or not */
+      var on = !out && kept < limit;
+      if (!out) kept++;
       rows[i].style.display = on ? "" : "none";
       if (on) shown++;
     }
@@ -75,6 +76,58 @@
       ths[i].addEventListener("keydown", function (e) { if (e.key === "Enter") sortBy(t, i, ths[i]); });
     })(i);
   });
+  /* a tree (table.tree: call stacks, modules), rows depth-first with data-d (the depth) and
+   * data-fold (its parent's only child, with the same time): a row's toggle (button.tog) hides or
+   * shows the rows under it; a chain of folded rows shows as its first row until that row's
+   * button.chain opens it; the indentation (--d) counts the rows shown above, not the depth */
+  function tree(t) {
+    var rows = t.tBodies[0].rows, n = rows.length, par = [], head = [], st = [];
+    for (var i = 0; i < n; i++) {
+      var r = rows[i], d = +r.getAttribute("data-d") || 0;
+      while (st.length && st[st.length - 1].d >= d) st.pop();
+      par[i] = st.length ? st[st.length - 1].i : -1;
+      st.push({ i: i, d: d });
+      r._fold = r.hasAttribute("data-fold") && par[i] >= 0;
+      head[i] = r._fold ? head[par[i]] : i;
+      r._open = true;
+      r._chain = false;
+      var name = r.querySelector(".name");
+      if (name) { /* the filter reads the frame, not the buttons */
+        var c = name.cloneNode(true);
+        Array.prototype.forEach.call(c.querySelectorAll("button"), function (b) { b.remove(); });
+        name._text = c.textContent;
+      }
+    }
+    function layout() {
+      var vd = [], shut = [];
+      for (var i = 0; i < n; i++) {
+        var p = par[i], folded = rows[i]._fold && !rows[head[i]]._chain;
+        shut[i] = p >= 0 && (shut[p] || !rows[p]._open); /* under a closed row */
+        vd[i] = p < 0 ? 0 : vd[p] + (folded ? 0 : 1);
+        rows[i]._hid = shut[i] || folded;
+        if (rows[i].cells[0]) rows[i].cells[0].style.setProperty("--d", vd[i]);
+      }
+      refresh(t);
+    }
+    Array.prototype.forEach.call(rows, function (r) {
+      var tog = r.querySelector("button.tog"), ch = r.querySelector("button.chain");
+      if (tog) tog.addEventListener("click", function () {
+        r._open = !r._open;
+        tog.setAttribute("aria-expanded", r._open ? "true" : "false");
+        tog.setAttribute("aria-label", r._open ? "Hide what it calls" : "Show what it calls");
+        tog.textContent = r._open ? "\u25BE" : "\u25B8";
+        layout();
+      });
+      if (ch) ch.addEventListener("click", function () {
+        r._chain = !r._chain;
+        ch.setAttribute("aria-expanded", r._chain ? "true" : "false");
+        ch.textContent = (r._chain ? "\u2212" : "+") + ch.textContent.replace(/^[+\u2212]/, "");
+        layout();
+      });
+    });
+    layout();
+  }
+  document.querySelectorAll("table.tree").forEach(tree);
   document.querySelectorAll("input.filter").forEach(function (inp) {
     var t = inp.nextElementSibling;
     while (t && t.tagName !== "TABLE" && !(t.classList && t.classList.contains("tablewrap"))) t = t.nextElementSibling;
@@ -84,9 +137,10 @@
       var q = inp.value.toLowerCase().replace(/\s+/g, "");
       Array.prototype.forEach.call(t.tBodies[0].rows, function (r) {
         var name = r.querySelector(".name");
-        var s = (name ? name.textContent : r.textContent).toLowerCase();
+        var s = (name ? name._text || name.textContent : r.textContent).toLowerCase();
         r._out = !!q && !fuzzy(q, s);
       });
+      t._q = !!q;
       if (t._pager) t._limit = PAGE;
       refresh(t);
     });

@@ -190,7 +190,7 @@ check report_module_tree_and_flame python3 -c "
 import re; h = open('$T/modules/report.html').read()
 sec = h[h.index('<h3>By nn.Module</h3>'):h.index('</section>', h.index('<h3>By nn.Module</h3>'))]
 assert 'aria-label=\"Where the device time goes, by nn.Module (outermost on top)\"' in sec, 'no module flame graph'
-rows = re.findall(r'<td class=\"name d(\\d)\">([^<]*)</td><td class=\"n\" data-v=\"(\\d+)\"', sec)
+rows = re.findall(r'<tr data-d=\"(\\d)\"><td class=\"name\" style=\"--d:\\d\">(?:<button type=\"button\" class=\"tog\"[^>]*>[^<]*</button>|<span class=\"tog\"></span>)([^<]*)</td><td class=\"n\" data-v=\"(\\d+)\"', sec)
 assert rows == [('0', 'Net_0', '25000'), ('1', 'Linear_0', '20000'), ('1', 'ReLU_0', '5000')], rows"
 check report_module_tree_says_when_missing grep -q "No <code>nn.Module</code> ranges in this trace" "$T/full/report.html"
 # a view whose data the trace lacks says so: a trace with operators but no shapes has no roofline
@@ -1021,6 +1021,16 @@ for f in sys.argv[1:]:
 " "$T/abs1/summary.eml" "$T/abs2/summary.eml" "$T/abs4/summary.eml"
 check no_output_holds_input_path sh -c "ls '$T/abs1/charts/'*.png '$T/abs2/report.html' '$T/abs4/summary.eml.decoded' > /dev/null && ! grep -rl 'secret-dir-XYZ' '$T/abs1' '$T/abs2' '$T/abs3.json' '$T/abs4'"
 check input_shown_by_file_name sh -c "grep -q 'run.json.gz' '$T/abs1/report.html' && grep -q '\"input\": \"run.json.gz\"' '$T/abs3.json' && grep -q 'old.json' '$T/abs4/report.html'"
+
+# the call-stack tree's buttons, clicked in Chromium (tests/browser/tree_toggle.sh; no playwright
+# needed): on the 60-deep stack of tests/hostile/deep_call_stack.json, 3 rows at first (two folded
+# chains and a leaf; g30 indented as depth 1), 32 and g30 at --d 30 once the first chain opens, all
+# 61 once the second does, 1 when the root's toggle closes (aria-expanded false), 61 again when it
+# reopens. Before: no buttons (the script stopped at the first click), every row shown
+if [ -z "$tag" ] && [ -x /usr/bin/chromium ]; then
+    "$PC" report tests/hostile/deep_call_stack.json -o "$T/deep" -q
+    check tree_toggles_in_browser [ "$(sh tests/browser/tree_toggle.sh "$T/deep/report.html" "$T")" = "TREE 3 1 32 30 61 1 false 61" ]
+fi
 
 # a real browser, offline (once: not under sanitizers)
 if [ -z "$tag" ]; then

@@ -371,6 +371,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
         if (sec) rv_cut(sec, "rows", rows); /* counted when materialized */
     }
     rv_short_names(v); /* over the rows shown */
+    rv_tree_rows(v);
     md_extras(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);

@@ -336,10 +336,18 @@ static void rank_charts(chart_out *co, const pc_summary *sm) {
 /* row i's parent is an earlier row (null, -1 or any other value: a root) */
 static int flame_has_parent(int64_t p, size_t i) { return p != PC_NULL_I && p >= 0 && (uint64_t)p < i; }
 
+/* a frame's last path component: "resnet.py(249): forward" */
+static const char *flame_base(const char *f) {
+    const char *slash = strrchr(f, '/');
+    return slash ? slash + 1 : f;
+}
+
 /* a tree of call_stacks (rows_key: rows by call stack, module_rows by
  * nn.Module, depth-first) as flame graph id: each node as wide as its device
  * time (CPU time when no node has device time), children left to right from
- * their parent's left edge */
+ * their parent's left edge. A chain of frames each its parent's only child
+ * with the same device time, CPU time and calls (wrappers: view_tree.c folds
+ * them the same way in the table) is one box, "A › B › … › Z (N frames)". */
 static void flame_chart(chart_out *co, const pc_table *t, const char *id, const char *by) {
     size_t n = t ? t->n : 0;
     if (!n) return;
@@ -349,27 +357,54 @@ static void flame_chart(chart_out *co, const pc_table *t, const char *id, const 
     for (size_t i = 0; i < n; i++) devsum += PC_OR(rows[i].device_ns, 0);
     int by_dev = devsum > 0;
     double *x = xcalloc(n, sizeof *x), *wd = xcalloc(n, sizeof *wd), *next = xcalloc(n, sizeof *next), total = 0, root_at = 0;
-    int *dp = xcalloc(n, sizeof *dp);
+    int *dp = xcalloc(n, sizeof *dp), *vd = xcalloc(n, sizeof *vd), *kids = xcalloc(n, sizeof *kids), *fold = xcalloc(n, sizeof *fold);
+    size_t *head = xcalloc(n, sizeof *head), *chain = xcalloc(n, sizeof *chain), *second = xcalloc(n, sizeof *second), *last = xcalloc(n, sizeof *last);
     const char **lab = xcalloc(n, sizeof *lab);
+    char **own = xcalloc(n, sizeof *own);
     for (size_t i = 0; i < n; i++)
         if (!flame_has_parent(rows[i].parent, i)) total += PC_OR(by_dev ? rows[i].device_ns : rows[i].cpu_ns, 0);
+        else kids[rows[i].parent]++;
     if (total <= 0) goto done;
-    /* a node's depth is its parent's plus one, whatever the row says; a parent
-     * that is not an earlier row (the validator refuses it) makes a root */
+    /* a node's depth is its parent's plus one (its parent's, folded), whatever
+     * the row says; a parent that is not an earlier row (the validator refuses
+     * it) makes a root */
     for (size_t i = 0; i < n; i++) {
         const tab_stack_frame *r = &rows[i];
         int64_t p = r->parent;
         wd[i] = PC_OR(by_dev ? r->device_ns : r->cpu_ns, 0) / total;
-        if (!flame_has_parent(p, i)) x[i] = root_at, root_at += wd[i], dp[i] = 0;
-        else x[i] = x[p] + next[p], next[p] += wd[i], dp[i] = dp[p] < 1000 ? dp[p] + 1 : 1000;
         lab[i] = PC_S(r->frame, "");
+        head[i] = i;
+        if (!flame_has_parent(p, i)) {
+            x[i] = root_at, root_at += wd[i], vd[i] = 0;
+            continue;
+        }
+        x[i] = x[p] + next[p], next[p] += wd[i];
+        const tab_stack_frame *q = &rows[p];
+        fold[i] = kids[p] == 1 && q->device_ns == r->device_ns && q->cpu_ns == r->cpu_ns && q->calls == r->calls;
+        if (fold[i]) {
+            head[i] = head[p], vd[i] = vd[p], last[head[i]] = i;
+            if (!chain[head[i]]++) second[head[i]] = i;
+        }
+        else vd[i] = vd[p] < 1000 ? vd[p] + 1 : 1000;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dp[i] = fold[i] ? -1 : vd[i]; /* a folded frame: drawn in its chain's box */
+        if (fold[i] || !chain[i]) continue;
+        sbuf b = {0};
+        sbuf_printf(&b, "%s \u203a ", flame_base(lab[i]));
+        if (chain[i] >= 2) sbuf_printf(&b, "%s \u203a ", flame_base(lab[second[i]]));
+        if (chain[i] >= 3) sbuf_puts(&b, "\u2026 \u203a ");
+        sbuf_printf(&b, "%s", flame_base(lab[last[i]]));
+        if (chain[i] >= 2) sbuf_printf(&b, " (%zu frames)", chain[i] + 1);
+        lab[i] = own[i] = sbuf_take(&b);
     }
     char title[96];
     snprintf(title, sizeof title, "Where the %s time goes, by %s (outermost on top)", by_dev ? "device" : "CPU", by);
     chart c = {.kind = CHART_FLAME, .title = title, .fx = x, .fw = wd, .fdepth = dp, .flabels = lab, .nflame = n};
     rv_add_chart(co, id, &c, cJSON_CreateArray());
 done:
-    free(x), free(wd), free(next), free(dp), free(lab);
+    for (size_t i = 0; i < n; i++) free(own[i]);
+    free(x), free(wd), free(next), free(dp), free(vd), free(kids), free(fold), free(head), free(chain), free(second), free(last), free(lab), free(own);
 }
 
 /* a roofline: the points of table t (operators or kernels, as what says) as chart id */

@@ -159,6 +159,7 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
         if (J_EQ(key, "traceEvents")) {
             if (*c->p != '[') { c->why = "traceEvents is not an array"; return J_ERR; }
             c->p++;
+            rd->saw_trace_events = 1;
             *next = ST_EV_FIRST;
             return J_OK;
         }
@@ -180,6 +181,7 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
         }
         if (rd->par && par_at(rd, rd->base + (uint64_t)(c->p - rd->buf))) return J_STOP;
         if ((r = kin_parse_event(c, &e))) return r;
+        if (e.ph || e.name.n || e.cat.n || e.has_ts) rd->event_like++;
         if (e.ph == 0 && !e.name.n && !e.cat.n) { rd->t->stats.events++; pc_trace_note_unknown(rd->t, 0); }
         else kin_commit(rd, &e);
         *next = ST_EV_NEXT;
@@ -230,7 +232,22 @@ static int run(reader *rd, int st, pc_err *err) {
     }
 }
 
+/* Any JSON document is not a trace: an object must have opened a
+ * traceEvents array (empty is an empty capture), a bare array (the Chrome
+ * trace format's other form) must hold at least one event. */
+static int is_trace(const reader *rd, pc_err *err) {
+    if (rd->top_is_array ? rd->event_like > 0 : rd->saw_trace_events) return 0;
+    char cut[64] = "";
+    if (rd->t->truncated) snprintf(cut, sizeof cut, " (it ends early, at byte %llu)", (unsigned long long)rd->t->truncated_at);
+    return PC_ERRF(err, PC_EINPUT,
+                   "not a trace: %s%s (perfcard reads a Chrome/Kineto trace, {\"traceEvents\": [...]} or a JSON array of "
+                   "events with \"ph\", \"name\", \"ts\"; or a perfcard summary.json, \"schema\": \"perfcard.summary/1\" "
+                   "within its first 512 bytes)",
+                   rd->top_is_array ? "a JSON array without trace events" : "a JSON object without \"traceEvents\"", cut);
+}
+
 static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
+    if (!rc) rc = is_trace(rd, err);
     if (!rd->map) free(rd->buf);
     free(rd->scratch);
     if (rc == 0 && rd->src && source_truncated(rd->src) && !rd->t->truncated) {
@@ -414,6 +431,7 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
         pt->started = 0;
         if (pt->rc) { rc = pt->rc; *err = pt->err; break; }
         end = pt->rd.base + pt->rd.len;
+        main_rd->event_like += pt->rd.event_like;
         pc_trace_absorb(main_rd->t, pt->rd.t);
         pt->rd.t = NULL;
         cur = &pt->rd;

@@ -36,6 +36,11 @@ typedef struct reader {
     uint64_t map_size, dropped;
     pc_trace *t;
     int top_is_array;
+    /* what makes the document a trace (checked by the main reader at the end):
+     * a traceEvents array was opened; elements that look like events (ph,
+     * name, cat or ts) were read, by this reader and the parts it absorbed */
+    int saw_trace_events;
+    uint64_t event_like;
     void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total, int final);
     void *progress_ctx;
     const char *path;

@@ -45,6 +45,11 @@ TEST(capture_writer_cut_anywhere_loads) {
     size_t prev = 0;
     for (size_t cut = 1; cut < len; cut++) {
         int rc = pc_load_kineto_mem(data, cut, &t, &err);
+        /* cut before the events open: not a trace (no events), said so */
+        if (cut <= (size_t)(strstr(data, "\"traceEvents\": [") + 15 - data)) {
+            CHECK_MSG(rc == PC_EINPUT && strstr(err.msg, "not a trace") && strstr(err.msg, "ends early"), "cut at %zu: %d %s", cut, rc, err.msg);
+            continue;
+        }
         CHECK_MSG(rc == 0, "cut at %zu: %s", cut, err.msg);
         CHECK_MSG(t->ngpu >= prev, "cut at %zu lost events", cut);
         prev = t->ngpu;

@@ -181,6 +181,11 @@ TEST(loader_cut_at_every_byte) {
         pc_err err = {0};
         int rc = pc_load_kineto_mem(doc, cut, &t, &err);
         if (cut == 0) { CHECK_MSG(rc == PC_EINPUT, "empty input must be an error"); continue; }
+        /* cut before the traceEvents array opens: nothing says it is a trace */
+        if (cut <= (size_t)(strchr(doc, '[') - doc)) {
+            CHECK_MSG(rc == PC_EINPUT && strstr(err.msg, "not a trace"), "cut %zu: rc %d %s", cut, rc, err.msg);
+            continue;
+        }
         CHECK_MSG(rc == 0, "cut %zu: rc %d %s", cut, rc, err.msg);
         /* independent count: events whose closing brace lies before the cut */
         int expect = 0;
@@ -235,6 +240,29 @@ TEST(loader_empty_and_whitespace_are_errors) {
     CHECK_EQ_I(t->ngpu, 1);
     CHECK(t->truncated);
     pc_trace_free(t);
+}
+
+/* Any JSON is not a trace: no traceEvents, or a bare array without events, is
+ * refused (each was an empty trace); a trace may be empty, or hold only events
+ * perfcard does not read */
+TEST(loader_json_that_is_not_a_trace) {
+    static const struct { const char *doc; int ok; } cases[] = {
+        {"[]", 0}, {"{}", 0}, {"[1, 2]", 0}, {"[{}, {\"a\": 1}]", 0}, {"[[], \"x\", null]", 0},
+        {"{\"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": {}}", 0},
+        {"{\"schema\": \"other/1\", \"rows\": []}", 0}, {"{\"deviceProperties\": []", 0}, {"[{\"a\"", 0},
+        {"{\"traceEvents\": []}", 1}, {"{\"deviceProperties\": [], \"traceEvents\": [", 1},
+        {"[{\"ph\": \"i\"}]", 1}, {"[1, {\"name\": \"x\"}]", 1}, {"[{\"ts\": 5}]", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        int rc = pc_load_kineto_mem(cases[i].doc, strlen(cases[i].doc), &t, &err);
+        if (cases[i].ok) CHECK_MSG(rc == 0 && t, "case %zu (%s): rc %d %s", i, cases[i].doc, rc, err.msg);
+        else
+            CHECK_MSG(rc == PC_EINPUT && !t && strstr(err.msg, "not a trace: a JSON ") && strstr(err.msg, "traceEvents"),
+                      "case %zu (%s): rc %d '%s'", i, cases[i].doc, rc, err.msg);
+        pc_trace_free(t);
+    }
 }
 
 TEST(loader_very_long_strings_grow_the_window) {

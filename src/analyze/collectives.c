@@ -18,7 +18,9 @@
 #include "flops.h"
 #include "intervals.h"
 #include "../summary/summary.h"
+#include "../util/hmap.h"
 #include "../util/spill.h"
+#include "../util/strtab.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -32,7 +34,7 @@ static const char *const bucket_label[NBUCKET] = {"< 1 KiB", "1-16 KiB", "16-256
                                                   "4-64 MiB", "64 MiB-1 GiB", ">= 1 GiB", "unknown"};
 
 typedef struct crow {
-    char coll[48];
+    uint32_t coll; /* in the stage's own string table */
     int bucket;
     int64_t calls, total, sized_total, overlap;
     double bytes;
@@ -87,10 +89,12 @@ static double bus_factor(const char *coll, int64_t n) {
     return 1;
 }
 
-static int cmp_crow(const void *a, const void *b) {
+/* rows by time, then name (colls: the names), then size range */
+static int cmp_crow(const void *a, const void *b, void *colls) {
     const crow *x = a, *y = b;
+    const pc_strtab *sort_colls = colls;
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
-    int c = strcmp(x->coll, y->coll);
+    int c = x->coll == y->coll ? 0 : strcmp(strtab_get(sort_colls, x->coll), strtab_get(sort_colls, y->coll));
     return c ? c : x->bucket - y->bucket;
 }
 
@@ -122,6 +126,12 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     }
     crow *rows = NULL;
     size_t nrows = 0, caprows = 0;
+    /* rows by (collective, size range): the collective's name interned here,
+     * the pair keyed in a hash map (a linear search was quadratic in distinct
+     * "nccl:" names: 120,000 took 22 s) */
+    pc_strtab colls;
+    strtab_init(&colls);
+    hmap row_of = {0};
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL) continue;
@@ -149,15 +159,17 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
             b = 0;
             while (b < NBUCKET - 2 && bytes >= bucket_edge[b]) b++;
         }
-        crow *r = NULL;
-        for (size_t i = 0; i < nrows && !r; i++)
-            if (rows[i].bucket == b && !strcmp(rows[i].coll, coll)) r = &rows[i];
-        if (!r) {
+        int created;
+        uint32_t id = strtab_intern(&colls, coll, strlen(coll));
+        uint32_t *slot = hmap_get(&row_of, hkey2(id, (uint32_t)b), &created);
+        crow *r;
+        if (created) {
+            *slot = (uint32_t)nrows;
             r = VEC_PUSH(rows, nrows, caprows);
             memset(r, 0, sizeof *r);
-            snprintf(r->coll, sizeof r->coll, "%s", coll);
+            r->coll = id;
             r->bucket = b;
-        }
+        } else r = &rows[*slot];
         r->calls++;
         r->total += e->dur;
         r->overlap += covered(comp, ncomp, e->ts, e->ts + e->dur);
@@ -165,7 +177,8 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     }
     spill_free(comp);
     spill_free(nccl);
-    if (nrows) qsort(rows, nrows, sizeof *rows, cmp_crow);
+    hmap_free(&row_of);
+    if (nrows) qsort_r(rows, nrows, sizeof *rows, cmp_crow, &colls);
     cJSON *sec = sj_obj(ps->doc, "collectives");
     tab_collectives *cr = PC_ADD_REC(ps, sec, collectives);
     if (ranks > 0) cr->ranks = ranks;
@@ -173,14 +186,15 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     for (size_t i = 0; i < nrows; i++) {
         const crow *r = &rows[i];
         tab_coll *o = tab_push(arr);
-        o->collective = pc_summary_utf8(ps, r->coll);
+        const char *coll = strtab_get(&colls, r->coll);
+        o->collective = pc_summary_utf8(ps, coll);
         o->size_range = bucket_label[r->bucket];
         o->calls = r->calls;
         o->total_ns = r->total;
         o->avg_ns = pc_figure((double)r->total / (double)r->calls);
         o->bytes = pc_figure(r->bytes);
         o->sized_ns = r->sized_total; /* the time of the calls of known size: what the bandwidths divide */
-        double f = bus_factor(r->coll, ranks);
+        double f = bus_factor(coll, ranks);
         if (r->sized_total > 0) {
             double alg = r->bytes / (double)r->sized_total; /* bytes per ns = GB/s */
             o->algbw_gbs = pc_figure(alg);
@@ -190,4 +204,5 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         o->overlap_ns = r->overlap;
     }
     free(rows);
+    strtab_free(&colls);
 }

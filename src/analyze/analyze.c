@@ -91,6 +91,19 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     pc_summary_free(b.out);
     stage_run last = {&c, s, STAGE_LAST};
     run_stage(&last);
+    /* whatever perfcard writes, perfcard reads: a figure beyond the summary's
+     * range (bytes of 2^65 from a tensor's stated shape) is left empty, said */
+    char where[256];
+    size_t nfix = pc_summary_conform(s, where, sizeof where);
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "run"), "warnings");
+    if (nfix && cJSON_IsArray(w)) {
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "%zu figures are beyond what summary.json holds (times and sizes within 2^62 ns or bytes, counts not "
+                 "negative) and are left empty (the first: %s); the input states impossible sizes or times",
+                 nfix, where);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     links_free(&c.links);
     spill_free(c.steps);
     return s;

@@ -139,4 +139,9 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
  * run.warnings. A schema other than PC_SUMMARY_SCHEMA is PC_EUNSUP; a value of
  * the wrong kind or out of range PC_EINPUT naming its key path. */
 int pc_summary_validate(const cJSON *in, pc_summary **out, char *note, size_t note_size, pc_err *err);
+/* Whatever perfcard writes, perfcard reads: each figure of s that the reader
+ * would refuse (beyond +-2^62 for a time or size, negative where the schema
+ * wants >= 0) becomes null, a figure the input cannot give. Returns how many;
+ * first: the key path of the first (may be NULL when first_size is 0). */
+size_t pc_summary_conform(pc_summary *s, char *first, size_t first_size);
 #endif

@@ -380,3 +380,69 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
     cJSON_Delete(j);
     return rc;
 }
+
+/* ---- writing: what perfcard writes, perfcard reads ---- */
+
+/* a figure the reader takes at path (kind U, N or X): finite, within +-2^62
+ * for times and sizes, >= 0 for U */
+static int sk_number_ok(const char *path, char kind, double x) {
+    double bound = sk_time_or_size(path) ? SK_MAX_NUM : DBL_MAX;
+    return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
+}
+
+typedef struct sk_fix { size_t n; char *first; size_t first_size; } sk_fix;
+static void sk_fixed(sk_fix *f, const char *path) {
+    if (!f->n++ && f->first_size) snprintf(f->first, f->first_size, "%s", path);
+}
+
+static void sk_conform_doc(cJSON *v, char *path, size_t len, size_t cap, sk_fix *f) {
+    cJSON *c, *next;
+    for (c = v->child; c; c = next) {
+        next = c->next;
+        size_t n = len;
+        if (cJSON_IsArray(v)) n += (size_t)snprintf(path + len, cap - len, "[]");
+        else if (c->string && c->string[0] != RECORD_KEY[0])
+            n += (size_t)snprintf(path + len, cap - len, "%s%s", len ? "." : "", c->string);
+        if (n >= cap) continue; /* a path too long for the reader to know: it drops it */
+        if (cJSON_IsNumber(c)) {
+            char kind = sk_kind(path);
+            if ((kind == 'U' || kind == 'N' || kind == 'X') && !sk_number_ok(path, kind, c->valuedouble)) {
+                sk_fixed(f, path);
+                cJSON_ReplaceItemViaPointer(v, c, cJSON_CreateNull());
+            }
+        } else if (cJSON_IsObject(c) || cJSON_IsArray(c)) sk_conform_doc(c, path, n, cap, f);
+        path[len] = 0;
+    }
+}
+
+size_t pc_summary_conform(pc_summary *s, char *first, size_t first_size) {
+    sk_fix f = {0, first, first_size};
+    if (first_size) first[0] = 0;
+    char path[256] = "";
+    sk_conform_doc(s->doc, path, 0, sizeof path, &f);
+    for (size_t i = 0; i < s->ntabs; i++) {
+        const pc_table *t = s->tabs[i];
+        const pc_table_def *d = t->def;
+        for (size_t k = 0; k < d->ncols; k++) {
+            const pc_col *c = &d->cols[k];
+            if (c->kind != 'I' && c->kind != 'J' && c->kind != 'F' && c->kind != 'V') continue;
+            snprintf(path, sizeof path, "%s%s%s%s", d->path, d->record ? "." : "[].", c->key, c->kind == 'V' ? "[]" : "");
+            char kind = c->kind == 'J' ? 'N' : 'U';
+            for (size_t r = 0; r < t->n; r++) {
+                char *p = (char *)t->rows + r * d->row_size + c->off;
+                if (c->kind == 'F') {
+                    tk_F *x = (tk_F *)p;
+                    if (isfinite(*x) && !sk_number_ok(path, kind, *x)) { sk_fixed(&f, path); *x = NAN; }
+                } else if (c->kind == 'V') {
+                    tk_V *a = (tk_V *)p;
+                    for (int64_t j = 0; j < a->n; j++)
+                        if (isfinite(a->v[j]) && !sk_number_ok(path, kind, a->v[j])) { sk_fixed(&f, path); ((double *)a->v)[j] = NAN; }
+                } else {
+                    tk_I *x = (tk_I *)p;
+                    if (*x != PC_NULL_I && !sk_number_ok(path, kind, (double)*x)) { sk_fixed(&f, path); *x = PC_NULL_I; }
+                }
+            }
+        }
+    }
+    return f.n;
+}

@@ -26,10 +26,38 @@ static const char *const tl_cat[TC_N] = {"kernel", "communication", "memcpy", "m
 typedef struct tlev { int64_t s, d; uint32_t name, src; uint16_t lane; uint8_t cat, depth; } tlev; /* src: its event k */
 typedef struct tllane { int gpu; int64_t a, b; } tllane;
 
-static int cmp_dur_desc(const void *x, const void *y) {
-    const tlev *a = x, *b = y;
-    return a->d != b->d ? PC_CMP(b->d, a->d) : PC_CMP(a->s, b->s);
+/* the cut bucket's order: longest, then earliest, then first in the trace
+ * (src): what a stable sort by cmp_dur_desc gives */
+static int cand_before(const tlev *a, const tlev *b) {
+    return a->d != b->d ? a->d > b->d : a->s != b->s ? a->s < b->s : a->src < b->src;
 }
+static int cmp_cand(const void *x, const void *y) { return cand_before(x, y) ? -1 : cand_before(y, x); }
+/* h[0..n) is a heap with its last candidate (by cand_before) on top: x
+ * replaces the top when it comes before it, so the heap keeps the first n */
+static void heap_sift(tlev *h, size_t n, size_t i) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && cand_before(&h[c], &h[c + 1])) c++;
+        if (!cand_before(&h[i], &h[c])) return;
+        tlev x = h[i];
+        h[i] = h[c], h[c] = x, i = c;
+    }
+}
+static void heap_offer(tlev *h, size_t *n, size_t room, const tlev *x) {
+    if (*n < room) {
+        size_t i = (*n)++;
+        h[i] = *x;
+        while (i > 0 && cand_before(&h[(i - 1) / 2], &h[i])) {
+            tlev y = h[i];
+            h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = y, i = (i - 1) / 2;
+        }
+    } else if (room && cand_before(x, &h[0])) {
+        h[0] = *x;
+        heap_sift(h, *n, 0);
+    }
+}
+
 static int cmp_lane_start(const void *x, const void *y) {
     const tlev *a = x, *b = y;
     return a->lane != b->lane ? PC_CMP(a->lane, b->lane) : PC_CMP(a->s, b->s);
@@ -137,9 +165,12 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         for (cut = NDB - 1; cut > 0 && above + (size_t)hist[cut] <= TL_MAX; cut--) above += (size_t)hist[cut];
     }
     free(hist);
-    /* pass 2: the kept events and the candidates of the cut bucket, with their lanes */
-    tlev *ev = NULL, *cand = NULL;
-    size_t n = 0, cap = 0, nc = 0, capc = 0;
+    /* pass 2: the kept events and the candidates of the cut bucket, with their
+     * lanes; of the candidates only the slots left are held (a heap: a trace of
+     * 21,000,000 equal events held them all, sorted, and peaked at 330 MiB) */
+    size_t room = total > TL_MAX ? TL_MAX : 0; /* (events past the lanes are skipped: the cut bucket may fill more than TL_MAX - above) */
+    tlev *ev = NULL, *cand = room ? xmalloc(room * sizeof *cand) : NULL;
+    size_t n = 0, cap = 0, nc = 0;
     int lg = -1;
     int64_t last_a = 0, last_b = 0;
     int lane_last = -1;
@@ -155,21 +186,21 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         if (lane < 0) continue;
         x.lane = (uint16_t)lane;
         if (bk > cut) *SPILL_PUSH(ev, n, cap) = x;
-        else *SPILL_PUSH(cand, nc, capc) = x;
+        else heap_offer(cand, &nc, room, &x);
     }
     spill_free(nccl);
     size_t dropped = 0;
     int64_t shortest = 0;
     if (total > TL_MAX) {
         /* the longest of the cut bucket fill the slots left */
-        if (nc) spill_sort(cand, nc, sizeof *cand, cmp_dur_desc);
+        if (nc) qsort(cand, nc, sizeof *cand, cmp_cand);
         for (size_t i = 0; i < nc && n < TL_MAX; i++) *SPILL_PUSH(ev, n, cap) = cand[i];
         dropped = total - n;
         shortest = INT64_MAX;
         for (size_t i = 0; i < n; i++)
             if (ev[i].d < shortest) shortest = ev[i].d;
     }
-    spill_free(cand);
+    free(cand);
     /* lanes in a fixed order: GPU (device, stream) then CPU (pid, tid) */
     int *remap = xcalloc((size_t)(nl ? nl : 1), sizeof *remap);
     tllane *sorted = xcalloc((size_t)(nl ? nl : 1), sizeof *sorted);

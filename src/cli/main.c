@@ -1,5 +1,7 @@
 #include "cli.h"
 #include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -57,6 +59,8 @@ int main(int argc, char **argv) {
     /* big event arrays grow by realloc: keep them mmapped so growing them is
      * an mremap, not a copy that briefly holds both the old and new array */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    /* cJSON's nodes too: out of memory is exit 4 with a message (xalloc.h), not a NULL dereferenced */
+    cJSON_InitHooks(&(cJSON_Hooks){xmalloc, free});
     cli_policy(0);
     if (argc < 2) { usage(stderr); return EXIT_INPUT; }
     const char *c = argv[1];

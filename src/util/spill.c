@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,7 +100,8 @@ static block *find(const void *p) {
 static size_t ceiling(void) { return atomic_load(&pol_mem); }
 /* Trimming starts at 5/8 of it: what the threads touch between two looks of
  * the watcher (bursts of ~10 MB/ms of page faults) stays under the ceiling. */
-static long trim_pages(void) { return (long)(ceiling() / 8 * 5 / (size_t)sysconf(_SC_PAGESIZE)); }
+static long pagesz = 4096; /* set once, before the first look (the signal handler calls no sysconf) */
+static long trim_pages(void) { return (long)(ceiling() / 8 * 5 / (size_t)pagesz); }
 /* A forecast within 3/4 of the ceiling keeps big blocks in ordinary memory:
  * the loader forecasts its own peak and analysis adds to it (400 MB of
  * gentrace kept in memory at 7/8: peak 116-134 MiB, over the 128 MiB
@@ -115,48 +118,97 @@ static long resident(int fd) {
     return sscanf(b, "%ld %ld", &size, &res) == 2 ? res : -1;
 }
 
+/* resident pages after the last trim: memory that is not ours to trim (a big
+ * summary tree) stays above the threshold, and trimming again at every look
+ * would only make the blocks fault back in (100,000 names: analysis 8.1 s
+ * instead of 2.4 s); so trim again only once the blocks have grown by an
+ * eighth of the threshold since. Under mu. */
+static long trim_floor;
+static int statm_fd = -1; /* /proc/self/statm, opened once */
+
+/* One look at resident memory (res pages, -1 unknown), with mu held: a wrong
+ * forecast sends big blocks to files from now on; over the threshold, every
+ * page of every block is handed back. */
+static void look(long res) {
+    long trim = trim_pages(), limit = (long)(forecast_limit() / (size_t)pagesz);
+    if (res >= 0 && res < trim_floor) trim_floor = res;
+    if (in_memory && (res < 0 || res > limit)) in_memory = 0;
+    if (res < 0 || (res > trim && res > trim_floor + trim / 8)) {
+        for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
+        trim_floor = statm_fd >= 0 ? resident(statm_fd) : 0;
+    }
+}
+
+/* The watcher looks every millisecond of the clock; that alone lets memory
+ * run ahead when the machine is busy (the watcher waits for a CPU while the
+ * analysis threads, running, touch 10 MB a millisecond: a 2 GiB bomb of tiny
+ * events peaked at 130-816 MiB from run to run). So the process also looks
+ * after every millisecond of its own CPU time (ITIMER_PROF, SIGPROF): on the
+ * thread that spent it, which touches no memory meanwhile; what the threads
+ * can touch between two looks no longer depends on the machine's load. The
+ * handler only reads statm, takes mu when it is free (never waits: the
+ * interrupted code may hold it) and calls madvise. */
+static void on_cpu_tick(int sig) {
+    (void)sig;
+    int e = errno;
+    long res = statm_fd >= 0 ? resident(statm_fd) : -1;
+    if (res > trim_pages() && pthread_mutex_trylock(&mu) == 0) {
+        look(res);
+        pthread_mutex_unlock(&mu);
+    }
+    errno = e;
+}
+
+/* arms (on) or disarms the CPU-time looks; with mu held */
+static void cpu_ticks(int on) {
+    static int installed;
+    if (on && !installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_cpu_tick;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        installed = sigaction(SIGPROF, &sa, NULL) == 0;
+        if (!installed) return;
+    }
+    if (!installed) return;
+    struct itimerval it = {{0, on ? 1000 : 0}, {0, on ? 1000 : 0}};
+    setitimer(ITIMER_PROF, &it, NULL);
+}
+
 static void *watcher(void *arg) {
     (void)arg;
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
     struct timespec tick = {0, 1000 * 1000};
-    /* resident pages after the last trim: memory that is not ours to trim
-     * (a big summary tree) stays above the threshold, and trimming again
-     * every tick would only make the blocks fault back in (100,000 names:
-     * analysis 8.1 s instead of 2.4 s); so trim again only once the blocks
-     * have grown by an eighth of the threshold since */
-    long floor = 0;
     for (;;) {
         nanosleep(&tick, NULL);
-        long res = fd >= 0 ? resident(fd) : -1;
-        long trim = trim_pages(), limit = (long)(forecast_limit() / (size_t)sysconf(_SC_PAGESIZE));
-        if (res >= 0 && res < floor) floor = res;
+        long res = statm_fd >= 0 ? resident(statm_fd) : -1;
         pthread_mutex_lock(&mu);
         if (!nblocks && !in_memory) {
             watching = 0;
+            cpu_ticks(0);
             pthread_mutex_unlock(&mu);
             break;
         }
-        /* the forecast was wrong: big blocks go to files from now on */
-        if (in_memory && (res < 0 || res > limit)) in_memory = 0;
-        if (res < 0 || (res > trim && res > floor + trim / 8)) {
-            for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
-            floor = fd >= 0 ? resident(fd) : 0;
-        }
+        look(res);
         pthread_mutex_unlock(&mu);
     }
-    if (fd >= 0) close(fd);
     return NULL;
 }
 
 /* Starts the watcher if it is not running; called with mu held. */
 static void watch(void) {
     if (watching) return;
+    if (statm_fd < 0) {
+        pagesz = sysconf(_SC_PAGESIZE);
+        statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    }
     pthread_t th;
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     watching = pthread_create(&th, &at, watcher, NULL) == 0;
     pthread_attr_destroy(&at);
+    if (watching) cpu_ticks(1);
 }
 
 void spill_forecast(size_t peak) {
@@ -238,8 +290,9 @@ void *spill_realloc(void *p, size_t n) {
         size_t would = total + len - x.len;
         pthread_mutex_unlock(&mu);
         if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
-        if (grow_file(x.fd, x.len, len) == 0) q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED) tmp_fail("cannot grow (the disk is full?)", would);
+        if (grow_file(x.fd, x.len, len) != 0) tmp_fail("cannot grow (the disk is full?)", would);
+        q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED) tmp_fail("cannot be mapped (out of address space: ulimit -v?)", would);
         pthread_mutex_lock(&mu);
         total += len - x.len;
         x.p = q;
@@ -297,6 +350,10 @@ static void prefault(char *base, size_t cap_bytes, size_t from, size_t to) {
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)base + lo + pg - 1) & ~(pg - 1),
               e = ((uintptr_t)base + hi) & ~(pg - 1);
     if (e > a) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+    /* the thread that fills also looks, every 8 MiB it made present: a CPU
+     * timer ticks only every jiffy (4 ms), time to fill 40 MB */
+    static _Atomic size_t filled;
+    if (e > a && atomic_fetch_add(&filled, e - a) % ((size_t)8 << 20) + (e - a) >= ((size_t)8 << 20)) on_cpu_tick(0);
 }
 
 void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {

@@ -12,7 +12,10 @@
  * reads no environment (the CLI maps PERFCARD_MEM_MIB, PERFCARD_TMP_MIB or
  * --tmp-mib, and PERFCARD_TMPDIR or TMPDIR onto it).
  *
- * A watcher thread reads the process's resident size every millisecond; above
+ * A watcher thread reads the process's resident size every millisecond, and
+ * so do the process's own threads after each millisecond of CPU time they
+ * spend (SIGPROF) and each 8 MiB a vector fills, so that a watcher the busy
+ * machine gives no CPU cannot let memory run ahead; above
  * 5/8 of the ceiling (default 128 MiB) it unmaps every page of
  * every block (MADV_DONTNEED: the data stays in the file and the page cache,
  * and the next access maps it back). So resident memory stays near the

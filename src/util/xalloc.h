@@ -1,5 +1,6 @@
-/* xalloc.h - allocation that aborts with a message on out-of-memory.
- * Used for internal structures; callers never check for NULL. */
+/* xalloc.h - allocation that exits with a message on out-of-memory (exit 4,
+ * as any output perfcard could not make). Used for internal structures;
+ * callers never check for NULL. */
 #ifndef PC_XALLOC_H
 #define PC_XALLOC_H
 #include <stdlib.h>

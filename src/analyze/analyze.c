@@ -95,6 +95,7 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
      * range (bytes of 2^65 from a tensor's stated shape) is left empty, said */
     char where[256];
     size_t nfix = pc_summary_conform(s, where, sizeof where);
+    s->conformed = nfix;
     cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "run"), "warnings");
     if (nfix && cJSON_IsArray(w)) {
         char msg[600];

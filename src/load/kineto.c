@@ -163,6 +163,10 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
             *next = ST_EV_FIRST;
             return J_OK;
         }
+        if (J_EQ(key, "schemaVersion") || J_EQ(key, "deviceProperties") || J_EQ(key, "computeProperties") ||
+            J_EQ(key, "distributedInfo") || J_EQ(key, "perfcard_capture") || J_EQ(key, "traceName") ||
+            J_EQ(key, "displayTimeUnit") || J_EQ(key, "baseTimeNanoseconds"))
+            rd->trace_keys = 1;
         const char *v = c->p;
         if ((r = j_skip(c, 0))) return r;
         kin_read_top_value(rd->t, key, v, (size_t)(c->p - v));
@@ -237,6 +241,9 @@ static int run(reader *rd, int st, pc_err *err) {
  * trace format's other form) must hold at least one event. */
 static int is_trace(const reader *rd, pc_err *err) {
     if (rd->top_is_array ? rd->event_like > 0 : rd->saw_trace_events) return 0;
+    /* a trace cut before its events (a job killed early, a capture's header
+     * written): what was complete is its header; reported as truncated, exit 3 */
+    if (!rd->top_is_array && rd->trace_keys && rd->t->truncated) return 0;
     char cut[64] = "";
     if (rd->t->truncated) snprintf(cut, sizeof cut, " (it ends early, at byte %llu)", (unsigned long long)rd->t->truncated_at);
     return PC_ERRF(err, PC_EINPUT,

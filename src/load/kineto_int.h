@@ -40,6 +40,7 @@ typedef struct reader {
      * a traceEvents array was opened; elements that look like events (ph,
      * name, cat or ts) were read, by this reader and the parts it absorbed */
     int saw_trace_events;
+    int trace_keys; /* a top-level key only a Kineto/Chrome trace has (schemaVersion, deviceProperties, ...) */
     uint64_t event_like;
     void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total, int final);
     void *progress_ctx;

@@ -30,6 +30,9 @@ typedef struct pc_summary {
                             table never moves (pointers to it stay valid) */
     size_t ntabs, captabs;
     pc_arena strs;       /* the records' and tables' strings and lists */
+    size_t conformed;    /* figures analysis left empty because summary.json
+                            cannot hold them (pc_summary_conform): the output
+                            is incomplete, as for skipped events */
 } pc_summary;
 
 pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */

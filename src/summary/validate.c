@@ -383,10 +383,10 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
 
 /* ---- writing: what perfcard writes, perfcard reads ---- */
 
-/* a figure the reader takes at path (kind U, N or X): finite, within +-2^62
- * for times and sizes, >= 0 for U */
+/* a figure the reader takes at path (kind U, N or X): finite, within the
+ * reader's bound for it (sk_bound: +-2^62 for times, sizes and counts), >= 0 for U */
 static int sk_number_ok(const char *path, char kind, double x) {
-    double bound = sk_time_or_size(path) ? SK_MAX_NUM : DBL_MAX;
+    double bound = sk_bound(path);
     return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
 }
 

@@ -244,12 +244,13 @@ TEST(loader_empty_and_whitespace_are_errors) {
 
 /* Any JSON is not a trace: no traceEvents, or a bare array without events, is
  * refused (each was an empty trace); a trace may be empty, or hold only events
- * perfcard does not read */
+ * perfcard does not read; a document cut after a key only a trace has
+ * (deviceProperties) is a trace's header, read as a truncated trace */
 TEST(loader_json_that_is_not_a_trace) {
     static const struct { const char *doc; int ok; } cases[] = {
         {"[]", 0}, {"{}", 0}, {"[1, 2]", 0}, {"[{}, {\"a\": 1}]", 0}, {"[[], \"x\", null]", 0},
         {"{\"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": {}}", 0},
-        {"{\"schema\": \"other/1\", \"rows\": []}", 0}, {"{\"deviceProperties\": []", 0}, {"[{\"a\"", 0},
+        {"{\"schema\": \"other/1\", \"rows\": []}", 0}, {"{\"deviceProperties\": []", 1}, {"{\"name\": \"pkg\", \"ver", 0}, {"[{\"a\"", 0},
         {"{\"traceEvents\": []}", 1}, {"{\"deviceProperties\": [], \"traceEvents\": [", 1},
         {"[{\"ph\": \"i\"}]", 1}, {"[1, {\"name\": \"x\"}]", 1}, {"[{\"ts\": 5}]", 1},
     };

@@ -383,11 +383,22 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         j->peak_of = compute_bound ? "compute" : "memory bandwidth";
         /* no physically impossible figure: beyond the device's peak, the estimate (a formula that
          * does not fit these calls: expanded inputs, fused or skipped work) is not shown */
+        /* both peaks, each its own column: one "% of peak" mixed them (an elementwise operator's
+         * share of bandwidth beside a matrix product's share of compute) */
+        if (has_f && r->flops_dev_ns > 0 && c->peak && pk > 0) j->compute_peak_pct = 100.0 * tfl / pk;
+        if (has_f && r->flops_dev_ns > 0 && c->peak && c->peak->mem_gbs > 0 && !PC_IS_NULL(j->bytes))
+            j->bandwidth_peak_pct = 100.0 * gbs / c->peak->mem_gbs;
+        if (has_f && r->flops_dev_ns > 0 && c->peak) j->bound_by = compute_bound ? "compute" : "bandwidth";
         if (j->peak_pct > 100) {
             j->peak_pct = NAN, j->achieved_tflops = NAN, j->achieved_gbs = NAN;
-            j->peak_of = "n/a: estimate exceeds peak";
+            j->compute_peak_pct = NAN, j->bandwidth_peak_pct = NAN;
+            j->peak_of = j->bound_by = "n/a: estimate exceeds peak";
             over_peak++;
         }
+        /* the other peak beyond 100%: that figure alone is n/a (bytes estimated from shapes
+         * that came from a cache, or FLOPs of a formula that does not fit) */
+        if (j->compute_peak_pct > 100) j->compute_peak_pct = NAN;
+        if (j->bandwidth_peak_pct > 100) j->bandwidth_peak_pct = NAN;
         j->gemm_calls = r->gemm_calls;
         j->gemm_not_multiple_of_8 = r->misaligned;
         j->tensor_cores = r->gpu_ns_kernels == 0 ? "n/a" : r->tc_ns == 0 ? "no" : r->tc_ns == r->gpu_ns_kernels ? "yes" : "partly";

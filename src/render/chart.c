@@ -78,9 +78,10 @@ static size_t legend_cols(size_t maxlen) { return maxlen <= 16 ? 5 : maxlen <= 4
 
 /* extra height the legend's rows need (the first row is in every chart's layout) */
 double ch_legend_space(const chart *c) {
-    size_t n = c->kind == CHART_TIMELINE ? c->nlegend : c->nseries < 16 ? c->nseries : 16, maxlen = 0;
+    int own = c->kind == CHART_TIMELINE || c->kind == CHART_ROOFLINE; /* legend_names, not the series' */
+    size_t n = own ? c->nlegend : c->nseries < 16 ? c->nseries : 16, maxlen = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *s = c->kind == CHART_TIMELINE ? c->legend_names[i] : c->series[i].name;
+        const char *s = own ? c->legend_names[i] : c->series[i].name;
         size_t l = s ? strlen(s) : 0;
         if (l > maxlen) maxlen = l;
     }
@@ -141,7 +142,7 @@ static void dims(const chart *c, double *w, double *h) {
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
     else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + ch_legend_space(c);
-    else if (c->kind == CHART_ROOFLINE) *h = 380;
+    else if (c->kind == CHART_ROOFLINE) *h = 400 + ch_legend_space(c);
     else if (c->kind == CHART_FLAME) {
         int d = 0; /* rows shown: depths 0..31 (ch_draw_flame skips others) */
         for (size_t i = 0; i < c->nflame; i++)

@@ -49,7 +49,7 @@ typedef struct chart {
     size_t ncat;
     const double *marks; size_t nmarks; /* LINE: vertical markers at these x */
     const chart_row *rows; size_t nrows;   /* TIMELINE */
-    const char *const *legend_names; const int *legend_colors; size_t nlegend; /* TIMELINE */
+    const char *const *legend_names; const int *legend_colors; size_t nlegend; /* TIMELINE, ROOFLINE */
     /* ROOFLINE, log-log: points (x FLOP/byte, y TFLOP/s, area by size, palette
      * color each, the labels of the first five drawn), the memory roof
      * (GB/s) and the compute ceilings (TFLOP/s) with their labels */

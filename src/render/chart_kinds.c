@@ -288,13 +288,23 @@ static double lg(double v) { return v > 0 && v <= DBL_MAX ? log10(v) : -INFINITY
  * range is found in decades (log10 of any positive finite value is within
  * -324..309), at most 12 of them within 10^-300..10^300, and drawn with a
  * counted loop: a value near the largest double made the range infinite and
- * the decade loop endless. */
+ * the decade loop endless. The axes span the points that carry the time: each
+ * with at least ROOF_MIN_SHARE of the summed sizes (all points when none
+ * does); a smaller point outside that range is left off and counted in a note
+ * under the legend (trivial operators stretched the x axis to 1e-7..1e4). */
+#define ROOF_MIN_SHARE 0.001
 void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
-    double left = 84, right = w - 24, top = 34, bottom = h - 58;
+    double left = 84, right = w - 24, top = 34, bottom = h - 76 - ch_legend_space(c);
     double lxmin = INFINITY, lxmax = -INFINITY, lymin = INFINITY, lymax = -INFINITY, lc = -INFINITY;
+    double total = 0;
+    for (size_t i = 0; i < c->npoints && c->psize; i++) total += fmax(0, ch_fin(c->psize[i]));
+    int any_major = 0;
+    for (size_t i = 0; i < c->npoints; i++)
+        any_major |= !c->psize || !(total > 0) || ch_fin(c->psize[i]) >= ROOF_MIN_SHARE * total;
+#define MAJOR(i) (!any_major || !c->psize || !(total > 0) || ch_fin(c->psize[i]) >= ROOF_MIN_SHARE * total)
     for (size_t i = 0; i < c->npoints; i++) {
         double lx = lg(c->px[i]), ly = lg(c->py[i]);
-        if (lx == -INFINITY || ly == -INFINITY) continue;
+        if (lx == -INFINITY || ly == -INFINITY || !MAJOR(i)) continue;
         lxmin = fmin(lxmin, lx), lxmax = fmax(lxmax, lx);
         lymin = fmin(lymin, ly), lymax = fmax(lymax, ly);
     }
@@ -317,7 +327,7 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
 #define RY(v) ch_xy(bottom - (bottom - top) * (lg(v) - ly0) / (ly1 - ly0))
 #define RLX(l) ch_xy(left + (right - left) * ((l) - lx0) / (lx1 - lx0))
 #define RLY(l) ch_xy(bottom - (bottom - top) * ((l) - ly0) / (ly1 - ly0))
-    char buf[64];
+    char buf[128];
     cairo_set_line_width(cr, 1);
     /* a grid line and a label at every decade: vertical lines (x axis), then horizontal (y) */
     for (int axis = 0; axis < 2; axis++) {
@@ -331,7 +341,7 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
             cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
             snprintf(buf, sizeof buf, "%g", pow(10, d));
             if (axis) ch_text(cr, left - 6, at + 4, buf, 0, 1);
-            else ch_text(cr, at, bottom + 14, buf, 0, 2);
+            else ch_text(cr, at, bottom + 16, buf, 0, 2); /* below the lowest y label's box */
         }
     }
     cairo_save(cr);
@@ -359,8 +369,13 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
     double smax = 0;
     for (size_t i = 0; i < c->npoints; i++) smax = fmax(smax, c->psize ? ch_fin(c->psize[i]) : 1);
     cairo_set_line_width(cr, 1);
+    int left_off = 0;
     for (size_t i = 0; i < c->npoints; i++) {
         if (!(c->px[i] > 0 && c->py[i] > 0)) continue;
+        if (lg(c->px[i]) < lx0 || lg(c->px[i]) > lx1 || lg(c->py[i]) < ly0 || lg(c->py[i]) > ly1) {
+            left_off++;
+            continue;
+        }
         double r = 3 + 12 * sqrt(smax > 0 && c->psize ? fmax(0, ch_fin(c->psize[i]) / smax) : 1);
         ch_set_col(cr, c->pcolor ? c->pcolor[i] : 0);
         cairo_arc(cr, RX(c->px[i]), RY(c->py[i]), r, 0, 2 * M_PI);
@@ -369,25 +384,43 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
         cairo_stroke(cr);
     }
     cairo_restore(cr);
-    /* labels: each ceiling above its line at the right; the five largest points
-     * beside them, each only where it overlaps no label already drawn */
+    /* labels: each ceiling above its line at the right, highest first; a label
+     * whose box meets one already drawn moves down a line, and left of the
+     * labels it meets once it would reach the x axis (equal or close ceilings,
+     * fp16 and bf16 at one value, overprinted each other); the five largest
+     * points beside them, each only where it overlaps no label already drawn */
     double box[16][4];
     int nbox = 0;
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    for (size_t k = 0; k < c->nceil && nbox < 16; k++) {
+    size_t cord[16], nco = 0;
+    for (size_t k = 0; k < c->nceil && nco < 16; k++) {
+        size_t at = nco++;
+        while (at > 0 && ch_fin(c->ceil_tflops[cord[at - 1]]) < ch_fin(c->ceil_tflops[k])) cord[at] = cord[at - 1], at--;
+        cord[at] = k;
+    }
+    for (size_t q = 0; q < nco && nbox < 16; q++) {
+        size_t k = cord[q];
         snprintf(buf, sizeof buf, "%s peak %.3g TFLOP/s", c->ceil_labels[k], c->ceil_tflops[k]);
         cairo_text_extents_t te;
         cairo_text_extents(cr, buf, &te);
-        double y = RY(c->ceil_tflops[k]) - 5;
-        ch_text(cr, right - 4, y, buf, 0, 1);
-        box[nbox][0] = right - 4 - te.x_advance, box[nbox][1] = y - 12, box[nbox][2] = right - 4, box[nbox][3] = y + 2;
+        double y0 = fmax(top + 12, fmin(bottom - 4, RY(c->ceil_tflops[k]) - 5)), y = y0, xr = right - 4;
+        for (int tries = 0; tries < 64; tries++) {
+            int hit = -1;
+            for (int b = 0; b < nbox && hit < 0; b++)
+                if (xr - te.x_advance < box[b][2] && xr > box[b][0] && y - 12 < box[b][3] && y + 2 > box[b][1]) hit = b;
+            if (hit < 0) break;
+            y += 14;
+            if (y > bottom - 4) y = y0, xr = fmin(xr, box[hit][0] - 10);
+        }
+        ch_text(cr, xr, y, buf, 0, 1);
+        box[nbox][0] = xr - te.x_advance, box[nbox][1] = y - 12, box[nbox][2] = xr, box[nbox][3] = y + 2;
         nbox++;
     }
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     for (size_t i = 0; i < c->npoints && i < 5 && nbox < 16; i++) {
         if (!(c->px[i] > 0 && c->py[i] > 0) || !c->plabels) continue;
         double x = RX(c->px[i]) + 10, y = RY(c->py[i]) + 16;
-        if (x < left || x > right || y < top || y > bottom + 10) continue;
+        if (x < left || x > right || y - 12 < top || y + 2 > bottom) continue;
         double maxw = fmin(220, right - x);
         cairo_text_extents_t te;
         cairo_text_extents(cr, c->plabels[i], &te);
@@ -402,6 +435,15 @@ void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h) {
     }
     if (c->xlabel) ch_text(cr, (left + right) / 2, bottom + 30, c->xlabel, 0, 2);
     ylabel(cr, c->ylabel, 14, (top + bottom) / 2);
+    /* what the colours mean, then the points left off */
+    ch_legend(cr, left, bottom + 50, right - left, c->legend_names, c->legend_colors, c->nlegend);
+    if (left_off) {
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        snprintf(buf, sizeof buf, "%d point%s with under %g%% of the time each outside the axes, not drawn", left_off,
+                 left_off == 1 ? "" : "s", 100 * ROOF_MIN_SHARE);
+        ch_text(cr, left, h - 8, buf, right - left, 0);
+    }
+#undef MAJOR
 #undef RX
 #undef RY
 #undef RLX

@@ -427,11 +427,15 @@ static void roofline_chart(chart_out *co, const pc_summary *s, const pc_table *p
     for (size_t i = 0; i < n; i++) lab[i] = shorts[i];
     for (size_t i = 0; i < nc; i++) ct[i] = PC_OR(TAB_ROWS(ce, ceiling)[i].tflops, 0), cl[i] = PC_S(TAB_ROWS(ce, ceiling)[i].label, "");
     const tab_roofline *rf = PC_REC(s, roofline);
+    /* the points' colours, as col above: 0 right of the ridge, 1 left of it */
+    static const char *const bound_names[] = {"compute-bound (right of its ridge)", "memory-bound (left of its ridge)"};
+    static const int bound_colors[] = {0, 1};
     char title[160];
     snprintf(title, sizeof title, "Roofline: %s against the %s's ceilings", what, PC_S(rf->device, "device"));
     chart c = {.kind = CHART_ROOFLINE, .title = title, .xlabel = "arithmetic intensity (FLOP per byte)", .ylabel = "TFLOP/s",
                .px = x, .py = y, .psize = sz, .pcolor = col, .plabels = lab, .npoints = n,
-               .roof_gbs = PC_OR(rf->mem_gbs, 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc};
+               .roof_gbs = PC_OR(rf->mem_gbs, 0), .ceil_tflops = ct, .ceil_labels = cl, .nceil = nc,
+               .legend_names = bound_names, .legend_colors = bound_colors, .nlegend = 2};
     cJSON *rows = cJSON_CreateArray();
     for (size_t k = 0; k < n; k++) {
         char val[96];

@@ -400,3 +400,50 @@ TEST(md_fit_keeps_its_note_whole) {
     sbuf_free(&md);
     sbuf_free(&note);
 }
+
+/* The roofline (#35): no two texts' boxes overlap (each text's box: its
+ * advance wide, from 9 above its baseline to 3 below, an 11-point font; equal
+ * and close ceilings, fp16 and bf16 at 125 TFLOP/s, fp32 15.7 and tf32 19.5,
+ * were written over each other), the axes span the points that carry the time
+ * (a planted point of 0.0001% of it at 1e-7 FLOP/B stretched the x axis to
+ * 1e-7..1e4: 12 decade labels, 6 without it) and the point left off is counted
+ * in a note, and the colours have a legend (two entries on one row). */
+TEST(roofline_labels_axis_and_legend) {
+    static tboxes boxes;
+    const double px[] = {0.5, 4, 30, 50, 1e-7}, py[] = {0.3, 2, 10, 12, 1e-9}, ps[] = {4e6, 3e6, 2e6, 1e6, 10};
+    const int pc[] = {1, 1, 0, 0, 1};
+    const char *const pl[] = {"aten::batch_norm", "aten::add_", "aten::conv2d", "aten::mm", "aten::zero_"};
+    const double ct[] = {15.7, 125, 19.5, 125};
+    const char *const cl[] = {"fp32", "fp16 Tensor Cores", "tf32 Tensor Cores", "bf16 Tensor Cores"};
+    const char *const ln[] = {"compute-bound (right of its ridge)", "memory-bound (left of its ridge)"};
+    const int lc[] = {0, 1};
+    chart c = {.kind = CHART_ROOFLINE, .title = "Roofline", .xlabel = "arithmetic intensity (FLOP per byte)", .ylabel = "TFLOP/s",
+               .px = px, .py = py, .psize = ps, .pcolor = pc, .plabels = pl, .npoints = 5, .roof_gbs = 900,
+               .ceil_tflops = ct, .ceil_labels = cl, .nceil = 4, .legend_names = ln, .legend_colors = lc, .nlegend = 2};
+    boxes.n = 0;
+    chart_set_text_hook(collect_text, &boxes);
+    char *svg = chart_svg(&c, "t-");
+    chart_set_text_hook(NULL, NULL);
+    const char *hp = svg ? strstr(svg, "height=\"") : NULL;
+    double h = hp ? atof(hp + 8) : 0;
+    free(svg);
+    int clash = 0;
+    for (int i = 0; i < boxes.n; i++)
+        for (int j = i + 1; j < boxes.n; j++) {
+            const tbox *a = &boxes.v[i], *b = &boxes.v[j];
+            clash += a->x0 < b->x1 - 0.5 && b->x0 < a->x1 - 0.5 && a->y - 9 < b->y + 3 - 0.5 && b->y - 9 < a->y + 3 - 0.5;
+        }
+    CHECK_MSG(boxes.n > 10 && clash == 0, "%d pairs of overlapping texts among %d", clash, boxes.n);
+    /* the x axis' decade labels: the only row of three or more texts in the chart's lower half */
+    int xticks = 0, legend = 0, note = 0;
+    for (int i = 0; i < boxes.n; i++) {
+        int same = 0;
+        for (int j = 0; j < boxes.n; j++) same += fabs(boxes.v[j].y - boxes.v[i].y) < 0.5;
+        if (boxes.v[i].y > h / 2 && same >= 3) xticks++;
+        if (fabs(boxes.v[i].y - (h - 26)) < 0.5) legend++;
+        if (fabs(boxes.v[i].y - (h - 8)) < 0.5) note++;
+    }
+    CHECK_MSG(xticks == 6, "%d x tick labels, want 6 (decades 0.1..10000)", xticks);
+    CHECK_MSG(legend == 2, "%d legend entries on the legend's row, want 2", legend);
+    CHECK_MSG(note == 1, "%d notes of points left off, want 1", note);
+}

@@ -829,6 +829,17 @@ assert first > 1 and note in md, (first, md[-400:])"
 md = open('$T/dlong/diff.md', encoding='utf-8').read()
 assert len(md) <= 60000, len(md)
 assert md.endswith('\n\n_Cut to fit 60,000 characters; diff.html and diff.json have everything._\n'), md[-200:]"
+    # a run named by 300 two-byte characters: its label is cut at a character's end (a cut mid-character
+    # became U+FFFD in trend.md and trend.json)
+    python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+s['run']['input'] = '\u00e9' * 300
+json.dump(s, open(sys.argv[2], 'w'), ensure_ascii=False)" "$T/mdcut/s0001.json" "$T/mdcut/eacute.json"
+    "$PC" trend "$T/mdcut/s0001.json" "$T/mdcut/eacute.json" "$T/mdcut/s0002.json" -o "$T/treac" -q --format md,json
+    check trend_label_cut_at_a_character python3 -c "
+md = open('$T/treac/trend.md', encoding='utf-8').read() + open('$T/treac/trend.json', encoding='utf-8').read()
+assert '\ufffd' not in md and '\u00e9' * 100 in md, 'U+FFFD in the label'"
 fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi

@@ -1,5 +1,6 @@
 /* trend.c - runs over time, change points, the newest run (see trend.h). */
 #include "trend.h"
+#include "../util/utf8.h"
 #include "changepoint.h"
 #include "verdict.h"
 #include "../summary/categories.h"
@@ -126,6 +127,7 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
         pc_run_steps_of(s, &rs);
         r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
         snprintf(r->label, sizeof r->label, "%s", runs[i].label && *runs[i].label ? runs[i].label : r->input);
+        r->label[utf8_valid_prefix(r->label, strlen(r->label))] = 0; /* a cut never ends mid-character */
         r->report = runs[i].report;
         r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);
         r->steps = rs.n, r->kept_steps = rs.kept;

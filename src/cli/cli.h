@@ -45,6 +45,9 @@ int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
  * names (fnmatch patterns; "charts/" stands for every file in out/charts).
  * Returns 0, or EXIT_INPUT after naming both. */
 int cli_check_overwrite(const char *cmd, const char *out, const char *const *names, char *const *inputs, int nin);
+/* The same for diff and trend: the outputs are CMD.html, CMD.md with charts/
+ * and CMD.json, as formats (OUT_* bits) asks. */
+int cli_check_cmd_outputs(const char *cmd, const char *out, unsigned formats, char *const *inputs, int nin);
 /* "html,md,..." as OUT_* bits into *out; -1 for an empty list or a name not in allowed,
  * after printing "perfcard CMD: --format takes" and the allowed names. */
 int cli_parse_formats(const char *cmd, const char *s, unsigned allowed, unsigned *out);

@@ -137,13 +137,7 @@ int cmd_diff(int argc, char **argv) {
         fprintf(stderr, "perfcard diff: expected a baseline and at least one change, each with at least one input\n\n%s", diff_help);
         goto done;
     }
-    const char *outs[5];
-    int no = 0;
-    if (formats & OUT_HTML) outs[no++] = "diff.html";
-    if (formats & OUT_MD) outs[no++] = "diff.md", outs[no++] = "charts/";
-    if (formats & OUT_JSON) outs[no++] = "diff.json";
-    outs[no] = NULL;
-    if (cli_check_overwrite("diff", out, outs, (char *const *)in, nin)) goto done;
+    if (cli_check_cmd_outputs("diff", out, formats, (char *const *)in, nin)) goto done;
     pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
     int ec = cli_summarize_all((char *const *)in, nin, &an, s);

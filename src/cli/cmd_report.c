@@ -201,6 +201,20 @@ int cli_check_overwrite(const char *cmd, const char *out, const char *const *nam
     return hit ? EXIT_INPUT : 0;
 }
 
+int cli_check_cmd_outputs(const char *cmd, const char *out, unsigned formats, char *const *inputs, int nin) {
+    char html[32], md[32], json[32];
+    snprintf(html, sizeof html, "%s.html", cmd);
+    snprintf(md, sizeof md, "%s.md", cmd);
+    snprintf(json, sizeof json, "%s.json", cmd);
+    const char *outs[5];
+    int no = 0;
+    if (formats & OUT_HTML) outs[no++] = html;
+    if (formats & OUT_MD) outs[no++] = md, outs[no++] = "charts/";
+    if (formats & OUT_JSON) outs[no++] = json;
+    outs[no] = NULL;
+    return cli_check_overwrite(cmd, out, outs, inputs, nin);
+}
+
 int cli_summarize_all(char *const *paths, int n, const pc_analyze_opts *an, pc_summary **out) {
     int ec = EXIT_OK;
     for (int i = 0; i < n && ec != EXIT_INPUT; i++) {

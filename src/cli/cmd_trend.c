@@ -109,13 +109,7 @@ int cmd_trend(int argc, char **argv) {
         fprintf(stderr, "perfcard trend: expected at least two runs\n\n%s", trend_help);
         return EXIT_INPUT;
     }
-    const char *outs[5];
-    int no = 0;
-    if (formats & OUT_HTML) outs[no++] = "trend.html";
-    if (formats & OUT_MD) outs[no++] = "trend.md", outs[no++] = "charts/";
-    if (formats & OUT_JSON) outs[no++] = "trend.json";
-    outs[no] = NULL;
-    if (cli_check_overwrite("trend", out, outs, argv + optind, n)) return EXIT_INPUT;
+    if (cli_check_cmd_outputs("trend", out, formats, argv + optind, n)) return EXIT_INPUT;
     pc_summary **s = calloc((size_t)n, sizeof *s);
     pc_trend_run *runs = calloc((size_t)n, sizeof *runs);
     int ec = cli_summarize_all(argv + optind, n, &an, s), rc = ec;

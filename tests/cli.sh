@@ -846,6 +846,62 @@ json.dump(s, open(sys.argv[2], 'w'), ensure_ascii=False)" "$T/mdcut/s0001.json" 
 md = open('$T/treac/trend.md', encoding='utf-8').read() + open('$T/treac/trend.json', encoding='utf-8').read()
 assert '\ufffd' not in md and '\u00e9' * 100 in md, 'U+FFFD in the label'"
 fi
+# run identity (#36 item 4): report and summarize record run.label, from --label or else from the CI's
+# own named variables (GitHub GITHUB_SHA + GITHUB_RUN_NUMBER, GitLab CI_COMMIT_SHORT_SHA + CI_PIPELINE_IID)
+# and no other (a decoy secret reaches no output); trend labels runs by run.label, else by their
+# folder when another run's file has the same name (CI's runs/N/trace.json.gz), never by that one name
+if command -v python3 > /dev/null; then
+    mkdir -p "$T/lab/r1" "$T/lab/r2" "$T/lab/r3"
+    for s in 1 2 3; do "$G" --steps 6 --noise 1 --clock 1 --seed $((s + 40)) > "$T/lab/r$s/trace.json"; done
+    GITHUB_SHA=a1b2c3d4e5f60718293a4b5c6d7e8f9012345678 GITHUB_RUN_NUMBER=42 AWS_SECRET_ACCESS_KEY=xyzDecoySecret \
+        "$PC" report "$T/lab/r1/trace.json" -o "$T/lab/gh" --format html,md,json > "$T/lab/gh.out" 2>&1
+    check label_from_github python3 -c "import json; l = json.load(open('$T/lab/gh/summary.json'))['run'].get('label'); assert l == 'a1b2c3d #42', l"
+    check label_shown_in_report grep -q 'a1b2c3d #42' "$T/lab/gh/report.html"
+    check label_no_other_environment sh -c "! grep -rq xyzDecoySecret '$T/lab/gh' '$T/lab/gh.out'"
+    CI_COMMIT_SHORT_SHA=0badc0de CI_PIPELINE_IID=7 "$PC" summarize "$T/lab/r1/trace.json" -o "$T/lab/gl.json" -q
+    check label_from_gitlab python3 -c "import json; l = json.load(open('$T/lab/gl.json'))['run'].get('label'); assert l == '0badc0de #7', l"
+    # a CI variable that is not what its CI writes (no hex commit, no number) gives no label; --label wins over the CI's
+    GITHUB_SHA='<script>' GITHUB_RUN_NUMBER='4 2' "$PC" summarize "$T/lab/r1/trace.json" -o "$T/lab/odd.json" -q
+    check label_ci_values_checked python3 -c "import json; l = json.load(open('$T/lab/odd.json'))['run'].get('label', 0); assert l is None, l"
+    GITHUB_SHA=a1b2c3d4e5f6 "$PC" summarize "$T/lab/r1/trace.json" -o "$T/lab/opt.json" -q --label 'v1.2 nightly'
+    check label_option_wins python3 -c "import json; l = json.load(open('$T/lab/opt.json'))['run'].get('label'); assert l == 'v1.2 nightly', l"
+    "$PC" summarize "$T/lab/r1/trace.json" -o "$T/lab/long.json" -q --label "$(printf '%0201d' 0)" 2> "$T/lab/long.err"
+    check label_bounded sh -c "[ $? -eq 2 ] && grep -q 'at most 200 bytes' '$T/lab/long.err' && [ ! -e '$T/lab/long.json' ]"
+    # three runs, every one trace.json: labelled r1, r2, r3 (traces and summaries alike)
+    "$PC" trend "$T/lab/r1/trace.json" "$T/lab/r2/trace.json" "$T/lab/r3/trace.json" -o "$T/lab/tt" -q --format md,json
+    for s in 1 2 3; do "$PC" summarize "$T/lab/r$s/trace.json" -o "$T/lab/r$s/summary.json" -q; done
+    "$PC" trend "$T/lab/r1/summary.json" "$T/lab/r2/summary.json" "$T/lab/r3/summary.json" -o "$T/lab/ts" -q --format md,json
+    for d in tt ts; do
+        check trend_label_folder_$d python3 -c "
+import json
+j = json.load(open('$T/lab/$d/trend.json'))
+assert [r['label'] for r in j['runs']] == ['r1', 'r2', 'r3'], [r['label'] for r in j['runs']]
+md = open('$T/lab/$d/trend.md').read()
+assert all('| \`r%d\` |' % i in md for i in (1, 2, 3)), md"
+    done
+    # summaries side by side in one folder, of traces of one name: their own file names
+    for s in 1 2 3; do cp "$T/lab/r$s/summary.json" "$T/lab/s$s.json"; done
+    "$PC" trend "$T/lab/s1.json" "$T/lab/s2.json" "$T/lab/s3.json" -o "$T/lab/tf" -q --format json
+    check trend_label_file python3 -c "
+import json
+l = [r['label'] for r in json.load(open('$T/lab/tf/trend.json'))['runs']]
+assert l == ['s1.json', 's2.json', 's3.json'], l"
+    # run.label first; markup and controls in a label are text in trend.html, sanitized on the console
+    cp "$T/lab/opt.json" "$T/lab/r2/summary.json"
+    "$G" --steps 6 --noise 1 --clock 1 --seed 44 --slow dgrad_engine=1.5 > "$T/lab/slow.json"
+    "$PC" summarize "$T/lab/slow.json" -o "$T/lab/slow.sum.json" -q --label "<b>bold</b>&
+::error::forged$(printf '\033')[31m"
+    "$PC" trend "$T/lab/r1/summary.json" "$T/lab/r2/summary.json" "$T/lab/r3/summary.json" "$T/lab/r1/summary.json" \
+        "$T/lab/slow.sum.json" "$T/lab/slow.sum.json" "$T/lab/slow.sum.json" "$T/lab/slow.sum.json" -o "$T/lab/tm" --no-fail > "$T/lab/tm.out" 2>&1
+    check trend_label_from_run python3 -c "
+import json
+j = json.load(open('$T/lab/tm/trend.json'))
+l = [r['label'] for r in j['runs']]
+assert l[:4] == ['r1', 'v1.2 nightly', 'r3', 'r1'] and l[4].startswith('<b>bold</b>&\n::error::forged'), l"
+    check trend_label_escaped_in_html sh -c "grep -q '&lt;b&gt;bold&lt;/b&gt;&amp;' '$T/lab/tm/trend.html' && ! grep -q '<b>bold' '$T/lab/tm/trend.html'"
+    check trend_label_console grep -q "change point at run 5 (<b>bold</b>&?::error::forged?\[31m)" "$T/lab/tm.out"
+    check trend_label_console_no_forged_line sh -c "! grep -q '^::error::forged' '$T/lab/tm.out' && ! grep -q \"\$(printf '\\033')\" '$T/lab/tm.out'"
+fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
     if python3 tests/py/check_md.py "$T/tr7/trend.md" > "$T/md.out" 2>&1; then ok trend_markdown_renders; else bad trend_markdown_renders "$(cat "$T/md.out")"; fi

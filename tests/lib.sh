@@ -7,3 +7,5 @@ tag=${PERFCARD_TEST_TAG:-}
 ok() { echo "PASS ${tag}${SUITE}$1"; }
 bad() { echo "FAIL ${tag}${SUITE}$1: $2"; }
 check() { _n=$1; shift; if "$@"; then ok "$_n"; else bad "$_n" "$*"; fi; }
+# outputs must not depend on the CI the tests run in: report records a label from these (run.label)
+unset GITHUB_SHA GITHUB_RUN_NUMBER CI_COMMIT_SHORT_SHA CI_PIPELINE_IID

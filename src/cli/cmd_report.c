@@ -53,9 +53,12 @@ typedef struct common_opts {
     int quiet;
     int read_threads;     /* threads reading one plain file (0: one per CPU) */
     int jobs;             /* inputs summarized at once (-j) */
+    const char *label;    /* --label ("": none), or NULL */
+    char ci_label[64];    /* from the CI's variables (ci_label), or "" */
 } common_opts;
 
-enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP };
+enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP, OPT_LABEL };
+enum { LABEL_MAX = 200 }; /* bytes of a --label */
 
 #define ANALYSIS_HELP                                                                              \
     "      --group-by-shape    operators keyed by name and input shapes\n"                       \
@@ -63,7 +66,9 @@ enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL
     "                          (default: ProfilerStep#N and perfcard.step#N)\n"                  \
     "      --fp-point NAME     the forward phase starts at the first kernel under operator NAME\n" \
     "      --bp-point NAME     the backward phase ends with the last kernel under operator NAME\n"     \
-    "      --tmp-mib N         at most N MiB of temporary files (default 8192, or PERFCARD_TMP_MIB)\n"
+    "      --tmp-mib N         at most N MiB of temporary files (default 8192, or PERFCARD_TMP_MIB)\n" \
+    "      --label TEXT        the run's name in a trend (run.label; '' for none). Default in CI:\n"  \
+    "                          GitHub's commit and run number (\"a1b2c3d #42\"), or GitLab's\n"
 
 /* Options every command that analyzes a trace takes. Returns 1 if handled. */
 static int analysis_option(int c, common_opts *o) {
@@ -72,6 +77,13 @@ static int analysis_option(int c, common_opts *o) {
     case OPT_STEP: o->an.step_pattern = optarg; return 1;
     case OPT_FP: o->an.fp_point = optarg; return 1;
     case OPT_BP: o->an.bp_point = optarg; return 1;
+    case OPT_LABEL:
+        if (strlen(optarg) > LABEL_MAX) {
+            cli_say(stderr, "perfcard: --label takes at most %d bytes (%zu given)", LABEL_MAX, strlen(optarg));
+            exit(EXIT_INPUT);
+        }
+        o->label = optarg;
+        return 1;
     case OPT_TMP: {
         long v;
         if (cli_parse_int(NULL, "--tmp-mib", optarg, 1, 1L << 30, "MiB", &v)) exit(EXIT_INPUT);
@@ -85,7 +97,7 @@ static int analysis_option(int c, common_opts *o) {
 #define ANALYSIS_LONGOPTS                                                                  \
     {"group-by-shape", no_argument, 0, OPT_SHAPE}, {"step-pattern", required_argument, 0, OPT_STEP}, \
         {"fp-point", required_argument, 0, OPT_FP}, {"bp-point", required_argument, 0, OPT_BP},           \
-        {"tmp-mib", required_argument, 0, OPT_TMP}
+        {"tmp-mib", required_argument, 0, OPT_TMP}, {"label", required_argument, 0, OPT_LABEL}
 
 static const char report_help[] =
     "usage: perfcard report TRACE... [options]\n"
@@ -341,8 +353,41 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;
 }
 
+/* The run's label from the CI's environment: GitHub Actions' commit (7
+ * characters) and run number ("a1b2c3d #42"), else GitLab's short commit and
+ * pipeline number. Only these four variables are read (a report never copies
+ * the environment: it holds secrets), each only when it is what its CI writes
+ * (hex digits, a number). "" when neither CI gives one. */
+static int all_of(const char *v, const char *set, size_t lo, size_t hi) {
+    size_t n = v ? strlen(v) : 0;
+    return n >= lo && n <= hi && strspn(v, set) == n;
+}
+static void ci_label(char *out, size_t cap) {
+    static const char hex[] = "0123456789abcdefABCDEF", dec[] = "0123456789";
+    static const char *const ci[][2] = {{"GITHUB_SHA", "GITHUB_RUN_NUMBER"}, {"CI_COMMIT_SHORT_SHA", "CI_PIPELINE_IID"}};
+    out[0] = 0;
+    for (size_t k = 0; k < sizeof ci / sizeof *ci && !out[0]; k++) {
+        const char *sha = getenv(ci[k][0]), *num = getenv(ci[k][1]);
+        int has_sha = all_of(sha, hex, 7, 40), has_num = all_of(num, dec, 1, 18);
+        int len = k == 0 ? 7 : 40; /* GitHub's is the whole commit id */
+        if (has_sha && has_num) snprintf(out, cap, "%.*s #%s", len, sha, num);
+        else if (has_sha) snprintf(out, cap, "%.*s", len, sha);
+        else if (has_num) snprintf(out, cap, "#%s", num);
+    }
+}
+
+/* run.label: --label (a summary read keeps its own unless --label is given), else the CI's */
+static void set_label(pc_summary *s, const common_opts *o) {
+    tab_run *run = s ? pc_summary_record_w(s, TAB_run) : NULL;
+    if (!run) return;
+    if (o->label) run->label = *o->label ? pc_summary_utf8(s, o->label) : NULL;
+    else if (o->ci_label[0] && !run->label) run->label = pc_summary_utf8(s, o->ci_label);
+}
+
 static int summarize_input(const char *path, const common_opts *o, pc_summary **summary) {
-    return cli_summarize(path, &o->an, isatty(2) && !o->quiet, o->read_threads, summary);
+    int rc = cli_summarize(path, &o->an, isatty(2) && !o->quiet, o->read_threads, summary);
+    set_label(*summary, o);
+    return rc;
 }
 
 /* ---- many inputs: one per rank, summarized in parallel ---- */
@@ -531,6 +576,7 @@ int cmd_report(int argc, char **argv) {
     }
     o.formats |= extra;
     if (o.templates && (rc = check_templates(o.templates))) return rc;
+    if (!o.label) ci_label(o.ci_label, sizeof o.ci_label);
     int nin = 0;
     char **inputs = expand_inputs(argv + optind, argc - optind, &nin);
     const char *outs[8];
@@ -608,6 +654,7 @@ int cmd_summarize(int argc, char **argv) {
         return EXIT_INPUT;
     }
     if (cli_check_overwrite("summarize", o.out, NULL, argv + optind, 1)) return EXIT_INPUT;
+    if (!o.label) ci_label(o.ci_label, sizeof o.ci_label);
     pc_summary *s = NULL;
     int ec = summarize_input(argv[optind], &o, &s);
     if (!s) return ec;

@@ -73,6 +73,39 @@ static char *report_beside(const char *input, const char *outdir) {
     return rel;
 }
 
+/* Each run's label where its summary has no run.label: the input's file name,
+ * unless another run (another file) has the same one, as CI's
+ * runs/N/trace.json.gz all do; then the name of the argument's folder (N), or
+ * when that is shared too, the argument's file name (runs/s1.json). NULL
+ * entries keep the input's name. */
+static void folder_labels(pc_summary *const *s, char *const *paths, int n, char **out) {
+    char **abs = calloc((size_t)n, sizeof *abs), **dir = calloc((size_t)n, sizeof *dir);
+    for (int i = 0; i < n; i++) {
+        char buf[PATH_MAX];
+        abs[i] = strdup(realpath(paths[i], buf) ? buf : paths[i]);
+        char *slash = strrchr(abs[i], '/');
+        if (slash && slash != abs[i]) {
+            *slash = 0;
+            dir[i] = strdup(fs_base_name(abs[i]));
+            *slash = '/';
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const char *in = fs_base_name(PC_S(PC_REC(s[i], run)->input, ""));
+        int clash = 0, by_dir = dir[i] != NULL, by_file = 1;
+        for (int j = 0; j < n; j++) {
+            if (j == i || !strcmp(abs[i], abs[j]) || strcmp(in, fs_base_name(PC_S(PC_REC(s[j], run)->input, "")))) continue;
+            clash = 1; /* another file, the same input name */
+            by_dir &= dir[j] == NULL || strcmp(dir[i], dir[j]) != 0;
+            by_file &= strcmp(fs_base_name(abs[i]), fs_base_name(abs[j])) != 0;
+        }
+        if (clash && by_dir) out[i] = strdup(dir[i]);
+        else if (clash && by_file) out[i] = strdup(fs_base_name(abs[i]));
+    }
+    for (int i = 0; i < n; i++) free(abs[i]), free(dir[i]);
+    free(abs), free(dir);
+}
+
 int cmd_trend(int argc, char **argv) {
     const char *out = "perfcard-trend";
     pc_trend_opts topt = {5, 0};
@@ -119,7 +152,9 @@ int cmd_trend(int argc, char **argv) {
         rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec;
         if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
         else {
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, report_beside(argv[optind + i], out)};
+            char **labels = calloc((size_t)n, sizeof *labels);
+            folder_labels(s, argv + optind, n, labels);
+            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], report_beside(argv[optind + i], out)};
             pc_trend_result *d = pc_trend(runs, n, &topt);
             if (pc_trend_write(d, &ro, &err)) {
                 cli_say(stderr, "perfcard: %s", err.msg);
@@ -137,7 +172,8 @@ int cmd_trend(int argc, char **argv) {
                 if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
             }
             pc_trend_free(d);
-            for (int i = 0; i < n; i++) free((char *)runs[i].report);
+            for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
+            free(labels);
         }
     }
     for (int i = 0; i < n; i++) pc_summary_free(s[i]);

@@ -126,7 +126,8 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
         pc_run_steps rs;
         pc_run_steps_of(s, &rs);
         r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
-        snprintf(r->label, sizeof r->label, "%s", runs[i].label && *runs[i].label ? runs[i].label : r->input);
+        const char *own = PC_S(PC_REC(s, run)->label, ""); /* the summary's run.label first */
+        snprintf(r->label, sizeof r->label, "%s", *own ? own : runs[i].label && *runs[i].label ? runs[i].label : r->input);
         r->label[utf8_valid_prefix(r->label, strlen(r->label))] = 0; /* a cut never ends mid-character */
         r->report = runs[i].report;
         r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);

@@ -27,7 +27,7 @@ enum { PC_TREND_MIN_HISTORY = 3, PC_TREND_KERNELS = 5 };
 
 typedef struct pc_trend_run {
     const pc_summary *summary;
-    const char *label;   /* NULL: the input's file name */
+    const char *label;   /* used when the summary has no run.label; NULL: the input's file name */
     const char *report;  /* link to the run's report.html, or NULL */
 } pc_trend_run;
 

@@ -425,6 +425,51 @@ else
     echo "SKIP ${tag}cli_advice_fits: sqlite3 or python3 missing"
 fi
 
+# Wording fits the input's kind (issue #35, item 4): a report of an Nsight Systems, nvprof or
+# MindSpore input names no Kineto field, no torch call and no JSON it did not read; a trace
+# without steps says nothing "per step"; "other", where it is the largest category, is defined;
+# the Kineto (PyTorch) report keeps its Kineto wording
+if command -v sqlite3 > /dev/null && command -v python3 > /dev/null; then
+    sqlite3 "$T/kind_nsys.sqlite" < tests/fixtures/nsys.sql
+    sqlite3 "$T/kind_nvprof.sqlite" < tests/fixtures/nvprof.sql
+    for c in "kineto examples/demo.pt.trace.json.gz" "nsys $T/kind_nsys.sqlite" "nvprof $T/kind_nvprof.sqlite" "mindspore tests/fixtures/ms_gpu_steps"; do
+        set -- $c
+        "$PC" report "$2" -o "$T/kind_$1" --format html,md,json --email -q 2> /dev/null
+        check "wording_fits_input_$1" python3 -c "
+import json, re, sys
+kind, d = sys.argv[1], sys.argv[2]
+s = json.load(open(d + '/summary.json'))
+def text(name):
+    t = open(d + '/' + name).read()
+    return re.sub(r'<script.*?</script>|<style.*?</style>', '', t, flags=re.S)  # the page's code is no wording
+outs = {n: text(n) for n in ('report.html', 'summary.md')}
+import email  # the e-mail's text and HTML parts, decoded
+for part in email.message_from_binary_file(open(d + '/summary.eml', 'rb')).walk():
+    if part.get_content_maintype() == 'text':
+        outs['summary.eml ' + part.get_content_subtype()] = part.get_payload(decode=True).decode()
+if kind == 'kineto':
+    h = outs['report.html']
+    for w in ('DataLoader ranges (2021 schema)', 'of JSON after decompression', 'Kineto&#39;s per-launch estimate', 'torch.profiler.profile(with_stack=True)'):
+        assert w in h, w
+else:
+    for n, t in outs.items():
+        bad = [w for w in ('Kineto', '2021 schema', 'deviceProperties', 'torch', 'of JSON', 'distributedInfo', 'nn.Module') if w in t]
+        assert not bad, (n, bad)
+if not s['steps']['count']:
+    for n, t in outs.items():
+        assert 'per step' not in t, (n, t[max(0, t.find('per step') - 200):t.find('per step') + 40])
+    assert 'time at stake in the trace' in outs['report.html']
+if s['overview'].get('top_category') == 'other':
+    for n in ('summary.md', 'report.html'):
+        assert 'nothing recorded' in outs[n], n
+" "$1" "$T/kind_$1"
+    done
+    check wording_other_is_largest_somewhere python3 -c "
+import json; assert json.load(open('$T/kind_mindspore/summary.json'))['overview']['top_category'] == 'other'"
+else
+    echo "SKIP ${tag}cli_wording_fits_input: sqlite3 or python3 missing"
+fi
+
 # MindSpore profiler output
 MS=../shared/data/mindspore-format-samples/utils/resource
 if [ -d "$MS" ] && command -v python3 > /dev/null; then

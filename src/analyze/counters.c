@@ -38,7 +38,10 @@ static void cpu_section(const an_ctx *c, pc_summary *sum) {
     for (size_t i = 0; i < t->nctr; i++) n += name && t->ctr[i].name == name;
     rec->present = n > 0;
     if (!n) {
-        rec->missing = "no CPU utilization samples in this trace: `perfcard capture` records them (PyTorch profiler traces do not have them)";
+        /* the reader's own words: only a Kineto trace is a PyTorch profiler's */
+        rec->missing = strcmp(strtab_get(&t->strs, t->source_format), "kineto-json")
+                           ? "no CPU utilization samples in this trace: `perfcard capture` records them"
+                           : "no CPU utilization samples in this trace: `perfcard capture` records them (PyTorch profiler traces do not have them)";
         return;
     }
     size_t ns = c->nsteps;

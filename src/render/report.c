@@ -218,7 +218,11 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
 /* What summary.md shows more briefly than the report: the input's file name
  * (not its path), "step" or "steps", and the suggestions worth at least 1%
  * of the step, at most MD_SUGGESTIONS (those without an estimate only when
- * none has one), with how many more the report lists. */
+ * none has one), with how many more the report lists. With them, for every
+ * output, the wording of the input's kind: kineto (a Kineto JSON trace:
+ * PyTorch's or a capture's), pytorch (suggestions.program), parsed_what
+ * (what run.parsed_bytes counts) and top_category_def (what "other" means,
+ * when it is the largest category). */
 enum { MD_SUGGESTIONS = 5 };
 static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
@@ -226,6 +230,16 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON_AddStringToObject(view, "input_name", fs_base_name(PC_S(PC_REC(s, run)->input, "")));
     cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
     cJSON_AddStringToObject(view, "suggestions_word", PC_OR(PC_REC(s, suggestions)->count, 0) == 1 ? "suggestion" : "suggestions");
+    const char *fmt = PC_S(PC_REC(s, run)->format, "");
+    int kineto = !strcmp(fmt, "kineto-json");
+    cJSON_AddBoolToObject(view, "kineto", kineto);
+    cJSON_AddBoolToObject(view, "pytorch", !strcmp(PC_S(PC_REC(s, suggestions)->program, ""), "pytorch"));
+    cJSON_AddStringToObject(view, "parsed_what", kineto ? "of JSON after decompression"
+                                                 : strstr(fmt, "sqlite") ? "read from the SQLite file"
+                                                 : !strcmp(fmt, "mindspore") ? "read from the profiler's files"
+                                                 : "read");
+    if (!strcmp(PC_S(PC_REC(s, overview)->top_category, ""), "other"))
+        cJSON_AddStringToObject(view, "top_category_def", "time with nothing recorded on the GPU or the host: idle");
     cJSON *md = cJSON_AddArrayToObject(view, "md_suggestions");
     /* the view's rows (the records' fields, materialized) in the summary's order */
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows"), *r = rows ? rows->child : NULL;

@@ -10,6 +10,8 @@ echo "== set-up script against fake apt-get/dpkg-query/npm"
 run sh tests/setup/test_setup.sh
 echo "== make install / uninstall into a DESTDIR, the man page"
 run sh tests/setup/test_install.sh
+echo "== every relative link of README.md and docs/*.md resolves"
+run sh tests/setup/test_links.sh
 echo "== unit tests"
 run ./build/perfcard-tests
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # make install / uninstall into a DESTDIR: exactly the listed files, a man page
-# that renders and covers the README's commands and options, an installed
+# that renders and covers the commands and options of the README's Commands section
+# and of docs/commands.md (the commands in full), an installed
 # perfcard that reports and finds its injection library; uninstall removes
 # exactly those files and leaves others. Prints PASS/FAIL lines.
 set -eu
@@ -26,7 +27,11 @@ if command -v man > /dev/null 2>&1; then
     MANWIDTH=100 man -l "$D/usr/share/man/man1/perfcard.1" > "$T/man.txt" 2> "$T/man.err"
     check man_renders sh -c "[ -s '$T/man.txt' ] && [ ! -s '$T/man.err' ] && grep -q 'EXIT STATUS' '$T/man.txt'"
     missing=""
-    for w in report summarize diff capture $(sed -n '/^## Commands/,/^## What the report shows/p' "$root/README.md" | grep -v 'SBATCH\|sbatch' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    # the README's Commands section runs up to the next "## " heading; both must exist, or nothing is checked
+    opts=$({ awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' "$root/README.md"; cat "$root/docs/commands.md"; } |
+        grep -v 'SBATCH\|sbatch' | grep -o -- '--[a-z][a-z-]*' | sort -u)
+    check readme_and_commands_doc_name_options sh -c "grep -q '^## Commands' '$root/README.md' && [ \$(echo '$opts' | wc -l) -ge 20 ]"
+    for w in report summarize diff trend capture $opts; do
         grep -q -- "$w" "$T/man.txt" || missing="$missing $w"
     done
     check man_covers_readme_commands_and_options sh -c "[ -z '$missing' ] || { echo 'missing:$missing'; false; }"

@@ -11,6 +11,8 @@
 #include "../util/spill.h"
 #include "../util/apiname.h"
 #include "../util/units.h"
+#include "intervals.h"
+#include "links.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -351,9 +353,24 @@ static void pageable_memcpy(const rule_in *in, const pc_rule *r) {
     }
 }
 
+/* The blocking call that costs most host time, grouped by name, copy
+ * direction, bytes and launching operator (the first 64 groups). */
+static int ivl_cmp(const void *a, const void *b) {
+    const ivl *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+typedef struct sync_group { uint32_t name, op; uint8_t src, dst; int64_t bytes; double ns; } sync_group;
+
 /* Synchronizing calls by name, and asynchronous copies that block all the
  * same: a cudaMemcpyAsync whose copy has a pageable side returns only once
- * the copy is done, so the host waits for everything queued before it. */
+ * the copy is done, so the host waits for everything queued before it.
+ * At stake: only the GPU idle they cause (#32): per step, the time inside
+ * their intervals when no kernel, copy or memset runs on the GPU, plus the
+ * refill gap after each (from its end to the next GPU work's start, when the
+ * GPU is idle at its end), united so no instant counts twice, inside the
+ * steps' windows. A blocking call while the GPU is busy costs nothing: the
+ * GPU had work. Without any GPU work in the trace (the GPU side not captured)
+ * the host time blocked stands in. */
 static void sync_in_step(const rule_in *in, const pc_rule *r) {
     /* without steps the one window is the whole trace: every call counts */
     const pc_trace *t = in->c->t;
@@ -362,12 +379,21 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     int64_t n = 0, n_pageable = 0;
     by_name calls = {0};
     uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
-    uint8_t *blocks = spill_calloc(t->ncpu ? t->ncpu : 1, 1);      /* per call: launched a pageable copy */
-    for (size_t g = 0; g < t->ngpu && l->gpu_launch; g++) {
+    int32_t *copy_of = spill_alloc((t->ncpu ? t->ncpu : 1) * sizeof *copy_of); /* per call: the pageable copy it launched, or -1 */
+    for (size_t i = 0; i < t->ncpu; i++) copy_of[i] = -1;
+    ivl *busy = NULL;
+    size_t nbusy = 0, capb = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch[g] >= 0)
-            blocks[l->gpu_launch[g]] = 1;
+        if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch && l->gpu_launch[g] >= 0)
+            copy_of[l->gpu_launch[g]] = (int32_t)g;
+        if ((e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->dur > 0)
+            ivl_append_sorted(&busy, &nbusy, &capb, e->ts, e->ts + e->dur);
     }
+    ivl *blk = NULL, *refill = NULL;
+    size_t nblk = 0, capk = 0, nref = 0, capr = 0;
+    sync_group grp[64];
+    int ngrp = 0;
     /* a trace without CUDA calls (the GPU side not captured) still shows .item() / .cpu():
      * aten::_local_scalar_dense waits for the GPU; with CUDA calls, the call inside it is counted */
     int have_api = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
@@ -377,22 +403,78 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER && !scalar_op) continue;
         const char *nm = strtab_get(&t->strs, e->name);
         if (!is_sync[e->name]) is_sync[e->name] = scalar_op || rule_is_sync_call(nm) ? 2 : 1;
-        if ((is_sync[e->name] != 2 && !blocks[i]) || step_span_index(in->c, e->ts) < 0) continue; /* host calls belong to spans */
+        if ((is_sync[e->name] != 2 && copy_of[i] < 0) || step_span_index(in->c, e->ts) < 0) continue; /* host calls belong to spans */
         sync_ns += (double)e->dur;
         n++;
         n_pageable += is_sync[e->name] != 2;
         by_name_add(&calls, e->name, (double)e->dur);
+        /* its group: name, the copy's direction and bytes, the operator it was called in */
+        const pc_gpu_event *cp = copy_of[i] >= 0 ? &t->gpu[copy_of[i]] : NULL;
+        int32_t op = l->parent ? links_op_outer(t, l, (int32_t)i, 0) : -1;
+        sync_group key = {e->name, op >= 0 ? t->cpu[op].name : 0, cp ? cp->src_mem : 0, cp ? cp->dst_mem : 0,
+                          cp && cp->bytes != PC_NONE ? cp->bytes : -1, 0};
+        int k = 0;
+        while (k < ngrp && (grp[k].name != key.name || grp[k].op != key.op || grp[k].src != key.src || grp[k].dst != key.dst || grp[k].bytes != key.bytes)) k++;
+        if (k == ngrp && ngrp < 64) grp[ngrp++] = key;
+        if (k < ngrp) grp[k].ns += (double)e->dur;
+        if (e->dur <= 0) continue;
+        ivl c = {e->ts, e->ts + e->dur};
+        *SPILL_PUSH(blk, nblk, capk) = c;
+        /* the refill gap: the GPU idle at the call's end until its next work starts */
+        size_t lo = 0, hi = nbusy; /* the first busy interval starting after the end */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (busy[m].s <= c.e) lo = m + 1;
+            else hi = m;
+        }
+        if (lo < nbusy && !(lo > 0 && busy[lo - 1].e > c.e)) {
+            *SPILL_PUSH(refill, nref, capr) = (ivl){c.e, busy[lo].s};
+        }
     }
     top3 top = {0};
     by_name_top(&calls, t, &top);
     spill_free(is_sync);
-    spill_free(blocks);
+    spill_free(copy_of);
+    /* idle inside the calls, united with the refill gaps, inside the windows */
+    double idle_ns = 0;
+    if (nbusy && nblk) {
+        spill_sort(blk, nblk, sizeof *blk, ivl_cmp);
+        spill_sort(refill, nref, sizeof *refill, ivl_cmp);
+        ivl *mb = NULL, *mr = NULL, *idle = NULL, *all = NULL;
+        size_t nmb = 0, capmb = 0, nmr = 0, capmr = 0;
+        for (size_t i = 0; i < nblk; i++) ivl_append_sorted(&mb, &nmb, &capmb, blk[i].s, blk[i].e);
+        for (size_t i = 0; i < nref; i++) ivl_append_sorted(&mr, &nmr, &capmr, refill[i].s, refill[i].e);
+        size_t nidle = ivl_subtract(mb, nmb, busy, nbusy, &idle);
+        size_t nall = ivl_union2(idle, nidle, mr, nmr, &all);
+        for (size_t s = 0; s < in->c->nsteps; s++) idle_ns += (double)ivl_clip_sum(all, nall, in->c->steps[s].start, in->c->steps[s].end);
+        spill_free(mb);
+        spill_free(mr);
+        spill_free(idle);
+        spill_free(all);
+    } else idle_ns = sync_ns;
+    spill_free(busy);
+    spill_free(blk);
+    spill_free(refill);
     if (n <= 0) return;
-    char a[64];
+    char a[64], b[64], d[64], most[400] = "";
     units_ns(a, sizeof a, sync_ns / in->nsteps);
+    units_ns(b, sizeof b, idle_ns / in->nsteps);
+    int best = -1;
+    for (int k = 0; k < ngrp; k++)
+        if (best < 0 || grp[k].ns > grp[best].ns) best = k;
+    if (best >= 0) {
+        const sync_group *g = &grp[best];
+        char dir[64] = "", by[48] = "", op[200] = "";
+        if (g->src || g->dst) snprintf(dir, sizeof dir, " %s->%s", pc_mem_name[g->src < MEM_N ? g->src : 0], pc_mem_name[g->dst < MEM_N ? g->dst : 0]);
+        if (g->bytes >= 0) snprintf(by, sizeof by, ", %lld B", (long long)g->bytes);
+        if (g->op) snprintf(op, sizeof op, ", in %.160s", strtab_get(&t->strs, g->op));
+        units_ns(d, sizeof d, g->ns / in->nsteps);
+        snprintf(most, sizeof most, "; most: %.100s%s%s%s: %s %s", strtab_get(&t->strs, g->name), dir, by, op, d, PER(in));
+    }
     char pg[96] = "";
     if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
-    top_put(in, fire(in, r, claim(in, sync_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked", (long long)n, pg, a, PER(in)), &top, in->nsteps);
+    top_put(in, fire(in, r, claim(in, idle_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s",
+                     (long long)n, pg, a, PER(in), b, PER(in), most), &top, in->nsteps);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {

@@ -841,6 +841,21 @@ fi
     "$H/r7/summary.json" -o "$T/tr7n" -q --no-fail
 check trend_no_fail_exit_0 [ $? -eq 0 ]
 "$PC" trend "$H/r1/summary.json" -o "$T/tr1" > /dev/null 2>&1; check trend_one_run_exit_2 [ $? -eq 2 ]
+# --accept (issue #36): the slow 7th run accepted by its label (h7.json, its trace's name): the baseline starts there, the
+# runs before are history only (1 run: insufficient history, exit 0); a name that matches no run: exit 2,
+# saying so, nothing written; by index the same as by label
+"$PC" trend "$H"/r[1-7]/summary.json -o "$T/tracc" -q --format md,json --accept h7.json
+check trend_accept_passes [ $? -eq 0 ]
+check trend_accept_recorded python3 -c "
+import json
+j = json.load(open('$T/tracc/trend.json'))
+assert j['accepted_run'] == 7 and j['verdict'] == 'insufficient history', (j['accepted_run'], j['verdict'])
+assert 'The accepted baseline starts at run 7' in open('$T/tracc/trend.md').read()"
+"$PC" trend "$H"/r[1-7]/summary.json -o "$T/tracc7" -q --format json --accept 7
+check trend_accept_by_index grep -q '"accepted_run":[[:space:]]*7' "$T/tracc7/trend.json"
+"$PC" trend "$H"/r[1-7]/summary.json -o "$T/traccx" -q --accept nosuchrun 2> "$T/traccx.err"
+check trend_accept_unknown_exit_2 [ $? -eq 2 ]
+check trend_accept_unknown_said sh -c "grep -q \"no run is labelled or named 'nosuchrun'\" '$T/traccx.err' && [ ! -e '$T/traccx' ]"
 "$PC" trend "$H/r1/summary.json" "$T/bad.json" -o "$T/trbad" > /dev/null 2>&1; check trend_bad_input_exit_2 [ $? -eq 2 ]
 # Markdown over 60,000 characters: trend.md keeps the newest runs (400 runs whose 248-character names make a
 # 116,000-character table: the oldest left out, and how many said), diff.md (kernel and operator names of

@@ -1,6 +1,7 @@
 /* perfcard trend RUN...: the history of successive runs (summary.json files
  * or traces) -> trend.html, trend.md, trend.json; exit 1 when the newest run
- * starts a regression (compare/trend.h decides). */
+ * is regressed against the runs before the newest shift or the accepted
+ * baseline (--accept; compare/trend.h decides). */
 #include "cli.h"
 #include "../analyze/analyze.h"
 #include "../compare/trend.h"
@@ -19,23 +20,26 @@ static const char trend_help[] =
     "\n"
     "The history of successive runs (each a summary.json or a trace, oldest first unless\n"
     "--by-time): step time, step categories and top kernels per run, change points, and\n"
-    "whether the newest run starts a regression. Writes DIR/trend.html, DIR/trend.md (with\n"
+    "whether the newest run is regressed against the runs before the newest shift or the\n"
+    "accepted baseline (until a later run is accepted with --accept). Writes DIR/trend.html, DIR/trend.md (with\n"
     "charts/) and DIR/trend.json.\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-trend)\n"
     "      --by-time           order the runs by their recorded start time\n"
     "      --threshold PCT     newest run: smallest slowdown that counts (default 5)\n"
-    "      --fail-on regression  exit 1 when the newest run starts a regression (the default)\n"
+    "      --accept RUN        the run (its label, file name or 1-based index) that starts the\n"
+    "                          accepted baseline; the runs before it are history only\n"
+    "      --fail-on regression  exit 1 when the newest run is regressed (the default)\n"
     "      --no-fail           exit 0 whatever the newest run does\n"
     "      --format LIST       html,md,json (default all three)\n"
     "  -q, --quiet             do not print the paths written\n"
     "  -h, --help              this help\n"
     "\n"
     "A run's report.html beside its summary.json is linked from trend.html.\n"
-    "Exit codes: 0 done; 1 the newest run starts a regression; 2 bad usage or an input that\n"
+    "Exit codes: 0 done; 1 the newest run is regressed; 2 bad usage or an input that\n"
     "cannot be read; 3 done from an incomplete input; 4 the output could not be written.\n";
 
-enum { T_THRESHOLD = 3000, T_BYTIME, T_FORMAT, T_FAILON, T_NOFAIL };
+enum { T_THRESHOLD = 3000, T_BYTIME, T_FORMAT, T_FAILON, T_NOFAIL, T_ACCEPT };
 
 /* the path of target relative to directory dir (both made absolute), or NULL */
 static char *relative_to(const char *dir, const char *target) {
@@ -108,13 +112,14 @@ static void folder_labels(pc_summary *const *s, char *const *paths, int n, char 
 
 int cmd_trend(int argc, char **argv) {
     const char *out = "perfcard-trend";
-    pc_trend_opts topt = {5, 0};
+    pc_trend_opts topt = {5, 0, NULL};
     pc_analyze_opts an = {0};
     unsigned formats = OUT_HTML | OUT_MD | OUT_JSON;
     int quiet = 0, gate = 1, c;
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"threshold", required_argument, 0, T_THRESHOLD},
                                        {"by-time", no_argument, 0, T_BYTIME}, {"format", required_argument, 0, T_FORMAT},
                                        {"fail-on", required_argument, 0, T_FAILON}, {"no-fail", no_argument, 0, T_NOFAIL},
+                                       {"accept", required_argument, 0, T_ACCEPT},
                                        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 0;
     while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -124,6 +129,7 @@ int cmd_trend(int argc, char **argv) {
         case 'h': fputs(trend_help, stdout); return EXIT_OK;
         case T_BYTIME: topt.by_time = 1; break;
         case T_NOFAIL: gate = 0; break;
+        case T_ACCEPT: topt.accept = optarg; break;
         case T_FAILON:
             if (strcmp(optarg, "regression")) { fprintf(stderr, "perfcard trend: --fail-on takes 'regression'\n"); return EXIT_INPUT; }
             gate = 1;
@@ -149,32 +155,41 @@ int cmd_trend(int argc, char **argv) {
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
-        rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec;
-        if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
-        else {
-            char **labels = calloc((size_t)n, sizeof *labels);
-            folder_labels(s, argv + optind, n, labels);
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], report_beside(argv[optind + i], out)};
-            pc_trend_result *d = pc_trend(runs, n, &topt);
-            if (pc_trend_write(d, &ro, &err)) {
-                cli_say(stderr, "perfcard: %s", err.msg);
-                rc = cli_exit_of_write(err.code);
-            } else {
-                const char *v = d->newest.verdict;
-                if (!quiet) {
-                    cli_say(stdout, "newest run: %s (%s)", v, d->newest.reason);
-                    for (int k = 0; k < d->ncps; k++)
-                        cli_say(stdout, "  change point at run %d (%s): %+.1f%%", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
-                    if (formats & OUT_HTML) cli_say(stdout, "%s/trend.html", out);
-                    if (formats & OUT_MD) cli_say(stdout, "%s/trend.md", out);
-                    if (formats & OUT_JSON) cli_say(stdout, "%s/trend.json", out);
-                }
-                if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
+        char **labels = calloc((size_t)n, sizeof *labels);
+        folder_labels(s, argv + optind, n, labels);
+        for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], NULL};
+        pc_trend_result *d = pc_trend(runs, n, &topt); /* --accept checked before anything is written */
+        if (!d->accept_error[0]) {
+            if ((rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec) != EXIT_WRITE && rc != EXIT_INPUT) {
+                /* the links to each run's report, relative to the output directory (which exists now) */
+                for (int i = 0; i < n; i++) runs[i].report = report_beside(argv[optind + i], out);
+                pc_trend_free(d);
+                d = pc_trend(runs, n, &topt);
             }
-            pc_trend_free(d);
-            for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
-            free(labels);
         }
+        if (d->accept_error[0]) {
+            cli_say(stderr, "perfcard trend: %s", d->accept_error);
+            rc = EXIT_INPUT;
+        } else if (rc == EXIT_WRITE || rc == EXIT_INPUT) {
+            cli_say(stderr, "perfcard: %s", err.msg);
+        } else if (pc_trend_write(d, &ro, &err)) {
+            cli_say(stderr, "perfcard: %s", err.msg);
+            rc = cli_exit_of_write(err.code);
+        } else {
+            const char *v = d->newest.verdict;
+            if (!quiet) {
+                cli_say(stdout, "newest run: %s (%s)", v, d->newest.reason);
+                for (int k = 0; k < d->ncps; k++)
+                    cli_say(stdout, "  change point at run %d (%s): %+.1f%%", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
+                if (formats & OUT_HTML) cli_say(stdout, "%s/trend.html", out);
+                if (formats & OUT_MD) cli_say(stdout, "%s/trend.md", out);
+                if (formats & OUT_JSON) cli_say(stdout, "%s/trend.json", out);
+            }
+            if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
+        }
+        pc_trend_free(d);
+        for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
+        free(labels);
     }
     for (int i = 0; i < n; i++) pc_summary_free(s[i]);
     free(s);

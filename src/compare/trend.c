@@ -67,29 +67,153 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     return nk;
 }
 
-/* the newest run against the runs since the last change point */
-static void newest(pc_trend_result *t, const double *x, const int *idx, int m, const pc_cp *cp, int ncp, double thr) {
-    int start = ncp ? cp[ncp - 1].at : 0, h = m - 1 - start;
-    char *why = t->newest.reason;
-    size_t cap = sizeof t->newest.reason;
-    const char *verdict = "ok";
-    t->newest.change_pct = t->newest.history_mean_ns = t->newest.history_sd_ns = NAN;
-    if (m < 1 || h < PC_TREND_MIN_HISTORY) {
-        verdict = "insufficient history";
-        snprintf(why, cap, "%d run%s since the last change point; at least %d are needed to judge the newest", h < 0 ? 0 : h,
-                 h == 1 ? "" : "s", PC_TREND_MIN_HISTORY);
-    } else {
-        double mu, sd;
-        pc_mean_sd(x + start, h, &mu, &sd);
-        double ch = 100 * (x[m - 1] - mu) / mu, z = sd > 0 ? (x[m - 1] - mu) / sd : (x[m - 1] > mu ? INFINITY : x[m - 1] < mu ? -INFINITY : 0);
-        t->newest.change_pct = ch, t->newest.history_mean_ns = mu, t->newest.history_sd_ns = sd;
-        if (ch >= thr && z > 3) verdict = "regression";
-        else if (ch <= -thr && z < -3) verdict = "improvement";
-        snprintf(why, cap, "step time %+.1f%% against the mean of the %d runs since the last change point (%.1f standard deviations; "
-                 "a regression needs at least %.0f%% and 3)", ch, h, isfinite(z) ? z : 0.0, thr);
+/* ---------- the decision: a function of the step times (see trend.h) ---------- */
+
+typedef struct seg { double mean, sd, sse; } seg;
+static seg seg_of(const double *x, int n) {
+    seg g;
+    pc_mean_sd(x, n, &g.mean, &g.sd);
+    g.sse = n > 1 ? g.sd * g.sd * (n - 1) : 0;
+    return g;
+}
+
+/* t of level b[0..nb) against a[0..na): the difference of the means over its standard error, sd pooled */
+static double t_of(const double *a, int na, const double *b, int nb) {
+    seg A = seg_of(a, na), B = seg_of(b, nb);
+    int df = na + nb - 2;
+    double d = B.mean - A.mean, se = df > 0 ? sqrt((A.sse + B.sse) / df) * sqrt(1.0 / na + 1.0 / nb) : 0;
+    return se > 0 ? d / se : d > 0 ? INFINITY : d < 0 ? -INFINITY : 0;
+}
+
+/* the least k >= 2 runs after a shift with h before for which E-divisive's permutation test can reach
+ * p < 0.05: 2 of the C(h + k, k) orderings put the k apart at one end */
+static int cp_needs(int h) {
+    for (int k = 2; k < 100000; k++) {
+        double c = 1;
+        for (int i = 1; i <= k; i++) c = c * (h + i) / i;
+        if (2 / c < 0.05) return k;
     }
-    t->newest.run = m ? idx[m - 1] + 1 : 0;
-    t->newest.verdict = verdict;
+    return 0;
+}
+
+static double pct(double v, double ref) { return ref > 0 ? 100 * (v - ref) / ref : NAN; }
+static double fin(double v) { return isfinite(v) ? v : v > 0 ? 999 : -999; }
+
+void pc_trend_judge(const double *x, const int *runs, const char *const *labels, int m, int acc, const pc_cp *cp, int ncp,
+                    double thr, pc_trend_newest *o) {
+    char *why = o->reason;
+    size_t cap = sizeof o->reason;
+    o->run = m > 0 ? runs[m - 1] : 0;
+    o->verdict = "ok";
+    o->change_pct = o->history_mean_ns = o->history_sd_ns = o->level_change_pct = o->t = o->baseline_change_pct = NAN;
+    o->reference_first = o->reference_runs = o->shift_run = o->level_runs = o->confirmed = o->cp_needs = 0;
+    const double *y = x + acc;
+    int n = m - acc, shift = -1, L = 0, c = ncp;
+    /* the newest level: from the last change point back, the first start L (a change point, then the
+     * accepted run) since which a split is a shift: the most likely split, else the newest run alone */
+    for (; c >= 0 && shift < 0; c--) {
+        L = c ? cp[c - 1].at : 0;
+        int best = -1;
+        double best_sse = INFINITY;
+        for (int s = L + PC_TREND_MIN_HISTORY; s < n; s++) {
+            seg R = seg_of(y + L, s - L), T = seg_of(y + s, n - s);
+            double mid = (R.mean + T.mean) / 2, dir = T.mean > R.mean ? 1 : T.mean < R.mean ? -1 : 0;
+            int valid = dir != 0;
+            for (int i = s; i < n && valid; i++) valid = dir * (y[i] - mid) > 0;
+            if (valid && R.sse + T.sse < best_sse) best = s, best_sse = R.sse + T.sse;
+        }
+        for (int pass = 0; pass < 2 && shift < 0; pass++) {
+            int s = pass ? n - 1 : best;
+            if (s < L + PC_TREND_MIN_HISTORY || s >= n) continue;
+            double ch = pct(seg_of(y + s, n - s).mean, seg_of(y + L, s - L).mean), tt = t_of(y + L, s - L, y + s, n - s);
+            if ((ch >= thr && tt > 3) || (ch <= -thr && tt < -3)) shift = s;
+        }
+    }
+    int rs, rn, ls, cpi = -1; /* cpi: the change point the shift starts at */
+    for (int i = 0; i < ncp; i++)
+        if (cp[i].at == shift) cpi = i;
+    if (shift >= 0) rs = L, rn = shift - L, ls = shift, o->confirmed = cpi >= 0;
+    else { /* no shift: the newest run against the runs before it since the last change point that leaves enough */
+        for (c = ncp; c > 0 && n - 1 - cp[c - 1].at < PC_TREND_MIN_HISTORY; c--) {}
+        L = c ? cp[c - 1].at : 0;
+        rs = L, rn = n - 1 - L, ls = n - 1;
+    }
+    if (rn < PC_TREND_MIN_HISTORY) {
+        o->verdict = "insufficient history";
+        if (n <= 0) snprintf(why, cap, "no run since the accepted one has kept steps");
+        else if (acc > 0)
+            snprintf(why, cap, "%d run%s before the newest since the accepted run %d (%s); at least %d are needed to judge it", n - 1,
+                     n == 2 ? "" : "s", runs[acc], labels[acc], PC_TREND_MIN_HISTORY);
+        else
+            snprintf(why, cap, "%d run%s before the newest; at least %d are needed to judge it", n - 1, n == 2 ? "" : "s",
+                     PC_TREND_MIN_HISTORY);
+        return;
+    }
+    int k = n - ls;
+    seg R = seg_of(y + rs, rn), T = seg_of(y + ls, k);
+    o->history_mean_ns = R.mean, o->history_sd_ns = R.sd;
+    o->reference_first = runs[acc + rs], o->reference_runs = rn;
+    o->change_pct = pct(y[n - 1], R.mean);
+    o->level_change_pct = pct(T.mean, R.mean);
+    o->t = t_of(y + rs, rn, y + ls, k);
+    o->level_runs = k;
+    o->shift_run = shift >= 0 ? runs[acc + ls] : 0;
+    int reg = o->level_change_pct >= thr && o->t > 3, imp = o->level_change_pct <= -thr && o->t < -3, reg_base = 0;
+    /* the accepted baseline: the first level since the accepted run, when it is not the reference */
+    if (rs > 0 && ncp > 0 && cp[0].at >= PC_TREND_MIN_HISTORY) {
+        int lb = shift >= 0 ? ls : L; /* without a shift, the level since the last change point */
+        double tb = t_of(y, cp[0].at, y + lb, n - lb);
+        o->baseline_change_pct = pct(seg_of(y + lb, n - lb).mean, seg_of(y, cp[0].at).mean);
+        reg_base = o->baseline_change_pct >= thr && tb > 3;
+    }
+    o->verdict = reg || reg_base ? "regression" : imp ? "improvement" : "ok";
+    const char *dir = o->change_pct >= 0 ? "above" : "below";
+    int last = runs[acc + rs + rn - 1], first = o->reference_first;
+    size_t w = 0;
+#define SAY(...) (w += (size_t)snprintf(why + w, w < cap ? cap - w : 0, __VA_ARGS__), w = w < cap ? w : cap)
+    if (o->shift_run && o->confirmed) {
+        SAY("%d run%s since the change point at run %d (%s; E-divisive p = %.3f), %+.1f%% against the %d runs before (runs %d-%d; "
+            "t = %.1f); the newest run is %+.1f%% %s their mean",
+            k, k == 1 ? "" : "s", o->shift_run, labels[acc + ls], cp[cpi].p, o->level_change_pct, rn, first, last,
+            fin(o->t), o->change_pct, dir);
+    } else if (o->shift_run) {
+        int need = cp_needs(rn);
+        if (k < need) o->cp_needs = need;
+        SAY("%d run%s after a %+.1f%% step at run %d (%s): ", k, k == 1 ? "" : "s", o->level_change_pct, o->shift_run, labels[acc + ls]);
+        if (k == 1) SAY("one run cannot tell a shift from a one-off slow or fast run, and too few for the change-point test to call it ");
+        else if (k < need) SAY("too few for the change-point test to call it ");
+        else SAY("not (yet) called a change point by the permutation test ");
+        if (k < need) SAY("(it needs at least %d runs after a shift with %d before)", need, rn);
+        SAY("; the newest run is %+.1f%% %s the mean of the %d runs before (runs %d-%d; the step's t = %.1f)", o->change_pct, dir, rn,
+            first, last, fin(o->t));
+    } else {
+        if (L > 0) SAY("no shift of the newest runs; since the change point at run %d (%s), ", runs[acc + L], labels[acc + L]);
+        else if (ncp > 0) SAY("no shift of the newest runs; ");
+        else if (acc > 0) SAY("no change point since the accepted run %d (%s); ", runs[acc], labels[acc]);
+        else SAY("no change point; ");
+        SAY("the newest run is %+.1f%% %s the mean of the %d runs before it (t = %.1f)", o->change_pct, dir, rn, fin(o->t));
+    }
+    if (reg_base && !reg)
+        SAY("; %+.1f%% against the accepted baseline (runs %d-%d): a regression until a later run is accepted (--accept)",
+            o->baseline_change_pct, runs[acc], runs[acc + cp[0].at - 1]);
+    SAY("; a regression needs at least %.0f%% and t > 3", thr);
+#undef SAY
+}
+
+/* the 1-based run that --accept names (its label, its file name, or its index), or 0 with the error said */
+static int accepted_run(const pc_trend_result *t, const char *a, char *err, size_t cap) {
+    int found = 0, count = 0;
+    for (int pass = 0; pass < 2 && !count; pass++) /* labels first, then file names */
+        for (int i = 0; i < t->nruns; i++)
+            if (!strcmp(a, pass ? t->runs[i].input : t->runs[i].label)) found = found ? found : i + 1, count++;
+    if (!count && *a && strspn(a, "0123456789") == strlen(a) && strlen(a) < 9) {
+        int i = atoi(a);
+        if (i >= 1 && i <= t->nruns) found = i, count = 1;
+    }
+    if (count == 1) return found;
+    if (count > 1) snprintf(err, cap, "--accept: %d runs are labelled or named '%s' (give the run's index, 1 to %d)", count, a, t->nruns);
+    else snprintf(err, cap, "--accept: no run is labelled or named '%s', nor is it an index from 1 to %d", a, t->nruns);
+    return 0;
 }
 
 pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
@@ -111,8 +235,16 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
     t->order = by_time ? "recorded start time" : "as given";
     t->method = "Step time: the mean of each run's kept steps (the first, steps with one-off work and extreme outliers "
                 "left out). Change points: E-divisive means (Matteson and James 2014), a permutation test with 199 "
-                "shuffles, p < 0.05, at least 2 runs a segment. Newest run: against the runs since the last change "
-                "point, a regression when slower by the threshold and by more than 3 standard deviations";
+                "shuffles, p < 0.05, at least 2 runs a segment, over the runs before and since the accepted run apart. "
+                "Newest level: from the last change point back to the accepted run, the first start L since which "
+                "the newer runs differ: the most likely split (the maximum-likelihood split for one shift in mean, "
+                "Hinkley 1970, among those whose every newer run is beyond the midpoint of the two means), else the "
+                "newest run alone, is a shift when its runs' mean differs from the runs since L before it by the "
+                "threshold and t > 3 (t: the difference of the means over its standard error, sd pooled). Newest "
+                "run: a regression while its level is slower than the runs before the shift, or than the accepted "
+                "baseline (the runs before the first change point since the accepted run), by the threshold and "
+                "t > 3, until a later run is accepted (--accept); without a shift, the newest run is judged against "
+                "the runs before it";
     int nk = t->nkernels = top_kernels(runs, n, t->kernels);
     double *x = xmalloc((size_t)(n ? n : 1) * sizeof *x);
     int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx), m = 0;
@@ -150,11 +282,22 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
         used[b] = 1;
         if (catsum[b] > 0) t->categories[t->ncategories++] = b;
     }
-    /* change points of the step time */
+    /* the accepted run (runs before it are history only), then the change points of the step time, the
+     * history before the accepted run and the runs since it apart */
+    int acc = 0;
+    if (o && o->accept) {
+        t->accepted_run = accepted_run(t, o->accept, t->accept_error, sizeof t->accept_error);
+        while (acc < m && idx[acc] + 1 < t->accepted_run) acc++;
+    }
     pc_cp cp[PC_TREND_CP_MAX];
-    int ncp = t->ncps = pc_changepoints(x, m, 2, cp, PC_TREND_CP_MAX);
+    int nh = pc_changepoints(x, acc, 2, cp, PC_TREND_CP_MAX), ncp = nh;
+    ncp += pc_changepoints(x + acc, m - acc, 2, cp + nh, PC_TREND_CP_MAX - nh);
+    for (int c = nh; c < ncp; c++) cp[c].at += acc;
+    t->ncps = ncp;
     for (int c = 0; c < ncp; c++) {
         int a = c ? cp[c - 1].at : 0, b = cp[c].at, e = c + 1 < ncp ? cp[c + 1].at : m;
+        if (c >= nh && a < acc) a = acc; /* a level never spans the accepted run */
+        if (c < nh && e > acc) e = acc;
         double before = 0, after = 0;
         for (int i = a; i < b; i++) before += x[i];
         for (int i = b; i < e; i++) after += x[i];
@@ -162,7 +305,13 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
         t->cps[c] = (pc_trend_cp){idx[b] + 1, t->runs[idx[b]].label, after > before ? "regression" : "improvement", before, after,
                                   before > 0 ? 100 * (after - before) / before : 0, cp[c].q, cp[c].p};
     }
-    newest(t, x, idx, m, cp, ncp, thr);
+    /* the decision, from the step times alone */
+    int *num = xmalloc((size_t)(m ? m : 1) * sizeof *num);
+    const char **lab = xmalloc((size_t)(m ? m : 1) * sizeof *lab);
+    for (int i = 0; i < m; i++) num[i] = idx[i] + 1, lab[i] = t->runs[idx[i]].label;
+    for (int c = nh; c < ncp; c++) cp[c].at -= acc;
+    pc_trend_judge(x, num, lab, m, acc, cp + nh, ncp - nh, thr, &t->newest);
+    free(num), free(lab);
     free(x), free(idx), free(runs);
     return t;
 }
@@ -188,6 +337,8 @@ cJSON *pc_trend_json(const pc_trend_result *t) {
     sj_str(d, "order", t->order);
     sj_num(d, "threshold_pct", t->threshold_pct);
     sj_str(d, "method", t->method);
+    if (t->accepted_run) sj_int(d, "accepted_run", t->accepted_run);
+    else cJSON_AddNullToObject(d, "accepted_run");
     cJSON *ra = sj_arr(d, "runs");
     for (int i = 0; i < t->nruns; i++) {
         const pc_trend_point *p = &t->runs[i];
@@ -219,6 +370,15 @@ cJSON *pc_trend_json(const pc_trend_result *t) {
     if (strcmp(t->newest.verdict, "insufficient history")) {
         sj_num(o, "history_mean_ns", t->newest.history_mean_ns);
         sj_num(o, "history_sd_ns", t->newest.history_sd_ns);
+        sj_int(o, "reference_first", t->newest.reference_first);
+        sj_int(o, "reference_runs", t->newest.reference_runs);
+        sj_num(o, "level_change_pct", t->newest.level_change_pct);
+        sj_num(o, "t", t->newest.t); /* null when infinite: runs without spread */
+        sj_int(o, "level_runs", t->newest.level_runs);
+        sj_int(o, "shift_run", t->newest.shift_run);
+        sj_bool(o, "confirmed", t->newest.confirmed);
+        sj_int(o, "cp_needs", t->newest.cp_needs);
+        sj_num(o, "baseline_change_pct", t->newest.baseline_change_pct);
     }
     sj_int(o, "run", t->newest.run);
     sj_str(o, "verdict", t->newest.verdict);

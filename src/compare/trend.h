@@ -1,14 +1,36 @@
 /* trend.h - the history of successive runs (summaries of CI runs): each
  * run's step time (verdict.h's statistic: the mean of its kept steps), its
  * step categories and its top kernels per step, the change points of the
- * step time (changepoint.h), and whether the newest run starts a
- * regression.
+ * step time (changepoint.h), and whether the newest run is regressed.
  *
- * Newest run: against the runs since the last change point (at least
- * PC_TREND_MIN_HISTORY of them), a regression when it is slower than their
- * mean by at least the threshold and by more than 3 of their standard
- * deviations (a Shewhart control limit); an improvement the other way;
- * "ok" otherwise; "insufficient history" with fewer runs.
+ * The decision is a function of the series of step times alone (and of the
+ * accepted run): pc_trend_judge. Runs before the accepted one (--accept:
+ * that run and the ones after it are the baseline) are history only.
+ *  1. Confirmed change points: E-divisive means over the runs since the
+ *     accepted one (changepoint.h; at least 2 runs a segment, p < 0.05).
+ *  2. The newest level: for L = the last confirmed change point, then the
+ *     ones before it, then the accepted run, the first L since which the
+ *     newer runs differ: each split s of x[L..) with at least
+ *     PC_TREND_MIN_HISTORY runs from L before it and every run from s on
+ *     beyond the midpoint of the two means is a candidate; the most likely
+ *     one, the maximum-likelihood split for one shift in mean (Hinkley
+ *     1970: the least within-level sum of squares), else the newest run
+ *     alone, is a shift when its runs' mean differs from x[L..s) by at
+ *     least the threshold and by t > 3 (t: the difference over its
+ *     standard error, sd pooled over both). It is confirmed when s is a
+ *     change point. Without a shift, the newest run is judged against the
+ *     runs before it since the last change point that leaves at least
+ *     PC_TREND_MIN_HISTORY of them (else "insufficient history").
+ *  3. The verdict: "regression" when the newest level is slower than its
+ *     reference (by the threshold and t > 3) or than the accepted baseline
+ *     (the runs before the first change point since the accepted run, when
+ *     that is not the reference), "improvement" when faster
+ *     than its reference and not regressed, "ok" otherwise. So a shift is
+ *     flagged from its first run on and stays flagged, also once the
+ *     change-point test confirms it, until the baseline is moved by
+ *     accepting a run. The reason says how many runs follow the shift and
+ *     how many the permutation test needs to call it (cp_needs: the least
+ *     k with 2 / C(h + k, k) < 0.05, h the runs before).
  *
  * pc_trend returns the history as typed data (pc_trend_result; free with
  * pc_trend_free, before the summaries, whose strings it borrows); runs are
@@ -21,6 +43,7 @@
 #include <cjson/cJSON.h>
 #include "../summary/summary.h"
 #include "../summary/categories.h"
+#include "changepoint.h"
 
 #define PC_TREND_SCHEMA "perfcard.trend/1"
 enum { PC_TREND_MIN_HISTORY = 3, PC_TREND_KERNELS = 5 };
@@ -34,6 +57,7 @@ typedef struct pc_trend_run {
 typedef struct pc_trend_opts {
     double threshold_pct; /* newest run: smallest slowdown that counts (default 5) */
     int by_time;          /* order by run.start_us when every run has it */
+    const char *accept;   /* the accepted run: its label, its file name or its 1-based index; NULL: the first */
 } pc_trend_opts;
 
 /* one run of the history (NaN: a figure the run lacks) */
@@ -57,6 +81,21 @@ typedef struct pc_trend_cp {
 
 enum { PC_TREND_CP_MAX = 64 };
 
+/* the newest run's verdict and what it was judged against (see the top) */
+typedef struct pc_trend_newest {
+    int run;                     /* 1-based; 0 without runs */
+    const char *verdict;         /* "regression", "improvement", "ok", "insufficient history" */
+    char reason[600];
+    double change_pct;           /* the newest run against the reference's mean */
+    double history_mean_ns, history_sd_ns; /* the reference runs' mean and sd (NaN with insufficient history) */
+    int reference_first, reference_runs; /* the reference: runs first.. (1-based), how many */
+    int shift_run;               /* the newest level's first run (1-based); 0: no shift (the newest run alone) */
+    int level_runs, confirmed;   /* runs in the newest level; 1 when shift_run is a confirmed change point */
+    int cp_needs;                /* runs after the shift the change-point test needs to call it (0: confirmed or no shift) */
+    double level_change_pct, t;  /* the newest level's mean against the reference, and t (NaN without one) */
+    double baseline_change_pct;  /* the newest level against the accepted baseline when that is not the reference, else NaN */
+} pc_trend_newest;
+
 typedef struct pc_trend_result {
     const char *order;               /* "recorded start time" or "as given" */
     const char *method;              /* the statistics, in words */
@@ -69,13 +108,17 @@ typedef struct pc_trend_result {
     int ncategories;
     pc_trend_cp cps[PC_TREND_CP_MAX];
     int ncps;
-    struct {
-        int run;                     /* 1-based; 0 without runs */
-        const char *verdict;         /* "regression", "improvement", "ok", "insufficient history" */
-        char reason[300];
-        double change_pct, history_mean_ns, history_sd_ns; /* NaN with insufficient history */
-    } newest;
+    int accepted_run;                /* 1-based; 0: none given (the baseline starts at the first run) */
+    char accept_error[300];          /* non-empty: --accept names no run, or several; no verdict then */
+    pc_trend_newest newest;
 } pc_trend_result;
+
+/* The decision over step times x[0..m) (history order; runs[i] is x[i]'s
+ * 1-based run number and labels[i] its label, for the reason), the accepted
+ * baseline starting at x[accepted] (0: the first), with the change points
+ * cp[0..ncp) of x[accepted..m) (0-based offsets into that range). */
+void pc_trend_judge(const double *x, const int *runs, const char *const *labels, int m, int accepted, const pc_cp *cp, int ncp,
+                    double threshold_pct, pc_trend_newest *out);
 
 pc_trend_result *pc_trend(const pc_trend_run *runs, int n, const pc_trend_opts *o);
 void pc_trend_free(pc_trend_result *t);

@@ -6,7 +6,9 @@
 #include "compare/trend.h"
 #include "summary/summary.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 TEST(diff_mann_whitney_hand_computed) {
     /* U = 0; mu = 12.5; sigma = sqrt(5*5*11/12) = 4.7871; z = (12.5 - 0.5) / sigma = 2.5067;
@@ -320,4 +322,145 @@ TEST(trend_newest_run) {
     pc_trend_free(t);
     for (int i = 0; i < 7; i++) pc_summary_free(s[i]);
     for (int i = 0; i < 8; i++) cJSON_Delete(doc[i]);
+}
+
+/* a history of runs whose steps all take lvl[i]: the trend over the first n, labelled r1, r2, ... */
+enum { LV_MAX = 30 };
+typedef struct lv_hist { pc_summary *s[LV_MAX]; cJSON *doc[LV_MAX]; pc_trend_run runs[LV_MAX]; char lab[LV_MAX][8]; int n; } lv_hist;
+static void lv_make(lv_hist *h, const double *lvl, int n) {
+    h->n = n;
+    for (int i = 0; i < n; i++) {
+        double d[6];
+        for (int k = 0; k < 6; k++) d[k] = lvl[i];
+        h->s[i] = summary_of(h->doc[i] = steps_doc(d, 6, NULL));
+        snprintf(h->lab[i], sizeof h->lab[i], "r%d", i + 1);
+        h->runs[i] = (pc_trend_run){h->s[i], h->lab[i], NULL};
+    }
+}
+static void lv_free(lv_hist *h) {
+    for (int i = 0; i < h->n; i++) pc_summary_free(h->s[i]), cJSON_Delete(h->doc[i]);
+}
+
+TEST(trend_level_shift_in_the_last_two_runs) {
+    /* issue #36: 4 fast runs, then +45% and +25% (workers4 x4, workers0 x2). The newest level starts
+     * at run 5 (the split with the least within-level sum of squares among those whose every newest
+     * run lies beyond the midpoint of the two means: runs 5-6, SSE 2 + 200 = 202; runs 6 alone: 1622 + 0).
+     * Reference runs 1-4: mean 100, sd sqrt(2/3); the level 135: +35%; pooled sd sqrt(202 / 4);
+     * t = 35 / (sqrt(50.5) sqrt(1/4 + 1/2)) = 5.687; the newest run +25%. E-divisive cannot call it:
+     * with 4 runs before, 2 of C(4 + k, k) orderings reach p < 0.05 only from k = 4 (2/70). */
+    double lvl[] = {100, 101, 99, 100, 145, 125};
+    lv_hist h;
+    lv_make(&h, lvl, 6);
+    pc_trend_result *t = pc_trend(h.runs, 6, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    CHECK_EQ_I(t->ncps, 0);
+    CHECK_EQ_I(t->newest.shift_run, 5);
+    CHECK_EQ_I(t->newest.level_runs, 2);
+    CHECK_EQ_I(t->newest.reference_first, 1);
+    CHECK_EQ_I(t->newest.reference_runs, 4);
+    CHECK_EQ_I(t->newest.confirmed, 0);
+    CHECK_EQ_I(t->newest.cp_needs, 4);
+    CHECK_NEAR(t->newest.history_mean_ns, 100, 1e-9);
+    CHECK_NEAR(t->newest.history_sd_ns, sqrt(2.0 / 3), 1e-9);
+    CHECK_NEAR(t->newest.level_change_pct, 35, 1e-9);
+    CHECK_NEAR(t->newest.change_pct, 25, 1e-9);
+    CHECK_NEAR(t->newest.t, 35 / (sqrt(50.5) * sqrt(0.75)), 1e-9);
+    CHECK_MSG(strstr(t->newest.reason, "2 runs after a +35.0% step at run 5 (r5): too few for the change-point test to call it "
+                                       "(it needs at least 4 runs after a shift with 4 before)") &&
+                  strstr(t->newest.reason, "the newest run is +25.0% above the mean of the 4 runs before"),
+              "%s", t->newest.reason);
+    CHECK(!strstr(t->newest.reason, "since the last change point"));
+    cJSON *j = pc_trend_json(t);
+    CHECK_EQ_I(sj_getnum(j, "newest.shift_run", 0), 5);
+    CHECK_EQ_I(sj_getnum(j, "newest.cp_needs", 0), 4);
+    CHECK(cJSON_IsNull(sj_get(j, "accepted_run")));
+    cJSON_Delete(j);
+    pc_trend_free(t);
+    /* run 5 alone: +45% against the same 4 (t = 45 / (sqrt(2 / 3) sqrt(5/4))) */
+    t = pc_trend(h.runs, 5, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    CHECK_EQ_I(t->newest.shift_run, 5);
+    CHECK_NEAR(t->newest.change_pct, 45, 1e-9);
+    CHECK_NEAR(t->newest.t, 45 / (sqrt(2.0 / 3) * sqrt(1.25)), 1e-9);
+    CHECK_MSG(strstr(t->newest.reason, "1 run after a +45.0% step at run 5 (r5)"), "%s", t->newest.reason);
+    pc_trend_free(t);
+    /* --accept r5: runs 5 and 6 are the baseline; 1 run before the newest: insufficient history */
+    pc_trend_opts o = {5, 0, "r5"};
+    t = pc_trend(h.runs, 6, &o);
+    CHECK_EQ_S(t->newest.verdict, "insufficient history");
+    CHECK_EQ_I(t->accepted_run, 5);
+    pc_trend_free(t);
+    lv_free(&h);
+}
+
+TEST(trend_shift_kept_flagged_until_accepted) {
+    /* 10 runs at 100, 10 at 110 (+-0.5 jitter): E-divisive confirms the change at run 11, and the
+     * newest run stays a regression against runs 1-10 (today's rule judged it against runs 11-19: ok) */
+    double lvl[20];
+    for (int i = 0; i < 20; i++) lvl[i] = (i < 10 ? 100 : 110) + 0.5 * ((i * 7) % 3 - 1);
+    lv_hist h;
+    lv_make(&h, lvl, 20);
+    pc_trend_result *t = pc_trend(h.runs, 20, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    CHECK_EQ_I(t->ncps, 1);
+    CHECK_EQ_I(t->newest.shift_run, 11);
+    CHECK_EQ_I(t->newest.confirmed, 1);
+    CHECK_EQ_I(t->newest.reference_first, 1);
+    CHECK_EQ_I(t->newest.reference_runs, 10);
+    double m0 = 0;
+    for (int i = 0; i < 10; i++) m0 += lvl[i] / 10; /* 99.95: the jitters of runs 1-10 sum to -0.5 */
+    CHECK_NEAR(m0, 99.95, 1e-9);
+    CHECK_NEAR(t->newest.history_mean_ns, m0, 1e-9);
+    CHECK_NEAR(t->newest.change_pct, 100 * (lvl[19] - m0) / m0, 1e-9);
+    pc_trend_free(t);
+    /* accepted at run 11 (by label, by index, by file name when unique): runs 11-20 are the baseline, ok */
+    const char *acc[] = {"r11", "11"};
+    for (int a = 0; a < 2; a++) {
+        pc_trend_opts o = {5, 0, acc[a]};
+        t = pc_trend(h.runs, 20, &o);
+        CHECK_EQ_S(t->newest.verdict, "ok");
+        CHECK_EQ_I(t->accepted_run, 11);
+        CHECK_EQ_I(t->newest.reference_first, 11);
+        CHECK_EQ_I(t->newest.reference_runs, 9);
+        CHECK_EQ_S(t->accept_error, "");
+        pc_trend_free(t);
+    }
+    /* no such run, an index out of range, a file name shared by every run: an error, no verdict */
+    const char *bad[] = {"r21", "0", "21", "run.pt.trace.json"};
+    for (int a = 0; a < 4; a++) {
+        pc_trend_opts o = {5, 0, bad[a]};
+        t = pc_trend(h.runs, 20, &o);
+        CHECK_MSG(t->accept_error[0], "--accept %s", bad[a]);
+        pc_trend_free(t);
+    }
+    /* a partial fix at run 21 (112 to 106, -5.4%): against the level before, an improvement; against the
+     * accepted baseline (runs 1-10) still +6%: a regression until accepted */
+    lv_free(&h);
+    double lv2[30];
+    for (int i = 0; i < 30; i++) lv2[i] = (i < 10 ? 100 : i < 20 ? 112 : 106) + 0.5 * ((i * 7) % 3 - 1);
+    lv_make(&h, lv2, 30);
+    t = pc_trend(h.runs, 30, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    /* runs 21-30: 106 + jitters summing to +0.5, mean 106.05; runs 1-10: 99.95 */
+    CHECK_NEAR(t->newest.baseline_change_pct, 100 * (106.05 / 99.95 - 1), 1e-9);
+    CHECK_EQ_I(t->newest.shift_run, 21);
+    CHECK_EQ_I(t->newest.reference_first, 11);
+    CHECK(t->newest.level_change_pct < -5);
+    CHECK_MSG(strstr(t->newest.reason, "the accepted baseline"), "%s", t->newest.reason);
+    pc_trend_free(t);
+    /* fixed at run 21 (back to 100): not a regression */
+    lv_free(&h);
+    for (int i = 20; i < 30; i++) lv2[i] = 100 + 0.5 * ((i * 7) % 3 - 1);
+    lv_make(&h, lv2, 30);
+    t = pc_trend(h.runs, 30, NULL);
+    CHECK(strcmp(t->newest.verdict, "regression"));
+    pc_trend_free(t);
+    /* the newest run alone back to 100 after 5 slow runs: not a regression either */
+    lv_free(&h);
+    double lv3[] = {100, 101, 99, 100, 110, 111, 109, 110, 110.5, 100};
+    lv_make(&h, lv3, 10);
+    t = pc_trend(h.runs, 10, NULL);
+    CHECK_MSG(strcmp(t->newest.verdict, "regression"), "%s", t->newest.reason);
+    pc_trend_free(t);
+    lv_free(&h);
 }

@@ -24,6 +24,10 @@ echo "== perfcard diff's verdict on simulated runs: A/A pairs, 5% and 20% slowdo
 dr=$(mktemp -d)
 run python3 tests/py/diff_runs.py ./build/perfcard ./build/gentrace "$dr"
 rm -rf "$dr"
+echo "== perfcard trend's gate on simulated series: A/A, a +10% level shift, --accept (tests/py/trend_runs.py)"
+tr=$(mktemp -d)
+run python3 tests/py/trend_runs.py ./build/perfcard ./build/gentrace "$tr"
+rm -rf "$tr"
 echo "== the CI recipes in examples/ci, their shell steps on real traces with gh and curl faked"
 run sh tests/ci_recipes.sh ./build/perfcard
 echo "== the schema document's generated part (tools/schemadoc.sh)"

@@ -2,10 +2,12 @@
  *
  * Steps: ProfilerStep#N ranges (or perfcard.step#N, or ranges whose name
  * matches --step-pattern). A step's window starts at its range's start (or
- * the previous window's end, if later) and ends at the later of the range's
- * end and the end of the last GPU work launched inside the range, so GPU
- * work queued by a step counts in that step. A trace without steps is one
- * window, and the summary says so.
+ * the previous window's end, if later, or once GPU work launched outside
+ * every step before it has ended) and ends at the range's end: a GPU that
+ * lags behind the host does not stretch the windows; its lag (per step, the
+ * end of the GPU work launched inside the range minus the range's end, 0 at
+ * least) is a figure of its own. A trace without steps is one window, and
+ * the summary says so.
  *
  * Phases (MindInsight's step trace), per window [start, end):
  *   fp_start = start of the first kernel launched by a forward operator (not
@@ -14,11 +16,18 @@
  *              step has no backward); with --fp-point/--bp-point, the first
  *              kernel under the named operator and the end of the last one;
  *              with no kernels in the step, the same on CPU operators;
- *   iteration interval = fp_start - start (waiting for data included);
- *   forward and backward = bp_end - fp_start;  tail = end - bp_end
- *   (optimizer step, gradient all-reduce). The three sum to the duration.
+ *   a kernel counts in the step that launched it (in the window it starts
+ *   in when the trace does not link it to a launch);
+ *   earlier work = from start until the GPU has finished the work launched
+ *              before the step (an earlier step's, the GPU lagging), at most
+ *              to fp_start, with phases from kernels (0 otherwise);
+ *   iteration interval = fp_start - start - earlier work (waiting for data
+ *   included); forward and backward = bp_end - fp_start;  tail = end - bp_end
+ *   (optimizer step, gradient all-reduce). The four sum to the duration.
  * GPU time breakdown (PyTorch's overview): every instant of the window
- *   counted once, in the first category active at it: kernel (not NCCL) >
+ *   counted once (what ran in it, whichever step launched it: an earlier
+ *   step's late kernels are the GPU's time in this window, the earlier work
+ *   phase says how much), in the first category active at it: kernel (not NCCL) >
  *   memcpy > memset > communication (NCCL kernels) > CUDA runtime > data
  *   loading > CPU operator > other (idle).
  * Data loading wait: union of DataLoader ranges inside the window.
@@ -167,24 +176,24 @@ void steps_find(an_ctx *c) {
         return;
     }
     c->step_source = use_re ? "ranges matching --step-pattern" : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
-    /* GPU work launched inside a step belongs to it */
+    /* A step's window is its own range (#32): GPU work launched in it that
+     * ends after the range is the GPU's lag behind the host (an_steps reports
+     * it), not a longer step. GPU work launched outside every step (before
+     * the first one: warm-up, or before the trace) is no step's: a window
+     * starts once such work launched before it has ended. */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t L = c->links.gpu_launch[g];
-        if (L < 0) continue;
-        long si = find_step(v, n, t->cpu[L].ts, 1);
-        if (si >= 0 && e->ts + e->dur > v[si].end) v[si].end = e->ts + e->dur;
+        if (L < 0 || e->kind == GPU_ANNOT || find_step(v, n, t->cpu[L].ts, 1) >= 0) continue;
+        size_t lo = 0, hi = n; /* the first step starting after the launch */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (v[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
+            else hi = m;
+        }
+        int64_t end = e->ts + e->dur;
+        if (lo < n && end > v[lo].start) v[lo].start = end < v[lo].cpu_end ? end : v[lo].cpu_end;
     }
-    /* the GPU copy of the step range (gpu_user_annotation), where present */
-    hmap byname = {0};
-    for (size_t i = 0; i < n; i++) *hmap_get(&byname, v[i].name, NULL) = (uint32_t)i;
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind != GPU_ANNOT) continue;
-        const uint32_t *i = hmap_find(&byname, e->name);
-        if (i && e->ts + e->dur > v[*i].end) v[*i].end = e->ts + e->dur;
-    }
-    hmap_free(&byname);
     for (size_t i = 1; i < n; i++) {
         if (v[i].start < v[i - 1].end) v[i].start = v[i - 1].end;
         if (v[i].end < v[i].start) v[i].end = v[i].start;
@@ -218,12 +227,14 @@ typedef struct stepacc {
 
 /* the means of a step's duration and phases (sum[k] / n[k], in the
  * order duration, iteration interval, forward + backward, tail, data wait,
- * communication); null where n[k] is 0 (steps whose phases were not found) */
-static void means(double m[6], const double *sum, const size_t *n) {
-    for (int k = 0; k < 6; k++) m[k] = n[k] ? pc_figure(sum[k] / (double)n[k]) : NAN;
+ * communication, earlier work); null where n[k] is 0 (steps whose phases
+ * were not found) */
+static void means(double m[7], const double *sum, const size_t *n) {
+    for (int k = 0; k < 7; k++) m[k] = n[k] ? pc_figure(sum[k] / (double)n[k]) : NAN;
 }
 #define SET_AVERAGE(a, m) ((a)->duration_ns = (m)[0], (a)->iteration_interval_ns = (m)[1], (a)->fp_bp_ns = (m)[2], \
-                           (a)->tail_ns = (m)[3], (a)->data_wait_ns = (m)[4], (a)->communication_ns = (m)[5])
+                           (a)->tail_ns = (m)[3], (a)->data_wait_ns = (m)[4], (a)->communication_ns = (m)[5], \
+                           (a)->earlier_work_ns = (m)[6])
 
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -277,11 +288,32 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     }
     const char *fp_name = c->o.fp_point, *bp_name = c->o.bp_point;
     name_caches(t);
-    /* kernels -> phases */
+    /* the end of the GPU work launched before each step (in earlier steps or
+     * before them): the part of a window the GPU spends on it is no phase of
+     * this step's. carry[j] first holds the latest end of work launched
+     * between step j-1's start and step j's, then the running maximum. */
+    int64_t *carry = spill_calloc(ns, sizeof *carry);
+    for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t L = l->gpu_launch[g];
+        if (L < 0 || e->kind == GPU_ANNOT) continue;
+        size_t lo = 0, hi = ns; /* the first step whose range starts after the launch */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (st[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
+            else hi = m;
+        }
+        if (lo < ns && e->ts + e->dur > carry[lo]) carry[lo] = e->ts + e->dur;
+    }
+    for (size_t i = 1; i < ns; i++)
+        if (carry[i - 1] > carry[i]) carry[i] = carry[i - 1];
+    /* kernels -> phases: a kernel is the phase of the step that launched it
+     * (the step whose window it starts in when the trace does not link it) */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL) continue;
-        long si = find_step(st, ns, e->ts, 0);
+        int32_t L = l->gpu_launch[g];
+        long si = L >= 0 && c->step_source ? find_step(st, ns, t->cpu[L].ts, 1) : find_step(st, ns, e->ts, 0);
         if (si < 0) continue;
         stepacc *a = &acc[si];
         int32_t op = l->gpu_inner[g];
@@ -365,6 +397,17 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (int k = 0; k < BK_OTHER; k++)
         if (k != BK_COMM) spill_free(u[k]);
 
+    /* the GPU's lag behind the host: per step, how long after its range the
+     * GPU finished the work launched inside it */
+    int64_t *lag = spill_calloc(ns, sizeof *lag);
+    for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t L = l->gpu_launch[g];
+        if (L < 0 || e->kind == GPU_ANNOT) continue;
+        long si = find_step(st, ns, t->cpu[L].ts, 1);
+        if (si >= 0 && e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
+    }
+
     /* output */
     cJSON *so = sj_obj(s, "steps");
     tab_steps *sr = PC_ADD_REC(ps, so, steps);
@@ -430,7 +473,10 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         if (fp > p->end) fp = p->end;
         if (bp < fp) bp = fp;
         if (bp > p->end) bp = p->end;
-        int64_t interval = fp - p->start, fpbp = bp - fp, tail = p->end - bp;
+        /* with phases from the kernels, the GPU finishing earlier-launched
+         * work at the window's start is "earlier work", not interval */
+        int64_t earlier = basis[0] == 'g' && carry[si] > p->start ? (carry[si] < fp ? carry[si] : fp) - p->start : 0;
+        int64_t interval = fp - p->start - earlier, fpbp = bp - fp, tail = p->end - bp;
         /* the input's phases and no kernel of this step on the steps' clock
          * (MindSpore's step trace): the computation communication can overlap
          * is the forward and backward phase */
@@ -450,8 +496,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
             r->number = p->number;
             r->start_ns = p->start - t->t_min;
             r->duration_ns = dur;
-            if (c->step_source) r->span_ns = p->cpu_end - p->cpu_start;
-            if (phased) r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
+            if (c->step_source) r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+            if (phased) r->earlier_work_ns = earlier, r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
             r->phase_basis = basis;
             r->has_backward = (tk_B)(basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
             r->data_wait_ns = a->data_ns;
@@ -462,9 +508,9 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
             r->one_off_names = oneoff_n[si];
             if (oneoff_id[si]) r->one_off_name = pc_summary_utf8(ps, strtab_get(&t->strs, oneoff_id[si]));
         }
-        double vals[6] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns};
-        for (int k = 0; k < 6; k++) {
-            if (k >= 1 && k <= 3 && !phased) continue;
+        double vals[7] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns, (double)earlier};
+        for (int k = 0; k < 7; k++) {
+            if (((k >= 1 && k <= 3) || k == 6) && !phased) continue;
             sum[k] += vals[k], cnt[k]++;
             if (si > 0) sum1[k] += vals[k], cnt1[k]++;
         }
@@ -474,7 +520,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         total_dur += dur;
     }
     spill_free(u[BK_COMM]);
-    double m[6];
+    double m[7];
     means(m, sum, cnt);
     tab_step_average *avg = PC_ADD_REC(ps, sj_obj(so, "average"), step_average);
     SET_AVERAGE(avg, m);
@@ -495,9 +541,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     spill_free(oneoff_n);
     spill_free(oneoff_id);
     /* the profiler's own step durations (the ranges' spans, exactly as the
-     * trace has them): the windows above also cover the GPU work launched in
-     * each step, so a GPU that lags stretches them; the variability check
-     * reads these */
+     * trace has them): the windows above start later when GPU work launched
+     * before the steps delays the first; the variability check reads these */
     if (c->step_source) {
         double *spans = pc_summary_numbers(ps, ns);
         int64_t *sp = spill_alloc(ns * sizeof *sp);
@@ -515,7 +560,18 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sr->span_max_ns = sp[ns - 1];
         sr->span_cv_pct = pc_figure(smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
         spill_free(sp);
+        double lsum = 0;
+        int64_t lmax = 0;
+        for (size_t i = 0; i < ns; i++) {
+            lsum += (double)lag[i];
+            if (lag[i] > lmax) lmax = lag[i];
+        }
+        sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
+        sr->gpu_lag_max_ns = lmax;
+        sr->gpu_before_ns = st[0].start - st[0].cpu_start;
     }
+    spill_free(lag);
+    spill_free(carry);
 
     cJSON *bd = sj_obj(s, "breakdown");
     PC_ADD_REC(ps, bd, breakdown)->total_ns = total_dur;

@@ -118,8 +118,8 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     size_t n = rows ? rows->n : 0;
     if (n == 0) return;
     char **labels = xcalloc(n, sizeof *labels);
-    double *x = xcalloc(n, sizeof *x), *ph[3], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
-    for (int k = 0; k < 3; k++) ph[k] = xcalloc(n, sizeof(double));
+    double *x = xcalloc(n, sizeof *x), *ph[4], *dur = xcalloc(n, sizeof *dur), *dw = xcalloc(n, sizeof *dw);
+    for (int k = 0; k < 4; k++) ph[k] = xcalloc(n, sizeof(double));
     double *bd[BK_N];
     for (int k = 0; k < BK_N; k++) bd[k] = xcalloc(n, sizeof(double));
     /* at most 120 bars: consecutive steps averaged in groups */
@@ -136,6 +136,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
         ph[0][gi] += PC_OR(r->iteration_interval_ns, 0);
         ph[1][gi] += PC_OR(r->fp_bp_ns, 0);
         ph[2][gi] += PC_OR(r->tail_ns, 0);
+        ph[3][gi] += PC_OR(r->earlier_work_ns, 0);
         dur[gi] += PC_OR(r->duration_ns, 0);
         dw[gi] += PC_OR(r->data_wait_ns, 0);
         for (int k = 0; k < BK_N; k++) bd[k][gi] += pc_bk_step(r, k);
@@ -148,7 +149,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
             labels[gi] = xstrdup(buf);
             double k2 = (double)in_group;
             x[gi] = x[gi] * (double)g / k2;
-            ph[0][gi] /= k2, ph[1][gi] /= k2, ph[2][gi] /= k2, dur[gi] /= k2, dw[gi] /= k2;
+            ph[0][gi] /= k2, ph[1][gi] /= k2, ph[2][gi] /= k2, ph[3][gi] /= k2, dur[gi] /= k2, dw[gi] /= k2;
             for (int k = 0; k < BK_N; k++) bd[k][gi] /= k2;
             in_group = 0;
         }
@@ -156,10 +157,12 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     /* the per-step charts: none for a trace without steps (its one row is the
      * whole trace), and rv_add_chart leaves out those with one step */
     size_t ns = PC_REC(s, steps)->source ? n : 0;
-    chart_series ps[3] = {{"iteration interval", NULL, ph[0], ns, 1}, {"forward + backward", NULL, ph[1], ns, 0},
-                          {"tail", NULL, ph[2], ns, 2}};
+    chart_series ps[4] = {{"earlier work", NULL, ph[3], ns, 8}, {"iteration interval", NULL, ph[0], ns, 1},
+                          {"forward + backward", NULL, ph[1], ns, 0}, {"tail", NULL, ph[2], ns, 2}};
+    int earlier = 0; /* its series only where some step has earlier work */
+    for (size_t k = 0; k < ns; k++) earlier |= ph[3][k] > 0;
     chart c1 = {.kind = CHART_STACKED, .title = "Step phases", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
-                .series = ps, .nseries = 3, .categories = (const char *const *)labels, .ncat = ns};
+                .series = ps + !earlier, .nseries = 3 + (size_t)earlier, .categories = (const char *const *)labels, .ncat = ns};
     rv_add_chart(co, "steps_phases", &c1, rv_series_rows(&c1));
     chart_series ls[2] = {{"step time", x, dur, ns, 0}, {"data wait", x, dw, ns, 2}};
     chart c2 = {.kind = CHART_LINE, .title = "Step time and data wait per step", .xlabel = "step", .ylabel = "time",
@@ -259,7 +262,7 @@ static void step_charts(chart_out *co, const pc_summary *s, cJSON *v) {
     free(x);
     free(dur);
     free(dw);
-    for (int k = 0; k < 3; k++) free(ph[k]);
+    for (int k = 0; k < 4; k++) free(ph[k]);
     for (int k = 0; k < BK_N; k++) free(bd[k]);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reading of a 2021-schema Kineto trace (PyTorch's TensorBoard plugin samples):
-each step's window (its ProfilerStep range, extended to the end of the GPU work launched in it,
-windows tiling), and every microsecond of it given to one category, first that applies:
+each step's window (its ProfilerStep range; a step starts once GPU work launched before the
+steps has ended; windows tiling; the GPU's lag behind the host is printed apart), and every microsecond of it given to one category, first that applies:
 kernel > memcpy > memset > runtime > data loading > CPU operators (idle is the rest).
 Annotations are not operators: ProfilerStep#, Optimizer.step#, Optimizer.zero_grad#.
 Usage: exclusive_breakdown.py TRACE.json.gz (the expectations in resnet50-v100.md come from it)."""
@@ -12,17 +12,18 @@ steps = sorted((e['ts'], e['ts'] + e['dur'], e['name']) for e in ev if e.get('na
 cat = lambda e: e.get('cat', '')
 rt = {e['args']['correlation']: e['ts'] for e in ev if cat(e) == 'Runtime' and 'correlation' in e.get('args', {})}
 gpu = [e for e in ev if cat(e) in ('Kernel', 'Memcpy', 'Memset')]
-# windows: a step's range, extended to the end of the GPU work whose launch lies in it
-win = []
-for a, b, n in steps:
-    end = b
-    for e in gpu:
-        c = e.get('args', {}).get('correlation')
-        if c in rt and a <= rt[c] < b: end = max(end, e['ts'] + e['dur'])
-    win.append([a, end, n])
-for i in range(1, len(win)):   # windows tile: a step starts where the one before ended
-    if win[i][0] < win[i-1][1]: win[i][0] = win[i-1][1]
-    if win[i][1] < win[i][0]: win[i][1] = win[i][0]
+# windows (#32: a step's work is its own): a step's own range; GPU work launched outside every step
+# (before the first one) is no step's, so the next step's window starts once it has ended
+# (at most at the range's end); windows tile. GPU work running past its step's range is the
+# GPU's lag, reported apart: it does not stretch the window.
+win = [[a, b, n] for a, b, n in steps]
+for e in gpu:
+    c = e.get('args', {}).get('correlation')
+    if c not in rt or any(a <= rt[c] < b for a, b, n in steps): continue
+    nxt = [w for w in win if w[0] > rt[c]]
+    if nxt and e['ts'] + e['dur'] > nxt[0][0]: nxt[0][0] = min(e['ts'] + e['dur'], nxt[0][1])
+lag = [max([0] + [e['ts'] + e['dur'] - b for e in gpu if e.get('args', {}).get('correlation') in rt
+                  and a <= rt[e['args']['correlation']] < b]) for a, b, n in steps]
 prio = [('kernel', lambda e: cat(e) == 'Kernel'), ('memcpy', lambda e: cat(e) == 'Memcpy'), ('memset', lambda e: cat(e) == 'Memset'),
         ('runtime', lambda e: cat(e) == 'Runtime'), ('dataloader', lambda e: cat(e) == 'DataLoader' or (cat(e) == 'Operator' and 'DataLoader' in e['name'])),
         ('cpu', lambda e: cat(e) == 'Operator' and 'DataLoader' not in e['name'] and not e['name'].startswith(('ProfilerStep#', 'Optimizer.step#', 'Optimizer.zero_grad#')))]
@@ -57,5 +58,6 @@ for a, b, n in win:
         cov = union(cov, u)
 ns = len(win)
 dur = sum(b - a for a, b, n in win)
-print('steps', ns, 'avg window us', dur / ns)
+print('steps', ns, 'avg window us', round(dur / ns, 2), 'windows us', [b - a for a, b, n in win])
+print('gpu lag us: mean', round(sum(lag) / ns, 2), 'max', max(lag), 'per step', lag)
 for k, _ in prio: print(k, 'per step us', tot[k] / ns, 'pct', round(100 * tot[k] / dur, 2))

@@ -106,7 +106,7 @@ TEST(steps_fp_bp_points_from_options) {
     cJSON_Delete(s);
 }
 
-TEST(steps_gpu_work_extends_its_step) {
+TEST(steps_gpu_work_does_not_extend_its_step) {
     const char *doc = "{\"traceEvents\": [\n"
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
@@ -115,10 +115,20 @@ TEST(steps_gpu_work_extends_its_step) {
         "]}";
     cJSON *s = analyze_str(doc, NULL);
     CHECK(s);
-    /* step 1 runs until its kernel ends at 150; step 2 starts there */
-    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 150000);
-    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 150000);
-    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 50000);
+    /* #32: a step's window is its range, 0-100 and 100-200 (before: step 1
+     * ran until its kernel ended at 150 and step 2 started there). The kernel
+     * step 1 launched ends 150 - 100 = 50 µs after its range: the GPU's lag.
+     * Step 1's phases come from its kernel, which starts after the window:
+     * interval 0-100 = 100 µs, forward 0, tail 0. */
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_lag_ns", -1), 50000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.iteration_interval_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.fp_bp_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.gpu_lag_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_lag_max_ns", -1), 50000);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_lag_ns", -1), 25000);
     cJSON_Delete(s);
 }
 

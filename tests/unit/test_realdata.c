@@ -270,6 +270,30 @@ TEST(realdata_resnet50_step_spans) {
     CHECK(!fired);
 }
 
+
+/* tests/expectations/hta-negative-queue-rank0.md, issue #32 class 2: the
+ * windows are the steps' own ranges and the GPU's lag behind the host is its
+ * own figure; sync_gpu_idle.py (json + gzip) reads the ranges 209.748,
+ * 216.483, 216.119, 215.467, 216.216 ms (mean 214.8066; perfcard read 246.49
+ * with windows stretched by the lag) and the lag 161.886, 160.928, 161.285,
+ * 161.988, 158.246 ms (mean 160.8666, max 161.988). */
+TEST(realdata_hta_negq_windows_and_gpu_lag) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("kineto/hta/negative_queue_length_values_check/rank0.json.gz");
+    CHECK(s);
+    static const double win[5] = {209748000, 216483000, 216119000, 215467000, 216216000},
+                        lag[5] = {161886000, 160928000, 161285000, 161988000, 158246000};
+    for (int i = 0; i < 5; i++) {
+        const cJSON *r = cJSON_GetArrayItem(sj_get(s, "steps.rows"), i);
+        CHECK(r);
+        CHECK_NEAR(sj_getnum(r, "duration_ns", -1), win[i], 0.5);
+        CHECK_NEAR(sj_getnum(r, "gpu_lag_ns", -1), lag[i], 0.5);
+    }
+    CHECK_NEAR(sj_getnum(s, "steps.average.duration_ns", -1), 214806600, 0.5);
+    CHECK_NEAR(sj_getnum(s, "steps.gpu_lag_ns", -1), 160866600, 0.5);
+    CHECK_NEAR(sj_getnum(s, "steps.gpu_lag_max_ns", -1), 161988000, 0.5);
+    cJSON_Delete(s);
+}
 /* tests/expectations/hta-negative-queue-rank0.md: the host blocks in
  * synchronizing calls and in cudaMemcpyAsync to pageable memory for
  * 152306.8 µs per step (150 calls in the steps' own ranges), but the GPU is

@@ -24,34 +24,16 @@ static int cmp_kv_ns(const void *a, const void *b) {
     return x > y ? -1 : x < y;
 }
 
-/* a run's kernel time per step by name (devices summed) */
-static double kernel_ns(const pc_summary *s, const char *name) {
-    double sum = 0;
-    const pc_table *t;
-    for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
-        for (size_t i = 0; i < t->n; i++) {
-            const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
-            if (r->name && !strcmp(r->name, name) && r->total_ns > 0) sum += (double)r->total_ns;
-        }
-    }
-    return sum / pc_steps_of(s);
-}
-
 /* the PC_TREND_KERNELS kernels with the most time per step over all runs */
-static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
+static int top_kernels(const pc_trend_point *pts, int n, const char **out) {
     kv *v = NULL;
     size_t m = 0, cap = 0;
     for (int r = 0; r < n; r++) {
-        const pc_summary *s = runs[r].summary;
-        double steps = pc_steps_of(s);
-        const pc_table *t;
-        for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
-            for (size_t i = 0; i < t->n; i++) {
-                const tab_kernel *k = &TAB_ROWS(t, kernel)[i];
-                if (!k->name || k->total_ns <= 0) continue;
-                kv *x = VEC_PUSH(v, m, cap);
-                x->name = k->name, x->ns = (double)k->total_ns / steps;
-            }
+        for (int i = 0; i < pts[r].nrun_kernels; i++) {
+            const pc_trend_kernel *k = &pts[r].run_kernels[i];
+            if (!k->name || !(k->ns > 0)) continue;
+            kv *x = VEC_PUSH(v, m, cap);
+            x->name = k->name, x->ns = k->ns;
         }
     }
     if (m) qsort(v, m, sizeof *v, cmp_kv_name);
@@ -65,6 +47,59 @@ static int top_kernels(const pc_trend_run *runs, int n, const char **out) {
     for (int i = 0; i < nk; i++) out[i] = v[i].name;
     free(v);
     return nk;
+}
+
+/* a run's time per step in the named kernel (0 when it lacks it) */
+static double kernel_ns(const pc_trend_point *p, const char *name) {
+    for (int i = 0; i < p->nrun_kernels; i++)
+        if (p->run_kernels[i].name && !strcmp(p->run_kernels[i].name, name)) return p->run_kernels[i].ns;
+    return 0;
+}
+
+void pc_trend_point_of(const pc_summary *s, const char *label, const char *report, pc_trend_point *r) {
+    memset(r, 0, sizeof *r);
+    pc_run_steps rs;
+    pc_run_steps_of(s, &rs);
+    r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
+    const char *own = PC_S(PC_REC(s, run)->label, ""); /* the summary's run.label first */
+    snprintf(r->label, sizeof r->label, "%s", *own ? own : label && *label ? label : r->input);
+    r->label[utf8_valid_prefix(r->label, strlen(r->label))] = 0; /* a cut never ends mid-character */
+    r->report = report;
+    r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);
+    r->steps = rs.n, r->kept_steps = rs.kept;
+    r->step_ns = rs.kept > 0 ? rs.mean_ns : NAN;
+    for (int k = 0; k < BK_N; k++) r->cat_ns[k] = rs.cat_rows > 0 ? rs.cat_ns[k] : NAN;
+    pc_run_steps_free(&rs);
+    /* the run's kernels by name (devices summed), the most time per step first */
+    kv *v = NULL;
+    size_t m = 0, cap = 0;
+    const pc_table *t;
+    for (size_t dev = 0; (t = PC_TAB_AT(s, kernel, dev)); dev++) {
+        for (size_t i = 0; i < t->n; i++) {
+            const tab_kernel *k = &TAB_ROWS(t, kernel)[i];
+            if (!k->name || k->total_ns <= 0) continue;
+            kv *x = VEC_PUSH(v, m, cap);
+            x->name = k->name, x->ns = (double)k->total_ns;
+        }
+    }
+    if (m) qsort(v, m, sizeof *v, cmp_kv_name);
+    size_t nk = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (nk && !strcmp(v[nk - 1].name, v[i].name)) v[nk - 1].ns += v[i].ns;
+        else v[nk++] = v[i];
+    }
+    double steps = pc_steps_of(s);
+    for (size_t i = 0; i < nk; i++) v[i].ns /= steps;
+    if (nk) qsort(v, nk, sizeof *v, cmp_kv_ns);
+    pc_trend_kernel *ks = xmalloc((nk ? nk : 1) * sizeof *ks);
+    for (size_t i = 0; i < nk; i++) ks[i] = (pc_trend_kernel){v[i].name, v[i].ns};
+    free(v);
+    r->run_kernels = ks, r->nrun_kernels = (int)nk;
+}
+
+void pc_trend_point_release(pc_trend_point *p) {
+    free((void *)p->run_kernels);
+    p->run_kernels = NULL, p->nrun_kernels = 0;
 }
 
 /* ---------- the decision: a function of the step times (see trend.h) ---------- */
@@ -216,21 +251,18 @@ static int accepted_run(const pc_trend_result *t, const char *a, char *err, size
     return 0;
 }
 
-pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
+pc_trend_result *pc_trend_points(const pc_trend_point *in, int n, const pc_trend_opts *o) {
     pc_trend_result *t = xcalloc(1, sizeof *t);
     double thr = t->threshold_pct = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
     order *ord = xmalloc((size_t)(n ? n : 1) * sizeof *ord);
     int all_time = n > 0;
     for (int i = 0; i < n; i++) {
-        double st = PC_OR(PC_REC(in[i].summary, run)->start_us, NAN);
+        double st = in[i].start_us;
         ord[i] = (order){i, isfinite(st) ? st : 0};
         all_time &= isfinite(st) != 0;
     }
     int by_time = o && o->by_time && all_time;
     if (by_time) qsort(ord, (size_t)n, sizeof *ord, cmp_order);
-    pc_trend_run *runs = xmalloc((size_t)(n ? n : 1) * sizeof *runs);
-    for (int i = 0; i < n; i++) runs[i] = in[ord[i].i];
-    free(ord);
 
     t->order = by_time ? "recorded start time" : "as given";
     t->method = "Step time: the mean of each run's kept steps (the first, steps with one-off work and extreme outliers "
@@ -245,34 +277,24 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
                 "baseline (the runs before the first change point since the accepted run), by the threshold and "
                 "t > 3, until a later run is accepted (--accept); without a shift, the newest run is judged against "
                 "the runs before it";
-    int nk = t->nkernels = top_kernels(runs, n, t->kernels);
+    int nk = t->nkernels = top_kernels(in, n, t->kernels);
     double *x = xmalloc((size_t)(n ? n : 1) * sizeof *x);
     int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx), m = 0;
     double catsum[BK_N] = {0};
     t->runs = xcalloc((size_t)(n ? n : 1), sizeof *t->runs);
     t->nruns = n;
     for (int i = 0; i < n; i++) {
-        const pc_summary *s = runs[i].summary;
+        const pc_trend_point *p = &in[ord[i].i];
         pc_trend_point *r = &t->runs[i];
+        *r = *p;
         r->index = i + 1;
-        pc_run_steps rs;
-        pc_run_steps_of(s, &rs);
-        r->input = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
-        const char *own = PC_S(PC_REC(s, run)->label, ""); /* the summary's run.label first */
-        snprintf(r->label, sizeof r->label, "%s", *own ? own : runs[i].label && *runs[i].label ? runs[i].label : r->input);
-        r->label[utf8_valid_prefix(r->label, strlen(r->label))] = 0; /* a cut never ends mid-character */
-        r->report = runs[i].report;
-        r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);
-        r->steps = rs.n, r->kept_steps = rs.kept;
-        r->step_ns = rs.kept > 0 ? rs.mean_ns : NAN;
-        for (int k = 0; k < BK_N; k++) {
-            r->cat_ns[k] = rs.cat_rows > 0 ? rs.cat_ns[k] : NAN;
-            catsum[k] += rs.cat_ns[k];
-        }
-        for (int k = 0; k < nk; k++) r->kernel_ns[k] = kernel_ns(s, t->kernels[k]);
-        if (rs.kept > 0) x[m] = rs.mean_ns, idx[m++] = i;
-        pc_run_steps_free(&rs);
+        for (int k = 0; k < BK_N; k++)
+            if (isfinite(r->cat_ns[k])) catsum[k] += r->cat_ns[k];
+        for (int k = 0; k < PC_TREND_KERNELS; k++) r->kernel_ns[k] = k < nk ? kernel_ns(p, t->kernels[k]) : 0;
+        r->run_kernels = NULL, r->nrun_kernels = 0;
+        if (r->kept_steps > 0 && isfinite(r->step_ns)) x[m] = r->step_ns, idx[m++] = i;
     }
+    free(ord);
     /* the categories in order of their total over the history */
     int used[BK_N] = {0};
     for (int j = 0; j < BK_N; j++) {
@@ -312,7 +334,16 @@ pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o)
     for (int c = nh; c < ncp; c++) cp[c].at -= acc;
     pc_trend_judge(x, num, lab, m, acc, cp + nh, ncp - nh, thr, &t->newest);
     free(num), free(lab);
-    free(x), free(idx), free(runs);
+    free(x), free(idx);
+    return t;
+}
+
+pc_trend_result *pc_trend(const pc_trend_run *in, int n, const pc_trend_opts *o) {
+    pc_trend_point *p = xcalloc((size_t)(n ? n : 1), sizeof *p);
+    for (int i = 0; i < n; i++) pc_trend_point_of(in[i].summary, in[i].label, in[i].report, &p[i]);
+    pc_trend_result *t = pc_trend_points(p, n, o);
+    for (int i = 0; i < n; i++) pc_trend_point_release(&p[i]);
+    free(p);
     return t;
 }
 

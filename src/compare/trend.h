@@ -32,12 +32,15 @@
  *     how many the permutation test needs to call it (cp_needs: the least
  *     k with 2 / C(h + k, k) < 0.05, h the runs before).
  *
- * pc_trend returns the history as typed data (pc_trend_result; free with
- * pc_trend_free, before the summaries, whose strings it borrows); runs are
- * taken in the order given, or by their recorded start time when by_time is
- * set and every run has one. pc_trend_json writes it as trend.json (schema
- * "perfcard.trend/1"); readers (trend's report, the command, tests) read the
- * struct. */
+ * The statistics work from an array of per-run points (pc_trend_point): a
+ * run's figures, from its summary (pc_trend_point_of) or from elsewhere (a
+ * history database). pc_trend_points returns the history as typed data
+ * (pc_trend_result; free with pc_trend_free, before the points' strings and
+ * kernel names, which it borrows); pc_trend does the same from summaries.
+ * Runs are taken in the order given, or by their recorded start time when
+ * by_time is set and every run has one. pc_trend_json writes it as
+ * trend.json (schema "perfcard.trend/1"); readers (trend's report, the
+ * command, tests) read the struct. */
 #ifndef PC_TREND_H
 #define PC_TREND_H
 #include <cjson/cJSON.h>
@@ -60,6 +63,9 @@ typedef struct pc_trend_opts {
     const char *accept;   /* the accepted run: its label, its file name or its 1-based index; NULL: the first */
 } pc_trend_opts;
 
+/* a kernel's time per step in one run (devices summed) */
+typedef struct pc_trend_kernel { const char *name; double ns; } pc_trend_kernel;
+
 /* one run of the history (NaN: a figure the run lacks) */
 typedef struct pc_trend_point {
     int index;                       /* 1-based, in the history's order */
@@ -69,7 +75,9 @@ typedef struct pc_trend_point {
     double start_us, step_ns;        /* step_ns: the mean of its kept steps */
     int steps, kept_steps;
     double cat_ns[BK_N];             /* per category, the mean over kept steps (NaN without a breakdown) */
-    double kernel_ns[PC_TREND_KERNELS]; /* the history's top kernels, per step */
+    double kernel_ns[PC_TREND_KERNELS]; /* the history's top kernels, per step (set by pc_trend_points) */
+    const pc_trend_kernel *run_kernels; /* input: the run's kernels (absent ones count 0); NULL in a result */
+    int nrun_kernels;
 } pc_trend_point;
 
 /* a change point: the first run of a new level (1-based) */
@@ -120,6 +128,13 @@ typedef struct pc_trend_result {
 void pc_trend_judge(const double *x, const int *runs, const char *const *labels, int m, int accepted, const pc_cp *cp, int ncp,
                     double threshold_pct, pc_trend_newest *out);
 
+/* A run's point from its summary (label: used when the summary has no
+ * run.label; NULL: the input's file name). Kernel names and input are
+ * borrowed from the summary; free run_kernels with pc_trend_point_release. */
+void pc_trend_point_of(const pc_summary *s, const char *label, const char *report, pc_trend_point *p);
+void pc_trend_point_release(pc_trend_point *p);
+/* The history of n points (copied; index and kernel_ns set, run_kernels not kept). */
+pc_trend_result *pc_trend_points(const pc_trend_point *pts, int n, const pc_trend_opts *o);
 pc_trend_result *pc_trend(const pc_trend_run *runs, int n, const pc_trend_opts *o);
 void pc_trend_free(pc_trend_result *t);
 /* trend.json's document (caller frees with cJSON_Delete) */

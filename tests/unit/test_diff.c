@@ -278,6 +278,34 @@ TEST(changepoint_e_divisive_hand_computed) {
     CHECK_EQ_I(pc_changepoints(z, 20, 2, cp, 4), 0);
 }
 
+TEST(trend_from_points) {
+    /* the history from points alone (as a history database gives them): the top kernels are summed
+     * over the runs' own lists, a run without a kernel counts 0 for it; the order and step times kept.
+     * k1: 10 + 12 = 22 per step over the runs, k2: 15 + 0 = 15, k3: 1 + 1 = 2 -> k1, k2, k3 */
+    pc_trend_kernel k0[] = {{"k2", 15}, {"k1", 10}, {"k3", 1}}, k1[] = {{"k1", 12}, {"k3", 1}};
+    pc_trend_point p[2] = {{.label = "a", .input = "x.json", .step_ns = 100, .steps = 5, .kept_steps = 4, .start_us = NAN,
+                            .run_kernels = k0, .nrun_kernels = 3},
+                           {.label = "b", .input = "y.json", .step_ns = 110, .steps = 5, .kept_steps = 4, .start_us = NAN,
+                            .run_kernels = k1, .nrun_kernels = 2}};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < BK_N; k++) p[i].cat_ns[k] = NAN;
+    pc_trend_result *t = pc_trend_points(p, 2, NULL);
+    CHECK_EQ_I(t->nruns, 2);
+    CHECK_EQ_I(t->nkernels, 3);
+    CHECK_EQ_S(t->kernels[0], "k1");
+    CHECK_EQ_S(t->kernels[1], "k2");
+    CHECK_EQ_S(t->kernels[2], "k3");
+    CHECK_NEAR(t->runs[1].kernel_ns[1], 0, 0);
+    CHECK_NEAR(t->runs[0].kernel_ns[1], 15, 0);
+    CHECK_EQ_I(t->runs[1].index, 2);
+    CHECK_EQ_S(t->runs[1].label, "b");
+    CHECK_NEAR(t->runs[1].step_ns, 110, 0);
+    CHECK(t->runs[0].run_kernels == NULL);
+    CHECK_EQ_I(t->ncategories, 0);
+    CHECK_EQ_S(t->newest.verdict, "insufficient history");
+    pc_trend_free(t);
+}
+
 TEST(trend_newest_run) {
     /* 6 runs near 100, then one at 115: a regression (+15%, far beyond 3 standard deviations); at 102: ok */
     double lvl[7] = {100, 101, 99, 100, 100.5, 99.5, 115};

@@ -964,6 +964,68 @@ assert l[:4] == ['r1', 'v1.2 nightly', 'r3', 'r1'] and l[4].startswith('<b>bold<
     check trend_label_console grep -q "change point at run 5 (<b>bold</b>&?::error::forged?\[31m)" "$T/lab/tm.out"
     check trend_label_console_no_forged_line sh -c "! grep -q '^::error::forged' '$T/lab/tm.out' && ! grep -q \"\$(printf '\\033')\" '$T/lab/tm.out'"
 fi
+if command -v python3 > /dev/null; then
+    # run.start_utc: the first event's wall-clock time. By hand: baseTimeNanoseconds 1700000000 s and the
+    # first event at ts 1500000.5 us (1.5 s) -> 1700000001.5 s = 2023-11-14T22:13:21Z; a base in 2100,
+    # in 1970, or not an integer, and a trace without one whose ts are not epoch times: null
+    mkdir -p "$T/dates"
+    for b in 1700000000000000000 4102444800000000000 123 '"1700000000000000000"' 1.7e18 none; do
+        case $b in none) head='' ;; *) head="\"baseTimeNanoseconds\": $b, " ;; esac
+        printf '{%s"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1500000.5, "dur": 10, "pid": 0, "tid": 7, "args": {"device": 0, "stream": 7}}]}' "$head" > "$T/dates/b.json"
+        "$PC" summarize "$T/dates/b.json" -o "$T/dates/b.sum.json" -q
+        python3 -c "import json; print(json.load(open('$T/dates/b.sum.json'))['run']['start_utc'])" >> "$T/dates/got"
+    done
+    check start_utc_from_base_and_range sh -c "[ \"\$(tr '\n' ' ' < '$T/dates/got')\" = '2023-11-14T22:13:21Z None None None None None ' ]"
+    if [ -d ../shared/data/kineto ] && command -v python3 > /dev/null; then
+        # every real trace: as tests/expectations/start_utc.py reads it (baseTimeNanoseconds, epoch ts, nsys's session start)
+        for f in ../shared/data/kineto/*/*.json* ../shared/data/kineto/hta/*/*.json* ../shared/data/nsys/*.sqlite; do
+            n=$(basename "$f" | sed 's/[^A-Za-z0-9]/_/g')
+            "$PC" summarize "$f" -o "$T/dates/r.json" -q 2> /dev/null
+            want=$(python3 tests/expectations/start_utc.py "$f" 2>&1)
+            got=$(python3 -c "import json; print(json.load(open('$T/dates/r.json'))['run']['start_utc'] or 'null')" 2>&1)
+            if [ "$want" = "$got" ]; then ok "start_utc_matches_python_$n"; else bad "start_utc_matches_python_$n" "want $want, got $got"; fi
+            rm -f "$T/dates/r.json"
+        done
+    else
+        echo "SKIP ${tag}cli_start_utc_matches_python: ../shared/data or python3 missing"
+    fi
+    # trend: dates per run in trend.json and trend.md, the step chart's x axis by date (its data rows name
+    # them) when every run has one; --by-time orders by the date; a date outside 2000..2100 or not
+    # YYYY-MM-DDTHH:MM:SSZ in a summary is none (then the axis has run numbers)
+    G=$(dirname "$PC")/gentrace
+    for k in 1 2 3; do
+        "$G" --steps 6 --noise 1 --clock 1 --seed $((60 + k)) > "$T/dates/t$k.json"
+        "$PC" summarize "$T/dates/t$k.json" -o "$T/dates/t$k.sum.json" -q
+        python3 -c "
+    import json
+    d = json.load(open('$T/dates/t$k.sum.json')); d['run']['start_utc'] = '2023-11-%02dT22:13:20Z' % (18 - $k)
+    json.dump(d, open('$T/dates/t$k.sum.json', 'w'))"
+    done
+    "$PC" trend "$T/dates/t1.sum.json" "$T/dates/t2.sum.json" "$T/dates/t3.sum.json" -o "$T/dates/tr" -q --by-time --no-fail
+    check trend_dates_per_run python3 -c "
+    import json
+    j = json.load(open('$T/dates/tr/trend.json'))
+    u = [r['start_utc'] for r in j['runs']]
+    assert u == ['2023-11-15T22:13:20Z', '2023-11-16T22:13:20Z', '2023-11-17T22:13:20Z'], u
+    assert j['order'] == 'recorded start date', j['order']
+    md = open('$T/dates/tr/trend.md').read()
+    assert '| 2023-11-15T22:13:20Z |' in md and 'Started (UTC)' in md, md
+    h = open('$T/dates/tr/trend.html').read()
+    assert '<td>1 (2023-11-15 22:13 UTC)</td>' in h and 'by its start (UTC)' in h, 'no dated axis'"
+    python3 -c "
+    import json
+    for k, v in ((1, '2150-01-01T00:00:00Z'), (2, '<script>x</script>')):
+        d = json.load(open('$T/dates/t%d.sum.json' % k)); d['run']['start_utc'] = v
+        json.dump(d, open('$T/dates/h%d.sum.json' % k, 'w'))"
+    "$PC" trend "$T/dates/h1.sum.json" "$T/dates/h2.sum.json" "$T/dates/t3.sum.json" -o "$T/dates/th" -q --no-fail
+    check trend_dates_checked python3 -c "
+    import json
+    j = json.load(open('$T/dates/th/trend.json'))
+    u = [r['start_utc'] for r in j['runs']]
+    assert u == [None, None, '2023-11-15T22:13:20Z'], u
+    h = open('$T/dates/th/trend.html').read()
+    assert '<td>1</td>' in h and 'UTC)</td>' not in h and '<script>x' not in h, 'dates on the axis'"
+fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
     if python3 tests/py/check_md.py "$T/tr7/trend.md" > "$T/md.out" 2>&1; then ok trend_markdown_renders; else bad trend_markdown_renders "$(cat "$T/md.out")"; fi

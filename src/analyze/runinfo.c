@@ -3,6 +3,7 @@
 #include "../util/utf8.h"
 #include "../summary/summary.h"
 #include <string.h>
+#include <time.h>
 
 void an_runinfo(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
@@ -17,6 +18,16 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     run->file_bytes = (int64_t)t->stats.file_bytes;
     run->parsed_bytes = (int64_t)t->stats.bytes;
     run->start_us = t->t_min / 1000;
+    /* the first event's wall-clock time: the clock's epoch (has_epoch) plus t_min, or a Kineto
+     * trace's own ts when they are at epoch scale (as Kineto wrote before baseTimeNanoseconds);
+     * a date outside 2000..2100 is none */
+    int64_t wall = t->has_epoch ? t->epoch_ns + t->t_min : !strcmp(fmt, "kineto-json") ? t->t_min : 0;
+    if (wall >= PC_EPOCH_MIN_NS && wall < PC_EPOCH_MAX_NS) {
+        time_t sec = (time_t)(wall / 1000000000);
+        struct tm tm;
+        char iso[32];
+        if (gmtime_r(&sec, &tm) && strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm)) run->start_utc = pc_summary_str(ps, iso);
+    }
     run->span_ns = t->t_max - t->t_min;
     run->truncated = (tk_B)(t->truncated != 0);
     if (t->truncated) run->truncated_at_byte = (int64_t)t->truncated_at;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct order { int i; double t; } order;
 static int cmp_order(const void *a, const void *b) {
@@ -56,6 +57,21 @@ static double kernel_ns(const pc_trend_point *p, const char *name) {
     return 0;
 }
 
+int pc_trend_utc_ok(const char *s) {
+    static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (!s || strlen(s) != sizeof pat - 1) return 0;
+    for (size_t i = 0; pat[i]; i++)
+        if (pat[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != pat[i]) return 0;
+    struct tm tm = {0}, back;
+    tm.tm_year = atoi(s) - 1900, tm.tm_mon = atoi(s + 5) - 1, tm.tm_mday = atoi(s + 8);
+    tm.tm_hour = atoi(s + 11), tm.tm_min = atoi(s + 14), tm.tm_sec = atoi(s + 17);
+    time_t t = timegm(&tm);
+    /* a real time: the fields come back unchanged (no 31 June, no hour 24) */
+    return tm.tm_year >= 100 && tm.tm_year < 200 && gmtime_r(&t, &back) && back.tm_year == atoi(s) - 1900 &&
+           back.tm_mon == atoi(s + 5) - 1 && back.tm_mday == atoi(s + 8) && back.tm_hour == atoi(s + 11) &&
+           back.tm_min == atoi(s + 14) && back.tm_sec == atoi(s + 17);
+}
+
 void pc_trend_point_of(const pc_summary *s, const char *label, const char *report, pc_trend_point *r) {
     memset(r, 0, sizeof *r);
     pc_run_steps rs;
@@ -66,6 +82,7 @@ void pc_trend_point_of(const pc_summary *s, const char *label, const char *repor
     r->label[utf8_valid_prefix(r->label, strlen(r->label))] = 0; /* a cut never ends mid-character */
     r->report = report;
     r->start_us = PC_OR(PC_REC(s, run)->start_us, NAN);
+    r->start_utc = pc_trend_utc_ok(PC_REC(s, run)->start_utc) ? PC_REC(s, run)->start_utc : NULL;
     r->steps = rs.n, r->kept_steps = rs.kept;
     r->step_ns = rs.kept > 0 ? rs.mean_ns : NAN;
     for (int k = 0; k < BK_N; k++) r->cat_ns[k] = rs.cat_rows > 0 ? rs.cat_ns[k] : NAN;
@@ -255,16 +272,23 @@ pc_trend_result *pc_trend_points(const pc_trend_point *in, int n, const pc_trend
     pc_trend_result *t = xcalloc(1, sizeof *t);
     double thr = t->threshold_pct = o && o->threshold_pct > 0 ? o->threshold_pct : 5;
     order *ord = xmalloc((size_t)(n ? n : 1) * sizeof *ord);
-    int all_time = n > 0;
+    int all_time = n > 0, all_utc = n > 0;
+    for (int i = 0; i < n; i++) all_utc &= in[i].start_utc != NULL;
     for (int i = 0; i < n; i++) {
         double st = in[i].start_us;
+        if (all_utc) { /* seconds since 2000 from the validated text: exact in a double */
+            const char *u = in[i].start_utc;
+            struct tm tm = {.tm_year = atoi(u) - 1900, .tm_mon = atoi(u + 5) - 1, .tm_mday = atoi(u + 8),
+                            .tm_hour = atoi(u + 11), .tm_min = atoi(u + 14), .tm_sec = atoi(u + 17)};
+            st = (double)timegm(&tm);
+        }
         ord[i] = (order){i, isfinite(st) ? st : 0};
         all_time &= isfinite(st) != 0;
     }
     int by_time = o && o->by_time && all_time;
     if (by_time) qsort(ord, (size_t)n, sizeof *ord, cmp_order);
 
-    t->order = by_time ? "recorded start time" : "as given";
+    t->order = by_time ? all_utc ? "recorded start date" : "recorded start time" : "as given";
     t->method = "Step time: the mean of each run's kept steps (the first, steps with one-off work and extreme outliers "
                 "left out). Change points: E-divisive means (Matteson and James 2014), a permutation test with 199 "
                 "shuffles, p < 0.05, at least 2 runs a segment, over the runs before and since the accepted run apart. "
@@ -356,6 +380,7 @@ void pc_trend_free(pc_trend_result *t) {
 /* the members each struct writes, in trend.json's order */
 static const sj_field point_fields[] = {SJ_F(pc_trend_point, 'I', index),      SJ_F(pc_trend_point, 'C', label),
                                         SJ_F(pc_trend_point, 'S', input),      SJ_F(pc_trend_point, 'N', start_us),
+                                        SJ_F(pc_trend_point, 'Z', start_utc),
                                         SJ_F(pc_trend_point, 'I', steps),      SJ_F(pc_trend_point, 'I', kept_steps),
                                         SJ_F(pc_trend_point, 'N', step_ns),    SJ_F(pc_trend_point, 'Z', report)};
 static const sj_field cp_fields[] = {SJ_F(pc_trend_cp, 'I', run),        SJ_F(pc_trend_cp, 'S', label),    SJ_F(pc_trend_cp, 'N', before_ns),

@@ -37,8 +37,9 @@
  * history database). pc_trend_points returns the history as typed data
  * (pc_trend_result; free with pc_trend_free, before the points' strings and
  * kernel names, which it borrows); pc_trend does the same from summaries.
- * Runs are taken in the order given, or by their recorded start time when
- * by_time is set and every run has one. pc_trend_json writes it as
+ * Runs are taken in the order given, or with by_time by their wall-clock
+ * start (start_utc) when every run has one, else by run.start_us when every
+ * run has it. pc_trend_json writes it as
  * trend.json (schema "perfcard.trend/1"); readers (trend's report, the
  * command, tests) read the struct. */
 #ifndef PC_TREND_H
@@ -59,7 +60,7 @@ typedef struct pc_trend_run {
 
 typedef struct pc_trend_opts {
     double threshold_pct; /* newest run: smallest slowdown that counts (default 5) */
-    int by_time;          /* order by run.start_us when every run has it */
+    int by_time;          /* order by start_utc, else run.start_us, when every run has it */
     const char *accept;   /* the accepted run: its label, its file name or its 1-based index; NULL: the first */
 } pc_trend_opts;
 
@@ -72,6 +73,7 @@ typedef struct pc_trend_point {
     char label[256];
     const char *input;               /* the file name, never a path */
     const char *report;              /* pc_trend_run's link, or NULL */
+    const char *start_utc;           /* run.start_utc when pc_trend_utc_ok, else NULL */
     double start_us, step_ns;        /* step_ns: the mean of its kept steps */
     int steps, kept_steps;
     double cat_ns[BK_N];             /* per category, the mean over kept steps (NaN without a breakdown) */
@@ -133,6 +135,8 @@ void pc_trend_judge(const double *x, const int *runs, const char *const *labels,
  * borrowed from the summary; free run_kernels with pc_trend_point_release. */
 void pc_trend_point_of(const pc_summary *s, const char *label, const char *report, pc_trend_point *p);
 void pc_trend_point_release(pc_trend_point *p);
+/* s is a date trend believes: YYYY-MM-DDTHH:MM:SSZ, a real UTC time in 2000..2099 */
+int pc_trend_utc_ok(const char *s);
 /* The history of n points (copied; index and kernel_ns set, run_kernels not kept). */
 pc_trend_result *pc_trend_points(const pc_trend_point *pts, int n, const pc_trend_opts *o);
 pc_trend_result *pc_trend(const pc_trend_run *runs, int n, const pc_trend_opts *o);

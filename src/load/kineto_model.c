@@ -267,6 +267,14 @@ static void read_devices(pc_trace *t, const cJSON *arr) {
 void kin_read_top_value(pc_trace *t, jstr key, const char *v, size_t n) {
     int devs = J_EQ(key, "deviceProperties") || J_EQ(key, "computeProperties");
     int dist = J_EQ(key, "distributedInfo"), cap = J_EQ(key, "perfcard_capture");
+    if (J_EQ(key, "baseTimeNanoseconds")) {
+        /* the epoch ns of ts 0 (recent Kineto, perfcard capture): digits only, read exactly (no double) */
+        int64_t b = 0;
+        size_t i = 0;
+        while (i < n && v[i] >= '0' && v[i] <= '9' && b <= PC_EPOCH_MAX_NS) b = b * 10 + (v[i++] - '0');
+        if (i == n && n > 0 && b >= PC_EPOCH_MIN_NS && b < PC_EPOCH_MAX_NS) t->epoch_ns = b, t->has_epoch = 1;
+        return;
+    }
     if (!devs && !dist && !cap) return;
     cJSON *j = cJSON_ParseWithLength(v, n);
     if (!j) return;

@@ -4,7 +4,8 @@
  * Read: kernels, memcpy, memset, CUDA runtime (and driver) calls,
  * synchronization, NVTX ranges (as annotations, so they can name steps with
  * --step-pattern), and devices. Columns are looked up by name, so schema
- * versions that lack some keep working. Never read: TARGET_INFO_SYSTEM_ENV,
+ * versions that lack some keep working; the session's start in UTC
+ * (TARGET_INFO_SESSION_START_TIME.utcEpochNs) dates the run. Never read: TARGET_INFO_SYSTEM_ENV,
  * PROCESSES command lines, or any other table that can hold environment
  * variables or secrets. Times in both formats are nanoseconds already. */
 #include "load.h"
@@ -271,6 +272,16 @@ static int read_nsys(db *d) {
                  "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60)");
         d->kind = CPU_USER_ANNOT;
         if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
+    }
+    /* the session's start in UTC: event times are ns from it */
+    const char *U = "TARGET_INFO_SESSION_START_TIME";
+    if (has_table(d, U) && has_col(d, U, "utcEpochNs")) {
+        if ((rc = prep(d, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME WHERE typeof(utcEpochNs) = 'integer' LIMIT 1", &st))) return rc;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t e = sqlite3_column_int64(st, 0);
+            if (e >= PC_EPOCH_MIN_NS && e < PC_EPOCH_MAX_NS) d->t->epoch_ns = e, d->t->has_epoch = 1;
+        }
+        sqlite3_finalize(st);
     }
     const char *G = "TARGET_INFO_GPU";
     if (has_table(d, G)) {

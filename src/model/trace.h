@@ -181,6 +181,11 @@ typedef struct pc_trace {
     uint32_t source_format;    /* e.g. "kineto-json" */
     int schema_2021;           /* 1 when categories were of the 2021 schema */
     int64_t t_min, t_max;      /* span of all timed events (ns) */
+    /* the Unix epoch ns of the trace clock's 0, when the input relates its clock to
+     * UTC (Kineto's baseTimeNanoseconds, Nsight Systems' session start); loaders set
+     * it only within PC_EPOCH_MIN_NS..PC_EPOCH_MAX_NS (has_epoch 1) */
+    int64_t epoch_ns;
+    int has_epoch;
     int64_t prof_start, prof_end; /* the profiler's own span ("Trace" events), 0 if absent */
     pc_load_stats stats;
     /* set when the input ended before the document did */
@@ -204,6 +209,9 @@ pc_gpu_event *pc_trace_add_gpu(pc_trace *t);
  * PC_TIME_LIMIT_D is the same bound for values still held as doubles. */
 #define PC_TIME_LIMIT ((int64_t)1 << 62)
 #define PC_TIME_LIMIT_D 4611686018427387904.0
+/* wall-clock dates perfcard believes: 2000-01-01 to 2100-01-01 (Unix epoch ns) */
+#define PC_EPOCH_MIN_NS ((int64_t)946684800 * 1000000000)
+#define PC_EPOCH_MAX_NS ((int64_t)4102444800 * 1000000000)
 int pc_trace_take_dur(pc_trace *t, int64_t dur);
 pc_mem_event *pc_trace_add_mem(pc_trace *t);
 pc_counter *pc_trace_add_counter(pc_trace *t);

@@ -146,19 +146,40 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
     if (c->unit == UNIT_PCT) ymax = fmax(ymax, 100);
     ymax = axes_y(cr, left, right, top, bottom, ymax, c->unit);
     char buf[64];
-    double step = ch_nice_step(xmax - xmin, 5);
+    /* labelled ticks (dates) are long: fewer of them */
+    double step = ch_nice_step(xmax - xmin, c->nxticks ? 3 : 5);
     if (c->xunit == UNIT_COUNT && step < 1) step = 1; /* runs and steps are whole: no tick at run 1.5 */
+    if (c->nxticks) { /* whole runs apart, far enough for the widest label and a gap */
+        double wmax = 0;
+        for (size_t i = 0; i < c->nxticks; i++) {
+            cairo_text_extents_t te;
+            if (!c->xticks[i]) continue;
+            cairo_text_extents(cr, c->xticks[i], &te);
+            wmax = fmax(wmax, te.x_advance);
+        }
+        step = fmax(step, ceil((wmax + 16) * (xmax - xmin) / (right - left)));
+    }
     double tv[MAX_TICKS];
     int nt = ch_tick_values(xmin, xmax, 0, step, tv);
-    for (int ti = 0; ti < nt; ti++) {
+    double room = INFINITY; /* labelled ticks: drawn newest first, each left of the one after it or not at all */
+    for (int k = 0; k < nt; k++) {
+        int ti = c->nxticks ? nt - 1 - k : k;
         double v = tv[ti];
         double x = ch_xy(left + (right - left) * (v - xmin) / (xmax - xmin));
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-        ch_fmt_unit(buf, sizeof buf, v, c->xunit);
+        if (c->nxticks && v >= 1 && v <= (double)c->nxticks && v == floor(v) && c->xticks[(size_t)v - 1])
+            snprintf(buf, sizeof buf, "%s", c->xticks[(size_t)v - 1]);
+        else ch_fmt_unit(buf, sizeof buf, v, c->xunit);
         /* centred under its tick, but never past the chart's right edge */
         cairo_text_extents_t te;
         cairo_text_extents(cr, buf, &te);
-        if (x + te.x_advance / 2 > w - 4) ch_text(cr, w - 4, bottom + 14, buf, 0, 1);
+        int at_edge = x + te.x_advance / 2 > w - 4;
+        double x0 = at_edge ? w - 4 - te.x_advance : x - te.x_advance / 2;
+        if (c->nxticks) {
+            if (x0 + te.x_advance > room - 8) continue;
+            room = x0;
+        }
+        if (at_edge) ch_text(cr, w - 4, bottom + 14, buf, 0, 1);
         else ch_text(cr, x, bottom + 14, buf, 0, 2);
     }
     cairo_set_line_width(cr, 1);

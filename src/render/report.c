@@ -111,6 +111,9 @@ cJSON *rv_series_rows(const chart *c) {
         sbuf lab = {0}, val = {0};
         if (c->kind == CHART_STACKED) sbuf_puts(&lab, c->categories[i]);
         else rv_fmt_unit(&lab, c->series[0].x[i], c->xunit);
+        double xv = c->kind == CHART_STACKED ? 0 : c->series[0].x[i];
+        if (c->nxticks && xv >= 1 && xv <= (double)c->nxticks && xv == floor(xv) && c->xticks[(size_t)xv - 1])
+            sbuf_printf(&lab, " (%s)", c->xticks[(size_t)xv - 1]);
         for (size_t s2 = 0; s2 < c->nseries; s2++) {
             if (i >= c->series[s2].n) continue;
             if (val.len) sbuf_puts(&val, " · ");

@@ -26,10 +26,11 @@ enum { KMAX = 8 }; /* kernel lines drawn at most */
 
 /* a line chart of ns series over runs (when there is one), then the series' values freed */
 static void lines(chart_out *co, const char *id, const char *title, const chart_series *s, double **y, int ns, const double *marks,
-                  size_t nm) {
+                  size_t nm, const char *const *ticks, int nticks) {
     if (ns) {
-        chart c = {.kind = CHART_LINE, .title = title, .xlabel = "run", .ylabel = "time per step", .unit = UNIT_NS,
-                   .xunit = UNIT_COUNT, .series = s, .nseries = (size_t)ns, .marks = marks, .nmarks = nm};
+        chart c = {.kind = CHART_LINE, .title = title, .xlabel = nticks ? "run, by its start (UTC)" : "run", .ylabel = "time per step",
+                   .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = s, .nseries = (size_t)ns, .marks = marks, .nmarks = nm,
+                   .xticks = ticks, .nxticks = (size_t)nticks};
         rv_add_chart(co, id, &c, rv_series_rows(&c));
     }
     for (int k = 0; k < ns; k++) free(y[k]);
@@ -40,13 +41,24 @@ static void trend_charts(chart_out *co, const pc_trend_result *t) {
     if (!n) return;
     double *x = xmalloc((size_t)n * sizeof *x);
     for (int i = 0; i < n; i++) x[i] = i + 1;
+    /* the x axis's ticks are the runs' dates when every run has one ("2021-06-08 08:57 UTC") */
+    char (*date)[24] = xcalloc((size_t)n, sizeof *date);
+    const char **ticks = xcalloc((size_t)n, sizeof *ticks);
+    int nticks = n;
+    for (int i = 0; i < n; i++) {
+        const char *u = t->runs[i].start_utc;
+        if (!u) { nticks = 0; break; }
+        snprintf(date[i], sizeof date[i], "%.10s %.5s UTC", u, u + 11);
+        ticks[i] = date[i];
+    }
     /* step time, change points marked between the last run before and the first after */
     double *y = per_run(t, step_of, 0), marks[PC_TREND_CP_MAX];
     size_t nm = 0;
     for (int c = 0; c < t->ncps; c++) marks[nm++] = t->cps[c].run - 0.5;
     chart_series s1 = {"step time", x, y, (size_t)n, 0};
-    chart c1 = {.kind = CHART_LINE, .title = "Step time per run (dashed: change points)", .xlabel = "run", .ylabel = "time per step",
-                .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s1, .nseries = 1, .marks = marks, .nmarks = nm};
+    chart c1 = {.kind = CHART_LINE, .title = "Step time per run (dashed: change points)", .xlabel = nticks ? "run, by its start (UTC)" : "run",
+                .ylabel = "time per step", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s1, .nseries = 1, .marks = marks, .nmarks = nm,
+                .xticks = ticks, .nxticks = (size_t)nticks};
     rv_add_chart(co, "step", &c1, rv_series_rows(&c1));
     free(y);
     /* the four largest categories, then the top kernels */
@@ -58,13 +70,13 @@ static void trend_charts(chart_out *co, const pc_trend_result *t) {
         ly[nl] = per_run(t, cat_of, t->categories[nl]);
         ls[nl] = (chart_series){b->label, x, ly[nl], (size_t)n, chart_category_color(b->name)};
     }
-    lines(co, "categories", "Where the step goes, per run (the four largest categories)", ls, ly, nl, marks, nm);
+    lines(co, "categories", "Where the step goes, per run (the four largest categories)", ls, ly, nl, marks, nm, ticks, nticks);
     for (nl = 0; nl < t->nkernels && nl < KMAX; nl++) {
         ly[nl] = per_run(t, kernel_of, nl);
         ls[nl] = (chart_series){t->kernels[nl], x, ly[nl], (size_t)n, nl};
     }
-    lines(co, "kernels", "The kernels with the most time, per step and run", ls, ly, nl, marks, nm);
-    free(x);
+    lines(co, "kernels", "The kernels with the most time, per step and run", ls, ly, nl, marks, nm, ticks, nticks);
+    free(x), free(ticks), free(date);
 }
 
 /* the view: trend.json's document, each run's change against the previous

@@ -332,6 +332,33 @@ TEST(chart_texts_never_overlap) {
     chart_set_text_hook(NULL, NULL);
 }
 
+/* trend's x axis with dates ("2024-01-01 12:00 UTC", 20 characters, ~125 points wide) instead of
+ * run numbers: date labels are drawn (a text over 90 points wide: the title and the y axis's
+ * labels are short here, there is no x label) and never overlap, over 2 to 60 runs */
+TEST(chart_date_ticks_never_overlap) {
+    static tboxes boxes;
+    chart_set_text_hook(collect_text, &boxes);
+    for (int n = 2; n <= 60; n++) {
+        double x[60], y[60];
+        const char *ticks[60];
+        char d[60][24];
+        for (int i = 0; i < n; i++) {
+            x[i] = i + 1, y[i] = 1e8 + 1e6 * (i % 3);
+            snprintf(d[i], sizeof d[i], "2024-%02d-%02d 12:%02d UTC", 1 + i / 28, 1 + i % 28, i);
+            ticks[i] = d[i];
+        }
+        chart_series s = {"s", x, y, (size_t)n, 0};
+        chart c = {.kind = CHART_LINE, .title = "T", .unit = UNIT_NS, .xunit = UNIT_COUNT, .series = &s, .nseries = 1,
+                   .xticks = ticks, .nxticks = (size_t)n};
+        boxes.n = 0;
+        free(chart_svg(&c, "t-"));
+        int wide = 0;
+        for (int k = 0; k < boxes.n; k++) wide += boxes.v[k].x1 - boxes.v[k].x0 > 90;
+        CHECK_MSG(wide >= 2 && !overlaps(&boxes), "%d runs with dates: %d date labels, overlapping: %d", n, wide, overlaps(&boxes));
+    }
+    chart_set_text_hook(NULL, NULL);
+}
+
 /* a change is signed (trend.html's "vs previous" read 45.0% for a rise): +45.0%, -3.1%, +0.0% */
 TEST(tmpl_signed_percentage) {
     int rc;

@@ -1026,6 +1026,120 @@ if command -v python3 > /dev/null; then
     h = open('$T/dates/th/trend.html').read()
     assert '<td>1</td>' in h and 'UTC)</td>' not in h and '<script>x' not in h, 'dates on the axis'"
 fi
+if command -v python3 > /dev/null; then
+    # trend --db: the history database (docs/history-schema.md). Six gentrace runs (seeds 71..76, the
+    # last two with a slower kernel); appended three by three, the trend over the database has the
+    # same figures as over the six summaries; appending runs again adds none (identity: label, input,
+    # date, step counts, step time and categories)
+    G=$(dirname "$PC")/gentrace
+    mkdir -p "$T/db"
+    for k in 1 2 3 4 5 6; do
+        mkdir -p "$T/db/r$k"
+        case $k in 5|6) slow='--slow dgrad_engine=1.5' ;; *) slow='' ;; esac
+        "$G" --steps 6 --noise 1 --clock 1 --seed $((70 + k)) $slow > "$T/db/r$k/trace.json"
+        "$PC" summarize "$T/db/r$k/trace.json" -o "$T/db/r$k/summary.json" -q
+    done
+    S="$T/db/r1/summary.json $T/db/r2/summary.json $T/db/r3/summary.json"
+    S2="$T/db/r4/summary.json $T/db/r5/summary.json $T/db/r6/summary.json"
+    "$PC" trend $S $S2 -o "$T/db/files" -q --no-fail --format json,md
+    "$PC" trend --db "$T/db/h.sqlite" $S -o "$T/db/a1" -q --no-fail --format json
+    "$PC" trend --db "$T/db/h.sqlite" $S2 -o "$T/db/a2" -q --no-fail --format json,md
+    "$PC" trend --db "$T/db/h.sqlite" $S -o "$T/db/a3" --no-fail --format json > "$T/db/a3.out"
+    "$PC" trend --db "$T/db/h.sqlite" -o "$T/db/only" -q --no-fail --format json
+    check trend_db_matches_files python3 -c "
+    import json
+    f = json.load(open('$T/db/files/trend.json'))
+    for d in ('a2', 'only'):
+        h = json.load(open('$T/db/%s/trend.json' % d))
+        assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], [r['label'] for r in h['runs']]
+        for k in ('runs', 'kernels', 'categories', 'change_points', 'newest', 'verdict'):
+            assert h[k] == f[k], (d, k, h[k], f[k])
+    h = json.load(open('$T/db/a1/trend.json'))
+    assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3'], h['runs']"
+    check trend_db_same_run_once python3 -c "
+    import sqlite3
+    n = sqlite3.connect('$T/db/h.sqlite').execute('SELECT count(*) FROM runs').fetchone()[0]
+    assert n == 6, n
+    o = open('$T/db/a3.out').read()
+    assert '0 runs appended, 3 already in it' in o, o"
+    # the history up to the runs given: r1..r3 again judges r3, not r6
+    check trend_db_up_to_the_runs python3 -c "
+    import json
+    h = json.load(open('$T/db/a3/trend.json'))
+    assert len(h['runs']) == 3 and h['newest']['run'] == 3, h['newest']"
+    check trend_db_schema python3 -c "
+    import sqlite3
+    c = sqlite3.connect('$T/db/h.sqlite')
+    m = dict(c.execute('SELECT key, value FROM meta'))
+    assert m['format'] == 'perfcard-history' and m['schema_version'] == '1', m
+    k = c.execute('SELECT count(*) FROM run_kernels WHERE run_id = 1').fetchone()[0]
+    assert 0 < k <= 50, k"
+    # two jobs appending at once, three runs each, four times over: every run once, each job's three together
+    ok_all=1
+    for round in 1 2 3 4; do
+        rm -f "$T/db/c.sqlite"
+        "$PC" trend --db "$T/db/c.sqlite" $S -o "$T/db/c1" -q --no-fail --format json > "$T/db/c1.out" 2>&1 &
+        p1=$!
+        "$PC" trend --db "$T/db/c.sqlite" $S2 -o "$T/db/c2" -q --no-fail --format json > "$T/db/c2.out" 2>&1
+        r2=$?
+        wait $p1
+        r1=$?
+        python3 -c "
+    import sqlite3
+    l = [r[0] for r in sqlite3.connect('$T/db/c.sqlite').execute('SELECT label FROM runs ORDER BY id')]
+    assert sorted(l) == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], l
+    assert l in (['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], ['r4', 'r5', 'r6', 'r1', 'r2', 'r3']), l" > "$T/db/c.err" 2>&1 && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] || { ok_all=0; cat "$T/db/c1.out" "$T/db/c2.out" >> "$T/db/c.err"; }
+    done
+    check trend_db_concurrent_appends sh -c "[ $ok_all -eq 1 ] || { cat '$T/db/c.err'; false; }"
+    # hostile histories: never modified, a clear error naming the file, exit 2 (4 for a read-only one)
+    printf 'SQLite format 3\000garbage garbage garbage' > "$T/db/corrupt.sqlite"
+    head -c 3000 /dev/urandom > "$T/db/random.sqlite"
+    python3 -c "
+    import sqlite3
+    c = sqlite3.connect('$T/db/other.sqlite'); c.execute('CREATE TABLE foo (x)'); c.commit()
+    import shutil; shutil.copy('$T/db/h.sqlite', '$T/db/newer.sqlite'); shutil.copy('$T/db/h.sqlite', '$T/db/ro.sqlite')
+    c = sqlite3.connect('$T/db/newer.sqlite'); c.execute(\"UPDATE meta SET value = '2' WHERE key = 'schema_version'\"); c.commit()"
+    chmod 444 "$T/db/ro.sqlite"
+    for b in corrupt random other newer ro; do
+        cp "$T/db/$b.sqlite" "$T/db/$b.before"
+        "$PC" trend --db "$T/db/$b.sqlite" $S -o "$T/db/o_$b" -q > "$T/db/$b.out" 2> "$T/db/$b.err"
+        echo "$? $b" >> "$T/db/rcs"
+    done
+    check trend_db_hostile_refused sh -c "[ \"\$(tr '\n' ' ' < '$T/db/rcs')\" = '2 corrupt 2 random 2 other 2 newer 4 ro ' ] || { cat '$T/db/rcs'; false; }"
+    check trend_db_hostile_unchanged sh -c "for b in corrupt random other newer ro; do cmp -s '$T/db/'\$b.sqlite '$T/db/'\$b.before || exit 1; [ ! -e '$T/db/o_'\$b/trend.json ] || exit 1; done"
+    check trend_db_hostile_messages sh -c "grep -q 'corrupt.sqlite: ' '$T/db/corrupt.err' && grep -q 'random.sqlite: not a perfcard history' '$T/db/random.err' &&
+        grep -q 'other.sqlite: not a perfcard history' '$T/db/other.err' && grep -q 'newer.sqlite: written by a newer perfcard (history schema 2' '$T/db/newer.err' &&
+        grep -q 'ro.sqlite: cannot write the history: the file is read-only' '$T/db/ro.err'"
+    # reading alone a read-only history works
+    "$PC" trend --db "$T/db/ro.sqlite" -o "$T/db/ro_read" -q --no-fail --format json
+    check trend_db_read_only_reads [ -s "$T/db/ro_read/trend.json" ]
+    # a label in the history that is markup, controls and invalid UTF-8: text in trend.html, a code span
+    # in trend.md, ? on the console, valid UTF-8 in trend.json; a bad date, impossible figures: left out
+    cp "$T/db/h.sqlite" "$T/db/hl.sqlite"
+    python3 -c "
+    import sqlite3
+    c = sqlite3.connect('$T/db/hl.sqlite')
+    c.execute(\"UPDATE runs SET label = CAST(? AS TEXT), start_utc = '2150-01-01T00:00:00Z' WHERE id = 5\", (b'<img src=x onerror=alert(1)>|\`\n::error::forged\x1b[31m\xff'.decode('latin-1'),))
+    c.execute(\"UPDATE runs SET label = CAST(X'3C623EFF' AS TEXT) WHERE id = 4\")
+    c.execute('UPDATE runs SET kept_steps = 99 WHERE id = 2')
+    c.commit()"
+    "$PC" trend --db "$T/db/hl.sqlite" -o "$T/db/hl" --no-fail > "$T/db/hl.out" 2> "$T/db/hl.err"
+    check trend_db_hostile_label python3 -c "
+    import json
+    raw = open('$T/db/hl/trend.json', 'rb').read(); raw.decode('utf-8')
+    j = json.loads(raw)
+    assert len(j['runs']) == 5, len(j['runs'])
+    assert j['runs'][3]['start_utc'] is None and j['runs'][3]['label'].startswith('<img src=x'), j['runs'][3]
+    assert j['runs'][2]['label'] == '<b>\ufffd', j['runs'][2]
+    h = open('$T/db/hl/trend.html', encoding='utf-8').read()
+    assert '<img' not in h and '&lt;img src=x' in h and '<b>' not in h, 'markup'
+    m = open('$T/db/hl/trend.md', encoding='utf-8').read()
+    assert '<img' not in m.replace('\`<img', ''), 'md'
+    o = open('$T/db/hl.out', encoding='utf-8', errors='replace').read()
+    assert '\x1b' not in o and '\n::error::forged' not in o, 'console'
+    e = open('$T/db/hl.err').read()
+    assert 'hl.sqlite: 1 run with impossible figures left out' in e, e"
+fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi
     if python3 tests/py/check_md.py "$T/tr7/trend.md" > "$T/md.out" 2>&1; then ok trend_markdown_renders; else bad trend_markdown_renders "$(cat "$T/md.out")"; fi

@@ -1,10 +1,13 @@
 /* perfcard trend RUN...: the history of successive runs (summary.json files
  * or traces) -> trend.html, trend.md, trend.json; exit 1 when the newest run
  * is regressed against the runs before the newest shift or the accepted
- * baseline (--accept; compare/trend.h decides). */
+ * baseline (--accept; compare/trend.h decides). With --db H: the runs are
+ * appended to the history database H (compare/history.h) and the trend is
+ * over the history read back from it. */
 #include "cli.h"
 #include "../analyze/analyze.h"
 #include "../compare/trend.h"
+#include "../compare/history.h"
 #include "../render/trendreport.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
@@ -17,6 +20,7 @@
 
 static const char trend_help[] =
     "usage: perfcard trend RUN1 RUN2 ... [options]\n"
+    "       perfcard trend --db HISTORY.sqlite [RUN...] [options]\n"
     "\n"
     "The history of successive runs (each a summary.json or a trace, oldest first unless\n"
     "--by-time): step time, step categories and top kernels per run, change points, and\n"
@@ -25,6 +29,8 @@ static const char trend_help[] =
     "charts/) and DIR/trend.json.\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-trend)\n"
+    "      --db FILE           a history database: append the RUNs (each once) and trend over\n"
+    "                          every run in it up to them (docs/history-schema.md)\n"
     "      --by-time           order the runs by their recorded start time\n"
     "      --threshold PCT     newest run: smallest slowdown that counts (default 5)\n"
     "      --accept RUN        the run (its label, file name or 1-based index) that starts the\n"
@@ -39,7 +45,7 @@ static const char trend_help[] =
     "Exit codes: 0 done; 1 the newest run is regressed; 2 bad usage or an input that\n"
     "cannot be read; 3 done from an incomplete input; 4 the output could not be written.\n";
 
-enum { T_THRESHOLD = 3000, T_BYTIME, T_FORMAT, T_FAILON, T_NOFAIL, T_ACCEPT };
+enum { T_THRESHOLD = 3000, T_BYTIME, T_FORMAT, T_FAILON, T_NOFAIL, T_DB, T_ACCEPT };
 
 /* the path of target relative to directory dir (both made absolute), or NULL */
 static char *relative_to(const char *dir, const char *target) {
@@ -111,14 +117,14 @@ static void folder_labels(pc_summary *const *s, char *const *paths, int n, char 
 }
 
 int cmd_trend(int argc, char **argv) {
-    const char *out = "perfcard-trend";
+    const char *out = "perfcard-trend", *dbpath = NULL;
     pc_trend_opts topt = {5, 0, NULL};
     pc_analyze_opts an = {0};
     unsigned formats = OUT_HTML | OUT_MD | OUT_JSON;
     int quiet = 0, gate = 1, c;
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"threshold", required_argument, 0, T_THRESHOLD},
                                        {"by-time", no_argument, 0, T_BYTIME}, {"format", required_argument, 0, T_FORMAT},
-                                       {"fail-on", required_argument, 0, T_FAILON}, {"no-fail", no_argument, 0, T_NOFAIL},
+                                       {"fail-on", required_argument, 0, T_FAILON}, {"no-fail", no_argument, 0, T_NOFAIL}, {"db", required_argument, 0, T_DB},
                                        {"accept", required_argument, 0, T_ACCEPT},
                                        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 0;
@@ -129,6 +135,7 @@ int cmd_trend(int argc, char **argv) {
         case 'h': fputs(trend_help, stdout); return EXIT_OK;
         case T_BYTIME: topt.by_time = 1; break;
         case T_NOFAIL: gate = 0; break;
+        case T_DB: dbpath = optarg; break;
         case T_ACCEPT: topt.accept = optarg; break;
         case T_FAILON:
             if (strcmp(optarg, "regression")) { fprintf(stderr, "perfcard trend: --fail-on takes 'regression'\n"); return EXIT_INPUT; }
@@ -144,52 +151,93 @@ int cmd_trend(int argc, char **argv) {
         }
     }
     int n = argc - optind;
-    if (n < 2) {
+    if (n < 2 && !dbpath) {
         fprintf(stderr, "perfcard trend: expected at least two runs\n\n%s", trend_help);
         return EXIT_INPUT;
     }
-    if (cli_check_cmd_outputs("trend", out, formats, argv + optind, n)) return EXIT_INPUT;
-    pc_summary **s = calloc((size_t)n, sizeof *s);
-    pc_trend_run *runs = calloc((size_t)n, sizeof *runs);
-    int ec = cli_summarize_all(argv + optind, n, &an, s), rc = ec;
+    if (dbpath && !*dbpath) {
+        fprintf(stderr, "perfcard trend: --db takes a file name\n");
+        return EXIT_INPUT;
+    }
+    /* no output may be an input: the runs, and the history */
+    char **ins = calloc((size_t)n + 1, sizeof *ins);
+    for (int i = 0; i < n; i++) ins[i] = argv[optind + i];
+    if (dbpath) ins[n] = (char *)dbpath;
+    int clash = cli_check_cmd_outputs("trend", out, formats, ins, n + (dbpath != NULL));
+    free(ins);
+    if (clash) return EXIT_INPUT;
+    pc_summary **s = calloc((size_t)(n ? n : 1), sizeof *s);
+    pc_trend_run *runs = calloc((size_t)(n ? n : 1), sizeof *runs);
+    int ec = n ? cli_summarize_all(argv + optind, n, &an, s) : EXIT_OK, rc = ec;
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
-        char **labels = calloc((size_t)n, sizeof *labels);
-        folder_labels(s, argv + optind, n, labels);
-        for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], NULL};
-        pc_trend_result *d = pc_trend(runs, n, &topt); /* --accept checked before anything is written */
-        if (!d->accept_error[0]) {
-            if ((rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec) != EXIT_WRITE && rc != EXIT_INPUT) {
-                /* the links to each run's report, relative to the output directory (which exists now) */
-                for (int i = 0; i < n; i++) runs[i].report = report_beside(argv[optind + i], out);
-                pc_trend_free(d);
-                d = pc_trend(runs, n, &topt);
-            }
+        if (topt.accept && !dbpath) { /* --accept checked before anything is written */
+            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, NULL};
+            pc_trend_result *d0 = pc_trend(runs, n, &topt);
+            if (d0->accept_error[0]) cli_say(stderr, "perfcard trend: %s", d0->accept_error), rc = EXIT_INPUT;
+            pc_trend_free(d0);
         }
-        if (d->accept_error[0]) {
-            cli_say(stderr, "perfcard trend: %s", d->accept_error);
-            rc = EXIT_INPUT;
-        } else if (rc == EXIT_WRITE || rc == EXIT_INPUT) {
-            cli_say(stderr, "perfcard: %s", err.msg);
-        } else if (pc_trend_write(d, &ro, &err)) {
-            cli_say(stderr, "perfcard: %s", err.msg);
-            rc = cli_exit_of_write(err.code);
-        } else {
-            const char *v = d->newest.verdict;
-            if (!quiet) {
-                cli_say(stdout, "newest run: %s (%s)", v, d->newest.reason);
-                for (int k = 0; k < d->ncps; k++)
-                    cli_say(stdout, "  change point at run %d (%s): %+.1f%%", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
-                if (formats & OUT_HTML) cli_say(stdout, "%s/trend.html", out);
-                if (formats & OUT_MD) cli_say(stdout, "%s/trend.md", out);
-                if (formats & OUT_JSON) cli_say(stdout, "%s/trend.json", out);
+        if (rc != EXIT_INPUT) rc = fs_mkdirs(out, &err) ? cli_exit_of_write(err.code) : ec;
+        if (rc == EXIT_INPUT && !err.msg[0]) {
+            /* said above */
+        } else if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
+        else {
+            char **labels = calloc((size_t)(n ? n : 1), sizeof *labels);
+            folder_labels(s, argv + optind, n, labels);
+            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], report_beside(argv[optind + i], out)};
+            pc_trend_result *d = NULL;
+            pc_history *hist = NULL;
+            if (!dbpath) d = pc_trend(runs, n, &topt);
+            else {
+                /* append the runs (one transaction), then read the history up to the last of them */
+                pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
+                for (int i = 0; i < n; i++) pc_trend_point_of(s[i], runs[i].label, runs[i].report, &pts[i]);
+                int64_t last = 0;
+                int added = 0, hrc = n ? pc_history_append(dbpath, pts, n, &last, &added, &err) : 0;
+                for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
+                free(pts);
+                if (hrc) {
+                    cli_error(dbpath, &err);
+                    rc = cli_exit_of_write(hrc);
+                } else if ((hrc = pc_history_read(dbpath, last, &hist, &err))) {
+                    cli_error(dbpath, &err);
+                    rc = EXIT_INPUT;
+                } else {
+                    if (!quiet && n)
+                        cli_say(stdout, "history %s: %d run%s appended, %d already in it", dbpath, added, added == 1 ? "" : "s", n - added);
+                    if (hist->invalid) cli_say(stderr, "perfcard: %s: %d run%s with impossible figures left out", dbpath, hist->invalid,
+                                               hist->invalid == 1 ? "" : "s");
+                    if (hist->total > hist->n + hist->invalid && !quiet)
+                        cli_say(stdout, "history %s: the newest %d of its %lld runs", dbpath, hist->n, (long long)hist->total);
+                    d = pc_trend_points(hist->runs, hist->n, &topt);
+                }
             }
-            if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
+            if (!d) {
+                /* the history could not be appended or read: nothing written */
+            } else if (d->accept_error[0]) {
+                cli_say(stderr, "perfcard trend: %s", d->accept_error);
+                rc = EXIT_INPUT;
+            } else if (pc_trend_write(d, &ro, &err)) {
+                cli_say(stderr, "perfcard: %s", err.msg);
+                rc = cli_exit_of_write(err.code);
+            } else {
+                const char *v = d->newest.verdict;
+                if (!quiet) {
+                    cli_say(stdout, "newest run: %s (%s)", v, d->newest.reason);
+                    for (int k = 0; k < d->ncps; k++)
+                        cli_say(stdout, "  change point at run %d (%s): %+.1f%%", d->cps[k].run, d->cps[k].label, d->cps[k].change_pct);
+                    if (formats & OUT_HTML) cli_say(stdout, "%s/trend.html", out);
+                    if (formats & OUT_MD) cli_say(stdout, "%s/trend.md", out);
+                    if (formats & OUT_JSON) cli_say(stdout, "%s/trend.json", out);
+                }
+                if (gate && !strcmp(v, "regression") && rc == EXIT_OK) rc = EXIT_GATE;
+            }
+            pc_trend_free(d);
+            pc_history_free(hist);
+            for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
+            free(labels);
         }
-        pc_trend_free(d);
-        for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
-        free(labels);
     }
     for (int i = 0; i < n; i++) pc_summary_free(s[i]);
     free(s);

@@ -1,0 +1,372 @@
+/* history.c - the history database (see history.h, docs/history-schema.md). */
+#include "history.h"
+#include "../summary/categories.h"
+#include "../util/utf8.h"
+#include "../util/xalloc.h"
+#include "../util/sbuf.h"
+#include "../model/trace.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+
+#if PC_HAVE_SQLITE
+#include <sqlite3.h>
+
+static const char schema_sql[] =
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, identity TEXT NOT NULL UNIQUE, label TEXT NOT NULL,"
+    " input TEXT NOT NULL, start_utc TEXT, start_us REAL, report TEXT, steps INTEGER NOT NULL, kept_steps INTEGER NOT NULL, step_ns REAL,"
+    " appended_utc TEXT NOT NULL);"
+    "CREATE TABLE run_categories (run_id INTEGER NOT NULL REFERENCES runs(id), category TEXT NOT NULL, ns REAL NOT NULL,"
+    " PRIMARY KEY (run_id, category));"
+    "CREATE TABLE run_kernels (run_id INTEGER NOT NULL REFERENCES runs(id), rank INTEGER NOT NULL, name TEXT NOT NULL,"
+    " ns REAL NOT NULL, PRIMARY KEY (run_id, rank));";
+
+enum { STR_MAX = 4096, BUSY_MS = 60000 };
+
+static int db_err(sqlite3 *h, pc_err *err, const char *what) {
+    int rc = sqlite3_extended_errcode(h), prim = rc & 0xff;
+    const char *m = sqlite3_errmsg(h);
+    if (prim == SQLITE_READONLY || prim == SQLITE_CANTOPEN || prim == SQLITE_PERM || prim == SQLITE_FULL || prim == SQLITE_IOERR)
+        return PC_ERRF(err, PC_EIO, "cannot write the history (%s): %s", what, m);
+    if (prim == SQLITE_NOTADB) return PC_ERRF(err, PC_EINPUT, "not a perfcard history (not an SQLite database)");
+    if (prim == SQLITE_CORRUPT) return PC_ERRF(err, PC_EINPUT, "the history is damaged (%s): %s", what, m);
+    if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
+        return PC_ERRF(err, PC_EIO, "the history stayed locked by another job for %d s (%s)", BUSY_MS / 1000, what);
+    return PC_ERRF(err, PC_EINPUT, "cannot read the history (%s): %s", what, m);
+}
+
+static int open_db(const char *path, int write, sqlite3 **out, pc_err *err) {
+    sqlite3 *h = NULL;
+    int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &h, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+        int rc = !h ? PC_ERRF(err, PC_EIO, "cannot open: out of memory")
+                    : write ? PC_ERRF(err, PC_EIO, "cannot open for writing: %s", sqlite3_errmsg(h))
+                            : PC_ERRF(err, PC_EIO, "cannot open: %s", sqlite3_errmsg(h));
+        sqlite3_close(h);
+        return rc;
+    }
+    /* a hostile file runs none of its own code: no triggers, no views, no schema functions */
+    sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
+    sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+    sqlite3_db_config(h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+#endif
+    sqlite3_limit(h, SQLITE_LIMIT_LENGTH, 1 << 20);
+    sqlite3_busy_timeout(h, BUSY_MS);
+    *out = h;
+    return 0;
+}
+
+/* one text value of a one-column query, or NULL; *rc set on an error */
+static char *query_text(sqlite3 *h, const char *sql, int *rc) {
+    sqlite3_stmt *st;
+    char *v = NULL;
+    *rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+    if (*rc != SQLITE_OK) return NULL;
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) v = xstrdup((const char *)sqlite3_column_text(st, 0));
+    *rc = s == SQLITE_ROW || s == SQLITE_DONE ? SQLITE_OK : s;
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* 0 when the file is a perfcard history this perfcard reads, 1 when it has no
+ * tables at all (empty: a history can be made in it), else an error */
+static int check_history(sqlite3 *h, pc_err *err) {
+    int rc;
+    char *any = query_text(h, "SELECT name FROM sqlite_master LIMIT 1", &rc);
+    if (rc != SQLITE_OK) return db_err(h, err, "its schema");
+    if (!any) return 1;
+    free(any);
+    char *has = query_text(h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'", &rc);
+    if (rc != SQLITE_OK) return db_err(h, err, "its schema");
+    if (!has) return PC_ERRF(err, PC_EINPUT, "not a perfcard history (an SQLite database without its meta table; docs/history-schema.md)");
+    free(has);
+    char *fmt = query_text(h, "SELECT value FROM meta WHERE key = 'format'", &rc);
+    int ok = rc == SQLITE_OK && fmt && !strcmp(fmt, "perfcard-history");
+    free(fmt);
+    if (rc != SQLITE_OK) return db_err(h, err, "its meta table");
+    if (!ok) return PC_ERRF(err, PC_EINPUT, "not a perfcard history (meta has no format 'perfcard-history')");
+    char *ver = query_text(h, "SELECT value FROM meta WHERE key = 'schema_version'", &rc);
+    char *end = NULL;
+    long v = ver ? strtol(ver, &end, 10) : 0;
+    int bad = !ver || !*ver || *end || v < 1;
+    free(ver);
+    if (rc != SQLITE_OK) return db_err(h, err, "its meta table");
+    if (bad) return PC_ERRF(err, PC_EINPUT, "not a perfcard history (its schema_version is not a version number)");
+    if (v > PC_HISTORY_SCHEMA)
+        return PC_ERRF(err, PC_EINPUT, "written by a newer perfcard (history schema %ld; this one reads %d): not read, not changed", v,
+                       PC_HISTORY_SCHEMA);
+    return 0;
+}
+
+static void now_utc(char out[24]) {
+    time_t t = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(out, 24, "%Y-%m-%dT%H:%M:%SZ", &tm)) strcpy(out, "1970-01-01T00:00:00Z");
+}
+
+/* the text that says whether two runs are the same (history.h) */
+static void identity(sbuf *b, const pc_trend_point *p) {
+    sbuf_printf(b, "%s\x1f%s\x1f%s\x1f%d\x1f%d\x1f%.17g", p->label, p->input ? p->input : "", p->start_utc ? p->start_utc : "",
+                p->steps, p->kept_steps, p->step_ns);
+    for (int k = 0; k < BK_N; k++) sbuf_printf(b, "\x1f%.17g", p->cat_ns[k]);
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s) {
+    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int insert_run(sqlite3 *h, const pc_trend_point *p, const char *when, int64_t *id, int *added) {
+    sbuf idt = {0};
+    identity(&idt, p);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(h, "SELECT id FROM runs WHERE identity = ?", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        bind_text(st, 1, idt.data);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *id = sqlite3_column_int64(st, 0);
+            sqlite3_finalize(st);
+            sbuf_free(&idt);
+            return SQLITE_OK;
+        }
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(h, "INSERT INTO runs (identity, label, input, start_utc, report, steps, kept_steps, step_ns, appended_utc, start_us)"
+                                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        bind_text(st, 1, idt.data), bind_text(st, 2, p->label), bind_text(st, 3, p->input ? p->input : "");
+        bind_text(st, 4, p->start_utc), bind_text(st, 5, p->report);
+        sqlite3_bind_int(st, 6, p->steps), sqlite3_bind_int(st, 7, p->kept_steps);
+        if (isfinite(p->step_ns)) sqlite3_bind_double(st, 8, p->step_ns);
+        else sqlite3_bind_null(st, 8);
+        bind_text(st, 9, when);
+        if (isfinite(p->start_us)) sqlite3_bind_double(st, 10, p->start_us);
+        else sqlite3_bind_null(st, 10);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h);
+        sqlite3_finalize(st);
+    }
+    sbuf_free(&idt);
+    if (rc != SQLITE_OK) return rc;
+    *id = sqlite3_last_insert_rowid(h);
+    (*added)++;
+    rc = sqlite3_prepare_v2(h, "INSERT INTO run_categories (run_id, category, ns) VALUES (?, ?, ?)", -1, &st, NULL);
+    for (int k = 0; rc == SQLITE_OK && k < BK_N; k++) {
+        if (!isfinite(p->cat_ns[k])) continue;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, *id), bind_text(st, 2, pc_bk[k].step_key), sqlite3_bind_double(st, 3, p->cat_ns[k]);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_prepare_v2(h, "INSERT INTO run_kernels (run_id, rank, name, ns) VALUES (?, ?, ?, ?)", -1, &st, NULL);
+    for (int k = 0; rc == SQLITE_OK && k < p->nrun_kernels && k < PC_HISTORY_KERNELS; k++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, *id), sqlite3_bind_int(st, 2, k), bind_text(st, 3, p->run_kernels[k].name);
+        sqlite3_bind_double(st, 4, p->run_kernels[k].ns);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int pc_history_append(const char *path, const pc_trend_point *p, int n, int64_t *last_id, int *added, pc_err *err) {
+    sqlite3 *h;
+    *last_id = 0, *added = 0;
+    int rc = open_db(path, 1, &h, err);
+    if (rc) return rc;
+    /* checked before any write: a file that is not a history is left as it was */
+    int st = check_history(h, err);
+    if (st < 0) { sqlite3_close(h); return st; }
+    struct stat fs;
+    if (sqlite3_db_readonly(h, "main") == 1 || (stat(path, &fs) == 0 && !(fs.st_mode & 0222))) { /* no write bit: not even root writes it */
+        sqlite3_close(h);
+        return PC_ERRF(err, PC_EIO, "cannot write the history: the file is read-only");
+    }
+    if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_err(h, err, "starting to append");
+        sqlite3_close(h);
+        return rc;
+    }
+    /* again inside the transaction: another job may have made it meanwhile */
+    st = check_history(h, err);
+    int src = SQLITE_OK;
+    if (st == 1) {
+        char meta[200];
+        snprintf(meta, sizeof meta, "INSERT INTO meta VALUES ('format', 'perfcard-history'), ('schema_version', '%d'), "
+                 "('created_by', 'perfcard %s');", PC_HISTORY_SCHEMA, PC_VERSION);
+        src = sqlite3_exec(h, schema_sql, NULL, NULL, NULL);
+        if (src == SQLITE_OK) src = sqlite3_exec(h, meta, NULL, NULL, NULL);
+    }
+    char when[24];
+    now_utc(when);
+    for (int i = 0; st >= 0 && src == SQLITE_OK && i < n; i++) src = insert_run(h, &p[i], when, last_id, added);
+    if (st >= 0 && src == SQLITE_OK && sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) {
+        sqlite3_close(h);
+        return 0;
+    }
+    rc = st < 0 ? st : db_err(h, err, "appending");
+    sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+    *added = 0;
+    sqlite3_close(h);
+    return rc;
+}
+
+/* a bounded, valid UTF-8 copy the history owns (NULL for NULL) */
+static const char *own(pc_history *hs, const unsigned char *s) {
+    if (!s) return NULL;
+    size_t n = strnlen((const char *)s, STR_MAX), outn;
+    char *r = utf8_repair((const char *)s, n, &outn, NULL);
+    if (!r) {
+        r = xmalloc(n + 1);
+        memcpy(r, s, n);
+        r[n] = 0;
+    }
+    *(char **)VEC_PUSH(hs->strs, hs->nstrs, hs->capstrs) = r;
+    return r;
+}
+
+static const char *col_text(pc_history *hs, sqlite3_stmt *st, int i) {
+    return sqlite3_column_type(st, i) == SQLITE_TEXT ? own(hs, sqlite3_column_text(st, i)) : NULL;
+}
+
+/* a time in ns a history may hold: finite, >= 0, within the trace model's bound */
+static int ns_ok(double v) { return isfinite(v) && v >= 0 && v < PC_TIME_LIMIT_D; }
+
+int pc_history_read(const char *path, int64_t upto, pc_history **out, pc_err *err) {
+    *out = NULL;
+    sqlite3 *h;
+    struct stat fs;
+    if (stat(path, &fs) != 0) return PC_ERRF(err, PC_EINPUT, "no such history (give runs to append to make it)");
+    int rc = open_db(path, 0, &h, err);
+    if (rc) return rc;
+    if (sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_err(h, err, "reading");
+        sqlite3_close(h);
+        return rc;
+    }
+    int st = check_history(h, err);
+    if (st) {
+        if (st == 1) st = PC_ERRF(err, PC_EINPUT, "not a perfcard history (an empty database)");
+        sqlite3_close(h);
+        return st;
+    }
+    pc_history *hs = xcalloc(1, sizeof *hs);
+    sqlite3_stmt *q = NULL, *qc = NULL, *qk = NULL;
+    int64_t lim = upto > 0 ? upto : INT64_MAX;
+    int src = sqlite3_prepare_v2(h, "SELECT count(*) FROM runs WHERE id <= ?", -1, &q, NULL);
+    if (src == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, lim);
+        if (sqlite3_step(q) == SQLITE_ROW) hs->total = sqlite3_column_int64(q, 0);
+        else src = sqlite3_errcode(h);
+    }
+    sqlite3_finalize(q);
+    if (src == SQLITE_OK)
+        src = sqlite3_prepare_v2(h, "SELECT id, label, input, start_utc, report, steps, kept_steps, step_ns, start_us FROM runs WHERE id <= ?"
+                                    " ORDER BY id DESC LIMIT ?", -1, &q, NULL);
+    if (src == SQLITE_OK) src = sqlite3_prepare_v2(h, "SELECT category, ns FROM run_categories WHERE run_id = ?", -1, &qc, NULL);
+    if (src == SQLITE_OK) src = sqlite3_prepare_v2(h, "SELECT name, ns FROM run_kernels WHERE run_id = ? ORDER BY rank LIMIT ?", -1, &qk, NULL);
+    size_t cap = 0, nr = 0;
+    if (src == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, lim), sqlite3_bind_int(q, 2, PC_HISTORY_MAX_RUNS);
+        int s;
+        while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(q, 0);
+            int64_t steps = sqlite3_column_int64(q, 5), kept = sqlite3_column_int64(q, 6);
+            int tnull = sqlite3_column_type(q, 7) == SQLITE_NULL;
+            double step = sqlite3_column_double(q, 7);
+            /* impossible figures: the run is left out, counted */
+            if (sqlite3_column_type(q, 1) != SQLITE_TEXT || sqlite3_column_type(q, 5) != SQLITE_INTEGER ||
+                sqlite3_column_type(q, 6) != SQLITE_INTEGER || steps < 0 || steps > 100000000 || kept < 0 || kept > steps ||
+                (tnull ? kept > 0 : sqlite3_column_type(q, 7) != SQLITE_FLOAT || !ns_ok(step) || kept == 0)) {
+                hs->invalid++;
+                continue;
+            }
+            pc_trend_point *p = VEC_PUSH(hs->runs, nr, cap);
+            memset(p, 0, sizeof *p);
+            const char *lab = col_text(hs, q, 1);
+            snprintf(p->label, sizeof p->label, "%s", lab ? lab : "");
+            p->label[utf8_valid_prefix(p->label, strlen(p->label))] = 0;
+            p->input = col_text(hs, q, 2);
+            if (!p->input) p->input = "";
+            const char *u = col_text(hs, q, 3);
+            p->start_utc = pc_trend_utc_ok(u) ? u : NULL;
+            p->report = col_text(hs, q, 4);
+            double su = sqlite3_column_double(q, 8);
+            p->start_us = sqlite3_column_type(q, 8) == SQLITE_FLOAT && isfinite(su) && fabs(su) < PC_TIME_LIMIT_D ? su : NAN;
+            p->steps = (int)steps, p->kept_steps = (int)kept;
+            p->step_ns = tnull ? NAN : step;
+            int anycat = 0;
+            for (int k = 0; k < BK_N; k++) p->cat_ns[k] = 0;
+            sqlite3_reset(qc);
+            sqlite3_bind_int64(qc, 1, id);
+            while (sqlite3_step(qc) == SQLITE_ROW) {
+                const char *key = (const char *)sqlite3_column_text(qc, 0);
+                double v = sqlite3_column_double(qc, 1);
+                for (int k = 0; key && k < BK_N; k++)
+                    if (!strcmp(key, pc_bk[k].step_key) && sqlite3_column_type(qc, 1) == SQLITE_FLOAT && ns_ok(v)) p->cat_ns[k] = v, anycat = 1;
+            }
+            if (!anycat)
+                for (int k = 0; k < BK_N; k++) p->cat_ns[k] = NAN;
+            pc_trend_kernel *ks = xcalloc(PC_HISTORY_KERNELS, sizeof *ks);
+            int nk = 0;
+            sqlite3_reset(qk);
+            sqlite3_bind_int64(qk, 1, id), sqlite3_bind_int(qk, 2, PC_HISTORY_KERNELS);
+            while (nk < PC_HISTORY_KERNELS && sqlite3_step(qk) == SQLITE_ROW) {
+                double v = sqlite3_column_double(qk, 1);
+                if (sqlite3_column_type(qk, 0) != SQLITE_TEXT || sqlite3_column_type(qk, 1) != SQLITE_FLOAT || !ns_ok(v)) continue;
+                ks[nk++] = (pc_trend_kernel){col_text(hs, qk, 0), v};
+            }
+            p->run_kernels = ks, p->nrun_kernels = nk;
+        }
+        if (s != SQLITE_DONE) src = s;
+    }
+    sqlite3_finalize(q), sqlite3_finalize(qc), sqlite3_finalize(qk);
+    hs->n = (int)nr;
+    if (src != SQLITE_OK) {
+        rc = db_err(h, err, "its runs");
+        sqlite3_close(h);
+        pc_history_free(hs);
+        return rc;
+    }
+    sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(h);
+    /* newest first from the query: back to append order */
+    for (int i = 0, j = hs->n - 1; i < j; i++, j--) {
+        pc_trend_point t = hs->runs[i];
+        hs->runs[i] = hs->runs[j], hs->runs[j] = t;
+    }
+    *out = hs;
+    return 0;
+}
+
+void pc_history_free(pc_history *h) {
+    if (!h) return;
+    for (int i = 0; i < h->n; i++) free((void *)h->runs[i].run_kernels);
+    for (size_t i = 0; i < h->nstrs; i++) free(h->strs[i]);
+    free(h->strs), free(h->runs), free(h);
+}
+
+#else
+int pc_history_append(const char *path, const pc_trend_point *p, int n, int64_t *last_id, int *added, pc_err *err) {
+    (void)path, (void)p, (void)n;
+    *last_id = 0, *added = 0;
+    return PC_ERRF(err, PC_EUNSUP, "perfcard was built without SQLite: no --db");
+}
+int pc_history_read(const char *path, int64_t upto, pc_history **out, pc_err *err) {
+    (void)path, (void)upto;
+    *out = NULL;
+    return PC_ERRF(err, PC_EUNSUP, "perfcard was built without SQLite: no --db");
+}
+void pc_history_free(pc_history *h) { (void)h; }
+#endif

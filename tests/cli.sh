@@ -997,34 +997,34 @@ if command -v python3 > /dev/null; then
         "$G" --steps 6 --noise 1 --clock 1 --seed $((60 + k)) > "$T/dates/t$k.json"
         "$PC" summarize "$T/dates/t$k.json" -o "$T/dates/t$k.sum.json" -q
         python3 -c "
-    import json
-    d = json.load(open('$T/dates/t$k.sum.json')); d['run']['start_utc'] = '2023-11-%02dT22:13:20Z' % (18 - $k)
-    json.dump(d, open('$T/dates/t$k.sum.json', 'w'))"
+import json
+d = json.load(open('$T/dates/t$k.sum.json')); d['run']['start_utc'] = '2023-11-%02dT22:13:20Z' % (18 - $k)
+json.dump(d, open('$T/dates/t$k.sum.json', 'w'))"
     done
     "$PC" trend "$T/dates/t1.sum.json" "$T/dates/t2.sum.json" "$T/dates/t3.sum.json" -o "$T/dates/tr" -q --by-time --no-fail
     check trend_dates_per_run python3 -c "
-    import json
-    j = json.load(open('$T/dates/tr/trend.json'))
-    u = [r['start_utc'] for r in j['runs']]
-    assert u == ['2023-11-15T22:13:20Z', '2023-11-16T22:13:20Z', '2023-11-17T22:13:20Z'], u
-    assert j['order'] == 'recorded start date', j['order']
-    md = open('$T/dates/tr/trend.md').read()
-    assert '| 2023-11-15T22:13:20Z |' in md and 'Started (UTC)' in md, md
-    h = open('$T/dates/tr/trend.html').read()
-    assert '<td>1 (2023-11-15 22:13 UTC)</td>' in h and 'by its start (UTC)' in h, 'no dated axis'"
+import json
+j = json.load(open('$T/dates/tr/trend.json'))
+u = [r['start_utc'] for r in j['runs']]
+assert u == ['2023-11-15T22:13:20Z', '2023-11-16T22:13:20Z', '2023-11-17T22:13:20Z'], u
+assert j['order'] == 'recorded start date', j['order']
+md = open('$T/dates/tr/trend.md').read()
+assert '| 2023-11-15T22:13:20Z |' in md and 'Started (UTC)' in md, md
+h = open('$T/dates/tr/trend.html').read()
+assert '<td>1 (2023-11-15 22:13 UTC)</td>' in h and 'by its start (UTC)' in h, 'no dated axis'"
     python3 -c "
-    import json
-    for k, v in ((1, '2150-01-01T00:00:00Z'), (2, '<script>x</script>')):
-        d = json.load(open('$T/dates/t%d.sum.json' % k)); d['run']['start_utc'] = v
-        json.dump(d, open('$T/dates/h%d.sum.json' % k, 'w'))"
+import json
+for k, v in ((1, '2150-01-01T00:00:00Z'), (2, '<script>x</script>')):
+    d = json.load(open('$T/dates/t%d.sum.json' % k)); d['run']['start_utc'] = v
+    json.dump(d, open('$T/dates/h%d.sum.json' % k, 'w'))"
     "$PC" trend "$T/dates/h1.sum.json" "$T/dates/h2.sum.json" "$T/dates/t3.sum.json" -o "$T/dates/th" -q --no-fail
     check trend_dates_checked python3 -c "
-    import json
-    j = json.load(open('$T/dates/th/trend.json'))
-    u = [r['start_utc'] for r in j['runs']]
-    assert u == [None, None, '2023-11-15T22:13:20Z'], u
-    h = open('$T/dates/th/trend.html').read()
-    assert '<td>1</td>' in h and 'UTC)</td>' not in h and '<script>x' not in h, 'dates on the axis'"
+import json
+j = json.load(open('$T/dates/th/trend.json'))
+u = [r['start_utc'] for r in j['runs']]
+assert u == [None, None, '2023-11-15T22:13:20Z'], u
+h = open('$T/dates/th/trend.html').read()
+assert '<td>1</td>' in h and 'UTC)</td>' not in h and '<script>x' not in h, 'dates on the axis'"
 fi
 if command -v python3 > /dev/null; then
     # trend --db: the history database (docs/history-schema.md). Six gentrace runs (seeds 71..76, the
@@ -1047,33 +1047,33 @@ if command -v python3 > /dev/null; then
     "$PC" trend --db "$T/db/h.sqlite" $S -o "$T/db/a3" --no-fail --format json > "$T/db/a3.out"
     "$PC" trend --db "$T/db/h.sqlite" -o "$T/db/only" -q --no-fail --format json
     check trend_db_matches_files python3 -c "
-    import json
-    f = json.load(open('$T/db/files/trend.json'))
-    for d in ('a2', 'only'):
-        h = json.load(open('$T/db/%s/trend.json' % d))
-        assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], [r['label'] for r in h['runs']]
-        for k in ('runs', 'kernels', 'categories', 'change_points', 'newest', 'verdict'):
-            assert h[k] == f[k], (d, k, h[k], f[k])
-    h = json.load(open('$T/db/a1/trend.json'))
-    assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3'], h['runs']"
+import json
+f = json.load(open('$T/db/files/trend.json'))
+for d in ('a2', 'only'):
+    h = json.load(open('$T/db/%s/trend.json' % d))
+    assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], [r['label'] for r in h['runs']]
+    for k in ('runs', 'kernels', 'categories', 'change_points', 'newest', 'verdict'):
+        assert h[k] == f[k], (d, k, h[k], f[k])
+h = json.load(open('$T/db/a1/trend.json'))
+assert [r['label'] for r in h['runs']] == ['r1', 'r2', 'r3'], h['runs']"
     check trend_db_same_run_once python3 -c "
-    import sqlite3
-    n = sqlite3.connect('$T/db/h.sqlite').execute('SELECT count(*) FROM runs').fetchone()[0]
-    assert n == 6, n
-    o = open('$T/db/a3.out').read()
-    assert '0 runs appended, 3 already in it' in o, o"
+import sqlite3
+n = sqlite3.connect('$T/db/h.sqlite').execute('SELECT count(*) FROM runs').fetchone()[0]
+assert n == 6, n
+o = open('$T/db/a3.out').read()
+assert '0 runs appended, 3 already in it' in o, o"
     # the history up to the runs given: r1..r3 again judges r3, not r6
     check trend_db_up_to_the_runs python3 -c "
-    import json
-    h = json.load(open('$T/db/a3/trend.json'))
-    assert len(h['runs']) == 3 and h['newest']['run'] == 3, h['newest']"
+import json
+h = json.load(open('$T/db/a3/trend.json'))
+assert len(h['runs']) == 3 and h['newest']['run'] == 3, h['newest']"
     check trend_db_schema python3 -c "
-    import sqlite3
-    c = sqlite3.connect('$T/db/h.sqlite')
-    m = dict(c.execute('SELECT key, value FROM meta'))
-    assert m['format'] == 'perfcard-history' and m['schema_version'] == '1', m
-    k = c.execute('SELECT count(*) FROM run_kernels WHERE run_id = 1').fetchone()[0]
-    assert 0 < k <= 50, k"
+import sqlite3
+c = sqlite3.connect('$T/db/h.sqlite')
+m = dict(c.execute('SELECT key, value FROM meta'))
+assert m['format'] == 'perfcard-history' and m['schema_version'] == '1', m
+k = c.execute('SELECT count(*) FROM run_kernels WHERE run_id = 1').fetchone()[0]
+assert 0 < k <= 50, k"
     # two jobs appending at once, three runs each, four times over: every run once, each job's three together
     ok_all=1
     for round in 1 2 3 4; do
@@ -1085,20 +1085,20 @@ if command -v python3 > /dev/null; then
         wait $p1
         r1=$?
         python3 -c "
-    import sqlite3
-    l = [r[0] for r in sqlite3.connect('$T/db/c.sqlite').execute('SELECT label FROM runs ORDER BY id')]
-    assert sorted(l) == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], l
-    assert l in (['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], ['r4', 'r5', 'r6', 'r1', 'r2', 'r3']), l" > "$T/db/c.err" 2>&1 && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] || { ok_all=0; cat "$T/db/c1.out" "$T/db/c2.out" >> "$T/db/c.err"; }
+import sqlite3
+l = [r[0] for r in sqlite3.connect('$T/db/c.sqlite').execute('SELECT label FROM runs ORDER BY id')]
+assert sorted(l) == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], l
+assert l in (['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], ['r4', 'r5', 'r6', 'r1', 'r2', 'r3']), l" > "$T/db/c.err" 2>&1 && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] || { ok_all=0; cat "$T/db/c1.out" "$T/db/c2.out" >> "$T/db/c.err"; }
     done
     check trend_db_concurrent_appends sh -c "[ $ok_all -eq 1 ] || { cat '$T/db/c.err'; false; }"
     # hostile histories: never modified, a clear error naming the file, exit 2 (4 for a read-only one)
     printf 'SQLite format 3\000garbage garbage garbage' > "$T/db/corrupt.sqlite"
     head -c 3000 /dev/urandom > "$T/db/random.sqlite"
     python3 -c "
-    import sqlite3
-    c = sqlite3.connect('$T/db/other.sqlite'); c.execute('CREATE TABLE foo (x)'); c.commit()
-    import shutil; shutil.copy('$T/db/h.sqlite', '$T/db/newer.sqlite'); shutil.copy('$T/db/h.sqlite', '$T/db/ro.sqlite')
-    c = sqlite3.connect('$T/db/newer.sqlite'); c.execute(\"UPDATE meta SET value = '2' WHERE key = 'schema_version'\"); c.commit()"
+import sqlite3
+c = sqlite3.connect('$T/db/other.sqlite'); c.execute('CREATE TABLE foo (x)'); c.commit()
+import shutil; shutil.copy('$T/db/h.sqlite', '$T/db/newer.sqlite'); shutil.copy('$T/db/h.sqlite', '$T/db/ro.sqlite')
+c = sqlite3.connect('$T/db/newer.sqlite'); c.execute(\"UPDATE meta SET value = '2' WHERE key = 'schema_version'\"); c.commit()"
     chmod 444 "$T/db/ro.sqlite"
     for b in corrupt random other newer ro; do
         cp "$T/db/$b.sqlite" "$T/db/$b.before"
@@ -1117,28 +1117,28 @@ if command -v python3 > /dev/null; then
     # in trend.md, ? on the console, valid UTF-8 in trend.json; a bad date, impossible figures: left out
     cp "$T/db/h.sqlite" "$T/db/hl.sqlite"
     python3 -c "
-    import sqlite3
-    c = sqlite3.connect('$T/db/hl.sqlite')
-    c.execute(\"UPDATE runs SET label = CAST(? AS TEXT), start_utc = '2150-01-01T00:00:00Z' WHERE id = 5\", (b'<img src=x onerror=alert(1)>|\`\n::error::forged\x1b[31m\xff'.decode('latin-1'),))
-    c.execute(\"UPDATE runs SET label = CAST(X'3C623EFF' AS TEXT) WHERE id = 4\")
-    c.execute('UPDATE runs SET kept_steps = 99 WHERE id = 2')
-    c.commit()"
+import sqlite3
+c = sqlite3.connect('$T/db/hl.sqlite')
+c.execute(\"UPDATE runs SET label = CAST(? AS TEXT), start_utc = '2150-01-01T00:00:00Z' WHERE id = 5\", (b'<img src=x onerror=alert(1)>|\`\n::error::forged\x1b[31m\xff'.decode('latin-1'),))
+c.execute(\"UPDATE runs SET label = CAST(X'3C623EFF' AS TEXT) WHERE id = 4\")
+c.execute('UPDATE runs SET kept_steps = 99 WHERE id = 2')
+c.commit()"
     "$PC" trend --db "$T/db/hl.sqlite" -o "$T/db/hl" --no-fail > "$T/db/hl.out" 2> "$T/db/hl.err"
     check trend_db_hostile_label python3 -c "
-    import json
-    raw = open('$T/db/hl/trend.json', 'rb').read(); raw.decode('utf-8')
-    j = json.loads(raw)
-    assert len(j['runs']) == 5, len(j['runs'])
-    assert j['runs'][3]['start_utc'] is None and j['runs'][3]['label'].startswith('<img src=x'), j['runs'][3]
-    assert j['runs'][2]['label'] == '<b>\ufffd', j['runs'][2]
-    h = open('$T/db/hl/trend.html', encoding='utf-8').read()
-    assert '<img' not in h and '&lt;img src=x' in h and '<b>' not in h, 'markup'
-    m = open('$T/db/hl/trend.md', encoding='utf-8').read()
-    assert '<img' not in m.replace('\`<img', ''), 'md'
-    o = open('$T/db/hl.out', encoding='utf-8', errors='replace').read()
-    assert '\x1b' not in o and '\n::error::forged' not in o, 'console'
-    e = open('$T/db/hl.err').read()
-    assert 'hl.sqlite: 1 run with impossible figures left out' in e, e"
+import json
+raw = open('$T/db/hl/trend.json', 'rb').read(); raw.decode('utf-8')
+j = json.loads(raw)
+assert len(j['runs']) == 5, len(j['runs'])
+assert j['runs'][3]['start_utc'] is None and j['runs'][3]['label'].startswith('<img src=x'), j['runs'][3]
+assert j['runs'][2]['label'] == '<b>\ufffd', j['runs'][2]
+h = open('$T/db/hl/trend.html', encoding='utf-8').read()
+assert '<img' not in h and '&lt;img src=x' in h and '<b>' not in h, 'markup'
+m = open('$T/db/hl/trend.md', encoding='utf-8').read()
+assert '<img' not in m.replace('\`<img', ''), 'md'
+o = open('$T/db/hl.out', encoding='utf-8', errors='replace').read()
+assert '\x1b' not in o and '\n::error::forged' not in o, 'console'
+e = open('$T/db/hl.err').read()
+assert 'hl.sqlite: 1 run with impossible figures left out' in e, e"
 fi
 if command -v cmark-gfm > /dev/null && command -v python3 > /dev/null; then
     if python3 tests/py/check_md.py "$T/d_multi/diff.md" > "$T/md.out" 2>&1; then ok diff_markdown_renders; else bad diff_markdown_renders "$(cat "$T/md.out")"; fi

@@ -306,6 +306,18 @@ TEST(trend_from_points) {
     pc_trend_free(t);
 }
 
+TEST(trend_utc_checked) {
+    /* a date trend believes: YYYY-MM-DDTHH:MM:SSZ, a real UTC time, 2000..2099 */
+    CHECK(pc_trend_utc_ok("2021-06-08T08:57:03Z"));
+    CHECK(pc_trend_utc_ok("2000-01-01T00:00:00Z"));
+    CHECK(pc_trend_utc_ok("2099-12-31T23:59:59Z"));
+    CHECK(pc_trend_utc_ok("2024-02-29T12:00:00Z")); /* a leap day */
+    static const char *const bad[] = {"1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z", "2023-02-29T12:00:00Z", "2021-06-31T00:00:00Z",
+                                      "2021-06-08T24:00:00Z", "2021-06-08T08:60:00Z", "2021-06-08 08:57:03Z", "2021-06-08T08:57:03",
+                                      "2021-06-08T08:57:03+00:00", "2021-6-08T08:57:03Z", "<script>x</script>xx", "", NULL};
+    for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) CHECK_MSG(!pc_trend_utc_ok(bad[i]), "accepted %s", bad[i] ? bad[i] : "NULL");
+}
+
 TEST(trend_newest_run) {
     /* 6 runs near 100, then one at 115: a regression (+15%, far beyond 3 standard deviations); at 102: ok */
     double lvl[7] = {100, 101, 99, 100, 100.5, 99.5, 115};

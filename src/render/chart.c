@@ -141,6 +141,7 @@ static void dims(const chart *c, double *w, double *h) {
     if (c->height > 0) *h = c->height;
     else if (c->kind == CHART_HBAR) *h = 70 + 22.0 * (double)(c->n ? c->n : 1);
     else if (c->kind == CHART_PIE) *h = fmax(260, 60 + 16.0 * (double)c->n);
+    else if (c->kind == CHART_SHARE) *h = 34 + 28 + 22 + 16.0 * (double)((c->n + 3) / 4) + 2;
     else if (c->kind == CHART_TIMELINE) *h = 34 + 20.0 * (double)c->nrows + 80 + ch_legend_space(c);
     else if (c->kind == CHART_ROOFLINE) *h = 400 + ch_legend_space(c);
     else if (c->kind == CHART_FLAME) {
@@ -173,6 +174,7 @@ static void draw(cairo_t *cr, const chart *c, double w, double h) {
     case CHART_TIMELINE: ch_draw_timeline(cr, c, w, h); break;
     case CHART_ROOFLINE: ch_draw_roofline(cr, c, w, h); break;
     case CHART_FLAME: ch_draw_flame(cr, c, w, h); break;
+    case CHART_SHARE: ch_draw_share(cr, c, w, h); break;
     }
 }
 
@@ -300,6 +302,7 @@ const char *chart_empty_reason(const chart *c, char *buf, size_t cap) {
         break;
     case CHART_HBAR:
     case CHART_PIE:
+    case CHART_SHARE:
         if (c->n && any_value(c->values, c->n)) return NULL;
         snprintf(buf, cap, c->n ? "%s: not drawn, every value is zero." : "%s: no rows to draw.", title);
         return buf;

@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include "../util/err.h"
 
-enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE, CHART_ROOFLINE, CHART_FLAME };
+/* SHARE: one horizontal bar split into the items' shares of their sum (labels,
+ * values, colors, n), a legend under it naming each with its share (the
+ * report's first screen: where the step goes) */
+enum chart_kind { CHART_HBAR, CHART_PIE, CHART_LINE, CHART_STACKED, CHART_TIMELINE, CHART_ROOFLINE, CHART_FLAME, CHART_SHARE };
 enum chart_unit { UNIT_NS, UNIT_PCT, UNIT_BYTES, UNIT_COUNT };
 
 typedef struct chart_series {
@@ -37,7 +40,7 @@ typedef struct chart {
     const char *title, *xlabel, *ylabel;
     int unit;             /* of the values (y, or bar length) */
     int xunit;            /* LINE: of x */
-    /* HBAR / PIE: one value per label */
+    /* HBAR / PIE / SHARE: one value per label */
     const char *const *labels;
     const double *values;
     const int *colors;    /* per item; NULL = palette order */

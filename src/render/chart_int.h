@@ -37,4 +37,5 @@ void ch_draw_stacked(cairo_t *cr, const chart *c, double w, double h);
 void ch_draw_timeline(cairo_t *cr, const chart *c, double w, double h);
 void ch_draw_roofline(cairo_t *cr, const chart *c, double w, double h);
 void ch_draw_flame(cairo_t *cr, const chart *c, double w, double h);
+void ch_draw_share(cairo_t *cr, const chart *c, double w, double h);
 #endif

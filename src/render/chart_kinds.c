@@ -1,6 +1,6 @@
 /* chart_kinds.c - the drawing of each chart kind (chart.h's enum chart_kind):
- * bars, pie, lines, stacked bars, the step timeline, the roofline and the
- * flame graph; shared primitives come from chart.c (chart_int.h). */
+ * bars, pie, lines, stacked bars, the step timeline, the roofline, the
+ * flame graph and the one bar of shares; shared primitives come from chart.c (chart_int.h). */
 #include "chart_int.h"
 #include <float.h>
 #include <math.h>
@@ -493,5 +493,39 @@ void ch_draw_flame(cairo_t *cr, const chart *c, double w, double h) {
             cairo_set_source_rgb(cr, 0.12, 0.12, 0.12); /* not a themed gray: the boxes keep their colors in dark mode */
             ch_text(cr, x + 3, y + FLAME_ROW * 0.5 + 4, slash ? slash + 1 : lab, bw - 6, 0);
         }
+    }
+}
+
+/* One bar split into the items' shares (negative and non-finite values count
+ * 0), left to right in the items' order, a thin gap of the background between
+ * segments; under it a legend of four entries a row, each "name 12.3%" (one
+ * decimal, as the report's tables write a share). With unit UNIT_PCT the
+ * values are the shares themselves (the bar spans 100%, or their sum when
+ * more), else each value's share of their sum. */
+void ch_draw_share(cairo_t *cr, const chart *c, double w, double h) {
+    (void)h;
+    double total = 0, left = 10, right = w - 10, top = 34, bh = 28;
+    for (size_t i = 0; i < c->n; i++) total = ch_fin(total + fmax(0, ch_fin(c->values[i])));
+    double whole = c->unit == UNIT_PCT ? fmax(100, total) : total;
+    double x = left;
+    for (size_t i = 0; i < c->n && whole > 0; i++) {
+        double sw = (right - left) * fmax(0, ch_fin(c->values[i])) / whole;
+        if (sw <= 0) continue;
+        ch_set_col(cr, c->colors ? c->colors[i] : (int)i);
+        cairo_rectangle(cr, ch_xy(x), top, ch_xy(sw > 1.5 ? sw - 1 : sw), bh);
+        cairo_fill(cr);
+        x += sw;
+    }
+    double cell = (right - left) / 4, ly = top + bh + 22;
+    char buf[600];
+    for (size_t i = 0; i < c->n; i++) {
+        double cx = left + cell * (double)(i % 4), cy = ly + 16.0 * (double)(i / 4);
+        ch_set_col(cr, c->colors ? c->colors[i] : (int)i);
+        cairo_rectangle(cr, cx, cy - 9, 10, 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        double share = c->unit == UNIT_PCT ? fmax(0, ch_fin(c->values[i])) : total > 0 ? 100 * fmax(0, ch_fin(c->values[i])) / total : 0;
+        snprintf(buf, sizeof buf, "%s %.1f%%", c->labels[i] ? c->labels[i] : "", share);
+        ch_text(cr, cx + 14, cy, buf, cell - 20, 0);
     }
 }

@@ -491,7 +491,45 @@ static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
 _Static_assert(offsetof(tab_kroof, bound) == offsetof(tab_roof, bound), "kernel points start with the roofline's columns");
 _Static_assert(sizeof(tab_stack_frame) == sizeof(tab_module_frame), "the two trees' rows share their columns");
 
+/* The first screen's picture: the breakdown's shares (the categories of
+ * overview.breakdown, 0.05% and over, in the breakdown's order and colors) as
+ * one bar, the same figures as the breakdown section's Share column */
+static void overview_chart(chart_out *co, const pc_summary *s) {
+    const pc_table *bk = PC_TAB(s, bkcat);
+    size_t n = bk ? bk->n : 0, k = 0;
+    if (!n) return;
+    const char **labels = xcalloc(n, sizeof *labels);
+    double *vals = xcalloc(n, sizeof *vals);
+    int *cols = xcalloc(n, sizeof *cols);
+    for (size_t i = 0; i < n; i++) {
+        const tab_bkcat *r = &TAB_ROWS(bk, bkcat)[i];
+        if (PC_OR(r->pct, 0) < 0.05) continue;
+        labels[k] = PC_S(r->category, "");
+        vals[k] = PC_OR(r->pct, 0);
+        cols[k] = chart_category_color(labels[k]);
+        k++;
+    }
+    int steps = tk_true(PC_REC(s, overview)->has_steps);
+    chart c = {.kind = CHART_SHARE, .title = steps ? "Where the step's time goes" : "Where the trace's time goes", .unit = UNIT_PCT,
+               .labels = labels, .values = vals, .colors = cols, .n = k, .width = 870};
+    /* 870 points: the page's 1160-pixel column */
+    cJSON *data = cJSON_CreateArray();
+    for (size_t i = 0; i < k; i++) {
+        cJSON *row = cJSON_CreateObject();
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.1f%%", vals[i]);
+        cJSON_AddStringToObject(row, "label", labels[i]);
+        cJSON_AddStringToObject(row, "value", buf);
+        cJSON_AddItemToArray(data, row);
+    }
+    rv_add_chart(co, "overview", &c, data);
+    free(labels);
+    free(vals);
+    free(cols);
+}
+
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
+    overview_chart(co, s);
     kernel_charts(co, s, v, rows);
     type_charts(co, s);
     step_charts(co, s, v);

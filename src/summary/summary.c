@@ -361,10 +361,12 @@ void pc_summary_headline(pc_summary *s) {
     char h[512];
     double pct = sg ? PC_OR(sg->at_stake_pct, -1) : -1;
     const char *per = tk_true(ov->has_steps) ? "of each step" : "of the trace";
+    /* one figure: the share at stake; the evidence, with its own figures, is the suggestion's (#35:
+     * a headline carried three percentages for one idea) */
     if (sg && pct > 0 && pct < 1) /* the list's first finding, but nothing worth naming as the limit */
-        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake (%s).", per, title, pct, ev);
+        snprintf(h, sizeof h, "No finding costs 1%% %s or more; the largest: %s, about %.2f%% at stake.", per, title, pct);
     else if (sg && pct > 0)
-        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake; %s.", title, pct, per, ev);
+        snprintf(h, sizeof h, "%s: about %.1f%% %s at stake.", title, pct, per);
     else if (sg)
         snprintf(h, sizeof h, "%s: %s.", title, ev);
     else

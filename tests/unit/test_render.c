@@ -143,6 +143,8 @@ TEST(chart_kinds_finish_on_extremes) {
         {.kind = CHART_ROOFLINE, .title = "roofline", .px = v + 4, .py = v, .npoints = 2, .roof_gbs = tiny, .ceil_tflops = v + 4, .ceil_labels = lab, .nceil = 1},
         {.kind = CHART_FLAME, .title = "flame", .fx = v, .fw = v + 2, .fdepth = dep, .flabels = lab, .nflame = 4},
         {.kind = CHART_FLAME, .title = "flame", .fx = v + 2, .fw = v, .fdepth = dep + 2, .flabels = lab, .nflame = 4},
+        {.kind = CHART_SHARE, .title = "share", .unit = UNIT_PCT, .labels = lab, .values = v, .colors = col, .n = 6},
+        {.kind = CHART_SHARE, .title = "share", .unit = UNIT_NS, .labels = lab, .values = v, .n = 6},
     };
     for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
         char *svg = chart_svg(&cs[i], "x-");
@@ -473,4 +475,40 @@ TEST(roofline_labels_axis_and_legend) {
     CHECK_MSG(xticks == 6, "%d x tick labels, want 6 (decades 0.1..10000)", xticks);
     CHECK_MSG(legend == 2, "%d legend entries on the legend's row, want 2", legend);
     CHECK_MSG(note == 1, "%d notes of points left off, want 1", note);
+}
+
+/* The report's first picture (#35): the breakdown's shares as one bar. ResNet-50 V100 (workers0)'s
+ * breakdown.categories, total_ns over the 1,065.553 ms of its steps: kernel 591.532 (55.51%),
+ * memcpy 11.492 (1.08%), memset 0.534 (0.05%), runtime 17.445 (1.64%), dataloader 355.571
+ * (33.37%), cpu 73.429 (6.89%), other 15.550 (1.46%): seven legend entries, four a row (two
+ * rows), no two texts overlapping, the chart 34 + 28 + 22 + 2 x 16 + 2 = 118 points tall; all zero
+ * is left out with a reason. */
+TEST(share_bar_legend_rows) {
+    static tboxes boxes;
+    const char *lab[] = {"kernel", "memcpy", "memset", "runtime", "dataloader", "cpu", "other"};
+    const double pct[] = {55.51, 1.08, 0.05, 1.64, 33.37, 6.89, 1.46}, zero[] = {0, 0};
+    chart c = {.kind = CHART_SHARE, .title = "Where the step's time goes", .unit = UNIT_PCT, .labels = lab, .values = pct, .n = 7};
+    boxes.n = 0;
+    chart_set_text_hook(collect_text, &boxes);
+    char *svg = chart_svg(&c, "t-");
+    chart_set_text_hook(NULL, NULL);
+    const char *hp = svg ? strstr(svg, "height=\"") : NULL;
+    CHECK_NEAR(hp ? atof(hp + 8) : 0, 118, 0.01);
+    free(svg);
+    CHECK_EQ_I(boxes.n, 8); /* the title and seven entries */
+    int clash = 0, row1 = 0, row2 = 0;
+    for (int i = 0; i < boxes.n; i++) {
+        row1 += fabs(boxes.v[i].y - 84) < 0.5, row2 += fabs(boxes.v[i].y - 100) < 0.5;
+        for (int j = i + 1; j < boxes.n; j++) {
+            const tbox *a = &boxes.v[i], *b = &boxes.v[j];
+            clash += a->x0 < b->x1 - 0.5 && b->x0 < a->x1 - 0.5 && a->y - 9 < b->y + 3 - 0.5 && b->y - 9 < a->y + 3 - 0.5;
+        }
+    }
+    CHECK_EQ_I(clash, 0);
+    CHECK_EQ_I(row1, 4);
+    CHECK_EQ_I(row2, 3);
+    char buf[160];
+    chart z = {.kind = CHART_SHARE, .title = "Where the step's time goes", .unit = UNIT_PCT, .labels = lab, .values = zero, .n = 2};
+    CHECK(chart_empty_reason(&z, buf, sizeof buf) != NULL);
+    CHECK(chart_empty_reason(&c, buf, sizeof buf) == NULL);
 }

@@ -363,7 +363,12 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
         if (v->p < 0.05 && (lo > need || hi < -need)) {
             v->verdict = d > 0 ? "regressed" : "improved";
             v->runs_needed = 0;
-            if (on_device)
+            if (on_device && fabs(round(dev * 10) - round(d * 10)) < 0.5) /* one figure once (#35): the same share */
+                snprintf(v->reason, sizeof v->reason,
+                         "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
+                         "and the device's busy time alone moved as much",
+                         d, lo, hi, v->p, floor_);
+            else if (on_device)
                 snprintf(v->reason, sizeof v->reason,
                          "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
                          "and the device's busy time alone moved %+.1f%% of the step",

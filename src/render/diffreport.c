@@ -138,6 +138,7 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
     format_figures(v, d);
     diff_charts(&co, d);
     format_tables(v, d, rows);
+    rv_short_names_diff(v);
     cJSON *r = cJSON_GetObjectItem(v, "runs")->child;
     for (int k = 0; k < d->nchanges && r; k++, r = r->next) {
         const pc_diff_change *c = &d->changes[k];

@@ -52,6 +52,9 @@ void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows);
  * types, memory, collectives, contributors; overview.top_kernel), told apart
  * within each list (view_names.c, src/util/shortname.h). */
 void rv_short_names(cJSON *v);
+/* The same for diff.html's view: the kernel and operator tables' names and each
+ * change's contributors (a kernel's full name made a 218-pixel-tall cell). */
+void rv_short_names_diff(cJSON *v);
 /* Beside each row of the call-stack and module trees: tree_kids, tree_fold,
  * tree_chain, tree_chain_end (view_tree.c: single-child chains folded). */
 void rv_tree_rows(cJSON *v);

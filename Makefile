@@ -11,6 +11,11 @@ SAN       ?=
 REQUIRED  := libcjson cairo zlib
 HAVE_REQ  := $(shell $(PKG_CONFIG) --exists $(REQUIRED) 2>/dev/null && echo 1 || echo 0)
 HAVE_SQLITE := $(shell $(PKG_CONFIG) --exists sqlite3 2>/dev/null && echo 1 || echo 0)
+# the gzip inflater: ISA-L's igzip when libisal is there (libisal-dev), else zlib; INFLATE=zlib
+# builds with zlib whatever is installed, INFLATE=isal fails without ISA-L (src/load/source.h)
+INFLATE   ?= auto
+HAVE_ISAL := $(if $(filter zlib,$(INFLATE)),0,$(shell $(PKG_CONFIG) --exists libisal 2>/dev/null && echo 1 || echo 0))
+HAVE_LIBDEFLATE = $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
 HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti.h && \
                 ( test -f $(CUDA_HOME)/lib64/libcupti.so || test -f $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so ) && echo 1 || echo 0)
 
@@ -21,6 +26,14 @@ ifneq ($(filter all demo test bench fuzz $(BUILD)/%,$(MAKECMDGOALS)),)
   NEED_BUILD := 1
 endif
 ifeq ($(NEED_BUILD),1)
+ifeq ($(INFLATE)$(HAVE_ISAL),isal0)
+  $(error perfcard: INFLATE=isal but no libisal.pc: install libisal-dev, or build with INFLATE=zlib)
+endif
+ifeq ($(MAKELEVEL),0)
+  $(info perfcard: gzip inflater: $(if $(filter 1,$(HAVE_ISAL)),ISA-L igzip (libisal $(shell $(PKG_CONFIG) --modversion libisal)),zlib ($(if $(filter zlib,$(INFLATE)),INFLATE=zlib,no libisal.pc: install libisal-dev for a faster .json.gz read))))
+endif
+# the choice is recorded so that changing it rebuilds the reader
+  $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/inflater 2> /dev/null)" = "$(HAVE_ISAL)" ] || echo "$(HAVE_ISAL)" > $(BUILD)/inflater; })
 ifeq ($(HAVE_SQLITE),0)
   $(info perfcard: Nsight Systems / nvprof SQLite input: off (no sqlite3.pc; install libsqlite3-dev))
 endif
@@ -29,8 +42,8 @@ ifeq ($(HAVE_CUPTI),0)
 endif
 endif
 
-PKGS      := $(REQUIRED) $(if $(filter 1,$(HAVE_SQLITE)),sqlite3)
-CPPFLAGS  += -D_GNU_SOURCE -DPC_VERSION=\"$(VERSION)\" -DPC_HAVE_SQLITE=$(HAVE_SQLITE)
+PKGS      := $(REQUIRED) $(if $(filter 1,$(HAVE_SQLITE)),sqlite3) $(if $(filter 1,$(HAVE_ISAL)),libisal)
+CPPFLAGS  += -D_GNU_SOURCE -DPC_VERSION=\"$(VERSION)\" -DPC_HAVE_SQLITE=$(HAVE_SQLITE) -DPC_HAVE_ISAL=$(HAVE_ISAL)
 CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
@@ -51,6 +64,8 @@ $(BUILD)/%.o: %.c $(wildcard src/*/*.h) $(wildcard src/*/*.def)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/src/load/source.o: $(BUILD)/inflater
 
 $(BUILD)/gen/embedded.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(dir $@)
@@ -108,6 +123,12 @@ $(BUILD)/schemadoc: tools/schemadoc.c $(wildcard src/summary/tables*.def) src/su
 $(BUILD)/gentrace: tools/gentrace.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $< -lm
+
+# zlib, ISA-L's igzip and libdeflate side by side on a .gz (tools/inflate_bench.sh, docs/benchmarks-inflate.md)
+$(BUILD)/inflate_bench: tools/inflate_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 $(WARN) -DPC_HAVE_ISAL=$(HAVE_ISAL) -DPC_HAVE_LIBDEFLATE=$(HAVE_LIBDEFLATE) -o $@ $< \
+	    $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_LIBDEFLATE)),-ldeflate) -lz
 
 $(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -27,7 +27,7 @@ browser_deps() {
 }
 
 case "$mode" in
-  build) pkgs="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev fonts-dejavu-core" ;;
+  build) pkgs="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev libisal-dev fonts-dejavu-core" ;;
   test)  pkgs="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"
          command -v node > /dev/null 2>&1 || pkgs="$pkgs nodejs"
          command -v npm > /dev/null 2>&1 || pkgs="$pkgs npm" ;;

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "../load/source.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
@@ -20,7 +21,7 @@ static void usage(FILE *f) {
             "  diff --base A.. --new B..      compare several runs a side (the runs decide the verdict)\n"
             "  trend RUN1 RUN2 ...            history of CI runs: change points, trend.html, .md, .json\n"
             "  capture [-o DIR] -- CMD ...    run CMD, record GPU (CUPTI) and CPU activity, write the report\n"
-            "  version                        print the version\n"
+            "  version                        print the version and the gzip inflater built in\n"
             "\n"
             "Run 'perfcard <command> --help' for a command's options.\n"
             "Exit codes: 0 ok, 1 the gate (diff --fail-on, trend's newest run a regression), 2 bad usage\n"
@@ -65,7 +66,10 @@ int main(int argc, char **argv) {
     if (argc < 2) { usage(stderr); return EXIT_INPUT; }
     const char *c = argv[1];
     if (!strcmp(c, "-h") || !strcmp(c, "--help") || !strcmp(c, "help")) { usage(stdout); return 0; }
-    if (!strcmp(c, "version") || !strcmp(c, "--version")) { printf("perfcard %s\n", PC_VERSION); return 0; }
+    if (!strcmp(c, "version") || !strcmp(c, "--version")) {
+        printf("perfcard %s (gzip inflater: %s)\n", PC_VERSION, source_inflater());
+        return 0;
+    }
     if (check_env()) return EXIT_INPUT;
     if (!strcmp(c, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "summarize")) return cmd_summarize(argc - 1, argv + 1);

@@ -1,4 +1,7 @@
 #include "source.h"
+#ifndef PC_HAVE_ISAL
+#define PC_HAVE_ISAL 0
+#endif
 #include "../util/worker.h"
 #include "../util/fsutil.h"
 #include "../util/xalloc.h"
@@ -9,12 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#if PC_HAVE_ISAL
+#include <isa-l.h> /* igzip_lib.h, and the version */
+#endif
 
 enum { BLK = 1 << 20, NBLK = 4, INBUF = 1 << 18 };
+static const char *const inflater_names[] = {"zlib", "isal"};
 
 struct pc_source {
     int fd;
     int gzip;
+    int inflater;         /* INF_ZLIB or INF_ISAL */
     uint64_t size;
     volatile uint64_t file_pos;
     /* gzip pipeline: the inflater fills blocks, source_read drains them */
@@ -33,15 +41,112 @@ struct pc_source {
     char err_msg[256];
 };
 
+/* The inflater: ISA-L's igzip when the build found libisal (PC_HAVE_ISAL),
+ * zlib otherwise; both are built in with ISA-L so that tests compare them.
+ * gz_step inflates from next_in to next_out and says whether a gzip member
+ * ended (the caller then resets it for a next member) or the data is bad. */
+enum { INF_ZLIB, INF_ISAL };
+enum { STEP_OK, STEP_END, STEP_ERR };
+typedef struct gz {
+    int kind;
+    unsigned char *next_in, *next_out;
+    size_t avail_in, avail_out;
+    z_stream z;
+#if PC_HAVE_ISAL
+    struct inflate_state *isal;
+#endif
+    const char *msg;
+} gz;
+
+static int gz_init(gz *g, int kind) {
+    g->kind = kind;
+#if PC_HAVE_ISAL
+    if (kind == INF_ISAL) {
+        g->isal = xmalloc(sizeof *g->isal);
+        isal_inflate_init(g->isal);
+        g->isal->crc_flag = ISAL_GZIP; /* parse the header, check the CRC-32 and length of each member */
+        return 0;
+    }
+#endif
+    return inflateInit2(&g->z, 16 + MAX_WBITS) == Z_OK ? 0 : -1;
+}
+
+static void gz_reset(gz *g) {
+#if PC_HAVE_ISAL
+    if (g->kind == INF_ISAL) {
+        isal_inflate_reset(g->isal);
+        g->isal->crc_flag = ISAL_GZIP;
+        return;
+    }
+#endif
+    inflateReset(&g->z);
+}
+
+static void gz_end(gz *g) {
+#if PC_HAVE_ISAL
+    if (g->kind == INF_ISAL) { free(g->isal); return; }
+#endif
+    inflateEnd(&g->z);
+}
+
+#if PC_HAVE_ISAL
+static const char *isal_error(int r) {
+    switch (r) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "not a gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+    default: return "corrupt stream";
+    }
+}
+#endif
+
+static int gz_step(gz *g) {
+#if PC_HAVE_ISAL
+    if (g->kind == INF_ISAL) {
+        struct inflate_state *st = g->isal;
+        st->next_in = g->next_in;
+        st->avail_in = (uint32_t)g->avail_in; /* at most INBUF */
+        st->next_out = g->next_out;
+        st->avail_out = (uint32_t)g->avail_out; /* at most BLK */
+        int r = isal_inflate(st);
+        g->next_in = st->next_in;
+        g->avail_in = st->avail_in;
+        g->next_out = st->next_out;
+        g->avail_out = st->avail_out;
+        if (r != ISAL_DECOMP_OK) { g->msg = isal_error(r); return STEP_ERR; }
+        /* at the end of a member ISA-L hands back the bytes it read ahead */
+        return st->block_state == ISAL_BLOCK_FINISH ? STEP_END : STEP_OK;
+    }
+#endif
+    g->z.next_in = g->next_in;
+    g->z.avail_in = (uInt)g->avail_in;
+    g->z.next_out = g->next_out;
+    g->z.avail_out = (uInt)g->avail_out;
+    int r = inflate(&g->z, Z_NO_FLUSH);
+    g->next_in = g->z.next_in;
+    g->avail_in = g->z.avail_in;
+    g->next_out = g->z.next_out;
+    g->avail_out = g->z.avail_out;
+    if (r == Z_STREAM_END) return STEP_END;
+    if (r == Z_OK || r == Z_BUF_ERROR) return STEP_OK; /* Z_BUF_ERROR: no progress possible, needs input */
+    g->msg = g->z.msg ? g->z.msg : "corrupt stream";
+    return STEP_ERR;
+}
+
 static void *inflater(void *arg) {
     pc_source *s = arg;
-    z_stream z;
-    memset(&z, 0, sizeof z);
+    gz g;
+    memset(&g, 0, sizeof g);
     unsigned char *in = xmalloc(INBUF);
-    int zr = inflateInit2(&z, 16 + MAX_WBITS);
     int fin = 0, eof = 0, code = 0, trunc = 0;
+    int ended = 0; /* a member ended and no byte after it was inflated yet */
+    int stalled = 0; /* the inflater made no progress on the input it holds */
     char msg[256] = "";
-    if (zr != Z_OK) { code = PC_EIO; snprintf(msg, sizeof msg, "zlib init failed"); fin = 1; }
+    int init_failed = gz_init(&g, s->inflater) != 0;
+    if (init_failed) { code = PC_EIO; snprintf(msg, sizeof msg, "%s init failed", inflater_names[s->inflater]); fin = 1; }
     while (!fin) {
         pthread_mutex_lock(&s->mu);
         while (s->count == NBLK && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
@@ -49,50 +154,56 @@ static void *inflater(void *arg) {
         pthread_mutex_unlock(&s->mu);
         if (stop) break;
         char *out = s->blk[slot];
-        z.next_out = (unsigned char *)out;
-        z.avail_out = BLK;
-        while (z.avail_out > 0 && !fin) {
-            if (z.avail_in == 0 && !eof) {
-                ssize_t n = read(s->fd, in, INBUF);
+        g.next_out = (unsigned char *)out;
+        g.avail_out = BLK;
+        while (g.avail_out > 0 && !fin) {
+            if (stalled && g.avail_in == INBUF) {
+                trunc = 1;
+                snprintf(msg, sizeof msg, "gzip data error at byte %llu of the file: the inflater takes no input", (unsigned long long)(s->file_pos - g.avail_in));
+                fin = 1;
+                break;
+            }
+            if ((g.avail_in == 0 || stalled) && !eof) {
+                /* keep what the inflater has not taken (stalled: it waits for more of a header) */
+                if (g.avail_in) memmove(in, g.next_in, g.avail_in);
+                ssize_t n = read(s->fd, in + g.avail_in, INBUF - g.avail_in);
                 if (n < 0) {
                     if (errno == EINTR) continue;
                     code = PC_EIO; snprintf(msg, sizeof msg, "read error: %s", strerror(errno)); fin = 1; break;
                 }
                 if (n == 0) eof = 1;
                 s->file_pos += (uint64_t)n;
-                z.next_in = in;
-                z.avail_in = (unsigned)n;
+                g.next_in = in;
+                g.avail_in += (size_t)n;
+                stalled = 0;
             }
-            if (z.avail_in == 0 && eof) {
-                /* input ended: a clean end only right after a member's end */
-                if (zr != Z_STREAM_END) trunc = 1;
-                fin = 1;
-                break;
+            if (ended) {
+                /* input ended right after a member's end: a clean end; more
+                 * bytes: another member (concatenated gzip, pigz -i) */
+                if (g.avail_in == 0) { fin = 1; break; }
+                gz_reset(&g);
+                ended = 0;
             }
-            zr = inflate(&z, Z_NO_FLUSH);
-            if (zr == Z_STREAM_END) {
-                /* another member may follow (concatenated gzip) */
-                if (z.avail_in > 0 || !eof) {
-                    if (z.avail_in == 0) {
-                        ssize_t n = read(s->fd, in, INBUF);
-                        if (n > 0) { s->file_pos += (uint64_t)n; z.next_in = in; z.avail_in = (unsigned)n; }
-                        else eof = 1;
-                    }
-                    if (z.avail_in > 0) { inflateReset(&z); zr = Z_OK; }
-                }
-                if (z.avail_in == 0 && eof) { fin = 1; zr = Z_STREAM_END; }
-                continue;
-            }
-            if (zr == Z_BUF_ERROR) continue; /* needs more input */
-            if (zr != Z_OK) {
+            size_t in0 = g.avail_in, out0 = g.avail_out;
+            int r = gz_step(&g);
+            if (r == STEP_ERR) {
                 /* corrupt data: deliver what we have and call it truncated,
                  * so a damaged tail still yields a report of the rest */
                 trunc = 1;
-                snprintf(msg, sizeof msg, "gzip data error: %s", z.msg ? z.msg : "corrupt stream");
+                snprintf(msg, sizeof msg, "gzip data error at byte %llu of the file: %s",
+                         (unsigned long long)(s->file_pos - g.avail_in), g.msg);
+                fin = 1;
+                break;
+            }
+            if (r == STEP_END) { ended = 1; continue; }
+            if (g.avail_in == in0 && g.avail_out == out0) {
+                if (!eof) { stalled = 1; continue; } /* needs more input */
+                /* the input ended inside a member (or the inflater cannot use its last bytes) */
+                trunc = 1;
                 fin = 1;
             }
         }
-        size_t got = BLK - z.avail_out;
+        size_t got = BLK - g.avail_out;
         pthread_mutex_lock(&s->mu);
         if (got) { s->blen[slot] = got; s->count++; }
         if (fin) { s->done = 1; s->truncated = trunc; s->err_code = code; memcpy(s->err_msg, msg, sizeof msg); }
@@ -105,7 +216,7 @@ static void *inflater(void *arg) {
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
     }
-    inflateEnd(&z);
+    if (!init_failed) gz_end(&g);
     free(in);
     return NULL;
 }
@@ -165,6 +276,7 @@ int source_open(pc_source **out, const char *path, pc_err *err) {
     unsigned char magic[2];
     ssize_t n = pread(fd, magic, 2, 0);
     s->gzip = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    s->inflater = PC_HAVE_ISAL ? INF_ISAL : INF_ZLIB;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     *out = s;
@@ -213,6 +325,34 @@ ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err) {
 }
 
 int source_is_gzip(const pc_source *s) { return s->gzip; }
+
+const char *source_inflater(void) {
+    static char what[64];
+#if PC_HAVE_ISAL
+    snprintf(what, sizeof what, "ISA-L igzip %d.%d.%d", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION, ISAL_PATCH_VERSION);
+#else
+    snprintf(what, sizeof what, "zlib %s", zlibVersion());
+#endif
+    return what;
+}
+
+int source_set_inflater(pc_source *s, const char *name) {
+    if (s->blk[0]) return -1; /* already reading */
+    for (int i = 0; i < (int)(sizeof inflater_names / sizeof *inflater_names); i++)
+        if (!strcmp(name, inflater_names[i]) && (i == INF_ZLIB || PC_HAVE_ISAL)) {
+            s->inflater = i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *source_error_note(const pc_source *s) {
+    pc_source *m = (pc_source *)s; /* the lock only */
+    pthread_mutex_lock(&m->mu);
+    const char *note = s->done && s->truncated && s->err_msg[0] ? s->err_msg : NULL;
+    pthread_mutex_unlock(&m->mu);
+    return note;
+}
 int source_fd(const pc_source *s) { return s->fd; }
 int source_truncated(const pc_source *s) { return s->truncated; }
 uint64_t source_file_size(const pc_source *s) { return s->size; }

@@ -6,7 +6,16 @@
  * end of the data, or a negative PC_E* code with err filled. A gzip stream
  * that ends early sets src->truncated (the data up to that point is
  * delivered; the bytes are not an error). Concatenated gzip members are read
- * as one stream. source_close accepts NULL.
+ * as one stream: each member checked (CRC-32, length), an empty one
+ * included. source_close accepts NULL.
+ *
+ * The inflater is ISA-L's igzip when the build found libisal (PC_HAVE_ISAL,
+ * set by the Makefile; INFLATE=zlib turns it off), zlib otherwise: both
+ * deliver the same bytes. source_inflater() names the build's default for
+ * `perfcard --version`; source_set_inflater picks "zlib" or "isal" for one
+ * source before its first read (tests compare them), -1 when that one is not
+ * built in. source_error_note is the reason a gzip stream ended early when
+ * it was bad data (naming the compressed byte offset), NULL otherwise.
  */
 #ifndef PC_SOURCE_H
 #define PC_SOURCE_H
@@ -25,6 +34,9 @@ int source_truncated(const pc_source *s);
 uint64_t source_file_size(const pc_source *s);
 uint64_t source_file_pos(const pc_source *s); /* compressed bytes consumed, for progress */
 void source_close(pc_source *s);
+const char *source_inflater(void);
+int source_set_inflater(pc_source *s, const char *name);
+const char *source_error_note(const pc_source *s);
 /* Reads up to n bytes from the start of path into buf (for sniffing). */
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n);
 #endif

@@ -2,7 +2,7 @@
 # Hostile inputs: one case per tests/hostile/NAME.expect, with its input
 # beside it (NAME.* other than .expect) or made by a `gen:` line. Each case runs
 # one perfcard command under a time limit and checks its asserted outcome.
-# Prints PASS/FAIL lines. Usage: run.sh PATH/TO/perfcard
+# Prints PASS/FAIL lines. Usage: run.sh PATH/TO/perfcard (HOSTILE_ONLY=GLOB: those cases only)
 #
 # .expect lines (all optional but cmd):
 #   cmd: ARGS       perfcard's arguments; {in} is the input, {out} a fresh output dir, {t} a scratch dir
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.." || exit 2
 tag=${PERFCARD_TEST_TAG:-}
 T=$(mktemp -d)
 trap 'chmod -R u+w "$T" 2> /dev/null; rm -rf "$T"' EXIT
-for exp in tests/hostile/*.expect; do
+for exp in tests/hostile/${HOSTILE_ONLY:-*}.expect; do
     name=$(basename "$exp" .expect)
     in=""
     for f in tests/hostile/"$name".*; do

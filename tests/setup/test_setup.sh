@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 SUITE=setup_
 . "$root/tests/lib.sh"
 
-BUILD_PKGS="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev fonts-dejavu-core"
+BUILD_PKGS="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev libisal-dev fonts-dejavu-core"
 TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"
 
 # fake tools: state lives in $STATE (installed packages, calls made)
@@ -88,7 +88,7 @@ expect build_second_run_calls_nothing 0 "$T/want"
 
 # 2. a machine missing some packages: only those are installed
 new_tree
-install_all gcc make pkg-config zlib1g-dev fonts-dejavu-core libsqlite3-dev
+install_all gcc make pkg-config zlib1g-dev fonts-dejavu-core libsqlite3-dev libisal-dev
 run_setup build
 printf 'apt-get update\napt-get install -y --no-install-recommends libcjson-dev libcairo2-dev\n' > "$T/want"
 expect build_missing_some_installs_those 0 "$T/want"

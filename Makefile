@@ -66,6 +66,9 @@ $(BUILD)/%.o: %.c $(wildcard src/*/*.h) $(wildcard src/*/*.def)
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/src/load/source.o: $(BUILD)/inflater
+$(BUILD)/inflater:
+	@mkdir -p $(dir $@)
+	@echo "$(HAVE_ISAL)" > $@
 
 $(BUILD)/gen/embedded.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(dir $@)

@@ -25,6 +25,13 @@ mkdir -p "$S"
 mkdir -p "$S/kineto" "$S/gzip" "$S/sqlite" "$S/mindspore" "$S/summary" "$S/tmpl" "$S/escape"
 cp tests/fuzz/seeds/* tests/hostile/*.json "$S/kineto/"
 cp examples/demo.pt.trace.json.gz "$S/gzip/"
+# several members, an empty one among them (pigz, cat a.gz b.gz): both inflaters, each member's reset
+python3 -c "
+import gzip, sys
+d = open('tests/hostile/names_markup.json', 'rb').read()
+k = len(d) // 3
+open(sys.argv[1], 'wb').write(gzip.compress(d[:k], 1) + gzip.compress(b'', 6) + gzip.compress(d[k:2 * k], 9) + gzip.compress(d[2 * k:], 0))
+" "$S/gzip/members.json.gz"
 if [ -d "$SHARED/kineto/hta" ]; then
     for f in "$SHARED"/kineto/hta/cpu_only/* "$SHARED"/kineto/hta/triton_example/* "$SHARED"/kineto/hta/amd_trace/*; do
         ln -sf "$(readlink -f "$f")" "$S/gzip/$(basename "$f")"

@@ -318,7 +318,7 @@ TEST(gzip_inflaters_corrupt_everywhere) {
             CHECK_MSG(off >= at && off <= file.n, "flip at %zu, %s: offset %llu beyond the file's %zu bytes", at, who, off, file.n);
             if (k == 0) errors++;
         }
-        if (n == 2 && (g[0].out.n != g[1].out.n || memcmp(g[0].out.p, g[1].out.p, g[0].out.n))) {
+        if (n == 2 && (g[0].out.n != g[1].out.n || (g[0].out.n && memcmp(g[0].out.p, g[1].out.p, g[0].out.n)))) {
             /* they differ only in where they stop: one's bytes begin the other's */
             const got *shorter = &g[g[1].out.n < g[0].out.n], *longer = &g[g[1].out.n >= g[0].out.n];
             CHECK_MSG(shorter->out.n == 0 || !memcmp(shorter->out.p, longer->out.p, shorter->out.n),

@@ -28,6 +28,8 @@ echo "== perfcard trend's gate on simulated series: A/A, a +10% level shift, --a
 tr=$(mktemp -d)
 run python3 tests/py/trend_runs.py ./build/perfcard ./build/gentrace "$tr"
 rm -rf "$tr"
+echo "== perfcard's ranked findings on every real trace against the expert verdicts (tests/expectations/findings.tsv, tests/py/check_findings.py)"
+run python3 tests/py/check_findings.py ./build/perfcard ../shared/data
 echo "== the CI recipes in examples/ci, their shell steps on real traces with gh and curl faked"
 run sh tests/ci_recipes.sh ./build/perfcard
 echo "== the schema document's generated part (tools/schemadoc.sh)"

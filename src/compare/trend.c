@@ -236,8 +236,11 @@ void pc_trend_judge(const double *x, const int *runs, const char *const *labels,
         else if (k < need) SAY("too few for the change-point test to call it ");
         else SAY("not (yet) called a change point by the permutation test ");
         if (k < need) SAY("(it needs at least %d runs after a shift with %d before)", need, rn);
-        SAY("; the newest run is %+.1f%% %s the mean of the %d runs before (runs %d-%d; the step's t = %.1f)", o->change_pct, dir, rn,
-            first, last, fin(o->t));
+        if (k == 1) /* the step is the newest run: its change said once */
+            SAY("; measured against the mean of the %d runs before (runs %d-%d; the step's t = %.1f)", rn, first, last, fin(o->t));
+        else
+            SAY("; the newest run is %+.1f%% %s the mean of the %d runs before (runs %d-%d; the step's t = %.1f)", o->change_pct, dir,
+                rn, first, last, fin(o->t));
     } else {
         if (L > 0) SAY("no shift of the newest runs; since the change point at run %d (%s), ", runs[acc + L], labels[acc + L]);
         else if (ncp > 0) SAY("no shift of the newest runs; ");

@@ -381,6 +381,23 @@ static void lv_free(lv_hist *h) {
     for (int i = 0; i < h->n; i++) pc_summary_free(h->s[i]), cJSON_Delete(h->doc[i]);
 }
 
+TEST(trend_one_slow_run_said_once) {
+    /* 4 runs at about 100, then 145: the step is the newest run alone (k = 1), +45% against the mean
+     * of runs 1-4 (100); the reason gives that figure once (trend.html's first screen shows it: a
+     * browser check found '+45.0%' twice when the tail repeated the newest run's change) */
+    double lvl[] = {100, 101, 99, 100, 145};
+    lv_hist h;
+    lv_make(&h, lvl, 5);
+    pc_trend_result *t = pc_trend(h.runs, 5, NULL);
+    CHECK_EQ_S(t->newest.verdict, "regression");
+    CHECK_EQ_I(t->newest.level_runs, 1);
+    const char *r = t->newest.reason, *a = strstr(r, "+45.0%");
+    CHECK_MSG(a && !strstr(a + 1, "+45.0%"), "%s", r);
+    CHECK_MSG(strstr(r, "measured against the mean of the 4 runs before (runs 1-4"), "%s", r);
+    pc_trend_free(t);
+    lv_free(&h);
+}
+
 TEST(trend_level_shift_in_the_last_two_runs) {
     /* issue #36: 4 fast runs, then +45% and +25% (workers4 x4, workers0 x2). The newest level starts
      * at run 5 (the split with the least within-level sum of squares among those whose every newest

@@ -38,6 +38,8 @@ echo "== every summary path src/ reads is a key of the registry (tests/py/check_
 run python3 tests/py/check_paths.py src
 echo "== golden outputs (tests/expected; make golden rewrites them)"
 run sh tests/golden.sh ./build/perfcard
+echo "== one trace read on several threads gives the one-thread outputs byte for byte (tests/parts.sh)"
+run sh tests/parts.sh ./build/perfcard
 echo "== command-line tests under sanitizers"
 PERFCARD_TEST_TAG="asan:" run sh tests/cli.sh ./build/asan/perfcard
 echo "== unit, command-line and hostile-input tests under ThreadSanitizer (suppressions: third-party libraries only)"

@@ -131,6 +131,7 @@ static int refill(reader *r, pc_err *err) {
 /* ---------- the unit parser ---------- */
 
 static int par_at(reader *rd, uint64_t at);
+static void par_stopped(reader *rd);
 
 static int parse_unit(reader *rd, jcur *c, int st, int *next) {
     int r;
@@ -211,8 +212,10 @@ static int run(reader *rd, int st, pc_err *err) {
             continue;
         }
         if (r == J_STOP) {
+            rd->stop_done = rd->base + rd->pos;
             rd->pos = (size_t)(c.p - rd->buf);
             rd->stopped = 1;
+            par_stopped(rd);
             return 0;
         }
         if (r == J_ERR) {
@@ -298,17 +301,22 @@ int pc_load_kineto_mem(const char *data, size_t n, pc_trace **out, pc_err *err) 
 /* ---------- parts: reading a plain file on several threads ----------
  *
  * A plain file of N x split_min bytes or more is cut into N parts near equal
- * offsets. Each cut is moved forward to a line that starts with '{' after a
- * line that ends with ',' (how Kineto and perfcard write events): JSON strings
- * cannot hold a raw newline, so such a '{' is very likely an event of
- * traceEvents. Part k's reader starts there as if at an event, into a trace of
- * its own. Nothing is trusted until checked: the reader of part k-1 goes on
- * until it is about to parse an event that begins exactly at part k's start
- * (then it stops, and part k's result is used), or until it passes that offset
- * anywhere else (then part k is abandoned and part k-1's reader reads on
- * through it). So the result is always the serial reader's; a wrong guess
- * costs time, never correctness. Errors and truncation are those of the
- * reader that read the bytes, with offsets in the file. */
+ * offsets. Each cut is moved forward to a '{' that follows "}," (blanks and
+ * newlines between: Kineto writes an event a line, json.dumps all on one
+ * line) and opens an object with an event's keys followed by ',' or ']'
+ * (find_cut): very likely an event of traceEvents. Part k's reader starts
+ * there as if at an event, into a trace of its own. Nothing is trusted until
+ * checked: the reader of part k-1 goes on until it is about to parse an event
+ * that begins exactly at part k's start (then it stops, and part k's result
+ * is used), or until it passes that offset anywhere else (then part k is
+ * abandoned and part k-1's reader reads on through it). Only a reader whose
+ * own start is proved (the main one, then each part it stopped at) abandons
+ * others: one that started inside a string knows nothing of the next part.
+ * So the result is always the serial reader's; a wrong guess costs time,
+ * never correctness. Errors and truncation are those of the serial
+ * reader, with offsets in the file (a part cut short before its first event
+ * ends says so where the reader before it ended its last unit, as the serial
+ * reader does). */
 
 enum { PAR_MAX = 16, PAR_PROBE = 1 << 20 };
 
@@ -317,7 +325,7 @@ typedef struct part {
     reader rd;
     pc_err err;
     int rc, started;
-    atomic_int abort;
+    atomic_int abort, verified;
     pthread_t th;
 } part;
 
@@ -340,34 +348,71 @@ static void forecast(reader *r) {
     spill_forecast((size_t)r->t->stats.forecast);
 }
 
+/* whether rd's own start is proved: the main reader's is; a part's once a
+ * proved reader stopped at it */
+static int proved(const reader *rd) {
+    return !rd->verified || atomic_load_explicit(rd->verified, memory_order_relaxed);
+}
+
 /* rd is at absolute offset `at`, before an event (or, from run(), after a
- * unit). Parts whose start it has gone past are abandoned; returns 1 when
- * `at` is the start of its target part. */
+ * unit). Parts whose start it has gone past are abandoned, when rd's own
+ * start is proved (a part that started at a wrong offset knows nothing about
+ * the next: it must not stop it); returns 1 when `at` is the start of its
+ * target part. Abandoning early only saves time: par_finish uses a part
+ * only when the chain of proved readers stopped exactly at its start. */
 static int par_at(reader *rd, uint64_t at) {
     par *pa = rd->par;
     while (rd->target < pa->n && at > pa->p[rd->target].start) {
-        atomic_store(&pa->p[rd->target].abort, 1);
+        if (proved(rd)) atomic_store(&pa->p[rd->target].abort, 1);
         rd->target++;
     }
     return rd->target < pa->n && at == pa->p[rd->target].start;
 }
 
-/* The first line start at or after `from` that begins (after blanks) with
- * '{' and follows a line ending in ','; 0 when there is none nearby. */
-static uint64_t find_cut(const char *m, uint64_t size, uint64_t from) {
+/* rd stopped at its target's start: proved when rd is */
+static void par_stopped(reader *rd) {
+    if (proved(rd)) atomic_store_explicit(&rd->par->p[rd->target].verified, 1, memory_order_relaxed);
+}
+
+/* Whether the bytes at `at` read as an event followed by the next element
+ * or the array's end: an object with a top-level "ph", "name", "cat" or "ts"
+ * key, then ',' or ']'. Only a guess (the same bytes could be in a string or
+ * nested deeper): the reader before the part proves it or not. */
+static int looks_like_event(const char *m, uint64_t size, uint64_t at, char *scratch) {
+    jcur c = {m + at, m + at + (size - at < PAR_PROBE ? size - at : PAR_PROBE), scratch, 0, NULL};
+    int event = 0, r;
+    if (j_expect(&c, '{') || j_ws(&c) || *c.p == '}') return 0;
+    for (;;) {
+        jstr k;
+        c.scratch_used = 0;
+        if (j_ws(&c) || *c.p != '"' || j_string(&c, &k) || j_expect(&c, ':')) return 0;
+        if (J_EQ(k, "ph") || J_EQ(k, "name") || J_EQ(k, "cat") || J_EQ(k, "ts")) event = 1;
+        c.scratch_used = 0;
+        if (j_skip(&c, 1)) return 0;
+        if ((r = j_after(&c, '}', "")) == J_OK) break;
+        if (r != J_NEXT) return 0;
+    }
+    return event && !j_ws(&c) && (*c.p == ',' || *c.p == ']');
+}
+
+/* A likely event start at or after `from` (0 when none within PAR_PROBE
+ * bytes): a '{' after a ',' after a '}', blanks and newlines between (how
+ * Kineto writes events, one a line, and json.dumps, all on one line), that
+ * looks like an event. */
+static uint64_t find_cut(const char *m, uint64_t size, uint64_t from, char *scratch) {
     const char *b = m + from;
     ssize_t n = (ssize_t)(size - from < PAR_PROBE ? size - from : PAR_PROBE);
-    uint64_t cut = 0;
-    for (ssize_t i = 1; i < n && !cut; i++) {
-        if (b[i - 1] != '\n') continue;
-        ssize_t j = i;
-        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r')) j++;
-        if (j >= n || b[j] != '{') continue;
-        ssize_t k = i - 2;
-        while (k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r')) k--;
-        if (k >= 0 && b[k] == ',') cut = from + (uint64_t)j;
+    for (ssize_t i = 0; i < n; i++) {
+        const char *comma = memchr(b + i, ',', (size_t)(n - i));
+        if (!comma) break;
+        i = comma - b;
+        ssize_t k = i - 1, j = i + 1;
+        while (k >= 0 && (b[k] == ' ' || b[k] == '\t' || b[k] == '\r' || b[k] == '\n')) k--;
+        if (k < 0 || b[k] != '}') continue;
+        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
+        if (j < n && b[j] == '{' && looks_like_event(m, size, from + (uint64_t)j, scratch)) return from + (uint64_t)j;
     }
-    return cut;
+    return 0;
 }
 
 static void *part_main(void *arg) {
@@ -387,7 +432,7 @@ static par *par_start(reader *main_rd, const pc_load_opts *o) {
     uint64_t min = o && o->split_min ? o->split_min : (uint64_t)32 << 20;
     if (n > PAR_MAX) n = PAR_MAX;
     if ((uint64_t)n > size / min) n = (int)(size / min);
-    if (n < 2) return NULL;
+    if (n < 2 && !(o && o->ncuts > 0)) return NULL;
     const char *m = main_rd->map;
     /* the first byte that is not blank says whether the document is a bare array */
     int top_array = 0;
@@ -396,9 +441,16 @@ static par *par_start(reader *main_rd, const pc_load_opts *o) {
     par *pa = xcalloc(1, sizeof *pa);
     pa->path = main_rd->path;
     pa->n = 1;
-    for (int k = 1; k < n; k++) {
-        uint64_t cut = find_cut(m, size, size / (uint64_t)n * (uint64_t)k);
-        if (cut && cut > pa->p[pa->n - 1].start) pa->p[pa->n++].start = cut;
+    if (o && o->ncuts > 0) {
+        for (int k = 0; k < o->ncuts && pa->n < PAR_MAX; k++)
+            if (o->cuts[k] > pa->p[pa->n - 1].start && o->cuts[k] < size) pa->p[pa->n++].start = o->cuts[k];
+    } else {
+        char *scratch = xmalloc(PAR_PROBE);
+        for (int k = 1; k < n; k++) {
+            uint64_t cut = find_cut(m, size, size / (uint64_t)n * (uint64_t)k, scratch);
+            if (cut && cut > pa->p[pa->n - 1].start) pa->p[pa->n++].start = cut;
+        }
+        free(scratch);
     }
     if (pa->n < 2) { free(pa); return NULL; }
     main_rd->par = pa;
@@ -418,7 +470,9 @@ static par *par_start(reader *main_rd, const pc_load_opts *o) {
         pt->rd.par = pa;
         pt->rd.target = k + 1;
         pt->rd.abort = &pt->abort;
+        pt->rd.verified = &pt->verified;
         atomic_init(&pt->abort, 0);
+        atomic_init(&pt->verified, 0);
         pt->started = pthread_create(&pt->th, NULL, part_main, pt) == 0;
         if (!pt->started) atomic_store(&pt->abort, 1);
     }
@@ -438,6 +492,9 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
         pt->started = 0;
         if (pt->rc) { rc = pt->rc; *err = pt->err; break; }
         end = pt->rd.base + pt->rd.len;
+        /* cut short before its first event ended: where the serial reader's
+         * complete data ends is before the ',' that the part follows */
+        if (pt->rd.t->truncated && pt->rd.t->truncated_at == pt->start) pt->rd.t->truncated_at = cur->stop_done;
         main_rd->event_like += pt->rd.event_like;
         pc_trace_absorb(main_rd->t, pt->rd.t);
         pt->rd.t = NULL;

@@ -50,7 +50,9 @@ typedef struct reader {
     struct par *par;
     int target;             /* the next part whose start this reader may reach */
     int stopped;            /* it reached that start exactly, at an event */
+    uint64_t stop_done;     /* then: the end of its last unit (before the ',' the part follows) */
     atomic_int *abort;      /* set when this reader's part proved not to start at an event */
+    atomic_int *verified;   /* set when its part's start was proved (NULL: the main reader, always) */
     /* for the memory forecast: bytes read from this reader's start, bytes of
      * events it holds (published for the main reader), and the main reader's
      * turn to forecast (0: done or not its job) */

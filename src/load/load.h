@@ -24,6 +24,10 @@ typedef struct pc_load_opts {
     int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
     int threads;           /* plain JSON files: readers run in parallel; 0 = one per CPU */
     uint64_t split_min;    /* smallest part of a file given to a reader; 0 = 32 MiB */
+    /* tests: the parts start at these offsets (ascending) instead of cuts
+     * found by the scan; threads and split_min are then not consulted */
+    const uint64_t *cuts;
+    int ncuts;
     int sqlite_seconds;    /* the most time spent reading one SQLite database; 0 = 300 */
 } pc_load_opts;
 

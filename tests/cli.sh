@@ -1306,8 +1306,13 @@ PERFCARD_TMP_MIB=-1 "$PC" summarize examples/demo.pt.trace.json.gz -o "$T/envx.j
 check env_tmp_mib_exit_2 [ $? -eq 2 ]
 PERFCARD_SQLITE_SECONDS=5s "$PC" report examples/demo.pt.trace.json.gz -o "$T/envx" -q 2> /dev/null
 check env_sqlite_seconds_exit_2 [ $? -eq 2 ]
+PERFCARD_THREADS=0 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envx" -q 2> "$T/err"
+check env_threads_exit_2 [ $? -eq 2 ]
+check env_threads_named grep -q "PERFCARD_THREADS takes a whole number from 1 to 1024 (threads), not '0'" "$T/err"
+PERFCARD_SPLIT_MIN=4k "$PC" report examples/demo.pt.trace.json.gz -o "$T/envx" -q 2> /dev/null
+check env_split_min_exit_2 [ $? -eq 2 ]
 check env_nothing_written [ ! -e "$T/envx" -a ! -e "$T/envx.json" ]
-PERFCARD_MEM_MIB= PERFCARD_SQLITE_SECONDS=60 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envok" -q
+PERFCARD_MEM_MIB= PERFCARD_SQLITE_SECONDS=60 PERFCARD_THREADS=1 PERFCARD_SPLIT_MIN=4096 "$PC" report examples/demo.pt.trace.json.gz -o "$T/envok" -q
 check env_empty_or_in_range_ok [ $? -eq 0 ]
 
 # first contact (#35): report prints the headline (summary.md's first line) above the paths, -q nothing

@@ -47,7 +47,8 @@ void cli_policy(long tmp_mib) {
  * empty one is unset): 0, or EXIT_INPUT after naming the variable. */
 static int check_env(void) {
     static const struct { const char *name; long hi; const char *unit; } vars[] = {
-        {"PERFCARD_MEM_MIB", 1L << 30, "MiB"}, {"PERFCARD_TMP_MIB", 1L << 30, "MiB"}, {"PERFCARD_SQLITE_SECONDS", 31536000, "seconds"}};
+        {"PERFCARD_MEM_MIB", 1L << 30, "MiB"}, {"PERFCARD_TMP_MIB", 1L << 30, "MiB"}, {"PERFCARD_SQLITE_SECONDS", 31536000, "seconds"},
+        {"PERFCARD_THREADS", 1024, "threads"}, {"PERFCARD_SPLIT_MIN", 1L << 40, "bytes"}};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i].name);
         long x;

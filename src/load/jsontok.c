@@ -147,7 +147,7 @@ static inline const char *find_quote_or_bs(const char *p, const char *e) {
     return p;
 }
 
-int j_string(jcur *c, jstr *out) {
+int j_string_slow(jcur *c, jstr *out) {
     const char *p = c->p + 1, *e = c->end; /* caller saw the quote */
     const char *hit = find_quote_or_bs(p, e);
     if (hit == e) return J_MORE;
@@ -219,9 +219,9 @@ int j_skip(jcur *c, int depth) {
 }
 
 /* Reads the decimal text of a JSON number into sign, up to 19 significant
- * digits and a decimal exponent. Extra digits are dropped with a sticky bit
- * for rounding. */
-typedef struct dec { int neg; uint64_t mant; int exp; int more; } dec;
+ * digits and a decimal exponent. Extra digits are dropped, counted in
+ * `more`, the first of them kept for rounding. */
+typedef struct dec { int neg; uint64_t mant; int exp; int more, first_dropped; } dec;
 
 static int read_dec(jcur *c, dec *d) {
     const char *p = c->p, *e = c->end;
@@ -231,7 +231,7 @@ static int read_dec(jcur *c, dec *d) {
     while (p < e && *p >= '0' && *p <= '9') {
         any = 1;
         if (nd < 19) { if (d->mant || *p != '0') { d->mant = d->mant * 10 + (uint64_t)(*p - '0'); if (d->mant) nd++; } }
-        else { d->exp++; if (*p != '0') d->more = 1; }
+        else { if (!d->more++) d->first_dropped = *p - '0'; d->exp++; }
         p++;
     }
     if (p < e && *p == '.') {
@@ -239,7 +239,7 @@ static int read_dec(jcur *c, dec *d) {
         while (p < e && *p >= '0' && *p <= '9') {
             any = 1;
             if (nd < 19) { d->mant = d->mant * 10 + (uint64_t)(*p - '0'); d->exp--; if (d->mant) nd++; }
-            else if (*p != '0') d->more = 1;
+            else if (!d->more++) d->first_dropped = *p - '0';
             p++;
         }
     }
@@ -261,6 +261,10 @@ static int read_dec(jcur *c, dec *d) {
 static int dec_scale(const dec *d, int shift, int64_t *out) {
     uint64_t m = d->mant;
     int x = d->exp + shift;
+    /* the first digit beyond the 19 kept decides when nothing is divided
+     * away (5 or more: up, away from zero); below a division it can only
+     * break a tie that already rounds away from zero */
+    if (x == 0 && d->more && d->first_dropped >= 5) m++;
     if (m == 0) { *out = 0; return J_OK; }
     while (x > 0) {
         if (m > UINT64_MAX / 10) return J_ERR;
@@ -284,12 +288,37 @@ static int dec_scale(const dec *d, int shift, int64_t *out) {
  * *ip (integer part), *frac (first 3 fraction digits, as thousandths), *rnd
  * (the 4th fraction digit >= 5, or a later nonzero digit when the 4th is 5)
  * when the number is plain and short; 0 to use the general parser. */
-static inline int fast_dec(jcur *c, int *neg, uint64_t *ip, int64_t *frac, int *rnd, int *has_frac) {
+/* SWAR (eight ASCII bytes in a 64-bit word, little-endian): the bytes at
+ * p, whether all eight are digits, and their value (as simdjson does it). */
+static inline uint64_t swar8(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+static inline int swar8_digits(uint64_t w) {
+    return ((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+           0x3333333333333333ULL;
+}
+static inline uint64_t swar8_value(uint64_t w) {
+    w -= 0x3030303030303030ULL;
+    w = (w * 10) + (w >> 8); /* pairs of digits */
+    return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+            (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+}
+
+static inline __attribute__((always_inline)) int fast_dec(jcur *c, int *neg, uint64_t *ip, int64_t *frac, int *rnd, int *has_frac, int wide) {
     const char *p = c->p, *e = c->end;
     *neg = 0;
     if (p < e && *p == '-') { *neg = 1; p++; }
     const char *d0 = p;
     uint64_t v = 0;
+    /* wide (timestamps, 16 digits): eight digits at a time while they last */
+    while (wide && e - p >= 8 && p - d0 <= 16) {
+        uint64_t w = swar8(p);
+        if (!swar8_digits(w)) break;
+        v = v * 100000000 + swar8_value(w);
+        p += 8;
+    }
     while (p < e && (unsigned)(*p - '0') < 10) v = v * 10 + (uint64_t)(*p++ - '0');
     if (p == d0 || p - d0 > 18 || p == e) return 0;
     int64_t f = 0;
@@ -321,7 +350,7 @@ int j_fixed3(jcur *c, int64_t *out) {
     uint64_t ip;
     int64_t frac;
     const char *start = c->p;
-    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf)) {
+    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf, 1)) {
         if (ip <= (uint64_t)(INT64_MAX / 1000) - 1) {
             int64_t v = (int64_t)ip * 1000 + frac + rnd;
             *out = neg ? -v : v;
@@ -340,7 +369,7 @@ int j_int(jcur *c, int64_t *out) {
     int neg, rnd, hf;
     uint64_t ip;
     int64_t frac;
-    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf)) {
+    if (fast_dec(c, &neg, &ip, &frac, &rnd, &hf, 0)) {
         *out = neg ? -(int64_t)ip : (int64_t)ip;
         return J_OK;
     }
@@ -355,6 +384,7 @@ int j_int(jcur *c, int64_t *out) {
         if (m > (uint64_t)INT64_MAX) { c->p = start; c->why = "number out of range"; return J_ERR; }
         return J_OK;
     }
+    d.more = 0; /* an integer part is truncated, not rounded by the fraction */
     if (dec_scale(&d, 0, out)) { c->p = start; c->why = "number out of range"; return J_ERR; }
     return J_OK;
 }

@@ -17,6 +17,9 @@
 #define PC_JSONTOK_H
 #include <stdint.h>
 #include <stddef.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum { J_OK = 0, J_MORE = 1, J_ERR = -1 };
 enum { J_MAX_DEPTH = 256 };
@@ -30,9 +33,15 @@ typedef struct jcur {
 
 typedef struct jstr { const char *s; size_t n; } jstr;
 
-/* skip whitespace; J_MORE at end of window (inline: called per token) */
+/* skip whitespace; J_MORE at end of window (inline: called per token).
+ * Between tokens there is mostly nothing or one space (": ", ", "): those
+ * two cases take one or two compares, the rest the loop. */
 static inline int j_ws(jcur *c) {
     const char *p = c->p, *e = c->end;
+    if (e - p >= 2) {
+        if ((unsigned char)p[0] > ' ') return 0;
+        if (p[0] == ' ' && (unsigned char)p[1] > ' ') { c->p = p + 1; return 0; }
+    }
     while (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
     c->p = p;
     return p < e ? 0 : 1;
@@ -55,7 +64,31 @@ static inline int j_after(jcur *c, char close, const char *why) {
     c->why = why;
     return J_ERR;
 }
-int j_string(jcur *c, jstr *out);      /* at '"' (after ws) */
+int j_string_slow(jcur *c, jstr *out);
+/* at '"' (after ws). Inline for the usual string, whose closing quote is in
+ * its first 16 bytes with no escape before it (keys, most names): one SSE2
+ * compare; anything else (longer, escaped, near the window's end) goes to
+ * j_string_slow, which scans with AVX2 where the CPU has it. */
+static inline int j_string(jcur *c, jstr *out) {
+#ifdef __SSE2__
+    const char *p = c->p + 1;
+    if (c->end - p >= 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+        if (m) {
+            const char *hit = p + __builtin_ctz(m);
+            if (*hit == '"') {
+                out->s = p;
+                out->n = (size_t)(hit - p);
+                c->p = hit + 1;
+                return J_OK;
+            }
+        }
+    }
+#endif
+    return j_string_slow(c, out);
+}
 int j_skip(jcur *c, int depth);        /* skip any value */
 /* Numbers. j_fixed3 parses a decimal and returns it multiplied by 1000,
  * rounded half away from zero, exactly (no floating point): microseconds in,

@@ -35,6 +35,63 @@ TEST(jsontok_fixed3_exact_ns) {
     CHECK(fixed3("abc", &v) == J_ERR);
 }
 
+/* Random decimals (sign, 1 to 22 integer digits with leading zeros at
+ * times, 0 to 6 fraction digits) against exact integer arithmetic done here
+ * digit by digit in 128 bits: j_fixed3 is the value in thousandths rounded
+ * half away from zero, j_int the integer part, J_ERR beyond int64; the same
+ * text at the window's end is J_MORE with nothing consumed. Covers the
+ * eight-digits-at-a-time path (SWAR) at every length and alignment. */
+TEST(jsontok_numbers_match_exact_arithmetic) {
+    srand(38);
+    char buf[64];
+    for (int iter = 0; iter < 200000; iter++) {
+        int neg = rand() % 4 == 0, nint = 1 + rand() % 22, nfrac = rand() % 7, zeros = rand() % 3 == 0 ? rand() % nint : 0;
+        size_t n = 0;
+        if (neg) buf[n++] = '-';
+        __int128 ip = 0, milli = 0;
+        for (int i = 0; i < nint; i++) {
+            int d = i < zeros ? 0 : rand() % 10;
+            buf[n++] = (char)('0' + d);
+            ip = ip * 10 + d;
+        }
+        int round_up = 0;
+        if (nfrac) {
+            buf[n++] = '.';
+            int half = 0, rest = 0;
+            for (int i = 0; i < nfrac; i++) {
+                int d = rand() % 10;
+                buf[n++] = (char)('0' + d);
+                if (i < 3) milli = milli * 10 + d;
+                else if (i == 3) half = d >= 5;
+                else rest |= d != 0;
+            }
+            (void)rest;
+            round_up = half; /* the 4th digit decides: >= 5 is half or more, away from zero */
+            for (int i = nfrac; i < 3; i++) milli *= 10;
+        }
+        __int128 want3 = ip * 1000 + milli + round_up;
+        const __int128 max = (__int128)INT64_MAX;
+        int64_t v;
+        int off = rand() % 8; /* alignment of the text */
+        char text[80];
+        memset(text, ' ', sizeof text);
+        memcpy(text + off, buf, n);
+        text[off + n] = ',';
+        jcur c = {text + off, text + off + n + 1, scratch, 0, NULL};
+        int r = j_fixed3(&c, &v);
+        if (want3 > max) CHECK_MSG(r == J_ERR, "%.*s: j_fixed3 %d, want J_ERR", (int)n, buf, r);
+        else {
+            CHECK_MSG(r == J_OK && v == (int64_t)(neg ? -want3 : want3) && c.p == text + off + n, "%.*s: j_fixed3 %d %lld", (int)n, buf, r, (long long)v);
+        }
+        jcur d = {text + off, text + off + n + 1, scratch, 0, NULL};
+        r = j_int(&d, &v);
+        if (ip > max) CHECK_MSG(r == J_ERR, "%.*s: j_int %d, want J_ERR", (int)n, buf, r);
+        else CHECK_MSG(r == J_OK && v == (int64_t)(neg ? -ip : ip), "%.*s: j_int %d %lld", (int)n, buf, r, (long long)v);
+        jcur m = {text + off, text + off + n, scratch, 0, NULL};
+        CHECK_MSG(j_fixed3(&m, &v) == J_MORE && m.p == text + off, "%.*s at the window's end", (int)n, buf);
+    }
+}
+
 TEST(jsontok_number_at_window_end_needs_more) {
     const char *s = "12345";
     jcur c = {s, s + 5, scratch, 0, NULL};

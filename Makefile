@@ -132,6 +132,10 @@ $(BUILD)/inflate_bench: tools/inflate_bench.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 $(WARN) -DPC_HAVE_ISAL=$(HAVE_ISAL) -DPC_HAVE_LIBDEFLATE=$(HAVE_LIBDEFLATE) -o $@ $< \
 	    $(if $(filter 1,$(HAVE_ISAL)),-lisal) $(if $(filter 1,$(HAVE_LIBDEFLATE)),-ldeflate) -lz
+# the reader alone, for measuring it (docs/benchmarks-parse.md)
+$(BUILD)/loadbench: tools/loadbench.c $(BUILD)/libperfcard.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -o $@ $< $(BUILD)/libperfcard.a $(LDLIBS)
 
 $(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

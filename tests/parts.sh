@@ -13,6 +13,7 @@ SUITE=parts_
 . tests/lib.sh
 BIN=$(readlink -f "$1")
 GENTRACE=$(dirname "$BIN")/gentrace
+[ -x "$GENTRACE" ] || GENTRACE=build/gentrace # sanitizer builds have none of their own
 mkdir -p "$T/in"
 # name, path: plain copies of every input (decompressed when gzip)
 add() {
@@ -26,6 +27,8 @@ if [ -x "$GENTRACE" ]; then
     "$GENTRACE" --size 2 > "$T/in/gen2.json"
     python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
         "$T/in/gen2.json" "$T/in/gen2_one_line.json"
+else
+    echo "SKIP ${tag}${SUITE}gen2: no gentrace beside $BIN nor in build/ (make all)"
 fi
 if [ -d ../shared/data/kineto ]; then
     find ../shared/data/kineto -type f \( -name '*.json' -o -name '*.json.gz' \) ! -name '*expected*' | sort > "$T/real"

@@ -217,6 +217,29 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
     }
 }
 
+/* The table rows a view with `rows` per long list would hold (materialize's
+ * rule), to skip a try that cannot fit before building it. */
+static size_t rows_shown(const pc_summary *s, const cJSON *o, int rows) {
+    size_t sum = 0;
+    for (const cJSON *c = o ? o->child : NULL; c; c = c->next) {
+        const pc_table *t = pc_summary_table_of(s, c);
+        if (!t) {
+            sum += rows_shown(s, c, rows);
+            continue;
+        }
+        if (t->def->record) continue;
+        size_t keep = rows > 0 ? (size_t)rows : 0;
+        switch ((int)(t->def - pc_table_defs)) {
+        case TAB_op: case TAB_module: case TAB_api: case TAB_transfer: case TAB_coll: case TAB_kernel: case TAB_optype: break;
+        case TAB_memop: if (keep > 20) keep = 20; break;
+        case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0; break;
+        default: keep = t->n; break;
+        }
+        sum += t->n < keep ? t->n : keep;
+    }
+    return sum;
+}
+
 /* Builds the view for one output: a copy of the summary, bounded, plus charts. */
 /* What summary.md shows more briefly than the report: the input's file name
  * (not its path), "step" or "steps", and the suggestions worth at least 1%
@@ -492,6 +515,9 @@ static int write_html(const pc_summary *summary, const pc_report_opts *o, pc_err
     for (int i = -1; i < ntries; i++) {
         int rows = i < 0 ? first : tries[i];
         if (i >= 0 && rows >= first) continue;
+        /* a row of a table is at least PC_HTML_ROW_MIN bytes of HTML: a try whose rows alone pass the
+         * page's bound is skipped unbuilt (a million names made a 100,000-row view, 880 MiB, first) */
+        if (i + 1 < ntries && rows_shown(summary, summary->doc, rows) * PC_HTML_ROW_MIN > PC_HTML_MAX) continue;
         cJSON *v = build_view(summary, o, NULL, NULL, rows, err, &rc);
         if (!rc) {
             rv_add_assets(v, o);

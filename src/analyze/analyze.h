@@ -60,6 +60,7 @@ void an_kernels(const an_ctx *c, pc_summary *summary);
 void an_operators(const an_ctx *c, pc_summary *summary); /* operators, operator types, modules */
 void an_transfers(const an_ctx *c, pc_summary *summary); /* API calls and memory transfers */
 void an_memory(const an_ctx *c, pc_summary *summary);
+void an_critical_path(const an_ctx *c, pc_summary *summary); /* each step's dependency graph replayed: critical path, savings (replay.c) */
 void an_collectives(const an_ctx *c, pc_summary *summary); /* collectives per type and size, nccl-tests' bandwidths */
 void an_steps(const an_ctx *c, pc_summary *summary);       /* phases, breakdown, data wait, communication */
 void an_gpu_metrics(const an_ctx *c, pc_summary *summary); /* utilization, SM efficiency, occupancy, idle */

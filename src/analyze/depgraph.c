@@ -1,0 +1,483 @@
+/* One step's dependency graph, its replay and its critical path: the
+ * contract is in depgraph.h, the method and its validation in docs/replay.md. */
+#include "depgraph.h"
+#include "../util/apiname.h"
+#include "../util/hmap.h"
+#include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const dg_cat_name[DG_NCAT] = {"host", "data_loading", "launch", "kernel", "copy", "communication", "earlier_work"};
+const char *const dg_cat_def[DG_NCAT] = {
+    "host CPU work between CUDA calls on the path (outside data loading)",
+    "host time on the path inside data-loading ranges",
+    "CUDA runtime/driver calls' own time, launch latency and stream gaps on the path",
+    "kernels on the path (not collectives)",
+    "memory copies and memsets on the path",
+    "collective (NCCL) kernels on the path",
+    "waiting for GPU work launched before the step"};
+
+enum { N_HOST = 0, N_END, N_GPU };
+enum { SY_NONE = 1, SY_DEVICE, SY_STREAM, SY_COPY, SY_ASYNC }; /* 0: not yet classified */
+enum { EV_HEND = 0, EV_HSTART = 1, EV_GPU = 2 };
+enum { F_START = 1, F_END = 2 };
+
+typedef struct dg_node {
+    int64_t ts, end;      /* measured */
+    int64_t gap, data;    /* host, end: measured gap before it (from the previous call's end), of which data loading */
+    int64_t own;          /* host: time not waiting; gpu: duration */
+    int64_t post;         /* waiting host node: its return time after the waited op's end */
+    int64_t delay;        /* gpu: start - max(launch start, previous op's end) */
+    int64_t pin;          /* gpu without a previous op: its stream's work launched before the step ends here (INT64_MIN: none) */
+    int64_t s2, e2;       /* replayed */
+    int32_t prev;         /* host: previous call of its thread; gpu: previous op of its stream; -1 none */
+    int32_t launch;       /* gpu: launching host node */
+    int32_t wait0, nwait; /* host: its waits, g->w[wait0 ..] */
+    int32_t sid, bind;    /* gpu: stream index; replay: what bound it (host: wait index or -1; gpu: 0 launch, 1 previous, 2 pinned) */
+    uint32_t name;
+    uint8_t kind, cat, flags;
+} dg_node;
+
+typedef struct dg_wait { int32_t node; int64_t pin; } dg_wait; /* node -1: work before the step, ending at pin */
+typedef struct dg_ev { int64_t key; int32_t type, node; } dg_ev;
+typedef struct dg_dl { int32_t th; int64_t s, e; } dg_dl;
+
+struct dg_graph {
+    const an_ctx *c;
+    int32_t *goff, *gidx; /* graph ops by their launching outermost call (cpu index): CSR */
+    int32_t *sid;         /* per GPU event: stream index, -1 when not a graph op */
+    size_t nstreams;
+    int64_t *carry;       /* per stream: end of the latest work launched before the current step */
+    size_t cursor;        /* cpu index below which launches are carried */
+    hmap threads;
+    size_t nthreads, capthr;
+    int32_t *tlast;
+    int32_t *slast, *slatest; int64_t *slatest_end;
+    dg_node *n; size_t nn, capn;
+    dg_wait *w; size_t nw, capw;
+    dg_ev *ev; size_t nev, capev;
+    dg_dl *dl; size_t ndl, capdl;
+    int32_t *ends; size_t nends, capends;
+    uint8_t *cls;         /* per strtab id: SY_* of a call, bit 0x10 dataloader name known, 0x20 is one, 0x40 nccl known, 0x80 is one */
+    int64_t anchor, wstart, wend;
+    int32_t path_end;
+    int no_data;          /* the last replay prefetched data loading */
+};
+
+static int32_t top_call(const pc_trace *t, const pc_links *l, int32_t i) {
+    int32_t top = -1;
+    for (; i >= 0; i = l->parent[i])
+        if (t->cpu[i].kind == CPU_RUNTIME || t->cpu[i].kind == CPU_DRIVER) top = i;
+    return top;
+}
+
+static int sync_class(dg_graph *g, uint32_t id) {
+    if (g->cls[id] & 0x0f) return g->cls[id] & 0x0f;
+    const char *n = strtab_get(&g->c->t->strs, id);
+    size_t len = api_name_len(n);
+    static const char *const dev[] = {"cudaDeviceSynchronize", "cuCtxSynchronize", "cudaThreadSynchronize", NULL};
+    static const char *const str[] = {"cudaStreamSynchronize", "cuStreamSynchronize", "cudaEventSynchronize", "cuEventSynchronize", NULL};
+    int k = SY_NONE;
+    for (int i = 0; dev[i]; i++)
+        if (strlen(dev[i]) == len && !strncmp(n, dev[i], len)) k = SY_DEVICE;
+    for (int i = 0; str[i]; i++)
+        if (strlen(str[i]) == len && !strncmp(n, str[i], len)) k = SY_STREAM;
+    if (k == SY_NONE && (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) || !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8)))
+        k = memmem(n, len, "Async", 5) ? SY_ASYNC : SY_COPY;
+    g->cls[id] = (uint8_t)((g->cls[id] & 0xf0) | k);
+    return k;
+}
+static int is_dl(dg_graph *g, const pc_cpu_event *e) {
+    if (e->kind == CPU_DATALOADER) return 1;
+    if (!(g->cls[e->name] & 0x10)) g->cls[e->name] |= (uint8_t)(0x10 | (name_is_dataloader(strtab_get(&g->c->t->strs, e->name)) ? 0x20 : 0));
+    return (g->cls[e->name] & 0x20) != 0;
+}
+static int is_comm(dg_graph *g, uint32_t id) {
+    if (!(g->cls[id] & 0x40)) g->cls[id] |= (uint8_t)(0x40 | (name_is_nccl(strtab_get(&g->c->t->strs, id)) ? 0x80 : 0));
+    return (g->cls[id] & 0x80) != 0;
+}
+
+static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
+    uint64_t key = ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL;
+    int created;
+    uint32_t *v = hmap_get(&g->threads, key, &created);
+    if (created) {
+        *v = (uint32_t)g->nthreads++;
+        if (g->nthreads > g->capthr) {
+            g->capthr = g->capthr ? 2 * g->capthr : 16;
+            g->tlast = xrealloc(g->tlast, g->capthr * sizeof *g->tlast);
+        }
+        g->tlast[*v] = -1;
+    }
+    return *v;
+}
+
+dg_graph *dg_new(const an_ctx *c) {
+    const pc_trace *t = c->t;
+    const pc_links *l = &c->links;
+    dg_graph *g = xcalloc(1, sizeof *g);
+    g->c = c;
+    g->cls = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    g->sid = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->sid);
+    g->goff = spill_calloc(t->ncpu + 1, sizeof *g->goff);
+    int32_t *top = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *top);
+    hmap streams = {0};
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *e = &t->gpu[i];
+        g->sid[i] = -1;
+        top[i] = -1;
+        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || !l->gpu_launch || l->gpu_launch[i] < 0) continue;
+        top[i] = top_call(t, l, l->gpu_launch[i]);
+        if (top[i] < 0) continue;
+        int created;
+        uint32_t *v = hmap_get(&streams, ((uint64_t)(uint32_t)e->device << 32 | (uint32_t)e->stream) ^ 0x51ED270B27B4F1A3ULL, &created);
+        if (created) *v = (uint32_t)g->nstreams++;
+        g->sid[i] = (int32_t)*v;
+        g->goff[top[i] + 1]++;
+    }
+    hmap_free(&streams);
+    for (size_t i = 0; i < t->ncpu; i++) g->goff[i + 1] += g->goff[i];
+    g->gidx = spill_alloc((g->goff[t->ncpu] ? (size_t)g->goff[t->ncpu] : 1) * sizeof *g->gidx);
+    int32_t *fill = spill_alloc((t->ncpu + 1) * sizeof *fill);
+    memcpy(fill, g->goff, (t->ncpu + 1) * sizeof *fill);
+    for (size_t i = 0; i < t->ngpu; i++)
+        if (g->sid[i] >= 0) g->gidx[fill[top[i]]++] = (int32_t)i; /* in time order within a call */
+    spill_free(fill);
+    spill_free(top);
+    size_t ns = g->nstreams ? g->nstreams : 1;
+    g->carry = xmalloc(ns * sizeof *g->carry);
+    for (size_t s = 0; s < ns; s++) g->carry[s] = INT64_MIN;
+    g->slast = xmalloc(ns * sizeof *g->slast);
+    g->slatest = xmalloc(ns * sizeof *g->slatest);
+    g->slatest_end = xmalloc(ns * sizeof *g->slatest_end);
+    return g;
+}
+
+void dg_free(dg_graph *g) {
+    if (!g) return;
+    SPILL_FREE_ALL(g->cls, g->sid, g->goff, g->gidx);
+    hmap_free(&g->threads);
+    free(g->tlast), free(g->carry), free(g->slast), free(g->slatest), free(g->slatest_end);
+    spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
+    free(g);
+}
+
+static size_t lower_ts(const pc_trace *t, int64_t ts) {
+    size_t lo = 0, hi = t->ncpu;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (t->cpu[m].ts < ts) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+static dg_node *node_new(dg_graph *g) {
+    dg_node *x = SPILL_PUSH(g->n, g->nn, g->capn);
+    memset(x, 0, sizeof *x);
+    x->prev = x->launch = x->sid = x->bind = -1;
+    x->pin = INT64_MIN;
+    return x;
+}
+
+static void add_wait(dg_graph *g, int32_t node, int64_t pin) { *SPILL_PUSH(g->w, g->nw, g->capw) = (dg_wait){node, pin}; }
+static int64_t wait_end(const dg_graph *g, const dg_wait *w) { return w->node >= 0 ? g->n[w->node].end : w->pin; }
+
+/* host node: its place in its thread's chain */
+static void chain(dg_graph *g, int32_t id, uint32_t th, int32_t main_th) {
+    dg_node *x = &g->n[id];
+    x->prev = g->tlast[th];
+    /* another thread's first call in the step follows the step thread's latest (autograd's
+     * backward thread starts when the step's thread calls backward) */
+    if (x->prev < 0 && main_th >= 0 && (int32_t)th != main_th) x->prev = g->tlast[main_th];
+    x->gap = x->ts - (x->prev >= 0 ? g->n[x->prev].end : g->anchor);
+    x->sid = (int32_t)th; /* host nodes: the thread */
+    g->tlast[th] = id;
+}
+
+static int cmp_dl(const void *a, const void *b) {
+    const dg_dl *x = a, *y = b;
+    if (x->th != y->th) return x->th < y->th ? -1 : 1;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+static int cmp_ev(const void *a, const void *b) {
+    const dg_ev *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->type != y->type) return x->type < y->type ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* |[a, b) ∩ the thread's data-loading ranges| (dl sorted by thread, start; merged per thread) */
+static int64_t dl_overlap(const dg_graph *g, int32_t th, int64_t a, int64_t b) {
+    if (b <= a || !g->ndl) return 0;
+    size_t lo = 0, hi = g->ndl;
+    while (lo < hi) { /* first range of th ending after a */
+        size_t m = (lo + hi) / 2;
+        if (g->dl[m].th < th || (g->dl[m].th == th && g->dl[m].e <= a)) lo = m + 1;
+        else hi = m;
+    }
+    int64_t sum = 0;
+    for (size_t k = lo; k < g->ndl && g->dl[k].th == th && g->dl[k].s < b; k++) {
+        int64_t s = g->dl[k].s > a ? g->dl[k].s : a, e = g->dl[k].e < b ? g->dl[k].e : b;
+        if (e > s) sum += e - s;
+    }
+    return sum;
+}
+
+size_t dg_build(dg_graph *g, size_t si) {
+    const an_ctx *c = g->c;
+    const pc_trace *t = c->t;
+    const pc_step *st = &c->steps[si];
+    int has_steps = c->step_source != NULL;
+    g->nn = g->nw = g->nev = g->ndl = g->nends = 0;
+    g->anchor = st->cpu_start;
+    g->wstart = st->start;
+    g->wend = st->end;
+    g->path_end = -1;
+    size_t i0 = lower_ts(t, st->cpu_start), i1 = has_steps ? lower_ts(t, st->cpu_end) : t->ncpu;
+    /* the work launched before the step, per stream: its latest end */
+    if (i0 < g->cursor) { /* steps out of order: start the carry again */
+        for (size_t s = 0; s < g->nstreams; s++) g->carry[s] = INT64_MIN;
+        g->cursor = 0;
+    }
+    for (size_t i = g->cursor; i < i0; i++)
+        for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
+            const pc_gpu_event *e = &t->gpu[g->gidx[k]];
+            int32_t s = g->sid[g->gidx[k]];
+            if (e->ts + e->dur > g->carry[s]) g->carry[s] = e->ts + e->dur;
+        }
+    g->cursor = i0;
+    for (size_t s = 0; s < g->nstreams; s++) g->slast[s] = -1, g->slatest[s] = -1, g->slatest_end[s] = g->carry[s];
+    for (size_t k = 0; k < g->nthreads; k++) g->tlast[k] = -1;
+    int32_t main_th = -1;
+    for (size_t i = i0; i < i1; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (has_steps && main_th < 0 && e->ts == st->cpu_start && e->name == st->name) main_th = (int32_t)thread_of(g, e);
+        if (is_dl(g, e) && e->dur > 0) *SPILL_PUSH(g->dl, g->ndl, g->capdl) = (dg_dl){(int32_t)thread_of(g, e), e->ts, e->ts + e->dur};
+        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || top_call(t, &c->links, (int32_t)i) != (int32_t)i) continue;
+        uint32_t th = thread_of(g, e);
+        int32_t h = (int32_t)g->nn;
+        dg_node *x = node_new(g);
+        x->kind = N_HOST;
+        x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
+        chain(g, h, th, main_th);
+        int sy = sync_class(g, e->name);
+        x->wait0 = (int32_t)g->nw;
+        /* waits on work launched before the call */
+        for (size_t s = 0; (sy == SY_DEVICE || sy == SY_STREAM) && s < g->nstreams; s++) {
+            int64_t W = g->slatest_end[s];
+            if (W == INT64_MIN || W > x->end) continue;
+            if (sy == SY_STREAM && W <= x->ts) continue;
+            add_wait(g, g->slatest[s], W);
+        }
+        /* the ops it launched */
+        for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
+            int32_t gi = g->gidx[k], s = g->sid[gi];
+            const pc_gpu_event *ge = &t->gpu[gi];
+            int32_t id = (int32_t)g->nn;
+            dg_node *y = node_new(g);
+            x = &g->n[h];
+            y->kind = N_GPU;
+            y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
+            y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
+            y->launch = h;
+            y->sid = s;
+            y->prev = g->slast[s];
+            if (y->prev < 0) y->pin = g->carry[s];
+            int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
+            y->delay = y->ts - (pe > x->ts ? pe : x->ts);
+            g->slast[s] = id;
+            if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) g->slatest[s] = id, g->slatest_end[s] = y->end;
+            int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
+            if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, 0);
+        }
+        x = &g->n[h];
+        x->nwait = (int32_t)g->nw - x->wait0;
+        if (x->nwait) {
+            int64_t wm = INT64_MIN;
+            for (int32_t k = 0; k < x->nwait; k++) {
+                int64_t W = wait_end(g, &g->w[x->wait0 + k]);
+                if (W > wm) wm = W;
+            }
+            x->own = wm <= x->ts ? x->end - x->ts : x->end - wm;
+            x->post = wm <= x->ts ? 0 : x->end - wm;
+        }
+    }
+    /* the end nodes: the step range's thread (every thread's, without steps) */
+    if (has_steps) {
+        int32_t id = (int32_t)g->nn;
+        dg_node *x = node_new(g);
+        x->kind = N_END;
+        x->ts = x->end = g->wend;
+        if (main_th >= 0) chain(g, id, (uint32_t)main_th, main_th);
+        else x->gap = x->ts - g->anchor;
+        *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+    } else {
+        for (size_t th = 0; th < g->nthreads; th++) {
+            if (g->tlast[th] < 0) continue;
+            int32_t id = (int32_t)g->nn;
+            dg_node *x = node_new(g);
+            x->kind = N_END;
+            x->ts = x->end = g->wend;
+            chain(g, id, (uint32_t)th, -1);
+            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+        }
+        if (!g->nends) {
+            int32_t id = (int32_t)g->nn;
+            dg_node *x = node_new(g);
+            x->kind = N_END;
+            x->ts = x->end = g->wend;
+            x->gap = x->ts - g->anchor;
+            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+        }
+    }
+    /* data loading inside each gap, on the gap's thread */
+    if (g->ndl) {
+        spill_sort(g->dl, g->ndl, sizeof *g->dl, cmp_dl);
+        size_t k = 0;
+        for (size_t i = 0; i < g->ndl; i++) { /* merge per thread */
+            if (k && g->dl[k - 1].th == g->dl[i].th && g->dl[i].s <= g->dl[k - 1].e) {
+                if (g->dl[i].e > g->dl[k - 1].e) g->dl[k - 1].e = g->dl[i].e;
+            } else g->dl[k++] = g->dl[i];
+        }
+        g->ndl = k;
+    }
+    for (size_t i = 0; i < g->nn; i++) {
+        dg_node *x = &g->n[i];
+        if (x->kind == N_GPU) continue;
+        if (x->sid >= 0) x->data = dl_overlap(g, x->sid, x->ts - x->gap, x->ts);
+        x->cat = x->kind == N_END ? DG_HOST : DG_LAUNCH;
+        *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->ts, EV_HSTART, (int32_t)i};
+        if (x->nwait) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->end, EV_HEND, (int32_t)i};
+    }
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind == N_GPU) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){g->n[i].ts, EV_GPU, (int32_t)i};
+    spill_sort(g->ev, g->nev, sizeof *g->ev, cmp_ev);
+    return g->nn;
+}
+
+int64_t dg_measured(const dg_graph *g) { return g->wend - g->wstart; }
+
+static int64_t scaled(int64_t d, double f) {
+    double v = nearbyint((double)d * f);
+    return v < 0 ? 0 : v > (double)PC_DUR_BUDGET ? PC_DUR_BUDGET : (int64_t)v;
+}
+
+int64_t dg_replay(dg_graph *g, const dg_change *ch) {
+    static const dg_change none = {0};
+    if (!ch) ch = &none;
+    g->no_data = ch->no_data_wait;
+    for (size_t i = 0; i < g->nn; i++) g->n[i].flags = 0;
+    for (size_t k = 0; k < g->nev; k++) {
+        dg_node *x = &g->n[g->ev[k].node];
+        switch (g->ev[k].type) {
+        case EV_HSTART: {
+            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
+            int64_t gap = x->gap;
+            if (ch->no_data_wait) gap -= x->data;
+            if (ch->host_floor_ns > 0 && gap > ch->host_floor_ns) gap = ch->host_floor_ns;
+            x->s2 = pe + gap;
+            x->flags |= F_START;
+            x->bind = -1;
+            if (!x->nwait || ch->no_sync_wait) {
+                int64_t own = x->own;
+                if (ch->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > ch->host_floor_ns) own = ch->host_floor_ns;
+                x->e2 = x->s2 + own;
+                x->flags |= F_END;
+            }
+            break;
+        }
+        case EV_HEND: {
+            if (x->flags & F_END) break; /* its waits are removed */
+            int64_t e = x->s2 + x->own;
+            for (int32_t w = 0; w < x->nwait; w++) {
+                const dg_wait *wt = &g->w[x->wait0 + w];
+                int64_t W = wt->node >= 0 ? (g->n[wt->node].flags & F_END ? g->n[wt->node].e2 : g->n[wt->node].end) : wt->pin;
+                if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
+            }
+            x->e2 = e;
+            x->flags |= F_END;
+            break;
+        }
+        default: {
+            const dg_node *L = &g->n[x->launch];
+            int64_t ls = L->flags & F_START ? L->s2 : L->ts;
+            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : x->pin;
+            x->bind = pe > ls ? (x->prev >= 0 ? 1 : 2) : 0;
+            x->s2 = (pe > ls ? pe : ls) + x->delay;
+            int64_t d = ch->scale_name && x->cat != DG_COPY && ch->scale_name[x->name] ? scaled(x->own, ch->scale) : x->own;
+            x->e2 = x->s2 + d;
+            x->flags |= F_START | F_END;
+        }
+        }
+    }
+    int64_t H = INT64_MIN, G = INT64_MIN, G2 = INT64_MIN;
+    for (size_t k = 0; k < g->nends; k++) {
+        const dg_node *x = &g->n[g->ends[k]];
+        if (x->e2 > H) H = x->e2, g->path_end = g->ends[k];
+    }
+    H -= g->wstart;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind == N_GPU) {
+            if (g->n[i].end > G) G = g->n[i].end;
+            if (g->n[i].e2 > G2) G2 = g->n[i].e2;
+        }
+    /* the GPU must finish the step's work: no later after the window than it did */
+    int64_t T = H;
+    if (G != INT64_MIN) {
+        int64_t lag = G > g->wend ? G - g->wend : 0;
+        if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag;
+    }
+    return T > 0 ? T : 0;
+}
+
+/* the path's segments, clipped to the window [wstart, end] */
+typedef struct walk { void (*add)(void *, int, uint32_t, int64_t); void *arg; int64_t lo, hi; } walk;
+static void seg(const walk *k, int cat, uint32_t name, int64_t a, int64_t b) {
+    if (a < k->lo) a = k->lo;
+    if (b > k->hi) b = k->hi;
+    if (b > a) k->add(k->arg, cat, name, b - a);
+}
+
+void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, int64_t ns), void *arg) {
+    if (g->path_end < 0) return;
+    const dg_node *x = &g->n[g->path_end];
+    walk k = {add, arg, g->wstart, x->e2};
+    int32_t cur = g->path_end, at_start = 0;
+    size_t guard = 2 * g->nn + 2;
+    while (cur >= 0 && guard--) {
+        x = &g->n[cur];
+        if (x->kind == N_GPU) {
+            seg(&k, x->cat, x->name, x->s2, x->e2);
+            int64_t base = x->s2 - x->delay;
+            seg(&k, DG_LAUNCH, 0, base, x->s2);
+            if (x->bind == 0) cur = x->launch, at_start = 1;
+            else if (x->bind == 1) cur = x->prev, at_start = 0;
+            else {
+                seg(&k, DG_EARLIER, 0, k.lo, base);
+                return;
+            }
+            continue;
+        }
+        if (!at_start) {
+            if (x->bind >= 0) {
+                const dg_wait *wt = &g->w[x->bind];
+                int64_t W = x->e2 - x->post;
+                seg(&k, DG_LAUNCH, x->name, W, x->e2);
+                if (wt->node >= 0) { cur = wt->node; continue; }
+                seg(&k, DG_EARLIER, 0, k.lo, W);
+                return;
+            }
+            seg(&k, DG_LAUNCH, x->name, x->s2, x->e2);
+        }
+        at_start = 0;
+        int64_t pe = x->prev >= 0 ? g->n[x->prev].e2 : g->anchor;
+        int64_t data = g->no_data ? 0 : x->data;
+        if (data > x->s2 - pe) data = x->s2 - pe;
+        seg(&k, DG_DATA, 0, x->s2 - data, x->s2);
+        seg(&k, DG_HOST, 0, pe, x->s2 - data);
+        cur = x->prev;
+    }
+}

@@ -1,0 +1,64 @@
+/* depgraph.h - one step's dependency graph, its replay and critical path (#37).
+ *
+ * The graph of a step, from the trace alone (docs/replay.md):
+ *  - host nodes: the outermost CUDA runtime/driver calls of every thread whose
+ *    start lies in the step's range, in order per thread; the time between
+ *    two of them (or from the step's start to the first) is the later one's
+ *    gap: host CPU work, the part of it inside data-loading ranges of that
+ *    thread its data loading; a step ends with an end node on the step
+ *    range's thread (every thread's last call, without steps);
+ *  - GPU nodes: the kernels, copies and memsets those calls launched
+ *    (correlation id); each starts at max(its launch call's start, the end of
+ *    the previous op on its stream) plus its measured delay; the first op of a
+ *    stream in the step follows the end of the work launched before the step
+ *    on that stream (pinned: the step's graph holds one step);
+ *  - waits: cudaDeviceSynchronize/cuCtxSynchronize wait for every stream's
+ *    latest op launched before them; stream and event syncs (the trace names
+ *    neither stream nor event) for the streams whose latest op ends inside
+ *    the call; a blocking cudaMemcpy / cuMemcpy*, and an asynchronous copy
+ *    with a pageable side, for the copy it launched. A waiting call ends at
+ *    max(its start + its own time, the waited op's end + its return time).
+ * Replay sweeps the nodes once in the order of their measured times (a
+ * topological order: every edge goes forward in measured time; an edge that
+ * does not, in a damaged trace, reads its source's measured time), linear in
+ * the step's events after one sort at build. A step's replayed time is
+ * max(host: end node - window start, GPU: the replayed end of the step's
+ * last GPU op - window start - the GPU's measured lag past the window): the
+ * host may not run further ahead of the GPU than it did, so a host that no
+ * longer blocks gains only what the GPU can follow. With no change it is the measured window, up to the edges a
+ * damaged trace runs backwards (docs/replay.md states the error on every
+ * real trace).
+ * The graph keeps its buffers between steps: build steps in increasing
+ * order (the work launched before a step is carried forward). */
+#ifndef PC_DEPGRAPH_H
+#define PC_DEPGRAPH_H
+#include "analyze.h"
+
+typedef struct dg_graph dg_graph;
+
+/* A change to replay; zeroed (or NULL) is the unchanged graph. */
+typedef struct dg_change {
+    int no_sync_wait;          /* blocking calls no longer wait (their own time stays) */
+    int no_data_wait;          /* data loading prefetched: host gaps lose their data-loading part */
+    const uint8_t *scale_name; /* by strtab id, nonzero: kernels whose duration is scaled; NULL: none */
+    double scale;              /* their duration times this (>= 0) */
+    int64_t host_floor_ns;     /* > 0: host gaps and launch calls' own time at most this */
+} dg_change;
+
+/* Critical-path categories (dg_path). */
+enum { DG_HOST = 0, DG_DATA, DG_LAUNCH, DG_KERNEL, DG_COPY, DG_COMM, DG_EARLIER, DG_NCAT };
+extern const char *const dg_cat_name[DG_NCAT];
+extern const char *const dg_cat_def[DG_NCAT];
+
+dg_graph *dg_new(const an_ctx *c);
+void dg_free(dg_graph *g); /* accepts NULL */
+/* Builds step si's graph (si in increasing order across calls); its node count. */
+size_t dg_build(dg_graph *g, size_t si);
+/* The step's measured window (ns). */
+int64_t dg_measured(const dg_graph *g);
+/* The step's time (ns) after the change (NULL: none). */
+int64_t dg_replay(dg_graph *g, const dg_change *ch);
+/* The last replay's critical path, from the window's start to the host's end
+ * node, segment by segment: add(arg, category, name (strtab id; 0 none), ns). */
+void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, int64_t ns), void *arg);
+#endif

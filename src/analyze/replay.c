@@ -1,0 +1,153 @@
+/* The critical_path section (#37): each step's dependency graph
+ * (depgraph.h) built and replayed one step at a time: the unchanged replay
+ * against the measured window (the error), the critical path by category
+ * and kernel, and the saving of each change the rules need (a blocking call
+ * that no longer waits, data loading prefetched, non-Tensor-Core kernels of
+ * eligible operators at half their time) and of the three at once. */
+#include "depgraph.h"
+#include "flops.h"
+#include "../util/hmap.h"
+#include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TOP_KERNELS = 10 };
+
+typedef struct pacc {
+    double cat[DG_NCAT];
+    hmap names;          /* kernel name id -> index in ns[] */
+    double *ns; uint32_t *id; size_t n, cap;
+} pacc;
+
+static void path_add(void *arg, int cat, uint32_t name, int64_t ns) {
+    pacc *a = arg;
+    a->cat[cat] += (double)ns;
+    if ((cat != DG_KERNEL && cat != DG_COMM) || !name) return;
+    int created;
+    uint32_t *v = hmap_get(&a->names, (uint64_t)name << 3 | (uint64_t)cat, &created);
+    if (created) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 64;
+            a->ns = xrealloc(a->ns, a->cap * sizeof *a->ns);
+            a->id = xrealloc(a->id, a->cap * sizeof *a->id);
+        }
+        *v = (uint32_t)a->n;
+        a->ns[a->n] = 0;
+        a->id[a->n++] = name << 3 | (uint32_t)cat;
+    }
+    a->ns[*v] += (double)ns;
+}
+
+static const pacc *sort_acc;
+static int by_ns(const void *x, const void *y) {
+    double a = sort_acc->ns[*(const uint32_t *)x], b = sort_acc->ns[*(const uint32_t *)y];
+    return a > b ? -1 : a < b;
+}
+
+/* per strtab id: kernels without Tensor Cores launched by an eligible operator (Tensor Core devices only) */
+static uint8_t *tc_names(const an_ctx *c) {
+    const pc_trace *t = c->t;
+    if (!c->dev0 || c->dev0->cc_major < 7) return NULL;
+    uint8_t *f = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    uint8_t *kc = spill_calloc(t->strs.n ? t->strs.n : 1, 1), *oc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    int any = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t op = c->links.gpu_inner ? c->links.gpu_inner[g] : -1;
+        if (e->kind != GPU_KERNEL || op < 0) continue;
+        if (!kc[e->name]) kc[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) == 0 ? 2 : 1;
+        if (kc[e->name] != 2) continue;
+        uint32_t on = t->cpu[op].name;
+        if (!oc[on]) oc[on] = op_tc_eligible(strtab_get(&t->strs, on)) ? 2 : 1;
+        if (oc[on] == 2) f[e->name] = 1, any = 1;
+    }
+    spill_free(kc);
+    spill_free(oc);
+    if (!any) spill_free(f), f = NULL;
+    return f;
+}
+
+void an_critical_path(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    cJSON *so = sj_obj(ps->doc, "critical_path");
+    tab_critical_path *r = PC_ADD_REC(ps, so, critical_path);
+    pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_cpath);
+    r->present = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
+    if (!r->present) return;
+    uint8_t *tc = tc_names(c);
+    dg_graph *g = dg_new(c);
+    pacc acc = {0};
+    double sum_d = 0, err_sum = 0, err_max = 0, save[4] = {0};
+    int64_t over2 = 0;
+    size_t nodes_max = 0;
+    dg_change chs[4] = {{.no_sync_wait = 1}, {.no_data_wait = 1}, {.scale_name = tc, .scale = 0.5},
+                        {.no_sync_wait = 1, .no_data_wait = 1, .scale_name = tc, .scale = 0.5}};
+    for (size_t si = 0; si < c->nsteps; si++) {
+        size_t nn = dg_build(g, si);
+        if (nn > nodes_max) nodes_max = nn;
+        int64_t d = dg_measured(g);
+        for (int k = 0; k < 4; k++) save[k] += (double)dg_replay(g, &chs[k]);
+        int64_t t0 = dg_replay(g, NULL); /* last, so the path is the unchanged one */
+        for (int k = 0; k < 4; k++) save[k] -= (double)t0;
+        dg_path(g, path_add, &acc);
+        double err = d > 0 ? 100.0 * fabs((double)(t0 - d)) / (double)d : 0;
+        err_sum += err;
+        if (err > err_max) err_max = err;
+        over2 += err > 2;
+        sum_d += (double)d;
+    }
+    double ns = (double)c->nsteps;
+    r->steps = (int64_t)c->nsteps;
+    r->nodes_max = (int64_t)nodes_max;
+    r->step_ns = pc_figure(sum_d / ns);
+    r->error_max_pct = pc_figure(err_max);
+    r->error_mean_pct = pc_figure(err_sum / ns);
+    r->steps_over_2pct = over2;
+    r->sync_saving_ns = pc_figure(-save[0] / ns);
+    r->data_saving_ns = pc_figure(-save[1] / ns);
+    if (tc) r->tc_saving_ns = pc_figure(-save[2] / ns);
+    r->combined_saving_ns = pc_figure(-save[3] / ns);
+    /* rows: the categories, kernels and communication by name (the longest first) */
+    uint32_t *ord = xmalloc((acc.n ? acc.n : 1) * sizeof *ord);
+    for (size_t i = 0; i < acc.n; i++) ord[i] = (uint32_t)i;
+    sort_acc = &acc;
+    qsort(ord, acc.n, sizeof *ord, by_ns);
+    for (int cat = 0; cat < DG_NCAT; cat++) {
+        if (cat == DG_KERNEL || cat == DG_COMM) {
+            double rest = acc.cat[cat];
+            int shown = 0;
+            for (size_t i = 0; i < acc.n; i++) {
+                uint32_t k = ord[i];
+                if ((int)(acc.id[k] & 7) != cat || shown >= TOP_KERNELS || acc.ns[k] <= 0) continue;
+                tab_cpath *x = tab_push(rows);
+                x->category = dg_cat_name[cat];
+                x->name = pc_summary_utf8(ps, strtab_get(&t->strs, acc.id[k] >> 3));
+                x->avg_per_step_ns = pc_figure(acc.ns[k] / ns);
+                x->pct = pc_figure(sum_d > 0 ? 100.0 * acc.ns[k] / sum_d : 0);
+                rest -= acc.ns[k];
+                shown++;
+            }
+            if (rest > 0.5) {
+                tab_cpath *x = tab_push(rows);
+                x->category = dg_cat_name[cat];
+                x->name = cat == DG_KERNEL ? "(other kernels)" : "(other collectives)";
+                x->avg_per_step_ns = pc_figure(rest / ns);
+                x->pct = pc_figure(sum_d > 0 ? 100.0 * rest / sum_d : 0);
+            }
+            continue;
+        }
+        if (acc.cat[cat] <= 0) continue;
+        tab_cpath *x = tab_push(rows);
+        x->category = dg_cat_name[cat];
+        x->avg_per_step_ns = pc_figure(acc.cat[cat] / ns);
+        x->pct = pc_figure(sum_d > 0 ? 100.0 * acc.cat[cat] / sum_d : 0);
+    }
+    free(ord);
+    hmap_free(&acc.names);
+    free(acc.ns);
+    free(acc.id);
+    dg_free(g);
+    spill_free(tc);
+}

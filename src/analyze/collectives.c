@@ -13,7 +13,13 @@
  *    algbw x factor for n ranks (all_reduce 2(n-1)/n; all_gather,
  *    reduce_scatter, all_to_all (n-1)/n; others 1; n = distributedInfo's
  *    world size: unknown n, no busbw), and the time overlapped by other
- *    kernels (computation). */
+ *    kernels (computation).
+ * And collectives.ops, what a job report matches across ranks
+ * (src/compare/ranks.c): the first OPS_MAX collective kernels in the steps'
+ * windows, each with its group (the kernel's stream), its place in the group,
+ * its size, its arrival (the kernel's start) and end, its reference point (the
+ * end of the group's previous operation in the step, else the step's start)
+ * and the other kernels' time between that point and the arrival. */
 #include "analyze.h"
 #include "flops.h"
 #include "intervals.h"
@@ -29,6 +35,7 @@
 #include <strings.h>
 
 enum { NBUCKET = 8 }; /* 7 size ranges, then unknown */
+enum { OPS_MAX = 4096, GROUPS_MAX = 64 };
 static const double bucket_edge[] = {1024, 16384, 262144, 4 << 20, 64 << 20, 1 << 30};
 static const char *const bucket_label[NBUCKET] = {"< 1 KiB", "1-16 KiB", "16-256 KiB", "256 KiB-4 MiB",
                                                   "4-64 MiB", "64 MiB-1 GiB", ">= 1 GiB", "unknown"};
@@ -132,6 +139,13 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
     pc_strtab colls;
     strtab_init(&colls);
     hmap row_of = {0};
+    cJSON *sec = sj_obj(ps->doc, "collectives");
+    pc_table *ops = pc_summary_add_table(ps, sec, "ops", TAB_coll_op);
+    /* collectives.ops: times after run.start_us (whole µs, as runinfo.c writes it) */
+    int64_t origin = t->t_min / 1000 * 1000, ops_count = 0;
+    typedef struct cgroup { int32_t stream; long step; int64_t end, seq; } cgroup;
+    cgroup grp[GROUPS_MAX];
+    int ngrp = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL) continue;
@@ -154,6 +168,33 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         }
         if (!coll[0]) coll_from_kernel(kname, coll, sizeof coll);
         if (bytes >= 0 && !strcmp(coll, "all_gather") && ranks > 0) bytes *= (double)ranks;
+        long si = c->step_source ? step_index(c, e->ts) : 0;
+        if (si >= 0 && c->nsteps) {
+            ops_count++;
+            int k = 0;
+            while (k < ngrp && grp[k].stream != e->stream) k++;
+            if (k == ngrp && ngrp < GROUPS_MAX) grp[ngrp++] = (cgroup){e->stream, -1, 0, 0};
+            if (k < ngrp && ops->n < OPS_MAX) {
+                const pc_step *st = &c->steps[si];
+                int first = grp[k].step != si;
+                int64_t ref = first ? (c->step_source ? st->cpu_start : st->start) : grp[k].end;
+                if (ref > e->ts) ref = e->ts;
+                tab_coll_op *o = tab_push(ops);
+                char gname[32];
+                snprintf(gname, sizeof gname, "stream %d", (int)e->stream);
+                o->group = pc_summary_utf8(ps, gname);
+                o->collective = pc_summary_utf8(ps, coll);
+                o->seq = grp[k].seq;
+                if (bytes >= 0) o->bytes = pc_figure(bytes);
+                if (c->step_source) o->step = st->number;
+                o->arrival_ns = e->ts - origin;
+                o->end_ns = e->ts + e->dur - origin;
+                o->ref_ns = ref - origin;
+                o->first = (tk_B)first;
+                o->busy_ns = covered(comp, ncomp, ref, e->ts);
+            }
+            if (k < ngrp) grp[k].step = si, grp[k].end = e->ts + e->dur, grp[k].seq++;
+        }
         int b = NBUCKET - 1;
         if (bytes >= 0) {
             b = 0;
@@ -175,13 +216,13 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         r->overlap += covered(comp, ncomp, e->ts, e->ts + e->dur);
         if (bytes >= 0) r->bytes += bytes, r->sized_total += e->dur;
     }
-    spill_free(comp);
     spill_free(nccl);
     hmap_free(&row_of);
     if (nrows) qsort_r(rows, nrows, sizeof *rows, cmp_crow, &colls);
-    cJSON *sec = sj_obj(ps->doc, "collectives");
     tab_collectives *cr = PC_ADD_REC(ps, sec, collectives);
     if (ranks > 0) cr->ranks = ranks;
+    cr->ops_count = ops_count;
+    cr->ops_kept = (int64_t)ops->n;
     pc_table *arr = pc_summary_add_table(ps, sec, "rows", TAB_coll);
     for (size_t i = 0; i < nrows; i++) {
         const crow *r = &rows[i];
@@ -204,5 +245,6 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         o->overlap_ns = r->overlap;
     }
     free(rows);
+    spill_free(comp);
     strtab_free(&colls);
 }

@@ -43,6 +43,17 @@ static double work_per_step(const pc_summary *s) {
 }
 
 static double median_of(const double *v, int n);
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+/* nccl-tests' bus factor for n ranks (as src/analyze/collectives.c) */
+static double coll_bus_factor(const char *coll, int n) {
+    double f = n > 0 ? (double)(n - 1) / (double)n : 1;
+    if (!strcmp(coll, "all_reduce")) return 2 * f;
+    if (!strcmp(coll, "all_gather") || !strcmp(coll, "reduce_scatter") || !strcmp(coll, "all_to_all")) return f;
+    return 1;
+}
 
 /* A rank's compute per step when its input gives the phases and no kernels on
  * the steps' clock (MindSpore's step trace): the median forward and backward
@@ -111,6 +122,191 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
     free(t);
 }
 
+
+/* Collectives matched across ranks (ranks.collective_ops, ranks.job_collectives;
+ * tests/expectations/dlrm_collectives.py is the independent reading): in each
+ * group (collectives.ops' group, the kernel's stream) of the lowest rank, the
+ * n-th operation on every rank is one operation, of one collective type (a
+ * type that differs stops the group there). Times are put on one clock as
+ * run.start_us + the op's times; the clocks agree when the median over the
+ * operations of their ends' spread is at most CLOCK_NS. Per operation: the
+ * last arriver (ties: the highest rank) and the earliest (ties: the lowest),
+ * the wait (last - earliest arrival) and the transfer (the last arriver's end
+ * - its arrival). The last arriver's lateness is split: before the step (the
+ * difference of the two ranks' step starts, at a group's first operation in a
+ * step), in-step GPU compute (its other kernels' time since the reference
+ * point beyond the earliest's, clamped to the in-step lateness) and in-step
+ * host gaps (the rest of the in-step lateness). w[] (by v's order) gets each
+ * rank's figures; returns 1 when compared (matched and the clocks agree). */
+#define CLOCK_NS 50000.0
+enum { MATCH_GROUPS = 64, MATCH_TYPES = 16 };
+typedef struct rwait { double caused, suffered, before, host, gpu; int64_t last; } rwait;
+typedef struct jtype { const char *coll; int64_t calls; double bytes, sized, wait, transfer; int *last; } jtype;
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_jtype(const void *a, const void *b) {
+    const jtype *x = a, *y = b;
+    double p = x->wait + x->transfer, q = y->wait + y->transfer;
+    return (p < q) - (p > q);
+}
+static void note_add(char *note, size_t cap, const char *what) {
+    size_t l = strlen(note);
+    if (l + 3 < cap) snprintf(note + l, cap - l, "%s%s", l ? "; " : "", what);
+}
+static int match_collectives(pc_summary *jobs, cJSON *rs, const rk *v, int n, rwait *w, int *steps_out) {
+    tab_coll_match *m = PC_ADD_REC(jobs, sj_obj(rs, "collective_ops"), coll_match);
+    const pc_table **t = xcalloc((size_t)n, sizeof *t);
+    int64_t *origin = xcalloc((size_t)n, sizeof *origin);
+    size_t **lst = xcalloc((size_t)n, sizeof *lst), *cnt = xcalloc((size_t)n, sizeof *cnt);
+    const char *gname[MATCH_GROUPS];
+    jtype ty[MATCH_TYPES];
+    int ng = 0, nt = 0, groups = 0, agree = 0;
+    int64_t matched = 0;
+    size_t nsp = 0, capsp = 0, nstep = 0;
+    double *spread = NULL;
+    int64_t *stepno = NULL;
+    char note[1536] = "", line[640];
+    *steps_out = 1;
+    for (int i = 0; i < n; i++) {
+        t[i] = PC_TAB(v[i].ps, coll_op);
+        tk_J su = PC_REC(v[i].ps, run)->start_us;
+        origin[i] = tk_null_I(su) ? 0 : su * 1000;
+        if (!t[i] || !t[i]->n) {
+            snprintf(line, sizeof line, "rank %d has no collective operations in its summary (collectives.ops)", v[i].rank);
+            note_add(note, sizeof note, line);
+            goto out;
+        }
+        lst[i] = xcalloc(t[i]->n, sizeof *lst[i]);
+    }
+    if (n < 2) goto out;
+    for (size_t j = 0; j < t[0]->n; j++) {
+        const char *g = PC_S(TAB_ROWS(t[0], coll_op)[j].group, "");
+        int k = 0;
+        while (k < ng && strcmp(gname[k], g)) k++;
+        if (k == ng && ng < MATCH_GROUPS) gname[ng++] = g;
+    }
+    stepno = xcalloc(t[0]->n, sizeof *stepno);
+    for (int g = 0; g < ng; g++) {
+        size_t nmin = (size_t)-1, nmax = 0;
+        for (int i = 0; i < n; i++) {
+            cnt[i] = 0;
+            for (size_t j = 0; j < t[i]->n; j++)
+                if (!strcmp(PC_S(TAB_ROWS(t[i], coll_op)[j].group, ""), gname[g])) lst[i][cnt[i]++] = j;
+            if (cnt[i] < nmin) nmin = cnt[i];
+            if (cnt[i] > nmax) nmax = cnt[i];
+        }
+        if (!nmin) {
+            for (int i = 0; i < n; i++)
+                if (!cnt[i]) { snprintf(line, sizeof line, "%s: no operation on rank %d, not matched", gname[g], v[i].rank); break; }
+            note_add(note, sizeof note, line);
+            continue;
+        }
+        if (nmin != nmax) {
+            snprintf(line, sizeof line, "%s: %zu to %zu operations per rank, the first %zu matched", gname[g], nmin, nmax, nmin);
+            note_add(note, sizeof note, line);
+        }
+        groups++;
+        for (size_t j = 0; j < nmin; j++) {
+            const tab_coll_op *o0 = &TAB_ROWS(t[0], coll_op)[lst[0][j]];
+            int bad = -1;
+            for (int i = 1; i < n && bad < 0; i++)
+                if (strcmp(PC_S(TAB_ROWS(t[i], coll_op)[lst[i][j]].collective, ""), PC_S(o0->collective, ""))) bad = i;
+            if (bad >= 0) {
+                snprintf(line, sizeof line, "%s: operation %zu is %.40s on rank %d and %.40s on rank %d, matching stopped there", gname[g], j,
+                         PC_S(o0->collective, ""), v[0].rank, PC_S(TAB_ROWS(t[bad], coll_op)[lst[bad][j]].collective, ""), v[bad].rank);
+                note_add(note, sizeof note, line);
+                break;
+            }
+            int last = 0, first = 0;
+            double bytes = -1, emin = 0, emax = 0;
+            for (int i = 0; i < n; i++) {
+                const tab_coll_op *o = &TAB_ROWS(t[i], coll_op)[lst[i][j]];
+                const tab_coll_op *ol = &TAB_ROWS(t[last], coll_op)[lst[last][j]], *of = &TAB_ROWS(t[first], coll_op)[lst[first][j]];
+                double a = (double)(origin[i] + o->arrival_ns), e = (double)(origin[i] + o->end_ns);
+                if (a >= (double)(origin[last] + ol->arrival_ns)) last = i;
+                if (a < (double)(origin[first] + of->arrival_ns)) first = i;
+                if (!i || e < emin) emin = e;
+                if (!i || e > emax) emax = e;
+                if (PC_OR(o->bytes, -1) > bytes) bytes = PC_OR(o->bytes, -1);
+            }
+            const tab_coll_op *L = &TAB_ROWS(t[last], coll_op)[lst[last][j]], *E = &TAB_ROWS(t[first], coll_op)[lst[first][j]];
+            int64_t al = origin[last] + L->arrival_ns, af = origin[first] + E->arrival_ns;
+            double wait = (double)(al - af), transfer = (double)(L->end_ns - L->arrival_ns);
+            double *sp = VEC_PUSH(spread, nsp, capsp);
+            *sp = emax - emin;
+            w[last].caused += wait, w[last].last++;
+            for (int i = 0; i < n; i++) w[i].suffered += (double)(al - origin[i] - TAB_ROWS(t[i], coll_op)[lst[i][j]].arrival_ns);
+            double before = tk_true(L->first) ? (double)((origin[last] + L->ref_ns) - (origin[first] + E->ref_ns)) : 0;
+            double instep = (double)((L->arrival_ns - L->ref_ns) - (E->arrival_ns - E->ref_ns));
+            double gpu = (double)(L->busy_ns - E->busy_ns);
+            if (gpu > instep) gpu = instep;
+            if (gpu < 0) gpu = 0;
+            w[last].before += before, w[last].gpu += gpu, w[last].host += instep - gpu;
+            int k = 0;
+            while (k < nt && strcmp(ty[k].coll, PC_S(L->collective, ""))) k++;
+            if (k == nt && nt < MATCH_TYPES) ty[nt++] = (jtype){.coll = PC_S(L->collective, ""), .last = xcalloc((size_t)n, sizeof(int))};
+            if (k < nt) {
+                ty[k].calls++, ty[k].wait += wait, ty[k].transfer += transfer, ty[k].last[last]++;
+                if (bytes >= 0) ty[k].bytes += bytes, ty[k].sized += transfer;
+            }
+            if (!tk_null_I(o0->step)) stepno[nstep++] = o0->step;
+            matched++;
+        }
+    }
+    if (nsp) {
+        qsort(spread, nsp, sizeof *spread, cmp_dbl);
+        m->end_spread_median_ns = pc_figure(spread[nsp / 2]);
+        m->end_spread_max_ns = pc_figure(spread[nsp - 1]);
+        agree = spread[nsp / 2] <= CLOCK_NS;
+        if (!agree) {
+            snprintf(line, sizeof line, "the clock check failed: the ends of one operation lie %.0f us apart across the ranks (the median over %zu operations; they agree within %.0f us on one clock), so the ranks' clocks differ (hosts whose clocks are not synchronized, or traces that are not one job): arrivals are not compared, and collectives are shown per rank",
+                     spread[nsp / 2] / 1e3, nsp, CLOCK_NS / 1e3);
+            note_add(note, sizeof note, line);
+        }
+    }
+    if (nstep) {
+        qsort(stepno, nstep, sizeof *stepno, cmp_i64);
+        size_t d = 1;
+        for (size_t k = 1; k < nstep; k++) d += stepno[k] != stepno[k - 1];
+        *steps_out = (int)d;
+    }
+    m->steps = *steps_out;
+    if (agree) {
+        qsort(ty, (size_t)nt, sizeof *ty, cmp_jtype);
+        pc_table *jt = pc_summary_add_table(jobs, rs, "job_collectives", TAB_job_coll);
+        for (int k = 0; k < nt; k++) {
+            tab_job_coll *o = tab_push(jt);
+            o->collective = pc_summary_utf8(jobs, ty[k].coll);
+            o->calls = ty[k].calls;
+            o->wait_ns = pc_figure(ty[k].wait);
+            o->transfer_ns = pc_figure(ty[k].transfer);
+            double f = coll_bus_factor(ty[k].coll, n);
+            o->bus_factor = pc_figure(f);
+            if (ty[k].sized > 0) {
+                o->bytes = pc_figure(ty[k].bytes);
+                o->algbw_gbs = pc_figure(ty[k].bytes / ty[k].sized);
+                o->busbw_gbs = pc_figure(ty[k].bytes / ty[k].sized * f);
+            }
+            int lr = 0;
+            for (int i = 1; i < n; i++)
+                if (ty[k].last[i] > ty[k].last[lr]) lr = i;
+            o->last_rank = v[lr].rank;
+            o->last_count = ty[k].last[lr];
+        }
+    }
+out:
+    m->compared = (tk_B)agree;
+    m->matched = matched;
+    m->groups = groups;
+    if (note[0]) m->note = pc_summary_utf8(jobs, note);
+    for (int k = 0; k < nt; k++) free(ty[k].last);
+    for (int i = 0; i < n; i++) free(lst[i]);
+    free(lst), free(cnt), free(t), free(origin), free(spread), free(stepno);
+    return agree;
+}
+
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
@@ -171,10 +367,35 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
-    double median = median_of(work, n);
+    double median = median_of(work, n), job_step = median_of(med, n);
     int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
+    /* the arrival-based straggler, when collectives compare across ranks: the
+     * rank whose late arrivals cause the most wait, found when that wait per
+     * step is at least 5% of the median step */
+    rwait *w = xcalloc((size_t)n, sizeof *w);
+    int msteps = 1, late = 0;
+    int compared = match_collectives(jobs, rs, v, n, w, &msteps);
+    for (int i = 0; i < n && compared; i++) {
+        tab_rank *r = &((tab_rank *)rows->rows)[i];
+        r->last_count = w[i].last;
+        r->wait_caused_ns = pc_figure(w[i].caused);
+        r->wait_suffered_ns = pc_figure(w[i].suffered);
+        if (w[i].caused > w[late].caused) late = i;
+    }
+    if (compared) {
+        slow = late;
+        found = n > 1 && w[late].caused > 0 && w[late].caused / msteps >= 0.05 * job_step;
+    }
     tab_straggler *st = PC_ADD_REC(jobs, sj_obj(rs, "straggler"), straggler);
     st->found = (tk_B)found;
+    st->by = compared ? "arrival" : "compute";
+    if (compared) {
+        st->wait_caused_ns = pc_figure(w[late].caused / msteps);
+        st->last_count = w[late].last;
+        st->before_step_ns = pc_figure(w[late].before / msteps);
+        st->host_gap_ns = pc_figure(w[late].host / msteps);
+        st->gpu_compute_ns = pc_figure(w[late].gpu / msteps);
+    }
     st->basis = by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
                 : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
                            : "every category of the breakdown but communication and idle, mean per step";
@@ -195,16 +416,25 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             cJSON *x = cJSON_CreateObject();
             tab_suggestion *r = PC_ADD_REC(jobs, x, suggestion);
             r->rule = "straggler";
-            r->title = "A straggler rank slows the whole job";
-            r->threshold = "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
-            char ev[256];
-            snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
-                     v[slow].rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
+            r->title = compared ? "A rank arrives late at the collectives and the others wait" : "A straggler rank slows the whole job";
+            r->threshold = compared ? "a rank's late arrivals at the collectives (matched across ranks) cause waits of at least 5% of the median step"
+                                    : "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
+            char ev[512];
+            if (compared)
+                snprintf(ev, sizeof ev, "rank %d arrives last at %lld of %lld collective operations and causes %.2f ms of wait per step (last - earliest arrival): %.2f ms before the step (its step began after the others'), %.2f ms of in-step host gaps, %.2f ms of in-step GPU compute",
+                         v[slow].rank, (long long)w[late].last, (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0), w[late].caused / msteps / 1e6,
+                         w[late].before / msteps / 1e6, w[late].host / msteps / 1e6, w[late].gpu / msteps / 1e6);
+            else
+                snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
+                         v[slow].rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
             r->evidence = pc_summary_utf8(jobs, ev);
+            /* the others' wait is their exposed communication */
+            r->overlaps = "communication";
             r->why = "Collective operations wait for the slowest rank, so every rank runs at its pace.";
-            r->try = "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
+            r->try = compared ? "Find why the rank arrives late: a step that begins after the others' (work before the step on that rank: data loading, logging, checkpoints), host gaps before its collectives (synchronizing calls, Python work), or more GPU work; then compare its host, GPU clocks and data shards with the others."
+                              : "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
             r->source = "Holistic Trace Analysis, MindInsight";
-            double stake = work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
+            double stake = compared ? w[late].caused / msteps : work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
             r->at_stake_ns = pc_figure(stake);
             if (step > 0) r->at_stake_pct = pc_figure(100 * stake / step);
             /* in its place by time at stake, as advice.c ranks the others */
@@ -231,6 +461,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         }
     }
     ranks[v[0].slot] = NULL;
+    free(w);
     free(work);
     free(med);
     free(v);

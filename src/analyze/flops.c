@@ -491,5 +491,9 @@ int op_tc_eligible(const char *full) {
                                        "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                                        "conv_transpose2d", "cudnn_convolution_transpose", NULL};
     if (is(n, list)) return 1;
+    /* the backward halves of a convolution (aten::cudnn_convolution_backward_input and _weight,
+     * miopen_convolution_backward_*): its dgrad and wgrad kernels (#32); not the reference
+     * thnn/slow convolutions, which are no_cudnn's */
+    if (strstr(n, "convolution_backward") && !strstr(n, "thnn") && !strstr(n, "slow_conv")) return 1;
     return strstr(n, "ConvolutionBackward") || strstr(n, "MmBackward") || strstr(n, "AddmmBackward") || strstr(n, "BmmBackward");
 }

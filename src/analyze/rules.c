@@ -124,6 +124,24 @@ double rules_gpu_free(const pc_summary *summary) {
     return sum;
 }
 
+/* The kernel time per step is the other pool: a finding about slow kernels
+ * (no Tensor Cores, unaligned GEMMs, unfused attention, memory-bound
+ * elementwise work) claims the time its fix saves from it, so that those
+ * findings together never exceed the kernels' time and, with the GPU-free
+ * pool, the step. Each counts kernels no finding before it counted (their
+ * checks say how), and the pool caps what is left. */
+static double kclaim(const rule_in *in, double want) {
+    if (want <= 0) return 0;
+    if (*in->kpool < 0) return want;
+    double got = want < *in->kpool ? want : *in->kpool;
+    *in->kpool -= got;
+    return got;
+}
+double rules_kernel_time(const pc_summary *summary) {
+    const tab_bkcat *c = pc_bk_get(summary, BK_KERNEL);
+    return c ? PC_OR(c->avg_per_step_ns, 0) : -1;
+}
+
 /* The iteration interval as the time at stake of a data-pipeline finding
  * (claimed from the pool), or -1 when the steps have no phases. */
 static double interval_stake(const rule_in *in) {
@@ -285,12 +303,18 @@ static const pc_device *tensor_core_device(const rule_in *in) {
     return d && d->cc_major >= 7 ? d : NULL;
 }
 
-/* eligible operators' own device time on kernels without Tensor Cores */
+/* eligible operators' own device time on kernels without Tensor Cores: the
+ * forward and the backward (dgrad, wgrad) of convolutions and GEMMs */
 static double no_tc_ns(const tab_op *o, int64_t *n) {
     if (o->tc_eligible != 1 || !o->tensor_cores || strcmp(o->tensor_cores, "no") || o->self_device_ns <= 0) return NAN;
     ++*n;
     return (double)o->self_device_ns;
 }
+/* The speed-up Tensor Cores attain on convolutions and GEMMs that ran on the
+ * FP32 units (docs/tensor-cores.md, "What moving to Tensor Cores gives back"):
+ * 2x, far under the peak ratio (8x on a V100: 125 vs 15.7 TFLOP/s), so the
+ * time given back is the kernels' time x (1 - 1/2). */
+#define TC_SPEEDUP 2.0
 static void tensor_cores(const rule_in *in, const pc_rule *r) {
     const pc_device *d = tensor_core_device(in);
     if (!d) return;
@@ -300,14 +324,16 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     if (!n || no_tc <= 0) return;
     char a[64];
     units_ns(a, sizeof a, no_tc / in->nsteps);
-    cJSON *f = fire(in, r, no_tc / in->nsteps / 2, "%lld operator%s with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)",
-         (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor);
+    double stake = kclaim(in, no_tc / in->nsteps * (1 - 1 / TC_SPEEDUP));
+    cJSON *f = fire(in, r, stake, "%lld operator%s, forward and backward, with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d); at %.0fx on Tensor Cores they would take %.0f%% of it",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor, TC_SPEEDUP, 100 / TC_SPEEDUP);
     top_put(in, f, &top, in->nsteps);
 }
 
 /* the share of a GEMM operator's own device time in calls with a dimension not divisible by 8 */
 static double misaligned_ns(const tab_op *o, int64_t *n) {
     if (o->gemm_not_multiple_of_8 <= 0) return NAN;
+    if (!isnan(no_tc_ns(o, &(int64_t){0}))) return NAN; /* on no Tensor Core at all: tensor_cores counted it */
     *n += o->gemm_not_multiple_of_8;
     double calls = o->gemm_calls > 0 ? (double)o->gemm_calls : 1;
     return (o->self_device_ns > 0 ? (double)o->self_device_ns : 0) * (double)o->gemm_not_multiple_of_8 / calls;
@@ -319,7 +345,7 @@ static void gemm_alignment(const rule_in *in, const pc_rule *r) {
     double mis_ns = ops_measured(in, misaligned_ns, &mis, &top);
     /* without device time (the GPU side not captured) nothing is at stake: no finding */
     if (mis > 0 && mis_ns > 0)
-        top_put(in, fire(in, r, mis_ns / in->nsteps / 4, "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
+        top_put(in, fire(in, r, kclaim(in, mis_ns / in->nsteps / 4), "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
 }
 
 /* non-cuDNN convolutions' time (device, else CPU); their calls counted */

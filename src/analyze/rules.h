@@ -26,6 +26,7 @@ typedef struct rule_in {
     int has_steps, program; /* PROG_*: whose advice the suggestions give */
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
+    double *kpool; /* kernel time per step not yet claimed by a finding about kernels (ns; < 0: no cap) */
     pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
                        records (PC_REC) and tables (PC_TAB), and where suggestions are added */
 } rule_in;
@@ -46,6 +47,11 @@ const char *rules_mark_steps(int program);
  * idle categories of its breakdown), the pool findings about GPU waits share;
  * -1 when it has no breakdown. */
 double rules_gpu_free(const pc_summary *summary);
+
+/* The kernel time per step of a summary (the kernel category of its
+ * breakdown), the pool findings about kernels share (a faster kernel gives
+ * back at most its own time); -1 when it has no breakdown. */
+double rules_kernel_time(const pc_summary *summary);
 
 /* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
  * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */

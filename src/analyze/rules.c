@@ -223,6 +223,91 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     fire(in, r, stake, "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
 }
 
+static int ivl_cmp(const void *a, const void *b);
+
+/* Host phases (#32 class 3): GPU idle gaps of at least HOST_PHASE_NS that
+ * the host causes (the next GPU work was launched after the GPU went idle,
+ * as Holistic Trace Analysis tells a host wait) and in which the host barely
+ * talks to the GPU: fewer than one CUDA API call per ms of the gap, and the
+ * calls cover under a tenth of it (a gap spent in a synchronizing call is
+ * sync_in_step's). That is CPU work, I/O, sleeps, preprocessing: not launch
+ * overhead, which shows as many short gaps with a launch in each. Counted
+ * inside the windows, less data-loading ranges (data_loading's); the time
+ * before the first GPU work is start-up's. Returns the time summed over the
+ * windows; the gaps in *ngaps, the longest in *longest. */
+enum { HOST_PHASE_NS = 1000000 };
+static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    *ngaps = 0, *longest = 0;
+    /* without CUDA calls recorded (MindSpore's timelines) or links, whose launch came when is unknown */
+    if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return 0;
+    ivl *api = NULL, *dl = NULL, *mapi = NULL, *mdl = NULL, *win = NULL;
+    size_t napi = 0, capa = 0, ndl = 0, capd = 0, nmapi = 0, capma = 0, nmdl = 0, capmd = 0, nwin = 0, capw = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) *SPILL_PUSH(api, napi, capa) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
+        else if (e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name)))
+            *SPILL_PUSH(dl, ndl, capd) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
+    }
+    spill_sort(api, napi, sizeof *api, ivl_cmp); /* by start: also what the call count searches */
+    spill_sort(dl, ndl, sizeof *dl, ivl_cmp);
+    for (size_t i = 0; i < napi; i++) ivl_append_sorted(&mapi, &nmapi, &capma, api[i].s, api[i].e);
+    for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&mdl, &nmdl, &capmd, dl[i].s, dl[i].e);
+    for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&win, &nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
+    int64_t sum = 0, busy_end = PC_NONE;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        int32_t L = l->gpu_launch[g];
+        if (busy_end != PC_NONE && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
+            int64_t gs = busy_end, ge = e->ts;
+            size_t lo = 0, hi = napi; /* the calls starting in the gap */
+            while (lo < hi) {
+                size_t m = (lo + hi) / 2;
+                if (api[m].s < gs) lo = m + 1;
+                else hi = m;
+            }
+            size_t calls = 0;
+            while (lo + calls < napi && api[lo + calls].s < ge) calls++;
+            int64_t len = ge - gs;
+            if ((double)calls * 1e6 < (double)len && 10 * ivl_clip_sum(mapi, nmapi, gs, ge) < len) {
+                /* its part inside the windows, less data loading */
+                int64_t inw = ivl_clip_sum(win, nwin, gs, ge);
+                ivl *dw = NULL;
+                size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
+                int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
+                spill_free(dw);
+                if (part > 0) {
+                    sum += part;
+                    ++*ngaps;
+                    if (part > *longest) *longest = part;
+                }
+            }
+        }
+        if (busy_end == PC_NONE || e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;
+    }
+    spill_free(api);
+    spill_free(dl);
+    spill_free(mapi);
+    spill_free(mdl);
+    spill_free(win);
+    return sum;
+}
+
+static void host_phase(const rule_in *in, const pc_rule *r) {
+    int64_t n, longest;
+    double hp = (double)host_phases(in, &n, &longest) / in->nsteps;
+    if (in->step <= 0 || hp <= 0.1 * in->step) return;
+    double stake = claim(in, hp);
+    if (stake <= 0) return; /* explained by the findings above */
+    char a[64], b[64];
+    units_ns(a, sizeof a, hp);
+    units_ns(b, sizeof b, (double)longest);
+    fire(in, r, stake, "%lld GPU idle gap%s over 1 ms with under 1 CUDA call per ms in them: %s %s (%.1f%% of the %s), the longest %s",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * hp / in->step, in->has_steps ? "step" : "trace", b);
+}
+
 /* a symptom: at stake, the idle time that no cause found before it explains */
 static void gpu_utilization(const rule_in *in, const pc_rule *r) {
     const tab_gpu_device *dev;
@@ -250,6 +335,11 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
             host += category(in, BK_CPU) + category(in, BK_OTHER);
             if (host < want) want = host;
         }
+        /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
+        int64_t ng, lg;
+        double hp = i == 0 ? (double)host_phases(in, &ng, &lg) / in->nsteps : 0;
+        if (hw - hp <= 0.1 * in->step) continue;
+        want -= hp;
         double stake = claim(in, want);
         if (stake <= 0) continue; /* the causes above took all of it */
         char a[64];

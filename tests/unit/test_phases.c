@@ -42,3 +42,42 @@ TEST(phases_fp32_conv_backward_on_volta) {
     CHECK_EQ_S(sj_getstr(f, "contributors.1.name", ""), "aten::cudnn_convolution_backward_input");
     cJSON_Delete(s);
 }
+
+/* One 20 ms step on an H100 (µs): k1 200-2200 (launched at 100), then 10 ms of host work
+ * ('preprocess', 2300-12300) with no CUDA call, then k2 launched at 12400 runs 12500-19900. The GPU
+ * idles 2200-12500 = 10.3 ms with 1 call (20 µs) in it: under 1 per ms and under 10% of it, a host
+ * phase: at stake 10.3 ms (51.5%). The gaps 0-200 and 19900-20000 are under 1 ms. host_wait (HTA's
+ * 10.5 ms: 0.2 + 10.3) keeps only the launch-bound rest, 0.2 ms, under its 10%: it does not fire,
+ * so no fusion / CUDA graph advice; gpu_utilization takes the 0.3 ms left (busy 9.4 of 20 ms).
+ * Before #32 class 3: host_wait first with 10.5 ms. */
+TEST(phases_long_host_phase_is_not_launch_overhead) {
+    cJSON *s = fixture("tests/fixtures/host_phase.json");
+    CHECK(s);
+    const cJSON *f = finding(s, "host_phase");
+    CHECK_MSG(f, "no host_phase finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 10300000, 0.5);
+    CHECK_NEAR(sj_getnum(f, "at_stake_pct", -1), 51.5, 1e-9);
+    CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_phase");
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "1 GPU idle gap over 1 ms"));
+    CHECK_MSG(!finding(s, "host_wait"), "host_wait fired");
+    CHECK_MSG(!finding(s, "small_kernels"), "small_kernels fired");
+    CHECK_NEAR(sj_getnum(finding(s, "gpu_utilization"), "at_stake_ns", -1), 300000, 0.5);
+    cJSON_Delete(s);
+}
+
+/* One 4 ms step (µs): 40 launches, i = 0..39, at 100i+10 for 80 µs each, kernel i at 100i+50 for
+ * 50 µs: each launch ends after the GPU went idle, so 40 gaps of 50 µs (0-50, then
+ * 100i+100..100i+150) are host waits: 2.0 ms, 50%, all launch overhead (every gap is under 1 ms
+ * and holds a launch): host_wait at 2.0 ms (GPU-free: runtime 40 x 40 + idle 40 x 10 µs), no
+ * host_phase; GPU busy exactly 50%, so no gpu_utilization. */
+TEST(phases_many_short_gaps_are_launch_overhead) {
+    cJSON *s = fixture("tests/fixtures/short_gaps.json");
+    CHECK(s);
+    const cJSON *f = finding(s, "host_wait");
+    CHECK_MSG(f, "no host_wait finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 2000000, 0.5);
+    CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_wait");
+    CHECK_MSG(!finding(s, "host_phase"), "host_phase fired");
+    CHECK_MSG(!finding(s, "gpu_utilization"), "gpu_utilization fired");
+    cJSON_Delete(s);
+}

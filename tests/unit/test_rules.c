@@ -140,7 +140,7 @@ static const rcase cases[] = {
 
 /* The suggestions that fire for one case; NULL with a message when the case
  * itself is malformed. */
-static cJSON *run_case(const rcase *k, char *msg, size_t n) {
+static cJSON *run_case_at(const rcase *k, int64_t host_launch, char *msg, size_t n) {
     char *text = malloc(strlen(k->json) + 64);
     sprintf(text, "{\"schema\": \"perfcard.summary/1\"%s%s}", *k->json ? ", " : "", k->json);
     cJSON *doc = cJSON_Parse(text);
@@ -174,12 +174,57 @@ static cJSON *run_case(const rcase *k, char *msg, size_t n) {
         e->dur = 30000;
         e->name = strtab_intern(&t->strs, k->sync, strlen(k->sync));
     }
+    int32_t launch[2] = {-1, -1};
+    if (host_launch) {
+        static const int64_t ts[2][2] = {{-2000, -1000}, {0, 1200000}}; /* launch, kernel start */
+        for (int g = 0; g < 2; g++) {
+            pc_cpu_event *e = pc_trace_add_cpu(t);
+            e->kind = CPU_RUNTIME;
+            e->ts = g ? host_launch : ts[0][0];
+            e->dur = 10;
+            e->name = strtab_intern(&t->strs, "cudaLaunchKernel", 16);
+            launch[g] = (int32_t)(t->ncpu - 1);
+        }
+        for (int g = 0; g < 2; g++) {
+            pc_gpu_event *e = pc_trace_add_gpu(t);
+            e->kind = GPU_KERNEL;
+            e->ts = ts[g][1];
+            e->dur = g ? 100 : 1000;
+        }
+        t->count_cpu[CPU_RUNTIME] += 2; /* as pc_trace_finish counts them */
+        c.links.gpu_launch = launch;
+    }
     an_advice(&c, ps);
     cJSON *j = summary_json(ps); /* as summary.json has them; frees ps */
     cJSON *rows = cJSON_DetachItemFromObject(cJSON_GetObjectItem(j, "suggestions"), "rows");
     cJSON_Delete(j);
     pc_trace_free(t);
     return rows;
+}
+
+static cJSON *run_case(const rcase *k, char *msg, size_t n) { return run_case_at(k, 0, msg, n); }
+
+/* host_phase reads the trace: k1 runs -1000..0 ns (launched at -2000), k2 from 1.2 ms, launched at
+ * host_launch; one step of 1 ms. */
+static const struct { rcase k; int64_t host_launch; } host_cases[] = {
+    /* the GPU idle 0..1.2 ms, k2 launched at 1.1 ms (after the idle began), 1 call in the gap: a host
+     * phase; its part in the step's window, 1 ms, at stake (no breakdown: no cap) */
+    {{"host_phase", 1, 1000000, 1, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000}}"}, 1100000},
+    /* k2 launched at -500 ns, before the GPU went idle: it waited on something else, not the host */
+    {{"host_phase", 0, 0, 1, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000}}"}, -500},
+};
+
+TEST(rules_host_phase_cases) {
+    for (size_t i = 0; i < sizeof host_cases / sizeof *host_cases; i++) {
+        char msg[256];
+        cJSON *rows = run_case_at(&host_cases[i].k, host_cases[i].host_launch, msg, sizeof msg);
+        CHECK_MSG(rows, "%s", msg);
+        const cJSON *hit = NULL, *r;
+        cJSON_ArrayForEach(r, rows) if (!strcmp(sj_getstr(r, "rule", ""), "host_phase")) hit = r;
+        CHECK_MSG((hit != NULL) == host_cases[i].k.fires, "host case %zu: %s", i, hit ? "fired" : "did not fire");
+        if (hit) CHECK_NEAR(sj_getnum(hit, "at_stake_ns", -1), host_cases[i].k.stake, 0.5);
+        cJSON_Delete(rows);
+    }
 }
 
 TEST(rules_each_fires_and_holds_back) {
@@ -205,10 +250,12 @@ TEST(rules_every_rule_has_both_cases) {
         int yes = 0, no = 0;
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
             if (!strcmp(cases[i].rule, r->id)) cases[i].fires ? yes++ : no++;
+        for (size_t i = 0; i < sizeof host_cases / sizeof *host_cases; i++)
+            if (!strcmp(host_cases[i].k.rule, r->id)) host_cases[i].k.fires ? yes++ : no++;
         CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
         CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
     }
-    CHECK_EQ_I(n, 18);
+    CHECK_EQ_I(n, 19);
 }
 
 TEST(rules_sync_call_names) {

@@ -31,11 +31,14 @@ typedef struct dg_node {
     int64_t post;         /* waiting host node: its return time after the waited op's end */
     int64_t delay;        /* gpu: start - max(launch start, previous op's end) */
     int64_t pin;          /* gpu without a previous op: its stream's work launched before the step ends here (INT64_MIN: none) */
+    int64_t xpin;         /* gpu with an inferred cross-stream wait on work outside the step's graph: its end (INT64_MIN: none) */
     int64_t s2, e2;       /* replayed */
     int32_t prev;         /* host: previous call of its thread; gpu: previous op of its stream; -1 none */
     int32_t launch;       /* gpu: launching host node */
+    int32_t xw;           /* gpu: the op of another stream it waits for (inferred), -1 none */
+    int32_t gi;           /* gpu: its index in the trace's GPU events */
     int32_t wait0, nwait; /* host: its waits, g->w[wait0 ..] */
-    int32_t sid, bind;    /* gpu: stream index; replay: what bound it (host: wait index or -1; gpu: 0 launch, 1 previous, 2 pinned) */
+    int32_t sid, bind;    /* gpu: stream index; replay: what bound it (host: wait index or -1; gpu: 0 launch, 1 previous, 2 pinned, 3 cross-stream wait) */
     uint32_t name;
     uint8_t kind, cat, flags;
 } dg_node;
@@ -48,6 +51,8 @@ struct dg_graph {
     const an_ctx *c;
     int32_t *goff, *gidx; /* graph ops by their launching outermost call (cpu index): CSR */
     int32_t *sid;         /* per GPU event: stream index, -1 when not a graph op */
+    int32_t *byend; size_t nbyend; /* graph ops' GPU event indices by end */
+    int32_t *gnode;       /* per GPU event: its node in the current step's graph, -1 none */
     size_t nstreams;
     int64_t *carry;       /* per stream: end of the latest work launched before the current step */
     size_t cursor;        /* cpu index below which launches are carried */
@@ -114,6 +119,38 @@ static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
     return *v;
 }
 
+static const pc_trace *sort_gpu;
+static int cmp_end(const void *a, const void *b) {
+    const pc_gpu_event *x = &sort_gpu->gpu[*(const int32_t *)a], *y = &sort_gpu->gpu[*(const int32_t *)b];
+    int64_t ex = x->ts + x->dur, ey = y->ts + y->dur;
+    if (ex != ey) return ex < ey ? -1 : 1;
+    return *(const int32_t *)a < *(const int32_t *)b ? -1 : *(const int32_t *)a > *(const int32_t *)b;
+}
+
+/* An op that starts more than XS_TOL after both its launch and its stream's previous op allow
+ * waits for the op of another stream that ended last before it, when that one ended at most
+ * XS_TOL before it (a cudaStreamWaitEvent the trace records without its stream or event). */
+#define XS_TOL 10000
+static int32_t cross_wait(const dg_graph *g, int32_t gi, int64_t base) {
+    const pc_trace *t = g->c->t;
+    int64_t s = t->gpu[gi].ts;
+    if (s - base <= XS_TOL) return -1;
+    size_t lo = 0, hi = g->nbyend;
+    while (lo < hi) { /* first op ending after s */
+        size_t m = (lo + hi) / 2;
+        const pc_gpu_event *e = &t->gpu[g->byend[m]];
+        if (e->ts + e->dur <= s) lo = m + 1;
+        else hi = m;
+    }
+    for (size_t k = lo; k-- > 0;) {
+        int32_t o = g->byend[k];
+        const pc_gpu_event *e = &t->gpu[o];
+        if (e->ts + e->dur < s - XS_TOL || e->ts + e->dur <= base) return -1;
+        if (g->sid[o] != g->sid[gi]) return o;
+    }
+    return -1;
+}
+
 dg_graph *dg_new(const an_ctx *c) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
@@ -146,6 +183,14 @@ dg_graph *dg_new(const an_ctx *c) {
         if (g->sid[i] >= 0) g->gidx[fill[top[i]]++] = (int32_t)i; /* in time order within a call */
     spill_free(fill);
     spill_free(top);
+    g->gnode = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->gnode);
+    g->byend = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->byend);
+    for (size_t i = 0; i < t->ngpu; i++) {
+        g->gnode[i] = -1;
+        if (g->sid[i] >= 0) g->byend[g->nbyend++] = (int32_t)i;
+    }
+    sort_gpu = t;
+    qsort(g->byend, g->nbyend, sizeof *g->byend, cmp_end);
     size_t ns = g->nstreams ? g->nstreams : 1;
     g->carry = xmalloc(ns * sizeof *g->carry);
     for (size_t s = 0; s < ns; s++) g->carry[s] = INT64_MIN;
@@ -157,7 +202,7 @@ dg_graph *dg_new(const an_ctx *c) {
 
 void dg_free(dg_graph *g) {
     if (!g) return;
-    SPILL_FREE_ALL(g->cls, g->sid, g->goff, g->gidx);
+    SPILL_FREE_ALL(g->cls, g->sid, g->goff, g->gidx, g->gnode, g->byend);
     hmap_free(&g->threads);
     free(g->tlast), free(g->carry), free(g->slast), free(g->slatest), free(g->slatest_end);
     spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
@@ -178,7 +223,8 @@ static dg_node *node_new(dg_graph *g) {
     dg_node *x = SPILL_PUSH(g->n, g->nn, g->capn);
     memset(x, 0, sizeof *x);
     x->prev = x->launch = x->sid = x->bind = -1;
-    x->pin = INT64_MIN;
+    x->pin = x->xpin = INT64_MIN;
+    x->xw = -1;
     return x;
 }
 
@@ -231,6 +277,8 @@ size_t dg_build(dg_graph *g, size_t si) {
     const pc_trace *t = c->t;
     const pc_step *st = &c->steps[si];
     int has_steps = c->step_source != NULL;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind == N_GPU) g->gnode[g->n[i].gi] = -1;
     g->nn = g->nw = g->nev = g->ndl = g->nends = 0;
     g->anchor = st->cpu_start;
     g->wstart = st->start;
@@ -283,11 +331,21 @@ size_t dg_build(dg_graph *g, size_t si) {
             y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
             y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
             y->launch = h;
+            y->gi = gi;
+            g->gnode[gi] = id;
             y->sid = s;
             y->prev = g->slast[s];
             if (y->prev < 0) y->pin = g->carry[s];
             int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
-            y->delay = y->ts - (pe > x->ts ? pe : x->ts);
+            int64_t base = pe > x->ts ? pe : x->ts;
+            int32_t o = cross_wait(g, gi, base);
+            if (o >= 0) {
+                const pc_gpu_event *oe = &t->gpu[o];
+                if (g->gnode[o] >= 0) y->xw = g->gnode[o];
+                else y->xpin = oe->ts + oe->dur; /* launched before the step (or by no call of it): held */
+                base = oe->ts + oe->dur;
+            }
+            y->delay = y->ts - base;
             g->slast[s] = id;
             if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) g->slatest[s] = id, g->slatest_end[s] = y->end;
             int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
@@ -406,7 +464,12 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
             int64_t ls = L->flags & F_START ? L->s2 : L->ts;
             int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : x->pin;
             x->bind = pe > ls ? (x->prev >= 0 ? 1 : 2) : 0;
-            x->s2 = (pe > ls ? pe : ls) + x->delay;
+            int64_t b = pe > ls ? pe : ls;
+            if (x->xw >= 0 || x->xpin != INT64_MIN) {
+                int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin;
+                if (W > b) b = W, x->bind = x->xw >= 0 ? 3 : 2;
+            }
+            x->s2 = b + x->delay;
             int64_t d = ch->scale_name && x->cat != DG_COPY && ch->scale_name[x->name] ? scaled(x->own, ch->scale) : x->own;
             x->e2 = x->s2 + d;
             x->flags |= F_START | F_END;
@@ -455,6 +518,7 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
             seg(&k, DG_LAUNCH, 0, base, x->s2);
             if (x->bind == 0) cur = x->launch, at_start = 1;
             else if (x->bind == 1) cur = x->prev, at_start = 0;
+            else if (x->bind == 3) cur = x->xw, at_start = 0;
             else {
                 seg(&k, DG_EARLIER, 0, k.lo, base);
                 return;

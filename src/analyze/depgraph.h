@@ -18,6 +18,10 @@
  *    the call; a blocking cudaMemcpy / cuMemcpy*, and an asynchronous copy
  *    with a pageable side, for the copy it launched. A waiting call ends at
  *    max(its start + its own time, the waited op's end + its return time).
+ *  - cross-stream waits, inferred (the trace names no stream or event of a
+ *    cudaStreamWaitEvent): an op starting over 10 us after both its launch
+ *    and its stream's previous op allow waits for the op of another stream
+ *    that ended last before it, at most 10 us before it.
  * Replay sweeps the nodes once in the order of their measured times (a
  * topological order: every edge goes forward in measured time; an edge that
  * does not, in a damaged trace, reads its source's measured time), linear in

@@ -353,6 +353,8 @@ def strip(x):
     if isinstance(x, list): return [strip(v) for v in x]
     return x
 a = json.load(open('$T/job/summary.json')); b = json.load(open('$T/job_sum/summary.json'))
+# the job's name is its folder's (the traces' or the summaries')
+assert a['ranks'].pop('name') == 'dlrm-v100-8ranks'; b['ranks'].pop('name')
 assert strip(a) == strip(b)"
     check ranks_table_matches_single_reports python3 -c "
 import json, glob
@@ -373,8 +375,21 @@ for r in job['rows']:
 assert job['straggler']['rank'] == max(job['rows'], key=lambda r: r['compute_ns'])['rank'] == 5, job['straggler']
 assert min(job['rows'], key=lambda r: r['compute_ns'])['rank'] == 1"
     check ranks_section_in_html grep -q 'id="ranks"' "$T/job/report.html"
+    # the job view (#34 items 1 and 3) against tests/expectations/job_view.py's reading of the traces
+    python3 tests/expectations/job_view.py "$D8" > "$T/job_view_d8.json"
+    check ranks_job_view_dlrm python3 tests/py/job_view_check.py "$T/job_view_d8.json" "$T/job/summary.json" 8 1 7
 else
     echo "SKIP ${tag}cli_ranks: ../shared/data or python3 missing"
+fi
+# the job view on the hand-made job of 4 ranks (#34): the job's headline printed and in every output,
+# skew, marks, the per-rank detail and the job-wide kernel table against job_view.py's reading
+"$PC" report tests/fixtures/job4 -o "$T/job4" > "$T/job4.out" 2>&1
+check job4_exit_0 [ $? -eq 0 ]
+check job4_prints_job_headline grep -q '^Rank 2 holds the job of 4 ranks back' "$T/job4.out"
+check job4_md_title_and_headline grep -q '^## perfcard: job of 4 ranks, job4' "$T/job4/summary.md"
+if command -v python3 > /dev/null; then
+    python3 tests/expectations/job_view.py tests/fixtures/job4 > "$T/job_view_j4.json"
+    check job4_job_view python3 tests/py/job_view_check.py "$T/job_view_j4.json" "$T/job4/summary.json" 4 0 2
 fi
 mkdir -p "$T/emptydir"
 "$PC" report "$T/emptydir" -o "$T/x" > /dev/null 2>&1; check empty_dir_exit_2 [ $? -eq 2 ]
@@ -1431,6 +1446,14 @@ if [ -z "$tag" ]; then
         [ -s "$T/cap_shim/report.html" ] && node tests/browser/check_report.js "$T/cap_shim/report.html" "$T/cap_shim/screenshot.png" "cli_capture_" 2>&1
         node tests/browser/check_report.js "$T/tr7/trend.html" "$T/tr7/screenshot.png" "cli_trend_" 2>&1
         node tests/browser/check_report.js "$T/host/report.html" "$T/host/screenshot.png" "cli_hostile_" 2>&1 | grep -v 'charts_present\|table_sorts\|filter_box'
+        # a job's report (#34): the job's first screen and the rank selector; job4: ranks 0 (slowest) and
+        # 2 (straggler) marked, rank 3 picked (its kernels' totals differ from rank 0's)
+        node tests/browser/check_report.js "$T/job4/report.html" "$T/job4/screenshot.png" "cli_job4_" 2>&1
+        node tests/browser/check_job.js "$T/job4/report.html" "cli_job4_" 4 3 0 2 2>&1
+        if [ -s "$T/job/report.html" ]; then
+            node tests/browser/check_report.js "$T/job/report.html" "$T/job/screenshot.png" "cli_dlrm_" 2>&1
+            node tests/browser/check_job.js "$T/job/report.html" "cli_dlrm_" 8 7 1 7 2>&1
+        fi
         if [ -d ../shared/data/kineto ]; then
             "$PC" report ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz -o "$T/r50" -q
             node tests/browser/check_report.js "$T/r50/report.html" "$T/r50/screenshot.png" "cli_resnet50_" 2>&1

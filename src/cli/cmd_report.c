@@ -498,7 +498,21 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
         if (j.codes[i] == EXIT_INPUT || j.codes[i] == EXIT_WRITE) ec = j.codes[i];
         else if (j.codes[i] == EXIT_TRUNCATED && ec == EXIT_OK) ec = EXIT_TRUNCATED;
     }
-    if (ec == EXIT_OK || ec == EXIT_TRUNCATED) *summary = pc_job_summary(j.out, n);
+    if (ec == EXIT_OK || ec == EXIT_TRUNCATED) {
+        *summary = pc_job_summary(j.out, n);
+        /* the job's name: the folder of its first input ("DIR#rank": DIR), by its name */
+        tab_ranks *rr = pc_summary_record_w(*summary, TAB_ranks);
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s", paths[0]);
+        char *cut = strrchr(dir, '#'), *slash;
+        if (!cut || strchr(cut, '/')) cut = strrchr(dir, '/');
+        if (cut) *cut = 0;
+        else snprintf(dir, sizeof dir, ".");
+        while ((slash = strrchr(dir, '/')) && !slash[1] && slash != dir) *slash = 0;
+        char *real = realpath(dir, NULL);
+        if (rr) rr->name = pc_summary_utf8(*summary, fs_base_name(real ? real : dir));
+        free(real);
+    }
     for (int i = 0; i < n; i++) pc_summary_free(j.out[i]);
     free(j.out);
     free(j.codes);
@@ -612,7 +626,8 @@ int cmd_report(int argc, char **argv) {
     rc = pc_report_write(s, &ro, &err);
     timing("render", t0);
     /* what limits the run, in summary.md's first sentence, above where to read more */
-    char *headline = xstrdup(PC_S(PC_REC(s, overview)->headline, ""));
+    /* a job's: the job's headline, not its lowest rank's */
+    char *headline = xstrdup(PC_S(PC_REC(s, ranks)->headline, PC_S(PC_REC(s, overview)->headline, "")));
     pc_summary_free(s);
     if (rc) {
         free(headline);

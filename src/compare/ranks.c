@@ -2,6 +2,7 @@
 #include "verdict.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
+#include "../render/report.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -307,6 +308,241 @@ out:
     return agree;
 }
 
+
+/* ---- the job's first screen and the per-rank detail (report.html's rank selector) ---- */
+
+size_t pc_rank_detail_budget = PC_RANK_DETAIL_BUDGET;
+enum { DETAIL_KERNELS = 10, DETAIL_OPS = 10, DETAIL_STEPS = 20, JOB_KERNELS = 20 };
+
+/* rank i's kernels over its devices, summed by name: names[] (into the
+ * summary's strings) and totals, calls; returns the count */
+typedef struct kname { const char *name; double total, calls; int rank; } kname;
+static int cmp_kname_name(const void *a, const void *b) {
+    const kname *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+static int cmp_kname_total(const void *a, const void *b) {
+    const kname *x = a, *y = b;
+    if (x->total != y->total) return (x->total < y->total) - (x->total > y->total);
+    return strcmp(x->name, y->name);
+}
+static kname *rank_kernels(const pc_summary *s, int rank, size_t *out) {
+    size_t n = 0, cap = 0;
+    kname *v = NULL;
+    const pc_table *t;
+    for (size_t d = 0; (t = PC_TAB_AT(s, kernel, d)); d++)
+        for (size_t i = 0; i < t->n; i++) {
+            const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
+            kname *k = VEC_PUSH(v, n, cap);
+            *k = (kname){PC_S(r->name, ""), PC_OR(r->total_ns, 0), PC_OR(r->calls, 0), rank};
+        }
+    /* one row per name (a kernel on two devices summed) */
+    if (n) qsort(v, n, sizeof *v, cmp_kname_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && !strcmp(v[m - 1].name, v[i].name)) v[m - 1].total += v[i].total, v[m - 1].calls += v[i].calls;
+        else v[m++] = v[i];
+    }
+    *out = m;
+    return v;
+}
+
+/* rows rank r's detail takes in report.html */
+static size_t detail_rows(const pc_summary *s) {
+    size_t nk = 0, nm = 0;
+    kname *k = rank_kernels(s, 0, &nk);
+    free(k);
+    const pc_table *ops = PC_TAB(s, op), *st = PC_TAB(s, step);
+    for (size_t i = 0; PC_REC_AT(s, memory_device, i); i++) nm++;
+    return (nk < DETAIL_KERNELS ? nk : DETAIL_KERNELS) + (ops ? (ops->n < DETAIL_OPS ? ops->n : DETAIL_OPS) : 0) +
+           (st ? (st->n < DETAIL_STEPS ? st->n : DETAIL_STEPS) : 0) + nm + 1;
+}
+
+static void add_detail(pc_summary *jobs, cJSON *rs, pc_table **t, int rank, const pc_summary *s) {
+    if (!t[0]) {
+        t[0] = pc_summary_add_table(jobs, rs, "kernels", TAB_rank_kernel);
+        t[1] = pc_summary_add_table(jobs, rs, "operators", TAB_rank_op);
+        t[2] = pc_summary_add_table(jobs, rs, "steps", TAB_rank_step);
+        t[3] = pc_summary_add_table(jobs, rs, "memory", TAB_rank_mem);
+    }
+    size_t nk = 0;
+    kname *k = rank_kernels(s, rank, &nk);
+    double all = 0;
+    for (size_t i = 0; i < nk; i++) all += k[i].total;
+    if (nk) qsort(k, nk, sizeof *k, cmp_kname_total);
+    for (size_t i = 0; i < nk && i < DETAIL_KERNELS; i++) {
+        tab_rank_kernel *o = tab_push(t[0]);
+        o->rank = rank;
+        o->name = pc_summary_utf8(jobs, k[i].name);
+        o->total_ns = pc_figure(k[i].total);
+        o->calls = pc_figure(k[i].calls);
+        if (k[i].calls > 0) o->avg_ns = pc_figure(k[i].total / k[i].calls);
+        if (all > 0) o->time_pct = pc_figure(100 * k[i].total / all);
+    }
+    free(k);
+    const pc_table *ops = PC_TAB(s, op);
+    for (size_t i = 0; ops && i < ops->n && i < DETAIL_OPS; i++) {
+        const tab_op *r = &TAB_ROWS(ops, op)[i];
+        tab_rank_op *o = tab_push(t[1]);
+        o->rank = rank;
+        o->name = pc_summary_utf8(jobs, PC_S(r->name, ""));
+        o->calls = r->calls, o->device_total_ns = r->device_total_ns, o->self_device_ns = r->self_device_ns, o->cpu_total_ns = r->cpu_total_ns;
+    }
+    const pc_table *st = PC_TAB(s, step);
+    for (size_t i = 0; st && i < st->n && i < DETAIL_STEPS; i++) {
+        const tab_step *r = &TAB_ROWS(st, step)[i];
+        tab_rank_step *o = tab_push(t[2]);
+        o->rank = rank;
+        o->name = pc_summary_utf8(jobs, PC_S(r->name, ""));
+        o->duration_ns = r->duration_ns, o->communication_ns = r->communication_ns, o->gpu_lag_ns = r->gpu_lag_ns;
+    }
+    const tab_memory_device *md;
+    for (size_t i = 0; (md = PC_REC_AT(s, memory_device, i)); i++) {
+        tab_rank_mem *o = tab_push(t[3]);
+        char dev[64];
+        if (tk_null_I(md->id)) snprintf(dev, sizeof dev, "%.40s", PC_S(md->device, "?"));
+        else snprintf(dev, sizeof dev, "%.40s:%lld", PC_S(md->device, "?"), (long long)md->id);
+        o->rank = rank;
+        o->device = pc_summary_utf8(jobs, dev);
+        o->peak_allocated_bytes = md->peak_allocated_bytes, o->peak_reserved_bytes = md->peak_reserved_bytes;
+        if (md->peak_operator) o->peak_operator = pc_summary_utf8(jobs, md->peak_operator);
+    }
+}
+
+/* ranks.job_kernels: per kernel name over every rank, its total and the
+ * spread of the ranks' totals (over the ranks that run it) */
+static void job_kernels(pc_summary *jobs, cJSON *rs, const rk *v, int n) {
+    size_t all = 0, cap = 0;
+    kname *a = NULL;
+    for (int i = 0; i < n; i++) {
+        size_t m = 0;
+        kname *k = rank_kernels(v[i].ps, v[i].rank, &m);
+        for (size_t j = 0; j < m; j++) *(kname *)VEC_PUSH(a, all, cap) = k[j];
+        free(k);
+    }
+    if (!all) { free(a); return; }
+    qsort(a, all, sizeof *a, cmp_kname_name); /* by name, then rank */
+    /* one entry per name: its job total (in total), its run of rows */
+    size_t ng = 0;
+    kname *g = xcalloc(all, sizeof *g);
+    size_t *first = xcalloc(all + 1, sizeof *first);
+    for (size_t i = 0; i < all; i++) {
+        if (!ng || strcmp(g[ng - 1].name, a[i].name)) {
+            first[ng] = i, g[ng] = (kname){a[i].name, 0, 0, (int)ng};
+            ng++;
+        }
+        g[ng - 1].total += a[i].total;
+    }
+    first[ng] = all;
+    kname *order = xmalloc(ng * sizeof *order);
+    memcpy(order, g, ng * sizeof *order);
+    qsort(order, ng, sizeof *order, cmp_kname_total);
+    pc_table *t = pc_summary_add_table(jobs, rs, "job_kernels", TAB_job_kernel);
+    for (size_t q = 0; q < ng && q < JOB_KERNELS; q++) {
+        size_t gi = (size_t)order[q].rank, lo = first[gi], hi = first[gi + 1];
+        double *tot = xmalloc((hi - lo) * sizeof *tot);
+        tab_job_kernel *o = tab_push(t);
+        o->name = pc_summary_utf8(jobs, order[q].name);
+        o->total_ns = pc_figure(order[q].total);
+        o->ranks = (int64_t)(hi - lo);
+        size_t mn = lo, mx = lo;
+        for (size_t i = lo; i < hi; i++) {
+            tot[i - lo] = a[i].total;
+            if (a[i].total < a[mn].total) mn = i; /* rows by rank: ties keep the lowest */
+            if (a[i].total > a[mx].total) mx = i;
+        }
+        o->min_ns = pc_figure(a[mn].total), o->min_rank = a[mn].rank;
+        o->max_ns = pc_figure(a[mx].total), o->max_rank = a[mx].rank;
+        o->median_ns = pc_figure(median_of(tot, (int)(hi - lo)));
+        free(tot);
+    }
+    free(order), free(first), free(g), free(a);
+}
+
+/* The job's first screen: skew, the slowest and fastest rank by median step,
+ * the rows' marks, the job's headline; the per-rank detail of the ranks
+ * report.html's budget holds (the lowest, the slowest and the straggler
+ * first, then by rank); the job-wide kernel table. */
+static void job_view(pc_summary *jobs, cJSON *rs, tab_ranks *rr, pc_table *rows, const rk *v, int n, const double *med, const tab_straggler *st,
+                     double wait_per_step, double job_step) {
+    int slowest = 0, fastest = 0, strag = -1;
+    for (int i = 1; i < n; i++) {
+        if (med[i] > med[slowest]) slowest = i;
+        if (med[i] < med[fastest]) fastest = i;
+    }
+    tab_rank *r = (tab_rank *)rows->rows;
+    for (int i = 0; i < n; i++) {
+        r[i].slowest = i == slowest;
+        r[i].straggler = tk_true(st->found) && r[i].rank == st->rank;
+        if (tk_true(r[i].straggler)) strag = i;
+    }
+    rr->skew_ns = pc_figure(med[slowest] - med[fastest]);
+    rr->slowest_rank = v[slowest].rank;
+    rr->fastest_rank = v[fastest].rank;
+    char h[640];
+    if (tk_true(st->found) && !strcmp(PC_S(st->by, ""), "arrival")) {
+        /* where its lateness arises: the largest of the three parts */
+        double b = PC_OR(st->before_step_ns, 0), hg = PC_OR(st->host_gap_ns, 0), g = PC_OR(st->gpu_compute_ns, 0);
+        const char *where = b >= hg && b >= g ? "before the step (its step begins after the others')"
+                            : hg >= g         ? "in host gaps inside the step (before its collectives)"
+                                              : "in more GPU compute inside the step";
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; its lateness arises mostly %s",
+                 (int)st->rank, n, (long long)PC_OR(st->last_count, 0), (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0),
+                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, where);
+    }
+    else if (tk_true(st->found))
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: its compute per step is %.1f%% above the median rank's, and the others wait for it in their collectives",
+                 (int)st->rank, n, PC_OR(st->behind_median_pct, 0));
+    else {
+        /* the largest part of the ranks' summed step time */
+        static const char *const what[] = {"GPU compute", "exposed communication", "host wait and idle time", "data loading"};
+        double sum[4] = {0}, all = 0;
+        for (int i = 0; i < n; i++) {
+            sum[0] += PC_OR(r[i].gpu_ns, 0), sum[1] += PC_OR(r[i].communication_ns, 0);
+            sum[2] += PC_OR(r[i].host_ns, 0), sum[3] += PC_OR(r[i].data_ns, 0);
+        }
+        int top = 0;
+        for (int k = 0; k < 4; k++) all += sum[k], top = sum[k] > sum[top] ? k : top;
+        if (all > 0)
+            snprintf(h, sizeof h, "No straggler among the %d ranks: %s takes %.1f%% of their summed step time", n, what[top], 100 * sum[top] / all);
+        else
+            snprintf(h, sizeof h, "No straggler among the %d ranks", n);
+    }
+    rr->headline = pc_summary_utf8(jobs, h);
+    /* the detail: must-keep ranks first, then by rank while the budget holds */
+    size_t budget = pc_rank_detail_budget / PC_HTML_ROW_MIN, used = 0;
+    char *keep = xcalloc((size_t)n, 1);
+    size_t *need = xcalloc((size_t)n, sizeof *need);
+    for (int i = 0; i < n; i++) need[i] = detail_rows(v[i].ps);
+    int must[3] = {0, slowest, strag};
+    for (int k = 0; k < 3; k++)
+        if (must[k] >= 0 && !keep[must[k]]) keep[must[k]] = 1, used += need[must[k]];
+    int kept = 0, left = 0;
+    for (int i = 0; i < n; i++)
+        if (!keep[i] && used + need[i] <= budget) keep[i] = 1, used += need[i];
+    pc_table *dt[4] = {0};
+    char lo[512] = "";
+    for (int i = 0; i < n; i++) {
+        if (keep[i]) {
+            add_detail(jobs, rs, dt, v[i].rank, v[i].ps);
+            kept++;
+            continue;
+        }
+        size_t l = strlen(lo);
+        if (left < 40 && l + 16 < sizeof lo) snprintf(lo + l, sizeof lo - l, "%s%d", l ? ", " : "", v[i].rank);
+        left++;
+    }
+    rr->detail_ranks = kept;
+    if (left) {
+        size_t l = strlen(lo);
+        if (left > 40) snprintf(lo + l, sizeof lo - l, " and %d more", left - 40);
+        rr->detail_left_out = pc_summary_utf8(jobs, lo);
+    }
+    free(keep), free(need);
+    job_kernels(jobs, rs, v, n);
+}
+
 pc_summary *pc_job_summary(pc_summary **ranks, int n) {
     rk *v = xcalloc((size_t)n, sizeof *v);
     for (int i = 0; i < n; i++) {
@@ -349,7 +585,12 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
         } else {
             r->communication_ns = pc_figure(per_step(v[i].ps, BK_COMM));
             r->idle_ns = pc_figure(per_step(v[i].ps, BK_OTHER));
+            r->gpu_ns = pc_figure(per_step(v[i].ps, BK_KERNEL) + per_step(v[i].ps, BK_MEMCPY) + per_step(v[i].ps, BK_MEMSET));
+            r->host_ns = pc_figure(per_step(v[i].ps, BK_RUNTIME) + per_step(v[i].ps, BK_CPU) + per_step(v[i].ps, BK_OTHER));
+            r->data_ns = pc_figure(per_step(v[i].ps, BK_DATA));
         }
+        tk_I peak = PC_REC(v[i].ps, memory)->cuda_peak_allocated_bytes;
+        if (!tk_null_I(peak)) r->peak_memory_bytes = pc_figure((double)peak);
         r->nccl_ns = pc_figure(PC_OR(cm->nccl_ns, 0) / steps);
         r->nccl_overlap_pct = PC_OR(cm->overlap_pct, 0);
         /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
@@ -460,6 +701,7 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n) {
             pc_summary_headline(jobs);
         }
     }
+    job_view(jobs, rs, rr, rows, v, n, med, st, w[late].caused / msteps, job_step);
     ranks[v[0].slot] = NULL;
     free(w);
     free(work);

@@ -11,12 +11,23 @@
  * forward and backward phase; and by how much it trails the least loaded and
  * the median rank. Built from summaries alone, so a job report made from
  * per-rank summary.json files equals one made from the traces.
+ * For the job's first screen: the skew (slowest - fastest median step), the
+ * slowest and the straggler marked in the rows, one headline for the job;
+ * for report.html's rank selector, each rank's top kernels, operators, first
+ * steps and memory peaks (ranks.kernels, .operators, .steps, .memory) for the
+ * ranks pc_rank_detail_budget bytes of report.html hold (lowest, slowest and
+ * straggler first; the rest named in ranks.detail_left_out); and the
+ * job-wide kernel table (ranks.job_kernels: total, min/median/max per rank).
  * rank_of_input guesses a rank from a file name ("rank-3", "rank3",
  * "worker3", "_3.") when a summary has no distributedInfo; -1 if none. */
 #ifndef PC_RANKS_H
 #define PC_RANKS_H
 #include "../summary/summary.h"
+#include "../render/report.h"
 
+#include <stddef.h>
+#define PC_RANK_DETAIL_BUDGET ((size_t)PC_HTML_MAX / 4)
+extern size_t pc_rank_detail_budget; /* PC_RANK_DETAIL_BUDGET; tests lower it */
 pc_summary *pc_job_summary(pc_summary **ranks, int n);
 int rank_of_input(const char *path);
 #endif

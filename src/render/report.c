@@ -4,6 +4,7 @@
  * in email.c. */
 #include "report.h"
 #include "view.h"
+#include "../util/shortname.h"
 #include <ctype.h>
 #include "chart.h"
 #include "tmpl.h"
@@ -254,6 +255,8 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
     cJSON_AddStringToObject(view, "input_name", fs_base_name(PC_S(PC_REC(s, run)->input, "")));
+    if (PC_OR(PC_REC(s, ranks)->count, 0) > 1) /* a job: its folder's name (ranks.name), else "job" */
+        cJSON_AddStringToObject(view, "job_name", PC_S(PC_REC(s, ranks)->name, "job"));
     cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
     cJSON_AddStringToObject(view, "suggestions_word", PC_OR(PC_REC(s, suggestions)->count, 0) == 1 ? "suggestion" : "suggestions");
     const char *fmt = PC_S(PC_REC(s, run)->format, "");
@@ -396,6 +399,71 @@ static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps)
     sbuf_free(&b);
 }
 
+
+/* A job's per-rank detail (ranks.kernels, .operators, .steps, .memory, one
+ * list each) regrouped by rank for report.html's rank selector:
+ * view.rank_detail = [{rank, first, kernels, operators, steps, memory}], in
+ * the order ranks.rows has them; each name with NAME_short beside it. */
+static void rank_detail(cJSON *v) {
+    cJSON *rs = cJSON_GetObjectItemCaseSensitive(v, "ranks"), *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    cJSON *rows = rs ? cJSON_GetObjectItemCaseSensitive(rs, "rows") : NULL;
+    if (!rs || !view || !cJSON_IsArray(rows)) return;
+    static const char *const lists[] = {"kernels", "operators", "steps", "memory"};
+    cJSON *out = cJSON_AddArrayToObject(view, "rank_detail"), *r;
+    int first = 1;
+    cJSON_ArrayForEach(r, rows) {
+        cJSON *rk = cJSON_GetObjectItemCaseSensitive(r, "rank");
+        if (!cJSON_IsNumber(rk)) continue;
+        cJSON *d = cJSON_CreateObject();
+        int any = 0;
+        for (int k = 0; k < 4; k++) {
+            cJSON *src = cJSON_GetObjectItemCaseSensitive(rs, lists[k]), *dst = cJSON_AddArrayToObject(d, lists[k]), *x;
+            cJSON_ArrayForEach(x, src) {
+                cJSON *xr = cJSON_GetObjectItemCaseSensitive(x, "rank");
+                if (cJSON_IsNumber(xr) && xr->valuedouble == rk->valuedouble) cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1)), any = 1;
+            }
+            /* names told apart within the list, short enough for a table cell */
+            int n = cJSON_GetArraySize(dst), i = 0;
+            if (k < 2 && n > 0) {
+                const char **full = xcalloc((size_t)n, sizeof *full);
+                char **sh = xcalloc((size_t)n, sizeof *sh);
+                cJSON_ArrayForEach(x, dst) full[i++] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")) ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")) : "";
+                pc_short_names(full, (size_t)n, PC_SHORT_TABLE, sh);
+                i = 0;
+                cJSON_ArrayForEach(x, dst) {
+                    cJSON_AddStringToObject(x, "name_short", sh[i]);
+                    free(sh[i++]);
+                }
+                free(sh), free(full);
+            }
+        }
+        if (!any) { cJSON_Delete(d); continue; }
+        cJSON_AddNumberToObject(d, "rank", rk->valuedouble);
+        cJSON_AddBoolToObject(d, "first", first);
+        first = 0;
+        cJSON_AddItemToArray(out, d);
+    }
+    for (int k = 0; k < 4; k++) cJSON_DeleteItemFromObjectCaseSensitive(rs, lists[k]); /* shown by rank only */
+    /* the job-wide kernels' names, short */
+    cJSON *jk = cJSON_GetObjectItemCaseSensitive(rs, "job_kernels"), *x;
+    int n = cJSON_GetArraySize(jk), i = 0;
+    if (n > 0) {
+        const char **full = xcalloc((size_t)n, sizeof *full);
+        char **sh = xcalloc((size_t)n, sizeof *sh);
+        cJSON_ArrayForEach(x, jk) {
+            const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name"));
+            full[i++] = nm ? nm : "";
+        }
+        pc_short_names(full, (size_t)n, PC_SHORT_TABLE, sh);
+        i = 0;
+        cJSON_ArrayForEach(x, jk) {
+            cJSON_AddStringToObject(x, "name_short", sh[i]);
+            free(sh[i++]);
+        }
+        free(sh), free(full);
+    }
+}
+
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, const char *uses, int rows, pc_err *err,
                          int *rc) {
     cJSON *v = cJSON_Duplicate(summary->doc, 1);
@@ -413,6 +481,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_short_names(v); /* over the rows shown */
     rv_tree_rows(v);
     md_extras(summary, v);
+    rank_detail(v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);
     (void)o;

@@ -308,32 +308,36 @@ static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
     cJSON_DeleteItemFromObject(tl, "rows");
 }
 
-/* Distributed jobs: compute, communication and idle per step, per rank */
+/* Distributed jobs: where an average step goes, per rank: GPU compute,
+ * exposed communication, host wait and idle, data loading (ranks.rows; an
+ * input with phases and no kernels: its compute as GPU compute) */
 static void rank_charts(chart_out *co, const pc_summary *sm) {
     const pc_table *rows = PC_TAB(sm, rank);
     size_t n = rows ? rows->n : 0, i;
     if (n < 2) return;
     char **labels = xcalloc(n, sizeof *labels);
-    double *y[3];
-    for (int k = 0; k < 3; k++) y[k] = xcalloc(n, sizeof(double));
+    double *y[4];
+    for (int k = 0; k < 4; k++) y[k] = xcalloc(n, sizeof(double));
     for (i = 0; i < n; i++) {
         const tab_rank *r = &TAB_ROWS(rows, rank)[i];
         char b[32];
         snprintf(b, sizeof b, "rank %d", (int)PC_OR(r->rank, 0));
         labels[i] = xstrdup(b);
-        y[0][i] = PC_OR(r->compute_ns, 0);
+        y[0][i] = PC_IS_NULL(r->gpu_ns) ? PC_OR(r->compute_ns, 0) : r->gpu_ns;
         y[1][i] = PC_OR(r->communication_ns, 0);
-        y[2][i] = PC_OR(r->idle_ns, 0);
+        y[2][i] = PC_IS_NULL(r->host_ns) ? PC_OR(r->idle_ns, 0) : r->host_ns;
+        y[3][i] = PC_OR(r->data_ns, 0);
     }
-    chart_series s[3] = {{"compute (kernels)", NULL, y[0], n, chart_category_color("kernel")},
-                         {"communication (NCCL, not overlapped)", NULL, y[1], n, chart_category_color("communication")},
-                         {"idle", NULL, y[2], n, chart_category_color("idle")}};
+    chart_series s[4] = {{"GPU compute", NULL, y[0], n, chart_category_color("kernel")},
+                         {"exposed communication", NULL, y[1], n, chart_category_color("communication")},
+                         {"host wait / idle", NULL, y[2], n, chart_category_color("idle")},
+                         {"data loading", NULL, y[3], n, chart_category_color("dataloader")}};
     chart c = {.kind = CHART_STACKED, .title = "Per rank: where an average step goes", .xlabel = "rank", .ylabel = "time per step",
-               .unit = UNIT_NS, .series = s, .nseries = 3, .categories = (const char *const *)labels, .ncat = n};
+               .unit = UNIT_NS, .series = s, .nseries = 4, .categories = (const char *const *)labels, .ncat = n};
     rv_add_chart(co, "ranks", &c, rv_series_rows(&c));
     for (i = 0; i < n; i++) free(labels[i]);
     free(labels);
-    for (int k = 0; k < 3; k++) free(y[k]);
+    for (int k = 0; k < 4; k++) free(y[k]);
 }
 
 /* row i's parent is an earlier row (null, -1 or any other value: a root) */

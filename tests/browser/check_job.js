@@ -1,0 +1,70 @@
+// A distributed job's report.html (#34): at 1440x900 the first screen shows
+// the job's headline (not rank 0's: it names the job's ranks) and the per-rank
+// chart wholly inside the viewport; the per-rank table highlights the slowest
+// and the straggler rows (EXPECT_SLOWEST, EXPECT_STRAGGLER: ranks); choosing a
+// rank in the selector shows that rank's tables and hides the others, and the
+// kernels table's first row differs between the first rank and rank PICK; no
+// sideways scroll at 390 px. Prints PASS/FAIL lines.
+// Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER
+const { chromium } = require("playwright-core");
+const path = require("path");
+
+const [file, tag, nranks, pick, slowest, straggler] = process.argv.slice(2);
+let failed = 0;
+const result = (name, ok, why) => {
+  console.log(`${ok ? "PASS" : "FAIL"} ${tag}job_${name}${ok ? "" : ": " + why}`);
+  if (!ok) failed++;
+};
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync"],
+  });
+  const url = "file://" + path.resolve(file);
+  const ctx = await browser.newContext({ offline: true, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: "load" });
+  const first = await page.evaluate(() => {
+    const W = window.innerWidth, H = window.innerHeight;
+    const inside = (r) => r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= H && r.right <= W;
+    const h = document.querySelector("#overview .headline");
+    const svg = Array.from(document.querySelectorAll("#overview figure svg")).find((e) => /Per rank/.test(e.getAttribute("aria-label") || ""));
+    return { title: document.title, headline: h ? h.textContent : null, headlineInside: !!h && inside(h.getBoundingClientRect()),
+             chart: svg ? svg.getAttribute("aria-label") : null, chartInside: !!svg && inside(svg.getBoundingClientRect()) };
+  });
+  result("title_is_the_jobs", new RegExp(`job of ${nranks} ranks`).test(first.title), first.title);
+  result("first_screen_job_headline", first.headlineInside && /Rank \d+ holds the job|No straggler among/.test(first.headline || "") &&
+         new RegExp(`${nranks} ranks`).test(first.headline), JSON.stringify(first));
+  result("first_screen_per_rank_chart", first.chartInside, JSON.stringify(first));
+  const marks = await page.evaluate(() => Array.from(document.querySelectorAll("#ranks tbody tr.hl")).map((tr) => tr.cells[0].textContent + ":" + tr.cells[1].textContent));
+  const want = [`${slowest}:`, `${straggler}:`];
+  result("ranks_table_highlights", want.every((w) => marks.some((m) => m.startsWith(w))) &&
+         marks.some((m) => m.startsWith(`${slowest}:`) && /slowest/.test(m)) && marks.some((m) => m.startsWith(`${straggler}:`) && /straggler/.test(m)),
+         JSON.stringify(marks));
+  const shown = () => page.evaluate(() => {
+    const v = Array.from(document.querySelectorAll(".rankview")).filter((d) => !d.hidden && d.getBoundingClientRect().height > 0);
+    const row = v[0] && v[0].querySelector("table.rk-kernels tbody tr");
+    return { visible: v.map((d) => d.getAttribute("data-rank")), kernelRow: row ? row.textContent : null, options: document.querySelectorAll("#rank-pick option").length };
+  });
+  const before = await shown();
+  await page.selectOption("#rank-pick", String(pick));
+  const after = await shown();
+  result("rank_selector_lists_ranks", before.options === Number(nranks), JSON.stringify(before));
+  result("rank_selector_shows_one_rank", before.visible.length === 1 && after.visible.length === 1 && after.visible[0] === String(pick), JSON.stringify([before, after]));
+  result("rank_selector_changes_kernels", !!before.kernelRow && !!after.kernelRow && before.kernelRow !== after.kernelRow, JSON.stringify([before.kernelRow, after.kernelRow]));
+  result("no_page_errors", errors.length === 0, errors.join("; "));
+  await ctx.close();
+  const phone = await browser.newContext({ offline: true, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+  const pp = await phone.newPage();
+  await pp.goto(url, { waitUntil: "load" });
+  await pp.selectOption("#rank-pick", String(pick));
+  const side = await pp.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  result("no_sideways_scroll_390px", side.sw <= side.cw + 1, JSON.stringify(side));
+  await phone.close();
+  await browser.close();
+  process.exit(failed ? 1 : 0);
+})().catch((e) => { console.log(`FAIL ${tag}job_run: ${e}`); process.exit(1); });

@@ -14,9 +14,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fired { cJSON *item; tab_suggestion *rec; } fired;
+/* The order of the suggestions (#32): by tier, then by time at stake.
+ * Tier 0: rows holding 1% of the step or more (every row with a stake when
+ * the step is unknown); tier 1: rows without an estimate; tier 2: rows under
+ * 1% of the step, which never take a place before a row that matters. In
+ * tier 0 a symptom (gpu_utilization: idle that no cause explained) comes after
+ * every major cause of GPU idle, one of the rules that claim from the GPU-free
+ * pool before it (rules.def) holding 10% of the step or more (host_wait's and
+ * host_phase's own threshold), whatever the stakes: such a cause names what
+ * the idle is and what to change, the symptom only that the GPU waits; a
+ * minor cause does not push a large residual idle down. */
+typedef struct fired { cJSON *item; tab_suggestion *rec; int tier; } fired;
+static int is_idle_cause(const char *rule) {
+    static const char *const causes[] = {"data_loading", "empty_queue", "pipeline_bottleneck", "sync_in_step", "startup", "host_phase",
+                                         "small_kernels", "iteration_interval", "host_wait", NULL};
+    for (int i = 0; causes[i]; i++)
+        if (!strcmp(rule, causes[i])) return 1;
+    return 0;
+}
 static int cmp_stake(const void *a, const void *b) {
-    const tab_suggestion *x = ((const fired *)a)->rec, *y = ((const fired *)b)->rec;
+    const fired *fa = a, *fb = b;
+    const tab_suggestion *x = fa->rec, *y = fb->rec;
+    if (fa->tier != fb->tier) return fa->tier < fb->tier ? -1 : 1;
     double p = PC_OR(x->at_stake_ns, -1), q = PC_OR(y->at_stake_ns, -1);
     if (p != q) return p > q ? -1 : 1;
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
@@ -43,8 +62,20 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     for (int i = 0; i < n; i++) {
         items[i].item = cJSON_DetachItemFromArray(in.out, 0);
         items[i].rec = pc_summary_record_in(ps, items[i].item, TAB_suggestion);
+        double st = PC_OR(items[i].rec->at_stake_ns, -1);
+        items[i].tier = st < 0 ? 1 : in.step > 0 && 100 * st / in.step < 1 ? 2 : 0;
     }
     spill_sort(items, (size_t)n, sizeof *items, cmp_stake);
+    /* a symptom moves down to just after the last major cause of idle in tier 0 */
+    for (int i = n - 1; i >= 0; i--) {
+        if (items[i].tier || strcmp(PC_S(items[i].rec->rule, ""), "gpu_utilization")) continue;
+        int last = i;
+        for (int j = i + 1; j < n && !items[j].tier; j++)
+            if (is_idle_cause(PC_S(items[j].rec->rule, "")) && in.step > 0 && PC_OR(items[j].rec->at_stake_ns, 0) >= 0.1 * in.step) last = j;
+        fired sym = items[i];
+        memmove(&items[i], &items[i + 1], (size_t)(last - i) * sizeof *items);
+        items[last] = sym;
+    }
     cJSON *adv = sj_obj(s, "suggestions");
     tab_suggestions *sr = PC_ADD_REC(ps, adv, suggestions);
     sr->count = n;

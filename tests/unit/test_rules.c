@@ -302,3 +302,46 @@ TEST(rules_pageable_async_copy_blocks) {
         if (pageable) CHECK_NEAR(stake, 28000.0 / 3, 0.5);
     }
 }
+
+/* Ranking (#32 class 5): rows under 1% of the step come after every other
+ * row, rows without an estimate before them, and the symptom gpu_utilization
+ * after every cause of GPU idle holding 10% of the step or more. Three 1 ms
+ * steps: a data wait of W µs, all of it with the GPU idle (the dataloader
+ * category), 600 - W µs of other idle: the GPU-free pool is 600 µs.
+ * data_loading claims W, gpu_utilization (busy 40%) wants 600 µs and gets
+ * the 600 - W left; 6 µs of pageable copies over 3 steps, halved: 1 µs
+ * (0.1%); cpu_busy (90% busy) has no estimate. W = 150 (15%): by stake alone
+ * gpu_utilization (450), data_loading (150), pageable_memcpy (1), cpu_busy;
+ * ranked data_loading (the cause), gpu_utilization (the symptom), cpu_busy
+ * (no estimate), pageable_memcpy (0.1%: minor). W = 60 (6%, a minor cause):
+ * gpu_utilization (540) stays first. */
+TEST(rules_rank_minor_and_symptom_rows_last) {
+    static const char *const want[2][4] = {{"data_loading", "gpu_utilization", "cpu_busy", "pageable_memcpy"},
+                                           {"gpu_utilization", "data_loading", "cpu_busy", "pageable_memcpy"}};
+    static const double stake[2][4] = {{150000, 450000, -1, 1000}, {540000, 60000, -1, 1000}};
+    for (int c = 0; c < 2; c++) {
+        int w = c ? 60000 : 150000;
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "\"dataloader\": {\"present\": true, \"avg_wait_ns\": %d, \"steps\": 3, \"steps_over_5pct\": 3},"
+                 " \"steps\": {\"average\": {\"duration_ns\": 1000000}},"
+                 " \"breakdown\": {\"categories\": [{\"category\": \"dataloader\", \"avg_per_step_ns\": %d}, {\"category\": \"other\", \"avg_per_step_ns\": %d},"
+                 " {\"category\": \"runtime\", \"avg_per_step_ns\": 0}, {\"category\": \"cpu\", \"avg_per_step_ns\": 0}]},"
+                 " \"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40}]},"
+                 " \"cpu\": {\"present\": true, \"average\": {\"user\": 80, \"system\": 10}},"
+                 " \"transfers\": {\"rows\": [{\"kind\": \"Memcpy HtoD (Pageable -> Device)\", \"source_memory\": \"Pageable\", \"count\": 3, \"total_ns\": 6000}]}",
+                 w, w, 600000 - w);
+        rcase k = {"gpu_utilization", 1, 0, 3, 0, NULL, json};
+        char msg[256];
+        cJSON *rows = run_case(&k, msg, sizeof msg);
+        CHECK_MSG(rows, "%s", msg);
+        CHECK_EQ_I(cJSON_GetArraySize(rows), 4);
+        for (int i = 0; i < 4; i++) {
+            const cJSON *r = cJSON_GetArrayItem(rows, i);
+            CHECK_MSG(!strcmp(sj_getstr(r, "rule", ""), want[c][i]), "case %d row %d: %s, expected %s", c, i, sj_getstr(r, "rule", ""), want[c][i]);
+            CHECK_NEAR(sj_getnum(r, "at_stake_ns", -1), stake[c][i], 0.5);
+            CHECK_EQ_I(sj_getnum(r, "rank", 0), i + 1);
+        }
+        cJSON_Delete(rows);
+    }
+}

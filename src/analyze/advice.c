@@ -47,7 +47,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, ps};
+                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps};
     /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
      * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
     const char *fmt = strtab_get(&c->t->strs, c->t->source_format);

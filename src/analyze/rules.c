@@ -13,6 +13,8 @@
 #include "../util/units.h"
 #include "intervals.h"
 #include "links.h"
+#include "flops.h"
+#include "peaks.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -418,6 +420,187 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     cJSON *f = fire(in, r, stake, "%lld operator%s, forward and backward, with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d); at %.0fx on Tensor Cores they would take %.0f%% of it",
          (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor, TC_SPEEDUP, 100 / TC_SPEEDUP);
     top_put(in, f, &top, in->nsteps);
+}
+
+/* Memory-bound operators (#32 class 5b): leaf operators (their device time
+ * all their own, so each kernel counts once) bound by bandwidth (elementwise,
+ * copies, norms, softmax, reductions: flops.c) whose bytes and bandwidth share
+ * are known. The fraction of such an operator's time above what its bytes
+ * need at the device's peak bandwidth: 1 - its % of bandwidth peak; 0 for any
+ * other operator. Cached per name id in *cache (NaN: not looked up). */
+static double mb_above(const rule_in *in, const char *name) {
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        if (!o->name || strcmp(o->name, name)) continue;
+        double pct = PC_OR(o->bandwidth_peak_pct, -1);
+        if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
+            return 0;
+        return 1 - pct / 100;
+    }
+    return 0;
+}
+
+/* Unfused attention (#32 class 5a): a softmax between two batched matrix
+ * products (aten::bmm, baddbmm or matmul) that are its siblings under the
+ * same range (an operator, a module, a record_function), the nearest before
+ * and after it: attention written by hand, where one fused kernel
+ * (scaled_dot_product_attention's flash or memory-efficient kernels) could
+ * run. The pattern's time: the kernel time of the siblings from the first
+ * product to the second (the scaling, masking and dropout between included).
+ * The fused kernel's estimate: the two products' FLOPs (flops.c) at half the
+ * device's Tensor Core peak for their data type (FlashAttention-2 attains
+ * 50-73% of an A100's; half is the conservative end), or, with the FLOPs or
+ * the peak unknown, the two products' own kernel time (the fused kernel does
+ * the same products and drops the passes between them). At stake: the
+ * pattern's time less that estimate, less what tensor_cores counted on those
+ * products (half of a product that ran on no Tensor Core), from the kernel
+ * time pool. */
+#define FUSED_ATTN_PEAK_SHARE 0.5
+static int is_softmax(const char *n) { return !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax"); }
+static int is_batched_mm(const char *n) { return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul"); }
+typedef struct sib { int32_t scope, i; int64_t ts; } sib;
+static int sib_cmp(const void *a, const void *b) {
+    const sib *x = a, *y = b;
+    if (x->scope != y->scope) return x->scope < y->scope ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+/* a product's share counted by tensor_cores: half its time when its operator ran on no Tensor Core */
+static double tc_counted(const rule_in *in, const char *name) {
+    if (!tensor_core_device(in)) return 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        if (o->name && (!strcmp(o->name, name) || !strcmp(o->name, "aten::bmm")) && o->tc_eligible == 1 && o->tensor_cores &&
+            !strcmp(o->tensor_cores, "no"))
+            return 1 - 1 / TC_SPEEDUP;
+    }
+    return 0;
+}
+static void unfused_attention(const rule_in *in, const pc_rule *r) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    if (!l->parent || !l->gpu_inner || !t->ncpu) return;
+    /* the scopes holding a softmax */
+    uint8_t *scope = spill_calloc(t->ncpu, 1);
+    int any = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        int32_t p = l->parent[i];
+        if (e->kind != CPU_OP || p < 0 || !is_softmax(strtab_get(&t->strs, e->name))) continue;
+        if (t->cpu[p].kind == CPU_OP && is_softmax(strtab_get(&t->strs, t->cpu[p].name))) continue; /* _softmax inside softmax */
+        scope[p] = 1, any = 1;
+    }
+    if (!any) {
+        spill_free(scope);
+        return;
+    }
+    /* each host event's device time, its own and its children's (kernels, copies, memsets) */
+    double *dev = spill_calloc(t->ncpu, sizeof *dev), *mb = spill_calloc(t->ncpu, sizeof *mb);
+    double *above = spill_alloc((t->strs.n ? t->strs.n : 1) * sizeof *above); /* mb_above per name id */
+    for (size_t i = 0; i < t->strs.n; i++) above[i] = NAN;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t op = l->gpu_inner[g];
+        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
+        uint32_t nm = t->cpu[op].name;
+        if (isnan(above[nm])) above[nm] = mb_above(in, strtab_get(&t->strs, nm));
+        for (int32_t j = op; j >= 0; j = l->parent[j]) dev[j] += (double)e->dur, mb[j] += (double)e->dur * above[nm];
+    }
+    spill_free(above);
+    double mb_in = 0; /* memory_bound's count of the pattern's operators between the products */
+    sib *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].kind == CPU_OP && l->parent[i] >= 0 && scope[l->parent[i]])
+            *SPILL_PUSH(v, n, cap) = (sib){l->parent[i], (int32_t)i, t->cpu[i].ts};
+    spill_sort(v, n, sizeof *v, sib_cmp);
+    double pattern = 0, fused = 0, tc = 0;
+    int64_t count = 0;
+    by_name scopes = {0};
+    const gpu_peak *pk = in->c->peak;
+    for (size_t k = 0; k < n; k++) {
+        if (!is_softmax(strtab_get(&t->strs, t->cpu[v[k].i].name))) continue;
+        size_t a = k, b = k;
+        while (a > 0 && v[a - 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[a - 1].i].name))) a--;
+        while (b + 1 < n && v[b + 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[b + 1].i].name))) b++;
+        if (a == 0 || v[a - 1].scope != v[k].scope || b + 1 >= n || v[b + 1].scope != v[k].scope) continue;
+        a--, b++;
+        double ns = 0, mbs = 0;
+        for (size_t j = a; j <= b; j++) ns += dev[v[j].i], mbs += j > a && j < b ? mb[v[j].i] : 0;
+        if (ns <= 0) continue;
+        double est = 0, mm_ns = 0;
+        int known = 1;
+        for (int side = 0; side < 2; side++) {
+            const pc_cpu_event *e = &t->cpu[v[side ? b : a].i];
+            const char *nm = strtab_get(&t->strs, e->name);
+            mm_ns += dev[v[side ? b : a].i];
+            tc += dev[v[side ? b : a].i] * tc_counted(in, nm);
+            op_args args;
+            flops_result fr;
+            op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
+                          e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
+            double peak = 0;
+            if (known && op_flops(nm, &args, NULL, &fr) && fr.flops > 0 && (peak = peak_tflops(pk, fr.dtype, 1)) > 0)
+                est += fr.flops / (FUSED_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
+            else known = 0;
+        }
+        fused += known ? est : mm_ns;
+        pattern += ns;
+        mb_in += mbs;
+        count++;
+        by_name_add(&scopes, t->cpu[v[k].scope].name, ns);
+        k = b - 1; /* the second product may open the next pattern */
+    }
+    spill_free(scope);
+    spill_free(dev);
+    spill_free(mb);
+    spill_free(v);
+    double want = (pattern - fused - tc) / in->nsteps;
+    if (!count || want <= 0) return;
+    if (in->attn_mb) *in->attn_mb = mb_in / in->nsteps;
+    char a[64], b[64];
+    units_ns(a, sizeof a, pattern / in->nsteps);
+    units_ns(b, sizeof b, fused / in->nsteps);
+    top3 top = {0};
+    by_name_top(&scopes, t, &top);
+    top_put(in, fire(in, r, kclaim(in, want), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s",
+                     (long long)count, count == 1 ? "" : "es", a, PER(in), b), &top, in->nsteps);
+}
+
+/* memory_bound's measure: a qualifying operator's own device time (mb_above) */
+static const rule_in *mb_rule_in;
+static double mb_ns(const tab_op *o, int64_t *n) {
+    if (!o->name || mb_above(mb_rule_in, o->name) <= 0) return NAN;
+    ++*n;
+    return (double)o->self_device_ns;
+}
+/* Memory-bound work (#32 class 5b): the kernel time of memory-bound
+ * operators (mb_above) over a tenth of the kernel time: elementwise chains,
+ * copies, norms that each read and write memory, a fusion (torch.compile)
+ * candidate. At stake: their time above what their bytes need at the
+ * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what
+ * unfused_attention counted of the same operators, from the kernel time pool. */
+static void memory_bound(const rule_in *in, const pc_rule *r) {
+    double kern = rules_kernel_time(in->ps);
+    if (!in->c->peak || kern <= 0) return;
+    int64_t n;
+    top3 top = {0};
+    mb_rule_in = in;
+    double ns = ops_measured(in, mb_ns, &n, &top) / in->nsteps, above = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        const tab_op *o = &in->ops[i];
+        double f = o->name ? mb_above(in, o->name) : 0;
+        if (f > 0) above += (double)o->self_device_ns * f;
+    }
+    above /= in->nsteps;
+    if (!n || ns <= 0.1 * kern) return;
+    double want = above - (in->attn_mb ? *in->attn_mb : 0);
+    if (want <= 0) return;
+    char a[64], b[64];
+    units_ns(a, sizeof a, ns);
+    units_ns(b, sizeof b, above);
+    top_put(in, fire(in, r, kclaim(in, want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s",
+                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs),
+            &top, in->nsteps);
 }
 
 /* the share of a GEMM operator's own device time in calls with a dimension not divisible by 8 */

@@ -27,6 +27,8 @@ typedef struct rule_in {
     cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
     double *kpool; /* kernel time per step not yet claimed by a finding about kernels (ns; < 0: no cap) */
+    double *attn_mb; /* kernel time per step of memory-bound operators inside unfused attention,
+                        which unfused_attention counted and memory_bound leaves out (NULL: none) */
     pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
                        records (PC_REC) and tables (PC_TAB), and where suggestions are added */
 } rule_in;

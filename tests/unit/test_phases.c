@@ -81,3 +81,49 @@ TEST(phases_many_short_gaps_are_launch_overhead) {
     CHECK_MSG(!finding(s, "gpu_utilization"), "gpu_utilization fired");
     cJSON_Delete(s);
 }
+
+/* Unfused attention (#32 class 5a). One 1 ms step on an A100 (µs): under the 'SelfAttention' range
+ * aten::bmm Q·K^T ([16,512,64] x [16,64,512], fp16) 40, aten::div (scaling) 20, aten::softmax
+ * 30, aten::bmm scores·V ([16,512,512] x [16,512,64]) 40: the unfused pattern is 130 µs of
+ * kernels. A fused kernel (scaled_dot_product_attention's flash kernel) does the two products'
+ * FLOPs, 2 x 2·16·512·512·64 = 1,073,741,824, at half the A100's fp16 Tensor Core peak
+ * (312 / 2 = 156 TFLOP/s): 1,073,741,824 / 156e12 s = 6,882.96 ns. At stake 130,000 - 6,882.96
+ * = 123,117.04 ns (12.3% of the step). The aten::mm outside the range (100 µs) is not counted;
+ * every product runs on Tensor Cores, so tensor_cores does not fire. */
+TEST(phases_unfused_attention) {
+    cJSON *s = fixture("tests/fixtures/unfused_attention.json");
+    CHECK(s);
+    const cJSON *f = finding(s, "unfused_attention");
+    CHECK_MSG(f, "no unfused_attention finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 130000 - 1073741824 / 156e12 * 1e9, 0.01);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 123117.04, 0.01);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "1 softmax between two batched matrix products, 130.0 µs per step"));
+    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "SelfAttention");
+    CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 130000, 0.5);
+    CHECK_MSG(!finding(s, "tensor_cores"), "tensor_cores fired");
+    cJSON_Delete(s);
+}
+
+/* Memory-bound operators (#32 class 5b). One 1 ms step on an A100 40GB (1555 GB/s), FP32 (µs):
+ * aten::mm 400 (compute-bound), then aten::add and aten::mul of two 1,048,576-element tensors,
+ * 20 each (read 2 x 4 MiB, write 4 MiB: 12,582,912 B, which need 12,582,912 / 1555 = 8,091.90 ns
+ * at peak: 11,908.10 ns above it each), aten::relu of one, 10 (8,388,608 B: 5,394.60 ns, 4,605.40
+ * above). Memory-bound: 50 of the 450 µs of kernels (11.1% > 10%); at stake 2 x 11,908.10 +
+ * 4,605.40 = 28,421.59 ns (2.8% of the step). Before: no such rule. */
+TEST(phases_memory_bound_elementwise) {
+    cJSON *s = fixture("tests/fixtures/memory_bound.json");
+    CHECK(s);
+    const cJSON *f = finding(s, "memory_bound");
+    CHECK_MSG(f, "no memory_bound finding");
+    double want = 2 * (20000 - 12582912 / 1555.0) + (10000 - 8388608 / 1555.0);
+    CHECK_NEAR(want, 28421.59, 0.01);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), want, 0.01);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "3 memory-bound operators (elementwise, copies, norms) with 50.0 µs of kernel time per step (11.1% of it)"));
+    CHECK_EQ_S(sj_getstr(f, "contributors.2.name", ""), "aten::relu");
+    /* in unfused attention the softmax and the scaling are unfused_attention's: memory_bound leaves them */
+    cJSON_Delete(s);
+    s = fixture("tests/fixtures/unfused_attention.json");
+    CHECK(s);
+    CHECK_MSG(!finding(s, "memory_bound"), "memory_bound counted the attention's softmax again");
+    cJSON_Delete(s);
+}

@@ -7,6 +7,7 @@
 #include "fixtures.h"
 #include "analyze/rules.h"
 #include "summary/summary.h"
+#include "load/load.h"
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
@@ -243,6 +244,34 @@ TEST(rules_each_fires_and_holds_back) {
     }
 }
 
+/* Rules that read the trace's operators (their scopes and kernels): a
+ * fixture where each fires and one where it must not (test_phases.c checks
+ * the figures). softmax_no_attention.json is unfused_attention.json with the
+ * product after the softmax an aten::mm (a classifier's softmax, then a
+ * linear layer): no second batched product, no attention. */
+static const struct { const char *rule, *fixture; int fires; } trace_cases[] = {
+    {"unfused_attention", "tests/fixtures/unfused_attention.json", 1},
+    {"unfused_attention", "tests/fixtures/softmax_no_attention.json", 0},
+    /* memory-bound operators 11.1% of the kernel time; in unfused_attention.json they are the attention's */
+    {"memory_bound", "tests/fixtures/memory_bound.json", 1},
+    {"memory_bound", "tests/fixtures/unfused_attention.json", 0},
+};
+
+TEST(rules_trace_cases) {
+    for (size_t i = 0; i < sizeof trace_cases / sizeof *trace_cases; i++) {
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        CHECK_MSG(!pc_load(trace_cases[i].fixture, NULL, &t, &err), "%s does not load", trace_cases[i].fixture);
+        cJSON *s = analyze_json(t, NULL);
+        pc_trace_free(t);
+        const cJSON *hit = NULL, *r;
+        cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), trace_cases[i].rule)) hit = r;
+        int fired = hit != NULL;
+        cJSON_Delete(s);
+        CHECK_MSG(fired == trace_cases[i].fires, "%s on %s: %s", trace_cases[i].rule, trace_cases[i].fixture, fired ? "fired" : "did not fire");
+    }
+}
+
 /* Every rule of the table has a case that fires it and one that must not. */
 TEST(rules_every_rule_has_both_cases) {
     int n = 0;
@@ -252,10 +281,12 @@ TEST(rules_every_rule_has_both_cases) {
             if (!strcmp(cases[i].rule, r->id)) cases[i].fires ? yes++ : no++;
         for (size_t i = 0; i < sizeof host_cases / sizeof *host_cases; i++)
             if (!strcmp(host_cases[i].k.rule, r->id)) host_cases[i].k.fires ? yes++ : no++;
+        for (size_t i = 0; i < sizeof trace_cases / sizeof *trace_cases; i++)
+            if (!strcmp(trace_cases[i].rule, r->id)) trace_cases[i].fires ? yes++ : no++;
         CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
         CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
     }
-    CHECK_EQ_I(n, 19);
+    CHECK_EQ_I(n, 21);
 }
 
 TEST(rules_sync_call_names) {

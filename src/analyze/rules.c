@@ -213,19 +213,60 @@ static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
     }
 }
 
+static int ivl_cmp(const void *a, const void *b);
+static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
 static void iteration_interval(const rule_in *in, const pc_rule *r) {
     double ii = PC_OR(PC_REC(in->ps, step_average)->iteration_interval_ns, 0), dw = PC_OR(PC_REC(in->ps, dataloader)->avg_wait_ns, 0);
     if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, ii);
     units_ns(b, sizeof b, in->step);
-    /* the data wait inside the interval is data_loading's */
-    double want = ii - (dw > 0 ? fmin(dw, ii) : 0), stake = claim(in, want);
+    /* the data wait inside the interval is data_loading's; the interval a data-pipeline finding
+     * (empty_queue, pipeline_bottleneck) took as its stake is theirs; the host phases inside the
+     * interval (each step's, from the end of its earlier work) are host_phase's */
+    double piped = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, in->out) {
+        const tab_suggestion *sg = pc_summary_record_in(in->ps, (cJSON *)f, TAB_suggestion);
+        const char *rule = sg ? PC_S(sg->rule, "") : "";
+        if (!strcmp(rule, "empty_queue") || !strcmp(rule, "pipeline_bottleneck")) piped = fmax(piped, PC_OR(sg->at_stake_ns, 0));
+    }
+    double hp_in = 0;
+    int64_t ng, lg;
+    ivl *gaps = NULL;
+    size_t ngaps = 0;
+    host_phases(in, &ng, &lg, &gaps, &ngaps);
+    const pc_table *rows = PC_TAB(in->ps, step);
+    if (ngaps && rows && rows->n == in->c->nsteps) {
+        ivl *m = NULL;
+        size_t nm = 0, capm = 0;
+        spill_sort(gaps, ngaps, sizeof *gaps, ivl_cmp);
+        for (size_t i = 0; i < ngaps; i++) ivl_append_sorted(&m, &nm, &capm, gaps[i].s, gaps[i].e);
+        for (size_t k = 0; k < rows->n; k++) {
+            const tab_step *sr = &TAB_ROWS(rows, step)[k];
+            double e = PC_OR(sr->earlier_work_ns, 0), iv = PC_OR(sr->iteration_interval_ns, -1);
+            if (iv <= 0) continue;
+            int64_t s0 = in->c->steps[k].start + (int64_t)e;
+            hp_in += (double)ivl_clip_sum(m, nm, s0, s0 + (int64_t)iv);
+        }
+        spill_free(m);
+        hp_in /= in->nsteps;
+    }
+    spill_free(gaps);
+    double others = (dw > 0 ? fmin(dw, ii) : 0) + piped + hp_in;
+    double want = ii - others;
+    if (want <= 0 && piped + hp_in > 0) return; /* the findings above took all of it */
+    double stake = claim(in, want);
     if (want > 0 && stake <= 0) return; /* explained by the findings above */
-    fire(in, r, stake, "iteration interval %s of %s per step (%.1f%%)", a, b, 100 * ii / in->step);
+    char hp[128] = "";
+    if (hp_in > 0) {
+        char h[64];
+        units_ns(h, sizeof h, hp_in);
+        snprintf(hp, sizeof hp, "; %s of it in host phases (host_phase's)", h);
+    }
+    fire(in, r, stake, "iteration interval %s of %s per step (%.1f%%)%s", a, b, 100 * ii / in->step, hp);
 }
 
-static int ivl_cmp(const void *a, const void *b);
 
 /* Host phases (#32 class 3): GPU idle gaps of at least HOST_PHASE_NS that
  * the host causes (the next GPU work was launched after the GPU went idle,
@@ -238,10 +279,12 @@ static int ivl_cmp(const void *a, const void *b);
  * before the first GPU work is start-up's. Returns the time summed over the
  * windows; the gaps in *ngaps, the longest in *longest. */
 enum { HOST_PHASE_NS = 1000000 };
-static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest) {
+static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     const pc_trace *t = in->c->t;
     const pc_links *l = &in->c->links;
     *ngaps = 0, *longest = 0;
+    size_t capg = 0;
+    if (gaps) *gaps = NULL, *ngap_ivl = 0;
     /* without CUDA calls recorded (MindSpore's timelines) or links, whose launch came when is unknown */
     if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return 0;
     ivl *api = NULL, *dl = NULL, *mapi = NULL, *mdl = NULL, *win = NULL;
@@ -280,6 +323,12 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest) 
                 size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
                 int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
                 spill_free(dw);
+                if (part > 0 && gaps) { /* the gap less data loading: which instants it counted */
+                    ivl gap = {gs, ge}, *rest = NULL;
+                    size_t nrest = ivl_subtract(&gap, 1, mdl, nmdl, &rest);
+                    for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(*gaps, *ngap_ivl, capg) = rest[k];
+                    spill_free(rest);
+                }
                 if (part > 0) {
                     sum += part;
                     ++*ngaps;
@@ -299,7 +348,7 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest) 
 
 static void host_phase(const rule_in *in, const pc_rule *r) {
     int64_t n, longest;
-    double hp = (double)host_phases(in, &n, &longest) / in->nsteps;
+    double hp = (double)host_phases(in, &n, &longest, NULL, NULL) / in->nsteps;
     if (in->step <= 0 || hp <= 0.1 * in->step) return;
     double stake = claim(in, hp);
     if (stake <= 0) return; /* explained by the findings above */
@@ -339,7 +388,7 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         }
         /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
         int64_t ng, lg;
-        double hp = i == 0 ? (double)host_phases(in, &ng, &lg) / in->nsteps : 0;
+        double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
         double stake = claim(in, want);

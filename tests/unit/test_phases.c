@@ -127,3 +127,24 @@ TEST(phases_memory_bound_elementwise) {
     CHECK_MSG(!finding(s, "memory_bound"), "memory_bound counted the attention's softmax again");
     cJSON_Delete(s);
 }
+
+/* The iteration interval less the host phases inside it (#32 class 3). Two steps on an A100 (µs):
+ * ProfilerStep#1 0-2000, its aten::mm kernel 100-1900 (interval 0-100); ProfilerStep#2 2000-22000,
+ * 'preprocess' 2010-10000 with no CUDA call, then aten::mm launched at 10100 runs 10200-20000
+ * (interval 2000-10200 = 8200). Mean interval (100 + 8200) / 2 = 4150 of a mean step of 11000
+ * (37.7% > 20%). The GPU idles 1900-10200 = 8.3 ms with one call in it: a host phase, 8300 / 2 =
+ * 4150 per step, host_phase's. Of it, 2000-10200 = 8200 lies in step 2's interval: 4100 per step;
+ * the interval's own rest is 4150 - 4100 = 50 µs per step (step 1's 100 µs over 2 steps). Before:
+ * iteration_interval claimed the GPU-free time host_phase left, 1050 µs (GPU-free 22000 - 11600
+ * = 10400, 5200 per step, less 4150). */
+TEST(phases_interval_less_host_phases) {
+    cJSON *s = fixture("tests/fixtures/interval_host_phase.json");
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(s, "steps.average.iteration_interval_ns", -1), 4150000, 0.5);
+    CHECK_NEAR(sj_getnum(finding(s, "host_phase"), "at_stake_ns", -1), 4150000, 0.5);
+    const cJSON *f = finding(s, "iteration_interval");
+    CHECK_MSG(f, "no iteration_interval finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 50000, 0.5);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "4.10 ms of it in host phases (host_phase's)"));
+    cJSON_Delete(s);
+}

@@ -476,16 +476,16 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
  * copies, norms, softmax, reductions: flops.c) whose bytes and bandwidth share
  * are known. The fraction of such an operator's time above what its bytes
  * need at the device's peak bandwidth: 1 - its % of bandwidth peak; 0 for any
- * other operator. Cached per name id in *cache (NaN: not looked up). */
+ * other operator (mb_row; mb_above finds the row by name). */
+static double mb_row(const tab_op *o) {
+    double pct = PC_OR(o->bandwidth_peak_pct, -1);
+    if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
+        return 0;
+    return 1 - pct / 100;
+}
 static double mb_above(const rule_in *in, const char *name) {
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        if (!o->name || strcmp(o->name, name)) continue;
-        double pct = PC_OR(o->bandwidth_peak_pct, -1);
-        if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
-            return 0;
-        return 1 - pct / 100;
-    }
+    for (size_t i = 0; i < in->nops; i++)
+        if (in->ops[i].name && !strcmp(in->ops[i].name, name)) return mb_row(&in->ops[i]);
     return 0;
 }
 
@@ -615,10 +615,9 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
                      (long long)count, count == 1 ? "" : "es", a, PER(in), b), &top, in->nsteps);
 }
 
-/* memory_bound's measure: a qualifying operator's own device time (mb_above) */
-static const rule_in *mb_rule_in;
+/* memory_bound's measure: a qualifying operator's own device time (mb_row) */
 static double mb_ns(const tab_op *o, int64_t *n) {
-    if (!o->name || mb_above(mb_rule_in, o->name) <= 0) return NAN;
+    if (mb_row(o) <= 0) return NAN;
     ++*n;
     return (double)o->self_device_ns;
 }
@@ -633,13 +632,8 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     if (!in->c->peak || kern <= 0) return;
     int64_t n;
     top3 top = {0};
-    mb_rule_in = in;
     double ns = ops_measured(in, mb_ns, &n, &top) / in->nsteps, above = 0;
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        double f = o->name ? mb_above(in, o->name) : 0;
-        if (f > 0) above += (double)o->self_device_ns * f;
-    }
+    for (size_t i = 0; i < in->nops; i++) above += (double)in->ops[i].self_device_ns * mb_row(&in->ops[i]);
     above /= in->nsteps;
     if (!n || ns <= 0.1 * kern) return;
     double want = above - (in->attn_mb ? *in->attn_mb : 0);

@@ -366,7 +366,7 @@ TEST(trend_newest_run) {
 
 /* a history of runs whose steps all take lvl[i]: the trend over the first n, labelled r1, r2, ... */
 enum { LV_MAX = 30 };
-typedef struct lv_hist { pc_summary *s[LV_MAX]; cJSON *doc[LV_MAX]; pc_trend_run runs[LV_MAX]; char lab[LV_MAX][8]; int n; } lv_hist;
+typedef struct lv_hist { pc_summary *s[LV_MAX]; cJSON *doc[LV_MAX]; pc_trend_run runs[LV_MAX]; char lab[LV_MAX][16]; int n; } lv_hist;
 static void lv_make(lv_hist *h, const double *lvl, int n) {
     h->n = n;
     for (int i = 0; i < n; i++) {

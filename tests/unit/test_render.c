@@ -343,7 +343,7 @@ TEST(chart_date_ticks_never_overlap) {
     for (int n = 2; n <= 60; n++) {
         double x[60], y[60];
         const char *ticks[60];
-        char d[60][24];
+        char d[60][48];
         for (int i = 0; i < n; i++) {
             x[i] = i + 1, y[i] = 1e8 + 1e6 * (i % 3);
             snprintf(d[i], sizeof d[i], "2024-%02d-%02d 12:%02d UTC", 1 + i / 28, 1 + i % 28, i);

@@ -801,14 +801,16 @@ done
 "$PC" diff --base "$T/ra1.json" "$T/ra2.json" "$T/ra3.json" --new "$T/rb1.json" "$T/rb2.json" "$T/rb3.json" -o "$T/d_runs" \
     --label BASE=main --label NEW=branch --format json -q --fail-on regression
 check diff_runs_gate_exit_1 [ $? -eq 1 ]
-check diff_runs_welch grep -q '"test":[[:space:]]*"welch-t (runs)"' "$T/d_runs/diff.json"
+check diff_runs_model grep -q '"test":[[:space:]]*"t on runs, run noise with the floor' "$T/d_runs/diff.json"
 check diff_runs_three_a_side grep -q 'over 3 and 3 runs' "$T/d_runs/diff.json"
 check diff_runs_label grep -q '"label":[[:space:]]*"main"' "$T/d_runs/diff.json"
 check diff_runs_no_paths sh -c "! grep -q '$T' '$T/d_runs/diff.json'"
 # +13.7% with one run a side, under a 50% noise floor: inconclusive; exit 0 for the regression gate, 1 for the strict one
 "$PC" diff "$T/ra1.json" "$T/rb1.json" -o "$T/d_inc" --format json -q --fail-on regression --noise-floor 50
 check diff_inconclusive_passes_regression_gate [ $? -eq 0 ]
-check diff_inconclusive_says_runs_needed grep -q '"runs_needed":[[:space:]]*3' "$T/d_inc/diff.json"
+# runs that would decide +13.3% with runs as the prior says: 2 (4.133 sigma0 / ln 1.133)^2, sigma0 =
+# ln 1.5 / (5.959 sqrt 2) = 0.0481: 5.04, so 6
+check diff_inconclusive_says_runs_needed grep -q '"runs_needed":[[:space:]]*6' "$T/d_inc/diff.json"
 "$PC" diff "$T/ra1.json" "$T/rb1.json" -o "$T/d_inc" --format json -q --fail-on inconclusive --noise-floor 50
 check diff_fail_on_inconclusive_exit_1 [ $? -eq 1 ]
 "$PC" diff "$T/ra1.json" --new "$T/rb1.json" > /dev/null 2>&1; check diff_mixed_forms_exit_2 [ $? -eq 2 ]

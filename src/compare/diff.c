@@ -170,10 +170,11 @@ static void contributors(pc_diff_change *x, const double *bcat, const double *nc
 static const char *method_text =
     "Steps kept: all but the first (warm-up), steps with one-off work (names that run in no other step) and extreme "
     "outliers (modified z-score > 3.5 and over 20% from the median). A run's step time is the mean of its kept steps. "
-    "With at least 3 runs per side: Welch's t-test on the runs' log step times (p < 0.001), a hierarchical bootstrap 95% "
-    "interval (runs, then steps) that excludes 0, and a change of at least the threshold. With fewer runs: the Mann-Whitney test on the kept steps (p < 0.05) and the whole bootstrap "
-    "interval beyond the noise floor, or twice the floor when the device's busy time does not carry the change (host "
-    "time varies between runs of the same code). Unchanged: the whole interval within the threshold";
+    "One model for any number of runs: Student's t on the runs' log step times, whose run-to-run noise is the runs' "
+    "own spread pooled with a prior (6 degrees of freedom) that makes a change of the noise floor between single runs "
+    "just significant; the floor is twice as large for a change the device's busy time does not carry (host time varies "
+    "more between runs). Regressed or improved: p < 0.001 and a change of at least the threshold. Unchanged: the whole "
+    "measured interval (hierarchical bootstrap, runs then steps) within the threshold";
 
 /* what a result holds: the matched tables its rows name, the runs' steps */
 struct pc_diff_own {

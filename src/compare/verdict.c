@@ -272,6 +272,39 @@ static double side_mean(const pc_run_steps *const *r, int n, int device_only) {
     return n ? s / n : 0;
 }
 
+/* the t a two-sided p needs with df degrees of freedom (bisection on pc_student_t_p) */
+double pc_student_t_quantile(double p, double df) {
+    double lo = 0, hi = 1;
+    while (pc_student_t_p(hi, df) > p && hi < 1e12) hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double m = (lo + hi) / 2;
+        if (pc_student_t_p(m, df) > p) lo = m;
+        else hi = m;
+    }
+    return (lo + hi) / 2;
+}
+
+void pc_runs_model(const double *a, const double *wa, int na, const double *b, const double *wb, int nb, double floor_log,
+                   double alpha, pc_runs_fit *f) {
+    double ma, sa, mb, sb, w = 0;
+    pc_mean_sd(a, na, &ma, &sa);
+    pc_mean_sd(b, nb, &mb, &sb);
+    for (int i = 0; i < na; i++) w += wa[i] / ((double)na * na);
+    for (int i = 0; i < nb; i++) w += wb[i] / ((double)nb * nb);
+    int df_obs = (na - 1) + (nb - 1);
+    double ss = (na - 1) * sa * sa + (nb - 1) * sb * sb;
+    f->sigma0 = floor_log / (pc_student_t_quantile(alpha, PC_PRIOR_DF) * sqrt(2.0));
+    f->df = PC_PRIOR_DF + df_obs;
+    f->run_sd = sqrt((PC_PRIOR_DF * f->sigma0 * f->sigma0 + ss) / f->df);
+    f->observed_sd = df_obs > 0 ? sqrt(ss / df_obs) : NAN;
+    f->d = mb - ma;
+    f->se = sqrt(f->run_sd * f->run_sd * (1.0 / na + 1.0 / nb) + w);
+    f->p = f->se > 0 ? pc_student_t_p(f->d / f->se, f->df) : f->d == 0 ? 1 : 0;
+    double q = pc_student_t_quantile(0.05, f->df);
+    f->lo_pct = 100 * expm1(f->d - q * f->se);
+    f->hi_pct = 100 * expm1(f->d + q * f->se);
+}
+
 void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw, int nn_all, const pc_verdict_opts *o,
                    pc_verdict *v) {
     memset(v, 0, sizeof *v);
@@ -286,109 +319,79 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
         snprintf(v->reason, sizeof v->reason, "no steps to compare (%s has none kept)", !nb ? "the baseline" : "the change");
         goto done;
     }
-    boot_interval(b, nb, w, nw_, &v->ci_low_pct, &v->ci_high_pct);
-    v->has_test = 1;
-    double lo = v->ci_low_pct, hi = v->ci_high_pct, d = v->delta_pct;
-    if (v->multi_run) {
-        double *la = xmalloc((size_t)nb * sizeof *la), *lb = xmalloc((size_t)nw_ * sizeof *lb), ma, sa, mb, sb;
-        for (int i = 0; i < nb; i++) la[i] = log(b[i]->mean_ns);
-        for (int i = 0; i < nw_; i++) lb[i] = log(w[i]->mean_ns);
-        v->p = pc_welch_p(la, nb, lb, nw_, NULL);
-        v->test = "welch-t (runs)";
-        pc_mean_sd(la, nb, &ma, &sa);
-        pc_mean_sd(lb, nw_, &mb, &sb);
-        free(la), free(lb);
-        /* the spread of runs of one side (pooled standard deviation of log step times, in percent) */
-        double spread = 100 * sqrt(((nb - 1) * sa * sa + (nw_ - 1) * sb * sb) / (nb + nw_ - 2));
-        if (v->p < PC_ALPHA_RUNS && (lo > 0 || hi < 0) && fabs(d) >= thr) {
-            v->verdict = d > 0 ? "regressed" : "improved";
-            snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% over %d and %d runs (95%% interval %+.1f%% to %+.1f%%; Welch p = %.2g), "
-                     "more than the %.0f%% threshold",
-                     d, nb, nw_, lo, hi, v->p, thr);
-        } else if (lo >= -thr && hi <= thr) {
-            v->verdict = "unchanged";
-            snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% over %d and %d runs, and the whole 95%% interval (%+.1f%% to %+.1f%%) lies within "
-                     "the %.0f%% threshold",
-                     d, nb, nw_, lo, hi, thr);
-        } else {
-            double s = spread / 100;
-            double eff = fmax(fabs(log1p(d / 100)), log1p(thr / 100));
-            double need = 2 * pow(4.132 * s / eff, 2); /* normal approximation: z for p < 0.001 two-sided (3.291) + z for 80% power (0.842) */
-            v->runs_needed = need < PC_MIN_RUNS ? PC_MIN_RUNS : need > 1000 ? 1000 : (int)ceil(need);
-            if (v->runs_needed <= (nb < nw_ ? nb : nw_)) v->runs_needed = (nb > nw_ ? nb : nw_) + 1;
-            snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% over %d and %d runs, but runs of one side vary by %.1f%% (95%% interval "
-                     "%+.1f%% to %+.1f%%; Welch p = %.2g, where a verdict needs p < %g); about %d runs per side would decide a "
-                     "change of this size",
-                     d, nb, nw_, spread, lo, hi, v->p, PC_ALPHA_RUNS, v->runs_needed);
-        }
-        goto done;
-    }
-    /* fewer runs: steps are the samples, the noise floor guards against what they cannot show */
-    v->test = "mann-whitney (steps)";
+    boot_interval(b, nb, w, nw_, &v->boot_low_pct, &v->boot_high_pct);
     int ka = 0, kb = 0;
     double cv = 0;
     for (int i = 0; i < nb; i++) ka += b[i]->kept, cv = fmax(cv, b[i]->cv_pct);
     for (int i = 0; i < nw_; i++) kb += w[i]->kept, cv = fmax(cv, w[i]->cv_pct);
-    double *pa = xmalloc((size_t)ka * sizeof *pa), *pb = xmalloc((size_t)kb * sizeof *pb);
-    ka = kb = 0;
-    for (int i = 0; i < nb; i++) memcpy(pa + ka, b[i]->kept_ns, (size_t)b[i]->kept * sizeof *pa), ka += b[i]->kept;
-    for (int i = 0; i < nw_; i++) memcpy(pb + kb, w[i]->kept_ns, (size_t)w[i]->kept * sizeof *pb), kb += w[i]->kept;
-    v->p = pc_mann_whitney_p(pa, ka, pb, kb);
-    free(pa), free(pb);
-    v->runs_needed = PC_MIN_RUNS;
-    const char *more = "run each side at least 3 times (--base A1 A2 A3 --new B1 B2 B3) to let the runs decide";
+    /* the model: each run's log step time, its steps' sampling variance (CV^2 / kept steps) */
+    double *la = xmalloc((size_t)nb * sizeof *la), *lb = xmalloc((size_t)nw_ * sizeof *lb);
+    double *va = xmalloc((size_t)nb * sizeof *va), *vb = xmalloc((size_t)nw_ * sizeof *vb);
+    for (int i = 0; i < nb; i++) la[i] = log(b[i]->mean_ns), va[i] = pow(b[i]->cv_pct / 100, 2) / b[i]->kept;
+    for (int i = 0; i < nw_; i++) lb[i] = log(w[i]->mean_ns), vb[i] = pow(w[i]->cv_pct / 100, 2) / w[i]->kept;
+    /* the share of the change the device's busy time carries: host time (data loading, CPU, runtime,
+     * idle) varies more between runs of the same code (two ResNet-50 profiles of one setup: data
+     * loading 57 -> 33 ms per step, device time equal), so the prior's floor grows to twice the floor
+     * as the device's share of the change goes from all to none */
     double dev = v->base_ns > 0 ? 100 * (side_mean(w, nw_, 1) - side_mean(b, nb, 1)) / v->base_ns : 0;
+    double share = v->delta_pct != 0 ? fmin(1, fmax(0, dev / v->delta_pct)) : 1;
+    v->floor_used_pct = floor_ * (2 - share);
+    pc_runs_fit f;
+    pc_runs_model(la, va, nb, lb, vb, nw_, log1p(v->floor_used_pct / 100), PC_ALPHA_RUNS, &f);
+    free(la), free(lb), free(va), free(vb);
+    v->has_test = 1;
+    v->test = "t on runs, run noise with the floor's prior";
+    v->p = f.p, v->ci_low_pct = f.lo_pct, v->ci_high_pct = f.hi_pct;
+    v->df = f.df, v->run_noise_pct = 100 * f.run_sd;
+    v->observed_noise_pct = isfinite(f.observed_sd) ? 100 * f.observed_sd : NAN;
+    double d = v->delta_pct, lo = f.lo_pct, hi = f.hi_pct;
+    int single = nb == 1 && nw_ == 1;
+    char noise[300];
+    int k = single ? snprintf(noise, sizeof noise,
+                              "one run a side shows no run-to-run variation, so runs are taken to vary by %.1f%%, the prior that "
+                              "makes a change of the %.0f%% noise floor just significant",
+                              v->run_noise_pct, v->floor_used_pct)
+                   : snprintf(noise, sizeof noise,
+                              "runs vary by %.1f%% (the runs' own %.1f%% pooled with the %.1f%% prior of the %.0f%% noise floor; "
+                              "%.0f degrees of freedom)",
+                              v->run_noise_pct, v->observed_noise_pct, 100 * f.sigma0, v->floor_used_pct, f.df);
+    if (share < 1 && k > 0 && k < (int)sizeof noise)
+        snprintf(noise + k, sizeof noise - (size_t)k, "; host time carries %.0f%% of the change and varies more between runs, hence "
+                 "a floor of %.0f%% instead of %.0f%%", 100 * (1 - share), v->floor_used_pct, floor_);
+    const char *more = "more runs a side (--base A1 A2 --new B1 B2) let the runs decide";
     if (ka < PC_MIN_KEPT_STEPS || kb < PC_MIN_KEPT_STEPS) {
         snprintf(v->reason, sizeof v->reason, "too few steps to tell (%d and %d kept; at least %d each are needed); %s", ka, kb,
                  PC_MIN_KEPT_STEPS, more);
-    } else if (cv > floor_) {
+        v->runs_needed = nb > nw_ ? nb + 1 : nw_ + 1;
+    } else if (single && cv > floor_) {
         snprintf(v->reason, sizeof v->reason,
                  "the step time moved %+.1f%%, but steps vary by up to %.1f%% (CV) within a run, more than the %.0f%% noise floor; %s",
                  d, cv, floor_, more);
-    } else if (lo >= -thr && hi <= thr) {
-        v->verdict = "unchanged";
-        v->runs_needed = 0;
+        v->runs_needed = 2;
+    } else if (f.p < PC_ALPHA_RUNS && fabs(d) >= thr && (lo > 0 || hi < 0)) {
+        v->verdict = d > 0 ? "regressed" : "improved";
         snprintf(v->reason, sizeof v->reason,
-                 "the step time moved %+.1f%%, and the whole 95%% interval (%+.1f%% to %+.1f%%) lies within the %.0f%% threshold",
-                 d, lo, hi, thr);
+                 "the step time moved %+.1f%% over %d and %d run%s (95%% interval %+.1f%% to %+.1f%%; p = %.2g < %g), where %s; "
+                 "the device's busy time moved %+.1f%% of the step",
+                 d, nb, nw_, nw_ == 1 ? "" : "s", lo, hi, f.p, PC_ALPHA_RUNS, noise, dev);
+    } else if (v->boot_low_pct >= -thr && v->boot_high_pct <= thr) {
+        v->verdict = "unchanged";
+        snprintf(v->reason, sizeof v->reason,
+                 "the step time moved %+.1f%% over %d and %d run%s, and the whole measured 95%% interval (%+.1f%% to %+.1f%%) lies "
+                 "within the %.0f%% threshold",
+                 d, nb, nw_, nw_ == 1 ? "" : "s", v->boot_low_pct, v->boot_high_pct, thr);
     } else {
-        /* host time (data loading, Python, idle) varies more between runs of the same code than device time
-         * (two ResNet-50 profiles of one setup: data loading 57 -> 33 ms per step, device time equal), so a
-         * change the device's busy time does not carry must clear twice the floor */
-        int on_device = fabs(dev) > floor_ && dev * d > 0;
-        double need = on_device ? floor_ : 2 * floor_;
-        if (v->p < 0.05 && (lo > need || hi < -need)) {
-            v->verdict = d > 0 ? "regressed" : "improved";
-            v->runs_needed = 0;
-            if (on_device && fabs(round(dev * 10) - round(d * 10)) < 0.5) /* one figure once (#35): the same share */
-                snprintf(v->reason, sizeof v->reason,
-                         "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
-                         "and the device's busy time alone moved as much",
-                         d, lo, hi, v->p, floor_);
-            else if (on_device)
-                snprintf(v->reason, sizeof v->reason,
-                         "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
-                         "and the device's busy time alone moved %+.1f%% of the step",
-                         d, lo, hi, v->p, floor_, dev);
-            else
-                snprintf(v->reason, sizeof v->reason,
-                         "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), mostly host time (the device's "
-                         "busy time moved %+.1f%% of the step), beyond twice the %.0f%% noise floor that host time needs",
-                         d, lo, hi, v->p, dev, floor_);
-        } else if (!on_device && (lo > floor_ || hi < -floor_))
-            snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%), but the device's busy time moved only %+.1f%% "
-                     "of the step: the change is host time (data loading, CPU, runtime, idle), which varies between runs of the "
-                     "same code, and it does not clear twice the %.0f%% noise floor; %s",
-                     d, lo, hi, dev, floor_, more);
-        else
-            snprintf(v->reason, sizeof v->reason,
-                     "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), not clearly beyond the %.0f%% noise "
-                     "floor that one run per side cannot tell from run-to-run variation; %s",
-                     d, lo, hi, v->p, floor_, more);
+        /* runs per side that would decide a change of this size with runs as consistent as these:
+         * normal approximation, z for p < 0.001 two-sided (3.291) + z for 80% power (0.842) */
+        double eff = fmax(fabs(log1p(d / 100)), log1p(thr / 100));
+        double need = 2 * pow(4.133 * f.run_sd / eff, 2);
+        int most = nb > nw_ ? nb : nw_;
+        v->runs_needed = need > 1000 ? 1000 : need < 2 ? 2 : (int)ceil(need);
+        if (v->runs_needed <= most) v->runs_needed = most + 1;
+        snprintf(v->reason, sizeof v->reason,
+                 "the step time moved %+.1f%% over %d and %d run%s (95%% interval %+.1f%% to %+.1f%%; p = %.2g, where a verdict "
+                 "needs p < %g and a change of at least %.0f%%): %s; the device's busy time moved %+.1f%% of the step",
+                 d, nb, nw_, nw_ == 1 ? "" : "s", lo, hi, f.p, PC_ALPHA_RUNS, thr, noise, dev);
     }
 done:
     free(b);

@@ -152,7 +152,9 @@ TEST(diff_verdict_rules) {
     pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
     CHECK_EQ_S(v.verdict, "inconclusive");
     CHECK(strstr(v.reason, "host time") != NULL);
-    CHECK_EQ_I(v.runs_needed, PC_MIN_RUNS);
+    /* runs that would decide it: 2 (z 3.291 + 0.842) (sigma0 / ln 1.15)^2 with sigma0 = ln 1.2 / (5.959 sqrt 2)
+     * = 0.0216: 0.82, and at least one run more than now */
+    CHECK_EQ_I(v.runs_needed, 2);
     pc_run_steps_free(&one_w);
     fake_run(&one_w, 1250, 12, 0.8 * 1000 / 1250); /* +25% of host time: beyond twice the floor */
     pc_verdict_of(&one_b, 1, &one_w, 1, &o, &v);
@@ -169,6 +171,56 @@ TEST(diff_verdict_rules) {
     pc_run_steps_free(&one_w);
     pc_run_steps_free(&one_b);
     for (int i = 0; i < 5; i++) pc_run_steps_free(&b[i]), pc_run_steps_free(&w[i]);
+}
+
+/* Two runs a side, as ResNet-50 workers0 -> workers4 (run means 175.5, 151.5 -> 125.2, 121.0 ms), all of
+ * the change host time. Expected (by hand in Python: t(6) two-sided 0.001 = 5.959 and t(8, 0.05) = 2.306 from
+ * tables, p by Simpson integration of Student's density): sigma0 = ln 1.2 / (5.959 sqrt 2) = 0.021635;
+ * pooled with the runs' sum of squares over 6 + 2 degrees of freedom: s = 0.042135; se = sqrt(s^2 + the
+ * steps' 2.22e-5) = 0.042398; d = -0.281261, t = -6.634, p = 0.000164; interval exp(d +- 2.306 se) - 1 =
+ * -31.5% to -16.8%. Failed before: inconclusive (host time under twice the floor with fewer than 3 runs). */
+TEST(diff_verdict_two_runs_a_side) {
+    pc_run_steps b[4], w[4];
+    pc_verdict v;
+    pc_verdict_opts o = {2, 10};
+    fake_run(&b[0], 175.5e6, 10, 0.6), fake_run(&b[1], 151.5e6, 10, 0.6);
+    fake_run(&w[0], 125.2e6, 10, 0.6 * 163.5 / 123.1), fake_run(&w[1], 121.0e6, 10, 0.6 * 163.5 / 123.1);
+    /* device time equal: kernel 0.6 x the base side's mean on both sides */
+    for (int i = 0; i < 2; i++) w[i].cat_ns[BK_KERNEL] = 0.6 * 163.5e6, b[i].cat_ns[BK_KERNEL] = 0.6 * 163.5e6;
+    for (int i = 0; i < 2; i++) w[i].cat_ns[BK_DATA] = w[i].mean_ns - 0.6 * 163.5e6, b[i].cat_ns[BK_DATA] = b[i].mean_ns - 0.6 * 163.5e6;
+    pc_verdict_of(b, 2, w, 2, &o, &v);
+    CHECK_EQ_S(v.verdict, "improved");
+    CHECK_NEAR(v.delta_pct, -24.7095, 1e-3);
+    CHECK_NEAR(v.floor_used_pct, 20, 1e-9);
+    CHECK_NEAR(v.df, 8, 1e-12);
+    CHECK_NEAR(v.run_noise_pct, 4.2135, 1e-3);
+    CHECK_NEAR(v.p, 0.000164, 3e-6);
+    CHECK_NEAR(v.ci_low_pct, -31.55, 0.02);
+    CHECK_NEAR(v.ci_high_pct, -16.76, 0.02);
+    CHECK_NEAR(pc_student_t_quantile(0.001, 6), 5.959, 1e-3);
+    CHECK_NEAR(pc_student_t_quantile(0.05, 8), 2.306, 1e-3);
+    /* one of these runs a side: improved too (-28.7% against the 20% floor) */
+    pc_verdict_of(b, 1, w, 1, &o, &v);
+    CHECK_EQ_S(v.verdict, "improved");
+    /* the same runs twice (4 a side, as consistent as before): still improved, p smaller */
+    double p2 = v.p;
+    pc_verdict_of(b, 2, w, 2, &o, &v);
+    p2 = v.p;
+    b[2] = b[0], b[3] = b[1], w[2] = w[0], w[3] = w[1]; /* shallow copies, not freed */
+    pc_verdict_of(b, 4, w, 4, &o, &v);
+    CHECK_EQ_S(v.verdict, "improved");
+    CHECK(v.p < p2);
+    /* a third run a side at the side's mean: still improved */
+    pc_run_steps mb, mw;
+    fake_run(&mb, 163.5e6, 10, 0.6), fake_run(&mw, 123.1e6, 10, 0.6);
+    mb.cat_ns[BK_KERNEL] = mw.cat_ns[BK_KERNEL] = 0.6 * 163.5e6;
+    mb.cat_ns[BK_DATA] = mb.mean_ns - 0.6 * 163.5e6, mw.cat_ns[BK_DATA] = mw.mean_ns - 0.6 * 163.5e6;
+    b[2] = mb, w[2] = mw;
+    pc_verdict_of(b, 3, w, 3, &o, &v);
+    CHECK_EQ_S(v.verdict, "improved");
+    CHECK(v.p < p2);
+    pc_run_steps_free(&mb), pc_run_steps_free(&mw);
+    for (int i = 0; i < 2; i++) pc_run_steps_free(&b[i]), pc_run_steps_free(&w[i]);
 }
 
 TEST(diff_kernel_name_normalization) {

@@ -170,11 +170,13 @@ static void contributors(pc_diff_change *x, const double *bcat, const double *nc
 static const char *method_text =
     "Steps kept: all but the first (warm-up), steps with one-off work (names that run in no other step) and extreme "
     "outliers (modified z-score > 3.5 and over 20% from the median). A run's step time is the mean of its kept steps. "
-    "One model for any number of runs: Student's t on the runs' log step times, whose run-to-run noise is the runs' "
-    "own spread pooled with a prior (6 degrees of freedom) that makes a change of the noise floor between single runs "
-    "just significant; the floor is twice as large for a change the device's busy time does not carry (host time varies "
-    "more between runs). Regressed or improved: p < 0.001 and a change of at least the threshold. Unchanged: the whole "
-    "measured interval (hierarchical bootstrap, runs then steps) within the threshold";
+    "One run a side: the Mann-Whitney test on the kept steps (p < 0.05) and the whole bootstrap interval beyond the noise "
+    "floor, or twice the floor when the device's busy time does not carry the change (host time varies more between runs). "
+    "Two runs or more on a side: Student's t on the runs' log step times, whose run-to-run noise is the runs' own spread "
+    "pooled with a prior (10 degrees of freedom) that makes a change of 0.85 times the floor between two runs a side that "
+    "agree just significant (up to twice the floor for host time, as above), p < 0.001; with 3 runs or more on each side "
+    "Welch's t-test on the runs (p < 0.001) decides too. Regressed or improved: decided and a change of at least the "
+    "threshold. Unchanged: the whole measured interval (hierarchical bootstrap, runs then steps) within the threshold";
 
 /* what a result holds: the matched tables its rows name, the runs' steps */
 struct pc_diff_own {

@@ -174,11 +174,13 @@ TEST(diff_verdict_rules) {
 }
 
 /* Two runs a side, as ResNet-50 workers0 -> workers4 (run means 175.5, 151.5 -> 125.2, 121.0 ms), all of
- * the change host time. Expected (by hand in Python: t(6) two-sided 0.001 = 5.959 and t(8, 0.05) = 2.306 from
- * tables, p by Simpson integration of Student's density): sigma0 = ln 1.2 / (5.959 sqrt 2) = 0.021635;
- * pooled with the runs' sum of squares over 6 + 2 degrees of freedom: s = 0.042135; se = sqrt(s^2 + the
- * steps' 2.22e-5) = 0.042398; d = -0.281261, t = -6.634, p = 0.000164; interval exp(d +- 2.306 se) - 1 =
- * -31.5% to -16.8%. Failed before: inconclusive (host time under twice the floor with fewer than 3 runs). */
+ * the change host time (floor 2 x 10%). Expected, computed independently in Python (Student's density
+ * integrated by Simpson's rule, quantiles by bisection on it): t(12) two-sided 0.001 = 4.3178, sigma0 =
+ * 0.85 ln 1.2 / (4.3178 sqrt(10/12)) = 0.039318; pooled with the runs' sum of squares over 10 + 2 degrees of
+ * freedom: s = 0.047305; se = sqrt(s^2 (1/2 + 1/2) + the steps' 2.22e-5) = 0.047539; d = -0.281261,
+ * t = -5.916, p = 7.07e-5; interval exp(d +- 2.1788 se) - 1 = -31.94% to -16.28%. A third run a side at
+ * the side's mean (163.5, 123.1): s = 0.043800, se = 0.035969, p = 1.72e-6. Failed before #36:
+ * inconclusive (host time under twice the floor with fewer than 3 runs). */
 TEST(diff_verdict_two_runs_a_side) {
     pc_run_steps b[4], w[4];
     pc_verdict v;
@@ -192,13 +194,14 @@ TEST(diff_verdict_two_runs_a_side) {
     CHECK_EQ_S(v.verdict, "improved");
     CHECK_NEAR(v.delta_pct, -24.7095, 1e-3);
     CHECK_NEAR(v.floor_used_pct, 20, 1e-9);
-    CHECK_NEAR(v.df, 8, 1e-12);
-    CHECK_NEAR(v.run_noise_pct, 4.2135, 1e-3);
-    CHECK_NEAR(v.p, 0.000164, 3e-6);
-    CHECK_NEAR(v.ci_low_pct, -31.55, 0.02);
-    CHECK_NEAR(v.ci_high_pct, -16.76, 0.02);
-    CHECK_NEAR(pc_student_t_quantile(0.001, 6), 5.959, 1e-3);
-    CHECK_NEAR(pc_student_t_quantile(0.05, 8), 2.306, 1e-3);
+    CHECK_NEAR(v.df, 12, 1e-12);
+    CHECK_NEAR(v.run_noise_pct, 4.7305, 1e-3);
+    CHECK_NEAR(v.p, 7.07e-5, 1e-7);
+    CHECK_NEAR(v.ci_low_pct, -31.944, 0.005);
+    CHECK_NEAR(v.ci_high_pct, -16.279, 0.005);
+    CHECK_NEAR(pc_student_t_quantile(0.001, 12), 4.3178, 1e-3);
+    CHECK_NEAR(pc_student_t_quantile(0.05, 12), 2.1788, 1e-3);
+    CHECK_NEAR(pc_prior_sigma0(log(1.2)), 0.039318, 1e-6);
     /* one of these runs a side: improved too (-28.7% against the 20% floor) */
     pc_verdict_of(b, 1, w, 1, &o, &v);
     CHECK_EQ_S(v.verdict, "improved");
@@ -218,6 +221,8 @@ TEST(diff_verdict_two_runs_a_side) {
     b[2] = mb, w[2] = mw;
     pc_verdict_of(b, 3, w, 3, &o, &v);
     CHECK_EQ_S(v.verdict, "improved");
+    CHECK_EQ_S(v.test, "t on runs, run noise with the floor's prior");
+    CHECK_NEAR(v.p, 1.72298e-6, 2e-9);
     CHECK(v.p < p2);
     pc_run_steps_free(&mb), pc_run_steps_free(&mw);
     for (int i = 0; i < 2; i++) pc_run_steps_free(&b[i]), pc_run_steps_free(&w[i]);

@@ -309,6 +309,9 @@ void pc_runs_model(const double *a, const double *wa, int na, const double *b, c
     f->hi_pct = 100 * expm1(f->d + q * f->se);
 }
 
+/* the device's busy time moved the same rounded share as the step */
+static int same_share(double dev, double d) { return fabs(round(dev * 10) - round(d * 10)) < 0.5; }
+
 /* One run a side: the kept steps are the samples, but steps of one run cannot show run-to-run variation,
  * so a change counts only when the whole bootstrap interval lies beyond the noise floor (twice the floor
  * when the device's busy time does not carry the change), the Mann-Whitney test gives p < 0.05 and steps
@@ -341,7 +344,12 @@ static void one_run_verdict(const pc_run_steps *b, const pc_run_steps *w, int ka
     } else if (v->p < 0.05 && (lo > need || hi < -need)) {
         v->verdict = d > 0 ? "regressed" : "improved";
         v->runs_needed = 0;
-        if (on_device)
+        if (on_device && same_share(dev, d)) /* one figure once (#35) */
+            snprintf(v->reason, sizeof v->reason,
+                     "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
+                     "and the device's busy time alone moved as much",
+                     d, lo, hi, v->p, floor_);
+        else if (on_device)
             snprintf(v->reason, sizeof v->reason,
                      "the step time moved %+.1f%% (95%% interval %+.1f%% to %+.1f%%; p = %.2g), beyond the %.0f%% noise floor, "
                      "and the device's busy time alone moved %+.1f%% of the step",
@@ -435,6 +443,11 @@ void pc_verdict_of(const pc_run_steps *base, int nb_all, const pc_run_steps *nw,
                      "the step time moved %+.1f%% over %d and %d runs (95%% interval %+.1f%% to %+.1f%%; Welch p = %.2g < %g on "
                      "the runs alone, whose own spread is %.1f%%); the device's busy time moved %+.1f%% of the step",
                      d, nb, nw_, lo, hi, pw, PC_ALPHA_RUNS, v->observed_noise_pct, dev);
+        else if (same_share(dev, d))
+            snprintf(v->reason, sizeof v->reason,
+                     "the step time moved %+.1f%% over %d and %d run%s (95%% interval %+.1f%% to %+.1f%%; p = %.2g < %g), where "
+                     "%s; the device's busy time alone moved as much",
+                     d, nb, nw_, nw_ == 1 ? "" : "s", lo, hi, f.p, alpha_model, noise);
         else
             snprintf(v->reason, sizeof v->reason,
                      "the step time moved %+.1f%% over %d and %d run%s (95%% interval %+.1f%% to %+.1f%%; p = %.2g < %g), where "

@@ -5,7 +5,14 @@
  * Plus, per kernel: the operator that launched most of its time, launch
  * configuration of its longest launch, est. achieved occupancy (the
  * duration-weighted mean of Kineto's per-launch estimate, as PyTorch's
- * TensorBoard plugin weights it), and Tensor Core use by name. */
+ * TensorBoard plugin weights it), and Tensor Core use by name.
+ * Per step (with 3 steps or more): each kernel's summed durations in each
+ * step but the first (a launch counts in the step whose range launched it,
+ * else the step whose window it starts in, as the step phases count it), their
+ * mean and sample standard deviation, a step without the kernel counting 0:
+ * the kernel's own noise, which perfcard diff tests its change against. The
+ * sums are kept per (kernel, step) pair that occurs, then two passes over the
+ * pairs (mean, then squared deviations): exact, no cancellation. */
 #include "analyze.h"
 #include "../util/spill.h"
 #include "flops.h"
@@ -13,6 +20,7 @@
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +79,12 @@ typedef struct krow {
     double occ_weighted, occ_time;
     uint32_t op;              /* operator name with the most time, 0 if none */
     int64_t op_time;
+    int64_t step_total;       /* its time in the steps counted */
+    double step_m2;           /* sum of squared deviations of its per-step sums from their mean */
 } krow;
+
+/* a kernel's summed durations in one step */
+typedef struct kstep { uint32_t row; int64_t ns; } kstep;
 
 /* rows by device, then total time (largest first), then name: sorted as
  * small keys, so a million rows in spill files are read once, not moved */
@@ -172,6 +185,11 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     krow *rows = NULL;
     int64_t *optime = NULL; /* per (row, op) pair */
     size_t n = 0, cap = 0, nop = 0, capop = 0;
+    /* per step: the steps after the first, when the trace has 3 steps or more */
+    hmap stm = {0};
+    kstep *ks_ = NULL;
+    size_t nks = 0, capks = 0;
+    int per_step = c->step_source && c->nsteps >= 3;
     int64_t total = 0, calls = 0;
     /* the map sized once for the distinct kernel names (of one device) */
     uint8_t *seen = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
@@ -211,9 +229,37 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
             int64_t v = optime[*os] += g->dur;
             if (v > r->op_time) r->op_time = v, r->op = t->cpu[op].name;
         }
+        if (per_step) {
+            int32_t L = c->links.gpu_launch[i];
+            long si = L >= 0 ? step_span_index(c, t->cpu[L].ts) : step_index(c, g->ts);
+            if (si >= 1) {
+                uint32_t *ss = hmap_get(&stm, hkey2(ri, (uint32_t)si), &created);
+                if (created) { *SPILL_PUSH(ks_, nks, capks) = (kstep){ri, 0}; *ss = (uint32_t)(nks - 1); }
+                ks_[*ss].ns += g->dur;
+                r->step_total += g->dur;
+            }
+        }
         total += g->dur;
         calls++;
     }
+    hmap_free(&stm);
+    double nsteps_counted = per_step ? (double)(c->nsteps - 1) : 0;
+    if (per_step) {
+        /* squared deviations: the pairs that occur, then the steps without the kernel (0 each) */
+        size_t *present = xcalloc(n ? n : 1, sizeof *present);
+        for (size_t q = 0; q < nks; q++) {
+            krow *r = &rows[ks_[q].row];
+            double dv = (double)ks_[q].ns - (double)r->step_total / nsteps_counted;
+            r->step_m2 += dv * dv;
+            present[ks_[q].row]++;
+        }
+        for (size_t q = 0; q < n; q++) {
+            double mean = (double)rows[q].step_total / nsteps_counted;
+            rows[q].step_m2 += (nsteps_counted - (double)present[q]) * mean * mean;
+        }
+        free(present);
+    }
+    spill_free(ks_);
     hmap_free(&m);
     hmap_free(&opm);
     spill_free(optime);
@@ -226,6 +272,7 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     ks->total_ns = total;
     ks->calls = calls;
     ks->distinct = (int64_t)n;
+    if (per_step) ks->steps_counted = (int64_t)nsteps_counted;
     int64_t tc_ns = 0;
     cJSON *devs = sj_arr(k, "devices");
     for (size_t i = 0; i < n;) {
@@ -252,6 +299,10 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
             if (lg->regs >= 0) r->registers_per_thread = lg->regs; /* PC_NONE or a trace's nonsense: null */
             if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
             if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
+            if (per_step) {
+                r->step_mean_ns = (double)kr->step_total / nsteps_counted;
+                r->step_sd_ns = sqrt(kr->step_m2 / (nsteps_counted - 1));
+            }
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
             int cc = device_cc_major(t, kr->device);
             if (kernel_row_tc(r, elig && (cc == 0 || cc >= 7), cc)) tc_ns += kr->total;

@@ -283,3 +283,52 @@ TEST(transfers_keep_destination_memory_apart) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* Per-step mean and SD of each kernel over the steps after the first (#36):
+ * 4 steps of 100 us, kernels unlinked (each counts in the window it starts in).
+ * A: step 1 50 us (warm-up, not counted), step 2 10 + 20 = 30 us, step 3 40 us,
+ * step 4 none (0), and 7 us after the last step (in no step); B: 5 us in step 2.
+ * Hand (Python's statistics): A mean (30 + 40 + 0) / 3 = 23,333.33 ns, SD
+ * stdev([30000, 40000, 0]) = 20,816.66 ns; B mean 1,666.67, SD 2,886.75.
+ * With 2 steps (one counted) the columns are null. Failed before: no column. */
+TEST(kernels_per_step_mean_and_sd) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 300, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 50, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 10, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"B\", \"pid\": 0, \"tid\": 7, \"ts\": 125, \"dur\": 5, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 140, \"dur\": 20, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 210, \"dur\": 40, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 450, \"dur\": 7, \"args\": {\"device\": 0}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "kernels.steps_counted", -1), 3);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.0.name", ""), "A");
+    CHECK_NEAR(sj_getnum(s, "kernels.devices.0.rows.0.step_mean_ns", -1), 23333.333333, 1e-3);
+    CHECK_NEAR(sj_getnum(s, "kernels.devices.0.rows.0.step_sd_ns", -1), 20816.659995, 1e-3);
+    CHECK_EQ_S(sj_getstr(s, "kernels.devices.0.rows.1.name", ""), "B");
+    CHECK_NEAR(sj_getnum(s, "kernels.devices.0.rows.1.step_mean_ns", -1), 1666.666667, 1e-3);
+    CHECK_NEAR(sj_getnum(s, "kernels.devices.0.rows.1.step_sd_ns", -1), 2886.751346, 1e-3);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    /* two steps: one counted, no SD */
+    const char *two =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 10, \"args\": {\"device\": 0}}\n"
+        "]}";
+    CHECK(pc_load_kineto_mem(two, strlen(two), &t, &err) == 0);
+    s = analyze_json(t, NULL);
+    CHECK(cJSON_IsNull(sj_get(s, "kernels.steps_counted")));
+    CHECK(cJSON_IsNull(sj_get(s, "kernels.devices.0.rows.0.step_sd_ns")));
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}

@@ -24,7 +24,8 @@ static const char diff_help[] =
     "  -o, --output DIR        output directory (default perfcard-diff)\n"
     "      --threshold PCT     smallest step-time change that counts with >= 3 runs a side (default 2)\n"
     "      --noise-floor PCT   with fewer runs, a change must clear this (default 10)\n"
-    "      --fail-on WHAT      regression: exit 1 when regressed; inconclusive: also when inconclusive\n"
+    "      --fail-on WHAT      regression: exit 1 when regressed; inconclusive: also when inconclusive;\n"
+    "                          kernel-regression: when regressed or a kernel is named regressed\n"
     "      --label SIDE=NAME   BASE=NAME, NEW=NAME (NEW2=... for later changes); default: file names\n"
     "      --format LIST       html,md,json (default all three)\n"
     "      --rows N            rows kept per table in diff.json (default all)\n"
@@ -95,7 +96,8 @@ int cmd_diff(int argc, char **argv) {
         case D_FAILON:
             if (!strcmp(optarg, "regression")) fail_on = 1;
             else if (!strcmp(optarg, "inconclusive")) fail_on = 2;
-            else { fprintf(stderr, "perfcard diff: --fail-on takes 'regression' or 'inconclusive'\n"); goto done; }
+            else if (!strcmp(optarg, "kernel-regression")) fail_on = 3;
+            else { fprintf(stderr, "perfcard diff: --fail-on takes 'regression', 'inconclusive' or 'kernel-regression'\n"); goto done; }
             break;
         case D_LABEL: {
             const char *eq = strchr(optarg, '=');
@@ -157,12 +159,23 @@ int cmd_diff(int argc, char **argv) {
             const char *v = d->verdict;
             if (!quiet) {
                 cli_say(stdout, "verdict: %s", v);
-                for (int r = 0; r < d->nchanges; r++) cli_say(stdout, "  %s: %s", d->changes[r].side.label, d->changes[r].headline);
+                for (int r = 0; r < d->nchanges; r++) {
+                    const pc_diff_change *x = &d->changes[r];
+                    cli_say(stdout, "  %s: %s", x->side.label, x->headline);
+                    /* components named beyond their own noise (#36), even when the step is inconclusive */
+                    for (int i = 0; i < x->ncomp && strcmp(x->comp[i].verdict, "within noise"); i++)
+                        cli_say(stdout, "    %s %s: %.80s%s %+.1f%% per step (95%% %+.1f%% to %+.1f%%; p = %.2g, its steps vary by %.1f%%)",
+                                x->comp[i].kind, x->comp[i].verdict, x->comp[i].name, strlen(x->comp[i].name) > 80 ? "…" : "",
+                                x->comp[i].delta_pct, x->comp[i].lo_pct, x->comp[i].hi_pct, x->comp[i].p, x->comp[i].base_sd_pct);
+                }
                 if (formats & OUT_HTML) cli_say(stdout, "%s/diff.html", out);
                 if (formats & OUT_MD) cli_say(stdout, "%s/diff.md", out);
                 if (formats & OUT_JSON) cli_say(stdout, "%s/diff.json", out);
             }
-            if ((fail_on && !strcmp(v, "regressed")) || (fail_on == 2 && !strcmp(v, "inconclusive"))) rc = EXIT_GATE;
+            int comp_reg = 0;
+            for (int r = 0; r < d->nchanges; r++) comp_reg |= d->changes[r].comp_regressed > 0;
+            if ((fail_on && !strcmp(v, "regressed")) || (fail_on == 2 && !strcmp(v, "inconclusive")) || (fail_on == 3 && comp_reg))
+                rc = EXIT_GATE;
         }
         pc_diff_free(d);
     }

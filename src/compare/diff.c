@@ -232,6 +232,7 @@ pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *ch, int nc
         double ncat[BK_N];
         side_categories(crs[r], ch[r].nruns, ncat);
         contributors(x, bcat, ncat, tabs, kinds, r);
+        diff_components(x, base, &ch[r], thr, nf);
         const char *vd = x->v.verdict;
         any_reg |= !strcmp(vd, "regressed"), any_imp |= !strcmp(vd, "improved"), any_inc |= !strcmp(vd, "inconclusive");
     }
@@ -283,6 +284,7 @@ void pc_diff_free(pc_diff_result *d) {
         for (int q = 0; q < d->changes[r].side.runs; q++) pc_run_steps_free(&w->crs[r][q]);
         free(w->crs[r]);
         free(d->changes[r].side.inputs);
+        free(d->changes[r].comp);
     }
     free(d->base.inputs);
     free(w->brs), free(w->crs), free(w->floor), free(w);

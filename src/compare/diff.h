@@ -52,12 +52,40 @@ typedef struct pc_diff_contrib { const char *kind, *name; double delta_ns, share
 
 enum { PC_DIFF_CONTRIB_MAX = 6 }; /* 3 categories, then the 3 largest entries */
 
+/* A component verdict (#36): a kernel whose device time per step moved
+ * beyond its own noise, tested apart from the step (diff_components.c).
+ * Tested: kernels (by exact name, summed over devices) in every run of both
+ * sides with per-step figures (kernels' step_mean_ns, step_sd_ns), at
+ * PC_COMP_MIN_SHARE % of the step or more on either side. Two runs or more
+ * on a side: the step's model (pc_runs_model) on the runs' log per-step
+ * means, each with its steps' sampling variance (SD^2 / (mean^2 steps)),
+ * at the step model's level (p < 0.001; 0.0005 with 3 runs or more on each
+ * side: clock noise moves every kernel together, so the correction over
+ * them does not bound the false rate, the level does); one run a side: Welch's t on the steps (from the mean and SD,
+ * delta method on the log), p < 0.05, and the whole 95% interval beyond the
+ * noise floor (run-to-run variation cannot be seen in one run). Holm's
+ * step-down over the components tested (the k-th smallest p against
+ * alpha / (m - k)), the interval excluding 0 and |change| >= the threshold.
+ * verdict: "regressed", "improved" or "within noise". */
+#define PC_COMP_MIN_SHARE 1.0
+typedef struct pc_diff_component {
+    const char *kind, *name, *verdict;
+    double base_ns, new_ns, delta_pct; /* per step, the mean over a side's runs */
+    double base_sd_pct, new_sd_pct;    /* its per-step SD / its mean, the runs' mean */
+    double p, p_bar;                   /* p and Holm's bar for it (NaN past the first kept) */
+    double lo_pct, hi_pct;             /* 95% interval of the change */
+} pc_diff_component;
+
 typedef struct pc_diff_change {
     pc_diff_sideinfo side;
     pc_verdict v;             /* verdict, reason, step statistic and its test */
     pc_diff_contrib contrib[PC_DIFF_CONTRIB_MAX];
     int ncontrib;
     char headline[700];
+    pc_diff_component *comp;  /* tested components: named ones first, then by |change per step| */
+    int ncomp, comp_regressed, comp_improved;
+    const char *comp_test;    /* the components' test, in words */
+    char comp_note[300];      /* why nothing was tested, or "" */
 } pc_diff_change;
 
 /* one change's value of a figure; without has_new nothing else; without

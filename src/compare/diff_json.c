@@ -6,6 +6,11 @@
 /* the members each struct writes, in diff.json's order */
 static const sj_field contrib_fields[] = {SJ_F(pc_diff_contrib, 'S', kind), SJ_F(pc_diff_contrib, 'S', name),
                                          SJ_F(pc_diff_contrib, 'N', delta_ns), SJ_F(pc_diff_contrib, 'N', share_pct)};
+static const sj_field comp_fields[] = {
+    SJ_F(pc_diff_component, 'S', kind),        SJ_F(pc_diff_component, 'S', name),        SJ_F(pc_diff_component, 'S', verdict),
+    SJ_F(pc_diff_component, 'N', base_ns),     SJ_F(pc_diff_component, 'N', new_ns),      SJ_F(pc_diff_component, 'N', delta_pct),
+    SJ_F(pc_diff_component, 'N', base_sd_pct), SJ_F(pc_diff_component, 'N', new_sd_pct),  SJ_F(pc_diff_component, 'N', p),
+    SJ_F(pc_diff_component, 'N', p_bar),       SJ_F(pc_diff_component, 'N', lo_pct),      SJ_F(pc_diff_component, 'N', hi_pct)};
 static const sj_field row_fields[] = {SJ_F(pc_diff_row, 'S', name), SJ_F(pc_diff_row, 'S', status), SJ_F(pc_diff_row, 'S', matched_by),
                                      SJ_F(pc_diff_row, 'N', base_ns)};
 static const sj_field row_run_fields[] = {SJ_F(pc_diff_row_run, 'N', new_ns),    SJ_F(pc_diff_row_run, 'S', status),
@@ -58,6 +63,16 @@ static void change_json(cJSON *x, const pc_diff_change *c) {
         cJSON_AddItemToArray(arr, o);
     }
     sj_str(x, "headline", c->headline);
+    cJSON *co = sj_arr(x, "components");
+    for (int i = 0; i < c->ncomp; i++) {
+        cJSON *o = cJSON_CreateObject();
+        SJ_FIELDS(o, &c->comp[i], comp_fields);
+        cJSON_AddItemToArray(co, o);
+    }
+    sj_int(x, "components_regressed", c->comp_regressed);
+    sj_int(x, "components_improved", c->comp_improved);
+    sj_str(x, "components_test", c->comp_test ? c->comp_test : "");
+    sj_str(x, "components_note", c->comp_note);
 }
 
 static cJSON *figure_json(const pc_diff_figure *f, int nch) {

@@ -21,4 +21,6 @@ void match_by_name(table *t, const pc_diff_side *base, const pc_diff_side *runs,
  * change r's noise (percent); out's names point into t */
 void table_rows(table *t, int nruns, int rows, const double *floor, pc_diff_table *out);
 void dtab_free(table *t);
+/* change x's component verdicts (diff.h): x->v must be set */
+void diff_components(pc_diff_change *x, const pc_diff_side *base, const pc_diff_side *ch, double threshold_pct, double floor_pct);
 #endif

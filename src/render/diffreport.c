@@ -130,6 +130,25 @@ static void format_tables(cJSON *v, const pc_diff_result *d, int rows) {
     }
 }
 
+/* components (#36): p and Holm's bar as text, the named ones apart (what diff.md lists) */
+static void format_components(cJSON *r, const pc_diff_change *c) {
+    cJSON *x = cJSON_GetObjectItem(r, "components"), *named = cJSON_CreateArray(), *o;
+    char buf[64];
+    cJSON_ArrayForEach(o, x) {
+        const cJSON *p = cJSON_GetObjectItem(o, "p"), *bar = cJSON_GetObjectItem(o, "p_bar"), *vd = cJSON_GetObjectItem(o, "verdict");
+        snprintf(buf, sizeof buf, "%.2g", cJSON_IsNumber(p) ? p->valuedouble : NAN);
+        cJSON_AddStringToObject(o, "p_fmt", buf);
+        if (cJSON_IsNumber(bar)) snprintf(buf, sizeof buf, "%.2g", bar->valuedouble);
+        else snprintf(buf, sizeof buf, "not reached");
+        cJSON_AddStringToObject(o, "p_bar_fmt", buf);
+        cJSON_AddStringToObject(o, "trend", !cJSON_IsString(vd) ? "noise" : !strcmp(vd->valuestring, "regressed") ? "worse"
+                                            : !strcmp(vd->valuestring, "improved") ? "better" : "noise");
+        if (cJSON_IsString(vd) && strcmp(vd->valuestring, "within noise")) cJSON_AddItemToArray(named, cJSON_Duplicate(o, 1));
+    }
+    cJSON_AddItemToObject(r, "components_named", named);
+    cJSON_AddNumberToObject(r, "components_tested", c->ncomp);
+}
+
 /* the view: diff.json's document, formatted values, the charts */
 static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, int rows, pc_err *err, int *rc) {
     const pc_diff_result *d = typed;
@@ -146,6 +165,7 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
         cJSON_AddBoolToObject(r, "moved", strcmp(c->v.verdict, "unchanged") != 0);
         cJSON *x = cJSON_GetObjectItem(r, "contributors")->child;
         for (int i = 0; i < c->ncontrib && x; i++, x = x->next) put_fmt(x, "delta_fmt", c->contrib[i].delta_ns, UNIT_NS, 1);
+        format_components(r, c);
     }
     *rc = co.rc;
     return v;

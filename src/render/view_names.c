@@ -74,5 +74,8 @@ void rv_short_names_diff(cJSON *v) {
     shorten_list(at(v, "operators", "rows"), "name", PC_SHORT_TABLE);
     shorten_list(at(v, "operators_cpu", "rows"), "name", PC_SHORT_TABLE);
     cJSON *r;
-    cJSON_ArrayForEach(r, at(v, "runs", NULL)) shorten_list(cJSON_GetObjectItemCaseSensitive(r, "contributors"), "name", PC_SHORT_TABLE);
+    cJSON_ArrayForEach(r, at(v, "runs", NULL)) {
+        shorten_list(cJSON_GetObjectItemCaseSensitive(r, "contributors"), "name", PC_SHORT_TABLE);
+        shorten_list(cJSON_GetObjectItemCaseSensitive(r, "components"), "name", PC_SHORT_TABLE);
+    }
 }

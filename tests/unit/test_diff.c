@@ -317,6 +317,60 @@ TEST(diff_verdicts_and_matching) {
     pc_summary_free(sfew);
 }
 
+/* Component verdicts (#36), one run a side: kernel K 40 -> 48 ns per step (SD 1 and 1.2 over 5 counted
+ * steps), L 20 -> 20.5 (SD 2 and 2); the step +8% (inconclusive: no breakdown, twice the 10% floor).
+ * Hand (Python, Student's density by Simpson's rule): K d = ln 1.2 = 0.182322, se sqrt(0.025^2/5 +
+ * 0.025^2/5) = 0.0158114, Welch df 8, t 11.531, p 2.903e-6, 95% interval expm1(d -+ 2.306004 se):
+ * +15.70% to +24.46% (beyond the floor); L p 0.7030 (df 7.995). Holm over 2: K's bar 0.05 / 2 =
+ * 0.025, L's 0.05. Failed before: no components. */
+TEST(diff_component_named_when_step_inconclusive) {
+    const char *fmt = "{\"schema\":\"perfcard.summary/1\",\"run\":{\"input\":\"%s\"},\"steps\":{\"count\":6,"
+                      "\"durations_ns\":[%s]},\"kernels\":{\"steps_counted\":5,\"devices\":[{\"device\":0,\"rows\":["
+                      "{\"name\":\"K\",\"total_ns\":%d,\"step_mean_ns\":%s,\"step_sd_ns\":%s},"
+                      "{\"name\":\"L\",\"total_ns\":%d,\"step_mean_ns\":%s,\"step_sd_ns\":2}]}]}}";
+    char ja[1024], jb[1024];
+    snprintf(ja, sizeof ja, fmt, "a", "100,101,99,100,102,98", 240, "40", "1", 120, "20");
+    snprintf(jb, sizeof jb, fmt, "b", "108,109,107,108,110,106", 288, "48", "1.2", 123, "20.5");
+    cJSON *a = cJSON_Parse(ja), *b = cJSON_Parse(jb);
+    CHECK(a && b);
+    pc_summary *sa = summary_of(a), *sb = summary_of(b);
+    CHECK(sa && sb);
+    const pc_summary *ba[1] = {sa}, *bb[1] = {sb};
+    pc_diff_side base = {NULL, ba, 1}, nw = {NULL, bb, 1};
+    pc_diff_result *d = pc_diff(&base, &nw, 1, NULL);
+    const pc_diff_change *x = &d->changes[0];
+    CHECK_EQ_S(x->v.verdict, "inconclusive");
+    CHECK_EQ_I(x->ncomp, 2);
+    CHECK_EQ_I(x->comp_regressed, 1);
+    CHECK_EQ_S(x->comp[0].name, "K");
+    CHECK_EQ_S(x->comp[0].verdict, "regressed");
+    CHECK_NEAR(x->comp[0].delta_pct, 20, 1e-9);
+    CHECK_NEAR(x->comp[0].p / 2.9032e-6, 1, 1e-3);
+    CHECK_NEAR(x->comp[0].p_bar, 0.025, 1e-12);
+    CHECK_NEAR(x->comp[0].lo_pct, 15.7035, 1e-3);
+    CHECK_NEAR(x->comp[0].hi_pct, 24.4561, 1e-3);
+    CHECK_NEAR(x->comp[0].base_sd_pct, 2.5, 1e-9);
+    CHECK_EQ_S(x->comp[1].name, "L");
+    CHECK_EQ_S(x->comp[1].verdict, "within noise");
+    CHECK_NEAR(x->comp[1].p, 0.7030, 1e-3);
+    cJSON *j = pc_diff_json(d);
+    CHECK_EQ_S(sj_getstr(j, "runs.0.components.0.verdict", ""), "regressed");
+    CHECK_EQ_I(sj_getnum(j, "runs.0.components_regressed", -1), 1);
+    cJSON_Delete(j);
+    pc_diff_free(d);
+    /* without per-step kernel figures nothing is tested, and the note says why */
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(a, "kernels"), "steps_counted");
+    pc_summary *sa2 = summary_of(a);
+    const pc_summary *ba2[1] = {sa2};
+    pc_diff_side base2 = {NULL, ba2, 1};
+    d = pc_diff(&base2, &nw, 1, NULL);
+    CHECK_EQ_I(d->changes[0].ncomp, 0);
+    CHECK(strstr(d->changes[0].comp_note, "no per-step kernel times") != NULL);
+    pc_diff_free(d);
+    pc_summary_free(sa), pc_summary_free(sa2), pc_summary_free(sb);
+    cJSON_Delete(a), cJSON_Delete(b);
+}
+
 TEST(changepoint_e_divisive_hand_computed) {
     /* x = 0 0 1 1: tau = 2 gives between 2/(2*2)*4 = 2, no spread within: q = (2*2/4)*2 = 2;
      * tau = 1 gives (1*3/4)*(4/3 - 0 - 2/3) = 0.5, tau = 3 the same: the best split is 2 */

@@ -300,8 +300,9 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
             if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
             if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
             if (per_step) {
-                r->step_mean_ns = (double)kr->step_total / nsteps_counted;
-                r->step_sd_ns = sqrt(kr->step_m2 / (nsteps_counted - 1));
+                /* as summary.json keeps them: a diff of traces equals a diff of their summaries */
+                r->step_mean_ns = pc_figure((double)kr->step_total / nsteps_counted);
+                r->step_sd_ns = pc_figure(sqrt(kr->step_m2 / (nsteps_counted - 1)));
             }
             int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
             int cc = device_cc_major(t, kr->device);

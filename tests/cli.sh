@@ -717,6 +717,16 @@ check diff_self_unchanged grep -q '"verdict":[[:space:]]*"unchanged"' "$T/d_self
 check diff_self_zero_deltas sh -c "! grep -E '\"delta(_ns)?\":[[:space:]]*-?[1-9]' '$T/d_self/diff.json'"
 "$PC" diff "$T/a.json" "$T/slow.json" -o "$T/d_slow" --fail-on regression > "$T/out" 2>&1
 check diff_slow_kernel_exit_1 [ $? -eq 1 ]
+# a kernel 20% slower (dgrad_engine, 39% of the step: the step +6.4%, inconclusive with one run a side): the
+# kernel is named regressed against its own noise, and --fail-on kernel-regression gates on it where
+# --fail-on regression does not (#36)
+"$G" --steps 12 --noise 1 --clock 1 --data-jitter 10 --slow dgrad_engine=1.72 --seed 30001 > "$T/kr_base.json"
+"$G" --steps 12 --noise 1 --clock 1 --data-jitter 10 --slow dgrad_engine=2.064 --seed 40001 > "$T/kr_new.json"
+"$PC" diff "$T/kr_base.json" "$T/kr_new.json" -o "$T/d_kr" --fail-on kernel-regression > "$T/kr.out" 2>&1
+check diff_fail_on_kernel_regression_exit_1 [ $? -eq 1 ]
+check diff_kernel_named_step_inconclusive sh -c "grep -q 'verdict: inconclusive' '$T/kr.out' && grep -q 'kernel regressed: void cudnn::detail::dgrad_engine' '$T/kr.out'"
+"$PC" diff "$T/kr_base.json" "$T/kr_new.json" -o "$T/d_kr2" --fail-on regression -q > /dev/null 2>&1
+check diff_fail_on_regression_step_only_exit_0 [ $? -eq 0 ]
 # the verdict's reason is a sentence under the verdict, not a table column (a ~45 px wide "Why" cell)
 if command -v python3 > /dev/null; then
     check diff_reason_outside_table python3 -c "

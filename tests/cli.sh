@@ -391,6 +391,73 @@ if command -v python3 > /dev/null; then
     python3 tests/expectations/job_view.py tests/fixtures/job4 > "$T/job_view_j4.json"
     check job4_job_view python3 tests/py/job_view_check.py "$T/job_view_j4.json" "$T/job4/summary.json" 4 0 2
 fi
+# runs are not ranks (#34 item 4): two profiling cycles of one process (tensorboard_trace_handler's
+# WORKER.MS.pt.trace.json.gz, both rank 0) are successive runs: the newer (by MS: 1623143566756 >
+# 1623143089861) is reported alone, and said so; it was a 2-rank job, both rows "rank 0"
+RW=../shared/data/kineto/resnet50-v100-workers0
+if [ -d "$RW" ] && command -v python3 > /dev/null; then
+    "$PC" report "$RW" -o "$T/runs" -q 2> "$T/runs.err"
+    check runs_in_folder_exit_0 [ $? -eq 0 ]
+    check runs_in_folder_newest_alone python3 -c "
+import json; s = json.load(open('$T/runs/summary.json'))
+assert 'ranks' not in s, s['ranks']['count']
+assert s['run']['input'] == 'worker0.1623143566756.pt.trace.json.gz', s['run']['input']
+assert any('successive runs of one process (worker0, rank 0)' in w for w in s['run']['warnings']), s['run']['warnings']"
+    check runs_in_folder_said_naming_both sh -c "grep 'successive runs' '$T/runs.err' | grep 'worker0.1623143566756' | grep -q 'left out: .*worker0.1623143089861'"
+    check runs_in_folder_in_report grep -q 'successive runs of one process' "$T/runs/report.html"
+    # the same from the two runs' summaries (the summary keeps the trace's name)
+    for f in "$RW"/*.json.gz; do "$PC" summarize "$f" -o "$T/runs_$(basename "$f" .pt.trace.json.gz).json" -q; done
+    "$PC" report "$T"/runs_worker0.*.json -o "$T/runs_sum" -q 2> /dev/null
+    check runs_from_summaries_newest python3 -c "
+import json; s = json.load(open('$T/runs_sum/summary.json'))
+assert 'ranks' not in s and s['run']['input'] == 'worker0.1623143566756.pt.trace.json.gz', s['run']['input']"
+else
+    echo "SKIP ${tag}cli_runs_in_folder: ../shared/data or python3 missing"
+fi
+# duplicate ranks from different processes: a warning naming both files, both kept as ranks
+if [ -d "$D8" ] && command -v python3 > /dev/null; then
+    mkdir -p "$T/dup"
+    "$PC" summarize "$D8"/worker0_*.json -o "$T/dup/a.summary.json" -q
+    "$PC" summarize "$D8"/worker1_*.json -o "$T/dup/b.summary.json" -q
+    python3 -c "
+import json; p = '$T/dup/b.summary.json'; s = json.load(open(p)); s['run']['distributed']['rank'] = 0; json.dump(s, open(p, 'w'))"
+    "$PC" report "$T/dup" -o "$T/dup_r" -q 2> "$T/dup.err"
+    check duplicate_ranks_exit_0 [ $? -eq 0 ]
+    check duplicate_ranks_warning_names_both sh -c "grep 'warning: rank 0 is given by 2 inputs' '$T/dup.err' | grep 'dup/a.summary.json' | grep -q 'dup/b.summary.json'"
+    check duplicate_ranks_both_shown python3 -c "
+import json; r = json.load(open('$T/dup_r/summary.json'))['ranks']
+assert r['count'] == 2 and [x['rank'] for x in r['rows']] == [0, 0], r['rows']"
+else
+    echo "SKIP ${tag}cli_duplicate_ranks: ../shared/data or python3 missing"
+fi
+# a capture folder holding two runs: the newest (the larger baseTimeNanoseconds, read here from the
+# headers) is reported, alone; it was a 2-rank job
+"$PC" capture -o "$T/cap2" --no-report -- sh -c 'exit 0' 2> /dev/null
+"$PC" capture -o "$T/cap2" --no-report -- sh -c 'exit 0' 2> /dev/null
+"$PC" report "$T/cap2" -o "$T/cap2_r" -q 2> "$T/cap2.err"
+check capture_two_runs_exit_0 [ $? -eq 0 ]
+if command -v python3 > /dev/null; then
+    check capture_two_runs_newest python3 -c "
+import glob, json, os, re
+runs = {}
+for f in glob.glob('$T/cap2/trace.*.json'):
+    runs[int(re.search(r'\"baseTimeNanoseconds\": (\d+)', open(f).read(500)).group(1))] = os.path.basename(f)
+assert len(runs) == 2, runs
+s = json.load(open('$T/cap2_r/summary.json'))
+assert 'ranks' not in s and s['run']['input'] == runs[max(runs)], (s['run']['input'], runs)"
+fi
+check capture_two_runs_said grep -q 'holds 2 capture runs' "$T/cap2.err"
+# perfcard's own summary.json in a folder of traces is never read back: one trace, one run
+mkdir -p "$T/ownout"
+cp examples/demo.pt.trace.json.gz "$T/ownout/"
+"$PC" report "$T/ownout" -o "$T/ownout" -q
+"$PC" report "$T/ownout" -o "$T/ownout2" -q
+check own_summary_not_an_input python3 -c "
+import json; s = json.load(open('$T/ownout2/summary.json')); assert 'ranks' not in s and s['run']['input'] == 'demo.pt.trace.json.gz', s['run']['input']"
+mkdir -p "$T/onlyown" && cp "$T/ownout/summary.json" "$T/onlyown/"
+"$PC" report "$T/onlyown" -o "$T/onlyown_r" -q 2> "$T/onlyown.err"
+check own_summary_only_exit_2 [ $? -eq 2 ]
+check own_summary_only_said grep -q "holds only perfcard's own outputs" "$T/onlyown.err"
 mkdir -p "$T/emptydir"
 "$PC" report "$T/emptydir" -o "$T/x" > /dev/null 2>&1; check empty_dir_exit_2 [ $? -eq 2 ]
 
@@ -1280,12 +1347,14 @@ cp "$T/ow/summary.json" "$T/ow.keep"
 check overwrite_report_dir_exit_2 [ $? -eq 2 ]
 check overwrite_report_dir_named grep -q "ow/summary.json.*would replace the input" "$T/err"
 check overwrite_report_input_intact cmp -s "$T/ow/summary.json" "$T/ow.keep"
-# a folder of per-rank summaries given as both input and output: its summary.json from the last run is among the inputs
+# a folder of per-rank summaries given as both input and output: the summary.json of the last run is perfcard's own output,
+# not an input (#34 item 4), so the second run is the same 2-rank job (it was exit 2: it would replace an input)
 mkdir -p "$T/owr" && cp "$T/ow.keep" "$T/owr/rank0.json" && cp "$T/ow.keep" "$T/owr/rank1.json"
 "$PC" report "$T/owr" -o "$T/owr" -q 2> /dev/null
 check overwrite_report_ranks_first_ok [ $? -eq 0 ]
 "$PC" report "$T/owr" -o "$T/owr" -q 2> /dev/null
-check overwrite_report_ranks_again_exit_2 [ $? -eq 2 ]
+check overwrite_report_ranks_again_not_read_back [ $? -eq 0 ] # its own summary.json is never an input (#34 item 4)
+check overwrite_report_ranks_again_two python3 -c "import json; assert json.load(open('$T/owr/summary.json'))['ranks']['count'] == 2"
 "$PC" report "$T/ow/summary.json" -o "$T/ow" --format html -q 2> /dev/null
 check overwrite_other_formats_ok [ $? -eq 0 ]
 ln "$T/ow.keep" "$T/owd.json" && mkdir -p "$T/owd" && ln "$T/ow.keep" "$T/owd/diff.json"

@@ -119,7 +119,10 @@ static const char report_help[] =
     "\n"
     "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz), an Nsight Systems or\n"
     "nvprof SQLite export, or a summary.json (detected from content). Several inputs, or a\n"
-    "directory of them, are the ranks of one job: the report gets a per-rank view.\n"
+    "directory of them, are the ranks of one job: the report gets a per-rank view. Successive\n"
+    "runs of one process (same rank or none: tensorboard_trace_handler's cycles, a capture\n"
+    "directory's runs) are not ranks: the newest is reported. A directory's summary.json,\n"
+    "diff.json and trend.json (perfcard's outputs) are never read as inputs.\n"
     "Exit codes: 0 ok, 2 bad usage or malformed input (or template), 3 report written from\n"
     "an incomplete input (truncated, or with skipped events), 4 the output could not be written.\n";
 
@@ -398,15 +401,30 @@ static int summarize_input(const char *path, const common_opts *o, pc_summary **
 
 /* ---- many inputs: one per rank, summarized in parallel ---- */
 
+/* Each input's summary goes into the job view as soon as it is made (its
+ * per-rank figures copied, pc_job_add) and is freed, but for the one of the
+ * lowest rank so far, whose sections the report shows: memory holds one
+ * summary per worker and one kept, whatever the number of ranks. */
 typedef struct job {
     char **paths;
     int n;
     const common_opts *o;
-    pc_summary **out;
-    int *codes;
+    int *codes, *rank;  /* per input: its exit code, the rank it names (-1: none) */
+    char **names;       /* per input: its run.input (the trace's file name) */
+    pc_job *view;
+    pc_summary *kept;   /* the whole summary of kept_order */
+    int kept_order;
+    char said[1024];    /* runs left out, for the report's warnings */
     int next;
     pthread_mutex_t mu;
 } job;
+
+/* the summary of input a goes before b's as the one shown: a rank before none, lower first, then the order given */
+static int shown_before(const job *j, int a, int b) {
+    int ra = j->rank[a], rb = j->rank[b];
+    if ((ra < 0) != (rb < 0)) return rb < 0;
+    return ra != rb ? ra < rb : a < b;
+}
 
 static void *worker(void *arg) {
     job *j = arg;
@@ -415,7 +433,20 @@ static void *worker(void *arg) {
         int i = j->next++;
         pthread_mutex_unlock(&j->mu);
         if (i >= j->n) return NULL;
-        j->codes[i] = summarize_input(j->paths[i], j->o, &j->out[i]);
+        pc_summary *s = NULL;
+        int code = summarize_input(j->paths[i], j->o, &s);
+        pthread_mutex_lock(&j->mu);
+        j->codes[i] = code;
+        if (s) {
+            j->rank[i] = pc_job_add(j->view, s, i);
+            j->names[i] = xstrdup(PC_S(PC_REC(s, run)->input, ""));
+            if (!j->kept || shown_before(j, i, j->kept_order)) {
+                pc_summary *old = j->kept;
+                j->kept = s, j->kept_order = i, s = old;
+            }
+        }
+        pthread_mutex_unlock(&j->mu);
+        pc_summary_free(s);
     }
 }
 
@@ -425,8 +456,58 @@ static int input_like(const char *name) {
            (n > 7 && !strcmp(name + n - 7, ".sqlite")) || (n > 4 && !strcmp(name + n - 4, ".sql"));
 }
 
+/* perfcard's own outputs, never read back when a folder is expanded (a report written into the
+ * folder of its traces would otherwise be a rank of the next one) */
+static int own_output(const char *name) {
+    return !strcmp(name, "summary.json") || !strcmp(name, "diff.json") || !strcmp(name, "trend.json");
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A capture trace's run: the capture's time origin, which every process of one
+ * `perfcard capture` shares (its header's baseTimeNanoseconds); 0 if none. */
+static unsigned long long capture_origin(const char *path) {
+    pc_source *src = NULL;
+    pc_err err = {0};
+    char head[1024];
+    ssize_t n = 0;
+    if (source_open(&src, path, &err) == 0) {
+        n = source_read(src, head, sizeof head - 1, &err);
+        source_close(src);
+    }
+    if (n <= 0) return 0;
+    head[n] = 0;
+    const char *p = strstr(head, "\"baseTimeNanoseconds\":");
+    return p ? strtoull(p + 22, NULL, 10) : 0;
+}
+
+/* A capture folder's traces [first, *k) that are not of its newest run (the
+ * latest origin) are left out, and said so. */
+static void newest_capture_run(const char *dir, char **v, size_t first, size_t *k) {
+    size_t n = *k - first, runs = 0, kept = 0;
+    if (n < 2) return;
+    unsigned long long *o = xcalloc(n, sizeof *o), newest = 0;
+    for (size_t i = 0; i < n; i++) {
+        o[i] = capture_origin(v[first + i]);
+        if (o[i] > newest) newest = o[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (size_t q = 0; q < i && !seen; q++) seen = o[q] == o[i];
+        runs += !seen;
+    }
+    if (runs > 1) {
+        for (size_t i = 0; i < n; i++) {
+            if (o[i] == newest) v[first + kept++] = v[first + i];
+            else free(v[first + i]);
+        }
+        *k = first + kept;
+        cli_say(stderr, "perfcard report: note: %s holds %zu capture runs (their traces' baseTimeNanoseconds differ): the report is "
+                        "of the newest, its %zu trace%s; give another run's traces by name to report it",
+                dir, runs, kept, kept == 1 ? "" : "s");
+    }
+    free(o);
+}
 
 /* Expands directories into their trace and summary files (sorted). */
 static char **expand_inputs(char **args, int nargs, int *n) {
@@ -453,13 +534,14 @@ static char **expand_inputs(char **args, int nargs, int *n) {
             /* a `perfcard capture` directory: its traces (one per process), not the report written beside them */
             char marker[4200];
             snprintf(marker, sizeof marker, "%s/.perfcard", args[i]);
-            int capture_dir = stat(marker, &st) == 0;
+            int capture_dir = stat(marker, &st) == 0, own = 0;
             DIR *d = opendir(args[i]);
             struct dirent *e;
             size_t first = k;
             while (d && (e = readdir(d))) {
                 if (e->d_name[0] == '.' || !input_like(e->d_name)) continue;
                 if (capture_dir && strncmp(e->d_name, "trace.", 6)) continue;
+                if (own_output(e->d_name)) { own++; continue; }
                 if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
                 size_t len = strlen(args[i]) + strlen(e->d_name) + 2;
                 v[k] = xmalloc(len);
@@ -467,6 +549,10 @@ static char **expand_inputs(char **args, int nargs, int *n) {
             }
             if (d) closedir(d);
             qsort(v + first, k - first, sizeof *v, cmp_str);
+            if (capture_dir) newest_capture_run(args[i], v, first, &k);
+            if (own && k == first)
+                cli_say(stderr, "perfcard report: %s holds only perfcard's own outputs (summary.json, diff.json, trend.json), "
+                                "which a folder never gives as inputs; name one to read it", args[i]);
         } else {
             if (k == cap) v = xrealloc(v, (cap *= 2) * sizeof *v);
             v[k++] = xstrdup(args[i]);
@@ -476,9 +562,89 @@ static char **expand_inputs(char **args, int nargs, int *n) {
     return v;
 }
 
+/* tensorboard_trace_handler's file name, WORKER.MS.pt.trace.json[.gz] (WORKER
+ * is host_pid unless named; MS the epoch milliseconds it was written): 1 with
+ * WORKER's length and MS, else 0. A summary's run.input keeps the name. */
+static int handler_name(const char *name, size_t *wlen, unsigned long long *ms) {
+    static const char *const ends[] = {".pt.trace.json", ".pt.trace.json.gz"};
+    size_t n = strlen(name);
+    for (int k = 0; k < 2; k++) {
+        size_t l = strlen(ends[k]);
+        if (n <= l || strcmp(name + n - l, ends[k])) continue;
+        size_t end = n - l, start = end;
+        while (start > 0 && isdigit((unsigned char)name[start - 1])) start--;
+        if (end - start < 10 || end - start > 19 || start < 2 || name[start - 1] != '.') return 0;
+        *wlen = start - 1;
+        *ms = strtoull(name + start, NULL, 10);
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct runkey { const char *name; size_t wlen; unsigned long long ms; int rank, order; } runkey;
+static int cmp_runkey(const void *a, const void *b) {
+    const runkey *x = a, *y = b;
+    size_t l = x->wlen < y->wlen ? x->wlen : y->wlen;
+    int c = memcmp(x->name, y->name, l);
+    if (c) return c;
+    if (x->wlen != y->wlen) return x->wlen < y->wlen ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->ms > y->ms) - (x->ms < y->ms);
+}
+static int cmp_rank_order(const void *a, const void *b) {
+    const runkey *x = a, *y = b;
+    return x->rank != y->rank ? (x->rank > y->rank) - (x->rank < y->rank) : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Runs are not ranks. Inputs from one process (the same WORKER in
+ * tensorboard_trace_handler's names) with the same rank, or none, are
+ * successive runs of it (profiling cycles): only the newest is a rank of the
+ * job, the others are left out and said so. Then a rank given by two inputs
+ * (of different processes) is a warning naming both. */
+static void runs_not_ranks(job *j) {
+    runkey *k = xcalloc((size_t)j->n + 1, sizeof *k);
+    int nk = 0;
+    for (int i = 0; i < j->n; i++)
+        if (j->names[i] && handler_name(j->names[i], &k[nk].wlen, &k[nk].ms)) k[nk].name = j->names[i], k[nk].rank = j->rank[i], k[nk++].order = i;
+    qsort(k, (size_t)nk, sizeof *k, cmp_runkey);
+    for (int a = 0, b; a < nk; a = b) {
+        for (b = a + 1; b < nk && k[b].wlen == k[a].wlen && !memcmp(k[b].name, k[a].name, k[a].wlen) && k[b].rank == k[a].rank;) b++;
+        if (b - a < 2) continue;
+        const runkey *newest = &k[b - 1];
+        for (int q = a; q < b - 1; q++) {
+            pc_job_drop(j->view, k[q].order);
+            j->rank[k[q].order] = -2; /* left out */
+        }
+        char rank[32] = "no rank";
+        if (newest->rank >= 0) snprintf(rank, sizeof rank, "rank %d", newest->rank);
+        cli_say(stderr, "perfcard report: note: %d inputs are successive runs of one process (%.*s, %s), not ranks of one job: "
+                        "the report is of the newest, %s; left out: %s%s (give a run alone to report it)",
+                b - a, (int)newest->wlen, newest->name, rank, j->paths[newest->order], j->paths[k[a].order], b - a > 2 ? " and the others before it" : "");
+        if (!j->said[0])
+            snprintf(j->said, sizeof j->said, "%d inputs are successive runs of one process (%.*s, %s), not ranks of one job: this report is of the "
+                     "newest, %s", b - a, (int)newest->wlen, newest->name, rank, newest->name);
+    }
+    /* duplicate ranks */
+    nk = 0;
+    for (int i = 0; i < j->n; i++)
+        if (j->rank[i] >= 0 && j->codes[i] != EXIT_INPUT) k[nk].rank = j->rank[i], k[nk++].order = i;
+    qsort(k, (size_t)nk, sizeof *k, cmp_rank_order);
+    int said = 0;
+    for (int a = 0, b; a < nk; a = b) {
+        for (b = a + 1; b < nk && k[b].rank == k[a].rank;) b++;
+        if (b - a < 2) continue;
+        if (said++ < 8)
+            cli_say(stderr, "perfcard report: warning: rank %d is given by %d inputs, %s and %s%s: each is shown as a rank of the job; "
+                            "give one trace per rank", k[a].rank, b - a, j->paths[k[a].order], j->paths[k[a + 1].order], b - a > 2 ? " and more" : "");
+    }
+    if (said > 8) cli_say(stderr, "perfcard report: warning: %d more ranks are given by several inputs", said - 8);
+    free(k);
+}
+
 /* Summaries of every input, `jobs` at a time; the job summary. */
 static int summarize_many(char **paths, int n, const common_opts *o, int jobs, pc_summary **summary) {
-    job j = {paths, n, o, calloc((size_t)n, sizeof(pc_summary *)), calloc((size_t)n, sizeof(int)), 0, PTHREAD_MUTEX_INITIALIZER};
+    job j = {paths, n, o, xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(char *)), pc_job_new(),
+             NULL, -1, "", 0, PTHREAD_MUTEX_INITIALIZER};
     if (jobs < 1) jobs = 1;
     if (jobs > n) jobs = n;
     /* the CPUs are shared between inputs read at once and the parts of each */
@@ -499,22 +665,44 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
         else if (j.codes[i] == EXIT_TRUNCATED && ec == EXIT_OK) ec = EXIT_TRUNCATED;
     }
     if (ec == EXIT_OK || ec == EXIT_TRUNCATED) {
-        *summary = pc_job_summary(j.out, n);
-        /* the job's name: the folder of its first input ("DIR#rank": DIR), by its name */
-        tab_ranks *rr = pc_summary_record_w(*summary, TAB_ranks);
-        char dir[4200];
-        snprintf(dir, sizeof dir, "%s", paths[0]);
-        char *cut = strrchr(dir, '#'), *slash;
-        if (!cut || strchr(cut, '/')) cut = strrchr(dir, '/');
-        if (cut) *cut = 0;
-        else snprintf(dir, sizeof dir, ".");
-        while ((slash = strrchr(dir, '/')) && !slash[1] && slash != dir) *slash = 0;
-        char *real = realpath(dir, NULL);
-        if (rr) rr->name = pc_summary_utf8(*summary, fs_base_name(real ? real : dir));
-        free(real);
+        runs_not_ranks(&j);
+        int shown = pc_job_shown(j.view), left = 0;
+        for (int i = 0; i < n; i++) left += j.rank[i] != -2;
+        if (shown != j.kept_order) {
+            /* the summary kept was of a run left out: the rank shown is read again */
+            pc_summary_free(j.kept);
+            j.kept = NULL;
+            summarize_input(paths[shown], &per, &j.kept);
+        }
+        if (j.kept && j.said[0]) {
+            /* said first in the report too (run.warnings) */
+            cJSON *run = cJSON_GetObjectItemCaseSensitive(j.kept->doc, "run"), *ws = cJSON_GetObjectItemCaseSensitive(run, "warnings");
+            if (run && !cJSON_IsArray(ws)) ws = sj_arr(run, "warnings");
+            if (ws) cJSON_AddItemToArray(ws, sj_str_item(j.said));
+        }
+        if (!j.kept) ec = EXIT_INPUT;
+        else if (left == 1) *summary = j.kept, j.kept = NULL; /* one run left: its report, as if given alone */
+        else {
+            *summary = pc_job_finish(j.view, j.kept), j.kept = NULL, j.view = NULL;
+            /* the job's name: the folder of its first input ("DIR#rank": DIR), by its name */
+            tab_ranks *rr = pc_summary_record_w(*summary, TAB_ranks);
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%s", paths[0]);
+            char *cut = strrchr(dir, '#'), *slash;
+            if (!cut || strchr(cut, '/')) cut = strrchr(dir, '/');
+            if (cut) *cut = 0;
+            else snprintf(dir, sizeof dir, ".");
+            while ((slash = strrchr(dir, '/')) && !slash[1] && slash != dir) *slash = 0;
+            char *real = realpath(dir, NULL);
+            if (rr) rr->name = pc_summary_utf8(*summary, fs_base_name(real ? real : dir));
+            free(real);
+        }
     }
-    for (int i = 0; i < n; i++) pc_summary_free(j.out[i]);
-    free(j.out);
+    pc_job_free(j.view);
+    pc_summary_free(j.kept);
+    for (int i = 0; i < n; i++) free(j.names[i]);
+    free(j.names);
+    free(j.rank);
     free(j.codes);
     return ec;
 }

@@ -74,6 +74,37 @@ for n in ${BENCH_NAMES:-10000 100000 500000}; do
 done
 echo "target (issue #15): 1,000,000 distinct names (N = 500000) in <= 5 s"
 
+# a job from per-rank summaries (#34 item 5): BENCH_RANKS (default "1024 8192") summaries made by
+# tools/gen_rank_summaries.py from the 8 DLRM ranks' real summaries (../shared/data), each rank's
+# times skewed (-4%..+6%, one rank in 64 +20..40%); perfcard report over the folder, one run each
+# (wall and CPU seconds, peak RSS); skipped without ../shared/data
+J=../shared/data/kineto/dlrm-v100-8ranks
+if [ -d "$J" ] && [ -n "${BENCH_RANKS-1024 8192}" ]; then
+    mkdir -p "$D/job-src"
+    for f in "$J"/*.pt.trace.json; do
+        b=$D/job-src/$(basename "$f" .pt.trace.json).summary.json
+        [ -s "$b" ] || ./build/perfcard summarize "$f" -o "$b" -q
+    done
+    echo
+    echo "job report from N rank summaries (tools/gen_rank_summaries.py on the 8 DLRM ranks' summaries)"
+    printf '%-36s %9s %9s %12s %10s\n' "N rank summaries" "wall s" "CPU s" "peak RSS MiB" "input MB"
+    for n in ${BENCH_RANKS-1024 8192}; do
+        jd=$D/job-$n
+        [ -s "$jd/rank-$((n - 1)).summary.json" ] || python3 tools/gen_rank_summaries.py "$n" "$jd" "$D"/job-src/*.summary.json > /dev/null
+        set -- $(python3 - "$jd" "$D/job-out" <<'PY'
+import resource, subprocess, sys, time
+t = time.perf_counter()
+subprocess.run(["./build/perfcard", "report", sys.argv[1], "-o", sys.argv[2], "-q"], check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.3f %d" % (time.perf_counter() - t, r.ru_utime + r.ru_stime, r.ru_maxrss))
+PY
+)
+        printf '%-36s %9.3f %9.3f %12.1f %10.0f\n' "perfcard report, N = $n" "$1" "$2" "$(echo "$3/1024" | bc -l)" \
+            "$(du -sm "$jd" | cut -f1)"
+    done
+    echo "targets (issue #34): 1,024 ranks in <= 30 s and <= 256 MiB; 8,192 in <= 256 MiB"
+fi
+
 # capture overhead against the mock CUDA stack (tests/capture/mock): kernel launches back to
 # back, 2 activity records each (the API call, the kernel); BENCH_LAUNCHES (default 200000)
 if [ -x build/mock/train ]; then

@@ -7,7 +7,10 @@ Rank i is summary i mod len(SUMMARY) with run.distributed.rank = i, world_size
 = N, run.input named as the rank's own trace (worker<i>.<ms>.pt.trace.json) and
 every time (a key ending in _ns, at any depth) scaled by the rank's factor:
 1 + a skew drawn from a fixed seed, uniform in [-4%, +6%] in steps of 0.5%,
-and one rank in 64 a straggler, +20% to +40% in steps of 2%. Numbers stay
+and one rank in 64 a straggler, +20% to +40% in steps of 2%, but the
+collective operations' times (collectives.ops: arrivals and ends on the
+rank's clock, which agree across the DLRM ranks), so that the job's
+collectives are matched and compared as a real job's are. Numbers stay
 non-negative integers where they were, so each file is still a valid summary
 (each (summary, factor) pair is made once and written per rank with its own
 rank and name). Prints how many and the slowest rank.
@@ -22,7 +25,7 @@ RANK, WORLD, NAME = 987654321, 987654322, "@@perfcard-bench-input@@"
 
 def scale(x, f):
     if isinstance(x, dict):
-        return {k: (scale_num(v, f) if k.endswith("_ns") else scale(v, f)) for k, v in x.items()}
+        return {k: (v if k == "ops" else scale_num(v, f) if k.endswith("_ns") else scale(v, f)) for k, v in x.items()}
     if isinstance(x, list):
         return [scale(v, f) for v in x]
     return x

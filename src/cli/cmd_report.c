@@ -415,7 +415,8 @@ typedef struct job {
     pc_summary *kept;   /* the whole summary of kept_order */
     int kept_order;
     char said[1024];    /* runs left out, for the report's warnings */
-    int next;
+    int next, again;    /* again: the inputs kept summarized a second time, into a new view */
+    int redo;           /* a run left out was in the view's collectives matching */
     pthread_mutex_t mu;
 } job;
 
@@ -433,12 +434,14 @@ static void *worker(void *arg) {
         int i = j->next++;
         pthread_mutex_unlock(&j->mu);
         if (i >= j->n) return NULL;
+        if (j->again && j->rank[i] == -2) continue;
         pc_summary *s = NULL;
         int code = summarize_input(j->paths[i], j->o, &s);
         pthread_mutex_lock(&j->mu);
         j->codes[i] = code;
         if (s) {
             j->rank[i] = pc_job_add(j->view, s, i);
+            free(j->names[i]);
             j->names[i] = xstrdup(PC_S(PC_REC(s, run)->input, ""));
             if (!j->kept || shown_before(j, i, j->kept_order)) {
                 pc_summary *old = j->kept;
@@ -612,7 +615,7 @@ static void runs_not_ranks(job *j) {
         if (b - a < 2) continue;
         const runkey *newest = &k[b - 1];
         for (int q = a; q < b - 1; q++) {
-            pc_job_drop(j->view, k[q].order);
+            j->redo |= pc_job_drop(j->view, k[q].order);
             j->rank[k[q].order] = -2; /* left out */
         }
         char rank[32] = "no rank";
@@ -641,10 +644,20 @@ static void runs_not_ranks(job *j) {
     free(k);
 }
 
+static void run_workers(job *j, int jobs) {
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    int started = 0;
+    for (int i = 1; i < jobs && th; i++)
+        if (pthread_create(&th[i], NULL, worker, j) == 0) started++;
+    worker(j);
+    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    free(th);
+}
+
 /* Summaries of every input, `jobs` at a time; the job summary. */
 static int summarize_many(char **paths, int n, const common_opts *o, int jobs, pc_summary **summary) {
     job j = {paths, n, o, xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(char *)), pc_job_new(),
-             NULL, -1, "", 0, PTHREAD_MUTEX_INITIALIZER};
+             NULL, -1, "", 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
     if (jobs < 1) jobs = 1;
     if (jobs > n) jobs = n;
     /* the CPUs are shared between inputs read at once and the parts of each */
@@ -652,13 +665,7 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
     common_opts per = *o;
     per.read_threads = cpus > jobs ? (int)(cpus / jobs) : 1;
     j.o = &per;
-    pthread_t *th = calloc((size_t)jobs, sizeof *th);
-    int started = 0;
-    for (int i = 1; i < jobs; i++)
-        if (pthread_create(&th[i], NULL, worker, &j) == 0) started++;
-    worker(&j);
-    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
-    free(th);
+    run_workers(&j, jobs);
     int ec = EXIT_OK;
     for (int i = 0; i < n; i++) {
         if (j.codes[i] == EXIT_INPUT || j.codes[i] == EXIT_WRITE) ec = j.codes[i];
@@ -666,8 +673,17 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
     }
     if (ec == EXIT_OK || ec == EXIT_TRUNCATED) {
         runs_not_ranks(&j);
-        int shown = pc_job_shown(j.view), left = 0;
+        int left = 0;
         for (int i = 0; i < n; i++) left += j.rank[i] != -2;
+        if (j.redo && left > 1) {
+            /* the runs left out had collective operations, which the view
+             * matched as it went: the inputs kept are read again into a new one */
+            pc_job_free(j.view);
+            pc_summary_free(j.kept);
+            j.view = pc_job_new(), j.kept = NULL, j.kept_order = -1, j.next = 0, j.again = 1;
+            run_workers(&j, jobs);
+        }
+        int shown = pc_job_shown(j.view);
         if (shown != j.kept_order) {
             /* the summary kept was of a run left out: the rank shown is read again */
             pc_summary_free(j.kept);

@@ -2,7 +2,9 @@
 #include "verdict.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
+#include "../render/report.h"
 #include "../util/arena.h"
+#include "../util/strtab.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
 #include <math.h>
@@ -39,6 +41,17 @@ static double work_per_step(const pc_summary *s) {
 }
 
 static double median_of(const double *v, int n);
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+/* nccl-tests' bus factor for n ranks (as src/analyze/collectives.c) */
+static double coll_bus_factor(const char *coll, int n) {
+    double f = n > 0 ? (double)(n - 1) / (double)n : 1;
+    if (!strcmp(coll, "all_reduce")) return 2 * f;
+    if (!strcmp(coll, "all_gather") || !strcmp(coll, "reduce_scatter") || !strcmp(coll, "all_to_all")) return f;
+    return 1;
+}
 
 /* A rank's compute per step when its input gives the phases and no kernels on
  * the steps' clock (MindSpore's step trace): the median forward and backward
@@ -110,17 +123,160 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
     free(t);
 }
 
+/* Collectives matched across ranks (ranks.collective_ops, ranks.job_collectives;
+ * tests/expectations/dlrm_collectives.py is the independent reading): in each
+ * group (collectives.ops' group, the kernel's stream) of the lowest rank, the
+ * n-th operation on every rank is one operation, of one collective type (a
+ * type that differs stops the group there). Times are put on one clock as
+ * run.start_us + the op's times; the clocks agree when the median over the
+ * operations of their ends' spread is at most CLOCK_NS. Per operation: the
+ * last arriver (ties: the highest rank) and the earliest (ties: the lowest),
+ * the wait (last - earliest arrival) and the transfer (the last arriver's end
+ * - its arrival). The last arriver's lateness is split: before the step (the
+ * difference of the two ranks' step starts, at a group's first operation in a
+ * step), in-step GPU compute (its other kernels' time since the reference
+ * point beyond the earliest's, clamped to the in-step lateness) and in-step
+ * host gaps (the rest of the in-step lateness).
+ *
+ * One rank at a time: pc_job_add folds each of the rank's operations into its
+ * slot (the n-th of its group: the last and earliest arriver so far with what
+ * the split needs, the ends' min and max, the largest size, the types seen and
+ * the lowest rank's step), and keeps of the rank only each operation's group
+ * and its arrival as an offset from the slot's first arrival (5 bytes; a float,
+ * exact to the ns within 16.7 ms of it), for the wait it suffered. The job
+ * holds at most pc_job_arrivals_max of them (PC_JOB_ARRIVALS): beyond, every rank keeps its first
+ * OPS_PER_RANK >> s operations (s the least that fits), which the note says. */
+#define CLOCK_NS 50000.0
+enum { MATCH_GROUPS = 64, MATCH_TYPES = 16, SLOT_TYPES = 4, OPS_PER_RANK = 4096 };
+size_t pc_job_arrivals_max = PC_JOB_ARRIVALS;
+typedef struct oslot {
+    int64_t base;                             /* the first arrival folded in, on its rank's clock */
+    int64_t lkey, larr, ldur, lref, lbusy;   /* the last arriver: its key, arrival, kernel time, reference point, GPU compute before */
+    int64_t ekey, earr, eref, ebusy;          /* the earliest */
+    int64_t skey, step;                       /* the lowest rank's step (PC_NULL_I: none) */
+    double emin, emax, bytes;
+    int32_t lent, eent;                       /* the last's and earliest's entries in pc_job.e */
+    int8_t lfirst, nty, ty_over;
+    uint8_t ltype;
+    uint8_t ty[SLOT_TYPES];                   /* the collective types seen, each with its lowest rank's key */
+    int64_t tykey[SLOT_TYPES];
+} oslot;
+typedef struct ogroup { const char *name; oslot *s; size_t n, cap; } ogroup;
+
 /* One rank as the job view holds it: its row of ranks.rows and its rows of
- * ranks.collectives (in the job's scratch tables), and the two figures the
- * straggler is judged by. */
-typedef struct jent { int rank, order, dropped, by_phase; size_t row, c0, nc; double med, work; } jent;
+ * ranks.collectives (in the job's scratch tables), the two figures the
+ * straggler is judged by, and its collective operations (group, arrival). */
+typedef struct jent {
+    int rank, order, dropped, by_phase;
+    size_t row, c0, nc;
+    double med, work;
+    int64_t key;   /* its place in the job: by rank, then the order given; no rank after */
+    size_t nops;   /* rows of its collectives.ops */
+    uint32_t m;    /* of them, held in g[] and d[] */
+    uint8_t *g;    /* each one's group */
+    float *d;      /* each one's arrival - its slot's base */
+    size_t d0[4], dn[4], need; /* its detail rows (kernels, operators, steps, memory) in the scratch tables; rows they take in report.html */
+} jent;
+
+enum { DETAIL_KERNELS = 10, DETAIL_OPS = 10, DETAIL_STEPS = 20, JOB_KERNELS = 20 };
+/* a kernel name over the job: its total, each rank's total, the least and most */
+typedef struct jkern { double total, min, max, *v; size_t nv, cap; int64_t minkey, maxkey; int32_t minent, maxent; } jkern;
 
 struct pc_job {
     pc_summary *scratch; /* the tables the ranks' rows are added to, and their strings */
     pc_table *rows, *colls;
     jent *e;
     size_t n, cap;
+    ogroup grp[MATCH_GROUPS];
+    int ngrp, grp_over, dirty;
+    const char *types[256];
+    int ntypes, types_over;
+    size_t held, ops_cap, ops_max;
+    pc_strtab names;     /* the detail's names, interned */
+    pc_table *dt[4];     /* the detail rows of every rank */
+    jkern *jk;           /* by name id */
+    size_t njk;
 };
+
+static int64_t ival(tk_I v) { return tk_null_I(v) ? 0 : v; }
+
+static int type_id(pc_job *j, const char *c) {
+    for (int k = 0; k < j->ntypes; k++)
+        if (!strcmp(j->types[k], c)) return k;
+    if (j->ntypes == 255) return j->types_over = 1, 255; /* (hostile: 255 types; the rest are one) */
+    j->types[j->ntypes] = pc_summary_utf8(j->scratch, c);
+    return j->ntypes++;
+}
+
+/* fewer arrivals held per rank until the job's fit (the first ones of each rank kept) */
+static void job_fit(pc_job *j) {
+    while (j->held > pc_job_arrivals_max && j->ops_cap > 1) {
+        j->ops_cap /= 2;
+        j->held = 0;
+        for (size_t i = 0; i < j->n; i++) {
+            jent *e = &j->e[i];
+            if (e->m > j->ops_cap) {
+                e->m = (uint32_t)j->ops_cap;
+                e->g = xrealloc(e->g, e->m), e->d = xrealloc(e->d, e->m * sizeof *e->d);
+            }
+            j->held += e->m;
+        }
+    }
+}
+
+static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
+    const pc_table *t = PC_TAB(ps, coll_op);
+    e->nops = t ? t->n : 0;
+    if (e->nops > j->ops_max) j->ops_max = e->nops;
+    size_t k = e->nops < j->ops_cap ? e->nops : j->ops_cap;
+    if (!k) return;
+    tk_J su = PC_REC(ps, run)->start_us;
+    int64_t origin = tk_null_I(su) ? 0 : su * 1000;
+    e->g = xmalloc(k), e->d = xmalloc(k * sizeof *e->d);
+    uint32_t cnt[MATCH_GROUPS] = {0};
+    int32_t me = (int32_t)(e - j->e);
+    for (size_t r = 0; r < k; r++) {
+        const tab_coll_op *o = &TAB_ROWS(t, coll_op)[r];
+        const char *gname = PC_S(o->group, "");
+        int g = 0;
+        while (g < j->ngrp && strcmp(j->grp[g].name, gname)) g++;
+        if (g == j->ngrp) {
+            if (g == MATCH_GROUPS) { j->grp_over = 1; continue; }
+            j->grp[j->ngrp++].name = pc_summary_utf8(j->scratch, gname);
+        }
+        ogroup *G = &j->grp[g];
+        uint32_t n = cnt[g]++;
+        int64_t arr = ival(o->arrival_ns), a = origin + arr, end = ival(o->end_ns), ref = ival(o->ref_ns), busy = ival(o->busy_ns);
+        double ea = (double)(origin + end), bytes = PC_OR(o->bytes, -1);
+        int ty = type_id(j, PC_S(o->collective, ""));
+        if (n == G->n) {
+            if (G->n == G->cap) G->s = xrealloc(G->s, (G->cap = G->cap ? 2 * G->cap : 16) * sizeof *G->s);
+            G->s[G->n++] = (oslot){.base = a, .lkey = INT64_MIN, .ekey = INT64_MAX, .skey = INT64_MAX, .step = PC_NULL_I,
+                                   .emin = ea, .emax = ea, .bytes = -1};
+        }
+        oslot *s = &G->s[n];
+        if (a > s->larr || (a == s->larr && e->key > s->lkey) || s->lkey == INT64_MIN) {
+            s->lkey = e->key, s->lent = me, s->larr = a, s->ldur = end - arr, s->lref = origin + ref, s->lbusy = busy;
+            s->lfirst = (int8_t)tk_true(o->first), s->ltype = (uint8_t)ty;
+        }
+        if (a < s->earr || (a == s->earr && e->key < s->ekey) || s->ekey == INT64_MAX)
+            s->ekey = e->key, s->eent = me, s->earr = a, s->eref = origin + ref, s->ebusy = busy;
+        if (e->key < s->skey) s->skey = e->key, s->step = o->step;
+        if (ea < s->emin) s->emin = ea;
+        if (ea > s->emax) s->emax = ea;
+        if (bytes > s->bytes) s->bytes = bytes;
+        int q = 0;
+        while (q < s->nty && s->ty[q] != ty) q++;
+        if (q == s->nty) {
+            if (q == SLOT_TYPES) s->ty_over = 1;
+            else s->ty[s->nty++] = (uint8_t)ty, s->tykey[q] = e->key;
+        } else if (e->key < s->tykey[q]) s->tykey[q] = e->key;
+        e->g[e->m] = (uint8_t)g;
+        e->d[e->m++] = (float)(a - s->base);
+    }
+    j->held += e->m;
+    job_fit(j);
+}
 
 pc_job *pc_job_new(void) {
     pc_job *j = xcalloc(1, sizeof *j);
@@ -128,15 +284,20 @@ pc_job *pc_job_new(void) {
     cJSON *rs = cJSON_AddObjectToObject(j->scratch->doc, "ranks");
     j->rows = pc_summary_add_table(j->scratch, rs, "rows", TAB_rank);
     j->colls = pc_summary_add_table(j->scratch, rs, "collectives", TAB_rank_coll);
+    j->ops_cap = OPS_PER_RANK;
+    strtab_init(&j->names);
     return j;
 }
+
+static void keep_detail(pc_job *j, jent *e, const pc_summary *s);
 
 int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
     int rank = (int)PC_OR(PC_REC(ps, run_distributed)->rank, -1);
     if (rank < 0) rank = rank_of_input(PC_S(PC_REC(ps, run)->input, ""));
     if (j->n == j->cap) j->e = xrealloc(j->e, (j->cap = j->cap ? 2 * j->cap : 64) * sizeof *j->e);
     jent *e = &j->e[j->n++];
-    *e = (jent){.rank = rank, .order = order, .row = j->rows->n, .c0 = j->colls->n};
+    *e = (jent){.rank = rank, .order = order, .row = j->rows->n, .c0 = j->colls->n,
+                .key = rank < 0 ? ((int64_t)1 << 62) + order : ((int64_t)rank << 31) + order};
     pc_summary *jobs = j->scratch;
     tab_rank *r = tab_push(j->rows);
     r->input = pc_summary_utf8(jobs, PC_S(PC_REC(ps, run)->input, ""));
@@ -160,7 +321,12 @@ int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
     } else {
         r->communication_ns = pc_figure(per_step(ps, BK_COMM));
         r->idle_ns = pc_figure(per_step(ps, BK_OTHER));
+        r->gpu_ns = pc_figure(per_step(ps, BK_KERNEL) + per_step(ps, BK_MEMCPY) + per_step(ps, BK_MEMSET));
+        r->host_ns = pc_figure(per_step(ps, BK_RUNTIME) + per_step(ps, BK_CPU) + per_step(ps, BK_OTHER));
+        r->data_ns = pc_figure(per_step(ps, BK_DATA));
     }
+    tk_I peak = PC_REC(ps, memory)->cuda_peak_allocated_bytes;
+    if (!tk_null_I(peak)) r->peak_memory_bytes = pc_figure((double)peak);
     r->nccl_ns = pc_figure(PC_OR(cm->nccl_ns, 0) / steps);
     r->nccl_overlap_pct = PC_OR(cm->overlap_pct, 0);
     /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
@@ -175,12 +341,16 @@ int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
     }
     const tab_gpu_device *d0 = PC_REC_AT(ps, gpu_device, 0);
     if (d0) r->gpu_utilization_pct = d0->utilization_pct;
+    add_ops(j, e, ps);
+    keep_detail(j, e, ps);
     return rank;
 }
 
-void pc_job_drop(pc_job *j, int order) {
+int pc_job_drop(pc_job *j, int order) {
     for (size_t i = 0; i < j->n; i++)
-        if (j->e[i].order == order) j->e[i].dropped = 1;
+        if (j->e[i].order == order) j->e[i].dropped = 1, j->dirty = 1;
+    /* its operations and kernels are folded into the job's: matched and summed again only in a new view */
+    return j->dirty;
 }
 
 /* ranks the input names first, by rank; then the others in the order given */
@@ -210,6 +380,447 @@ int pc_job_shown(const pc_job *j) {
     return order;
 }
 
+typedef struct rwait { double caused, suffered, before, host, gpu; int64_t last; } rwait;
+typedef struct jtype { const char *coll; int64_t calls; double bytes, sized, wait, transfer; int *last; } jtype;
+static int cmp_jtype(const void *a, const void *b) {
+    const jtype *x = a, *y = b;
+    double p = x->wait + x->transfer, q = y->wait + y->transfer;
+    return (p < q) - (p > q);
+}
+static void note_add(char *note, size_t cap, const char *what) {
+    size_t l = strlen(note);
+    if (l + 3 < cap) snprintf(note + l, cap - l, "%s%s", l ? "; " : "", what);
+}
+/* the sorted place of the rank of this key */
+static int place_of(jent *const *v, int n, int64_t key) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (v[mid]->key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+/* the matching over the slots, at the end: w[] (by v's order) gets each
+ * rank's figures; returns 1 when compared (matched and the clocks agree) */
+static int match_collectives(const pc_job *j, pc_summary *jobs, cJSON *rs, jent *const *v, int n, rwait *w, int *steps_out) {
+    tab_coll_match *m = PC_ADD_REC(jobs, sj_obj(rs, "collective_ops"), coll_match);
+    int *place = xcalloc(j->n + 1, sizeof *place);
+    uint32_t *cnt = xcalloc((size_t)n * MATCH_GROUPS + 1, sizeof *cnt);
+    size_t upto[MATCH_GROUPS] = {0};
+    jtype ty[MATCH_TYPES];
+    int gorder[MATCH_GROUPS], seen[MATCH_GROUPS] = {0};
+    int ng = 0, nt = 0, groups = 0, agree = 0;
+    int64_t matched = 0;
+    size_t nsp = 0, capsp = 0, nstep = 0, capst = 0;
+    double *spread = NULL;
+    int64_t *stepno = NULL;
+    char note[1536] = "", line[640];
+    *steps_out = 1;
+    for (int i = 0; i < n; i++) {
+        place[v[i] - j->e] = i;
+        if (!v[i]->nops) {
+            snprintf(line, sizeof line, "rank %d has no collective operations in its summary (collectives.ops)", v[i]->rank);
+            note_add(note, sizeof note, line);
+            goto out;
+        }
+        for (uint32_t k = 0; k < v[i]->m; k++) cnt[(size_t)i * MATCH_GROUPS + v[i]->g[k]]++;
+    }
+    if (n < 2) goto out;
+    if (j->dirty) {
+        note_add(note, sizeof note, "inputs left out (earlier runs) were in the matching: collectives are not compared across ranks, nor kernels summed over the job (give the kept inputs alone)");
+        goto out;
+    }
+    if (j->ops_max > j->ops_cap) {
+        snprintf(line, sizeof line, "each rank's first %zu collective operations are matched (of up to %zu: a job of %d ranks holds at most %zu arrivals)",
+                 j->ops_cap, j->ops_max, n, pc_job_arrivals_max);
+        note_add(note, sizeof note, line);
+    }
+    if (j->grp_over) {
+        snprintf(line, sizeof line, "over %d groups across the ranks: operations of the groups after the %dth seen are not matched", MATCH_GROUPS, MATCH_GROUPS);
+        note_add(note, sizeof note, line);
+    }
+    for (uint32_t k = 0; k < v[0]->m; k++)
+        if (!seen[v[0]->g[k]]) seen[v[0]->g[k]] = 1, gorder[ng++] = v[0]->g[k];
+    for (int q = 0; q < ng; q++) {
+        int g = gorder[q];
+        const ogroup *G = &j->grp[g];
+        size_t nmin = (size_t)-1, nmax = 0;
+        for (int i = 0; i < n; i++) {
+            size_t c = cnt[(size_t)i * MATCH_GROUPS + g];
+            if (c < nmin) nmin = c;
+            if (c > nmax) nmax = c;
+        }
+        if (!nmin) {
+            for (int i = 0; i < n; i++)
+                if (!cnt[(size_t)i * MATCH_GROUPS + g]) { snprintf(line, sizeof line, "%s: no operation on rank %d, not matched", G->name, v[i]->rank); break; }
+            note_add(note, sizeof note, line);
+            continue;
+        }
+        if (nmin != nmax) {
+            snprintf(line, sizeof line, "%s: %zu to %zu operations per rank, the first %zu matched", G->name, nmin, nmax, nmin);
+            note_add(note, sizeof note, line);
+        }
+        groups++;
+        size_t jj = 0;
+        for (; jj < nmin; jj++) {
+            const oslot *s = &G->s[jj];
+            if (s->nty > 1 || s->ty_over) {
+                /* the lowest rank's type (v[0] has them all), and the lowest rank of another */
+                int t0 = 0, bad = -1;
+                for (int k = 0; k < s->nty; k++)
+                    if (s->tykey[k] < s->tykey[t0]) t0 = k;
+                for (int k = 0; k < s->nty; k++)
+                    if (k != t0 && (bad < 0 || s->tykey[k] < s->tykey[bad])) bad = k;
+                snprintf(line, sizeof line, "%s: operation %zu is %.40s on rank %d and %.40s on rank %d, matching stopped there", G->name, jj,
+                         j->types[s->ty[t0]], v[0]->rank, bad >= 0 ? j->types[s->ty[bad]] : "another type",
+                         bad >= 0 ? v[place_of(v, n, s->tykey[bad])]->rank : -1);
+                note_add(note, sizeof note, line);
+                break;
+            }
+            int last = place[s->lent];
+            double wait = (double)(s->larr - s->earr), transfer = (double)s->ldur;
+            double *sp = VEC_PUSH(spread, nsp, capsp);
+            *sp = s->emax - s->emin;
+            w[last].caused += wait, w[last].last++;
+            double before = s->lfirst > 0 ? (double)(s->lref - s->eref) : 0;
+            double instep = (double)((s->larr - s->lref) - (s->earr - s->eref));
+            double gpu = (double)(s->lbusy - s->ebusy);
+            if (gpu > instep) gpu = instep;
+            if (gpu < 0) gpu = 0;
+            w[last].before += before, w[last].gpu += gpu, w[last].host += instep - gpu;
+            const char *coll = j->types[s->ltype];
+            int k = 0;
+            while (k < nt && strcmp(ty[k].coll, coll)) k++;
+            if (k == nt && nt < MATCH_TYPES) ty[nt++] = (jtype){.coll = coll, .last = xcalloc((size_t)n, sizeof(int))};
+            if (k < nt) {
+                ty[k].calls++, ty[k].wait += wait, ty[k].transfer += transfer, ty[k].last[last]++;
+                if (s->bytes >= 0) ty[k].bytes += s->bytes, ty[k].sized += transfer;
+            }
+            if (!tk_null_I(s->step)) *VEC_PUSH(stepno, nstep, capst) = s->step;
+            matched++;
+        }
+        upto[g] = jj;
+    }
+    /* the wait each rank suffered: the last arrival - its own, over the operations matched */
+    for (int i = 0; i < n; i++) {
+        uint32_t c[MATCH_GROUPS] = {0};
+        for (uint32_t k = 0; k < v[i]->m; k++) {
+            int g = v[i]->g[k];
+            uint32_t at = c[g]++;
+            if (at < upto[g]) {
+                const oslot *s = &j->grp[g].s[at];
+                w[i].suffered += (double)(s->larr - s->base) - (double)v[i]->d[k];
+            }
+        }
+    }
+    if (nsp) {
+        qsort(spread, nsp, sizeof *spread, cmp_dbl);
+        m->end_spread_median_ns = pc_figure(spread[nsp / 2]);
+        m->end_spread_max_ns = pc_figure(spread[nsp - 1]);
+        agree = spread[nsp / 2] <= CLOCK_NS;
+        if (!agree) {
+            snprintf(line, sizeof line, "the clock check failed: the ends of one operation lie %.0f us apart across the ranks (the median over %zu operations; they agree within %.0f us on one clock), so the ranks' clocks differ (hosts whose clocks are not synchronized, or traces that are not one job): arrivals are not compared, and collectives are shown per rank",
+                     spread[nsp / 2] / 1e3, nsp, CLOCK_NS / 1e3);
+            note_add(note, sizeof note, line);
+        }
+    }
+    if (nstep) {
+        qsort(stepno, nstep, sizeof *stepno, cmp_i64);
+        size_t d = 1;
+        for (size_t k = 1; k < nstep; k++) d += stepno[k] != stepno[k - 1];
+        *steps_out = (int)d;
+    }
+    m->steps = *steps_out;
+    if (agree) {
+        qsort(ty, (size_t)nt, sizeof *ty, cmp_jtype);
+        pc_table *jt = pc_summary_add_table(jobs, rs, "job_collectives", TAB_job_coll);
+        for (int k = 0; k < nt; k++) {
+            tab_job_coll *o = tab_push(jt);
+            o->collective = pc_summary_utf8(jobs, ty[k].coll);
+            o->calls = ty[k].calls;
+            o->wait_ns = pc_figure(ty[k].wait);
+            o->transfer_ns = pc_figure(ty[k].transfer);
+            double f = coll_bus_factor(ty[k].coll, n);
+            o->bus_factor = pc_figure(f);
+            if (ty[k].sized > 0) {
+                o->bytes = pc_figure(ty[k].bytes);
+                o->algbw_gbs = pc_figure(ty[k].bytes / ty[k].sized);
+                o->busbw_gbs = pc_figure(ty[k].bytes / ty[k].sized * f);
+            }
+            int lr = 0;
+            for (int i = 1; i < n; i++)
+                if (ty[k].last[i] > ty[k].last[lr]) lr = i;
+            o->last_rank = v[lr]->rank;
+            o->last_count = ty[k].last[lr];
+        }
+    }
+out:
+    m->compared = (tk_B)agree;
+    m->matched = matched;
+    m->groups = groups;
+    if (note[0]) m->note = pc_summary_utf8(jobs, note);
+    for (int k = 0; k < nt; k++) free(ty[k].last);
+    free(place), free(cnt), free(spread), free(stepno);
+    return agree;
+}
+
+
+/* ---- the job's first screen and the per-rank detail (report.html's rank selector) ---- */
+
+size_t pc_rank_detail_budget = PC_RANK_DETAIL_BUDGET;
+
+/* rank i's kernels over its devices, summed by name: names[] (into the
+ * summary's strings) and totals, calls; returns the count */
+typedef struct kname { const char *name; double total, calls; int rank; } kname;
+static int cmp_kname_name(const void *a, const void *b) {
+    const kname *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+static int cmp_kname_total(const void *a, const void *b) {
+    const kname *x = a, *y = b;
+    if (x->total != y->total) return (x->total < y->total) - (x->total > y->total);
+    return strcmp(x->name, y->name);
+}
+static kname *rank_kernels(const pc_summary *s, int rank, size_t *out) {
+    size_t n = 0, cap = 0;
+    kname *v = NULL;
+    const pc_table *t;
+    for (size_t d = 0; (t = PC_TAB_AT(s, kernel, d)); d++)
+        for (size_t i = 0; i < t->n; i++) {
+            const tab_kernel *r = &TAB_ROWS(t, kernel)[i];
+            kname *k = VEC_PUSH(v, n, cap);
+            *k = (kname){PC_S(r->name, ""), PC_OR(r->total_ns, 0), PC_OR(r->calls, 0), rank};
+        }
+    /* one row per name (a kernel on two devices summed) */
+    if (n) qsort(v, n, sizeof *v, cmp_kname_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && !strcmp(v[m - 1].name, v[i].name)) v[m - 1].total += v[i].total, v[m - 1].calls += v[i].calls;
+        else v[m++] = v[i];
+    }
+    *out = m;
+    return v;
+}
+
+static const char *intern(pc_job *j, const char *s) { return strtab_get(&j->names, strtab_intern(&j->names, s, strlen(s))); }
+
+/* What the view needs of a rank's sections, one rank at a time: its detail
+ * rows (top kernels, first operators and steps, memory peaks: in the job's
+ * scratch tables, names interned, whether or not the rank is shown in detail
+ * at the end: which ones are is known only then), how many rows they take in
+ * report.html, and its kernels' totals by name for ranks.job_kernels. */
+static void keep_detail(pc_job *j, jent *e, const pc_summary *s) {
+    if (!j->dt[0]) {
+        cJSON *rs = cJSON_GetObjectItem(j->scratch->doc, "ranks");
+        j->dt[0] = pc_summary_add_table(j->scratch, rs, "kernels", TAB_rank_kernel);
+        j->dt[1] = pc_summary_add_table(j->scratch, rs, "operators", TAB_rank_op);
+        j->dt[2] = pc_summary_add_table(j->scratch, rs, "steps", TAB_rank_step);
+        j->dt[3] = pc_summary_add_table(j->scratch, rs, "memory", TAB_rank_mem);
+    }
+    for (int c = 0; c < 4; c++) e->d0[c] = j->dt[c]->n;
+    size_t nk = 0;
+    kname *k = rank_kernels(s, 0, &nk);
+    double all = 0;
+    int32_t me = (int32_t)(e - j->e);
+    for (size_t i = 0; i < nk; i++) {
+        all += k[i].total;
+        uint32_t id = strtab_intern(&j->names, k[i].name, strlen(k[i].name));
+        if (id >= j->njk) {
+            size_t old = j->njk;
+            j->njk = (size_t)id + 64;
+            j->jk = xrealloc(j->jk, j->njk * sizeof *j->jk);
+            memset(j->jk + old, 0, (j->njk - old) * sizeof *j->jk);
+        }
+        jkern *q = &j->jk[id];
+        double t = k[i].total;
+        if (!q->nv || t < q->min || (t == q->min && e->key < q->minkey)) q->min = t, q->minkey = e->key, q->minent = me;
+        if (!q->nv || t > q->max || (t == q->max && e->key < q->maxkey)) q->max = t, q->maxkey = e->key, q->maxent = me;
+        q->total += t;
+        *VEC_PUSH(q->v, q->nv, q->cap) = t;
+        k[i].name = strtab_get(&j->names, id);
+    }
+    if (nk) qsort(k, nk, sizeof *k, cmp_kname_total);
+    for (size_t i = 0; i < nk && i < DETAIL_KERNELS; i++) {
+        tab_rank_kernel *o = tab_push(j->dt[0]);
+        o->name = k[i].name;
+        o->total_ns = pc_figure(k[i].total);
+        o->calls = pc_figure(k[i].calls);
+        if (k[i].calls > 0) o->avg_ns = pc_figure(k[i].total / k[i].calls);
+        if (all > 0) o->time_pct = pc_figure(100 * k[i].total / all);
+    }
+    free(k);
+    const pc_table *ops = PC_TAB(s, op);
+    for (size_t i = 0; ops && i < ops->n && i < DETAIL_OPS; i++) {
+        const tab_op *r = &TAB_ROWS(ops, op)[i];
+        tab_rank_op *o = tab_push(j->dt[1]);
+        o->name = intern(j, PC_S(r->name, ""));
+        o->calls = r->calls, o->device_total_ns = r->device_total_ns, o->self_device_ns = r->self_device_ns, o->cpu_total_ns = r->cpu_total_ns;
+    }
+    const pc_table *st = PC_TAB(s, step);
+    for (size_t i = 0; st && i < st->n && i < DETAIL_STEPS; i++) {
+        const tab_step *r = &TAB_ROWS(st, step)[i];
+        tab_rank_step *o = tab_push(j->dt[2]);
+        o->name = intern(j, PC_S(r->name, ""));
+        o->duration_ns = r->duration_ns, o->communication_ns = r->communication_ns, o->gpu_lag_ns = r->gpu_lag_ns;
+    }
+    const tab_memory_device *md;
+    for (size_t i = 0; (md = PC_REC_AT(s, memory_device, i)); i++) {
+        tab_rank_mem *o = tab_push(j->dt[3]);
+        char dev[64];
+        if (tk_null_I(md->id)) snprintf(dev, sizeof dev, "%.40s", PC_S(md->device, "?"));
+        else snprintf(dev, sizeof dev, "%.40s:%lld", PC_S(md->device, "?"), (long long)md->id);
+        o->device = intern(j, dev);
+        o->peak_allocated_bytes = md->peak_allocated_bytes, o->peak_reserved_bytes = md->peak_reserved_bytes;
+        if (md->peak_operator) o->peak_operator = intern(j, md->peak_operator);
+    }
+    for (int c = 0; c < 4; c++) e->dn[c] = j->dt[c]->n - e->d0[c];
+    /* rows it takes in report.html */
+    e->need = (nk < DETAIL_KERNELS ? nk : DETAIL_KERNELS) + e->dn[1] + e->dn[2] + e->dn[3] + 1;
+}
+
+/* a rank's detail rows into the job's tables t[] (strings into its summary) */
+static void add_detail(const pc_job *j, pc_summary *jobs, cJSON *rs, pc_table **t, const jent *e) {
+    if (!t[0]) {
+        t[0] = pc_summary_add_table(jobs, rs, "kernels", TAB_rank_kernel);
+        t[1] = pc_summary_add_table(jobs, rs, "operators", TAB_rank_op);
+        t[2] = pc_summary_add_table(jobs, rs, "steps", TAB_rank_step);
+        t[3] = pc_summary_add_table(jobs, rs, "memory", TAB_rank_mem);
+    }
+    for (size_t i = e->d0[0]; i < e->d0[0] + e->dn[0]; i++) {
+        tab_rank_kernel *o = tab_push(t[0]);
+        *o = TAB_ROWS(j->dt[0], rank_kernel)[i];
+        o->rank = e->rank, o->name = pc_summary_utf8(jobs, o->name);
+    }
+    for (size_t i = e->d0[1]; i < e->d0[1] + e->dn[1]; i++) {
+        tab_rank_op *o = tab_push(t[1]);
+        *o = TAB_ROWS(j->dt[1], rank_op)[i];
+        o->rank = e->rank, o->name = pc_summary_utf8(jobs, o->name);
+    }
+    for (size_t i = e->d0[2]; i < e->d0[2] + e->dn[2]; i++) {
+        tab_rank_step *o = tab_push(t[2]);
+        *o = TAB_ROWS(j->dt[2], rank_step)[i];
+        o->rank = e->rank, o->name = pc_summary_utf8(jobs, o->name);
+    }
+    for (size_t i = e->d0[3]; i < e->d0[3] + e->dn[3]; i++) {
+        tab_rank_mem *o = tab_push(t[3]);
+        *o = TAB_ROWS(j->dt[3], rank_mem)[i];
+        o->rank = e->rank, o->device = pc_summary_utf8(jobs, o->device);
+        if (o->peak_operator) o->peak_operator = pc_summary_utf8(jobs, o->peak_operator);
+    }
+}
+
+/* ranks.job_kernels: per kernel name over every rank, its total and the
+ * spread of the ranks' totals (over the ranks that run it) */
+static void job_kernels(const pc_job *j, pc_summary *jobs, cJSON *rs, jent *const *v, int n) {
+    if (j->dirty) return; /* ranks left out are in the totals */
+    size_t ng = 0;
+    kname *order = xcalloc(j->njk + 1, sizeof *order);
+    for (size_t id = 0; id < j->njk; id++)
+        if (j->jk[id].nv) order[ng++] = (kname){strtab_get(&j->names, (uint32_t)id), j->jk[id].total, 0, (int)id};
+    if (!ng) { free(order); return; }
+    int *place = xcalloc(j->n + 1, sizeof *place);
+    for (int i = 0; i < n; i++) place[v[i] - j->e] = i;
+    qsort(order, ng, sizeof *order, cmp_kname_total);
+    pc_table *t = pc_summary_add_table(jobs, rs, "job_kernels", TAB_job_kernel);
+    for (size_t q = 0; q < ng && q < JOB_KERNELS; q++) {
+        const jkern *k = &j->jk[order[q].rank];
+        tab_job_kernel *o = tab_push(t);
+        o->name = pc_summary_utf8(jobs, order[q].name);
+        o->total_ns = pc_figure(order[q].total);
+        o->ranks = (int64_t)k->nv;
+        o->min_ns = pc_figure(k->min), o->min_rank = v[place[k->minent]]->rank;
+        o->max_ns = pc_figure(k->max), o->max_rank = v[place[k->maxent]]->rank;
+        o->median_ns = pc_figure(median_of(k->v, (int)k->nv));
+    }
+    free(place), free(order);
+}
+
+/* The job's first screen: skew, the slowest and fastest rank by median step,
+ * the rows' marks, the job's headline; the per-rank detail of the ranks
+ * report.html's budget holds (the lowest, the slowest and the straggler
+ * first, then by rank); the job-wide kernel table. */
+static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr, pc_table *rows, jent *const *v, int n, const double *med, const tab_straggler *st,
+                     double wait_per_step, double job_step) {
+    int slowest = 0, fastest = 0, strag = -1;
+    for (int i = 1; i < n; i++) {
+        if (med[i] > med[slowest]) slowest = i;
+        if (med[i] < med[fastest]) fastest = i;
+    }
+    tab_rank *r = (tab_rank *)rows->rows;
+    for (int i = 0; i < n; i++) {
+        r[i].slowest = i == slowest;
+        r[i].straggler = tk_true(st->found) && r[i].rank == st->rank;
+        if (tk_true(r[i].straggler)) strag = i;
+    }
+    rr->skew_ns = pc_figure(med[slowest] - med[fastest]);
+    rr->slowest_rank = v[slowest]->rank;
+    rr->fastest_rank = v[fastest]->rank;
+    char h[640];
+    if (tk_true(st->found) && !strcmp(PC_S(st->by, ""), "arrival")) {
+        /* where its lateness arises: the largest of the three parts */
+        double b = PC_OR(st->before_step_ns, 0), hg = PC_OR(st->host_gap_ns, 0), g = PC_OR(st->gpu_compute_ns, 0);
+        const char *where = b >= hg && b >= g ? "before the step (its step begins after the others')"
+                            : hg >= g         ? "in host gaps inside the step (before its collectives)"
+                                              : "in more GPU compute inside the step";
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; its lateness arises mostly %s",
+                 (int)st->rank, n, (long long)PC_OR(st->last_count, 0), (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0),
+                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, where);
+    }
+    else if (tk_true(st->found))
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: its compute per step is %.1f%% above the median rank's, and the others wait for it in their collectives",
+                 (int)st->rank, n, PC_OR(st->behind_median_pct, 0));
+    else {
+        /* the largest part of the ranks' summed step time */
+        static const char *const what[] = {"GPU compute", "exposed communication", "host wait and idle time", "data loading"};
+        double sum[4] = {0}, all = 0;
+        for (int i = 0; i < n; i++) {
+            sum[0] += PC_OR(r[i].gpu_ns, 0), sum[1] += PC_OR(r[i].communication_ns, 0);
+            sum[2] += PC_OR(r[i].host_ns, 0), sum[3] += PC_OR(r[i].data_ns, 0);
+        }
+        int top = 0;
+        for (int k = 0; k < 4; k++) all += sum[k], top = sum[k] > sum[top] ? k : top;
+        if (all > 0)
+            snprintf(h, sizeof h, "No straggler among the %d ranks: %s takes %.1f%% of their summed step time", n, what[top], 100 * sum[top] / all);
+        else
+            snprintf(h, sizeof h, "No straggler among the %d ranks", n);
+    }
+    rr->headline = pc_summary_utf8(jobs, h);
+    /* the detail: must-keep ranks first, then by rank while the budget holds */
+    size_t budget = pc_rank_detail_budget / PC_HTML_ROW_MIN, used = 0;
+    char *keep = xcalloc((size_t)n, 1);
+    size_t *need = xcalloc((size_t)n, sizeof *need);
+    for (int i = 0; i < n; i++) need[i] = v[i]->need;
+    int must[3] = {0, slowest, strag};
+    for (int k = 0; k < 3; k++)
+        if (must[k] >= 0 && !keep[must[k]]) keep[must[k]] = 1, used += need[must[k]];
+    int kept = 0, left = 0;
+    for (int i = 0; i < n; i++)
+        if (!keep[i] && used + need[i] <= budget) keep[i] = 1, used += need[i];
+    pc_table *dt[4] = {0};
+    char lo[512] = "";
+    for (int i = 0; i < n; i++) {
+        if (keep[i]) {
+            add_detail(j, jobs, rs, dt, v[i]);
+            kept++;
+            continue;
+        }
+        size_t l = strlen(lo);
+        if (left < 40 && l + 16 < sizeof lo) snprintf(lo + l, sizeof lo - l, "%s%d", l ? ", " : "", v[i]->rank);
+        left++;
+    }
+    rr->detail_ranks = kept;
+    if (left) {
+        size_t l = strlen(lo);
+        if (left > 40) snprintf(lo + l, sizeof lo - l, " and %d more", left - 40);
+        rr->detail_left_out = pc_summary_utf8(jobs, lo);
+    }
+    free(keep), free(need);
+    job_kernels(j, jobs, rs, v, n);
+}
+
+
 pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
     int n;
     jent **v = job_sorted(j, &n);
@@ -238,10 +849,35 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
         if (work[i] > work[slow]) slow = i;
         if (work[i] < work[fast]) fast = i;
     }
-    double median = median_of(work, n);
+    double median = median_of(work, n), job_step = median_of(med, n);
     int found = n > 1 && median > 0 && work[slow] > 1.1 * median;
+    /* the arrival-based straggler, when collectives compare across ranks: the
+     * rank whose late arrivals cause the most wait, found when that wait per
+     * step is at least 5% of the median step */
+    rwait *w = xcalloc((size_t)n + 1, sizeof *w);
+    int msteps = 1, late = 0;
+    int compared = match_collectives(j, jobs, rs, v, n, w, &msteps);
+    for (int i = 0; i < n && compared; i++) {
+        tab_rank *r = &((tab_rank *)rows->rows)[i];
+        r->last_count = w[i].last;
+        r->wait_caused_ns = pc_figure(w[i].caused);
+        r->wait_suffered_ns = pc_figure(w[i].suffered);
+        if (w[i].caused > w[late].caused) late = i;
+    }
+    if (compared) {
+        slow = late;
+        found = n > 1 && w[late].caused > 0 && w[late].caused / msteps >= 0.05 * job_step;
+    }
     tab_straggler *st = PC_ADD_REC(jobs, sj_obj(rs, "straggler"), straggler);
     st->found = (tk_B)found;
+    st->by = compared ? "arrival" : "compute";
+    if (compared) {
+        st->wait_caused_ns = pc_figure(w[late].caused / msteps);
+        st->last_count = w[late].last;
+        st->before_step_ns = pc_figure(w[late].before / msteps);
+        st->host_gap_ns = pc_figure(w[late].host / msteps);
+        st->gpu_compute_ns = pc_figure(w[late].gpu / msteps);
+    }
     st->basis = by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
                 : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
                            : "every category of the breakdown but communication and idle, mean per step";
@@ -262,16 +898,25 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             cJSON *x = cJSON_CreateObject();
             tab_suggestion *r = PC_ADD_REC(jobs, x, suggestion);
             r->rule = "straggler";
-            r->title = "A straggler rank slows the whole job";
-            r->threshold = "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
-            char ev[256];
-            snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
-                     v[slow]->rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
+            r->title = compared ? "A rank arrives late at the collectives and the others wait" : "A straggler rank slows the whole job";
+            r->threshold = compared ? "a rank's late arrivals at the collectives (matched across ranks) cause waits of at least 5% of the median step"
+                                    : "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
+            char ev[512];
+            if (compared)
+                snprintf(ev, sizeof ev, "rank %d arrives last at %lld of %lld collective operations and causes %.2f ms of wait per step (last - earliest arrival): %.2f ms before the step (its step began after the others'), %.2f ms of in-step host gaps, %.2f ms of in-step GPU compute",
+                         v[slow]->rank, (long long)w[late].last, (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0), w[late].caused / msteps / 1e6,
+                         w[late].before / msteps / 1e6, w[late].host / msteps / 1e6, w[late].gpu / msteps / 1e6);
+            else
+                snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
+                         v[slow]->rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
             r->evidence = pc_summary_utf8(jobs, ev);
+            /* the others' wait is their exposed communication */
+            r->overlaps = "communication";
             r->why = "Collective operations wait for the slowest rank, so every rank runs at its pace.";
-            r->try = "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
+            r->try = compared ? "Find why the rank arrives late: a step that begins after the others' (work before the step on that rank: data loading, logging, checkpoints), host gaps before its collectives (synchronizing calls, Python work), or more GPU work; then compare its host, GPU clocks and data shards with the others."
+                              : "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
             r->source = "Holistic Trace Analysis, MindInsight";
-            double stake = work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
+            double stake = compared ? w[late].caused / msteps : work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
             r->at_stake_ns = pc_figure(stake);
             if (step > 0) r->at_stake_pct = pc_figure(100 * stake / step);
             /* in its place by time at stake, as advice.c ranks the others */
@@ -297,6 +942,8 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             pc_summary_headline(jobs);
         }
     }
+    job_view(j, jobs, rs, rr, rows, v, n, med, st, w[late].caused / msteps, job_step);
+    free(w);
     free(work);
     free(med);
     free(v);
@@ -307,6 +954,11 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
 void pc_job_free(pc_job *j) {
     if (!j) return;
     pc_summary_free(j->scratch);
+    for (size_t i = 0; i < j->n; i++) free(j->e[i].g), free(j->e[i].d);
+    for (int g = 0; g < j->ngrp; g++) free(j->grp[g].s);
+    for (size_t k = 0; k < j->njk; k++) free(j->jk[k].v);
+    free(j->jk);
+    strtab_free(&j->names);
     free(j->e);
     free(j);
 }

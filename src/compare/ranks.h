@@ -28,21 +28,31 @@
 #include <stddef.h>
 #define PC_RANK_DETAIL_BUDGET ((size_t)PC_HTML_MAX / 4)
 extern size_t pc_rank_detail_budget; /* PC_RANK_DETAIL_BUDGET; tests lower it */
+#define PC_JOB_ARRIVALS ((size_t)8 << 20)
+extern size_t pc_job_arrivals_max; /* PC_JOB_ARRIVALS: the collective arrivals a job holds; tests lower it */
 pc_summary *pc_job_summary(pc_summary **ranks, int n);
 /* The same one rank at a time, so that a job of thousands of ranks holds
  * only what its view needs of each (a few hundred bytes and its collective
  * types), not every summary whole: pc_job_add copies those figures of the
  * rank's summary (the order-th input; the summary may be freed at once) and
  * returns the rank it names (distributedInfo, else rank_of_input of its
- * input; -1: none, ranked after the others in input order). pc_job_drop
- * leaves out the input of that order (a superseded run); pc_job_shown is the
+ * input; -1: none, ranked after the others in input order). It also folds
+ * the rank's collectives.ops into the job's operations (the n-th of a group on
+ * every rank is one: last and earliest arrival, ends, size, types) and keeps
+ * of each only its group and arrival (5 bytes, at most 8 Mi in the job: past
+ * that every rank's first 4,096 >> s are matched, said in
+ * ranks.collective_ops.note), for the matching pc_job_finish does. pc_job_drop
+ * leaves out the input of that order (a superseded run) and returns 1 when
+ * one left out had collective operations: they are in the matching, which
+ * then says so and compares nothing; build a new view of the inputs kept to
+ * match them. pc_job_shown is the
  * order of the input the report shows (the lowest rank kept; -1 if none);
  * pc_job_finish adds the ranks section to that input's whole summary and
  * returns it, freeing j. Not thread-safe: one caller at a time. */
 typedef struct pc_job pc_job;
 pc_job *pc_job_new(void);
 int pc_job_add(pc_job *j, const pc_summary *s, int order);
-void pc_job_drop(pc_job *j, int order);
+int pc_job_drop(pc_job *j, int order);
 int pc_job_shown(const pc_job *j);
 pc_summary *pc_job_finish(pc_job *j, pc_summary *shown);
 void pc_job_free(pc_job *j);

@@ -220,3 +220,38 @@ TEST(realdata_dlrm_collectives_matched) {
     CHECK(strstr(sj_getstr(f, "evidence", ""), "rank 7 arrives last at 5 of 8"));
     cJSON_Delete(s);
 }
+
+/* A job that holds fewer arrivals than its ranks' operations (at scale: 8,192 ranks of 4,096
+ * collective kernels; here pc_job_arrivals_max lowered to 6 for job4's 4 ranks x 2 operations):
+ * every rank keeps its first operations only, 2 >> 1 = 1 (4 held), which the note says, and the
+ * ranks added before the cap was lowered are cut to it too. By hand, from op 0 alone (see
+ * job_collectives_matched_fixture): 1 operation, wait 2,000 µs (rank 2 last), transfer 1,000,
+ * 4,000,000 B / 1,000,000 ns = 4 GB/s; caused 0 / 0 / 2,000 / 0; suffered 2,000 / 2,000 / 0 /
+ * 2,000; the straggler rank 2, all before the step. */
+TEST(job_collectives_arrivals_capped) {
+    size_t saved = pc_job_arrivals_max;
+    pc_job_arrivals_max = 6;
+    cJSON *s = job_of("tests/fixtures/job4", 4);
+    pc_job_arrivals_max = saved;
+    CHECK(s);
+    if (!s) return;
+    CHECK(cJSON_IsTrue(sj_get(s, "ranks.collective_ops.compared")));
+    CHECK_EQ_I(sj_getnum(s, "ranks.collective_ops.matched", 0), 1);
+    CHECK(strstr(sj_getstr(s, "ranks.collective_ops.note", ""), "each rank's first 1 collective operations are matched (of up to 2: a job of 4 ranks holds at most 6 arrivals)"));
+    CHECK_EQ_I(sj_getnum(s, "ranks.job_collectives.0.calls", 0), 1);
+    CHECK_EQ_I(sj_getnum(s, "ranks.job_collectives.0.wait_ns", 0), 2000000);
+    CHECK_EQ_I(sj_getnum(s, "ranks.job_collectives.0.transfer_ns", 0), 1000000);
+    CHECK_NEAR(sj_getnum(s, "ranks.job_collectives.0.algbw_gbs", 0), 4.0, 1e-9);
+    CHECK_EQ_I(sj_getnum(s, "ranks.job_collectives.0.last_rank", -1), 2);
+    static const double caused[4] = {0, 0, 2000, 0}, suffered[4] = {2000, 2000, 0, 2000};
+    for (int i = 0; i < 4; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "ranks.rows.%d.wait_caused_ns", i);
+        CHECK_EQ_I(sj_getnum(s, k, -1), caused[i] * 1000);
+        snprintf(k, sizeof k, "ranks.rows.%d.wait_suffered_ns", i);
+        CHECK_EQ_I(sj_getnum(s, k, -1), suffered[i] * 1000);
+    }
+    CHECK_EQ_I(sj_getnum(s, "ranks.straggler.rank", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "ranks.straggler.before_step_ns", -1), 2000000);
+    cJSON_Delete(s);
+}

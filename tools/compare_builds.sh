@@ -5,6 +5,8 @@
 # inputs and any FILE given (e.g. build/bench/trace-400.json). Prints one line
 # per input (same / DIFFERS with the first differing file) and exits 1 when any
 # differs. For a change that must not alter outputs (a faster reader).
+set -eu
+[ $# -ge 2 ] || { echo "usage: compare_builds.sh OLD_PERFCARD NEW_PERFCARD [FILE...]" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 OLD=$(readlink -f "$1")
 NEW=$(readlink -f "$2")
@@ -34,15 +36,15 @@ while read -r in; do
     for b in old new; do
         eval bin=\$$(echo $b | tr a-z A-Z)
         rm -rf "$T/out"
-        "$bin" report "$in" -o "$T/out" --format json,md,csv -q 2> "$T/err"
-        rc=$?
+        rc=0
+        "$bin" report "$in" -o "$T/out" --format json,md,csv -q 2> "$T/err" || rc=$?
         mkdir -p "$T/out" # none when the input is refused: the message is compared
         echo $rc > "$T/out/exit"
         sed "s|$T/||g" "$T/err" > "$T/out/stderr"
         rm -rf "$T/$b"
         mv "$T/out" "$T/$b"
     done
-    d=$(diff -rq "$T/old" "$T/new" 2>&1 | head -1)
+    d=$(diff -rq "$T/old" "$T/new" 2>&1 | head -1 || true)
     if [ -z "$d" ]; then echo "same     $in ($(ls "$T/new" | wc -l) files, exit $(cat "$T/new/exit"))"
     else echo "DIFFERS  $in: $d"; bad=1; fi
 done < "$T/inputs"

@@ -383,6 +383,14 @@ assert st['wait_caused_ns'] == 9241000 and st['last_count'] == 5, st"
     # the job view (#34 items 1 and 3) against tests/expectations/job_view.py's reading of the traces
     python3 tests/expectations/job_view.py "$D8" > "$T/job_view_d8.json"
     check ranks_job_view_dlrm python3 tests/py/job_view_check.py "$T/job_view_d8.json" "$T/job/summary.json" 8 1 7
+    # a job of 1,024 ranks (summaries made by tools/gen_rank_summaries.py from the 8 above): report.html
+    # within PC_HTML_MAX (5 MiB; it was 6.1 MB: the rank tables were shown whole), the ranks that matter
+    # kept in the cut rank table: the lowest, the slowest (read here from the summaries' steps.median_ns),
+    # the straggler (summary.json's) and the fastest, and the cut said
+    python3 tools/gen_rank_summaries.py 1024 "$T/j1024" "$T"/worker*.summary.json > /dev/null
+    "$PC" report "$T/j1024" -o "$T/j1024o" -q
+    check ranks_1024_exit_0 [ $? -eq 0 ]
+    check ranks_1024_html_within_bound python3 tests/py/job_html_bound.py "$T/j1024" "$T/j1024o" 1024
 else
     echo "SKIP ${tag}cli_ranks: ../shared/data or python3 missing"
 fi

@@ -178,6 +178,39 @@ cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data) 
     return ch;
 }
 
+int rv_rank_row_kept(const pc_summary *s, int64_t rank, size_t i, size_t keep) {
+    if (i < keep) return 1;
+    const pc_table *rows = PC_TAB(s, rank);
+    const tab_ranks *rr = PC_REC(s, ranks);
+    const tab_straggler *st = PC_REC(s, straggler);
+    return (rows && rows->n && rank == TAB_ROWS(rows, rank)[0].rank) || (!tk_null_I(rr->slowest_rank) && rank == rr->slowest_rank) ||
+           (!tk_null_I(rr->fastest_rank) && rank == rr->fastest_rank) || (tk_true(st->found) && rank == st->rank);
+}
+
+/* rank table t's rows that rv_rank_row_kept keeps, as JSON; *kept: how many */
+static cJSON *rank_rows_json(const pc_summary *s, const pc_table *t, size_t keep, size_t *kept) {
+    cJSON *a = tab_to_json(t, t->n), *r, *next;
+    size_t i = 0;
+    *kept = 0;
+    for (r = a->child; r; r = next, i++) {
+        next = r->next;
+        const cJSON *rk = cJSON_GetObjectItemCaseSensitive(r, "rank");
+        if (rv_rank_row_kept(s, cJSON_IsNumber(rk) ? (int64_t)rk->valuedouble : PC_NULL_I, i, keep)) (*kept)++;
+        else cJSON_Delete(cJSON_DetachItemViaPointer(a, r));
+    }
+    return a;
+}
+
+/* The table rows rank_rows_json keeps, without building them */
+static size_t rank_rows_kept(const pc_summary *s, const pc_table *t, size_t keep) {
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        int64_t rk = t->def == &pc_table_defs[TAB_rank] ? TAB_ROWS(t, rank)[i].rank : TAB_ROWS(t, rank_coll)[i].rank;
+        kept += rv_rank_row_kept(s, rk, i, keep) != 0;
+    }
+    return kept;
+}
+
 /* The tables in a copy of the document: their first rows as JSON (at least
  * what the charts need: 15 kernels, 20 operator types), KEY_total and
  * KEY_more (beyond `rows`) beside them; summary.json has every row. */
@@ -209,6 +242,13 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         case TAB_optype: if (need < 20) need = 20; break;  /* the operator-type charts' top 20 */
         case TAB_memop: if (keep > 20) keep = need = 20; break;
         case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* cut after the charts */
+        case TAB_rank: case TAB_rank_coll: { /* a job's ranks: the first rows and the ranks that matter */
+            char *key = strdup(c->string);
+            cJSON_ReplaceItemInObjectCaseSensitive(o, key, rank_rows_json(s, t, keep, &keep));
+            count_rows(o, key, t->n, keep);
+            free(key);
+            continue;
+        }
         default: keep = need = t->n; break; /* short lists, series (at most 400 points), trees, ranks */
         }
         char *key = strdup(c->string);
@@ -234,6 +274,7 @@ static size_t rows_shown(const pc_summary *s, const cJSON *o, int rows) {
         case TAB_op: case TAB_module: case TAB_api: case TAB_transfer: case TAB_coll: case TAB_kernel: case TAB_optype: break;
         case TAB_memop: if (keep > 20) keep = 20; break;
         case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0; break;
+        case TAB_rank: case TAB_rank_coll: keep = rank_rows_kept(s, t, keep); break;
         default: keep = t->n; break;
         }
         sum += t->n < keep ? t->n : keep;

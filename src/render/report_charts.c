@@ -311,15 +311,18 @@ static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
 /* Distributed jobs: where an average step goes, per rank: GPU compute,
  * exposed communication, host wait and idle, data loading (ranks.rows; an
  * input with phases and no kernels: its compute as GPU compute) */
-static void rank_charts(chart_out *co, const pc_summary *sm) {
+static void rank_charts(chart_out *co, const pc_summary *sm, int keep) {
     const pc_table *rows = PC_TAB(sm, rank);
-    size_t n = rows ? rows->n : 0, i;
-    if (n < 2) return;
-    char **labels = xcalloc(n, sizeof *labels);
+    size_t all = rows ? rows->n : 0, n = 0, i;
+    if (all < 2) return;
+    char **labels = xcalloc(all, sizeof *labels);
     double *y[4];
-    for (int k = 0; k < 4; k++) y[k] = xcalloc(n, sizeof(double));
-    for (i = 0; i < n; i++) {
-        const tab_rank *r = &TAB_ROWS(rows, rank)[i];
+    for (int k = 0; k < 4; k++) y[k] = xcalloc(all, sizeof(double));
+    /* the ranks the table shows (cut with it for the page's size) */
+    for (size_t q = 0; q < all; q++) {
+        const tab_rank *r = &TAB_ROWS(rows, rank)[q];
+        if (!rv_rank_row_kept(sm, r->rank, q, keep > 0 ? (size_t)keep : 0)) continue;
+        i = n++;
         char b[32];
         snprintf(b, sizeof b, "rank %d", (int)PC_OR(r->rank, 0));
         labels[i] = xstrdup(b);
@@ -332,7 +335,9 @@ static void rank_charts(chart_out *co, const pc_summary *sm) {
                          {"exposed communication", NULL, y[1], n, chart_category_color("communication")},
                          {"host wait / idle", NULL, y[2], n, chart_category_color("idle")},
                          {"data loading", NULL, y[3], n, chart_category_color("dataloader")}};
-    chart c = {.kind = CHART_STACKED, .title = "Per rank: where an average step goes", .xlabel = "rank", .ylabel = "time per step",
+    char title[160] = "Per rank: where an average step goes";
+    if (n < all) snprintf(title, sizeof title, "Per rank: where an average step goes (%zu of %zu ranks: the Ranks table's)", n, all);
+    chart c = {.kind = CHART_STACKED, .title = title, .xlabel = "rank", .ylabel = "time per step",
                .unit = UNIT_NS, .series = s, .nseries = 4, .categories = (const char *const *)labels, .ncat = n};
     rv_add_chart(co, "ranks", &c, rv_series_rows(&c));
     for (i = 0; i < n; i++) free(labels[i]);
@@ -538,7 +543,7 @@ void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     type_charts(co, s);
     step_charts(co, s, v);
     timeline_chart(co, s, v);
-    rank_charts(co, s);
+    rank_charts(co, s, rows);
     memory_charts(co, s, v);
     roofline_chart(co, s, PC_TAB(s, roof), "roofline", "operators");
     roofline_chart(co, s, PC_TAB(s, kroof), "roofline_kernels", "kernels");

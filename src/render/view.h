@@ -48,6 +48,11 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o);
 /* The report's charts into view.charts, each referenced where it is shown
  * (report_charts.c); kernel rows cut to `rows` after their chart. */
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows);
+/* Whether a job's rank table row (ranks.rows, ranks.collectives: the i-th, of
+ * rank `rank`) is shown when its tables show `keep` rows: the first keep, and
+ * every row of the lowest rank, the slowest, the fastest and the straggler
+ * (report.html's tries cut them; summary.json has every rank). */
+int rv_rank_row_kept(const pc_summary *s, int64_t rank, size_t i, size_t keep);
 /* NAME_short beside each name of the view's lists (operators, kernels,
  * types, memory, collectives, contributors; overview.top_kernel), told apart
  * within each list (view_names.c, src/util/shortname.h). */

@@ -445,23 +445,24 @@ static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps)
  * list each) regrouped by rank for report.html's rank selector:
  * view.rank_detail = [{rank, first, kernels, operators, steps, memory}], in
  * the order ranks.rows has them; each name with NAME_short beside it. */
-static void rank_detail(cJSON *v) {
+static void rank_detail(const pc_summary *s, cJSON *v) {
     cJSON *rs = cJSON_GetObjectItemCaseSensitive(v, "ranks"), *view = cJSON_GetObjectItemCaseSensitive(v, "view");
-    cJSON *rows = rs ? cJSON_GetObjectItemCaseSensitive(rs, "rows") : NULL;
-    if (!rs || !view || !cJSON_IsArray(rows)) return;
+    const pc_table *rows = PC_TAB(s, rank); /* every rank: the view's ranks.rows may be cut */
+    if (!rs || !view || !rows) return;
     static const char *const lists[] = {"kernels", "operators", "steps", "memory"};
-    cJSON *out = cJSON_AddArrayToObject(view, "rank_detail"), *r;
+    cJSON *out = cJSON_AddArrayToObject(view, "rank_detail");
     int first = 1;
-    cJSON_ArrayForEach(r, rows) {
-        cJSON *rk = cJSON_GetObjectItemCaseSensitive(r, "rank");
-        if (!cJSON_IsNumber(rk)) continue;
+    for (size_t q = 0; q < rows->n; q++) {
+        const tab_rank *tr = &TAB_ROWS(rows, rank)[q];
+        if (tk_null_I(tr->rank)) continue;
+        double rk = (double)tr->rank;
         cJSON *d = cJSON_CreateObject();
         int any = 0;
         for (int k = 0; k < 4; k++) {
             cJSON *src = cJSON_GetObjectItemCaseSensitive(rs, lists[k]), *dst = cJSON_AddArrayToObject(d, lists[k]), *x;
             cJSON_ArrayForEach(x, src) {
                 cJSON *xr = cJSON_GetObjectItemCaseSensitive(x, "rank");
-                if (cJSON_IsNumber(xr) && xr->valuedouble == rk->valuedouble) cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1)), any = 1;
+                if (cJSON_IsNumber(xr) && xr->valuedouble == rk) cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1)), any = 1;
             }
             /* names told apart within the list, short enough for a table cell */
             int n = cJSON_GetArraySize(dst), i = 0;
@@ -479,7 +480,8 @@ static void rank_detail(cJSON *v) {
             }
         }
         if (!any) { cJSON_Delete(d); continue; }
-        cJSON_AddNumberToObject(d, "rank", rk->valuedouble);
+        cJSON_AddNumberToObject(d, "rank", rk);
+        cJSON_AddStringToObject(d, "input", PC_S(tr->input, ""));
         cJSON_AddBoolToObject(d, "first", first);
         first = 0;
         cJSON_AddItemToArray(out, d);
@@ -522,7 +524,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_short_names(v); /* over the rows shown */
     rv_tree_rows(v);
     md_extras(summary, v);
-    rank_detail(v);
+    rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);
     (void)o;

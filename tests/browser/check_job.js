@@ -48,7 +48,9 @@ const result = (name, ok, why) => {
   const shown = () => page.evaluate(() => {
     const v = Array.from(document.querySelectorAll(".rankview")).filter((d) => !d.hidden && d.getBoundingClientRect().height > 0);
     const row = v[0] && v[0].querySelector("table.rk-kernels tbody tr");
-    return { visible: v.map((d) => d.getAttribute("data-rank")), kernelRow: row ? row.textContent : null, options: document.querySelectorAll("#rank-pick option").length };
+    const tl = v[0] && v[0].querySelector(".rk-timeline");
+    return { visible: v.map((d) => d.getAttribute("data-rank")), kernelRow: row ? row.textContent : null, timeline: tl ? tl.textContent : null,
+             options: document.querySelectorAll("#rank-pick option").length };
   });
   const before = await shown();
   await page.selectOption("#rank-pick", String(pick));
@@ -56,6 +58,11 @@ const result = (name, ok, why) => {
   result("rank_selector_lists_ranks", before.options === Number(nranks), JSON.stringify(before));
   result("rank_selector_shows_one_rank", before.visible.length === 1 && after.visible.length === 1 && after.visible[0] === String(pick), JSON.stringify([before, after]));
   result("rank_selector_changes_kernels", !!before.kernelRow && !!after.kernelRow && before.kernelRow !== after.kernelRow, JSON.stringify([before.kernelRow, after.kernelRow]));
+  // the timeline per rank: the first rank's is the page's Timeline section; another rank's is named with
+  // the command that draws it (its own input: report.html holds one rank's timeline)
+  result("rank_selector_timeline_per_rank", /Timeline section of this page shows this rank/.test(before.timeline || "") &&
+         /^Not in this page/.test(after.timeline || "") && /perfcard report \S+/.test(after.timeline || "") && after.timeline !== before.timeline,
+         JSON.stringify([before.timeline, after.timeline]));
   result("no_page_errors", errors.length === 0, errors.join("; "));
   await ctx.close();
   const phone = await browser.newContext({ offline: true, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });

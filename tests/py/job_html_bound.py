@@ -4,7 +4,8 @@ most PC_HTML_MAX (5 MiB); its Ranks table, cut to fit, still has the rows that
 matter: the lowest rank, the slowest (the longest median step, read here from
 the rank summaries' steps.median_ns; ties: the lowest rank) marked slowest, the
 straggler (summary.json's ranks.straggler) marked straggler and the fastest;
-and the cut is said ('K of N ranks left out of this table'). Exit 1 with the
+and the cut is said ('K of N ranks left out of this table'); the rank
+selector still lists every rank summary.json has in detail (ranks.detail_ranks). Exit 1 with the
 reason otherwise. Usage: job_html_bound.py SUMMARIES_DIR OUT N"""
 import glob, json, os, re, sys
 
@@ -32,4 +33,7 @@ assert "straggler" in rows.get(str(strag), ""), ("straggler", strag, rows.get(st
 assert "0" in rows and str(fastest) in rows, ("lowest or fastest missing", fastest)
 note = "{:,} of {:,} ranks left out of this table".format(n - len(rows), n)
 assert note in h, "no note: " + note
+# the rank selector lists every rank in detail, those the cut table leaves out too
+opts = re.findall(r'<option value="(\d+)">rank', h)
+assert len(opts) == job["detail_ranks"] and str(slowest) in opts and str(strag) in opts, (len(opts), job["detail_ranks"])
 print("report.html %d bytes, %d of %d rank rows; slowest %d, straggler %d, fastest %d" % (len(raw), len(rows), n, slowest, strag, fastest))

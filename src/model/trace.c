@@ -290,6 +290,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     if (t->world_size == PC_NONE) t->world_size = s->world_size;
     if (!t->backend) t->backend = map[s->backend];
     t->schema_2021 |= s->schema_2021;
+    if (!t->has_epoch && s->has_epoch) t->epoch_ns = s->epoch_ns, t->has_epoch = 1; /* baseTimeNanoseconds after the events: the last part reads it */
     if (s->prof_end) {
         if (!t->prof_end || s->prof_start < t->prof_start) t->prof_start = s->prof_start;
         if (s->prof_end > t->prof_end) t->prof_end = s->prof_end;

@@ -1157,7 +1157,7 @@ if command -v python3 > /dev/null; then
     # trend: dates per run in trend.json and trend.md, the step chart's x axis by date (its data rows name
     # them) when every run has one; --by-time orders by the date; a date outside 2000..2100 or not
     # YYYY-MM-DDTHH:MM:SSZ in a summary is none (then the axis has run numbers)
-    G=$(dirname "$PC")/gentrace
+    G=$(dirname "$PC")/gentrace; [ -x "$G" ] || G=$(dirname "$PC")/../gentrace # a sanitizer build (build/asan) has none beside it
     for k in 1 2 3; do
         "$G" --steps 6 --noise 1 --clock 1 --seed $((60 + k)) > "$T/dates/t$k.json"
         "$PC" summarize "$T/dates/t$k.json" -o "$T/dates/t$k.sum.json" -q
@@ -1196,7 +1196,7 @@ if command -v python3 > /dev/null; then
     # last two with a slower kernel); appended three by three, the trend over the database has the
     # same figures as over the six summaries; appending runs again adds none (identity: label, input,
     # date, step counts, step time and categories)
-    G=$(dirname "$PC")/gentrace
+    G=$(dirname "$PC")/gentrace; [ -x "$G" ] || G=$(dirname "$PC")/../gentrace # a sanitizer build (build/asan) has none beside it
     mkdir -p "$T/db"
     for k in 1 2 3 4 5 6; do
         mkdir -p "$T/db/r$k"

@@ -441,6 +441,26 @@ static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps)
 }
 
 
+
+/* each row's name_short beside its name: the short names of the list's rows, told apart within it */
+static void add_short_names(cJSON *arr) {
+    int n = cJSON_GetArraySize(arr), i = 0;
+    if (n <= 0) return;
+    const char **full = xcalloc((size_t)n, sizeof *full);
+    char **sh = xcalloc((size_t)n, sizeof *sh);
+    cJSON *x;
+    cJSON_ArrayForEach(x, arr) {
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name"));
+        full[i++] = nm ? nm : "";
+    }
+    pc_short_names(full, (size_t)n, PC_SHORT_TABLE, sh);
+    i = 0;
+    cJSON_ArrayForEach(x, arr) {
+        cJSON_AddStringToObject(x, "name_short", sh[i]);
+        free(sh[i++]);
+    }
+    free(sh), free(full);
+}
 /* A job's per-rank detail (ranks.kernels, .operators, .steps, .memory, one
  * list each) regrouped by rank for report.html's rank selector:
  * view.rank_detail = [{rank, first, kernels, operators, steps, memory}], in
@@ -464,20 +484,7 @@ static void rank_detail(const pc_summary *s, cJSON *v) {
                 cJSON *xr = cJSON_GetObjectItemCaseSensitive(x, "rank");
                 if (cJSON_IsNumber(xr) && xr->valuedouble == rk) cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1)), any = 1;
             }
-            /* names told apart within the list, short enough for a table cell */
-            int n = cJSON_GetArraySize(dst), i = 0;
-            if (k < 2 && n > 0) {
-                const char **full = xcalloc((size_t)n, sizeof *full);
-                char **sh = xcalloc((size_t)n, sizeof *sh);
-                cJSON_ArrayForEach(x, dst) full[i++] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")) ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")) : "";
-                pc_short_names(full, (size_t)n, PC_SHORT_TABLE, sh);
-                i = 0;
-                cJSON_ArrayForEach(x, dst) {
-                    cJSON_AddStringToObject(x, "name_short", sh[i]);
-                    free(sh[i++]);
-                }
-                free(sh), free(full);
-            }
+            if (k < 2) add_short_names(dst); /* told apart within the list, short enough for a table cell */
         }
         if (!any) { cJSON_Delete(d); continue; }
         cJSON_AddNumberToObject(d, "rank", rk);
@@ -487,24 +494,7 @@ static void rank_detail(const pc_summary *s, cJSON *v) {
         cJSON_AddItemToArray(out, d);
     }
     for (int k = 0; k < 4; k++) cJSON_DeleteItemFromObjectCaseSensitive(rs, lists[k]); /* shown by rank only */
-    /* the job-wide kernels' names, short */
-    cJSON *jk = cJSON_GetObjectItemCaseSensitive(rs, "job_kernels"), *x;
-    int n = cJSON_GetArraySize(jk), i = 0;
-    if (n > 0) {
-        const char **full = xcalloc((size_t)n, sizeof *full);
-        char **sh = xcalloc((size_t)n, sizeof *sh);
-        cJSON_ArrayForEach(x, jk) {
-            const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name"));
-            full[i++] = nm ? nm : "";
-        }
-        pc_short_names(full, (size_t)n, PC_SHORT_TABLE, sh);
-        i = 0;
-        cJSON_ArrayForEach(x, jk) {
-            cJSON_AddStringToObject(x, "name_short", sh[i]);
-            free(sh[i++]);
-        }
-        free(sh), free(full);
-    }
+    add_short_names(cJSON_GetObjectItemCaseSensitive(rs, "job_kernels")); /* the job-wide kernels' names, short */
 }
 
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, const char *uses, int rows, pc_err *err,

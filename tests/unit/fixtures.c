@@ -1,4 +1,6 @@
 #include "fixtures.h"
+#include "load/load.h"
+#include "summary/summary.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,21 @@ cJSON *summary_json(pc_summary *s) {
 }
 
 cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o) { return summary_json(pc_analyze(t, o)); }
+
+cJSON *fixture_summary(const char *path) {
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    if (pc_load(path, NULL, &t, &err)) return NULL;
+    cJSON *s = analyze_json(t, NULL);
+    pc_trace_free(t);
+    return s;
+}
+
+const cJSON *finding_of(const cJSON *s, const char *rule) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), rule)) return r;
+    return NULL;
+}
 
 pc_summary *summary_of(const cJSON *doc) {
     pc_summary *s = NULL;

@@ -20,4 +20,8 @@ cJSON *analyze_json(const pc_trace *t, const pc_analyze_opts *o);
 cJSON *summary_json(pc_summary *s);
 /* A summary from a JSON tree (validated; NULL when it is not one). */
 pc_summary *summary_of(const cJSON *doc);
+/* The whole summary of the trace at path (analyze_json of it), or NULL when it does not load. */
+cJSON *fixture_summary(const char *path);
+/* The suggestion row of rule in a summary's tree, or NULL when the rule did not fire. */
+const cJSON *finding_of(const cJSON *s, const char *rule);
 #endif

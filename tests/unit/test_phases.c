@@ -8,19 +8,6 @@
 #include "summary/summary.h"
 #include <string.h>
 
-static cJSON *fixture(const char *path) {
-    pc_trace *t = NULL;
-    pc_err err = {0};
-    if (pc_load(path, NULL, &t, &err)) return NULL;
-    cJSON *s = analyze_json(t, NULL);
-    pc_trace_free(t);
-    return s;
-}
-static const cJSON *finding(const cJSON *s, const char *rule) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), rule)) return r;
-    return NULL;
-}
 
 /* One 20 ms step on a V100 (computeMajor 7), all FP32 (µs): forward aten::cudnn_convolution's
  * implicit_convolve_sgemm 2000, aten::add_'s elementwise kernel 1000 (not a convolution), and on
@@ -30,9 +17,9 @@ static const cJSON *finding(const cJSON *s, const char *rule) {
  * take 4500: at stake 4.5 ms (22.5% of the step). Before #32's class 5 only the forward counted
  * (2000 / 2 = 1.0 ms). */
 TEST(phases_fp32_conv_backward_on_volta) {
-    cJSON *s = fixture("tests/fixtures/conv_backward_fp32_volta.json");
+    cJSON *s = fixture_summary("tests/fixtures/conv_backward_fp32_volta.json");
     CHECK(s);
-    const cJSON *f = finding(s, "tensor_cores");
+    const cJSON *f = finding_of(s, "tensor_cores");
     CHECK_MSG(f, "no tensor_cores finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 4500000, 0.5);
     CHECK_NEAR(sj_getnum(f, "at_stake_pct", -1), 22.5, 1e-9);
@@ -51,17 +38,17 @@ TEST(phases_fp32_conv_backward_on_volta) {
  * so no fusion / CUDA graph advice; gpu_utilization takes the 0.3 ms left (busy 9.4 of 20 ms).
  * Before #32 class 3: host_wait first with 10.5 ms. */
 TEST(phases_long_host_phase_is_not_launch_overhead) {
-    cJSON *s = fixture("tests/fixtures/host_phase.json");
+    cJSON *s = fixture_summary("tests/fixtures/host_phase.json");
     CHECK(s);
-    const cJSON *f = finding(s, "host_phase");
+    const cJSON *f = finding_of(s, "host_phase");
     CHECK_MSG(f, "no host_phase finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 10300000, 0.5);
     CHECK_NEAR(sj_getnum(f, "at_stake_pct", -1), 51.5, 1e-9);
     CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_phase");
     CHECK(strstr(sj_getstr(f, "evidence", ""), "1 GPU idle gap over 1 ms"));
-    CHECK_MSG(!finding(s, "host_wait"), "host_wait fired");
-    CHECK_MSG(!finding(s, "small_kernels"), "small_kernels fired");
-    CHECK_NEAR(sj_getnum(finding(s, "gpu_utilization"), "at_stake_ns", -1), 300000, 0.5);
+    CHECK_MSG(!finding_of(s, "host_wait"), "host_wait fired");
+    CHECK_MSG(!finding_of(s, "small_kernels"), "small_kernels fired");
+    CHECK_NEAR(sj_getnum(finding_of(s, "gpu_utilization"), "at_stake_ns", -1), 300000, 0.5);
     cJSON_Delete(s);
 }
 
@@ -71,14 +58,14 @@ TEST(phases_long_host_phase_is_not_launch_overhead) {
  * and holds a launch): host_wait at 2.0 ms (GPU-free: runtime 40 x 40 + idle 40 x 10 µs), no
  * host_phase; GPU busy exactly 50%, so no gpu_utilization. */
 TEST(phases_many_short_gaps_are_launch_overhead) {
-    cJSON *s = fixture("tests/fixtures/short_gaps.json");
+    cJSON *s = fixture_summary("tests/fixtures/short_gaps.json");
     CHECK(s);
-    const cJSON *f = finding(s, "host_wait");
+    const cJSON *f = finding_of(s, "host_wait");
     CHECK_MSG(f, "no host_wait finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 2000000, 0.5);
     CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_wait");
-    CHECK_MSG(!finding(s, "host_phase"), "host_phase fired");
-    CHECK_MSG(!finding(s, "gpu_utilization"), "gpu_utilization fired");
+    CHECK_MSG(!finding_of(s, "host_phase"), "host_phase fired");
+    CHECK_MSG(!finding_of(s, "gpu_utilization"), "gpu_utilization fired");
     cJSON_Delete(s);
 }
 
@@ -91,16 +78,16 @@ TEST(phases_many_short_gaps_are_launch_overhead) {
  * = 123,117.04 ns (12.3% of the step). The aten::mm outside the range (100 µs) is not counted;
  * every product runs on Tensor Cores, so tensor_cores does not fire. */
 TEST(phases_unfused_attention) {
-    cJSON *s = fixture("tests/fixtures/unfused_attention.json");
+    cJSON *s = fixture_summary("tests/fixtures/unfused_attention.json");
     CHECK(s);
-    const cJSON *f = finding(s, "unfused_attention");
+    const cJSON *f = finding_of(s, "unfused_attention");
     CHECK_MSG(f, "no unfused_attention finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 130000 - 1073741824 / 156e12 * 1e9, 0.01);
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 123117.04, 0.01);
     CHECK(strstr(sj_getstr(f, "evidence", ""), "1 softmax between two batched matrix products, 130.0 µs per step"));
     CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "SelfAttention");
     CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 130000, 0.5);
-    CHECK_MSG(!finding(s, "tensor_cores"), "tensor_cores fired");
+    CHECK_MSG(!finding_of(s, "tensor_cores"), "tensor_cores fired");
     cJSON_Delete(s);
 }
 
@@ -111,9 +98,9 @@ TEST(phases_unfused_attention) {
  * above). Memory-bound: 50 of the 450 µs of kernels (11.1% > 10%); at stake 2 x 11,908.10 +
  * 4,605.40 = 28,421.59 ns (2.8% of the step). Before: no such rule. */
 TEST(phases_memory_bound_elementwise) {
-    cJSON *s = fixture("tests/fixtures/memory_bound.json");
+    cJSON *s = fixture_summary("tests/fixtures/memory_bound.json");
     CHECK(s);
-    const cJSON *f = finding(s, "memory_bound");
+    const cJSON *f = finding_of(s, "memory_bound");
     CHECK_MSG(f, "no memory_bound finding");
     double want = 2 * (20000 - 12582912 / 1555.0) + (10000 - 8388608 / 1555.0);
     CHECK_NEAR(want, 28421.59, 0.01);
@@ -122,9 +109,9 @@ TEST(phases_memory_bound_elementwise) {
     CHECK_EQ_S(sj_getstr(f, "contributors.2.name", ""), "aten::relu");
     /* in unfused attention the softmax and the scaling are unfused_attention's: memory_bound leaves them */
     cJSON_Delete(s);
-    s = fixture("tests/fixtures/unfused_attention.json");
+    s = fixture_summary("tests/fixtures/unfused_attention.json");
     CHECK(s);
-    CHECK_MSG(!finding(s, "memory_bound"), "memory_bound counted the attention's softmax again");
+    CHECK_MSG(!finding_of(s, "memory_bound"), "memory_bound counted the attention's softmax again");
     cJSON_Delete(s);
 }
 
@@ -138,11 +125,11 @@ TEST(phases_memory_bound_elementwise) {
  * iteration_interval claimed the GPU-free time host_phase left, 1050 µs (GPU-free 22000 - 11600
  * = 10400, 5200 per step, less 4150). */
 TEST(phases_interval_less_host_phases) {
-    cJSON *s = fixture("tests/fixtures/interval_host_phase.json");
+    cJSON *s = fixture_summary("tests/fixtures/interval_host_phase.json");
     CHECK(s);
     CHECK_NEAR(sj_getnum(s, "steps.average.iteration_interval_ns", -1), 4150000, 0.5);
-    CHECK_NEAR(sj_getnum(finding(s, "host_phase"), "at_stake_ns", -1), 4150000, 0.5);
-    const cJSON *f = finding(s, "iteration_interval");
+    CHECK_NEAR(sj_getnum(finding_of(s, "host_phase"), "at_stake_ns", -1), 4150000, 0.5);
+    const cJSON *f = finding_of(s, "iteration_interval");
     CHECK_MSG(f, "no iteration_interval finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 50000, 0.5);
     CHECK(strstr(sj_getstr(f, "evidence", ""), "4.10 ms of it in host phases (host_phase's)"));

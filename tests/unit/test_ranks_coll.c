@@ -38,11 +38,6 @@ static cJSON *job_of(const char *dir, int want) {
     cJSON *s = summary_json(job);
     return s;
 }
-static const cJSON *finding(const cJSON *s, const char *rule) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), rule)) return r;
-    return NULL;
-}
 
 /* tests/fixtures/job4, by hand (µs, one clock; tests/expectations/dlrm_collectives.py
  * tests/fixtures/job4 prints the same): 4 ranks, one step each, ending at 8,000; steps
@@ -98,7 +93,7 @@ TEST(job_collectives_matched_fixture) {
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.before_step_ns", -1), 2000000);
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.host_gap_ns", -1), 0);
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.gpu_compute_ns", -1), 0);
-    const cJSON *f = finding(s, "straggler");
+    const cJSON *f = finding_of(s, "straggler");
     CHECK(f);
     CHECK_EQ_I(sj_getnum(f, "at_stake_ns", -1), 2000000);
     CHECK_EQ_S(sj_getstr(f, "overlaps", ""), "communication");
@@ -214,7 +209,7 @@ TEST(realdata_dlrm_collectives_matched) {
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.before_step_ns", -1), 7513000);
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.host_gap_ns", -1), 1695000);
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.gpu_compute_ns", -1), 34000);
-    const cJSON *f = finding(s, "straggler");
+    const cJSON *f = finding_of(s, "straggler");
     CHECK(f);
     CHECK_EQ_S(sj_getstr(f, "overlaps", ""), "communication");
     CHECK(strstr(sj_getstr(f, "evidence", ""), "rank 7 arrives last at 5 of 8"));

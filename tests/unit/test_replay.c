@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *fixture(const char *path) {
-    pc_trace *t = NULL;
-    pc_err err = {0};
-    if (pc_load(path, NULL, &t, &err)) return NULL;
-    cJSON *s = analyze_json(t, NULL);
-    pc_trace_free(t);
-    return s;
-}
 static double row_ns(const cJSON *s, const char *cat, const char *name) {
     const cJSON *r;
     double sum = 0;
@@ -42,7 +34,7 @@ static double row_ns(const cJSON *s, const char *cat, const char *name) {
  * Data prefetched: the last gap 9590 - 4000 = 5590: the host ends at 16000, the GPU at 12500:
  * 4.0 ms saved. Both: host 1210 + 5590 = 6800, GPU 12300: 7.7 ms saved (not 11.7: they overlap). */
 TEST(replay_sync_data_fixture) {
-    cJSON *s = fixture("tests/fixtures/replay_sync.json");
+    cJSON *s = fixture_summary("tests/fixtures/replay_sync.json");
     CHECK(s);
     CHECK(cJSON_IsTrue(sj_get(s, "critical_path.present")));
     CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 20000000, 0.5);
@@ -77,7 +69,7 @@ TEST(replay_sync_data_fixture) {
  * 585 saved. Without the k1 -> k2 edge k2 would follow its launch (430 + 2075 = 2505, before k1
  * ends), the copy 3515, k3 3615-5615, and the step end at k1's 7300: 3700 saved. */
 TEST(replay_cross_stream_fixture) {
-    cJSON *s = fixture("tests/fixtures/replay_cross_stream.json");
+    cJSON *s = fixture_summary("tests/fixtures/replay_cross_stream.json");
     CHECK(s);
     CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 11000000, 0.5);
     CHECK_NEAR(sj_getnum(s, "critical_path.error_max_pct", -1), 0, 1e-9);
@@ -111,7 +103,7 @@ TEST(realdata_replay_reproduces_steps) {
         FILE *f = fopen(p, "rb");
         if (!f) continue;
         fclose(f);
-        cJSON *s = fixture(p);
+        cJSON *s = fixture_summary(p);
         CHECK_MSG(s, "%s did not load", real[i]);
         seen++;
         double err = sj_getnum(s, "critical_path.error_max_pct", -1);
@@ -139,7 +131,7 @@ TEST(realdata_replay_negq_cross_stream) {
     FILE *f = fopen(p, "rb");
     if (!f) SKIP("the negative-queue trace is missing");
     fclose(f);
-    cJSON *s = fixture(p);
+    cJSON *s = fixture_summary(p);
     CHECK(s);
     double step = sj_getnum(s, "critical_path.step_ns", -1);
     CHECK_NEAR(step, 214806600, 0.5);

@@ -8,19 +8,6 @@
 #include "summary/summary.h"
 #include <string.h>
 
-static cJSON *fixture(const char *path) {
-    pc_trace *t = NULL;
-    pc_err err = {0};
-    if (pc_load(path, NULL, &t, &err)) return NULL;
-    cJSON *s = analyze_json(t, NULL);
-    pc_trace_free(t);
-    return s;
-}
-static const cJSON *finding(const cJSON *s, const char *rule) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), rule)) return r;
-    return NULL;
-}
 
 /* One 140 ms step (µs): data loading 0-8000 with the GPU idle; cudaMemcpyAsync (Device -> Pageable,
  * 704 B, in aten::to) blocks 9100-135100 (126 ms) while gemm_k runs 10100-134100 and the copy
@@ -28,9 +15,9 @@ static const cJSON *finding(const cJSON *s, const char *rule) {
  * starts at 135300 (refill 0.2 ms). At stake 1.2 ms, not the 126 ms the host waited; data loading
  * (8 ms with the GPU idle) ranks above it. */
 TEST(sync_blocking_copy_on_busy_gpu_costs_its_idle) {
-    cJSON *s = fixture("tests/fixtures/sync_busy_gpu.json");
+    cJSON *s = fixture_summary("tests/fixtures/sync_busy_gpu.json");
     CHECK(s);
-    const cJSON *f = finding(s, "sync_in_step");
+    const cJSON *f = finding_of(s, "sync_in_step");
     CHECK_MSG(f, "no sync_in_step finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 1200000, 0.5);
     CHECK_MSG(sj_getnum(f, "rank", 0) > 1, "sync_in_step ranked %g", sj_getnum(f, "rank", 0));
@@ -43,9 +30,9 @@ TEST(sync_blocking_copy_on_busy_gpu_costs_its_idle) {
 /* One 50 ms step (µs): cudaDeviceSynchronize 6000-21000 with no GPU work after mm_k ended at 5000;
  * add_k, launched after it, starts at 21500: idle 15.0 ms inside the call + refill 0.5 ms = 15.5 ms. */
 TEST(sync_on_idle_gpu_costs_call_and_refill) {
-    cJSON *s = fixture("tests/fixtures/sync_idle_gpu.json");
+    cJSON *s = fixture_summary("tests/fixtures/sync_idle_gpu.json");
     CHECK(s);
-    const cJSON *f = finding(s, "sync_in_step");
+    const cJSON *f = finding_of(s, "sync_in_step");
     CHECK_MSG(f, "no sync_in_step finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 15500000, 0.5);
     CHECK(strstr(sj_getstr(f, "evidence", ""), "most: cudaDeviceSynchronize: 15.00 ms per step"));
@@ -63,7 +50,7 @@ TEST(sync_on_idle_gpu_costs_call_and_refill) {
  * counts what the GPU ran in the window: step 1 6000-10000 = 4 ms of kernel, steps 2 and 3
  * 4 + 4 = 8 ms. Nothing ran before the first step: gpu_before 0. */
 TEST(steps_gpu_lag_is_its_own_figure) {
-    cJSON *s = fixture("tests/fixtures/gpu_lags_host.json");
+    cJSON *s = fixture_summary("tests/fixtures/gpu_lags_host.json");
     CHECK(s);
     CHECK_NEAR(sj_getnum(s, "steps.count", -1), 3, 0);
     const double dur[3] = {10e6, 10e6, 10e6}, earlier[3] = {0, 4e6, 4e6}, interval[3] = {6e6, 2e6, 2e6},
@@ -98,7 +85,7 @@ TEST(steps_gpu_lag_is_its_own_figure) {
  * 10 ms, tail 24600-30500 = 5.9 ms; 0.3 + 10 + 5.9 = 16.2. Kernel time in the window: fwd_k only,
  * 10 ms (not 23.8 ms). fwd_k ends before the range: lag 0. */
 TEST(steps_opening_sync_on_earlier_work_is_not_the_steps) {
-    cJSON *s = fixture("tests/fixtures/step_opens_with_sync.json");
+    cJSON *s = fixture_summary("tests/fixtures/step_opens_with_sync.json");
     CHECK(s);
     const cJSON *r = cJSON_GetArrayItem(sj_get(s, "steps.rows"), 0);
     CHECK(r);

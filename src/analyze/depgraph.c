@@ -119,7 +119,7 @@ static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
     return *v;
 }
 
-static const pc_trace *sort_gpu;
+static _Thread_local const pc_trace *sort_gpu; /* for cmp_end: one per thread (reports of several inputs analyze them in parallel) */
 static int cmp_end(const void *a, const void *b) {
     const pc_gpu_event *x = &sort_gpu->gpu[*(const int32_t *)a], *y = &sort_gpu->gpu[*(const int32_t *)b];
     int64_t ex = x->ts + x->dur, ey = y->ts + y->dur;

@@ -40,7 +40,7 @@ static void path_add(void *arg, int cat, uint32_t name, int64_t ns) {
     a->ns[*v] += (double)ns;
 }
 
-static const pacc *sort_acc;
+static _Thread_local const pacc *sort_acc; /* for by_ns: one per thread */
 static int by_ns(const void *x, const void *y) {
     double a = sort_acc->ns[*(const uint32_t *)x], b = sort_acc->ns[*(const uint32_t *)y];
     return a > b ? -1 : a < b;

@@ -1,6 +1,7 @@
 #include "fixtures.h"
 #include "load/load.h"
 #include "summary/summary.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,24 @@ cJSON *fixture_summary(const char *path) {
     cJSON *s = analyze_json(t, NULL);
     pc_trace_free(t);
     return s;
+}
+
+int summaries_in_dir(const char *dir, pc_summary **sums, int max) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        if (!strstr(e->d_name, ".json")) continue;
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        if (pc_load(p, NULL, &t, &err) == 0) sums[n++] = pc_analyze(t, NULL);
+        pc_trace_free(t);
+    }
+    closedir(d);
+    return n;
 }
 
 const cJSON *finding_of(const cJSON *s, const char *rule) {

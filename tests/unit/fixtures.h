@@ -22,6 +22,9 @@ cJSON *summary_json(pc_summary *s);
 pc_summary *summary_of(const cJSON *doc);
 /* The whole summary of the trace at path (analyze_json of it), or NULL when it does not load. */
 cJSON *fixture_summary(const char *path);
+/* The summaries of the traces named *.json* in dir (at most max, in directory order); how many.
+ * A folder that cannot be opened gives 0. */
+int summaries_in_dir(const char *dir, pc_summary **sums, int max);
 /* The suggestion row of rule in a summary's tree, or NULL when the rule did not fire. */
 const cJSON *finding_of(const cJSON *s, const char *rule);
 #endif

@@ -14,21 +14,8 @@
 
 /* the job summary of every .json in dir, as summary.json has it */
 static cJSON *job_of(const char *dir, int want) {
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
     pc_summary *sums[16] = {0};
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 16) {
-        if (!strstr(e->d_name, ".json")) continue;
-        char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        pc_trace *t = NULL;
-        pc_err err = {0};
-        if (pc_load(p, NULL, &t, &err) == 0) sums[n++] = pc_analyze(t, NULL);
-        pc_trace_free(t);
-    }
-    closedir(d);
+    int n = summaries_in_dir(dir, sums, 16);
     if (n != want) {
         for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
         return NULL;

@@ -842,22 +842,8 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     if (!sd) SKIP("../shared/data is missing");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto/dlrm-v100-8ranks", sd);
-    DIR *d = opendir(dir);
-    CHECK(d);
-    if (!d) return;
     pc_summary *sums[8] = {0};
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 8) {
-        if (!strstr(e->d_name, ".json")) continue;
-        char p[4400];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        pc_trace *t = NULL;
-        pc_err err = {0};
-        if (pc_load(p, NULL, &t, &err) == 0) sums[n++] = pc_analyze(t, NULL);
-        pc_trace_free(t);
-    }
-    closedir(d);
+    int n = summaries_in_dir(dir, sums, 8);
     CHECK_EQ_I(n, 8);
     pc_summary *job = pc_job_summary(sums, n);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);

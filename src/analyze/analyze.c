@@ -107,5 +107,6 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     }
     links_free(&c.links);
     spill_free(c.steps);
+    free(c.step_source_own);
     return s;
 }

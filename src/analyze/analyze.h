@@ -41,12 +41,18 @@ typedef struct an_ctx {
     pc_step *steps;           /* at least one: the whole trace when it has no steps */
     size_t nsteps;
     const char *step_source;  /* how steps were found, or NULL when the trace has none */
+    char *step_source_own;    /* step_source when made here ("markers: NAME"), freed by pc_analyze */
+    /* steps from a repeating marker (steps.c): the first iteration, warm-up, which is no step;
+     * warmup_end > warmup_start only then */
+    int64_t warmup_start, warmup_end;
+    int64_t marker_count;     /* the marker's occurrences */
     int bad_pattern;          /* --step-pattern did not compile */
     int clipped;              /* steps whose range ran past the profiler's window, cut at its end */
     int64_t clipped_recorded_ns; uint32_t clipped_name; /* the first one: its recorded duration and name */
 } an_ctx;
 
-/* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern). */
+/* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern; without
+ * them and without --step-pattern, the iterations a repeating marker delimits). */
 void steps_find(an_ctx *c);
 /* The step whose window holds t (binary search), or -1. */
 long step_index(const an_ctx *c, int64_t t);

@@ -6,8 +6,22 @@
  * every step before it has ended) and ends at the range's end: a GPU that
  * lags behind the host does not stretch the windows; its lag (per step, the
  * end of the GPU work launched inside the range minus the range's end, 0 at
- * least) is a figure of its own. A trace without steps is one window, and
- * the summary says so.
+ * least) is a figure of its own.
+ *
+ * Without step ranges (and without --step-pattern), a repeating marker
+ * delimits the iterations (#32 class 3; tests/expectations/marker_steps.py
+ * states the same rule and marker-steps.md its readings): candidates are the
+ * ranges a user places (record_function annotations, DataLoader `__next__`,
+ * NVTX ranges); a marker is a name with >= MARKER_MIN occurrences that never
+ * overlap each other; its starts b1..bN delimit the iterations [b_k, b_k+1)
+ * (the range the last start opens has no end and is no iteration); the
+ * first iteration is warm-up, reported apart and in no step or median; the
+ * steps are the N-2 after it. Regular: the GPU work launched in each step
+ * (kernels, copies, memsets) has a median m >= 1 and at least 90% of the
+ * steps hold within 10% of m. Among regular markers: DataLoader first (the
+ * loop's head), then the fewest occurrences (the outermost loop), then the
+ * earliest first start, then the name. A trace with neither is one window,
+ * and the summary says so.
  *
  * Phases (MindInsight's step trace), per window [start, end):
  *   fp_start = start of the first kernel launched by a forward operator (not
@@ -118,6 +132,102 @@ static long find_step(const pc_step *s, size_t n, int64_t t, int use_cpu) {
 long step_index(const an_ctx *c, int64_t t) { return find_step(c->steps, c->nsteps, t, 0); }
 long step_span_index(const an_ctx *c, int64_t t) { return find_step(c->steps, c->nsteps, t, 1); }
 
+enum { MARKER_MIN = 4 }; /* occurrences: a warm-up iteration and two steps at least */
+
+typedef struct mk_occ { uint32_t name; int64_t s, e; } mk_occ;
+static int cmp_occ(const void *a, const void *b) {
+    const mk_occ *x = a, *y = b;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+static int cmp_i64s(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* v sorted: how many in [lo, hi) */
+    size_t a = 0, b = n, c2 = 0, d = n;
+    while (a < b) { size_t m = (a + b) / 2; if (v[m] < lo) a = m + 1; else b = m; }
+    while (c2 < d) { size_t m = (c2 + d) / 2; if (v[m] < hi) c2 = m + 1; else d = m; }
+    return c2 > a ? c2 - a : 0;
+}
+
+/* The iterations a repeating marker delimits (the rule at the top); 0 when
+ * no marker is regular. On success *out holds the steps, c's warm-up and
+ * source are set. */
+static size_t marker_steps(an_ctx *c, pc_step **out) {
+    const pc_trace *t = c->t;
+    if (!t->ngpu || !c->links.gpu_launch) return 0;
+    int64_t *lt = NULL;
+    size_t nl = 0, capl = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        int k = t->gpu[g].kind;
+        int32_t L = c->links.gpu_launch[g];
+        if (L >= 0 && (k == GPU_KERNEL || k == GPU_MEMCPY || k == GPU_MEMSET)) *SPILL_PUSH(lt, nl, capl) = t->cpu[L].ts;
+    }
+    if (!nl) { spill_free(lt); return 0; }
+    spill_sort(lt, nl, sizeof *lt, cmp_i64s);
+    mk_occ *o = NULL;
+    size_t no = 0, capo = 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_USER_ANNOT || e->kind == CPU_DATALOADER || (e->kind == CPU_OP && (e->flags & PC_CPU_NVTX)))
+            *SPILL_PUSH(o, no, capo) = (mk_occ){e->name, e->ts, e->ts + e->dur};
+    }
+    if (no) spill_sort(o, no, sizeof *o, cmp_occ);
+    size_t best = 0, best_n = 0;
+    int best_dl = 0;
+    size_t *cnt = NULL, capc = 0;
+    for (size_t i = 0, j; i < no; i = j) {
+        for (j = i + 1; j < no && o[j].name == o[i].name; j++) {}
+        size_t n = j - i;
+        if (n < MARKER_MIN) continue;
+        int overlap = 0;
+        for (size_t k = i + 1; k < j && !overlap; k++) overlap = o[k].s < o[k - 1].e;
+        if (overlap) continue;
+        /* the GPU work launched in each step (iterations 2..n-1), its median and spread */
+        size_t ns = n - 2;
+        if (ns > capc) cnt = spill_realloc(cnt, ns * sizeof *cnt), capc = ns;
+        for (size_t k = 0; k < ns; k++) cnt[k] = count_in(lt, nl, o[i + 1 + k].s, o[i + 2 + k].s);
+        size_t *srt = spill_alloc(ns * sizeof *srt);
+        memcpy(srt, cnt, ns * sizeof *srt);
+        for (size_t a = 1; a < ns; a++) /* insertion sort: steps number thousands at most here */
+            for (size_t b = a; b > 0 && srt[b - 1] > srt[b]; b--) { size_t x = srt[b]; srt[b] = srt[b - 1]; srt[b - 1] = x; }
+        double med = ns % 2 ? (double)srt[ns / 2] : ((double)srt[ns / 2 - 1] + (double)srt[ns / 2]) / 2;
+        spill_free(srt);
+        size_t ok = 0;
+        for (size_t k = 0; k < ns; k++) ok += fabs((double)cnt[k] - med) <= 0.1 * med;
+        if (med < 1 || ok * 10 < 9 * ns) continue;
+        const char *nm = strtab_get(&t->strs, o[i].name);
+        int dl = !strncmp(nm, "enumerate(DataLoader)", 21);
+        int better = !best_n || dl > best_dl ||
+                     (dl == best_dl && (n < best_n || (n == best_n && (o[i].s < o[best].s ||
+                                                                        (o[i].s == o[best].s && strcmp(nm, strtab_get(&t->strs, o[best].name)) < 0)))));
+        if (better) best = i, best_n = n, best_dl = dl;
+    }
+    spill_free(cnt);
+    spill_free(lt);
+    if (!best_n) { spill_free(o); return 0; }
+    size_t ns = best_n - 2;
+    pc_step *v = spill_calloc(ns, sizeof *v);
+    for (size_t k = 0; k < ns; k++) {
+        v[k].cpu_start = v[k].start = o[best + 1 + k].s;
+        v[k].cpu_end = v[k].end = o[best + 2 + k].s;
+        v[k].name = o[best].name;
+        v[k].number = (int64_t)k + 2; /* the iteration's number: the warm-up is 1 */
+    }
+    c->warmup_start = o[best].s;
+    c->warmup_end = o[best + 1].s;
+    c->marker_count = (int64_t)best_n;
+    const char *nm = strtab_get(&t->strs, o[best].name);
+    size_t len = strlen(nm) + 10;
+    c->step_source_own = malloc(len);
+    if (!c->step_source_own) abort();
+    snprintf(c->step_source_own, len, "markers: %s", nm);
+    spill_free(o);
+    *out = v;
+    return ns;
+}
+
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
     regex_t re;
@@ -165,6 +275,11 @@ void steps_find(an_ctx *c) {
     }
     for (size_t i = 0; i < n; i++)
         if (v[i].number < 0) v[i].number = (int64_t)i + 1;
+    if (n == 0 && !c->o.step_pattern && !t->step_source) {
+        pc_step *m = NULL;
+        size_t nm = marker_steps(c, &m);
+        if (nm) spill_free(v), v = m, n = nm;
+    }
     if (n == 0) {
         v = spill_realloc(v, sizeof *v);
         memset(v, 0, sizeof *v);
@@ -175,7 +290,8 @@ void steps_find(an_ctx *c) {
         c->step_source = NULL;
         return;
     }
-    c->step_source = use_re ? "ranges matching --step-pattern" : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
+    c->step_source = use_re ? "ranges matching --step-pattern" : c->step_source_own ? c->step_source_own
+                                                              : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
     /* A step's window is its own range (#32): GPU work launched in it that
      * ends after the range is the GPU's lag behind the host (an_steps reports
      * it), not a longer step. GPU work launched outside every step (before
@@ -423,6 +539,11 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     }
     sr->note = pc_summary_utf8(ps, t->clock_note);
     sr->count = c->step_source ? (int64_t)ns : 0;
+    if (c->warmup_end > c->warmup_start) {
+        sr->marker_count = c->marker_count;
+        sr->warmup_start_ns = c->warmup_start - t->t_min;
+        sr->warmup_ns = c->warmup_end - c->warmup_start;
+    }
     sr->fp_point = pc_summary_utf8(ps, fp_name ? fp_name : "");
     sr->bp_point = pc_summary_utf8(ps, bp_name ? bp_name : "");
     /* per-step rows: all of them up to MAX_STEP_ROWS, else an even sample

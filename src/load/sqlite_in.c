@@ -199,6 +199,7 @@ static void host_row(db *d, sqlite3_stmt *st) {
     if (inner_copy(d, st)) return;
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
     c->kind = (uint8_t)(d->kind == CPU_USER_ANNOT ? nvtx_kind((const char *)sqlite3_column_text(st, 5)) : d->kind);
+    if (d->kind == CPU_USER_ANNOT) c->flags = PC_CPU_NVTX;
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;
@@ -314,6 +315,7 @@ static void nvprof_runtime_row(db *d, sqlite3_stmt *st) {
 static void nvprof_marker_row(db *d, sqlite3_stmt *st) {
     pc_cpu_event *c = pc_trace_add_cpu(d->t);
     c->kind = (uint8_t)nvtx_kind((const char *)sqlite3_column_text(st, 3));
+    c->flags = PC_CPU_NVTX;
     c->ts = sqlite3_column_int64(st, 0);
     c->dur = sqlite3_column_int64(st, 1) - c->ts;
     if (c->dur < 0) c->dur = 0;

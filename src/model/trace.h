@@ -46,8 +46,9 @@ typedef struct pc_cpu_event {  /* 64 bytes */
                            * with_stack=True: frames innermost first, ';'-separated); 0 if neither */
     int16_t fwd_tid;      /* "Fwd thread id" (set on backward ops), PC_NONE if absent */
     uint8_t kind;         /* enum pc_cpu_kind */
-    uint8_t pad;
+    uint8_t flags;        /* PC_CPU_NVTX: an NVTX range (Nsight Systems, nvprof), kept as an operator */
 } pc_cpu_event;
+#define PC_CPU_NVTX 1u
 
 /* Device-side activity: kernels, memcpy, memset, GPU copies of annotations. */
 enum pc_gpu_kind { GPU_KERNEL = 0, GPU_MEMCPY, GPU_MEMSET, GPU_ANNOT, GPU_SYNC, GPU_KIND_COUNT };

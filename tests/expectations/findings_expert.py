@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Independent expert figures for every Kineto trace in ../shared/data (issue #32, "How to know it
-is right"): json + gzip only, no perfcard code. Per window (a ProfilerStep range; without steps the
-whole trace, first to last event, the profiler's own `Trace` span left out), in µs per window:
+is right"): json + gzip only, no perfcard code. Per window (a ProfilerStep range; without them the
+iterations a repeating marker delimits, the warm-up left out (marker_steps.py beside this file, issue
+#32 class 3); without either the whole trace, first to last event, the profiler's own `Trace` span
+left out), in µs per window:
   busy      union of all GPU work (kernels, copies, memsets)
   idle      window - busy
   sync      GPU idle caused by blocking calls (issue #32 class 1, as sync_gpu_idle.py): inside
@@ -23,10 +25,12 @@ whole trace, first to last event, the profiler's own `Trace` span left out), in 
             (no 884/1688/16816/hmma/xmma/tensorop in the name) on a compute capability >= 7.0
             device: what mixed precision gives back (issue #32 class 5)
   slowsteps the mean window minus the median one: what the slow steps cost each step
-  startup   (no steps) the first kernel's start minus the trace's start
+  startup   (no steps, no markers) the first kernel's start minus the trace's start
 Usage: findings_expert.py TRACE... (tests/expectations/findings.tsv rests on its output; the
 README beside it has the table)."""
-import json, gzip, re, sys
+import json, gzip, os, re, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import marker_steps
 
 G = {'kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset'}
 API = {'cuda_runtime', 'cuda_driver', 'Runtime'}
@@ -72,6 +76,8 @@ def expert(path):
     steps = sorted((e['ts'], e['ts'] + e['dur']) for e in X if e.get('name', '').startswith('ProfilerStep'))
     # a ProfilerStep nested in another (amd_trace's duplicate) is not a step of its own
     steps = [s for s in steps if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in steps)]
+    mk = None if steps else marker_steps.read(path)
+    if mk: steps = [(a / 1000, b / 1000) for a, b in mk['windows']]   # ns -> µs
     wins = steps or [(t0, t1)]
     gpu = [e for e in ev if e.get('cat') in G and e.get('dur', 0) > 0]
     busy = union((e['ts'], e['ts'] + e['dur']) for e in gpu)
@@ -142,12 +148,17 @@ def expert_nsys(path):
             gpu += db.execute(f"select start, end from {t}").fetchall()
     busy = union(gpu)
     k0 = db.execute("select min(start) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
-    out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'sync_gpu_idle_nsys.py'), path],
-                         capture_output=True, text=True).stdout
-    m = re.search(r'refill ns (\d+)', out)
-    w = t1 - t0
-    return dict(windows=1, window=w, busy=total(busy), idle=w - total(busy), startup=k0 - t0,
-                sync=int(m.group(1)) if m else 0, rest=w - total(busy) - (k0 - t0) - (int(m.group(1)) if m else 0)), 'ns'
+    mk = marker_steps.read(path)
+    wins = mk['windows'] if mk else [(t0, t1)]
+    out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'sync_gpu_idle_nsys.py'), path] +
+                         (['%d:%d' % w for w in wins] if mk else []), capture_output=True, text=True).stdout
+    m = re.search(r'in windows ns (\d+)' if mk else r'refill ns (\d+)', out)
+    n = len(wins)
+    w = sum(b - a for a, b in wins) / n
+    b = sum(total(clip(busy, a, z)) for a, z in wins) / n
+    st = 0 if mk else k0 - t0
+    sy = (int(m.group(1)) if m else 0) / n
+    return dict(windows=n, window=w, busy=b, idle=w - b, startup=st, sync=sy, rest=w - b - st - sy), 'ns'
 
 if __name__ == '__main__':
     for p in sys.argv[1:]:

@@ -4,7 +4,9 @@ without steps is one window (its first to its last event). Blocking calls: the r
 cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, cudaMemcpy, cudaMemset (any
 `_vNNNN` suffix stripped). At stake: the time inside them when no kernel, copy or memset runs on
 the GPU, plus the refill gap after each (its end to the next GPU work's start, when the GPU is
-idle at its end), united. Usage: sync_gpu_idle_nsys.py FILE.sqlite (tests/expectations/nsys-cloverleaf.md)"""
+idle at its end), united. Usage: sync_gpu_idle_nsys.py FILE.sqlite [START:END ...]
+(tests/expectations/nsys-cloverleaf.md); with windows (ns, e.g. the marker steps of marker_steps.py),
+also the part of that union inside them, summed ("in windows ns")."""
 import sqlite3, re, sys
 db = sqlite3.connect(sys.argv[1])
 tables = {r[0] for r in db.execute("select name from sqlite_master where type='table'")}
@@ -42,3 +44,6 @@ for s, e in iv:
     if u and s <= u[-1][1]: u[-1][1] = max(u[-1][1], e)
     else: u.append([s, e])
 print("blocking calls", len(calls), "host ns", host, "GPU idle in them + refill ns", sum(e - s for s, e in u))
+wins = [tuple(int(x) for x in w.split(':')) for w in sys.argv[2:]]
+if wins:
+    print("in windows ns", sum(max(0, min(e, b) - max(s, a)) for a, b in wins for s, e in u))

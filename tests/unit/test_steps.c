@@ -186,3 +186,73 @@ TEST(counters_cpu_and_queue) {
     CHECK(strstr(sj_getstr(s, "cpu.missing", ""), "perfcard capture") != NULL);
     cJSON_Delete(s);
 }
+
+/* Steps from a repeating marker in a trace without step ranges (#32 class 3;
+ * the rule: steps.c's header, tests/expectations/marker_steps.py).
+ * tests/fixtures/marker_steps.json, times in µs: cudaMalloc 0-1500 (start-up);
+ * the DataLoader `__next__` marker starts at 2000, 14000, 22000, 30000, 40000
+ * (each lasts 1000, the one at 30000 3000: a slow batch); after each marker
+ * (start b, duration d) aten::mm launches gemm_k (b+d+300, 2000) and aten::relu
+ * relu_k (b+d+2300, 1000); the first iteration also launches warm_k (6400-6900).
+ *   5 markers -> 4 iterations [2000,14000) [14000,22000) [22000,30000) [30000,40000);
+ *   the range from 40000 has no end: no iteration. Warm-up: the first, 12000 from
+ *   2000 (the cudaMalloc at 0 is the trace's start). Steps 2, 3, 4: 8000, 8000,
+ *   10000 -> median 8000, max 10000 (with the warm-up they would be 9000 and 12000).
+ *   GPU work launched per step 2, 2, 2 (the warm-up 3): regular.
+ *   Data wait per step 1000, 1000, 3000: mean 1666.67 (19.2% of the 8666.67 mean
+ *   step) -> data_loading; spans' mean - median = 666.67 = step_variance's stake,
+ *   and the data wait's mean - median (666.67) is >= half of it -> it overlaps
+ *   data_loading.
+ * A decoy `log` range at 3500, 15500, 16000, 32000 holds 1 and 2 launches in its
+ * two steps [15500,16000) [16000,32000) (median 1.5, neither within 10%): not
+ * regular. With the marker renamed `iter` (no DataLoader preference), `log`
+ * would win on fewer occurrences (4 < 5) were it regular: `iter` must. */
+TEST(steps_from_repeating_marker) {
+    cJSON *s = fixture_summary("tests/fixtures/marker_steps.json");
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", NULL), "markers: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "steps.marker_count", -1), 5);
+    CHECK_EQ_I(sj_getnum(s, "steps.warmup_ns", -1), 12000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.warmup_start_ns", -1), 2000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.median_ns", -1), 8000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.max_ns", -1), 10000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.number", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 14000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.2.duration_ns", -1), 10000000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.2.data_wait_ns", -1), 3000000);
+    CHECK_NEAR(sj_getnum(s, "steps.rows.1.breakdown.kernel_ns", -1), 3000000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "dataloader.avg_wait_ns", -1), 5000000.0 / 3, 1);
+    const cJSON *dl = finding_of(s, "data_loading"), *sv = finding_of(s, "step_variance");
+    CHECK(dl && sv);
+    CHECK(!finding_of(s, "startup")); /* the start-up is before the steps: no step's */
+    CHECK_NEAR(sj_getnum(sv, "at_stake_ns", -1), 2000000.0 / 3, 1);
+    CHECK_EQ_S(sj_getstr(sv, "overlaps", NULL), "data_loading");
+    cJSON_Delete(s);
+    /* the same trace with the marker named `iter`: the irregular `log` is no marker */
+    FILE *f = fopen("tests/fixtures/marker_steps.json", "rb");
+    CHECK(f);
+    char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *dln = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+    for (char *p; (p = strstr(buf, dln));) {
+        memcpy(p, "iter", 4);
+        memmove(p + 4, p + strlen(dln), strlen(p + strlen(dln)) + 1);
+    }
+    s = analyze_str(buf, NULL);
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", NULL), "markers: iter");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    cJSON_Delete(s);
+    /* --step-pattern is the user's word: no markers then */
+    pc_analyze_opts o = {.step_pattern = "^nothing$"};
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load("tests/fixtures/marker_steps.json", NULL, &t, &err) == 0);
+    s = analyze_json(t, &o);
+    pc_trace_free(t);
+    CHECK(cJSON_IsNull(sj_get(s, "steps.source")));
+    cJSON_Delete(s);
+}

@@ -161,7 +161,7 @@ static void startup(const rule_in *in, const pc_rule *r) {
     double pre = fk;
     /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
     double stake = claim(in, pre);
-    if (stake <= 0) return; /* explained by the findings above (synchronization before the first kernel) */
+    if (stake <= 0) return; /* explained by the findings above (data loading before the first kernel) */
     const pc_trace *t = in->c->t;
     by_name calls = {0};
     for (size_t i = 0; i < t->ncpu; i++) {

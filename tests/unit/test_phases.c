@@ -135,3 +135,39 @@ TEST(phases_interval_less_host_phases) {
     CHECK(strstr(sj_getstr(f, "evidence", ""), "4.10 ms of it in host phases (host_phase's)"));
     cJSON_Delete(s);
 }
+
+/* #32 class 3: start-up before the first kernel is start-up's. tests/fixtures/startup.json, µs:
+ * cudaFree 0-300,000 (context creation), cudaMalloc 300,100-350,100, cudaHostRegister
+ * 350,200-430,200, cudaMalloc 430,300-450,300, cudaDeviceSynchronize 450,400-460,400 (nothing to
+ * wait for), then aten::mm's cudaLaunchKernel 470,000-670,000 (200 ms: lazy module loading) and
+ * its gemm_k 670,100-675,100; 7 more aten::mm launch gemm_k back to back to 710,100, and a
+ * cudaDeviceSynchronize 670,500-710,150 waits for them. No steps, no repeating marker.
+ *   span 710.15 ms; first kernel at 670.1 ms (94.4%): startup's stake 670,100,000 ns; the calls
+ *   before it: cudaFree 300 ms, cudaLaunchKernel 200 ms (the first; the others end after the first
+ *   kernel starts), cudaHostRegister 80 ms (cudaMalloc 70 ms fourth).
+ *   GPU-free time 710.15 - 8 x 5 = 670.15 ms: start-up's 670.1, and 0.05 ms (710,100-710,150,
+ *   the last sync's end) left. The early cudaDeviceSynchronize (10 ms, and its refill gap to the
+ *   first kernel, 209.7 ms) is start-up, not sync_in_step's (which claimed 219.75 ms of it before,
+ *   leaving startup 450.4 ms); the last sync blocks while the GPU is busy: sync_in_step and
+ *   host_wait hold at most the 0.05 ms left. */
+TEST(phases_startup_before_first_kernel) {
+    cJSON *s = fixture_summary("tests/fixtures/startup.json");
+    CHECK(s);
+    CHECK(cJSON_IsNull(sj_get(s, "steps.source")));
+    const cJSON *su = finding_of(s, "startup"), *sy = finding_of(s, "sync_in_step"), *hw = finding_of(s, "host_wait");
+    CHECK(su);
+    CHECK_NEAR(sj_getnum(su, "at_stake_ns", -1), 670100000, 0.5);
+    CHECK_EQ_I(sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), 670100000);
+    CHECK_EQ_S(sj_getstr(su, "contributors.0.name", ""), "cudaFree");
+    CHECK_NEAR(sj_getnum(su, "contributors.0.ns", -1), 300e6, 0.5);
+    CHECK_EQ_S(sj_getstr(su, "contributors.1.name", ""), "cudaLaunchKernel");
+    CHECK_NEAR(sj_getnum(su, "contributors.1.ns", -1), 200e6, 0.5);
+    CHECK_EQ_S(sj_getstr(su, "contributors.2.name", ""), "cudaHostRegister");
+    CHECK_MSG(!sy || sj_getnum(sy, "at_stake_ns", 0) <= 50000 + 0.5, "sync_in_step at stake %.0f", sj_getnum(sy, "at_stake_ns", 0));
+    CHECK_MSG(!hw || sj_getnum(hw, "at_stake_ns", 0) <= 50000 + 0.5, "host_wait at stake %.0f", sj_getnum(hw, "at_stake_ns", 0));
+    double sum = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) sum += sj_getnum(r, "at_stake_pct", 0);
+    CHECK_MSG(sum <= 100 + 1e-6, "shares sum to %.2f%%", sum);
+    cJSON_Delete(s);
+}

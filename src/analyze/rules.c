@@ -170,10 +170,20 @@ static void startup(const rule_in *in, const pc_rule *r) {
     }
     top3 top = {0};
     by_name_top(&calls, t, &top);
-    char a[64], b[64];
+    char a[64], b[64], h[160] = "";
     units_ns(a, sizeof a, pre);
     units_ns(b, sizeof b, span);
-    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked", a, b, 100 * pre / span), &top, 1);
+    /* the process's host work before its first CUDA call (Nsight Systems' OS runtime calls) is start-up too */
+    int64_t first_api = INT64_MAX;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if ((t->cpu[i].kind == CPU_RUNTIME || t->cpu[i].kind == CPU_DRIVER) && t->cpu[i].ts < first_api) first_api = t->cpu[i].ts;
+    if (t->has_host_span && first_api != INT64_MAX && first_api > t->t_min && first_api < t->t_min + (int64_t)pre) {
+        char c[64];
+        units_ns(c, sizeof c, (double)(first_api - t->t_min));
+        snprintf(h, sizeof h, "; it counts from the process's first OS runtime call, %s before its first CUDA call", c);
+    }
+    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s", a, b, 100 * pre / span, h),
+            &top, 1);
 }
 
 static void data_loading(const rule_in *in, const pc_rule *r) {

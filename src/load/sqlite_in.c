@@ -274,6 +274,21 @@ static int read_nsys(db *d) {
         d->kind = CPU_USER_ANNOT;
         if ((rc = prep(d, q, &st)) || (rc = step_all(d, st, host_row))) return rc;
     }
+    /* the OS runtime calls (OSRT_API) of the processes that made CUDA calls: the process runs
+     * from its first one, before its first CUDA call (#32 class 3: start-up counts from there).
+     * Only their span is kept, not the calls. */
+    if (has_table(d, "OSRT_API") && has_table(d, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
+        if ((rc = prep(d, "SELECT min(o.start), max(o.end) FROM OSRT_API o WHERE o.end IS NOT NULL AND ((o.globalTid >> 24) & 16777215) IN "
+                          "(SELECT DISTINCT (globalTid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME)", &st)))
+            return rc;
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
+            int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+            if (a > -SQL_TIME_MAX && a < SQL_TIME_MAX && b > -SQL_TIME_MAX && b < SQL_TIME_MAX && b >= a)
+                d->t->host_start = a, d->t->host_end = b, d->t->has_host_span = 1;
+            else d->t->stats.bad_fields++;
+        }
+        sqlite3_finalize(st);
+    }
     /* the session's start in UTC: event times are ns from it */
     const char *U = "TARGET_INFO_SESSION_START_TIME";
     if (has_table(d, U) && has_col(d, U, "utcEpochNs")) {

@@ -354,6 +354,14 @@ void pc_trace_finish(pc_trace *t) {
     if (!t->sorted) pc_trace_sort(t);
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
     count_and_span(t);
+    /* the host span (OS runtime calls) is not the events': one that stretches the trace beyond
+     * PC_TIME_LIMIT is dropped first, counted invalid */
+    if (t->has_host_span && t->t_max > t->t_min && (uint64_t)t->t_max - (uint64_t)t->t_min > (uint64_t)PC_TIME_LIMIT) {
+        t->has_host_span = 0;
+        t->stats.bad_fields++;
+        t->t_min = INT64_MAX, t->t_max = INT64_MIN;
+        count_and_span(t);
+    }
     /* a span beyond PC_TIME_LIMIT (146 years: only a broken or hostile input) would make
      * times from the trace's start leave the summary's range: the earliest events, those
      * more than PC_TIME_LIMIT before the last end, are dropped as invalid */
@@ -380,6 +388,7 @@ static void count_and_span(pc_trace *t) {
     }
     for (size_t i = 0; i < t->nmem; i++) span(t, t->mem[i].ts, t->mem[i].ts);
     for (size_t i = 0; i < t->nctr; i++) span(t, t->ctr[i].ts, t->ctr[i].ts);
+    if (t->has_host_span && (t->ncpu || t->ngpu)) span(t, t->host_start, t->host_end);
     if (t->t_min > t->t_max) t->t_min = t->t_max = 0;
 }
 

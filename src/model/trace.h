@@ -181,7 +181,13 @@ typedef struct pc_trace {
     uint32_t backend;          /* distributedInfo.backend */
     uint32_t source_format;    /* e.g. "kineto-json" */
     int schema_2021;           /* 1 when categories were of the 2021 schema */
-    int64_t t_min, t_max;      /* span of all timed events (ns) */
+    int64_t t_min, t_max;      /* span of all timed events (ns), host_start..host_end included */
+    /* the program's host activity the input records but perfcard keeps no events of (Nsight
+     * Systems' OS runtime calls, OSRT_API, of the processes that made CUDA calls): its first start
+     * and last end, so that the trace starts with the process, not its first CUDA call (#32 class 3);
+     * has_host_span 0 when absent */
+    int64_t host_start, host_end;
+    int has_host_span;
     /* the Unix epoch ns of the trace clock's 0, when the input relates its clock to
      * UTC (Kineto's baseTimeNanoseconds, Nsight Systems' session start); loaders set
      * it only within PC_EPOCH_MIN_NS..PC_EPOCH_MAX_NS (has_epoch 1) */

@@ -189,3 +189,42 @@ TEST(sqlite_nsys_fixture) {
     pc_trace_free(t);
     free(path);
 }
+
+/* #32 class 3: an Nsight Systems export's OS runtime calls (OSRT_API) of the process that made
+ * the CUDA calls start the trace: the program's start-up counts from its first one. Here (ns):
+ * process 1's OS runtime calls 100-300 and 25,000-30,000, another process's (99) at 10-20 (not
+ * this program: left out), process 1's first CUDA call at 1,000, its kernel 2,000-7,000. The
+ * trace spans 100..30,000 (29,900 ns), the first kernel 1,900 ns into it (it was 1,000 ns, from
+ * the first CUDA call, with the trace ending at the kernel's 7,000). */
+TEST(sqlite_nsys_osrt_starts_the_process) {
+    char *path = tmp_path("nsys_osrt.sqlite");
+    sqlite3 *db;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    CHECK(exec(db,
+               "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+               "INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel'), (3, 'read');"
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT, streamId INT, correlationId INT,"
+               " globalPid INT, demangledName INT, shortName INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT, blockX INT,"
+               " blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000, 7000, 0, 1, 7, 11, 0, 1, 1, 16, 1, 1, 1, 32, 1, 1, 0, 0);"
+               "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT,"
+               " returnValue INT, callchainId INT);"
+               "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1500, 0, 281474993487872 + 4242, 11, 2, 0, 0);"
+               "CREATE TABLE OSRT_API(start INT, end INT, eventClass INT, globalTid INT, correlationId INT, nameId INT,"
+               " returnValue INT, nestingLevel INT, callchainId INT);"
+               "INSERT INTO OSRT_API VALUES (100, 300, 27, 281474993487872 + 4242, 0, 3, 0, 0, 0),"
+               " (25000, 30000, 27, 281474993487872 + 4243, 0, 3, 0, 0, 0), (10, 20, 27, 1660944384 + 7, 0, 3, 0, 0, 0);") == SQLITE_OK);
+    sqlite3_close(db);
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(path, NULL, &t, &err) == 0, "%s", err.msg);
+    CHECK_EQ_I(t->t_min, 100);
+    CHECK_EQ_I(t->t_max, 30000);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "run.span_ns", -1), 29900);
+    CHECK_EQ_I(sj_getnum(s, "gpu.first_kernel_ns", -1), 1900);
+    CHECK_EQ_I(sj_getnum(s, "kernels.calls", -1), 1);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    free(path);
+}

@@ -115,7 +115,22 @@ static double claim(const rule_in *in, double want) {
     *in->pool -= got;
     return got;
 }
+/* Steps whose phases the input gives (MindSpore's step trace) while no kernel lies on their clock
+ * (the timeline's are on the host's): the device works in forward+backward and the tail and
+ * idles in the iteration interval, so that mean interval is the steps' GPU-free time (the
+ * breakdown, with no kernel on the clock, counts every step whole). -1 otherwise. */
+static double input_phase_idle(const pc_summary *summary) {
+    const pc_table *rows = PC_TAB(summary, step);
+    const tab_bkcat *k = pc_bk_get(summary, BK_KERNEL);
+    if (!rows || !rows->n || !k || PC_OR(k->total_ns, 0) > 0) return -1;
+    for (size_t i = 0; i < rows->n; i++)
+        if (strcmp(PC_S(TAB_ROWS(rows, step)[i].phase_basis, ""), "input")) return -1;
+    double ii = PC_REC(summary, step_average)->iteration_interval_ns;
+    return PC_IS_NULL(ii) ? -1 : ii;
+}
 double rules_gpu_free(const pc_summary *summary) {
+    double idle = input_phase_idle(summary);
+    if (idle >= 0) return idle;
     double sum = 0;
     static const int free_k[] = {BK_RUNTIME, BK_DATA, BK_CPU, BK_OTHER};
     for (int i = 0; i < 4; i++) {
@@ -372,15 +387,20 @@ static void host_phase(const rule_in *in, const pc_rule *r) {
 /* a symptom: at stake, the idle time that no cause found before it explains */
 static void gpu_utilization(const rule_in *in, const pc_rule *r) {
     const tab_gpu_device *dev;
+    /* with the input's own phases and the kernels on another clock, the device's busy share of the
+     * steps is the step trace's (forward+backward and tail), not the timeline's over its own span */
+    double idle = in->step > 0 ? input_phase_idle(in->ps) : -1;
     for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
-        double u = PC_OR(dev->utilization_pct, 100);
+        double u = idle >= 0 ? 100 * (1 - idle / in->step) : PC_OR(dev->utilization_pct, 100);
         if (u >= 50 || in->step <= 0) continue;
         double left = claim(in, in->step * (1 - u / 100));
         if (left <= 0) continue; /* all its idle time is explained by the findings above */
         char a[64];
         units_ns(a, sizeof a, left);
         fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above",
-             (int)PC_OR(dev->device, 0), u, in->has_steps ? "steps' span" : "trace", a, PER(in));
+             (int)PC_OR(dev->device, 0), u,
+             idle >= 0 ? "steps by the input's step trace (forward+backward and tail; its idle the iteration interval)"
+             : in->has_steps ? "steps' span" : "trace", a, PER(in));
     }
 }
 

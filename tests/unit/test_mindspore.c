@@ -170,3 +170,39 @@ TEST(mindspore_gpu_timeline_steps_lane) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* #32 / findings.tsv's MindSpore profiler row: with the step trace's phases and the timeline's
+ * kernels on another clock, the device's busy share of the steps is the step trace's, not the
+ * timeline's. Hand-made (10 ns ticks): 3 steps of 10,000,000 ticks (100 ms), each iteration
+ * interval 60 ms, forward+backward 30 ms, tail 10 ms; the timeline (host clock) holds 2 kernels
+ * of 1 ms 99 ms apart: 2% of its own 100 ms span.
+ *   device busy in the steps = (30 + 10) / 100 = 40%; its idle is the 60 ms interval, which
+ *   iteration_interval claims (60% of the step): nothing is left, so no gpu_utilization row.
+ *   Before: the timeline's 2% was read as the steps' and the GPU-free pool held the whole step
+ *   (no kernel on its clock): gpu_utilization took 40 ms more, "busy 2.0%" while fp+bp ran. */
+TEST(mindspore_device_busy_from_step_trace) {
+    char *dir = tmp_path("ms_busy");
+    mkdir(dir, 0755);
+    put(dir, "step_trace_raw_0_detail_time.csv",
+        "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
+        "1,45000000000,45010000000,10000000,45006000000,45009000000,6000000,3000000,1000000\n"
+        "2,45010000000,45020000000,10000000,45016000000,45019000000,6000000,3000000,1000000\n"
+        "3,45020000000,45030000000,10000000,45026000000,45029000000,6000000,3000000,1000000\n"
+        "-,-,-,10000000,-,-,6000000,3000000,1000000\n");
+    put(dir, "gpu_timeline_display_0.json",
+        "[{\"name\": \"k1\", \"ph\": \"X\", \"tid\": \"7\", \"ts\": 1600695893269618, \"dur\": 1000, \"pid\": 0, \"args\": {\"type\": \"cuLaunchKernel\", \"op_full_name\": \"Default/A-op1\"}},"
+        "{\"name\": \"k2\", \"ph\": \"X\", \"tid\": \"7\", \"ts\": 1600695893368618, \"dur\": 1000, \"pid\": 0, \"args\": {\"type\": \"cuLaunchKernel\", \"op_full_name\": \"Default/B-op2\"}}]");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(dir, NULL, &t, &err) == 0, "%s", err.msg);
+    cJSON *s = analyze_json(t, NULL);
+    pc_trace_free(t);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK_NEAR(sj_getnum(s, "gpu.devices.0.utilization_pct", -1), 2, 1e-3); /* the timeline's own figure stays */
+    const cJSON *ii = finding_of(s, "iteration_interval"), *gu = finding_of(s, "gpu_utilization");
+    CHECK(ii);
+    CHECK_NEAR(sj_getnum(ii, "at_stake_ns", -1), 60e6, 0.5);
+    CHECK_MSG(!gu, "gpu_utilization fired: %s", sj_getstr(gu, "evidence", ""));
+    cJSON_Delete(s);
+    free(dir);
+}

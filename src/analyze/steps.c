@@ -144,6 +144,10 @@ static int cmp_i64s(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
 }
+static int cmp_size(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
 static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* v sorted: how many in [lo, hi) */
     size_t a = 0, b = n, c2 = 0, d = n;
     while (a < b) { size_t m = (a + b) / 2; if (v[m] < lo) a = m + 1; else b = m; }
@@ -190,8 +194,7 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
         for (size_t k = 0; k < ns; k++) cnt[k] = count_in(lt, nl, o[i + 1 + k].s, o[i + 2 + k].s);
         size_t *srt = spill_alloc(ns * sizeof *srt);
         memcpy(srt, cnt, ns * sizeof *srt);
-        for (size_t a = 1; a < ns; a++) /* insertion sort: steps number thousands at most here */
-            for (size_t b = a; b > 0 && srt[b - 1] > srt[b]; b--) { size_t x = srt[b]; srt[b] = srt[b - 1]; srt[b - 1] = x; }
+        spill_sort(srt, ns, sizeof *srt, cmp_size);
         double med = ns % 2 ? (double)srt[ns / 2] : ((double)srt[ns / 2 - 1] + (double)srt[ns / 2]) / 2;
         spill_free(srt);
         size_t ok = 0;

@@ -214,6 +214,19 @@ else
     echo "SKIP ${tag}cli_short_names_shown_full_names_kept: ../shared/data or python3 missing"
 fi
 
+# the Critical path section (#37): report.html's path table, chart data and replayed savings and
+# summary.md's line hold tests/fixtures/replay_sync.json's hand arithmetic (tests/unit/test_replay.c),
+# a kernel name of markup shown escaped, and a trace without CUDA calls says why there is no graph
+if command -v python3 > /dev/null; then
+    "$PC" report tests/fixtures/replay_sync.json -o "$T/cpath" -q
+    check critical_path_section_figures python3 tests/py/check_cpath_view.py "$T/cpath"
+    sed 's/"k1"/"k1<img src=x>\&\\"q"/' tests/fixtures/replay_sync.json > "$T/cpath_esc.json"
+    "$PC" report "$T/cpath_esc.json" -o "$T/cpath_esc" -q
+    check critical_path_names_escaped python3 tests/py/check_cpath_view.py "$T/cpath_esc" "" 'k1<img src=x>&"q'
+    "$PC" report tests/hostile/ms_extreme.profiler -o "$T/cpath_none" -q 2> /dev/null
+    check critical_path_absent_says_why python3 tests/py/check_cpath_view.py "$T/cpath_none" absent
+fi
+
 # --csv: every table, whole; e-mail; Markdown through GitHub's renderer
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/full" --csv --email --email-to "perf-team@example.com" -q
 # the nn.Module hierarchy (#20) as a tree table and a flame graph, from python_function module ranges

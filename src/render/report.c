@@ -325,6 +325,62 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
 }
 
+/* The Critical path section's extras, when critical_path.present:
+ * view.cpath_cats: the path's categories (critical_path.rows summed by
+ * category) {label, ns, pct}, the largest first; view.cpath_top: the first
+ * three as one line ("GPU kernels 50.0%, host CPU work 29.0%, data loading
+ * 20.0%": summary.md's); view.cpath_savings: the four replayed changes
+ * {label, def, ns, pct of the measured step}, label and definition from
+ * tables_run.def's columns (one place for both). */
+static void cpath_view(const pc_summary *s, cJSON *v) {
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    const tab_critical_path *cp = PC_REC(s, critical_path);
+    const pc_table *t = PC_TAB(s, cpath);
+    if (!view || !cp || !tk_true(cp->present) || !t) return;
+    enum { NC = 7 };
+    double ns[NC] = {0}, pct[NC] = {0};
+    int ord[NC];
+    for (size_t i = 0; i < t->n; i++) {
+        const tab_cpath *r = &TAB_ROWS(t, cpath)[i];
+        for (int k = 0; k < NC && rv_cpath_label[k][0]; k++)
+            if (!strcmp(PC_S(r->category, ""), rv_cpath_label[k][0])) ns[k] += PC_OR(r->avg_per_step_ns, 0), pct[k] += PC_OR(r->pct, 0);
+    }
+    for (int k = 0; k < NC; k++) ord[k] = k;
+    for (int i = 1; i < NC; i++) /* by share, the largest first; ties in the summary's order */
+        for (int j = i; j > 0 && pct[ord[j]] > pct[ord[j - 1]]; j--) { int x = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = x; }
+    cJSON *cats = cJSON_AddArrayToObject(view, "cpath_cats");
+    sbuf top = {0};
+    int shown = 0;
+    for (int i = 0; i < NC; i++) {
+        int k = ord[i];
+        if (ns[k] <= 0) continue;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "label", rv_cpath_label[k][1]);
+        cJSON_AddNumberToObject(row, "ns", ns[k]);
+        cJSON_AddNumberToObject(row, "pct", pct[k]);
+        cJSON_AddItemToArray(cats, row);
+        if (shown < 3) sbuf_printf(&top, "%s%s %.1f%%", shown ? ", " : "", rv_cpath_label[k][1], pct[k]), shown++;
+    }
+    if (top.data) cJSON_AddStringToObject(view, "cpath_top", top.data);
+    sbuf_free(&top);
+    static const char *const keys[] = {"sync_saving_ns", "data_saving_ns", "tc_saving_ns", "combined_saving_ns"};
+    const double vals[] = {cp->sync_saving_ns, cp->data_saving_ns, cp->tc_saving_ns, cp->combined_saving_ns};
+    double step = PC_OR(cp->step_ns, 0);
+    cJSON *sv = cJSON_AddArrayToObject(view, "cpath_savings");
+    for (int k = 0; k < 4; k++) {
+        const pc_col *c = tab_col(&pc_table_defs[TAB_critical_path], keys[k]);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "label", c ? c->label : keys[k]);
+        cJSON_AddStringToObject(row, "def", c ? c->def : "");
+        if (isfinite(vals[k])) {
+            cJSON_AddNumberToObject(row, "ns", vals[k]);
+            if (step > 0) cJSON_AddNumberToObject(row, "pct", 100.0 * vals[k] / step);
+            else cJSON_AddNullToObject(row, "pct");
+        } else cJSON_AddNullToObject(row, "ns"), cJSON_AddNullToObject(row, "pct");
+        cJSON_AddItemToArray(sv, row);
+    }
+}
+
 static int cmp_event_dur(const void *a, const void *b) {
     return PC_CMP(((const pc_tl_event *)b)->duration_ns, ((const pc_tl_event *)a)->duration_ns); /* longest first */
 }
@@ -514,6 +570,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_short_names(v); /* over the rows shown */
     rv_tree_rows(v);
     md_extras(summary, v);
+    cpath_view(summary, v);
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);

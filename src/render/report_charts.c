@@ -537,8 +537,52 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
     free(cols);
 }
 
+/* The critical path's categories (critical_path.rows summed by category, in
+ * the summary's order: host, data loading, launch, kernel, copy,
+ * communication, earlier work) as one bar of their shares of the step, the
+ * colors of the breakdown's nearest category; the same figures as the
+ * section's table. */
+const char *const rv_cpath_label[][2] = {{"host", "host CPU work"}, {"data_loading", "data loading"}, {"launch", "launch"},
+                                         {"kernel", "GPU kernels"}, {"copy", "copies"}, {"communication", "communication"},
+                                         {"earlier_work", "earlier work"}, {NULL, NULL}};
+static const char *const cpath_color_of[] = {"cpu", "dataloader", "runtime", "kernel", "memcpy", "communication", "other"};
+
+static void cpath_chart(chart_out *co, const pc_summary *s) {
+    const pc_table *t = PC_TAB(s, cpath);
+    if (!tk_true(PC_REC(s, critical_path)->present) || !t || !t->n) return;
+    enum { NC = sizeof cpath_color_of / sizeof *cpath_color_of };
+    double pct[NC] = {0};
+    for (size_t i = 0; i < t->n; i++) {
+        const tab_cpath *r = &TAB_ROWS(t, cpath)[i];
+        for (int k = 0; k < NC; k++)
+            if (!strcmp(PC_S(r->category, ""), rv_cpath_label[k][0])) pct[k] += PC_OR(r->pct, 0);
+    }
+    const char *labels[NC];
+    double vals[NC];
+    int cols[NC];
+    size_t n = 0;
+    for (int k = 0; k < NC; k++) {
+        if (pct[k] < 0.05) continue;
+        labels[n] = rv_cpath_label[k][1], vals[n] = pct[k], cols[n] = chart_category_color(cpath_color_of[k]);
+        n++;
+    }
+    chart c = {.kind = CHART_SHARE, .title = "What the step waits on: its critical path", .unit = UNIT_PCT, .labels = labels,
+               .values = vals, .colors = cols, .n = n, .width = 870};
+    cJSON *data = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *row = cJSON_CreateObject();
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.1f%%", vals[i]);
+        cJSON_AddStringToObject(row, "label", labels[i]);
+        cJSON_AddStringToObject(row, "value", buf);
+        cJSON_AddItemToArray(data, row);
+    }
+    rv_add_chart(co, "critical_path", &c, data);
+}
+
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
     overview_chart(co, s);
+    cpath_chart(co, s);
     kernel_charts(co, s, v, rows);
     type_charts(co, s);
     step_charts(co, s, v);

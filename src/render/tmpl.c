@@ -18,6 +18,7 @@ typedef struct rctx {
 
 void fmt_dur(sbuf *b, double ns) {
     double a = fabs(ns);
+    if (a < 0.5) ns = 0; /* "0 ns", never "-0 ns" (a saving of -0.0: 0 negated) */
     if (a < 1e3) sbuf_printf(b, "%.0f ns", ns);
     else if (a < 1e6) sbuf_printf(b, "%.2f µs", ns / 1e3);
     else if (a < 1e9) sbuf_printf(b, "%.2f ms", ns / 1e6);

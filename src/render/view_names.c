@@ -47,6 +47,7 @@ void rv_short_names(cJSON *v) {
     shorten_list(at(v, "memory", "top_operators"), "name", PC_SHORT_TABLE);
     shorten_list(at(v, "memory", "peak_allocations"), "operator", PC_SHORT_TABLE);
     shorten_list(at(v, "collectives", "rows"), "collective", PC_SHORT_TABLE);
+    shorten_list(at(v, "critical_path", "rows"), "name", PC_SHORT_TABLE);
     shorten_list(at(v, "ranks", "rows"), "top_collective", PC_SHORT_TABLE);
     shorten_list(at(v, "ranks", "collectives"), "collective", PC_SHORT_TABLE);
     cJSON *d;

@@ -30,6 +30,20 @@ assert s['steps']['count'] == 4, s['steps']['count']
 k = s['kernels']
 assert k['calls'] == 20 and k['total_ns'] == 4 * (2 + 8 + 16 + 3 + 4) * 1000, k   # train.c's 5 kernels a step, 33 us
 assert s['memory']['cuda_peak_allocated_bytes'] == 2 * 1048576, s['memory']   # two 1 MiB cudaMalloc"
+# each step's dependency graph (#37) from a capture trace: per step, train.c makes 7 calls on the
+# main thread (3 cudaLaunchKernel, cudaMemset, cudaMemcpy, cuLaunchKernel, cudaDeviceSynchronize)
+# and 3 on the data thread (cudaMemcpyAsync, cudaLaunchKernel, cudaStreamSynchronize), 8 GPU
+# operations (5 kernels, the memset, the two copies) and the end node: 19 nodes. The unchanged
+# replay gives back each step (0% error) and the path's shares sum to the step; the kernels on it
+# are train.c's (the timings are the mock's wall clock, so which ones is not fixed)
+check normal_critical_path python3 -c "
+import json; c = json.load(open('$T/normal/summary.json'))['critical_path']
+assert c['present'] and c['steps'] == 4 and c['nodes_max'] == 19, c
+assert c['error_max_pct'] == 0 and c['steps_over_2pct'] == 0, c
+assert abs(sum(r['avg_per_step_ns'] for r in c['rows']) - c['step_ns']) < 1 and abs(sum(r['pct'] for r in c['rows']) - 100) < 1e-6, c['rows']
+names = {'saxpy(int, float, float*, float*)', 'void train::reduce_kernel<256>(float const*, float*, int)', 'ampere_sgemm_128x64_nn',
+         'triton_poi_fused_add_0', 'void train::detail::copy_kernel<float>(float*, float const*, unsigned long)'}
+assert all(r['name'] in names for r in c['rows'] if r['category'] == 'kernel'), c['rows']"
 check normal_report_memory_over_time python3 -c "
 import json; d = json.load(open('$T/normal/summary.json'))['memory']['devices'][0]
 pts = d['timeline']['points']   # capture's allocations over time: 1 MiB, 2 MiB, then freed; no reserved figure

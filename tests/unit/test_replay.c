@@ -1,12 +1,16 @@
 /* Issue #37: each step's dependency graph replayed (src/analyze/depgraph.c,
  * replay.c), on a hand-written trace whose arithmetic is beside the case, and
  * on every real trace of ../shared/data (skipped when it is missing): the
- * unchanged replay reproduces each step's measured window. */
+ * unchanged replay reproduces each step's measured window; the graph built
+ * from every kind of input with CUDA calls: Kineto (above), Nsight Systems
+ * and nvprof SQLite (below; perfcard capture's traces in tests/capture/run.sh). */
 #include "test.h"
 #include "fixtures.h"
 #include "load/load.h"
 #include "summary/summary.h"
 #include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +51,125 @@ TEST(replay_sync_data_fixture) {
     CHECK_NEAR(row_ns(s, "launch", NULL), 210000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k2"), 0, 0.5);
+    cJSON_Delete(s);
+}
+
+/* The summary of an SQLite database made from SQL text (sql) or from an SQL file (file). */
+static cJSON *sql_summary(const char *name, const char *sql, const char *file) {
+    char *text = NULL;
+    if (file) {
+        FILE *f = fopen(file, "rb");
+        if (!f) return NULL;
+        text = calloc(1, 1 << 16);
+        size_t n = fread(text, 1, (1 << 16) - 1, f);
+        fclose(f);
+        text[n] = 0;
+        sql = text;
+    }
+    char *path = tmp_path(name);
+    sqlite3 *db;
+    int ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    free(text);
+    cJSON *s = ok ? fixture_summary(path) : NULL;
+    free(path);
+    return s;
+}
+
+/* The golden fixtures' graphs (tests/golden.sh builds the same databases).
+ * tests/fixtures/nsys.sql (ns): step NVTX 800-3600; cudaLaunchKernel 900-950 (saxpy 1000-2000)
+ * and 2900-2950 (saxpy 3000-3500); the copy 500-900 has no call. Nodes: 2 calls, 2 kernels, the
+ * end = 5. Nothing waits, so the path is the host thread's: gaps 800-900 (100), 950-2900 (1950),
+ * 2950-3600 (650) = host 2700, the calls' own 50 + 50 = launch 100: 2800, the step.
+ * tests/fixtures/nvprof.sql (ns), no steps: the window is the calls' 10-510 (the GPU ends at 450).
+ * Calls 10-18 (cudaMemcpyAsync from pinned: no wait), 50-90, 250-290 (launches), 500-510
+ * (cudaMemset, no memset record): launch 8 + 40 + 40 + 10 = 98, host gaps 32 + 160 + 210 = 402;
+ * nodes 4 calls, 3 GPU ops, the end = 8. */
+TEST(replay_sqlite_golden_fixtures) {
+    cJSON *s = sql_summary("ns.sqlite", NULL, "tests/fixtures/nsys.sql");
+    CHECK(s);
+    CHECK(cJSON_IsTrue(sj_get(s, "critical_path.present")));
+    CHECK_NEAR(sj_getnum(s, "critical_path.nodes_max", -1), 5, 0);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 2800, 0.5);
+    CHECK_NEAR(row_ns(s, "host", NULL), 2700, 0.5);
+    CHECK_NEAR(row_ns(s, "launch", NULL), 100, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 0, 0.5);
+    cJSON_Delete(s);
+    s = sql_summary("nv.sqlite", NULL, "tests/fixtures/nvprof.sql");
+    CHECK(s);
+    CHECK(cJSON_IsTrue(sj_get(s, "critical_path.present")));
+    CHECK_NEAR(sj_getnum(s, "critical_path.nodes_max", -1), 8, 0);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 500, 0.5);
+    CHECK_NEAR(row_ns(s, "host", NULL), 402, 0.5);
+    CHECK_NEAR(row_ns(s, "launch", NULL), 98, 0.5);
+    cJSON_Delete(s);
+}
+
+/* nvprof names its runtime calls by callback id only (cbid 211 cudaLaunchKernel, 165
+ * cudaDeviceSynchronize): the wait must come from the id's name. µs; no steps, so the window is
+ * the calls' 100-20010 = 19910. Launch 100-110 (k1 200-10200), sync 1000-10300 (waits for k1,
+ * returns 100 after it), launch 10400-10410 (k2 10500-12500), sync 20000-20010 (nothing left).
+ * Path back from 20010: the last sync's own 10 (launch), gap 10410-20000 host 9590, launch 10,
+ * gap 10300-10400 host 100, the sync's return 100 (launch), k1 10000, its launch latency 100-200
+ * (launch 100): host 9690, launch 220, kernel 10000, sum 19910.
+ * No sync wait: the sync ends at 1000 + 100, the launch at 1200-1210, k2 = max(1200, 10200) + its
+ * delay 100 = 10300-12300; the host ends at 1210 + 9590 + 10 = 10810: the step is 12300 - 100 =
+ * 12200, 7710 saved. */
+TEST(replay_nvprof_sync_by_cbid) {
+    cJSON *s = sql_summary("nvs.sqlite",
+        "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringTable VALUES (1, 'k1'), (2, 'k2');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, name INT, gridX INT,"
+        " gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200000, 10200000, 0, 7, 1, 1, 2, 1, 1, 128, 1, 1, 24, 0, 0),"
+        " (10500000, 12500000, 0, 7, 3, 2, 2, 1, 1, 128, 1, 1, 24, 0, 0);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, processId INT, threadId INT, correlationId INT, cbid INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100000, 110000, 1, 1, 1, 211), (1000000, 10300000, 1, 1, 2, 165),"
+        " (10400000, 10410000, 1, 1, 3, 211), (20000000, 20010000, 1, 1, 4, 165);", NULL);
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(s, "critical_path.nodes_max", -1), 7, 0);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 19910000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.error_max_pct", -1), 0, 1e-9);
+    CHECK_NEAR(row_ns(s, "host", NULL), 9690000, 0.5);
+    CHECK_NEAR(row_ns(s, "launch", NULL), 220000, 0.5);
+    CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7710000, 0.5);
+    cJSON_Delete(s);
+}
+
+/* Nsight Systems names calls through StringIds; a blocking cudaMemcpy (Device -> Pageable) waits
+ * for its copy. µs; step NVTX 0-20000. Launch 100-110 (k1 200-10200, stream 7), cudaMemcpy
+ * 1000-10400 (its copy 10250-10300 after k1 on stream 7; returns 100 after it), launch
+ * 10500-10510 (k2 10600-12600). Path back from 20000: gap 10510-20000 host 9490, launch 10, gap
+ * 10400-10500 host 100, the copy call's return 100 (launch), the copy 50, its stream gap after k1
+ * 10200-10250 (launch 50), k1 10000, its launch latency 100-200 (launch 100), gap 0-100 host 100:
+ * host 9690, launch 260, copy 50, kernel 10000, sum 20000.
+ * No sync wait: the copy call ends at 1000 + 100, the launch at 1200-1210, k2 = max(1200, the
+ * copy's end 10300) + 100 = 10400-12400; the host ends at 1210 + 9490 = 10700: 12.4 ms, 7.6 saved. */
+TEST(replay_nsys_blocking_copy) {
+    cJSON *s = sql_summary("nss.sqlite",
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+        "INSERT INTO StringIds VALUES (1, 'k1'), (2, 'cudaLaunchKernel'), (3, 'cudaMemcpy'), (4, 'k2');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, demangledName INT,"
+        " shortName INT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT,"
+        " staticSharedMemory INT, dynamicSharedMemory INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200000, 10200000, 0, 7, 1, 1, 1, 4,1,1,256,1,1,32,0,0),"
+        " (10600000, 12600000, 0, 7, 3, 4, 4, 4,1,1,256,1,1,32,0,0);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, deviceId INT, streamId INT, correlationId INT, bytes INT,"
+        " copyKind INT, srcKind INT, dstKind INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10250000, 10300000, 0, 7, 2, 704, 2, 3, 1);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT, correlationId INT, nameId INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100000, 110000, 16777217, 1, 2), (1000000, 10400000, 16777217, 2, 3),"
+        " (10500000, 10510000, 16777217, 3, 2);"
+        "CREATE TABLE NVTX_EVENTS(start INT, end INT, globalTid INT, eventType INT, text TEXT, textId INT);"
+        "INSERT INTO NVTX_EVENTS VALUES (0, 20000000, 16777217, 59, 'ProfilerStep#1', NULL);", NULL);
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(s, "critical_path.nodes_max", -1), 7, 0);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 20000000, 0.5);
+    CHECK_NEAR(row_ns(s, "host", NULL), 9690000, 0.5);
+    CHECK_NEAR(row_ns(s, "launch", NULL), 260000, 0.5);
+    CHECK_NEAR(row_ns(s, "copy", NULL), 50000, 0.5);
+    CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7600000, 0.5);
     cJSON_Delete(s);
 }
 

@@ -30,6 +30,8 @@ run python3 tests/py/trend_runs.py ./build/perfcard ./build/gentrace "$tr"
 rm -rf "$tr"
 echo "== perfcard's ranked findings on every real trace against the expert verdicts (tests/expectations/findings.tsv, tests/py/check_findings.py)"
 run python3 tests/py/check_findings.py ./build/perfcard ../shared/data
+echo "== docs/replay.md's validation table is what tools/replay_table.py prints for every real trace (tests/py/check_replay_table.py)"
+run python3 tests/py/check_replay_table.py ./build/perfcard ../shared/data
 echo "== the CI recipes in examples/ci, their shell steps on real traces with gh and curl faked"
 run sh tests/ci_recipes.sh ./build/perfcard
 echo "== the schema document's generated part (tools/schemadoc.sh)"

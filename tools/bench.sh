@@ -62,6 +62,9 @@ first=$(echo $SIZES | cut -d' ' -f1)
 eval "tf=\$t_$first"
 echo "time per MB, $first MB vs $largest MB:  $(echo "$tf/$first*1000" | bc -l | cut -c1-5) ms vs $(echo "$tl/$largest*1000" | bc -l | cut -c1-5) ms"
 echo "targets: >= 400 MB/s, >= 20x json.load, peak RSS <= 128 MiB, gz <= 1.3x zcat"
+# the dependency graph and replays (#37 item 5): with and without PERFCARD_NO_REPLAY=1, alternating
+echo
+sh tools/bench_replay.sh "$ref"
 # scale in distinct names (every table row is one name): BENCH_NAMES N makes N kernel and N
 # operator names, 2N in all; default "10000 100000 500000" (the last: 1,000,000 names)
 echo

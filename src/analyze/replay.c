@@ -3,7 +3,9 @@
  * against the measured window (the error), the critical path by category
  * and kernel, and the saving of each change the rules need (a blocking call
  * that no longer waits, data loading prefetched, non-Tensor-Core kernels of
- * eligible operators at half their time) and of the three at once. */
+ * eligible operators at half their time) and of the three at once.
+ * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
+ * (the section then says present false): for measuring their cost only. */
 #include "depgraph.h"
 #include "flops.h"
 #include "../util/hmap.h"
@@ -75,6 +77,10 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     tab_critical_path *r = PC_ADD_REC(ps, so, critical_path);
     pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_cpath);
     r->present = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
+    /* PERFCARD_NO_REPLAY=1: no graph, no replay (present false), only for measuring their cost
+     * (tools/bench_replay.sh, docs/benchmarks.md) */
+    const char *off = getenv("PERFCARD_NO_REPLAY");
+    if (off && *off && strcmp(off, "0")) r->present = 0;
     if (!r->present) return;
     uint8_t *tc = tc_names(c);
     dg_graph *g = dg_new(c);

@@ -225,6 +225,16 @@ if command -v python3 > /dev/null; then
     check critical_path_names_escaped python3 tests/py/check_cpath_view.py "$T/cpath_esc" "" 'k1<img src=x>&"q'
     "$PC" report tests/hostile/ms_extreme.profiler -o "$T/cpath_none" -q 2> /dev/null
     check critical_path_absent_says_why python3 tests/py/check_cpath_view.py "$T/cpath_none" absent
+    # the demo's 8 steps: a second chart, each step's path (critical_path.by_step), whose bars sum to each step
+    "$PC" report examples/demo.pt.trace.json.gz -o "$T/cpath_demo" -q --format html,json
+    check critical_path_per_step_chart python3 -c "
+import json, re
+h = open('$T/cpath_demo/report.html').read(); sec = h[h.index('<section id=\"critical-path\">'):]; sec = sec[:sec.index('</section>')]
+assert re.findall(r'<title[^>]*>([^<]*)</title>', sec) == ['What the step waits on: its critical path', 'Each step&#39;s critical path'], sec[:300]
+c = json.load(open('$T/cpath_demo/summary.json'))['critical_path']; st = json.load(open('$T/cpath_demo/summary.json'))['steps']['rows']
+assert len(c['by_step']) == 8 and [r['measured_ns'] for r in c['by_step']] == [r['duration_ns'] for r in st], c['by_step']
+for r in c['by_step']:
+    assert sum(v for k, v in r.items() if k not in ('measured_ns', 'replayed_ns')) == r['measured_ns'] == r['replayed_ns'], r"
 fi
 
 # --csv: every table, whole; e-mail; Markdown through GitHub's renderer

@@ -3,7 +3,8 @@
  * against the measured window (the error), the critical path by category
  * and kernel, and the saving of each change the rules need (a blocking call
  * that no longer waits, data loading prefetched, non-Tensor-Core kernels of
- * eligible operators at half their time) and of the three at once.
+ * eligible operators at half their time) and of the three at once; and
+ * each step's path by category (critical_path.by_step, the report's per-step bars).
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
 #include "depgraph.h"
@@ -76,6 +77,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     cJSON *so = sj_obj(ps->doc, "critical_path");
     tab_critical_path *r = PC_ADD_REC(ps, so, critical_path);
     pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_cpath);
+    pc_table *per_step = pc_summary_add_table(ps, so, "by_step", TAB_cpath_step);
     r->present = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
     /* PERFCARD_NO_REPLAY=1: no graph, no replay (present false), only for measuring their cost
      * (tools/bench_replay.sh, docs/benchmarks.md) */
@@ -97,7 +99,16 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
         for (int k = 0; k < 4; k++) save[k] += (double)dg_replay(g, &chs[k]);
         int64_t t0 = dg_replay(g, NULL); /* last, so the path is the unchanged one */
         for (int k = 0; k < 4; k++) save[k] -= (double)t0;
+        double before[DG_NCAT];
+        memcpy(before, acc.cat, sizeof before);
         dg_path(g, path_add, &acc);
+        tab_cpath_step *st = tab_push(per_step); /* this step's path: the categories' growth */
+        int64_t cat[DG_NCAT];
+        for (int k = 0; k < DG_NCAT; k++) cat[k] = (int64_t)llround(acc.cat[k] - before[k]);
+        st->measured_ns = d, st->replayed_ns = t0;
+        st->host_ns = cat[DG_HOST], st->data_loading_ns = cat[DG_DATA], st->launch_ns = cat[DG_LAUNCH];
+        st->kernel_ns = cat[DG_KERNEL], st->copy_ns = cat[DG_COPY], st->communication_ns = cat[DG_COMM];
+        st->earlier_work_ns = cat[DG_EARLIER];
         double err = d > 0 ? 100.0 * fabs((double)(t0 - d)) / (double)d : 0;
         err_sum += err;
         if (err > err_max) err_max = err;

@@ -242,6 +242,7 @@ static void materialize(const pc_summary *s, cJSON *o, int rows) {
         case TAB_optype: if (need < 20) need = 20; break;  /* the operator-type charts' top 20 */
         case TAB_memop: if (keep > 20) keep = need = 20; break;
         case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0, need = t->n; break; /* cut after the charts */
+        case TAB_cpath_step: keep = need = 0; break; /* a chart only (drawn from the table) */
         case TAB_rank: case TAB_rank_coll: { /* a job's ranks: the first rows and the ranks that matter */
             char *key = strdup(c->string);
             cJSON_ReplaceItemInObjectCaseSensitive(o, key, rank_rows_json(s, t, keep, &keep));
@@ -274,6 +275,7 @@ static size_t rows_shown(const pc_summary *s, const cJSON *o, int rows) {
         case TAB_op: case TAB_module: case TAB_api: case TAB_transfer: case TAB_coll: case TAB_kernel: case TAB_optype: break;
         case TAB_memop: if (keep > 20) keep = 20; break;
         case TAB_step: keep = rows > 0 ? (size_t)rows * 4 : 0; break;
+        case TAB_cpath_step: keep = 0; break;
         case TAB_rank: case TAB_rank_coll: keep = rank_rows_kept(s, t, keep); break;
         default: keep = t->n; break;
         }

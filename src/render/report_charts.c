@@ -578,6 +578,44 @@ static void cpath_chart(chart_out *co, const pc_summary *s) {
         cJSON_AddItemToArray(data, row);
     }
     rv_add_chart(co, "critical_path", &c, data);
+    /* per step (critical_path.by_step): the same categories stacked, at most 120 bars (consecutive
+     * steps averaged in groups, as the step charts do); left out with fewer than two steps */
+    const pc_table *ps = PC_TAB(s, cpath_step), *sr = PC_TAB(s, step);
+    size_t total = ps ? ps->n : 0;
+    if (total < 2 || !PC_REC(s, steps)->source) return;
+    size_t g = total > 120 ? (total + 119) / 120 : 1, nb = (total + g - 1) / g;
+    double *y[NC];
+    for (int k = 0; k < NC; k++) y[k] = xcalloc(nb, sizeof(double));
+    char **lab = xcalloc(nb, sizeof *lab);
+    for (size_t b = 0; b < nb; b++) {
+        size_t i0 = b * g, i1 = i0 + g < total ? i0 + g : total;
+        for (size_t i = i0; i < i1; i++) {
+            const tab_cpath_step *r = &TAB_ROWS(ps, cpath_step)[i];
+            const tk_I v[NC] = {r->host_ns, r->data_loading_ns, r->launch_ns, r->kernel_ns, r->copy_ns, r->communication_ns, r->earlier_work_ns};
+            for (int k = 0; k < NC; k++) y[k][b] += PC_OR(v[k], 0) / (double)(i1 - i0);
+        }
+        /* the steps' numbers when steps.rows holds one row per step, else their index */
+        long long a = (long long)i0, z = (long long)i1 - 1;
+        if (sr && sr->n == total)
+            a = (long long)PC_OR(TAB_ROWS(sr, step)[i0].number, (double)i0), z = (long long)PC_OR(TAB_ROWS(sr, step)[i1 - 1].number, (double)(i1 - 1));
+        char buf[48];
+        if (g == 1) snprintf(buf, sizeof buf, "#%lld", a);
+        else snprintf(buf, sizeof buf, "#%lld-%lld", a, z);
+        lab[b] = xstrdup(buf);
+    }
+    chart_series ser[NC];
+    size_t m = 0;
+    for (int k = 0; k < NC; k++) {
+        int any = 0;
+        for (size_t b = 0; b < nb; b++) any |= y[k][b] > 0;
+        if (any) ser[m++] = (chart_series){rv_cpath_label[k][1], NULL, y[k], nb, chart_category_color(cpath_color_of[k])};
+    }
+    chart c2 = {.kind = CHART_STACKED, .title = "Each step's critical path", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
+                .series = ser, .nseries = m, .categories = (const char *const *)lab, .ncat = nb};
+    rv_add_chart(co, "critical_path_steps", &c2, rv_series_rows(&c2));
+    for (size_t b = 0; b < nb; b++) free(lab[b]);
+    free(lab);
+    for (int k = 0; k < NC; k++) free(y[k]);
 }
 
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {

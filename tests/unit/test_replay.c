@@ -51,6 +51,16 @@ TEST(replay_sync_data_fixture) {
     CHECK_NEAR(row_ns(s, "launch", NULL), 210000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k2"), 0, 0.5);
+    /* the one step's path by category (critical_path.by_step) */
+    const cJSON *st = cJSON_GetArrayItem(sj_get(s, "critical_path.by_step"), 0);
+    CHECK(st && cJSON_GetArraySize(sj_get(s, "critical_path.by_step")) == 1);
+    CHECK_NEAR(sj_getnum(st, "measured_ns", -1), 20000000, 0);
+    CHECK_NEAR(sj_getnum(st, "replayed_ns", -1), 20000000, 0);
+    CHECK_NEAR(sj_getnum(st, "host_ns", -1), 5790000, 0);
+    CHECK_NEAR(sj_getnum(st, "data_loading_ns", -1), 4000000, 0);
+    CHECK_NEAR(sj_getnum(st, "launch_ns", -1), 210000, 0);
+    CHECK_NEAR(sj_getnum(st, "kernel_ns", -1), 10000000, 0);
+    CHECK_NEAR(sj_getnum(st, "copy_ns", -1) + sj_getnum(st, "communication_ns", -1) + sj_getnum(st, "earlier_work_ns", -1), 0, 0);
     cJSON_Delete(s);
 }
 

@@ -225,6 +225,11 @@ if command -v python3 > /dev/null; then
     check critical_path_names_escaped python3 tests/py/check_cpath_view.py "$T/cpath_esc" "" 'k1<img src=x>&"q'
     "$PC" report tests/hostile/ms_extreme.profiler -o "$T/cpath_none" -q 2> /dev/null
     check critical_path_absent_says_why python3 tests/py/check_cpath_view.py "$T/cpath_none" absent
+    # a summary.json from a perfcard before #37 (no critical_path): the section says so, not "no CUDA calls"
+    python3 -c "
+import json; d = json.load(open('$T/cpath/summary.json')); del d['critical_path']; json.dump(d, open('$T/cpath_old.json', 'w'))"
+    "$PC" report "$T/cpath_old.json" -o "$T/cpath_old" -q 2> /dev/null
+    check critical_path_old_summary_says_why grep -q "This summary was written by a perfcard without the critical path" "$T/cpath_old/report.html"
     # the demo's 8 steps: a second chart, each step's path (critical_path.by_step), whose bars sum to each step
     "$PC" report examples/demo.pt.trace.json.gz -o "$T/cpath_demo" -q --format html,json
     check critical_path_per_step_chart python3 -c "

@@ -333,11 +333,16 @@ static void md_extras(const pc_summary *s, cJSON *v) {
  * three as one line ("GPU kernels 50.0%, host CPU work 29.0%, data loading
  * 20.0%": summary.md's); view.cpath_savings: the four replayed changes
  * {label, def, ns, pct of the measured step}, label and definition from
- * tables_run.def's columns (one place for both). */
+ * tables_run.def's columns (one place for both). Otherwise view.cpath_why:
+ * why the section is empty. */
 static void cpath_view(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     const tab_critical_path *cp = PC_REC(s, critical_path);
     const pc_table *t = PC_TAB(s, cpath);
+    if (view && (!cp || !tk_true(cp->present))) /* why the section is empty: no CUDA calls, or a summary from before #37 */
+        cJSON_AddStringToObject(view, "cpath_why", cp && cp->present == 0
+            ? "No CUDA runtime or driver calls in this trace, so no dependency graph can be built: no critical path and no replay (docs/replay.md)."
+            : "This summary was written by a perfcard without the critical path (before issue #37): run perfcard report on the trace for it.");
     if (!view || !cp || !tk_true(cp->present) || !t) return;
     enum { NC = 7 };
     double ns[NC] = {0}, pct[NC] = {0};

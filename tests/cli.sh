@@ -411,6 +411,10 @@ assert st['wait_caused_ns'] == 9241000 and st['last_count'] == 5, st"
     # the job view (#34 items 1 and 3) against tests/expectations/job_view.py's reading of the traces
     python3 tests/expectations/job_view.py "$D8" > "$T/job_view_d8.json"
     check ranks_job_view_dlrm python3 tests/py/job_view_check.py "$T/job_view_d8.json" "$T/job/summary.json" 8 1 7
+    # the straggler's stake by replay (#32 class 4, #37 item 4) against tests/expectations/
+    # dlrm_straggler_replay.py's reading of the traces: rank 7 at the median arrival gives back 1,310 us
+    python3 tests/expectations/dlrm_straggler_replay.py "$D8" --json > "$T/straggler_replay_d8.json"
+    check ranks_straggler_replay_dlrm python3 tests/py/straggler_replay_check.py "$T/straggler_replay_d8.json" "$T/job/summary.json"
     # a job of 1,024 ranks (summaries made by tools/gen_rank_summaries.py from the 8 above): report.html
     # within PC_HTML_MAX (5 MiB; it was 6.1 MB: the rank tables were shown whole), the ranks that matter
     # kept in the cut rank table: the lowest, the slowest (read here from the summaries' steps.median_ns),

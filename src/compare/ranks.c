@@ -148,6 +148,7 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
  * OPS_PER_RANK >> s operations (s the least that fits), which the note says. */
 #define CLOCK_NS 50000.0
 enum { MATCH_GROUPS = 64, MATCH_TYPES = 16, SLOT_TYPES = 4, OPS_PER_RANK = 4096 };
+enum { OP_FIRST = 1, OP_LAST = 2 };
 size_t pc_job_arrivals_max = PC_JOB_ARRIVALS;
 typedef struct oslot {
     int64_t base;                             /* the first arrival folded in, on its rank's clock */
@@ -175,6 +176,8 @@ typedef struct jent {
     uint32_t m;    /* of them, held in g[] and d[] */
     uint8_t *g;    /* each one's group */
     float *d;      /* each one's arrival - its slot's base */
+    float *x;      /* each one's own time before it: arrival - its reference point (ref_ns) */
+    uint8_t *f;    /* OP_FIRST: the group's first in its step; OP_LAST: the rank's last operation ending within its step */
     size_t d0[4], dn[4], need; /* its detail rows (kernels, operators, steps, memory) in the scratch tables; rows they take in report.html */
 } jent;
 
@@ -218,10 +221,43 @@ static void job_fit(pc_job *j) {
             if (e->m > j->ops_cap) {
                 e->m = (uint32_t)j->ops_cap;
                 e->g = xrealloc(e->g, e->m), e->d = xrealloc(e->d, e->m * sizeof *e->d);
+                e->x = xrealloc(e->x, e->m * sizeof *e->x), e->f = xrealloc(e->f, e->m);
             }
             j->held += e->m;
         }
     }
+}
+
+/* a step's number and end (start + duration, after the trace's start) */
+typedef struct stend { int64_t number, end; size_t last; } stend;
+static int cmp_stend(const void *a, const void *b) {
+    const stend *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+/* OP_LAST on the rank's last operation (of any group) that ends within its
+ * step (a null step: the whole trace, one step): the one whose completion the
+ * step's end follows, for the straggler's replay */
+static void mark_last_in_step(jent *e, const pc_table *t, const pc_summary *ps, size_t k) {
+    const pc_table *st = PC_TAB(ps, step);
+    size_t ns = st ? st->n : 0;
+    stend *v = xcalloc(ns + 1, sizeof *v);
+    for (size_t i = 0; i < ns; i++) {
+        const tab_step *r = &TAB_ROWS(st, step)[i];
+        v[i] = (stend){r->number, ival(r->start_ns) + ival(r->duration_ns), (size_t)-1};
+    }
+    qsort(v, ns, sizeof *v, cmp_stend);
+    stend nostep = {0, INT64_MAX, (size_t)-1};
+    for (size_t r = 0; r < k; r++) {
+        const tab_coll_op *o = &TAB_ROWS(t, coll_op)[r];
+        stend key = {tk_null_I(o->step) ? 0 : o->step, 0, 0}, *s = tk_null_I(o->step) ? &nostep : bsearch(&key, v, ns, sizeof *v, cmp_stend);
+        if (!s || ival(o->end_ns) > s->end) continue;
+        if (s->last == (size_t)-1 || ival(o->end_ns) > ival(TAB_ROWS(t, coll_op)[s->last].end_ns)) s->last = r;
+    }
+    for (size_t i = 0; i <= ns; i++) {
+        size_t l = i < ns ? v[i].last : nostep.last;
+        if (l != (size_t)-1) e->f[l] |= OP_LAST;
+    }
+    free(v);
 }
 
 static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
@@ -233,6 +269,7 @@ static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
     tk_J su = PC_REC(ps, run)->start_us;
     int64_t origin = tk_null_I(su) ? 0 : su * 1000;
     e->g = xmalloc(k), e->d = xmalloc(k * sizeof *e->d);
+    e->x = xmalloc(k * sizeof *e->x), e->f = xcalloc(k, 1);
     uint32_t cnt[MATCH_GROUPS] = {0};
     int32_t me = (int32_t)(e - j->e);
     for (size_t r = 0; r < k; r++) {
@@ -272,8 +309,12 @@ static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
             else s->ty[s->nty++] = (uint8_t)ty, s->tykey[q] = e->key;
         } else if (e->key < s->tykey[q]) s->tykey[q] = e->key;
         e->g[e->m] = (uint8_t)g;
+        e->x[e->m] = (float)(arr - ref);
+        e->f[e->m] = tk_true(o->first) ? OP_FIRST : 0;
         e->d[e->m++] = (float)(a - s->base);
     }
+    /* (an operation of a group past MATCH_GROUPS is not held: the marks go by the held ones' rows) */
+    if (e->m == k) mark_last_in_step(e, t, ps, k);
     j->held += e->m;
     job_fit(j);
 }
@@ -403,11 +444,11 @@ static int place_of(jent *const *v, int n, int64_t key) {
 }
 /* the matching over the slots, at the end: w[] (by v's order) gets each
  * rank's figures; returns 1 when compared (matched and the clocks agree) */
-static int match_collectives(const pc_job *j, pc_summary *jobs, cJSON *rs, jent *const *v, int n, rwait *w, int *steps_out) {
+static int match_collectives(const pc_job *j, pc_summary *jobs, cJSON *rs, jent *const *v, int n, rwait *w, int *steps_out, size_t *upto) {
     tab_coll_match *m = PC_ADD_REC(jobs, sj_obj(rs, "collective_ops"), coll_match);
     int *place = xcalloc(j->n + 1, sizeof *place);
     uint32_t *cnt = xcalloc((size_t)n * MATCH_GROUPS + 1, sizeof *cnt);
-    size_t upto[MATCH_GROUPS] = {0};
+    memset(upto, 0, MATCH_GROUPS * sizeof *upto);
     jtype ty[MATCH_TYPES];
     int gorder[MATCH_GROUPS], seen[MATCH_GROUPS] = {0};
     int ng = 0, nt = 0, groups = 0, agree = 0;
@@ -565,6 +606,64 @@ out:
     return agree;
 }
 
+
+/* The straggler's replay (#32 class 4, #37 items 1 and 3;
+ * tests/expectations/dlrm_straggler_replay.py is the independent reading):
+ * per group, over its matched operations k in order, each rank's replayed
+ * arrival is its measured one at the group's first operation in its step,
+ * else E(k-1) + x (x: its own time from its reference point, the previous
+ * operation's end, to its arrival), and the operation completes at
+ * E(k) = max arrival + its transfer (the last arriver's kernel time). The
+ * change: at every operation the straggler's arrival is at most the median
+ * replayed arrival (all ranks'; an even count: the mean of the middle two).
+ * A rank's step ends its own tail after its last operation ending within the
+ * step (OP_LAST), so its saving is E(k) unchanged - E(k) changed there; save[]
+ * (by v's order) gets its sum over the steps. Returns the largest
+ * |E(k) unchanged - the measured end (the last arrival + transfer)|: how well
+ * the replay of the unchanged operations reproduces them. Linear in the
+ * operations held but for the median (a sort of n per operation). */
+static double replay_straggler(const pc_job *j, jent *const *v, int n, const size_t *upto, int strag, double *save) {
+    size_t *cur = xcalloc((size_t)n, sizeof *cur);
+    double *ab = xcalloc((size_t)n, sizeof *ab), *am = xcalloc((size_t)n, sizeof *am), *tmp = xcalloc((size_t)n, sizeof *tmp);
+    double err = 0;
+    for (int g = 0; g < j->ngrp; g++) {
+        if (!upto[g]) continue;
+        const ogroup *G = &j->grp[g];
+        memset(cur, 0, (size_t)n * sizeof *cur);
+        double eb = 0, em = 0; /* the previous operation's end, unchanged and changed, after this slot's base */
+        for (size_t jj = 0; jj < upto[g]; jj++) {
+            const oslot *s = &G->s[jj];
+            double mb = -INFINITY, mm = -INFINITY;
+            for (int i = 0; i < n; i++) {
+                const jent *e = v[i];
+                while (cur[i] < e->m && e->g[cur[i]] != g) cur[i]++;
+                size_t k = cur[i];
+                if (k >= e->m) { ab[i] = am[i] = 0; continue; } /* (cannot be: jj < upto[g] <= its count) */
+                if (e->f[k] & OP_FIRST || jj == 0) ab[i] = am[i] = (double)e->d[k];
+                else ab[i] = eb + (double)e->x[k], am[i] = em + (double)e->x[k];
+                tmp[i] = am[i];
+            }
+            double med = median_of(tmp, n);
+            if (am[strag] > med) am[strag] = med;
+            for (int i = 0; i < n; i++) {
+                if (ab[i] > mb) mb = ab[i];
+                if (am[i] > mm) mm = am[i];
+            }
+            eb = mb + (double)s->ldur, em = mm + (double)s->ldur;
+            double e0 = fabs(eb - (double)(s->larr + s->ldur - s->base));
+            if (e0 > err) err = e0;
+            for (int i = 0; i < n; i++)
+                if (cur[i] < v[i]->m && v[i]->f[cur[i]] & OP_LAST) save[i] += eb - em;
+            for (int i = 0; i < n; i++) cur[i]++;
+            if (jj + 1 < upto[g]) {
+                double shift = (double)(s->base - G->s[jj + 1].base);
+                eb += shift, em += shift;
+            }
+        }
+    }
+    free(cur), free(ab), free(am), free(tmp);
+    return err;
+}
 
 /* ---- the job's first screen and the per-rank detail (report.html's rank selector) ---- */
 
@@ -764,9 +863,11 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
         const char *where = b >= hg && b >= g ? "before the step (its step begins after the others')"
                             : hg >= g         ? "in host gaps inside the step (before its collectives)"
                                               : "in more GPU compute inside the step";
-        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; its lateness arises mostly %s",
+        double js = PC_OR(st->saving_job_step_ns, 0);
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; arriving at the median arrival would give back %.2f ms of the job's step (%.1f%% of rank %d's, the slowest) and %.2f ms per rank on average; its lateness arises mostly %s",
                  (int)st->rank, n, (long long)PC_OR(st->last_count, 0), (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0),
-                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, where);
+                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, js / 1e6, med[slowest] > 0 ? 100 * js / med[slowest] : 0.0, v[slowest]->rank,
+                 PC_OR(st->saving_mean_ns, 0) / 1e6, where);
     }
     else if (tk_true(st->found))
         snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: its compute per step is %.1f%% above the median rank's, and the others wait for it in their collectives",
@@ -856,13 +957,24 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
      * step is at least 5% of the median step */
     rwait *w = xcalloc((size_t)n + 1, sizeof *w);
     int msteps = 1, late = 0;
-    int compared = match_collectives(j, jobs, rs, v, n, w, &msteps);
+    size_t upto[MATCH_GROUPS];
+    int compared = match_collectives(j, jobs, rs, v, n, w, &msteps, upto);
     for (int i = 0; i < n && compared; i++) {
         tab_rank *r = &((tab_rank *)rows->rows)[i];
         r->last_count = w[i].last;
         r->wait_caused_ns = pc_figure(w[i].caused);
         r->wait_suffered_ns = pc_figure(w[i].suffered);
         if (w[i].caused > w[late].caused) late = i;
+    }
+    /* the straggler's stake: the replayed saving of its arriving at the median arrival */
+    double *save = xcalloc((size_t)n + 1, sizeof *save), rerr = 0;
+    int jslow = 0;
+    for (int i = 1; i < n; i++)
+        if (med[i] > med[jslow]) jslow = i;
+    if (compared) {
+        rerr = replay_straggler(j, v, n, upto, late, save);
+        for (int i = 0; i < n; i++) save[i] /= msteps;
+        for (int i = 0; i < n; i++) ((tab_rank *)rows->rows)[i].straggler_saving_ns = pc_figure(save[i]);
     }
     if (compared) {
         slow = late;
@@ -877,6 +989,10 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
         st->before_step_ns = pc_figure(w[late].before / msteps);
         st->host_gap_ns = pc_figure(w[late].host / msteps);
         st->gpu_compute_ns = pc_figure(w[late].gpu / msteps);
+        double mean = 0;
+        for (int i = 0; i < n; i++) mean += save[i] / n;
+        st->saving_ns = pc_figure(save[0]), st->saving_job_step_ns = pc_figure(save[jslow]), st->saving_mean_ns = pc_figure(mean);
+        st->replay_error_ns = pc_figure(rerr);
     }
     st->basis = by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
                 : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
@@ -901,11 +1017,12 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             r->title = compared ? "A rank arrives late at the collectives and the others wait" : "A straggler rank slows the whole job";
             r->threshold = compared ? "a rank's late arrivals at the collectives (matched across ranks) cause waits of at least 5% of the median step"
                                     : "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
-            char ev[512];
+            char ev[1024];
             if (compared)
-                snprintf(ev, sizeof ev, "rank %d arrives last at %lld of %lld collective operations and causes %.2f ms of wait per step (last - earliest arrival): %.2f ms before the step (its step began after the others'), %.2f ms of in-step host gaps, %.2f ms of in-step GPU compute",
+                snprintf(ev, sizeof ev, "rank %d arrives last at %lld of %lld collective operations and causes %.2f ms of wait per step (last - earliest arrival): %.2f ms before the step (its step began after the others'), %.2f ms of in-step host gaps, %.2f ms of in-step GPU compute; replayed with it arriving no later than the median arrival, rank %d's step is %.2f ms shorter (the job's step, rank %d's, %.2f ms; %.2f ms on average over the ranks): the others' wait on it is their exposed communication",
                          v[slow]->rank, (long long)w[late].last, (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0), w[late].caused / msteps / 1e6,
-                         w[late].before / msteps / 1e6, w[late].host / msteps / 1e6, w[late].gpu / msteps / 1e6);
+                         w[late].before / msteps / 1e6, w[late].host / msteps / 1e6, w[late].gpu / msteps / 1e6,
+                         v[0]->rank, save[0] / 1e6, v[jslow]->rank, save[jslow] / 1e6, PC_OR(st->saving_mean_ns, 0) / 1e6);
             else
                 snprintf(ev, sizeof ev, "rank %d: %.2f ms of compute per step, %.1f%% above the median rank (%.2f ms); the others wait for it in their collectives",
                          v[slow]->rank, work[slow] / 1e6, 100 * (work[slow] - median) / median, median / 1e6);
@@ -916,7 +1033,7 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             r->try = compared ? "Find why the rank arrives late: a step that begins after the others' (work before the step on that rank: data loading, logging, checkpoints), host gaps before its collectives (synchronizing calls, Python work), or more GPU work; then compare its host, GPU clocks and data shards with the others."
                               : "Compare the straggler's breakdown and data wait with the others; check its host, GPU clocks, data shards and network.";
             r->source = "Holistic Trace Analysis, MindInsight";
-            double stake = compared ? w[late].caused / msteps : work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
+            double stake = compared ? save[0] : work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
             r->at_stake_ns = pc_figure(stake);
             if (step > 0) r->at_stake_pct = pc_figure(100 * stake / step);
             /* in its place by time at stake, as advice.c ranks the others */
@@ -943,7 +1060,7 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
         }
     }
     job_view(j, jobs, rs, rr, rows, v, n, med, st, w[late].caused / msteps, job_step);
-    free(w);
+    free(w), free(save);
     free(work);
     free(med);
     free(v);
@@ -954,7 +1071,7 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
 void pc_job_free(pc_job *j) {
     if (!j) return;
     pc_summary_free(j->scratch);
-    for (size_t i = 0; i < j->n; i++) free(j->e[i].g), free(j->e[i].d);
+    for (size_t i = 0; i < j->n; i++) free(j->e[i].g), free(j->e[i].d), free(j->e[i].x), free(j->e[i].f);
     for (int g = 0; g < j->ngrp; g++) free(j->grp[g].s);
     for (size_t k = 0; k < j->njk; k++) free(j->jk[k].v);
     free(j->jk);

@@ -13,6 +13,10 @@
  * per-rank summary.json files equals one made from the traces.
  * For the job's first screen: the skew (slowest - fastest median step), the
  * slowest and the straggler marked in the rows, one headline for the job;
+ * the arrival-based straggler's stake by replay: the saving of each rank's
+ * step were it to arrive no later than the median arrival at every matched
+ * collective (each completing at its last arrival + its transfer), for the
+ * shown rank (its finding's at_stake_ns), the slowest rank and the mean;
  * for report.html's rank selector, each rank's top kernels, operators, first
  * steps and memory peaks (ranks.kernels, .operators, .steps, .memory) for the
  * ranks pc_rank_detail_budget bytes of report.html hold (lowest, slowest and

@@ -863,11 +863,21 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
         const char *where = b >= hg && b >= g ? "before the step (its step begins after the others')"
                             : hg >= g         ? "in host gaps inside the step (before its collectives)"
                                               : "in more GPU compute inside the step";
-        double js = PC_OR(st->saving_job_step_ns, 0);
-        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; arriving at the median arrival would give back %.2f ms of the job's step (%.1f%% of rank %d's, the slowest) and %.2f ms per rank on average; its lateness arises mostly %s",
+        double js = PC_OR(st->saving_job_step_ns, 0), mean = PC_OR(st->saving_mean_ns, 0);
+        char give[192], a[32], am[32], aw[32];
+        snprintf(a, sizeof a, "%.2f", js / 1e6), snprintf(am, sizeof am, "%.2f", mean / 1e6), snprintf(aw, sizeof aw, "%.2f", wait_per_step / 1e6);
+        /* one figure once: the same saving on every rank is said once, and a saving that is the whole wait so */
+        if (!strcmp(a, am) && !strcmp(a, aw))
+            snprintf(give, sizeof give, "all of that wait on every rank");
+        else if (!strcmp(a, am))
+            snprintf(give, sizeof give, "%s ms of every rank's step (%.1f%% of the job's, rank %d's, the slowest)", a,
+                     med[slowest] > 0 ? 100 * js / med[slowest] : 0.0, v[slowest]->rank);
+        else
+            snprintf(give, sizeof give, "%s ms of the job's step (%.1f%% of rank %d's, the slowest) and %s ms per rank on average", a,
+                     med[slowest] > 0 ? 100 * js / med[slowest] : 0.0, v[slowest]->rank, am);
+        snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: it arrives last at %lld of %lld collective operations, and the others wait for it %.1f%% of the median step; arriving at the median arrival would give back %s; its lateness arises mostly %s",
                  (int)st->rank, n, (long long)PC_OR(st->last_count, 0), (long long)PC_OR(PC_REC(jobs, coll_match)->matched, 0),
-                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, js / 1e6, med[slowest] > 0 ? 100 * js / med[slowest] : 0.0, v[slowest]->rank,
-                 PC_OR(st->saving_mean_ns, 0) / 1e6, where);
+                 job_step > 0 ? 100 * wait_per_step / job_step : 0.0, give, where);
     }
     else if (tk_true(st->found))
         snprintf(h, sizeof h, "Rank %d holds the job of %d ranks back: its compute per step is %.1f%% above the median rank's, and the others wait for it in their collectives",

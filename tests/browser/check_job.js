@@ -6,22 +6,14 @@
 // kernels table's first row differs between the first rank and rank PICK; no
 // sideways scroll at 390 px. Prints PASS/FAIL lines.
 // Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER
-const { chromium } = require("playwright-core");
 const path = require("path");
+const { launch, checker } = require("./launch");
 
 const [file, tag, nranks, pick, slowest, straggler] = process.argv.slice(2);
-let failed = 0;
-const result = (name, ok, why) => {
-  console.log(`${ok ? "PASS" : "FAIL"} ${tag}job_${name}${ok ? "" : ": " + why}`);
-  if (!ok) failed++;
-};
+const { result, failed } = checker(`${tag}job_`);
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   const url = "file://" + path.resolve(file);
   const ctx = await browser.newContext({ offline: true, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   const page = await ctx.newPage();
@@ -73,5 +65,5 @@ const result = (name, ok, why) => {
   result("no_sideways_scroll_390px", side.sw <= side.cw + 1, JSON.stringify(side));
   await phone.close();
   await browser.close();
-  process.exit(failed ? 1 : 0);
+  process.exit(failed() ? 1 : 0);
 })().catch((e) => { console.log(`FAIL ${tag}job_run: ${e}`); process.exit(1); });

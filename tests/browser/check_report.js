@@ -17,22 +17,14 @@
 // SHOTS=DIR also DIR/report-light.png and report-dark.png (1440x900, the first
 // screen) and report-phone.png (390 px, full page).
 // Prints PASS/FAIL lines. Usage: node check_report.js REPORT.html SCREENSHOT.png [TAG]
-const { chromium } = require("playwright-core");
 const path = require("path");
+const { launch, checker } = require("./launch");
 
 const [file, shot, tag = ""] = process.argv.slice(2);
-let failed = 0;
-const result = (name, ok, why) => {
-  console.log(`${ok ? "PASS" : "FAIL"} ${tag}browser_${name}${ok ? "" : ": " + why}`);
-  if (!ok) failed++;
-};
+const { result, failed } = checker(`${tag}browser_`);
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   const context = await browser.newContext({ offline: true, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const errors = [], requests = [];
@@ -373,5 +365,5 @@ const result = (name, ok, why) => {
     await ph.close();
   }
   await browser.close();
-  process.exit(failed ? 1 : 0);
+  process.exit(failed() ? 1 : 0);
 })().catch((e) => { console.log(`FAIL ${tag}browser_run: ${e}`); process.exit(1); });

@@ -4,6 +4,7 @@
 #include "../summary/categories.h"
 #include "../render/report.h"
 #include "../util/arena.h"
+#include "../util/shortname.h"
 #include "../util/strtab.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
@@ -178,7 +179,7 @@ typedef struct jent {
     float *d;      /* each one's arrival - its slot's base */
     float *x;      /* each one's own time before it: arrival - its reference point (ref_ns) */
     uint8_t *f;    /* OP_FIRST: the group's first in its step; OP_LAST: the rank's last operation ending within its step */
-    size_t d0[4], dn[4], need; /* its detail rows (kernels, operators, steps, memory) in the scratch tables; rows they take in report.html */
+    size_t d0[4], dn[4], need; /* its detail rows (kernels, operators, steps, memory) in the scratch tables; the bytes they take in report.html */
 } jent;
 
 enum { DETAIL_KERNELS = 10, DETAIL_OPS = 10, DETAIL_STEPS = 20, JOB_KERNELS = 20 };
@@ -703,6 +704,34 @@ static kname *rank_kernels(const pc_summary *s, int rank, size_t *out) {
     return v;
 }
 
+/* The bytes a rank's view takes in report.html's Per rank section (templates/
+ * report.html's rankview and its selector option), measured on the DLRM and
+ * job4 reports (tests/py/job_html_bound.py checks the section against its
+ * share): the view's headings, table heads, timeline sentence and option,
+ * beside its input's name (1,621-1,765 measured, without the input); per row
+ * its tags and figures (kernels 136-140, operators 137-145, steps 93-95)
+ * beside its strings: a kernel's or operator's name and its short name, a
+ * step's name, a memory row's device and peak operator, each as escaped. */
+enum { SECTION_BYTES = 1200, VIEW_BYTES = 1850, MEM_HEAD_BYTES = 450, KERNEL_ROW_BYTES = 150, OP_ROW_BYTES = 155, STEP_ROW_BYTES = 105, MEM_ROW_BYTES = 170 };
+static size_t html_len_max(const char *s, size_t max) {
+    size_t n = 0;
+    for (size_t i = 0; s && s[i] && i < max; i++)
+        n += s[i] == '&' ? 5 : s[i] == '<' || s[i] == '>' ? 4 : s[i] == '"' ? 6 : s[i] == '\'' ? 5 : 1;
+    return n;
+}
+static size_t html_len(const char *s) { return html_len_max(s, (size_t)-1); }
+/* the rows' names as report.html writes them: each one's title and its short
+ * name (report.c's add_short_names: pc_short_names over the rank's list) */
+static size_t names_len(const char *const *names, size_t n) {
+    if (!n) return 0;
+    char **sh = xcalloc(n, sizeof *sh);
+    pc_short_names(names, n, PC_SHORT_TABLE, sh);
+    size_t b = 0;
+    for (size_t i = 0; i < n; i++) b += html_len(names[i]) + html_len(sh[i]), free(sh[i]);
+    free(sh);
+    return b;
+}
+
 static const char *intern(pc_job *j, const char *s) { return strtab_get(&j->names, strtab_intern(&j->names, s, strlen(s))); }
 
 /* What the view needs of a rank's sections, one rank at a time: its detail
@@ -775,8 +804,18 @@ static void keep_detail(pc_job *j, jent *e, const pc_summary *s) {
         if (md->peak_operator) o->peak_operator = intern(j, md->peak_operator);
     }
     for (int c = 0; c < 4; c++) e->dn[c] = j->dt[c]->n - e->d0[c];
-    /* rows it takes in report.html */
-    e->need = (nk < DETAIL_KERNELS ? nk : DETAIL_KERNELS) + e->dn[1] + e->dn[2] + e->dn[3] + 1;
+    /* the bytes its view takes in report.html's Per rank section */
+    e->need = VIEW_BYTES + html_len(PC_S(PC_REC(s, run)->input, "")) + (e->dn[3] ? MEM_HEAD_BYTES : 0);
+    const char *nm[DETAIL_KERNELS > DETAIL_OPS ? DETAIL_KERNELS : DETAIL_OPS];
+    for (size_t i = 0; i < e->dn[0]; i++) nm[i] = TAB_ROWS(j->dt[0], rank_kernel)[e->d0[0] + i].name;
+    e->need += e->dn[0] * KERNEL_ROW_BYTES + names_len(nm, e->dn[0]);
+    for (size_t i = 0; i < e->dn[1]; i++) nm[i] = TAB_ROWS(j->dt[1], rank_op)[e->d0[1] + i].name;
+    e->need += e->dn[1] * OP_ROW_BYTES + names_len(nm, e->dn[1]);
+    for (size_t i = e->d0[2]; i < e->d0[2] + e->dn[2]; i++) e->need += STEP_ROW_BYTES + html_len(TAB_ROWS(j->dt[2], rank_step)[i].name);
+    for (size_t i = e->d0[3]; i < e->d0[3] + e->dn[3]; i++) {
+        const tab_rank_mem *m = &TAB_ROWS(j->dt[3], rank_mem)[i];
+        e->need += MEM_ROW_BYTES + html_len(m->device) + html_len(m->peak_operator);
+    }
 }
 
 /* a rank's detail rows into the job's tables t[] (strings into its summary) */
@@ -899,7 +938,7 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
     }
     rr->headline = pc_summary_utf8(jobs, h);
     /* the detail: must-keep ranks first, then by rank while the budget holds */
-    size_t budget = pc_rank_detail_budget / PC_HTML_ROW_MIN, used = 0;
+    size_t budget = pc_rank_detail_budget, used = SECTION_BYTES; /* bytes, as written */
     char *keep = xcalloc((size_t)n, 1);
     size_t *need = xcalloc((size_t)n, sizeof *need);
     for (int i = 0; i < n; i++) need[i] = v[i]->need;

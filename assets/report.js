@@ -148,43 +148,58 @@
 })();
 /* The interactive timeline (#tl): lanes of events from #tl-data, drawn on a
  * canvas; wheel or +/- zoom around the pointer (or the centre), drag pans,
- * a step selector jumps to a step's window, hovering shows the event. */
+ * a step selector jumps to a step's window, hovering shows the event. A job's
+ * rank selector loads another rank's data (window.pcTimeline.load; .initial:
+ * the page's own); the canvas's data-lanes, data-span and data-busy (its events' summed
+ * durations) say what it draws. */
 (function () {
   "use strict";
   var dataEl = document.getElementById("tl-data"), cv = document.getElementById("tl-canvas");
   if (!dataEl || !cv) return;
-  var D;
-  try { D = JSON.parse(dataEl.textContent); } catch (e) { return; }
+  var D0;
+  try { D0 = JSON.parse(dataEl.textContent); } catch (e) { return; }
   var tip = document.getElementById("tl-tip"), sel = document.getElementById("tl-step"), range = document.getElementById("tl-range");
   /* by category, as the static charts: kernel, communication, memcpy, memset, CPU operator, annotation, runtime, data loading */
   var COL = ["#0072B2", "#CC79A7", "#E69F00", "#F0E442", "#56B4E9", "#999999", "#D55E00", "#009E73"];
   var legend = document.createElement("span");
-  (D.categories || []).forEach(function (c, k) {
-    var sw = document.createElement("span");
-    sw.className = "tl-key";
-    sw.style.background = COL[k % COL.length];
-    legend.appendChild(sw);
-    legend.appendChild(document.createTextNode(c + " "));
-  });
   range.parentNode.appendChild(legend);
   /* a lane has one row per depth of nesting its events reach (at most 8): callers above callees */
-  var LANE = 18, LABEL = 150, nl = D.lanes.length, MAXD = 7;
-  var byLane = [], rows = [], top = [];
-  for (var i = 0; i < nl; i++) byLane.push([]), rows.push(1);
-  D.events.forEach(function (e) {
-    if (!byLane[e[0]]) return;
-    e[5] = Math.max(0, Math.min(MAXD, Math.floor(+e[5] || 0)));
-    byLane[e[0]].push(e);
-    rows[e[0]] = Math.max(rows[e[0]], e[5] + 1);
-  });
-  var rowsAll = 0;
-  for (i = 0; i < nl; i++) top.push(20 + rowsAll * LANE), rowsAll += rows[i];
-  var span = Math.max(1, D.span_ns), v0 = 0, v1 = span;
-  (D.steps || []).forEach(function (s, k) {
-    var o = document.createElement("option");
-    o.value = String(k); o.textContent = s[0];
-    sel.appendChild(o);
-  });
+  var LANE = 18, LABEL = 150, MAXD = 7;
+  var D, nl, byLane, rows, top, rowsAll, span, v0, v1;
+  /* (re)load the data: the page's own, or a rank's from the rank selector (window.pcTimeline.load) */
+  function load(d) {
+    D = d;
+    legend.textContent = "";
+    (D.categories || []).forEach(function (c, k) {
+      var sw = document.createElement("span");
+      sw.className = "tl-key";
+      sw.style.background = COL[k % COL.length];
+      legend.appendChild(sw);
+      legend.appendChild(document.createTextNode(c + " "));
+    });
+    nl = D.lanes.length; byLane = []; rows = []; top = [];
+    for (var i = 0; i < nl; i++) byLane.push([]), rows.push(1);
+    D.events.forEach(function (e) {
+      if (!byLane[e[0]]) return;
+      e[5] = Math.max(0, Math.min(MAXD, Math.floor(+e[5] || 0)));
+      byLane[e[0]].push(e);
+      rows[e[0]] = Math.max(rows[e[0]], e[5] + 1);
+    });
+    rowsAll = 0;
+    for (i = 0; i < nl; i++) top.push(20 + rowsAll * LANE), rowsAll += rows[i];
+    span = Math.max(1, D.span_ns); v0 = 0; v1 = span;
+    while (sel.options.length > 1) sel.remove(1);
+    sel.value = "";
+    (D.steps || []).forEach(function (s, k) {
+      var o = document.createElement("option");
+      o.value = String(k); o.textContent = s[0];
+      sel.appendChild(o);
+    });
+    cv.setAttribute("data-lanes", D.lanes.join("|"));
+    cv.setAttribute("data-span", String(D.span_ns));
+    cv.setAttribute("data-busy", String(D.events.reduce(function (a, e) { return a + (+e[2] || 0); }, 0)));
+    draw();
+  }
   function fmt(ns) {
     var a = Math.abs(ns);
     return a >= 1e9 ? (ns / 1e9).toFixed(3) + " s" : a >= 1e6 ? (ns / 1e6).toFixed(2) + " ms" : a >= 1e3 ? (ns / 1e3).toFixed(2) + " \u00b5s" : Math.round(ns) + " ns";
@@ -286,5 +301,6 @@
     draw();
   });
   window.addEventListener("resize", draw);
-  draw();
+  window.pcTimeline = { load: load, initial: D0 };
+  load(D0);
 })();

@@ -1604,7 +1604,9 @@ if [ -z "$tag" ]; then
         node tests/browser/check_job.js "$T/job4/report.html" "cli_job4_" 4 3 0 2 2>&1
         if [ -s "$T/job/report.html" ]; then
             node tests/browser/check_report.js "$T/job/report.html" "$T/job/screenshot.png" "cli_dlrm_" 2>&1
-            node tests/browser/check_job.js "$T/job/report.html" "cli_dlrm_" 8 7 1 7 2>&1
+            # rank 7's own lane (its GPU and the NCCL kernels' stream, read from its trace): drawn once rank 7 is picked
+            lane7=$(python3 -c "import glob, json; d = json.load(open(glob.glob('../shared/data/kineto/dlrm-v100-8ranks/worker7_*')[0])); k = [e for e in d['traceEvents'] if e.get('cat') == 'kernel' and e['name'].startswith('nccl')][0]; print('GPU %d stream %d' % (k['args']['device'], k['args']['stream']))")
+            node tests/browser/check_job.js "$T/job/report.html" "cli_dlrm_" 8 7 1 7 "$lane7" 2>&1
         fi
         if [ -d ../shared/data/kineto ]; then
             "$PC" report ../shared/data/kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz -o "$T/r50" -q

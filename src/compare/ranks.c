@@ -180,9 +180,21 @@ typedef struct jent {
     float *x;      /* each one's own time before it: arrival - its reference point (ref_ns) */
     uint8_t *f;    /* OP_FIRST: the group's first in its step; OP_LAST: the rank's last operation ending within its step */
     size_t d0[4], dn[4], need; /* its detail rows (kernels, operators, steps, memory) in the scratch tables; the bytes they take in report.html */
+    /* its timeline: its longest events (by duration, longest first), its lanes and categories (names interned), its steps' windows */
+    struct tlkeep *tl;
+    size_t ntl, tl_total;
+    int64_t tl_span;
+    uint32_t *tl_lanes, *tl_cats, *st_name;
+    int64_t *st_start, *st_dur;
+    int ntl_lanes, ntl_cats, nst;
 } jent;
+typedef struct tlkeep { int64_t start, dur; uint32_t name, src; int32_t args; uint16_t lane; uint8_t cat, depth; } tlkeep; /* src: its place in the summary's events */
 
 enum { DETAIL_KERNELS = 10, DETAIL_OPS = 10, DETAIL_STEPS = 20, JOB_KERNELS = 20 };
+/* each rank's timeline events held (the longest) and over the job; at most TL_SHOW_MAX, at least TL_SHOW_MIN, in report.html */
+enum { TL_RANK_EVENTS = 2048, TL_HELD_MAX = 1 << 19, TL_SHOW_MIN = 64, TL_SHOW_MAX = 2048 };
+/* a rank timeline's <script> element and its sentence, beside its JSON text */
+enum { TL_VIEW_BYTES = 400 };
 /* a kernel name over the job: its total, each rank's total, the least and most */
 typedef struct jkern { double total, min, max, *v; size_t nv, cap; int64_t minkey, maxkey; int32_t minent, maxent; } jkern;
 
@@ -200,6 +212,7 @@ struct pc_job {
     pc_table *dt[4];     /* the detail rows of every rank */
     jkern *jk;           /* by name id */
     size_t njk;
+    size_t tl_held, tl_cap; /* timeline events held over the ranks; at most tl_cap per rank */
 };
 
 static int64_t ival(tk_I v) { return tk_null_I(v) ? 0 : v; }
@@ -327,11 +340,13 @@ pc_job *pc_job_new(void) {
     j->rows = pc_summary_add_table(j->scratch, rs, "rows", TAB_rank);
     j->colls = pc_summary_add_table(j->scratch, rs, "collectives", TAB_rank_coll);
     j->ops_cap = OPS_PER_RANK;
+    j->tl_cap = TL_RANK_EVENTS;
     strtab_init(&j->names);
     return j;
 }
 
 static void keep_detail(pc_job *j, jent *e, const pc_summary *s);
+static void keep_timeline(pc_job *j, jent *e, const pc_summary *s);
 
 int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
     int rank = (int)PC_OR(PC_REC(ps, run_distributed)->rank, -1);
@@ -385,6 +400,7 @@ int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
     if (d0) r->gpu_utilization_pct = d0->utilization_pct;
     add_ops(j, e, ps);
     keep_detail(j, e, ps);
+    keep_timeline(j, e, ps);
     return rank;
 }
 
@@ -818,6 +834,170 @@ static void keep_detail(pc_job *j, jent *e, const pc_summary *s) {
     }
 }
 
+/* Each rank's timeline for the rank selector (#34 item 3): its longest
+ * events of its whole-trace timeline (trace_timeline: at most j->tl_cap of
+ * them, TL_RANK_EVENTS at first; past TL_HELD_MAX over the job every rank
+ * keeps half as many, the longest, until they fit), its lanes and categories,
+ * its steps' windows (the first DETAIL_STEPS), names interned. The ranks
+ * report.html shows in detail get theirs in ranks.timelines (job_timelines). */
+static int cmp_tl_dur(const void *a, const void *b) {
+    const tlkeep *x = a, *y = b;
+    if (x->dur != y->dur) return (x->dur < y->dur) - (x->dur > y->dur);
+    if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
+    return (x->src > y->src) - (x->src < y->src);
+}
+static uint32_t intern_id(pc_job *j, const char *s) { return strtab_intern(&j->names, s, strlen(s)); }
+static uint32_t *interned_list(pc_job *j, const cJSON *arr, int *n) {
+    int m = cJSON_GetArraySize(arr), k = 0;
+    uint32_t *v = xcalloc((size_t)m + 1, sizeof *v);
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr) v[k++] = intern_id(j, cJSON_IsString(x) ? x->valuestring : "");
+    *n = k;
+    return v;
+}
+static void keep_timeline(pc_job *j, jent *e, const pc_summary *s) {
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(s->doc, "trace_timeline");
+    size_t n;
+    pc_tl_event *ev = pc_summary_trace_events(s, &n);
+    if (!tl || !n) { free(ev); return; }
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(tl, "names"), *args = cJSON_GetObjectItemCaseSensitive(tl, "args");
+    int nn = cJSON_GetArraySize(names), na = cJSON_GetArraySize(args);
+    e->tl_lanes = interned_list(j, cJSON_GetObjectItemCaseSensitive(tl, "lanes"), &e->ntl_lanes);
+    e->tl_cats = interned_list(j, cJSON_GetObjectItemCaseSensitive(tl, "categories"), &e->ntl_cats);
+    const tab_trace_timeline *rec = PC_REC(s, trace_timeline);
+    e->tl_span = ival(rec->span_ns);
+    e->tl_total = (size_t)PC_OR(rec->events_total, (double)n);
+    tlkeep *v = xcalloc(n, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pc_tl_event *x = &ev[i];
+        if (x->lane < 0 || x->lane >= e->ntl_lanes || x->lane > UINT16_MAX || x->category < 0 || x->category >= e->ntl_cats || x->category > 255 ||
+            x->name < 0 || x->name >= nn)
+            continue; /* (an event pointing nowhere: a summary from elsewhere) */
+        const cJSON *a = x->args >= 0 && x->args < na ? cJSON_GetArrayItem(args, (int)x->args) : NULL;
+        const cJSON *nm = cJSON_GetArrayItem(names, (int)x->name);
+        v[m++] = (tlkeep){x->start_ns, x->duration_ns, intern_id(j, cJSON_IsString(nm) ? nm->valuestring : ""), (uint32_t)i,
+                          cJSON_IsString(a) ? (int32_t)intern_id(j, a->valuestring) : -1, (uint16_t)x->lane, (uint8_t)x->category,
+                          (uint8_t)(x->depth < 0 ? 0 : x->depth > 255 ? 255 : x->depth)};
+    }
+    free(ev);
+    qsort(v, m, sizeof *v, cmp_tl_dur);
+    if (m > j->tl_cap) m = j->tl_cap;
+    e->tl = xrealloc(v, (m ? m : 1) * sizeof *v);
+    e->ntl = m;
+    j->tl_held += m;
+    const pc_table *st = PC_TAB(s, step);
+    e->nst = st ? (int)(st->n < DETAIL_STEPS ? st->n : DETAIL_STEPS) : 0;
+    e->st_name = xcalloc((size_t)e->nst + 1, sizeof *e->st_name);
+    e->st_start = xcalloc((size_t)e->nst + 1, sizeof *e->st_start), e->st_dur = xcalloc((size_t)e->nst + 1, sizeof *e->st_dur);
+    for (int i = 0; i < e->nst; i++) {
+        const tab_step *r = &TAB_ROWS(st, step)[i];
+        e->st_name[i] = intern_id(j, PC_S(r->name, "")), e->st_start[i] = ival(r->start_ns), e->st_dur[i] = ival(r->duration_ns);
+    }
+    /* the job's hold: every rank keeps its longest half while over */
+    while (j->tl_held > TL_HELD_MAX && j->tl_cap > 1) {
+        j->tl_cap /= 2;
+        j->tl_held = 0;
+        for (size_t i = 0; i < j->n; i++) {
+            if (j->e[i].ntl > j->tl_cap) j->e[i].ntl = j->tl_cap;
+            j->tl_held += j->e[i].ntl;
+        }
+    }
+}
+
+/* the timeline of rank e for report.html: its k longest events held, by
+ * start, with the lanes, categories, names and arguments they use, its steps,
+ * as trace_timeline lays them out (lists.c), with rank, span_ns,
+ * events_total and kept */
+static int cmp_tl_start(const void *a, const void *b) {
+    const tlkeep *x = a, *y = b;
+    if (x->start != y->start) return (x->start > y->start) - (x->start < y->start);
+    return (x->src > y->src) - (x->src < y->src);
+}
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+static int64_t local_of(const uint32_t *ids, size_t n, uint32_t id) {
+    const uint32_t *p = bsearch(&id, ids, n, sizeof *ids, cmp_u32);
+    return p ? p - ids : -1;
+}
+static size_t uniq_u32(uint32_t *v, size_t n) {
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, cmp_u32);
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[m - 1]) v[m++] = v[i];
+    return m;
+}
+static cJSON *str_list(const pc_job *j, const uint32_t *ids, size_t n) {
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, sj_str_item(strtab_get(&j->names, ids[i])));
+    return a;
+}
+/* local indexes in the order of first use (the ids interned differ with the order the ranks come
+ * in; the output must not): ids[] sorted unique, at[] each one's local index, out[] the ids by it */
+static void first_use(const uint32_t *ids, size_t n, int64_t *at, uint32_t *out, uint32_t id, size_t *next) {
+    int64_t u = local_of(ids, n, id);
+    if (u >= 0 && at[u] < 0) out[*next] = id, at[u] = (int64_t)(*next)++;
+}
+static cJSON *rank_timeline(const pc_job *j, const jent *e, int rank, size_t k) {
+    if (k > e->ntl) k = e->ntl;
+    tlkeep *v = xmalloc((k ? k : 1) * sizeof *v);
+    memcpy(v, e->tl, k * sizeof *v);
+    qsort(v, k, sizeof *v, cmp_tl_start);
+    uint32_t *nm = xmalloc((k + 1) * sizeof *nm), *ar = xmalloc((k + 1) * sizeof *ar);
+    size_t nn = 0, na = 0;
+    for (size_t i = 0; i < k; i++) {
+        nm[nn++] = v[i].name;
+        if (v[i].args >= 0) ar[na++] = (uint32_t)v[i].args;
+    }
+    nn = uniq_u32(nm, nn), na = uniq_u32(ar, na);
+    int64_t *atn = xmalloc((nn + 1) * sizeof *atn), *ata = xmalloc((na + 1) * sizeof *ata);
+    uint32_t *ln = xmalloc((nn + 1) * sizeof *ln), *la = xmalloc((na + 1) * sizeof *la);
+    for (size_t i = 0; i < nn; i++) atn[i] = -1;
+    for (size_t i = 0; i < na; i++) ata[i] = -1;
+    size_t qn = 0, qa = 0;
+    for (size_t i = 0; i < k; i++) {
+        first_use(nm, nn, atn, ln, v[i].name, &qn);
+        if (v[i].args >= 0) first_use(ar, na, ata, la, (uint32_t)v[i].args, &qa);
+    }
+    cJSON *o = cJSON_CreateObject();
+    sj_int(o, "rank", rank);
+    sj_int(o, "span_ns", e->tl_span);
+    sj_int(o, "events_total", (int64_t)e->tl_total);
+    sj_int(o, "kept", (int64_t)k);
+    cJSON_AddItemToObject(o, "categories", str_list(j, e->tl_cats, (size_t)e->ntl_cats));
+    cJSON_AddItemToObject(o, "lanes", str_list(j, e->tl_lanes, (size_t)e->ntl_lanes));
+    cJSON_AddItemToObject(o, "names", str_list(j, ln, qn));
+    cJSON_AddItemToObject(o, "args", str_list(j, la, qa));
+    cJSON *ev = sj_arr(o, "events");
+    for (size_t i = 0; i < k; i++) {
+        pc_tl_event x = {v[i].lane, v[i].start, v[i].dur, atn[local_of(nm, nn, v[i].name)], v[i].cat, v[i].depth,
+                         v[i].args >= 0 ? ata[local_of(ar, na, (uint32_t)v[i].args)] : -1};
+        cJSON_AddItemToArray(ev, pc_tl_event_item(&x));
+    }
+    free(atn), free(ata), free(ln), free(la);
+    cJSON *st = sj_arr(o, "steps");
+    for (int i = 0; i < e->nst; i++) {
+        cJSON *w = cJSON_CreateArray();
+        cJSON_AddItemToArray(w, sj_str_item(strtab_get(&j->names, e->st_name[i])));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber((double)e->st_start[i]));
+        cJSON_AddItemToArray(w, cJSON_CreateNumber((double)e->st_dur[i]));
+        cJSON_AddItemToArray(st, w);
+    }
+    free(v), free(nm), free(ar);
+    return o;
+}
+/* its bytes in report.html: the JSON text, '<', '>' and '&' written as \u escapes (report.c) */
+static size_t timeline_bytes(const cJSON *o) {
+    char *t = cJSON_PrintUnformatted(o);
+    size_t b = 0;
+    for (const char *p = t; p && *p; p++) b += *p == '<' || *p == '>' || *p == '&' ? 6 : 1;
+    free(t);
+    return b + TL_VIEW_BYTES;
+}
+
 /* a rank's detail rows into the job's tables t[] (strings into its summary) */
 static void add_detail(const pc_job *j, pc_summary *jobs, cJSON *rs, pc_table **t, const jent *e) {
     if (!t[0]) {
@@ -941,7 +1121,18 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
     size_t budget = pc_rank_detail_budget, used = SECTION_BYTES; /* bytes, as written */
     char *keep = xcalloc((size_t)n, 1);
     size_t *need = xcalloc((size_t)n, sizeof *need);
-    for (int i = 0; i < n; i++) need[i] = v[i]->need;
+    /* each rank's timeline but the shown one's (the Timeline section's): its longest k events, k
+     * from half the budget over the ranks, within [TL_SHOW_MIN, TL_SHOW_MAX] */
+    size_t tk = pc_rank_detail_budget / 2 / (size_t)(n ? n : 1) / 45;
+    tk = tk < TL_SHOW_MIN ? TL_SHOW_MIN : tk > TL_SHOW_MAX ? TL_SHOW_MAX : tk;
+    for (int i = 0; i < n; i++) {
+        need[i] = v[i]->need;
+        if (i && v[i]->ntl) {
+            cJSON *o = rank_timeline(j, v[i], v[i]->rank, tk);
+            need[i] += timeline_bytes(o);
+            cJSON_Delete(o);
+        }
+    }
     int must[3] = {0, slowest, strag};
     for (int k = 0; k < 3; k++)
         if (must[k] >= 0 && !keep[must[k]]) keep[must[k]] = 1, used += need[must[k]];
@@ -949,10 +1140,12 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
     for (int i = 0; i < n; i++)
         if (!keep[i] && used + need[i] <= budget) keep[i] = 1, used += need[i];
     pc_table *dt[4] = {0};
+    cJSON *tls = NULL;
     char lo[512] = "";
     for (int i = 0; i < n; i++) {
         if (keep[i]) {
             add_detail(j, jobs, rs, dt, v[i]);
+            if (i && v[i]->ntl) cJSON_AddItemToArray(tls ? tls : (tls = sj_arr(rs, "timelines")), rank_timeline(j, v[i], v[i]->rank, tk));
             kept++;
             continue;
         }
@@ -1120,7 +1313,11 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
 void pc_job_free(pc_job *j) {
     if (!j) return;
     pc_summary_free(j->scratch);
-    for (size_t i = 0; i < j->n; i++) free(j->e[i].g), free(j->e[i].d), free(j->e[i].x), free(j->e[i].f);
+    for (size_t i = 0; i < j->n; i++) {
+        jent *e = &j->e[i];
+        free(e->g), free(e->d), free(e->x), free(e->f);
+        free(e->tl), free(e->tl_lanes), free(e->tl_cats), free(e->st_name), free(e->st_start), free(e->st_dur);
+    }
     for (int g = 0; g < j->ngrp; g++) free(j->grp[g].s);
     for (size_t k = 0; k < j->njk; k++) free(j->jk[k].v);
     free(j->jk);

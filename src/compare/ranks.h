@@ -20,7 +20,10 @@
  * for report.html's rank selector, each rank's top kernels, operators, first
  * steps and memory peaks (ranks.kernels, .operators, .steps, .memory) for the
  * ranks pc_rank_detail_budget bytes of report.html hold (lowest, slowest and
- * straggler first; the rest named in ranks.detail_left_out); and the
+ * straggler first; the rest named in ranks.detail_left_out; the budget
+ * counts each rank's bytes as report.html writes them), with each one's
+ * timeline but the shown rank's (ranks.timelines: its longest events, as
+ * many as the budget allows per rank, at most 2,048); and the
  * job-wide kernel table (ranks.job_kernels: total, min/median/max per rank).
  * rank_of_input guesses a rank from a file name ("rank-3", "rank3",
  * "worker3", "_3.") when a summary has no distributedInfo; -1 if none. */
@@ -38,7 +41,9 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n);
 /* The same one rank at a time, so that a job of thousands of ranks holds
  * only what its view needs of each (a few hundred bytes and its collective
  * types), not every summary whole: pc_job_add copies those figures of the
- * rank's summary (the order-th input; the summary may be freed at once) and
+ * rank's summary (the order-th input; the summary may be freed at once:
+ * with its longest timeline events, at most 2,048 a rank and 512 Ki over the
+ * job, past which every rank keeps its longest half) and
  * returns the rank it names (distributedInfo, else rank_of_input of its
  * input; -1: none, ranked after the others in input order). It also folds
  * the rank's collectives.ops into the job's operations (the n-th of a group on

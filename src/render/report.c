@@ -453,6 +453,22 @@ static char *timeline_text(const cJSON *tl, const pc_tl_event *v, size_t n) {
     return sbuf_take(&b);
 }
 
+/* JSON text txt as o[key], to sit in <script type="application/json">: '<',
+ * '>', '&' and U+2028/9 written as \u escapes, so no name from the trace can
+ * close the element or be read as markup */
+static void script_json(cJSON *o, const char *key, const char *txt) {
+    sbuf b = {0};
+    for (const unsigned char *p = (const unsigned char *)txt; *p; p++) {
+        if (*p == '<') sbuf_puts(&b, "\\u003c");
+        else if (*p == '>') sbuf_puts(&b, "\\u003e");
+        else if (*p == '&') sbuf_puts(&b, "\\u0026");
+        else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) sbuf_puts(&b, p[2] == 0xA8 ? "\\u2028" : "\\u2029"), p += 2;
+        else sbuf_putc(&b, (char)*p);
+    }
+    cJSON_AddStringToObject(o, key, b.data ? b.data : "");
+    sbuf_free(&b);
+}
+
 /* The interactive timeline's data (trace_timeline and the steps' windows) as
  * JSON text to sit in <script type="application/json">: '<', '>', '&' and
  * U+2028/9 written as \u escapes, so no name from the trace can close the
@@ -490,17 +506,8 @@ static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps)
     }
     cJSON_Delete(tl);
     if (!txt) return;
-    sbuf b = {0};
-    for (const unsigned char *p = (const unsigned char *)txt; *p; p++) {
-        if (*p == '<') sbuf_puts(&b, "\\u003c");
-        else if (*p == '>') sbuf_puts(&b, "\\u003e");
-        else if (*p == '&') sbuf_puts(&b, "\\u0026");
-        else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) sbuf_puts(&b, p[2] == 0xA8 ? "\\u2028" : "\\u2029"), p += 2;
-        else sbuf_putc(&b, (char)*p);
-    }
+    script_json(view, "timeline_json", txt);
     free(txt);
-    cJSON_AddStringToObject(view, "timeline_json", b.data ? b.data : "");
-    sbuf_free(&b);
 }
 
 
@@ -553,10 +560,23 @@ static void rank_detail(const pc_summary *s, cJSON *v) {
         cJSON_AddNumberToObject(d, "rank", rk);
         cJSON_AddStringToObject(d, "input", PC_S(tr->input, ""));
         cJSON_AddBoolToObject(d, "first", first);
+        /* its timeline (ranks.timelines: the ranks in detail but the shown one), for the Timeline section */
+        const cJSON *tl;
+        cJSON_ArrayForEach(tl, cJSON_GetObjectItemCaseSensitive(rs, "timelines")) {
+            const cJSON *xr = cJSON_GetObjectItemCaseSensitive(tl, "rank");
+            if (first || !cJSON_IsNumber(xr) || xr->valuedouble != rk) continue;
+            char *txt = cJSON_PrintUnformatted(tl);
+            if (txt) script_json(d, "timeline_json", txt);
+            free(txt);
+            cJSON_AddItemToObject(d, "tl_kept", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(tl, "kept"), 1));
+            cJSON_AddItemToObject(d, "tl_total", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(tl, "events_total"), 1));
+            break;
+        }
         first = 0;
         cJSON_AddItemToArray(out, d);
     }
     for (int k = 0; k < 4; k++) cJSON_DeleteItemFromObjectCaseSensitive(rs, lists[k]); /* shown by rank only */
+    cJSON_DeleteItemFromObjectCaseSensitive(rs, "timelines");
     add_short_names(cJSON_GetObjectItemCaseSensitive(rs, "job_kernels")); /* the job-wide kernels' names, short */
 }
 

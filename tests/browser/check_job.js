@@ -3,13 +3,17 @@
 // chart wholly inside the viewport; the per-rank table highlights the slowest
 // and the straggler rows (EXPECT_SLOWEST, EXPECT_STRAGGLER: ranks); choosing a
 // rank in the selector shows that rank's tables and hides the others, and the
-// kernels table's first row differs between the first rank and rank PICK; no
-// sideways scroll at 390 px. Prints PASS/FAIL lines.
-// Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER
+// kernels table's first row differs between the first rank and rank PICK; it
+// draws rank PICK's timeline in the Timeline section (#34 item 3): the section
+// names rank PICK, the canvas's lanes, span or summed event time change, and with EXPECT_LANE (a
+// lane only rank PICK's trace has, read from its trace) that lane is drawn and
+// was not before; picking the first rank again draws the page's own; no
+// sideways scroll at 390 px, the timeline switched. Prints PASS/FAIL lines.
+// Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER [EXPECT_LANE]
 const path = require("path");
 const { launch, checker } = require("./launch");
 
-const [file, tag, nranks, pick, slowest, straggler] = process.argv.slice(2);
+const [file, tag, nranks, pick, slowest, straggler, lane] = process.argv.slice(2);
 const { result, failed } = checker(`${tag}job_`);
 
 (async () => {
@@ -41,8 +45,12 @@ const { result, failed } = checker(`${tag}job_`);
     const v = Array.from(document.querySelectorAll(".rankview")).filter((d) => !d.hidden && d.getBoundingClientRect().height > 0);
     const row = v[0] && v[0].querySelector("table.rk-kernels tbody tr");
     const tl = v[0] && v[0].querySelector(".rk-timeline");
+    const cv = document.getElementById("tl-canvas"), no = document.getElementById("tl-rank-no");
     return { visible: v.map((d) => d.getAttribute("data-rank")), kernelRow: row ? row.textContent : null, timeline: tl ? tl.textContent : null,
-             options: document.querySelectorAll("#rank-pick option").length };
+             options: document.querySelectorAll("#rank-pick option").length,
+             tlRank: no ? no.textContent : null, lanes: cv ? cv.getAttribute("data-lanes") : null, span: cv ? cv.getAttribute("data-span") : null,
+             busy: cv ? cv.getAttribute("data-busy") : null,
+             first: document.querySelector("#rank-pick option") ? document.querySelector("#rank-pick option").value : null };
   });
   const before = await shown();
   await page.selectOption("#rank-pick", String(pick));
@@ -53,16 +61,28 @@ const { result, failed } = checker(`${tag}job_`);
   // the timeline per rank: the first rank's is the page's Timeline section; another rank's is named with
   // the command that draws it (its own input: report.html holds one rank's timeline)
   result("rank_selector_timeline_per_rank", /Timeline section of this page shows this rank/.test(before.timeline || "") &&
-         /^Not in this page/.test(after.timeline || "") && /perfcard report \S+/.test(after.timeline || "") && after.timeline !== before.timeline,
+         /^Picking this rank draws its timeline in the Timeline section: its [\d,]+ longest events of [\d,]+/.test(after.timeline || "") &&
+         /perfcard report \S+/.test(after.timeline || "") && after.timeline !== before.timeline,
          JSON.stringify([before.timeline, after.timeline]));
+  // the Timeline section follows the selector: the chosen rank's lanes and span, named
+  const lanesOf = (x) => (x.lanes || "").split("|");
+  result("rank_selector_switches_timeline", before.tlRank === before.first && after.tlRank === String(pick) && !!after.lanes &&
+         (after.lanes !== before.lanes || after.span !== before.span || after.busy !== before.busy) &&
+         (!lane || (lanesOf(after).includes(lane) && !lanesOf(before).includes(lane))),
+         JSON.stringify({ before: [before.tlRank, before.span, before.busy, before.lanes], after: [after.tlRank, after.span, after.busy, after.lanes], lane }));
+  await page.selectOption("#rank-pick", String(before.first));
+  const back = await shown();
+  result("rank_selector_timeline_back_to_first", back.tlRank === before.first && back.lanes === before.lanes && back.span === before.span && back.busy === before.busy,
+         JSON.stringify([back.tlRank, back.span]));
   result("no_page_errors", errors.length === 0, errors.join("; "));
   await ctx.close();
   const phone = await browser.newContext({ offline: true, viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
   const pp = await phone.newPage();
   await pp.goto(url, { waitUntil: "load" });
   await pp.selectOption("#rank-pick", String(pick));
-  const side = await pp.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
-  result("no_sideways_scroll_390px", side.sw <= side.cw + 1, JSON.stringify(side));
+  const side = await pp.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth,
+                                          tl: (document.getElementById("tl-rank-no") || {}).textContent }));
+  result("no_sideways_scroll_390px", side.sw <= side.cw + 1 && side.tl === String(pick), JSON.stringify(side));
   await phone.close();
   await browser.close();
   process.exit(failed() ? 1 : 0);

@@ -261,3 +261,40 @@ TEST(job_collectives_arrivals_capped) {
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.before_step_ns", -1), 2000000);
     cJSON_Delete(s);
 }
+
+/* Each rank's timeline for report.html's rank selector (#34 item 3): the ranks in detail but the
+ * shown one (rank 0, whose timeline is trace_timeline) get ranks.timelines[]: tests/fixtures/job4
+ * by hand from the fixture's complete events: rank 1 15 events summing 13,040 µs over a 7,000 µs
+ * span (its step, 1,000..8,000), rank 2 15 events, 9,040 µs, span 5,000 (its step begins at
+ * 3,000), rank 3 18 events (a second gemm under a second aten::mm), 12,540 µs, span 7,000; every
+ * event kept (under the 2,048 shown at most), by start; one step each, ProfilerStep#1 from 0. */
+TEST(job_timelines_per_rank) {
+    cJSON *s = job_of("tests/fixtures/job4", 4);
+    CHECK(s);
+    if (!s) return;
+    const cJSON *tls = sj_get(s, "ranks.timelines");
+    CHECK_EQ_I(cJSON_GetArraySize(tls), 3);
+    static const double events[3] = {15, 15, 18}, busy[3] = {13040000, 9040000, 12540000}, span[3] = {7000000, 5000000, 7000000};
+    int i = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tls) {
+        if (i >= 3) break;
+        CHECK_EQ_I(sj_getnum(t, "rank", -1), i + 1);
+        CHECK_EQ_I(sj_getnum(t, "kept", -1), events[i]);
+        CHECK_EQ_I(sj_getnum(t, "events_total", -1), events[i]);
+        CHECK_EQ_I(sj_getnum(t, "span_ns", -1), span[i]);
+        double sum = 0, prev = -1;
+        int sorted = 1;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, sj_get(t, "events")) {
+            sum += cJSON_GetArrayItem(e, 2)->valuedouble;
+            sorted &= cJSON_GetArrayItem(e, 1)->valuedouble >= prev;
+            prev = cJSON_GetArrayItem(e, 1)->valuedouble;
+        }
+        CHECK_EQ_I(sum, busy[i]);
+        CHECK(sorted);
+        CHECK_EQ_S(sj_getstr(t, "steps.0.0", ""), "ProfilerStep#1");
+        i++;
+    }
+    cJSON_Delete(s);
+}

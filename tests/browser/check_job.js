@@ -7,7 +7,7 @@
 // draws rank PICK's timeline in the Timeline section (#34 item 3): the section
 // names rank PICK, the canvas's lanes, span or summed event time change, and with EXPECT_LANE (a
 // lane only rank PICK's trace has, read from its trace) that lane is drawn and
-// was not before; picking the first rank again draws the page's own; no
+// was not before, and the typical step drawn above it (the first rank's) hidden, said so; picking the first rank again draws the page's own; no
 // sideways scroll at 390 px, the timeline switched. Prints PASS/FAIL lines.
 // Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER [EXPECT_LANE]
 const path = require("path");
@@ -50,6 +50,9 @@ const { result, failed } = checker(`${tag}job_`);
              options: document.querySelectorAll("#rank-pick option").length,
              tlRank: no ? no.textContent : null, lanes: cv ? cv.getAttribute("data-lanes") : null, span: cv ? cv.getAttribute("data-span") : null,
              busy: cv ? cv.getAttribute("data-busy") : null,
+             stepFig: (() => { const f = document.getElementById("tl-step-fig"), o = document.getElementById("tl-step-other");
+                               const seen = (x) => !!x && x.getBoundingClientRect().height > 0;
+                               return (seen(f) ? "fig" : "") + (seen(o) ? "other" : ""); })(),
              first: document.querySelector("#rank-pick option") ? document.querySelector("#rank-pick option").value : null };
   });
   const before = await shown();
@@ -68,11 +71,12 @@ const { result, failed } = checker(`${tag}job_`);
   const lanesOf = (x) => (x.lanes || "").split("|");
   result("rank_selector_switches_timeline", before.tlRank === before.first && after.tlRank === String(pick) && !!after.lanes &&
          (after.lanes !== before.lanes || after.span !== before.span || after.busy !== before.busy) &&
-         (!lane || (lanesOf(after).includes(lane) && !lanesOf(before).includes(lane))),
-         JSON.stringify({ before: [before.tlRank, before.span, before.busy, before.lanes], after: [after.tlRank, after.span, after.busy, after.lanes], lane }));
+         (!lane || (lanesOf(after).includes(lane) && !lanesOf(before).includes(lane))) &&
+         before.stepFig === "fig" && after.stepFig === "other",
+         JSON.stringify({ before: [before.tlRank, before.span, before.busy, before.stepFig, before.lanes], after: [after.tlRank, after.span, after.busy, after.stepFig, after.lanes], lane }));
   await page.selectOption("#rank-pick", String(before.first));
   const back = await shown();
-  result("rank_selector_timeline_back_to_first", back.tlRank === before.first && back.lanes === before.lanes && back.span === before.span && back.busy === before.busy,
+  result("rank_selector_timeline_back_to_first", back.tlRank === before.first && back.lanes === before.lanes && back.span === before.span && back.busy === before.busy && back.stepFig === "fig",
          JSON.stringify([back.tlRank, back.span]));
   result("no_page_errors", errors.length === 0, errors.join("; "));
   await ctx.close();

@@ -874,15 +874,25 @@ static void keep_timeline(pc_job *j, jent *e, const pc_summary *s) {
         if (x->lane < 0 || x->lane >= e->ntl_lanes || x->lane > UINT16_MAX || x->category < 0 || x->category >= e->ntl_cats || x->category > 255 ||
             x->name < 0 || x->name >= nn)
             continue; /* (an event pointing nowhere: a summary from elsewhere) */
-        const cJSON *a = x->args >= 0 && x->args < na ? cJSON_GetArrayItem(args, (int)x->args) : NULL;
-        const cJSON *nm = cJSON_GetArrayItem(names, (int)x->name);
-        v[m++] = (tlkeep){x->start_ns, x->duration_ns, intern_id(j, cJSON_IsString(nm) ? nm->valuestring : ""), (uint32_t)i,
-                          cJSON_IsString(a) ? (int32_t)intern_id(j, a->valuestring) : -1, (uint16_t)x->lane, (uint8_t)x->category,
-                          (uint8_t)(x->depth < 0 ? 0 : x->depth > 255 ? 255 : x->depth)};
+        /* (name and args: the summary's list indexes until the ones kept are interned below) */
+        v[m++] = (tlkeep){x->start_ns, x->duration_ns, (uint32_t)x->name, (uint32_t)i, x->args >= 0 && x->args < na ? (int32_t)x->args : -1,
+                          (uint16_t)x->lane, (uint8_t)x->category, (uint8_t)(x->depth < 0 ? 0 : x->depth > 255 ? 255 : x->depth)};
     }
     free(ev);
     qsort(v, m, sizeof *v, cmp_tl_dur);
     if (m > j->tl_cap) m = j->tl_cap;
+    /* only the kept events' names and arguments are interned (cJSON's arrays by index: walked once, in order) */
+    const cJSON **nv = xcalloc((size_t)nn + 1, sizeof *nv), **av = xcalloc((size_t)na + 1, sizeof *av), *it;
+    int q = 0;
+    cJSON_ArrayForEach(it, names) nv[q++] = it;
+    q = 0;
+    cJSON_ArrayForEach(it, args) av[q++] = it;
+    for (size_t i = 0; i < m; i++) {
+        const cJSON *nm = nv[v[i].name], *a = v[i].args >= 0 ? av[v[i].args] : NULL;
+        v[i].name = intern_id(j, cJSON_IsString(nm) ? nm->valuestring : "");
+        v[i].args = cJSON_IsString(a) ? (int32_t)intern_id(j, a->valuestring) : -1;
+    }
+    free(nv), free(av);
     e->tl = xrealloc(v, (m ? m : 1) * sizeof *v);
     e->ntl = m;
     j->tl_held += m;

@@ -9,6 +9,11 @@
  * from the tools that proved them: PyTorch's TensorBoard plugin, MindInsight,
  * Holistic Trace Analysis, Nsight Systems' expert rules, PyProf. */
 #include "rules.h"
+#include "stakes.h"
+#include "../util/units.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
 #include "../util/spill.h"
 #include "../summary/summary.h"
 #include <stdlib.h>
@@ -41,13 +46,71 @@ static int cmp_stake(const void *a, const void *b) {
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
+/* The top three findings' changes in one replay (#37): findings_combined,
+ * when two or more of the three have replayed stakes. The changes are
+ * united: the flags, the host floor, and per GPU event the smaller of the
+ * Tensor Core and memory-bound factors. */
+static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
+    const char *rules[3], *est[3];
+    int nr = 0, ne = 0, kinds = 0;
+    double sum = 0;
+    for (int i = 0; i < n && i < 3; i++) {
+        const tab_suggestion *sg = items[i].rec;
+        const char *id = PC_S(sg->rule, "");
+        if (PC_IS_NULL(sg->at_stake_ns)) continue;
+        int k = rules_change_of(id);
+        if (k >= 0 && !strcmp(PC_S(sg->stake_source, ""), "replay")) rules[nr++] = id, kinds |= 1 << k, sum += PC_OR(sg->at_stake_ns, 0);
+        else est[ne++] = id;
+    }
+    if (nr < 2) return;
+    const an_ctx *c = in->c;
+    float *tc = kinds & 1 << SK_TC ? stakes_tc_set(c, NULL) : NULL, *mb = kinds & 1 << SK_MB ? stakes_mb_set(c, in->ps) : NULL;
+    if (tc && mb)
+        for (size_t g = 0; g < c->t->ngpu; g++)
+            if (mb[g] < tc[g]) tc[g] = mb[g];
+    dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = tc ? tc : mb,
+                    .host_floor_ns = kinds & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = *in->keep_phases};
+    double save = 0;
+    int ok = stakes_replay(c, &ch, 1, &save);
+    spill_free(tc);
+    spill_free(mb);
+    if (!ok) return;
+    if (save < 0) save = 0;
+    tab_findings_combined *fc = PC_ADD_REC(in->ps, sj_obj(adv, "findings_combined"), findings_combined);
+    char list[256] = "", left[256] = "";
+    for (int i = 0; i < nr; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", rules[i]);
+    for (int i = 0; i < ne; i++) snprintf(left + strlen(left), sizeof left - strlen(left), "%s%s", i ? "," : "", est[i]);
+    fc->rules = pc_summary_utf8(in->ps, list);
+    if (ne) fc->left_out = pc_summary_utf8(in->ps, left);
+    fc->saving_ns = pc_figure(save);
+    if (in->step > 0) fc->saving_pct = pc_figure(100 * save / in->step);
+    fc->sum_of_stakes_ns = pc_figure(sum);
+    /* the sentence: whether the savings overlap, add up or more than add up (within 1% of the step, or 0.1 ms) */
+    char a[64], b[64], pct[48] = "", what[64], sentence[640];
+    units_ns(a, sizeof a, save);
+    units_ns(b, sizeof b, sum);
+    if (in->step > 0) snprintf(pct, sizeof pct, " (%.1f%%)", 100 * save / in->step);
+    if (nr == 3) snprintf(what, sizeof what, "the top 3");
+    else snprintf(what, sizeof what, "%s and %s", rules[0], rules[1]);
+    double tol = fmax(1e5, in->step > 0 ? 0.01 * in->step : 0);
+    const char *per = in->has_steps ? "per step" : "in the trace";
+    if (save < sum - tol)
+        snprintf(sentence, sizeof sentence, "Fixing %s together gives back %s %s%s, not the %s their stakes add up to: they overlap.", what, a, per, pct, b);
+    else if (save > sum + tol)
+        snprintf(sentence, sizeof sentence, "Fixing %s together gives back %s %s%s, more than the %s their stakes add up to: one fix lets the other give back more.", what, a, per, pct, b);
+    else snprintf(sentence, sizeof sentence, "Fixing %s together gives back %s %s%s, about the %s their stakes add up to: they do not overlap.", what, a, per, pct, b);
+    if (ne) snprintf(sentence + strlen(sentence), sizeof sentence - strlen(sentence), " (%s: %s stake is an estimate, not in this replay.)", left, ne == 1 ? "its" : "their");
+    fc->sentence = pc_summary_utf8(in->ps, sentence);
+}
+
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps};
+                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}};
     /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
      * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
     const char *fmt = strtab_get(&c->t->strs, c->t->source_format);
@@ -89,6 +152,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         items[i].rec->rank = i + 1;
         cJSON_AddItemToArray(rows, items[i].item);
     }
+    combined(&in, items, n, adv);
     free(items);
     cJSON_Delete(in.out);
 }

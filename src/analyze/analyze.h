@@ -88,4 +88,10 @@ uint8_t *nccl_flags(const pc_trace *t);
 /* Tensor Core use decided from a kernel's name (docs/tensor-cores.md):
  * 1 yes, 0 no, -1 unknown. */
 int kernel_uses_tensor_cores(const char *name);
+/* 1 when a kernel's name says it is a convolution's or a matrix product's
+ * (cuBLAS/CUTLASS GEMMs, cuDNN's implicit-GEMM, Winograd, FFT, dgrad and
+ * wgrad kernels), 0 for the rest (batch norm, elementwise, layout
+ * transforms, cuDNN's offset helpers): the kernels Tensor Cores would run
+ * (the tensor_cores change, stakes.c). */
+int kernel_is_conv_gemm(const char *name);
 #endif

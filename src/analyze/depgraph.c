@@ -29,21 +29,30 @@ typedef struct dg_node {
     int64_t gap, data;    /* host, end: measured gap before it (from the previous call's end), of which data loading */
     int64_t own;          /* host: time not waiting; gpu: duration */
     int64_t post;         /* waiting host node: its return time after the waited op's end */
-    int64_t delay;        /* gpu: start - max(launch start, previous op's end) */
+    int64_t dl, dp, dx;   /* gpu: start - its launch base, - the previous op's end (or pin), - the waited op's end (xw/xpin):
+                             the measured binding one in full, the others at most DG_MIN_GAP_NS */
+    int64_t delay;        /* gpu, replay: the offset from what bound it */
     int64_t pin;          /* gpu without a previous op: its stream's work launched before the step ends here (INT64_MIN: none) */
     int64_t xpin;         /* gpu with an inferred cross-stream wait on work outside the step's graph: its end (INT64_MIN: none) */
     int64_t s2, e2;       /* replayed */
     int32_t prev;         /* host: previous call of its thread; gpu: previous op of its stream; -1 none */
     int32_t launch;       /* gpu: launching host node */
     int32_t xw;           /* gpu: the op of another stream it waits for (inferred), -1 none */
+    int32_t xsid;         /* gpu with xpin: the stream of the work it waits for (-1: launched by no call) */
+    int32_t join;         /* host on the step's thread: another thread's last call inside its gap (-1 none) */
+    int64_t jgap;         /* its time from that call's end; of which data loading: jdata */
+    int64_t jdata;
     int32_t gi;           /* gpu: its index in the trace's GPU events */
     int32_t wait0, nwait; /* host: its waits, g->w[wait0 ..] */
     int32_t sid, bind;    /* gpu: stream index; replay: what bound it (host: wait index or -1; gpu: 0 launch, 1 previous, 2 pinned, 3 cross-stream wait) */
     uint32_t name;
     uint8_t kind, cat, flags;
+    uint8_t qwait;        /* host: its wait is the launch queue's (not a synchronizing call's) */
+    uint8_t jb;           /* replay: its start was bound by the join */
+    uint8_t lend;         /* gpu: it started after its launch call returned: its delay counts from the call's end */
 } dg_node;
 
-typedef struct dg_wait { int32_t node; int64_t pin; } dg_wait; /* node -1: work before the step, ending at pin */
+typedef struct dg_wait { int32_t node, sid; int64_t pin; } dg_wait; /* node -1: work before the step on stream sid, ending at pin */
 typedef struct dg_ev { int64_t key; int32_t type, node; } dg_ev;
 typedef struct dg_dl { int32_t th; int64_t s, e; } dg_dl;
 
@@ -55,6 +64,7 @@ struct dg_graph {
     int32_t *gnode;       /* per GPU event: its node in the current step's graph, -1 none */
     size_t nstreams;
     int64_t *carry;       /* per stream: end of the latest work launched before the current step */
+    int64_t *rmax;        /* per stream: scratch of a replay (its latest replayed end) */
     size_t cursor;        /* cpu index below which launches are carried */
     hmap threads;
     size_t nthreads, capthr;
@@ -127,10 +137,25 @@ static int cmp_end(const void *a, const void *b) {
     return *(const int32_t *)a < *(const int32_t *)b ? -1 : *(const int32_t *)a > *(const int32_t *)b;
 }
 
+/* The launch latency or stream gap an op is given from a bound that did not bind it when measured. */
+#define DG_MIN_GAP_NS 2000
+/* an op's measured offset from one of its bounds (at), in full when that bound is the binding
+ * one (base), else at most DG_MIN_GAP_NS: the launch latency or stream gap it would have had */
+static int64_t off(int64_t ts, int64_t at, int64_t base) {
+    int64_t d = ts - at;
+    return at >= base || d <= DG_MIN_GAP_NS ? d : DG_MIN_GAP_NS;
+}
+
 /* An op that starts more than XS_TOL after both its launch and its stream's previous op allow
  * waits for the op of another stream that ended last before it, when that one ended at most
  * XS_TOL before it (a cudaStreamWaitEvent the trace records without its stream or event). */
 #define XS_TOL 10000
+/* A call over QUEUE_MIN_NS whose launched work starts over QUEUE_BEHIND_NS after it returns, and that
+ * returned at most XS_TOL after an op ended, was held by the full launch queue: it waits for that op. */
+#define QUEUE_MIN_NS 20000
+/* A call after a gap over JOIN_MIN_NS follows the latest call another thread ended inside the gap. */
+#define JOIN_MIN_NS 20000
+#define QUEUE_BEHIND_NS 100000
 static int32_t cross_wait(const dg_graph *g, int32_t gi, int64_t base) {
     const pc_trace *t = g->c->t;
     int64_t s = t->gpu[gi].ts;
@@ -197,6 +222,7 @@ dg_graph *dg_new(const an_ctx *c) {
     g->slast = xmalloc(ns * sizeof *g->slast);
     g->slatest = xmalloc(ns * sizeof *g->slatest);
     g->slatest_end = xmalloc(ns * sizeof *g->slatest_end);
+    g->rmax = xmalloc(ns * sizeof *g->rmax);
     return g;
 }
 
@@ -204,7 +230,7 @@ void dg_free(dg_graph *g) {
     if (!g) return;
     SPILL_FREE_ALL(g->cls, g->sid, g->goff, g->gidx, g->gnode, g->byend);
     hmap_free(&g->threads);
-    free(g->tlast), free(g->carry), free(g->slast), free(g->slatest), free(g->slatest_end);
+    free(g->tlast), free(g->carry), free(g->rmax), free(g->slast), free(g->slatest), free(g->slatest_end);
     spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
     free(g);
 }
@@ -224,11 +250,11 @@ static dg_node *node_new(dg_graph *g) {
     memset(x, 0, sizeof *x);
     x->prev = x->launch = x->sid = x->bind = -1;
     x->pin = x->xpin = INT64_MIN;
-    x->xw = -1;
+    x->xw = x->xsid = x->join = -1;
     return x;
 }
 
-static void add_wait(dg_graph *g, int32_t node, int64_t pin) { *SPILL_PUSH(g->w, g->nw, g->capw) = (dg_wait){node, pin}; }
+static void add_wait(dg_graph *g, int32_t node, int32_t sid, int64_t pin) { *SPILL_PUSH(g->w, g->nw, g->capw) = (dg_wait){node, sid, pin}; }
 static int64_t wait_end(const dg_graph *g, const dg_wait *w) { return w->node >= 0 ? g->n[w->node].end : w->pin; }
 
 /* host node: its place in its thread's chain */
@@ -311,6 +337,15 @@ size_t dg_build(dg_graph *g, size_t si) {
         x->kind = N_HOST;
         x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
         chain(g, h, th, main_th);
+        if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
+            int64_t from = x->ts - x->gap, best = INT64_MIN;
+            for (size_t k = 0; k < g->nthreads; k++) {
+                int32_t o = g->tlast[k];
+                if ((uint32_t)k == th || o < 0 || g->n[o].end > x->ts || g->n[o].end <= from || g->n[o].end <= best) continue;
+                best = g->n[o].end, x->join = o;
+            }
+            if (x->join >= 0) x->jgap = x->ts - best;
+        }
         int sy = sync_class(g, e->name);
         x->wait0 = (int32_t)g->nw;
         /* waits on work launched before the call */
@@ -318,7 +353,7 @@ size_t dg_build(dg_graph *g, size_t si) {
             int64_t W = g->slatest_end[s];
             if (W == INT64_MIN || W > x->end) continue;
             if (sy == SY_STREAM && W <= x->ts) continue;
-            add_wait(g, g->slatest[s], W);
+            add_wait(g, g->slatest[s], (int32_t)s, W);
         }
         /* the ops it launched */
         for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
@@ -337,21 +372,45 @@ size_t dg_build(dg_graph *g, size_t si) {
             y->prev = g->slast[s];
             if (y->prev < 0) y->pin = g->carry[s];
             int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
-            int64_t base = pe > x->ts ? pe : x->ts;
+            y->lend = ge->ts >= x->end; /* a launch that took long delays its op by its own time, which a change may cut */
+            int64_t lb = y->lend ? x->end : x->ts;
+            int64_t base = pe > lb ? pe : lb, W = INT64_MIN;
             int32_t o = cross_wait(g, gi, base);
             if (o >= 0) {
                 const pc_gpu_event *oe = &t->gpu[o];
                 if (g->gnode[o] >= 0) y->xw = g->gnode[o];
-                else y->xpin = oe->ts + oe->dur; /* launched before the step (or by no call of it): held */
-                base = oe->ts + oe->dur;
+                else y->xpin = oe->ts + oe->dur, y->xsid = g->sid[o]; /* launched before the step (or by no call of it): held */
+                base = W = oe->ts + oe->dur;
             }
-            y->delay = y->ts - base;
+            y->dl = off(y->ts, lb, base);
+            y->dp = pe == INT64_MIN ? 0 : off(y->ts, pe, base);
+            y->dx = W == INT64_MIN ? 0 : off(y->ts, W, base);
             g->slast[s] = id;
             if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) g->slatest[s] = id, g->slatest_end[s] = y->end;
             int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
-            if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, 0);
+            if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
         }
         x = &g->n[h];
+        /* a call the launch queue holds: it launched work that starts long after it returns (the GPU
+         * runs far behind) and returned as soon as an op ended: it waits for that op */
+        if ((int32_t)g->nw == x->wait0 && (sy == SY_NONE || sy == SY_ASYNC) && e->dur > QUEUE_MIN_NS && g->goff[i + 1] > g->goff[i] &&
+            t->gpu[g->gidx[g->goff[i]]].ts > x->end + QUEUE_BEHIND_NS) {
+            size_t lo = 0, hi = g->nbyend;
+            while (lo < hi) { /* first op ending after the call */
+                size_t m = (lo + hi) / 2;
+                const pc_gpu_event *oe = &t->gpu[g->byend[m]];
+                if (oe->ts + oe->dur <= x->end) lo = m + 1;
+                else hi = m;
+            }
+            if (lo > 0) {
+                int32_t o = g->byend[lo - 1];
+                int64_t oend = t->gpu[o].ts + t->gpu[o].dur;
+                if (oend > x->ts && oend >= x->end - XS_TOL) {
+                    add_wait(g, g->gnode[o], g->sid[o], oend);
+                    x->qwait = 1;
+                }
+            }
+        }
         x->nwait = (int32_t)g->nw - x->wait0;
         if (x->nwait) {
             int64_t wm = INT64_MIN;
@@ -406,6 +465,7 @@ size_t dg_build(dg_graph *g, size_t si) {
         dg_node *x = &g->n[i];
         if (x->kind == N_GPU) continue;
         if (x->sid >= 0) x->data = dl_overlap(g, x->sid, x->ts - x->gap, x->ts);
+        if (x->join >= 0) x->jdata = dl_overlap(g, x->sid, x->ts - x->jgap, x->ts);
         x->cat = x->kind == N_END ? DG_HOST : DG_LAUNCH;
         *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->ts, EV_HSTART, (int32_t)i};
         if (x->nwait) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->end, EV_HEND, (int32_t)i};
@@ -417,6 +477,10 @@ size_t dg_build(dg_graph *g, size_t si) {
 }
 
 int64_t dg_measured(const dg_graph *g) { return g->wend - g->wstart; }
+size_t dg_nstreams(const dg_graph *g) { return g->nstreams; }
+
+/* how much earlier the work launched before the step on stream sid ends in the changed run */
+static int64_t shift(const dg_change *ch, int32_t sid) { return ch->carry && sid >= 0 ? ch->carry[sid] : 0; }
 
 static int64_t scaled(int64_t d, double f) {
     double v = nearbyint((double)d * f);
@@ -433,13 +497,20 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
         switch (g->ev[k].type) {
         case EV_HSTART: {
             int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
-            int64_t gap = x->gap;
-            if (ch->no_data_wait) gap -= x->data;
-            if (ch->host_floor_ns > 0 && gap > ch->host_floor_ns) gap = ch->host_floor_ns;
-            x->s2 = pe + gap;
+            int64_t rest = x->gap - x->data; /* host work outside data loading */
+            if (ch->host_floor_ns > 0 && rest > ch->host_floor_ns && (!ch->keep_phases || rest < DG_PHASE_NS)) rest = ch->host_floor_ns;
+            x->s2 = pe + (x->join >= 0 ? 0 : rest + (ch->no_data_wait ? 0 : x->data)); /* a join explains the gap */
+            x->jb = 0;
+            if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
+                const dg_node *J = &g->n[x->join];
+                int64_t jr = x->jgap - x->jdata;
+                if (ch->host_floor_ns > 0 && jr > ch->host_floor_ns && (!ch->keep_phases || jr < DG_PHASE_NS)) jr = ch->host_floor_ns;
+                int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (ch->no_data_wait ? 0 : x->jdata);
+                if (js > x->s2) x->s2 = js, x->jb = 1;
+            }
             x->flags |= F_START;
             x->bind = -1;
-            if (!x->nwait || ch->no_sync_wait) {
+            if (!x->nwait || (ch->no_sync_wait && !x->qwait)) {
                 int64_t own = x->own;
                 if (ch->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > ch->host_floor_ns) own = ch->host_floor_ns;
                 x->e2 = x->s2 + own;
@@ -452,7 +523,7 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
             int64_t e = x->s2 + x->own;
             for (int32_t w = 0; w < x->nwait; w++) {
                 const dg_wait *wt = &g->w[x->wait0 + w];
-                int64_t W = wt->node >= 0 ? (g->n[wt->node].flags & F_END ? g->n[wt->node].e2 : g->n[wt->node].end) : wt->pin;
+                int64_t W = wt->node >= 0 ? (g->n[wt->node].flags & F_END ? g->n[wt->node].e2 : g->n[wt->node].end) : wt->pin + shift(ch, wt->sid);
                 if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
             }
             x->e2 = e;
@@ -461,16 +532,18 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
         }
         default: {
             const dg_node *L = &g->n[x->launch];
-            int64_t ls = L->flags & F_START ? L->s2 : L->ts;
-            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : x->pin;
-            x->bind = pe > ls ? (x->prev >= 0 ? 1 : 2) : 0;
-            int64_t b = pe > ls ? pe : ls;
+            int64_t ls = x->lend ? (L->flags & F_END ? L->e2 : L->end) : L->flags & F_START ? L->s2 : L->ts;
+            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end)
+                         : x->pin == INT64_MIN ? x->pin : x->pin + shift(ch, x->sid);
+            int64_t b = ls + x->dl;
+            x->bind = 0, x->delay = x->dl;
+            if (pe != INT64_MIN && pe + x->dp > b) b = pe + x->dp, x->bind = x->prev >= 0 ? 1 : 2, x->delay = x->dp;
             if (x->xw >= 0 || x->xpin != INT64_MIN) {
-                int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin;
-                if (W > b) b = W, x->bind = x->xw >= 0 ? 3 : 2;
+                int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin + shift(ch, x->xsid);
+                if (W + x->dx > b) b = W + x->dx, x->bind = x->xw >= 0 ? 3 : 2, x->delay = x->dx;
             }
-            x->s2 = b + x->delay;
-            int64_t d = ch->scale_name && x->cat != DG_COPY && ch->scale_name[x->name] ? scaled(x->own, ch->scale) : x->own;
+            x->s2 = b;
+            int64_t d = ch->scale && ch->scale[x->gi] != 1.0f ? scaled(x->own, ch->scale[x->gi]) : x->own;
             x->e2 = x->s2 + d;
             x->flags |= F_START | F_END;
         }
@@ -493,7 +566,29 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
         int64_t lag = G > g->wend ? G - g->wend : 0;
         if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag;
     }
-    return T > 0 ? T : 0;
+    if (T < 0) T = 0;
+    if (ch->carry) { /* the next step's work launched before it: how much earlier it ends */
+        for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
+        for (size_t i = 0; i < g->nn; i++) {
+            const dg_node *x = &g->n[i];
+            if (x->kind == N_GPU && x->e2 > g->rmax[x->sid]) g->rmax[x->sid] = x->e2;
+        }
+        int64_t save = (g->wend - g->wstart) - T; /* the next step starts this much earlier */
+        for (size_t s = 0; s < g->nstreams; s++) {
+            int64_t M = g->slatest_end[s], R = g->rmax[s];
+            if (M == INT64_MIN) continue; /* nothing on the stream yet */
+            if (g->carry[s] != INT64_MIN && g->carry[s] + ch->carry[s] > R) R = g->carry[s] + ch->carry[s];
+            if (R == INT64_MIN) continue;
+            int64_t d = R - M + save;
+            ch->carry[s] = d < 0 ? d : 0;
+        }
+    }
+    return T;
+}
+
+int64_t dg_replay_steady(dg_graph *g, const dg_change *ch, int first) {
+    if (first && ch && ch->carry) dg_replay(g, ch);
+    return dg_replay(g, ch);
 }
 
 /* the path's segments, clipped to the window [wstart, end] */
@@ -516,7 +611,7 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
             seg(&k, x->cat, x->name, x->s2, x->e2);
             int64_t base = x->s2 - x->delay;
             seg(&k, DG_LAUNCH, 0, base, x->s2);
-            if (x->bind == 0) cur = x->launch, at_start = 1;
+            if (x->bind == 0) cur = x->launch, at_start = !x->lend;
             else if (x->bind == 1) cur = x->prev, at_start = 0;
             else if (x->bind == 3) cur = x->xw, at_start = 0;
             else {
@@ -537,11 +632,12 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
             seg(&k, DG_LAUNCH, x->name, x->s2, x->e2);
         }
         at_start = 0;
-        int64_t pe = x->prev >= 0 ? g->n[x->prev].e2 : g->anchor;
-        int64_t data = g->no_data ? 0 : x->data;
+        int32_t from = x->jb ? x->join : x->prev;
+        int64_t pe = from >= 0 ? g->n[from].e2 : g->anchor;
+        int64_t data = g->no_data ? 0 : x->jb ? x->jdata : x->data;
         if (data > x->s2 - pe) data = x->s2 - pe;
         seg(&k, DG_DATA, 0, x->s2 - data, x->s2);
         seg(&k, DG_HOST, 0, pe, x->s2 - data);
-        cur = x->prev;
+        cur = from;
     }
 }

@@ -32,7 +32,11 @@
  * longer blocks gains only what the GPU can follow. With no change it is the measured window, up to the edges a
  * damaged trace runs backwards (docs/replay.md states the error on every
  * real trace).
- * The graph keeps its buffers between steps: build steps in increasing
+ * A change made in every step also moves the work launched before the step
+ * (dg_change.carry): a replay writes how much earlier each stream's latest
+ * work ends, relative to the next step's replayed start, and the next step's
+ * replay holds that work there (the first step: the caller replays it twice,
+ * the steady state). The graph keeps its buffers between steps: build steps in increasing
  * order (the work launched before a step is carried forward). */
 #ifndef PC_DEPGRAPH_H
 #define PC_DEPGRAPH_H
@@ -44,10 +48,16 @@ typedef struct dg_graph dg_graph;
 typedef struct dg_change {
     int no_sync_wait;          /* blocking calls no longer wait (their own time stays) */
     int no_data_wait;          /* data loading prefetched: host gaps lose their data-loading part */
-    const uint8_t *scale_name; /* by strtab id, nonzero: kernels whose duration is scaled; NULL: none */
-    double scale;              /* their duration times this (>= 0) */
-    int64_t host_floor_ns;     /* > 0: host gaps and launch calls' own time at most this */
+    const float *scale;        /* per GPU event of the trace (NULL: none): its duration times this (1: unchanged, >= 0) */
+    int64_t host_floor_ns;     /* > 0: host gaps' part outside data loading, and launch calls' own time, at most this */
+    int keep_phases;           /* with host_floor_ns: gaps of DG_PHASE_NS or more (host phases) are kept */
+    int64_t *carry;            /* NULL: the work launched before the step is held at its measured end;
+                                  else per stream (dg_nstreams of them, zeroed before the first step): how
+                                  much earlier (<= 0) that work ends in the changed run, relative to the
+                                  step's start; read, then written for the next step (steps replayed in
+                                  order): the steady state of a change every step makes */
 } dg_change;
+enum { DG_PHASE_NS = 1000000 };
 
 /* Critical-path categories (dg_path). */
 enum { DG_HOST = 0, DG_DATA, DG_LAUNCH, DG_KERNEL, DG_COPY, DG_COMM, DG_EARLIER, DG_NCAT };
@@ -60,8 +70,13 @@ void dg_free(dg_graph *g); /* accepts NULL */
 size_t dg_build(dg_graph *g, size_t si);
 /* The step's measured window (ns). */
 int64_t dg_measured(const dg_graph *g);
+/* The step's GPU streams (the size of dg_change.carry). */
+size_t dg_nstreams(const dg_graph *g);
 /* The step's time (ns) after the change (NULL: none). */
 int64_t dg_replay(dg_graph *g, const dg_change *ch);
+/* dg_replay with ch->carry; first: the first step replayed, twice (the
+ * second time with the carry its first replay wrote: the steady state). */
+int64_t dg_replay_steady(dg_graph *g, const dg_change *ch, int first);
 /* The last replay's critical path, from the window's start to the host's end
  * node, segment by segment: add(arg, category, name (strtab id; 0 none), ns). */
 void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, int64_t ns), void *arg);

@@ -71,6 +71,22 @@ int kernel_uses_tensor_cores(const char *name) {
     return 0;
 }
 
+int kernel_is_conv_gemm(const char *name) {
+    static const char *const yes[] = {"gemm", "scudnn", "dgrad", "wgrad", "convolve", "winograd", "conv2d", "conv3d", "conv1d",
+                                      "fft2d", "fft3d", "fprop", "cutlass", NULL};
+    static const char *const no[] = {"bn_", "batch_norm", "batchnorm", "elementwise", "scalepacked", "computeoffsets",
+                                     "nchwtonhwc", "nhwctonchw", "flip_filter", "im2col", "col2im", NULL};
+    char buf[1024];
+    size_t n = strlen(name);
+    char *low = n < sizeof buf ? buf : xmalloc(n + 1);
+    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    int y = 0;
+    for (int i = 0; yes[i] && !y; i++) y = strstr(low, yes[i]) != NULL;
+    for (int i = 0; no[i] && y; i++) y = strstr(low, no[i]) == NULL;
+    if (low != buf) free(low);
+    return y;
+}
+
 typedef struct krow {
     uint32_t name;
     int32_t device;

@@ -2,12 +2,14 @@
  * (depgraph.h) built and replayed one step at a time: the unchanged replay
  * against the measured window (the error), the critical path by category
  * and kernel, and the saving of each change the rules need (a blocking call
- * that no longer waits, data loading prefetched, non-Tensor-Core kernels of
- * eligible operators at half their time) and of the three at once; and
+ * that no longer waits, data loading prefetched, convolution and GEMM kernels
+ * on no Tensor Core at half their time: stakes.h) in the steady state (every
+ * step changed, dg_change.carry), and of the three at once; sync_in_step,
+ * data_loading and tensor_cores take these as their stakes (rules.c); and
  * each step's path by category (critical_path.by_step, the report's per-step bars).
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
-#include "depgraph.h"
+#include "stakes.h"
 #include "flops.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
@@ -49,29 +51,6 @@ static int by_ns(const void *x, const void *y) {
     return a > b ? -1 : a < b;
 }
 
-/* per strtab id: kernels without Tensor Cores launched by an eligible operator (Tensor Core devices only) */
-static uint8_t *tc_names(const an_ctx *c) {
-    const pc_trace *t = c->t;
-    if (!c->dev0 || c->dev0->cc_major < 7) return NULL;
-    uint8_t *f = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
-    uint8_t *kc = spill_calloc(t->strs.n ? t->strs.n : 1, 1), *oc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
-    int any = 0;
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int32_t op = c->links.gpu_inner ? c->links.gpu_inner[g] : -1;
-        if (e->kind != GPU_KERNEL || op < 0) continue;
-        if (!kc[e->name]) kc[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) == 0 ? 2 : 1;
-        if (kc[e->name] != 2) continue;
-        uint32_t on = t->cpu[op].name;
-        if (!oc[on]) oc[on] = op_tc_eligible(strtab_get(&t->strs, on)) ? 2 : 1;
-        if (oc[on] == 2) f[e->name] = 1, any = 1;
-    }
-    spill_free(kc);
-    spill_free(oc);
-    if (!any) spill_free(f), f = NULL;
-    return f;
-}
-
 void an_critical_path(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     cJSON *so = sj_obj(ps->doc, "critical_path");
@@ -84,21 +63,25 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     const char *off = getenv("PERFCARD_NO_REPLAY");
     if (off && *off && strcmp(off, "0")) r->present = 0;
     if (!r->present) return;
-    uint8_t *tc = tc_names(c);
+    float *tc = stakes_tc_set(c, NULL);
     dg_graph *g = dg_new(c);
+    size_t nst = dg_nstreams(g) ? dg_nstreams(g) : 1;
+    int64_t *carry = xcalloc(4 * nst, sizeof *carry);
     pacc acc = {0};
-    double sum_d = 0, err_sum = 0, err_max = 0, save[4] = {0};
+    double sum_d = 0, err_sum = 0, err_max = 0;
+    double *save = xcalloc(4 * c->nsteps + 1, sizeof *save); /* per change, per step */
     int64_t over2 = 0;
     size_t nodes_max = 0;
-    dg_change chs[4] = {{.no_sync_wait = 1}, {.no_data_wait = 1}, {.scale_name = tc, .scale = 0.5},
-                        {.no_sync_wait = 1, .no_data_wait = 1, .scale_name = tc, .scale = 0.5}};
+    dg_change chs[4] = {stakes_change(SK_SYNC, tc, NULL, 0), stakes_change(SK_DATA, tc, NULL, 0), stakes_change(SK_TC, tc, NULL, 0),
+                        {.no_sync_wait = 1, .no_data_wait = 1, .scale = tc}};
+    for (int k = 0; k < 4; k++) chs[k].carry = carry + (size_t)k * nst;
     for (size_t si = 0; si < c->nsteps; si++) {
         size_t nn = dg_build(g, si);
         if (nn > nodes_max) nodes_max = nn;
         int64_t d = dg_measured(g);
-        for (int k = 0; k < 4; k++) save[k] += (double)dg_replay(g, &chs[k]);
+        for (int k = 0; k < 4; k++) save[k * c->nsteps + si] = -(double)dg_replay_steady(g, &chs[k], si == 0);
         int64_t t0 = dg_replay(g, NULL); /* last, so the path is the unchanged one */
-        for (int k = 0; k < 4; k++) save[k] -= (double)t0;
+        for (int k = 0; k < 4; k++) save[k * c->nsteps + si] += (double)t0;
         double before[DG_NCAT];
         memcpy(before, acc.cat, sizeof before);
         dg_path(g, path_add, &acc);
@@ -122,10 +105,11 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     r->error_max_pct = pc_figure(err_max);
     r->error_mean_pct = pc_figure(err_sum / ns);
     r->steps_over_2pct = over2;
-    r->sync_saving_ns = pc_figure(-save[0] / ns);
-    r->data_saving_ns = pc_figure(-save[1] / ns);
-    if (tc) r->tc_saving_ns = pc_figure(-save[2] / ns);
-    r->combined_saving_ns = pc_figure(-save[3] / ns);
+    r->sync_saving_ns = pc_figure(stakes_median(save, c->nsteps));
+    r->data_saving_ns = pc_figure(stakes_median(save + c->nsteps, c->nsteps));
+    if (tc) r->tc_saving_ns = pc_figure(stakes_median(save + 2 * c->nsteps, c->nsteps));
+    r->combined_saving_ns = pc_figure(stakes_median(save + 3 * c->nsteps, c->nsteps));
+    free(save);
     /* rows: the categories, kernels and communication by name (the longest first) */
     uint32_t *ord = xmalloc((acc.n ? acc.n : 1) * sizeof *ord);
     for (size_t i = 0; i < acc.n; i++) ord[i] = (uint32_t)i;
@@ -166,5 +150,6 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     free(acc.ns);
     free(acc.id);
     dg_free(g);
+    free(carry);
     spill_free(tc);
 }

@@ -15,6 +15,7 @@
 #include "links.h"
 #include "flops.h"
 #include "peaks.h"
+#include "stakes.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,9 +43,58 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? label[in->program] : "", fw ? fw : "");
     sg->try = pc_summary_utf8(in->ps, tr);
     sg->source = r->source;
-    if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns);
+    if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns), sg->stake_source = "estimate";
     cJSON_AddItemToArray(in->out, o);
     return o;
+}
+
+/* how evidence says "per step": without steps the one window is the trace */
+#define PER(in) ((in)->has_steps ? "per step" : "in the trace")
+
+/* marks a finding's stake as the replay's (rep nonzero) */
+static cJSON *replayed(const rule_in *in, cJSON *o, int rep) {
+    tab_suggestion *sg = pc_summary_record_in(in->ps, o, TAB_suggestion);
+    if (rep && sg && !PC_IS_NULL(sg->at_stake_ns)) sg->stake_source = "replay";
+    return o;
+}
+
+int rules_change_of(const char *rule) {
+    static const struct { const char *rule; int k; } map[] = {
+        {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
+        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {NULL, 0}};
+    for (int i = 0; map[i].rule; i++)
+        if (!strcmp(rule, map[i].rule)) return map[i].k;
+    return -1;
+}
+
+double rules_replayed(const rule_in *in, int k) {
+    if (!in->replay) return -1;
+    if (!isnan(in->replay[k])) return in->replay[k];
+    const tab_critical_path *cp = PC_REC(in->ps, critical_path);
+    double v = -1;
+    if (cp && tk_true(cp->present)) {
+        if (k == SK_SYNC) v = PC_OR(cp->sync_saving_ns, -1);
+        else if (k == SK_DATA) v = PC_OR(cp->data_saving_ns, -1);
+        else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
+        else {
+            float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
+            if (k == SK_HOST || set) {
+                dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);
+                double save;
+                if (stakes_replay(in->c, &ch, 1, &save)) v = save;
+            }
+            spill_free(set);
+        }
+    }
+    if (v < 0 && v > -1) v = 0; /* a change that costs time gives back nothing */
+    return in->replay[k] = v;
+}
+
+/* "; replayed ...: X per step given back" for evidence */
+static void replay_note(char *buf, size_t n, const rule_in *in, const char *change, double ns) {
+    char a[64];
+    units_ns(a, sizeof a, ns);
+    snprintf(buf, n, "; replayed %s: %s %s given back", change, a, PER(in));
 }
 
 /* The three largest contributors to a finding (operators, kernels or calls,
@@ -89,8 +139,6 @@ int rule_is_sync_call(const char *n) {
     return 0;
 }
 
-/* how evidence says "per step": without steps the one window is the trace */
-#define PER(in) ((in)->has_steps ? "per step" : "in the trace")
 
 /* A category of the exclusive step breakdown, per step (ns), or -1 when the
  * summary has no breakdown. Each nanosecond of a step is in exactly one
@@ -162,6 +210,8 @@ double rules_kernel_time(const pc_summary *summary) {
 /* The iteration interval as the time at stake of a data-pipeline finding
  * (claimed from the pool), or -1 when the steps have no phases. */
 static double interval_stake(const rule_in *in) {
+    double rp = rules_replayed(in, SK_DATA);
+    if (rp >= 0) return claim(in, rp); /* a graph: the data prefetched, replayed */
     double ii = PC_REC(in->ps, step_average)->iteration_interval_ns;
     return PC_IS_NULL(ii) ? -1 : claim(in, ii);
 }
@@ -208,13 +258,15 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     char a[64], b[64];
     units_ns(a, sizeof a, dw);
     units_ns(b, sizeof b, in->step);
-    /* at stake: the data loading no GPU work overlapped (its breakdown category) */
-    double excl = category(in, BK_DATA), stake = claim(in, excl >= 0 ? excl : dw);
-    char c[64];
+    /* at stake: the replayed saving with the data prefetched; without a graph, the data loading
+     * no GPU work overlapped (its breakdown category) */
+    double excl = category(in, BK_DATA), rp = rules_replayed(in, SK_DATA), stake = claim(in, rp >= 0 ? rp : excl >= 0 ? excl : dw);
+    char c[64], note[160] = "";
     units_ns(c, sizeof c, excl >= 0 ? excl : dw);
-    fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%", a, b,
-         100 * dw / in->step, c, (int)PC_OR(dl->steps_over_5pct, 0),
-         (int)PC_OR(dl->steps, 0));
+    if (rp >= 0) replay_note(note, sizeof note, in, "with the data prefetched", rp);
+    replayed(in, fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%%s", a, b,
+                      100 * dw / in->step, c, (int)PC_OR(dl->steps_over_5pct, 0), (int)PC_OR(dl->steps, 0), note),
+             rp >= 0);
 }
 
 static void empty_queue(const rule_in *in, const pc_rule *r) {
@@ -222,8 +274,9 @@ static void empty_queue(const rule_in *in, const pc_rule *r) {
     for (size_t i = 0; (q = PC_REC_AT(in->ps, queue, i)); i++) {
         double pct = PC_OR(q->empty_steps_pct, 0), sw = PC_OR(q->steps_with_samples, 0);
         if (sw > 0 && pct > 30)
-            fire(in, r, interval_stake(in), "queue %s was empty in %.0f of %.0f steps (%.0f%%)", PC_S(q->name, ""),
-                 PC_OR(q->empty_steps, 0), sw, pct);
+            replayed(in, fire(in, r, interval_stake(in), "queue %s was empty in %.0f of %.0f steps (%.0f%%)", PC_S(q->name, ""),
+                              PC_OR(q->empty_steps, 0), sw, pct),
+                     rules_replayed(in, SK_DATA) >= 0);
     }
 }
 
@@ -233,8 +286,9 @@ static void pipeline_bottleneck(const rule_in *in, const pc_rule *r) {
         const tab_pipe *po = &TAB_ROWS(t, pipe)[i];
         const char *v = PC_S(po->verdict, "");
         if (*v)
-            fire(in, r, interval_stake(in), "%s (op %d): %s; output queue %.0f%% used", PC_S(po->op_type, ""),
-                 (int)PC_OR(po->op_id, 0), v, PC_OR(po->queue_usage_pct, 0));
+            replayed(in, fire(in, r, interval_stake(in), "%s (op %d): %s; output queue %.0f%% used", PC_S(po->op_type, ""),
+                              (int)PC_OR(po->op_id, 0), v, PC_OR(po->queue_usage_pct, 0)),
+                     rules_replayed(in, SK_DATA) >= 0);
     }
 }
 
@@ -421,12 +475,19 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
-        double stake = claim(in, want);
+        /* the first device's: host gaps (but host_phase's, when it fired) and launch calls at a CUDA
+         * graph's launch, replayed */
+        int keep = hp > 0.1 * in->step;
+        if (in->keep_phases) *in->keep_phases = keep;
+        double rp = i == 0 ? rules_replayed(in, SK_HOST) : -1;
+        double stake = claim(in, rp >= 0 ? rp : want);
         if (stake <= 0) continue; /* the causes above took all of it */
-        char a[64];
+        char a[64], note[200] = "";
         units_ns(a, sizeof a, hw);
-        fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)", (int)PC_OR(dev->device, 0), a, PER(in),
-             100 * hw / in->step, in->has_steps ? "step" : "trace");
+        if (rp >= 0) replay_note(note, sizeof note, in, keep ? "with host gaps under 1 ms and launch calls at 2 µs" : "with host gaps and launch calls at 2 µs", rp);
+        replayed(in, fire(in, r, stake, "device %d idle waiting for the host %s %s (%.1f%% of the %s)%s", (int)PC_OR(dev->device, 0), a, PER(in),
+                          100 * hw / in->step, in->has_steps ? "step" : "trace", note),
+                 rp >= 0);
     }
 }
 
@@ -485,7 +546,7 @@ static double no_tc_ns(const tab_op *o, int64_t *n) {
  * FP32 units (docs/tensor-cores.md, "What moving to Tensor Cores gives back"):
  * 2x, far under the peak ratio (8x on a V100: 125 vs 15.7 TFLOP/s), so the
  * time given back is the kernels' time x (1 - 1/2). */
-#define TC_SPEEDUP 2.0
+#define TC_SPEEDUP STAKE_TC_SPEEDUP
 static void tensor_cores(const rule_in *in, const pc_rule *r) {
     const pc_device *d = tensor_core_device(in);
     if (!d) return;
@@ -493,12 +554,26 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     top3 top = {0};
     double no_tc = ops_measured(in, no_tc_ns, &n, &top);
     if (!n || no_tc <= 0) return;
-    char a[64];
+    /* the change: the convolution and GEMM kernels among them (not the batch norms, layout
+     * transforms and elementwise kernels the same operators launch) at Tensor Core speed */
+    double set_ns = 0;
+    float *set = stakes_tc_set(in->c, &set_ns);
+    spill_free(set);
+    double rp = rules_replayed(in, SK_TC);
+    char a[64], b[128] = "", note[200] = "";
     units_ns(a, sizeof a, no_tc / in->nsteps);
-    double stake = kclaim(in, no_tc / in->nsteps * (1 - 1 / TC_SPEEDUP));
-    cJSON *f = fire(in, r, stake, "%lld operator%s, forward and backward, with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d); at %.0fx on Tensor Cores they would take %.0f%% of it",
-         (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor, TC_SPEEDUP, 100 / TC_SPEEDUP);
-    top_put(in, f, &top, in->nsteps);
+    if (set_ns > 0) {
+        char c[64];
+        units_ns(c, sizeof c, set_ns / in->nsteps);
+        snprintf(b, sizeof b, ", %s of it in convolution and GEMM kernels", c);
+    }
+    if (rp >= 0) replay_note(note, sizeof note, in, "at Tensor Core speed", rp);
+    /* without a replay (no graph, or no convolution or GEMM kernel by name): half of those kernels, else of the operators' time */
+    double est = (set_ns > 0 ? set_ns : no_tc) / in->nsteps * (1 - 1 / TC_SPEEDUP);
+    double stake = kclaim(in, rp >= 0 ? rp : est);
+    cJSON *f = fire(in, r, stake, "%lld operator%s, forward and backward, with %s of GPU time %s on non-Tensor-Core kernels (device compute capability %d.%d)%s; at %.0fx on Tensor Cores %s would take %.0f%% of their time%s",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), d->cc_major, d->cc_minor, b, TC_SPEEDUP, set_ns > 0 ? "those" : "they", 100 / TC_SPEEDUP, note);
+    top_put(in, replayed(in, f, rp >= 0), &top, in->nsteps);
 }
 
 /* Memory-bound operators (#32 class 5b): leaf operators (their device time
@@ -668,11 +743,14 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     if (!n || ns <= 0.1 * kern) return;
     double want = above - (in->attn_mb ? *in->attn_mb : 0);
     if (want <= 0) return;
-    char a[64], b[64];
+    /* the change: their kernels at the device's peak bandwidth (time x % of bandwidth peak), replayed */
+    double rp = rules_replayed(in, SK_MB);
+    char a[64], b[64], note[200] = "";
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
-    top_put(in, fire(in, r, kclaim(in, want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s",
-                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs),
+    if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
+    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
+                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
 }
 
@@ -826,7 +904,8 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     spill_free(is_sync);
     spill_free(copy_of);
     /* idle inside the calls, united with the refill gaps, inside the windows */
-    double idle_ns = 0;
+    double idle_ns = 0, in_ns = 0, queued_ns = 0; /* in_ns: the idle inside the calls (not the refill after
+                                                      them); queued_ns: of it, ending with work queued before it */
     if (nbusy && nblk) {
         spill_sort(blk, nblk, sizeof *blk, ivl_cmp);
         spill_sort(refill, nref, sizeof *refill, ivl_cmp);
@@ -836,7 +915,25 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         for (size_t i = 0; i < nref; i++) ivl_append_sorted(&mr, &nmr, &capmr, refill[i].s, refill[i].e);
         size_t nidle = ivl_subtract(mb, nmb, busy, nbusy, &idle);
         size_t nall = ivl_union2(idle, nidle, mr, nmr, &all);
-        for (size_t s = 0; s < in->c->nsteps; s++) idle_ns += (double)ivl_clip_sum(all, nall, in->c->steps[s].start, in->c->steps[s].end);
+        for (size_t s = 0; s < in->c->nsteps; s++) {
+            idle_ns += (double)ivl_clip_sum(all, nall, in->c->steps[s].start, in->c->steps[s].end);
+            in_ns += (double)ivl_clip_sum(idle, nidle, in->c->steps[s].start, in->c->steps[s].end);
+        }
+        /* the idle inside the calls that ends with GPU work launched before it began: queued
+         * before, it runs no sooner when the host stops waiting (events sorted by start) */
+        for (size_t k = 0; l->gpu_launch && k < nidle; k++) {
+            size_t lo = 0, hi = t->ngpu;
+            while (lo < hi) {
+                size_t m = (lo + hi) / 2;
+                if (t->gpu[m].ts < idle[k].e) lo = m + 1;
+                else hi = m;
+            }
+            while (lo < t->ngpu && t->gpu[lo].kind != GPU_KERNEL && t->gpu[lo].kind != GPU_MEMCPY && t->gpu[lo].kind != GPU_MEMSET) lo++;
+            if (lo >= t->ngpu) continue;
+            int32_t L = l->gpu_launch[lo];
+            if (L < 0 || t->cpu[L].ts < idle[k].s)
+                for (size_t s = 0; s < in->c->nsteps; s++) queued_ns += (double)ivl_clip_sum(&idle[k], 1, in->c->steps[s].start, in->c->steps[s].end);
+        }
         spill_free(mb);
         spill_free(mr);
         spill_free(idle);
@@ -861,10 +958,21 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
         units_ns(d, sizeof d, g->ns / in->nsteps);
         snprintf(most, sizeof most, "; most: %.100s%s%s%s: %s %s", strtab_get(&t->strs, g->name), dir, by, op, d, PER(in));
     }
-    char pg[96] = "";
+    char pg[96] = "", note[320] = "";
     if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
-    top_put(in, fire(in, r, claim(in, idle_ns / in->nsteps), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s",
-                     (long long)n, pg, a, PER(in), b, PER(in), most), &top, in->nsteps);
+    /* at stake: the replayed saving when they no longer wait; without a graph (or GPU work) the idle */
+    double rp = nbusy ? rules_replayed(in, SK_SYNC) : -1, idle = idle_ns / in->nsteps;
+    if (rp >= 0) {
+        char e[64];
+        units_ns(e, sizeof e, rp);
+        if (idle > 0.01 * in->step && rp < 0.5 * idle && queued_ns >= 0.5 * idle_ns)
+            snprintf(note, sizeof note, "; the replay finds that idle inside work queued before the calls (the GPU waits on it whether or not the host blocks), so removing the waits gives back %s %s", e, PER(in));
+        else if (idle > 0.01 * in->step && rp < 0.5 * idle && in_ns < 0.5 * idle_ns)
+            snprintf(note, sizeof note, "; most of that idle is the refill, the host's own work after the calls, which it still does without the waits: removing them gives back %s %s", e, PER(in));
+        else replay_note(note, sizeof note, in, "without the waits", rp);
+    }
+    top_put(in, replayed(in, fire(in, r, claim(in, rp >= 0 ? rp : idle), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s%s",
+                     (long long)n, pg, a, PER(in), b, PER(in), most, note), rp >= 0), &top, in->nsteps);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {

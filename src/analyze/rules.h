@@ -2,7 +2,10 @@
  * text a reader sees and the frameworks the rule applies to; its check reads
  * the sections through rule_in and fires zero or more suggestions into
  * rule_in.out (a cJSON array the caller owns). advice.c runs every row and
- * ranks what fired by the time at stake. */
+ * ranks what fired by the time at stake. A rule whose fix is a change to the
+ * step's graph takes the replayed saving of that change as its stake
+ * (stake_source "replay": rules_replayed, stakes.h); the others keep their
+ * estimate (stake_source "estimate"; README's rule table says why). */
 #ifndef PC_RULES_H
 #define PC_RULES_H
 #include "analyze.h"
@@ -31,7 +34,18 @@ typedef struct rule_in {
                         which unfused_attention counted and memory_bound leaves out (NULL: none) */
     pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
                        records (PC_REC) and tables (PC_TAB), and where suggestions are added */
+    double *replay; /* per SK_* (stakes.h): the replayed saving per step of that rule's change (ns),
+                       NAN until a rule asks (rules_replayed), < 0 when there is none (no graph, no set) */
+    int *keep_phases; /* SK_HOST's change keeps the host phases (host_wait sets it: host_phase fired) */
 } rule_in;
+
+/* The replayed saving of change k (SK_*) per step (ns; < 0: none): the
+ * critical_path section's for SK_SYNC, SK_DATA and SK_TC, else replayed once
+ * over the steps when a rule first asks (stakes.h), kept in in->replay. */
+double rules_replayed(const rule_in *in, int k);
+
+/* The SK_* change of a rule whose stake is replayed, else -1. */
+int rules_change_of(const char *rule);
 
 typedef struct pc_rule {
     const char *id;

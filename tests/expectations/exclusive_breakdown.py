@@ -49,15 +49,20 @@ def subtract(v, cov):
     return out
 def union(a, b): return clip_union(sorted(a + b), -1e30, 1e30)
 tot = {k: 0 for k, _ in prio}
+each = {k: [] for k, _ in prio}
 for a, b, n in win:
     cov = []
     for k, _ in prio:
         u = clip_union(ivs[k], a, b)
         only = subtract(u, cov)
         tot[k] += sum(e - s for s, e in only)
+        each[k].append(sum(e - s for s, e in only))
         cov = union(cov, u)
 ns = len(win)
 dur = sum(b - a for a, b, n in win)
 print('steps', ns, 'avg window us', round(dur / ns, 2), 'windows us', [b - a for a, b, n in win])
 print('gpu lag us: mean', round(sum(lag) / ns, 2), 'max', max(lag), 'per step', lag)
 for k, _ in prio: print(k, 'per step us', tot[k] / ns, 'pct', round(100 * tot[k] / dur, 2))
+# the median step's data loading (#37: a replayed stake is the median step's saving)
+med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
+print('dataloader per step us, each', each['dataloader'], 'median', med(each['dataloader']))

@@ -37,3 +37,22 @@ for c in calls:
 n = len(steps)
 print("idle inside blocking calls per step ms: %.4f; ended by work queued before the call %.4f, by work with no launch in the trace %.4f, by work launched at/after the call %.4f"
       % ((before + unknown + after) / n / 1000, before / n / 1000, unknown / n / 1000, after / n / 1000))
+# The refill after each call (#37 item 3): the idle from the call's end until the next GPU work
+# starts, when the GPU is idle at the call's end and that work was launched at or after the call
+# began (a host that did not block could have launched it up to the call's length earlier): what
+# a replay without the waits recovers right after the calls, beside the 'launched at/after' idle
+# above (later host-late gaps of the step, which the host's head start may also close, are not
+# counted here).
+starts = [g["ts"] for g in gpu]
+import bisect
+refill = 0.0
+for c in calls:
+    b = c["ts"] + c["dur"]
+    i = bisect.bisect_right(starts, b)
+    busy_at_end = any(g["ts"] <= b < g["ts"] + g["dur"] for g in gpu[max(0, i - 64):i])
+    if busy_at_end or i >= len(gpu): continue
+    g = gpu[i]
+    l = by_corr.get(g.get("args", {}).get("correlation"))
+    if l and l["ts"] >= c["ts"]: refill += min(g["ts"] - b, c["dur"])
+print("refill after blocking calls ended by work launched at/after the call, per step ms: %.4f; with the idle launched at/after: %.4f"
+      % (refill / n / 1000, (refill + after) / n / 1000))

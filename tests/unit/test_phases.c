@@ -10,20 +10,28 @@
 
 
 /* One 20 ms step on a V100 (computeMajor 7), all FP32 (µs): forward aten::cudnn_convolution's
- * implicit_convolve_sgemm 2000, aten::add_'s elementwise kernel 1000 (not a convolution), and on
- * the autograd thread CudnnConvolutionBackward0 > aten::cudnn_convolution_backward >
- * _backward_input's dgrad_engine 3000 and _backward_weight's wgrad_alg0_engine 4000. Convolution
- * time on the FP32 units: 2000 + 3000 + 4000 = 9000 µs; at Tensor Cores' attainable 2x it would
- * take 4500: at stake 4.5 ms (22.5% of the step). Before #32's class 5 only the forward counted
- * (2000 / 2 = 1.0 ms). */
+ * implicit_convolve_sgemm 500-2500 (launched 150-170), aten::add_'s elementwise kernel 2800-3800
+ * (launched 2620-2640; not a convolution), and on the autograd thread CudnnConvolutionBackward0 >
+ * aten::cudnn_convolution_backward > _backward_input's dgrad_engine 4300-7300 (launched 4050-4070)
+ * and _backward_weight's wgrad_alg0_engine 7300-11300 (launched 4300-4320); the step's thread
+ * then waits in cudaDeviceSynchronize 5000-11350. Convolution time on the FP32 units: 2000 + 3000
+ * + 4000 = 9000 µs; at Tensor Cores' attainable 2x it would take 4500 (the estimate before #37:
+ * 4.5 ms). Replayed (#37: each op keeps its offset from what bound it, at most 2 from the rest):
+ * the forward 500-1500, add_ max(2640 + 160, 1500 + 2) = 2800-3800 (its launch binds it), dgrad
+ * max(4070 + 230, 3800 + 2) = 4300-5800, wgrad max(4320 + 2, 5800) = 5800-7800; the sync (after
+ * the backward thread's last launch, 4320 + 680 = 5000) returns at 7800 + 50 = 7850 and the step
+ * ends 8650 later: 16.5 ms, 3.5 ms saved (17.5%): the forward's 1.0 ms is lost in the gap before
+ * add_, which its launch holds. Before #32's class 5 only the forward counted (2000 / 2 = 1.0 ms). */
 TEST(phases_fp32_conv_backward_on_volta) {
     cJSON *s = fixture_summary("tests/fixtures/conv_backward_fp32_volta.json");
     CHECK(s);
     const cJSON *f = finding_of(s, "tensor_cores");
     CHECK_MSG(f, "no tensor_cores finding");
-    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 4500000, 0.5);
-    CHECK_NEAR(sj_getnum(f, "at_stake_pct", -1), 22.5, 1e-9);
-    CHECK(strstr(sj_getstr(f, "evidence", ""), "3 operators, forward and backward, with 9.00 ms of GPU time per step"));
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 3500000, 0.5);
+    CHECK_NEAR(sj_getnum(f, "at_stake_pct", -1), 17.5, 1e-9);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "3 operators, forward and backward, with 9.00 ms of GPU time per step on non-Tensor-Core kernels (device compute capability 7.0), 9.00 ms of it in convolution and GEMM kernels"));
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "replayed at Tensor Core speed: 3.50 ms per step given back"));
     CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "aten::cudnn_convolution_backward_weight");
     CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 4000000, 0.5);
     CHECK_EQ_S(sj_getstr(f, "contributors.1.name", ""), "aten::cudnn_convolution_backward_input");
@@ -55,14 +63,18 @@ TEST(phases_long_host_phase_is_not_launch_overhead) {
 /* One 4 ms step (µs): 40 launches, i = 0..39, at 100i+10 for 80 µs each, kernel i at 100i+50 for
  * 50 µs: each launch ends after the GPU went idle, so 40 gaps of 50 µs (0-50, then
  * 100i+100..100i+150) are host waits: 2.0 ms, 50%, all launch overhead (every gap is under 1 ms
- * and holds a launch): host_wait at 2.0 ms (GPU-free: runtime 40 x 40 + idle 40 x 10 µs), no
- * host_phase; GPU busy exactly 50%, so no gpu_utilization. */
+ * and holds a launch), no host_phase; GPU busy exactly 50%, so no gpu_utilization. host_wait's
+ * change, replayed (#37): host gaps and launch calls at 2 µs: the first gap 10 -> 2, launch 0 at
+ * 2-4, kernel 0 at 2 + 40 (its offset from its launch) = 42-92; the launches then run 4 µs apart,
+ * far ahead, and kernel i follows kernel i-1 by 2 (DG_MIN_GAP_NS): 42 + 52i, the last ends at 42
+ * + 52 x 39 + 50 = 2120: 4000 - 2120 = 1.88 ms saved (47%; the estimate before #37: 2.0 ms). */
 TEST(phases_many_short_gaps_are_launch_overhead) {
     cJSON *s = fixture_summary("tests/fixtures/short_gaps.json");
     CHECK(s);
     const cJSON *f = finding_of(s, "host_wait");
     CHECK_MSG(f, "no host_wait finding");
-    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 2000000, 0.5);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 1880000, 0.5);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
     CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_wait");
     CHECK_MSG(!finding_of(s, "host_phase"), "host_phase fired");
     CHECK_MSG(!finding_of(s, "gpu_utilization"), "gpu_utilization fired");
@@ -92,11 +104,21 @@ TEST(phases_unfused_attention) {
 }
 
 /* Memory-bound operators (#32 class 5b). One 1 ms step on an A100 40GB (1555 GB/s), FP32 (µs):
- * aten::mm 400 (compute-bound), then aten::add and aten::mul of two 1,048,576-element tensors,
- * 20 each (read 2 x 4 MiB, write 4 MiB: 12,582,912 B, which need 12,582,912 / 1555 = 8,091.90 ns
- * at peak: 11,908.10 ns above it each), aten::relu of one, 10 (8,388,608 B: 5,394.60 ns, 4,605.40
- * above). Memory-bound: 50 of the 450 µs of kernels (11.1% > 10%); at stake 2 x 11,908.10 +
- * 4,605.40 = 28,421.59 ns (2.8% of the step). Before: no such rule. */
+ * aten::mm 40-440 (ampere_sgemm, compute-bound, launched 20-30), then aten::add 450-470 and
+ * aten::mul 480-500 of two 1,048,576-element tensors (read 2 x 4 MiB, write 4 MiB: 12,582,912 B,
+ * which need 12,582,912 / 1555 = 8,091.90 ns at peak: 11,908.10 ns above it each), aten::relu of
+ * one, 510-520 (8,388,608 B: 5,394.60 ns, 4,605.40 above), launched 110, 160, 210; the host waits
+ * in cudaDeviceSynchronize 300-530 (10 after relu) and works until the step's end at 1000.
+ * Memory-bound: 50 of the 450 µs of kernels (11.1% > 10%); above their bytes' time: 2 x 11,908.10
+ * + 4,605.40 = 28,421.59 ns. Replayed (#37), the kernels at the peak bandwidth run back to back
+ * 10 apart as measured: the step ends 28,421.6 ns earlier (each kernel rounded to the ns:
+ * 28,421), 2.8% of the step. Tensor Cores (tensor_cores): the sgemm at half, 40-240, everything
+ * after 200 earlier: 200 µs (20%). The sync replayed without its wait returns at 310, the host's
+ * last 470 µs end the step at 780: 220 µs (sync_in_step, 22%, first); gpu_utilization takes the
+ * 330 µs of the 550 µs GPU-free left (second). The top 3 (sync_in_step, gpu_utilization,
+ * tensor_cores) replayed together, gpu_utilization's estimate left out: the host still ends at
+ * 780: 220 µs, not the 420 µs sync_in_step's and tensor_cores' stakes add up to. Before: no such
+ * rule. */
 TEST(phases_memory_bound_elementwise) {
     cJSON *s = fixture_summary("tests/fixtures/memory_bound.json");
     CHECK(s);
@@ -104,7 +126,15 @@ TEST(phases_memory_bound_elementwise) {
     CHECK_MSG(f, "no memory_bound finding");
     double want = 2 * (20000 - 12582912 / 1555.0) + (10000 - 8388608 / 1555.0);
     CHECK_NEAR(want, 28421.59, 0.01);
-    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), want, 0.01);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), want, 1);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK_NEAR(sj_getnum(finding_of(s, "tensor_cores"), "at_stake_ns", -1), 200000, 0.5);
+    CHECK_NEAR(sj_getnum(finding_of(s, "sync_in_step"), "at_stake_ns", -1), 220000, 0.5);
+    CHECK_EQ_S(sj_getstr(finding_of(s, "gpu_utilization"), "stake_source", ""), "estimate");
+    CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.rules", ""), "sync_in_step,tensor_cores");
+    CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.left_out", ""), "gpu_utilization");
+    CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.saving_ns", -1), 220000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.sum_of_stakes_ns", -1), 420000, 0.5);
     CHECK(strstr(sj_getstr(f, "evidence", ""), "3 memory-bound operators (elementwise, copies, norms) with 50.0 µs of kernel time per step (11.1% of it)"));
     CHECK_EQ_S(sj_getstr(f, "contributors.2.name", ""), "aten::relu");
     /* in unfused attention the softmax and the scaling are unfused_attention's: memory_bound leaves them */

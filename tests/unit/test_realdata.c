@@ -299,7 +299,11 @@ TEST(realdata_hta_negq_windows_and_gpu_lag) {
  * 152306.8 µs per step (150 calls in the steps' own ranges), but the GPU is
  * idle only 94065.6 µs per step of it and of the refill after the calls
  * (sync_gpu_idle.py); the dominant call is a 704-byte Device -> Pageable copy
- * under aten::to, 144.92 ms per step. */
+ * under aten::to, 144.92 ms per step. #37: that idle ends with work queued
+ * before the calls (negq_idle_cause.py: 75.14 + 16.54 of 91.84 ms), so the
+ * replay without the waits gives back under 1% of the step (1.67 ms), which is
+ * sync_in_step's stake now: it falls out of the top 3, and the evidence says
+ * both figures and why. */
 TEST(realdata_hta_pageable_copies_block) {
     if (!shared_data()) SKIP("../shared/data is missing");
     cJSON *s = summarize("kineto/hta/negative_queue_length_values_check/rank0.json.gz");
@@ -309,19 +313,25 @@ TEST(realdata_hta_pageable_copies_block) {
     double stake = hit ? sj_getnum(hit, "at_stake_ns", -1) : -1;
     int rank = hit ? (int)sj_getnum(hit, "rank", -1) : -1;
     int names_it = hit && strstr(sj_getstr(hit, "evidence", ""), "150 synchronizing calls (75 of them asynchronous copies to or from pageable memory), 152.31 ms per step blocked") &&
-                   strstr(sj_getstr(hit, "evidence", ""), "most: cudaMemcpyAsync Device->Pageable, 704 B, in aten::to: 144.92 ms per step");
+                   strstr(sj_getstr(hit, "evidence", ""), "the GPU idle 94.07 ms per step in them and in the refill after them") &&
+                   strstr(sj_getstr(hit, "evidence", ""), "most: cudaMemcpyAsync Device->Pageable, 704 B, in aten::to: 144.92 ms per step") &&
+                   strstr(sj_getstr(hit, "evidence", ""), "the replay finds that idle inside work queued before the calls") &&
+                   strstr(sj_getstr(hit, "evidence", ""), "so removing the waits gives back 1.67 ms per step");
+    double step = sj_getnum(s, "critical_path.step_ns", -1);
     cJSON_Delete(s);
     CHECK_MSG(hit, "no sync_in_step finding");
-    CHECK_NEAR(stake, 94065600, 0.5);
+    CHECK_MSG(stake >= 0 && stake <= 0.01 * step, "sync_in_step at stake %.0f ns", stake);
     CHECK(names_it);
-    CHECK_EQ_I(rank, 1);
+    CHECK_MSG(rank > 3, "sync_in_step ranked %d", rank);
 }
 
 /* Issue #17's expectation for ResNet-50 V100 with 0 DataLoader workers: the
  * bottleneck is data loading, ranked first (the host wait it causes is not
- * counted twice). 33.9% = 59,261.83 / 174,829.33 µs per step, both from
- * tests/expectations/exclusive_breakdown.py with #32's windows (the step
- * ranges; it was 33.4% of the GPU-stretched 177,592.17 µs). */
+ * counted twice). Since #37 its stake is the replay with the data prefetched,
+ * the median step's: 59.13 ms, against the median step's exclusive data
+ * loading of 59,441 µs from tests/expectations/exclusive_breakdown.py (the
+ * mean, 59,261.83 µs, was the stake before): 33.8% of the 174,829.33 µs mean
+ * window. */
 TEST(realdata_resnet50_workers0_data_loading_first) {
     if (!shared_data()) SKIP("../shared/data is missing");
     cJSON *s = summarize("kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz");
@@ -334,13 +344,14 @@ TEST(realdata_resnet50_workers0_data_loading_first) {
     snprintf(want, sizeof want, "Data loading takes a large share of each step: about %.1f%% of each step at stake.",
              sj_getnum(s, "suggestions.rows.0.at_stake_pct", -1));
     /* and that figure only (#35: it carried the share, 39.0% and the data wait's times too) */
-    int head_ok = !strcmp(sj_getstr(s, "overview.headline", ""), want) && strstr(want, "33.9%");
+    int head_ok = !strcmp(sj_getstr(s, "overview.headline", ""), want) && strstr(want, "33.8%");
     double excl = sj_getnum(s, "suggestions.rows.0.at_stake_ns", -1), cat = -1;
     const cJSON *c;
     cJSON_ArrayForEach(c, sj_get(s, "breakdown.categories")) if (!strcmp(sj_getstr(c, "category", ""), "dataloader")) cat = sj_getnum(c, "avg_per_step_ns", -2);
     cJSON_Delete(s);
     CHECK_MSG(ok, "first suggestion: %s", first);
-    CHECK_NEAR(excl, cat, 0.5); /* its time at stake is the exclusive data-loading category */
+    CHECK_MSG(fabs(excl - 59441000) < 1800000, "data_loading at stake %.0f ns", excl); /* the replay, near the median step's exclusive data loading */
+    CHECK_MSG(fabs(cat - 59261833.3) < 1, "breakdown data loading %.1f ns", cat);
     CHECK(head_ok);
 }
 
@@ -408,12 +419,14 @@ TEST(realdata_shares_and_peaks_within_physical_limits) {
 
 /* tests/expectations/nsys-cloverleaf.md: 1,591 synchronizing calls (versioned
  * names) block the host 319.32 ms, but the GPU is idle only 38,605,515 ns of
- * them and of the refill after them (sync_gpu_idle_nsys.py, #32): that is
- * sync_in_step's stake, below the start-up before the first kernel;
- * no PyTorch-only rule. Start-up counts from the process's start (#32 class 3):
- * its first OS runtime call (OSRT_API, 56,574,271 ns) to the first kernel
- * (533,338,240): 476,763,969 ns, in a window of 830,355,336 ns (to the last
- * OS runtime call's end, 886,929,607), findings_expert.py's figures. */
+ * them and of the refill after them (sync_gpu_idle_nsys.py, #32). Since #37
+ * sync_in_step's stake is the replay without the waits, within 10% under that
+ * idle (the host's head start cannot give back more than the idle it leaves),
+ * below the start-up before the first kernel; no PyTorch-only rule. Start-up
+ * counts from the process's start (#32 class 3): its first OS runtime call
+ * (OSRT_API, 56,574,271 ns) to the first kernel (533,338,240): 476,763,969 ns,
+ * in a window of 830,355,336 ns (to the last OS runtime call's end,
+ * 886,929,607), findings_expert.py's figures. */
 TEST(realdata_cloverleaf_syncs_cost_gpu_idle) {
     if (!shared_data()) SKIP("../shared/data is missing");
     cJSON *s = summarize("nsys/perlmutter-cloverleaf-cuda.sqlite");
@@ -439,7 +452,7 @@ TEST(realdata_cloverleaf_syncs_cost_gpu_idle) {
     snprintf(msg, sizeof msg, "%s", ev);
     cJSON_Delete(s);
     CHECK_MSG(ok, "sync_in_step: %s", msg);
-    CHECK_NEAR(stake, 38605515, 0.5);
+    CHECK_MSG(stake >= 0.9 * 38605515 && stake <= 38605515, "sync_in_step at stake %.0f ns", stake);
     CHECK_EQ_S(first, "startup");
     CHECK_NEAR(su, 476763969, 0.5);
     CHECK_NEAR(span, 830355336, 0.5);
@@ -988,17 +1001,19 @@ TEST(realdata_dlrm_job_streamed_equals_held) {
 }
 
 /* tests/expectations/resnet50-v100.md, "The other trace of each folder":
- * workers0's second trace leads with data loading (its exclusive category,
- * 35,503.67 µs per step: 23.21% of the 152,955.17 µs window that
- * exclusive_breakdown.py reads with #32's windows, the step ranges); with 4 workers the host keeps the GPU waiting,
- * at most the GPU-free share of the step, and no data-loading finding. */
+ * workers0's second trace leads with data loading (since #37 the replay with the
+ * data prefetched, near the median step's exclusive data loading that
+ * exclusive_breakdown.py reads with #32's windows, 33,762.5 µs: 21.8% of the
+ * 152,955.17 µs mean window); with 4 workers the host keeps the GPU waiting:
+ * host_wait first (the FP32 convolutions give back at most
+ * replay_bounds.py's bound, under 20 ms: tensor_cores is not first), and no
+ * data-loading finding. */
 TEST(realdata_resnet50_other_traces) {
     if (!shared_data()) SKIP("../shared/data is missing");
     static const struct { const char *path, *first; double lo, hi; } want[] = {
-        {"kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz", "data_loading", 23.2, 23.3},
-        /* #32 class 5: the FP32 convolutions, forward and backward, come first (fp32-convolutions.md) */
-        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", "tensor_cores", 24.0, 24.2},
-        {"kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz", "tensor_cores", 23.5, 23.6},
+        {"kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz", "data_loading", 21.3, 22.4},
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", "host_wait", 10, 30},
+        {"kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz", "host_wait", 10, 30},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         cJSON *s = summarize(want[i].path);
@@ -1009,7 +1024,7 @@ TEST(realdata_resnet50_other_traces) {
                   want[i].path, sj_getstr(s, "suggestions.rows.0.rule", ""), pct);
         if (i == 0) {
             double at = sj_getnum(s, "suggestions.rows.0.at_stake_ns", 0);
-            CHECK_MSG(fabs(at - 35503666.7) < 1000, "data loading %.0f ns per step", at);
+            CHECK_MSG(fabs(at - 33762500) < 1100000, "data loading %.0f ns per step", at);
         } else {
             const cJSON *r;
             cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) CHECK(strcmp(sj_getstr(r, "rule", ""), "data_loading"));
@@ -1019,16 +1034,19 @@ TEST(realdata_resnet50_other_traces) {
 }
 
 /* tests/expectations/fp32-convolutions.md (fp32_convolutions.py, json+gzip): the four ResNet-50
- * V100 traces' convolutions and GEMMs on the FP32 units, forward and backward (dgrad, wgrad), per
- * step, halved (Tensor Cores' attainable 2x, docs/tensor-cores.md); failed before #32 class 5 with
- * the forward alone (10.72 ms on workers4's first trace: the backward operators were not eligible). */
+ * V100 traces' convolutions and GEMMs on the FP32 units, forward and backward (dgrad, wgrad), about
+ * 66 ms per step: the finding's evidence counts them all (before #32 class 5 the forward alone).
+ * Its stake (#37) is the replay at Tensor Core speed: a faster GPU shortens a step only by the
+ * time the host waits for it, and these hosts barely wait: replay_bounds.py's bound (the host's
+ * waits for the GPU and the GPU's overhang past the host's range, the median step) is 6.34, 19.63,
+ * 15.90 and 14.68 ms, under the 33 ms that halving the kernels would take off a GPU-bound step. */
 TEST(realdata_resnet50_fp32_conv_backward) {
     if (!shared_data()) SKIP("../shared/data is missing");
-    static const struct { const char *path; double stake; } want[] = {
-        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 33662333.33},
-        {"kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz", 33610666.67},
-        {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 33376583.33},
-        {"kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz", 33356166.67},
+    static const struct { const char *path; double bound; } want[] = {
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 6337000},
+        {"kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz", 19626000},
+        {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 15898000},
+        {"kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz", 14683000},
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         cJSON *s = summarize(want[i].path);
@@ -1038,7 +1056,10 @@ TEST(realdata_resnet50_fp32_conv_backward) {
         cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) if (!strcmp(sj_getstr(r, "rule", ""), "tensor_cores")) f = r;
         CHECK_MSG(f, "%s: no tensor_cores finding", want[i].path);
         double at = f ? sj_getnum(f, "at_stake_ns", -1) : -1;
-        CHECK_MSG(fabs(at - want[i].stake) < 1, "%s: at stake %.2f ns per step, want %.2f", want[i].path, at, want[i].stake);
+        CHECK_MSG(at >= 0 && at <= want[i].bound, "%s: at stake %.2f ns per step, bound %.2f", want[i].path, at, want[i].bound);
+        CHECK_MSG(f && !strcmp(sj_getstr(f, "stake_source", ""), "replay"), "%s: stake not replayed", want[i].path);
+        CHECK_MSG(f && strstr(sj_getstr(f, "evidence", ""), "forward and backward, with 6") && strstr(sj_getstr(f, "evidence", ""), "ms of it in convolution and GEMM kernels"),
+                  "%s: evidence %s", want[i].path, f ? sj_getstr(f, "evidence", "") : "");
         cJSON_Delete(s);
     }
 }

@@ -12,14 +12,20 @@
 /* One 140 ms step (µs): data loading 0-8000 with the GPU idle; cudaMemcpyAsync (Device -> Pageable,
  * 704 B, in aten::to) blocks 9100-135100 (126 ms) while gemm_k runs 10100-134100 and the copy
  * 134100-135100: the GPU is idle 9100-10100 of it (1.0 ms); at its end the GPU is idle until add_k
- * starts at 135300 (refill 0.2 ms). At stake 1.2 ms, not the 126 ms the host waited; data loading
- * (8 ms with the GPU idle) ranks above it. */
+ * starts at 135300 (refill 0.2 ms): 1.2 ms of GPU idle, not the 126 ms the host waited. At stake
+ * (#37) the replay without the wait: the copy call returns at once (9100), add_ is launched at
+ * 9150-9190 and runs max(its launch's end 9190 + 100, the copy's end 135100 + 2) = 135102-135802,
+ * while the host's last 4.8 ms end at about 14 ms: the step ends with the GPU at 135802, 4.198 ms
+ * earlier (the refill and the host's tail, which now overlap the GPU's work). Data loading (8 ms
+ * with the GPU idle, prefetched: 8 ms) and tensor_cores (gemm_k on an H100's FP32 units) rank above. */
 TEST(sync_blocking_copy_on_busy_gpu_costs_its_idle) {
     cJSON *s = fixture_summary("tests/fixtures/sync_busy_gpu.json");
     CHECK(s);
     const cJSON *f = finding_of(s, "sync_in_step");
     CHECK_MSG(f, "no sync_in_step finding");
-    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 1200000, 0.5);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 4198000, 0.5);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "the GPU idle 1.20 ms per step in them"));
     CHECK_MSG(sj_getnum(f, "rank", 0) > 1, "sync_in_step ranked %g", sj_getnum(f, "rank", 0));
     CHECK(strstr(sj_getstr(f, "evidence", ""), "126.00 ms per step blocked"));
     CHECK(strstr(sj_getstr(f, "evidence", ""), "most: cudaMemcpyAsync Device->Pageable, 704 B, in aten::to: 126.00 ms per step"));
@@ -28,13 +34,18 @@ TEST(sync_blocking_copy_on_busy_gpu_costs_its_idle) {
 }
 
 /* One 50 ms step (µs): cudaDeviceSynchronize 6000-21000 with no GPU work after mm_k ended at 5000;
- * add_k, launched after it, starts at 21500: idle 15.0 ms inside the call + refill 0.5 ms = 15.5 ms. */
+ * add_k, launched after it, starts at 21500: idle 15.0 ms inside the call + refill 0.5 ms = 15.5 ms
+ * (the estimate before #37). The call waits for no GPU work (mm_k ended before it began), so the
+ * replay keeps its 15 ms and removing its wait gives back nothing: at stake 0 (#37). */
 TEST(sync_on_idle_gpu_costs_call_and_refill) {
     cJSON *s = fixture_summary("tests/fixtures/sync_idle_gpu.json");
     CHECK(s);
     const cJSON *f = finding_of(s, "sync_in_step");
     CHECK_MSG(f, "no sync_in_step finding");
-    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 15500000, 0.5);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 0, 0.5);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "the GPU idle 15.50 ms per step in them and in the refill after them"));
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "replayed without the waits: 0 ns per step given back"));
     CHECK(strstr(sj_getstr(f, "evidence", ""), "most: cudaDeviceSynchronize: 15.00 ms per step"));
     cJSON_Delete(s);
 }

@@ -1,0 +1,129 @@
+/* Each rule's change to a step's graph and its replayed saving: the
+ * contract is in stakes.h, the method in docs/replay.md. */
+#include "stakes.h"
+#include "flops.h"
+#include "../util/spill.h"
+#include "../util/xalloc.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* an operator around the launch (or none) is Tensor-Core eligible */
+static int eligible_or_none(const an_ctx *c, int32_t op, uint8_t *oc) {
+    const pc_trace *t = c->t;
+    if (op < 0) return 1;
+    for (int32_t p = op; p >= 0; p = c->links.parent[p]) {
+        if (t->cpu[p].kind != CPU_OP) continue;
+        uint32_t on = t->cpu[p].name;
+        if (!oc[on]) oc[on] = op_tc_eligible(strtab_get(&t->strs, on)) ? 2 : 1;
+        if (oc[on] == 2) return 1;
+    }
+    return 0;
+}
+
+float *stakes_tc_set(const an_ctx *c, double *ns) {
+    const pc_trace *t = c->t;
+    if (ns) *ns = 0;
+    if (!c->dev0 || c->dev0->cc_major < 7 || !t->ngpu) return NULL;
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    uint8_t *kc = spill_calloc(t->strs.n ? t->strs.n : 1, 1), *oc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    int any = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        f[g] = 1;
+        if (e->kind != GPU_KERNEL) continue;
+        if (!kc[e->name]) {
+            const char *nm = strtab_get(&t->strs, e->name);
+            kc[e->name] = kernel_uses_tensor_cores(nm) == 0 && kernel_is_conv_gemm(nm) ? 2 : 1;
+        }
+        if (kc[e->name] != 2 || !eligible_or_none(c, c->links.gpu_inner ? c->links.gpu_inner[g] : -1, oc)) continue;
+        f[g] = (float)(1 / STAKE_TC_SPEEDUP);
+        any = 1;
+        if (ns) *ns += (double)e->dur;
+    }
+    spill_free(kc);
+    spill_free(oc);
+    if (!any) spill_free(f), f = NULL;
+    return f;
+}
+
+/* a memory-bound leaf operator's % of bandwidth peak / 100 (rules.c's mb_row), else 1 */
+static float mb_factor(const pc_summary *ps, const char *name) {
+    const pc_table *tab = PC_TAB(ps, op);
+    for (size_t i = 0; tab && i < tab->n; i++) {
+        const tab_op *o = &TAB_ROWS(tab, op)[i];
+        if (!o->name || strcmp(o->name, name)) continue;
+        double pct = PC_OR(o->bandwidth_peak_pct, -1);
+        if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
+            return 1;
+        return (float)(pct >= 100 ? 1 : pct / 100);
+    }
+    return 1;
+}
+
+float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
+    const pc_trace *t = c->t;
+    if (!c->peak || !t->ngpu || !c->links.gpu_inner || !PC_TAB(ps, op)) return NULL;
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    float *by = spill_alloc((t->strs.n ? t->strs.n : 1) * sizeof *by); /* per operator name; NaN unknown */
+    for (size_t i = 0; i < t->strs.n; i++) by[i] = NAN;
+    int any = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t op = c->links.gpu_inner[g];
+        f[g] = 1;
+        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
+        uint32_t on = t->cpu[op].name;
+        if (isnan(by[on])) by[on] = mb_factor(ps, strtab_get(&t->strs, on));
+        f[g] = by[on];
+        any |= f[g] < 1;
+    }
+    spill_free(by);
+    if (!any) spill_free(f), f = NULL;
+    return f;
+}
+
+dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases) {
+    dg_change ch = {0};
+    switch (k) {
+    case SK_SYNC: ch.no_sync_wait = 1; break;
+    case SK_DATA: ch.no_data_wait = 1; break;
+    case SK_TC: ch.scale = tc; break;
+    case SK_HOST: ch.host_floor_ns = STAKE_HOST_FLOOR_NS, ch.keep_phases = keep_phases; break;
+    case SK_MB: ch.scale = mb; break;
+    }
+    return ch;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+double stakes_median(double *v, size_t n) {
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
+    const pc_trace *t = c->t;
+    for (int k = 0; k < n; k++) save[k] = 0;
+    if (t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0 || !c->nsteps) return 0;
+    dg_graph *g = dg_new(c);
+    size_t ns = dg_nstreams(g) ? dg_nstreams(g) : 1;
+    int64_t *carry = xcalloc((size_t)(n ? n : 1) * ns, sizeof *carry);
+    dg_change *ch = xmalloc((size_t)(n ? n : 1) * sizeof *ch);
+    for (int k = 0; k < n; k++) ch[k] = chs[k], ch[k].carry = carry + (size_t)k * ns;
+    double *per = xmalloc((size_t)(n ? n : 1) * c->nsteps * sizeof *per); /* per change, per step */
+    for (size_t si = 0; si < c->nsteps; si++) {
+        dg_build(g, si);
+        int64_t t0 = dg_replay(g, NULL);
+        for (int k = 0; k < n; k++) per[(size_t)k * c->nsteps + si] = (double)(t0 - dg_replay_steady(g, &ch[k], si == 0));
+    }
+    for (int k = 0; k < n; k++) save[k] = stakes_median(per + (size_t)k * c->nsteps, c->nsteps);
+    free(per);
+    free(carry);
+    free(ch);
+    dg_free(g);
+    return 1;
+}

@@ -1,0 +1,51 @@
+/* stakes.h - each rule's change to the step's graph and its replayed saving
+ * (#37 item 3; depgraph.h, docs/replay.md "How the stakes use the replay").
+ *
+ * A rule whose fix is a change to the step's graph takes as its time at
+ * stake the saving of that change, replayed on every step (in the steady
+ * state: dg_change.carry) and averaged over the steps:
+ *   SK_SYNC  sync_in_step: blocking calls no longer wait;
+ *   SK_DATA  data_loading (and empty_queue, pipeline_bottleneck): the host's
+ *            data-loading time between CUDA calls is gone (prefetched);
+ *   SK_TC    tensor_cores: the convolution and GEMM kernels (kernel names:
+ *            kernel_is_conv_gemm) that run on no Tensor Core, forward and
+ *            backward, under a Tensor-Core-eligible operator or under none
+ *            (autograd's thread), at 1 / STAKE_TC_SPEEDUP of their time, on
+ *            devices of compute capability 7.0 and later;
+ *   SK_HOST  host_wait: host gaps less their data loading, and launch calls,
+ *            at most STAKE_HOST_FLOOR_NS (a CUDA graph's launch); gaps of
+ *            DG_PHASE_NS or more kept when host_phase fired (they are its);
+ *   SK_MB    memory_bound: the kernels, copies and memsets of memory-bound
+ *            leaf operators at the device's peak bandwidth (their time x
+ *            their % of bandwidth peak).
+ * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
+ * figures (replay.c); suggestions read those and replay SK_HOST and SK_MB
+ * (advice.c), then the top three findings' changes together. */
+#ifndef PC_STAKES_H
+#define PC_STAKES_H
+#include "depgraph.h"
+#include "../summary/summary.h"
+
+enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_N };
+#define STAKE_TC_SPEEDUP 2.0      /* Tensor Cores' attainable speed-up on FP32 convolutions and GEMMs (docs/tensor-cores.md) */
+#define STAKE_HOST_FLOOR_NS 2000  /* a launch inside a CUDA graph, ns */
+
+/* Per GPU event of the trace: the SK_TC change's duration factor (1 outside
+ * the set); NULL when the device has no Tensor Cores or the set is empty.
+ * *ns (may be NULL): the set's kernel time in the whole trace. spill_free. */
+float *stakes_tc_set(const an_ctx *c, double *ns);
+/* The SK_MB change's factors, from the operators table of ps (NULL: none). */
+float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
+/* The change of kind k (SK_*) with the sets given (tc, mb; either NULL);
+ * SK_HOST keeps the host phases (gaps of DG_PHASE_NS or more) when
+ * keep_phases (host_phase fired: they are its). */
+dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);
+/* Replays every step under each of the n changes (one build per step, the
+ * unchanged replay and one steady-state replay per change): save[k] the
+ * median over the steps of the step's saving (ns): a step the profiler's
+ * start cut, or warm-up, does not show a change's steady state. 0 when the
+ * trace has no graph (no CUDA calls). */
+/* The median of v[0..n) (sorts v; 0 when n is 0). */
+double stakes_median(double *v, size_t n);
+int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save);
+#endif

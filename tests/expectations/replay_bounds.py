@@ -12,9 +12,11 @@ the whole trace, each kernel by its launch call's time),
              a pageable side (sync_gpu_idle.py's set), and launch calls held by a full launch
              queue (over 20 us, returning within 10 us of a GPU op's end while the work they
              launch starts over 100 us later);
-  overhang   how far the step's GPU work ends after the host's range;
-  bound      waits + overhang: the most a faster GPU can take off the step (on every thread the
-             host's own work stays).
+  overhang   how far the step's GPU work ends after the host's range (printed: in the steady
+             state it is absorbed by the next step's host work unless the host waits for it,
+             and then it is in the next step's waits);
+  bound      waits: the most a faster GPU (or a host that no longer blocks) can take off the
+             step, every change made in every step: the host's own work stays.
 Prints each step and the medians (a replayed stake is the median step's saving). The Tensor Core
 stake is at most min(half of convgemm, bound); on a GPU-bound trace (ns_resolution: the launch
 queue holds the host) the bound is above half of convgemm and the stake is that half.
@@ -71,7 +73,7 @@ for c in api:
 over = [max(0.0, (last[i] or 0) - steps[i][1]) for i in range(n)]
 med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
 for i in range(n):
-    print('step %d: %.3f ms, convgemm %.3f ms (half %.3f), waits %.3f, overhang %.3f, bound %.3f'
-          % (i, (steps[i][1] - steps[i][0]) / 1e3, cg[i] / 1e3, cg[i] / 2e3, waits[i] / 1e3, over[i] / 1e3, (waits[i] + over[i]) / 1e3))
+    print('step %d: %.3f ms, convgemm %.3f ms (half %.3f), waits (bound) %.3f, overhang %.3f'
+          % (i, (steps[i][1] - steps[i][0]) / 1e3, cg[i] / 1e3, cg[i] / 2e3, waits[i] / 1e3, over[i] / 1e3))
 print('median: convgemm half %.3f ms, bound %.3f ms, tensor_cores stake at most %.3f ms'
-      % (med(cg) / 2e3, med([w + o for w, o in zip(waits, over)]) / 1e3, min(med(cg) / 2, med([w + o for w, o in zip(waits, over)])) / 1e3))
+      % (med(cg) / 2e3, med(waits) / 1e3, min(med(cg) / 2, med(waits)) / 1e3))

@@ -19,10 +19,10 @@ static const char *kind_name(const pc_col *c) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "rules")) {
-        printf("| rule | applies to | finding | fires when | threshold from |\n|---|---|---|---|---|\n");
+        printf("| rule | applies to | finding | fires when | time at stake | threshold from |\n|---|---|---|---|---|---|\n");
         for (const pc_rule *r = pc_rules; r->id; r++)
-            printf("| `%s` | %s | %s | %s | %s |\n", r->id, r->fw == FW_PYTORCH ? "PyTorch programs (Kineto traces with aten:: operators)" : "any trace",
-                   r->title, r->threshold, r->source);
+            printf("| `%s` | %s | %s | %s | %s | %s |\n", r->id, r->fw == FW_PYTORCH ? "PyTorch programs (Kineto traces with aten:: operators)" : "any trace",
+                   r->title, r->threshold, r->stake, r->source);
         return 0;
     }
     for (int i = 0; i < TAB_COUNT; i++) {

@@ -1076,8 +1076,8 @@ const char *rules_mark_steps(int program) {
 }
 
 const pc_rule pc_rules[] = {
-#define RULE(id, fw, check, title, threshold, why, try_, try_pt, try_ms, try_cu, source) {#id, fw, title, threshold, why, try_, try_pt, try_ms, try_cu, source, check},
+#define RULE(id, fw, check, title, threshold, why, try_, try_pt, try_ms, try_cu, source, stake) {#id, fw, title, threshold, why, try_, try_pt, try_ms, try_cu, source, stake, check},
 #include "rules.def"
 #undef RULE
-    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -51,6 +51,7 @@ typedef struct pc_rule {
     const char *id;
     int fw;
     const char *title, *threshold, *why, *try_, *try_pytorch, *try_mindspore, *try_cuda, *source;
+    const char *stake; /* where its time at stake comes from: "replayed: <the change>", or why an estimate (README) */
     void (*check)(const rule_in *in, const struct pc_rule *r);
 } pc_rule;
 

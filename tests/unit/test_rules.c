@@ -10,6 +10,7 @@
 #include "load/load.h"
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct rcase {
     const char *rule;
@@ -375,4 +376,19 @@ TEST(rules_rank_minor_and_symptom_rows_last) {
         }
         cJSON_Delete(rows);
     }
+}
+
+/* #37 item 3: README's stake column and the code agree: a rule whose stake the
+ * replay gives (rules_change_of) says "replayed: <the change>", every other
+ * rule says why not (an estimate, or none). */
+TEST(rules_stake_column_matches_the_replay) {
+    int replayed = 0;
+    for (const pc_rule *r = pc_rules; r->id; r++) {
+        CHECK_MSG(r->stake && *r->stake, "%s: no stake text", r->id);
+        if (!r->stake) continue;
+        int says = !strncmp(r->stake, "replayed", 8) || !strncmp(r->stake, "as empty_queue", 14);
+        CHECK_MSG(says == (rules_change_of(r->id) >= 0), "%s: stake '%.40s' but rules_change_of %d", r->id, r->stake, rules_change_of(r->id));
+        replayed += rules_change_of(r->id) >= 0;
+    }
+    CHECK_EQ_I(replayed, 7); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound */
 }

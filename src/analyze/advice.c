@@ -59,7 +59,8 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
         const char *id = PC_S(sg->rule, "");
         if (PC_IS_NULL(sg->at_stake_ns)) continue;
         int k = rules_change_of(id);
-        if (k >= 0 && !strcmp(PC_S(sg->stake_source, ""), "replay")) rules[nr++] = id, kinds |= 1 << k, sum += PC_OR(sg->at_stake_ns, 0);
+        /* each one's own replayed saving: its stake before the pools cap it (its evidence says it) */
+        if (k >= 0 && !strcmp(PC_S(sg->stake_source, ""), "replay")) rules[nr++] = id, kinds |= 1 << k, sum += fmax(0, rules_replayed(in, k));
         else est[ne++] = id;
     }
     if (nr < 2) return;

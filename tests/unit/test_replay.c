@@ -42,7 +42,7 @@ static double row_ns(const cJSON *s, const char *cat, const char *name) {
  * Suggestions: data_loading's stake is its replay, 4.0 ms; sync_in_step's replay, 7.798 ms, is
  * capped by what the GPU-free time (20 - 12 ms of kernels = 8 ms) leaves after data_loading's 4:
  * 4.0 ms. The two together, replayed at once (#37 item 3): 7.798 ms (39.0% of the step), not the
- * 8.0 ms their stakes add up to. */
+ * 11.798 ms their own replays (4.0 + 7.798, as their evidence says) add up to. */
 TEST(replay_sync_data_fixture) {
     cJSON *s = fixture_summary("tests/fixtures/replay_sync.json");
     CHECK(s);
@@ -60,10 +60,10 @@ TEST(replay_sync_data_fixture) {
     CHECK_EQ_S(sj_getstr(y, "stake_source", ""), "replay");
     CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.rules", ""), "data_loading,sync_in_step");
     CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.saving_ns", -1), 7798000, 0.5);
-    CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.sum_of_stakes_ns", -1), 8000000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.sum_of_stakes_ns", -1), 11798000, 0.5);
     CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.saving_pct", -1), 38.99, 1e-9);
     CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.sentence", ""),
-               "Fixing data_loading and sync_in_step together gives back 7.80 ms per step (39.0%), not the 8.00 ms their stakes add up to: they overlap.");
+               "Fixing data_loading and sync_in_step together gives back 7.80 ms per step (39.0%), not the 11.80 ms their stakes add up to: they overlap.");
     CHECK_NEAR(row_ns(s, "host", NULL), 5790000, 0.5);
     CHECK_NEAR(row_ns(s, "data_loading", NULL), 4000000, 0.5);
     CHECK_NEAR(row_ns(s, "launch", NULL), 210000, 0.5);
@@ -297,4 +297,31 @@ TEST(realdata_replay_negq_cross_stream) {
     CHECK_NEAR(100.0 * row_ns(s, "earlier_work", NULL) / step, 65.21, 0.01);
     CHECK_NEAR(100.0 * row_ns(s, "launch", NULL) / step, 30.57, 0.01);
     cJSON_Delete(s);
+}
+
+/* #37 item 3, the top three together on real traces: DLRM rank 0 (communication, an estimate, is
+ * left out; host_wait's replay 6.65 ms and sync_in_step's 1.98 ms, shown capped as 3.21 and
+ * 1.98 ms) gives back 7.03 ms together, not their 8.63 ms: at least the larger alone, at most
+ * the sum; ResNet-50 V100 workers0 (data_loading 59.13 ms and host_wait, small_kernels left out):
+ * 74.65 ms against 74.80 ms, about their sum. */
+TEST(realdata_findings_combined) {
+    const char *sd = shared_data();
+    if (!sd) SKIP("../shared/data is missing");
+    static const struct { const char *path, *rules, *left; double lo, hi; } want[] = {
+        {"kineto/dlrm-v100-8ranks/worker0_step_12.1694128201545.pt.trace.json", "host_wait,sync_in_step", "communication", 6.6e6, 8.0e6},
+        {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", "data_loading,host_wait", "small_kernels", 70e6, 76e6},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", sd, want[i].path);
+        cJSON *s = fixture_summary(p);
+        CHECK(s);
+        if (!s) continue;
+        double sv = sj_getnum(s, "suggestions.findings_combined.saving_ns", -1), sum = sj_getnum(s, "suggestions.findings_combined.sum_of_stakes_ns", -1);
+        CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.rules", ""), want[i].rules);
+        CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.left_out", ""), want[i].left);
+        CHECK_MSG(sv >= want[i].lo && sv <= want[i].hi && sv <= sum + 0.01 * sj_getnum(s, "critical_path.step_ns", 0), "%s: together %.0f ns, their stakes %.0f", want[i].path, sv, sum);
+        CHECK(strstr(sj_getstr(s, "suggestions.findings_combined.sentence", ""), "together gives back"));
+        cJSON_Delete(s);
+    }
 }

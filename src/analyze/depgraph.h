@@ -22,6 +22,14 @@
  *    cudaStreamWaitEvent): an op starting over 10 us after both its launch
  *    and its stream's previous op allow waits for the op of another stream
  *    that ended last before it, at most 10 us before it.
+ *  - threads: a call after a gap over 20 us follows the latest call another
+ *    thread ended inside the gap (a join: backward's thread and the step's);
+ *  - the launch queue: a call over 20 us that returned within 10 us of an
+ *    op's end while its own work starts over 100 us later waits for that op.
+ * An op starts at the latest of its bounds (its launch call's start, or its
+ * end when the op started after the call returned; its stream's previous
+ * op; the waited op), each plus an offset: the measured one for the bound
+ * that bound it, at most 2 us for the others.
  * Replay sweeps the nodes once in the order of their measured times (a
  * topological order: every edge goes forward in measured time; an edge that
  * does not, in a damaged trace, reads its source's measured time), linear in

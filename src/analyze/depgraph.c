@@ -52,7 +52,8 @@ typedef struct dg_node {
     uint8_t lend;         /* gpu: it started after its launch call returned: its delay counts from the call's end */
 } dg_node;
 
-typedef struct dg_wait { int32_t node, sid; int64_t pin; } dg_wait; /* node -1: work before the step on stream sid, ending at pin */
+typedef struct dg_wait { int32_t node, sid; int64_t pin; int at_start; } dg_wait; /* node -1: work before the step on stream sid, ending at pin;
+                                                                             at_start: the call returned while its copy ran: it waits for the copy's start */
 typedef struct dg_ev { int64_t key; int32_t type, node; } dg_ev;
 typedef struct dg_dl { int32_t th; int64_t s, e; } dg_dl;
 
@@ -254,8 +255,8 @@ static dg_node *node_new(dg_graph *g) {
     return x;
 }
 
-static void add_wait(dg_graph *g, int32_t node, int32_t sid, int64_t pin) { *SPILL_PUSH(g->w, g->nw, g->capw) = (dg_wait){node, sid, pin}; }
-static int64_t wait_end(const dg_graph *g, const dg_wait *w) { return w->node >= 0 ? g->n[w->node].end : w->pin; }
+static void add_wait(dg_graph *g, int32_t node, int32_t sid, int64_t pin) { *SPILL_PUSH(g->w, g->nw, g->capw) = (dg_wait){node, sid, pin, 0}; }
+static int64_t wait_end(const dg_graph *g, const dg_wait *w) { return w->node >= 0 ? (w->at_start ? g->n[w->node].ts : g->n[w->node].end) : w->pin; }
 
 /* host node: its place in its thread's chain */
 static void chain(dg_graph *g, int32_t id, uint32_t th, int32_t main_th) {
@@ -389,6 +390,10 @@ size_t dg_build(dg_graph *g, size_t si) {
             if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) g->slatest[s] = id, g->slatest_end[s] = y->end;
             int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
             if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
+            else if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && ge->kind == GPU_MEMCPY && y->ts < x->end && y->ts > x->ts) {
+                add_wait(g, id, s, 0); /* a pageable copy's call returns as its last chunk goes: it waited for the copy to start */
+                g->w[g->nw - 1].at_start = 1;
+            }
         }
         x = &g->n[h];
         /* a call the launch queue holds: it launched work that starts long after it returns (the GPU
@@ -523,7 +528,9 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
             int64_t e = x->s2 + x->own;
             for (int32_t w = 0; w < x->nwait; w++) {
                 const dg_wait *wt = &g->w[x->wait0 + w];
-                int64_t W = wt->node >= 0 ? (g->n[wt->node].flags & F_END ? g->n[wt->node].e2 : g->n[wt->node].end) : wt->pin + shift(ch, wt->sid);
+                const dg_node *wn = wt->node >= 0 ? &g->n[wt->node] : NULL;
+                int64_t W = !wn ? wt->pin + shift(ch, wt->sid)
+                            : wt->at_start ? (wn->flags & F_START ? wn->s2 : wn->ts) : (wn->flags & F_END ? wn->e2 : wn->end);
                 if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
             }
             x->e2 = e;
@@ -603,12 +610,13 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
     if (g->path_end < 0) return;
     const dg_node *x = &g->n[g->path_end];
     walk k = {add, arg, g->wstart, x->e2};
-    int32_t cur = g->path_end, at_start = 0;
+    int32_t cur = g->path_end, at_start = 0, skip_own = 0;
     size_t guard = 2 * g->nn + 2;
     while (cur >= 0 && guard--) {
         x = &g->n[cur];
         if (x->kind == N_GPU) {
-            seg(&k, x->cat, x->name, x->s2, x->e2);
+            if (!skip_own) seg(&k, x->cat, x->name, x->s2, x->e2); /* a call that waited for its start: not its run */
+            skip_own = 0;
             int64_t base = x->s2 - x->delay;
             seg(&k, DG_LAUNCH, 0, base, x->s2);
             if (x->bind == 0) cur = x->launch, at_start = !x->lend;
@@ -625,7 +633,7 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
                 const dg_wait *wt = &g->w[x->bind];
                 int64_t W = x->e2 - x->post;
                 seg(&k, DG_LAUNCH, x->name, W, x->e2);
-                if (wt->node >= 0) { cur = wt->node; continue; }
+                if (wt->node >= 0) { cur = wt->node, skip_own = wt->at_start; continue; }
                 seg(&k, DG_EARLIER, 0, k.lo, W);
                 return;
             }

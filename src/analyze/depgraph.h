@@ -16,8 +16,10 @@
  *    latest op launched before them; stream and event syncs (the trace names
  *    neither stream nor event) for the streams whose latest op ends inside
  *    the call; a blocking cudaMemcpy / cuMemcpy*, and an asynchronous copy
- *    with a pageable side, for the copy it launched. A waiting call ends at
- *    max(its start + its own time, the waited op's end + its return time).
+ *    with a pageable side, for the copy it launched (for its start when the
+ *    call returned while the copy still ran: a pageable host-to-device copy
+ *    returns as its last chunk goes). A waiting call ends at max(its start +
+ *    its own time, the waited op's end (or start) + its return time).
  *  - cross-stream waits, inferred (the trace names no stream or event of a
  *    cudaStreamWaitEvent): an op starting over 10 us after both its launch
  *    and its stream's previous op allow waits for the op of another stream

@@ -325,3 +325,26 @@ TEST(realdata_findings_combined) {
         cJSON_Delete(s);
     }
 }
+
+/* A pageable host-to-device copy whose call returns while the copy still runs (µs; a 10 ms step):
+ * L1 cudaLaunchKernel 100-110 (k1 200-5200, stream 7), cudaMemcpyAsync 300-5366 (Pageable ->
+ * Device on stream 7, 5200-5400: the call returns 34 before its copy ends, having waited for
+ * the copy to start behind k1), L2 5466-5476 (k2 5500-6500), the step ends at 10000. The call
+ * waits for the copy's start (5200) and returns 166 after it. Critical path back from 10000: gap
+ * 5476-10000 host 4524, L2 10, gap 5366-5466 host 100, the call's return 5200-5366 launch 166 (the
+ * copy's own run is not on the path: the call did not wait for it), k1 5000, its latency 110-200
+ * 90 and L1 10 (launch), gap 0-100 host 100: host 4724, launch 276, kernel 5000, sum 10000.
+ * No sync wait: the call 300-466, L2 566-576, k2 = max(576 + 24, the copy's end 5400 + 2) =
+ * 5402-6402; the host ends at 576 + 4524 = 5100: 6.402 ms, 3.598 ms saved. Before, the graph saw
+ * no wait (the copy ends after the call) and kept the call's 5066 as its own time: 0 saved. */
+TEST(replay_pageable_h2d_waits_for_copy_start) {
+    cJSON *s = fixture_summary("tests/fixtures/replay_pageable_h2d.json");
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(s, "critical_path.error_max_pct", -1), 0, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 3598000, 0.5);
+    CHECK_NEAR(row_ns(s, "host", NULL), 4724000, 0.5);
+    CHECK_NEAR(row_ns(s, "launch", NULL), 276000, 0.5);
+    CHECK_NEAR(row_ns(s, "kernel", "k1"), 5000000, 0.5);
+    CHECK_NEAR(row_ns(s, "copy", NULL), 0, 0.5);
+    cJSON_Delete(s);
+}

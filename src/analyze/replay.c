@@ -105,10 +105,10 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     r->error_max_pct = pc_figure(err_max);
     r->error_mean_pct = pc_figure(err_sum / ns);
     r->steps_over_2pct = over2;
-    r->sync_saving_ns = pc_figure(stakes_median(save, c->nsteps));
-    r->data_saving_ns = pc_figure(stakes_median(save + c->nsteps, c->nsteps));
-    if (tc) r->tc_saving_ns = pc_figure(stakes_median(save + 2 * c->nsteps, c->nsteps));
-    r->combined_saving_ns = pc_figure(stakes_median(save + 3 * c->nsteps, c->nsteps));
+    r->sync_saving_ns = pc_figure(stakes_mean(save, c->nsteps));
+    r->data_saving_ns = pc_figure(stakes_mean(save + c->nsteps, c->nsteps));
+    if (tc) r->tc_saving_ns = pc_figure(stakes_mean(save + 2 * c->nsteps, c->nsteps));
+    r->combined_saving_ns = pc_figure(stakes_mean(save + 3 * c->nsteps, c->nsteps));
     free(save);
     /* rows: the categories, kernels and communication by name (the longest first) */
     uint32_t *ord = xmalloc((acc.n ? acc.n : 1) * sizeof *ord);

@@ -95,14 +95,11 @@ dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases
     return ch;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-double stakes_median(double *v, size_t n) {
+double stakes_mean(const double *v, size_t n) {
     if (!n) return 0;
-    qsort(v, n, sizeof *v, cmp_dbl);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += v[i];
+    return sum / (double)n;
 }
 
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
@@ -120,7 +117,7 @@ int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
         int64_t t0 = dg_replay(g, NULL);
         for (int k = 0; k < n; k++) per[(size_t)k * c->nsteps + si] = (double)(t0 - dg_replay_steady(g, &ch[k], si == 0));
     }
-    for (int k = 0; k < n; k++) save[k] = stakes_median(per + (size_t)k * c->nsteps, c->nsteps);
+    for (int k = 0; k < n; k++) save[k] = stakes_mean(per + (size_t)k * c->nsteps, c->nsteps);
     free(per);
     free(carry);
     free(ch);

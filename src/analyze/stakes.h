@@ -42,10 +42,11 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);
 /* Replays every step under each of the n changes (one build per step, the
  * unchanged replay and one steady-state replay per change): save[k] the
- * median over the steps of the step's saving (ns): a step the profiler's
- * start cut, or warm-up, does not show a change's steady state. 0 when the
- * trace has no graph (no CUDA calls). */
-/* The median of v[0..n) (sorts v; 0 when n is 0). */
-double stakes_median(double *v, size_t n);
+ * mean over the steps of the step's saving (ns), the time per step the
+ * change gives back over the profiled run: a change that helps only some
+ * steps (data waits every few steps) counts in the mean, where a median
+ * would drop it. 0 when the trace has no graph (no CUDA calls). */
+/* The mean of v[0..n) (0 when n is 0). */
+double stakes_mean(const double *v, size_t n);
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save);
 #endif

@@ -140,9 +140,10 @@ TEST(replay_sqlite_golden_fixtures) {
  * Path back from 20010: the last sync's own 10 (launch), gap 10410-20000 host 9590, launch 10,
  * gap 10300-10400 host 100, the sync's return 100 (launch), k1 10000, its launch latency 100-200
  * (launch 100): host 9690, launch 220, kernel 10000, sum 19910.
- * No sync wait: the sync ends at 1000 + 100, the launch at 1200-1210, k2 = max(1200, 10200) + its
- * delay 100 = 10300-12300; the host ends at 1210 + 9590 + 10 = 10810: the step is 12300 - 100 =
- * 12200, 7710 saved. */
+ * No sync wait: the sync ends at 1000 + 100, the launch at 1200-1210; k2 started 90 after its
+ * launch returned (10410) and 300 after k1's end, so its launch bound it: k2 = max(1210 + 90,
+ * 10200 + 2) = 10202-12202; the host ends at 1210 + 9590 + 10 = 10810: the step is 12202 - 100 =
+ * 12102, 7808 saved (7710 before ops kept their measured offset only from what bound them). */
 TEST(replay_nvprof_sync_by_cbid) {
     cJSON *s = sql_summary("nvs.sqlite",
         "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringTable VALUES (1, 'k1'), (2, 'k2');"
@@ -160,7 +161,7 @@ TEST(replay_nvprof_sync_by_cbid) {
     CHECK_NEAR(row_ns(s, "host", NULL), 9690000, 0.5);
     CHECK_NEAR(row_ns(s, "launch", NULL), 220000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
-    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7710000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7808000, 0.5);
     cJSON_Delete(s);
 }
 
@@ -171,8 +172,10 @@ TEST(replay_nvprof_sync_by_cbid) {
  * 10400-10500 host 100, the copy call's return 100 (launch), the copy 50, its stream gap after k1
  * 10200-10250 (launch 50), k1 10000, its launch latency 100-200 (launch 100), gap 0-100 host 100:
  * host 9690, launch 260, copy 50, kernel 10000, sum 20000.
- * No sync wait: the copy call ends at 1000 + 100, the launch at 1200-1210, k2 = max(1200, the
- * copy's end 10300) + 100 = 10400-12400; the host ends at 1210 + 9490 = 10700: 12.4 ms, 7.6 saved. */
+ * No sync wait: the copy call ends at 1000 + 100, the launch at 1200-1210; k2 started 90 after its
+ * launch returned (10510) and 300 after the copy's end, so its launch bound it: k2 = max(1210 + 90,
+ * the copy's end 10300 + 2) = 10302-12302; the host ends at 1210 + 9490 = 10700: 12.302 ms, 7.698
+ * ms saved (7.6 before ops kept their measured offset only from what bound them). */
 TEST(replay_nsys_blocking_copy) {
     cJSON *s = sql_summary("nss.sqlite",
         "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
@@ -197,7 +200,7 @@ TEST(replay_nsys_blocking_copy) {
     CHECK_NEAR(row_ns(s, "launch", NULL), 260000, 0.5);
     CHECK_NEAR(row_ns(s, "copy", NULL), 50000, 0.5);
     CHECK_NEAR(row_ns(s, "kernel", "k1"), 10000000, 0.5);
-    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7600000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 7698000, 0.5);
     cJSON_Delete(s);
 }
 

@@ -60,8 +60,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     r->present = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
     /* PERFCARD_NO_REPLAY=1: no graph, no replay (present false), only for measuring their cost
      * (tools/bench_replay.sh, docs/benchmarks.md) */
-    const char *off = getenv("PERFCARD_NO_REPLAY");
-    if (off && *off && strcmp(off, "0")) r->present = 0;
+    if (stakes_disabled()) r->present = 0;
     if (!r->present) return;
     float *tc = stakes_tc_set(c, NULL);
     dg_graph *g = dg_new(c);

@@ -102,9 +102,15 @@ double stakes_mean(const double *v, size_t n) {
     return sum / (double)n;
 }
 
+int stakes_disabled(void) {
+    const char *off = getenv("PERFCARD_NO_REPLAY");
+    return off && *off && strcmp(off, "0");
+}
+
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
     const pc_trace *t = c->t;
     for (int k = 0; k < n; k++) save[k] = 0;
+    if (stakes_disabled()) return 0;
     if (t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0 || !c->nsteps) return 0;
     dg_graph *g = dg_new(c);
     size_t ns = dg_nstreams(g) ? dg_nstreams(g) : 1;

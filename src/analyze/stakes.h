@@ -49,4 +49,8 @@ dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases
 /* The mean of v[0..n) (0 when n is 0). */
 double stakes_mean(const double *v, size_t n);
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save);
+/* 1 when PERFCARD_NO_REPLAY is set (not empty, not "0"): no graph and no
+ * replay anywhere (critical_path.present false, every stake its estimate),
+ * for measuring their cost only (tools/bench_replay.sh). */
+int stakes_disabled(void);
 #endif

@@ -318,7 +318,19 @@ TEST(realdata_hta_pageable_copies_block) {
                    strstr(sj_getstr(hit, "evidence", ""), "the replay finds that idle inside work queued before the calls") &&
                    strstr(sj_getstr(hit, "evidence", ""), "so removing the waits gives back 1.04 ms per step");
     double step = sj_getnum(s, "critical_path.step_ns", -1);
+    /* the symptom that leads says where the path runs instead: through the work queued before the
+     * step (critical_path.rows' earlier_work), then launch */
+    double earlier = -1, launch = -1;
+    cJSON_ArrayForEach(r, sj_get(s, "critical_path.rows")) {
+        if (!strcmp(sj_getstr(r, "category", ""), "earlier_work")) earlier = sj_getnum(r, "pct", -1);
+        if (!strcmp(sj_getstr(r, "category", ""), "launch")) launch = sj_getnum(r, "pct", -1);
+    }
+    char want[160];
+    snprintf(want, sizeof want, "; the critical path runs through work queued before the step %.1f%%, launch %.1f%%", earlier, launch);
+    int says_path = !strcmp(sj_getstr(s, "suggestions.rows.0.rule", ""), "gpu_utilization") && earlier > 50 && launch > 0 &&
+                    strstr(sj_getstr(s, "suggestions.rows.0.evidence", ""), want);
     cJSON_Delete(s);
+    CHECK_MSG(says_path, "gpu_utilization's evidence lacks '%s'", want);
     CHECK_MSG(hit, "no sync_in_step finding");
     CHECK_MSG(stake >= 0 && stake <= 0.01 * step, "sync_in_step at stake %.0f ns", stake);
     CHECK(names_it);

@@ -34,10 +34,11 @@ usage: diff_runs.py PERFCARD GENTRACE WORKDIR
 import glob
 import json
 import os
-import random
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+import sim_pool
 
 PC, GEN, WORK = sys.argv[1:4]
 TRIALS = 100
@@ -45,31 +46,11 @@ BASE_WORKLOAD = ["--steps", "12", "--noise", "1"]
 WORKLOAD = BASE_WORKLOAD + ["--slow", "dgrad_engine=8"]
 NOISY = ["--clock", "5", "--data-jitter", "10"]
 QUIET = ["--clock", "1", "--data-jitter", "10"]
-failed = 0
-
-
-def report(ok, name, detail):
-    global failed
-    print("%s diff_runs_%s: %s" % ("PASS" if ok else "FAIL", name, detail))
-    failed += not ok
-
-
-def make_run(args):
-    """one run: a trace from gentrace, summarized; returns the summary's path"""
-    tag, seed, extra, workload = args
-    trace = os.path.join(WORK, "%s-%d.json" % (tag, seed))
-    summ = trace + ".summary.json"
-    if not os.path.exists(summ):
-        with open(trace, "wb") as f:
-            subprocess.run([GEN] + workload + extra + ["--seed", str(seed)], stdout=f, check=True)
-        subprocess.run([PC, "summarize", trace, "-o", summ, "-q"], check=True)
-        os.unlink(trace)
-    return summ
+report = sim_pool.Reporter("diff_runs")
 
 
 def pool(tag, seeds, extra, workload=None):
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-        return list(ex.map(make_run, [(tag, s, extra, workload or WORKLOAD) for s in seeds]))
+    return sim_pool.pool(PC, GEN, WORK, tag, seeds, (workload or WORKLOAD) + extra)
 
 
 def diff(i, base, new):
@@ -83,7 +64,7 @@ def diff(i, base, new):
 
 
 def trials(name, pairs):
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+    with ThreadPoolExecutor(max_workers=sim_pool.JOBS) as ex:
         return list(ex.map(lambda a: diff(a[0], a[1][0], a[1][1]), [(name * 1000 + i, p) for i, p in enumerate(pairs)]))
 
 
@@ -127,7 +108,7 @@ report(hits and named == len(hits), "top_contributor_is_the_slowed_kernel",
 
 # ---- issue #36: a verdict that only grows with evidence, component verdicts ----
 TRIALS36 = 200
-rng = random.Random(36)
+rng = sim_pool.rng()
 
 
 def draw(pool_, n):
@@ -185,4 +166,4 @@ else:
     ok = [g.split()[0] for g in got] == ["improved", "improved", "regressed", "regressed"]
     report(ok, "real_workers0_workers4",
            "workers0 -> workers4 with 1 and 2 runs a side: %s, %s; workers4 -> workers0: %s, %s" % tuple(got))
-sys.exit(1 if failed else 0)
+sys.exit(1 if report.failed else 0)

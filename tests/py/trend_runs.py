@@ -31,42 +31,23 @@ usage: trend_runs.py PERFCARD GENTRACE WORKDIR
 import glob
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import sim_pool
+from sim_pool import JOBS
+
 PC, GEN, WORK = sys.argv[1:4]
 TRIALS = 200
 WORKLOAD = ["--steps", "8", "--layers", "1", "--noise", "1", "--slow", "dgrad_engine=8", "--clock", "4", "--data-jitter", "10"]
 SHIFT = ["--slow", "=1.155"]  # every kernel 15.5% slower: the step about 10% slower
-JOBS = os.cpu_count() or 2
-failed = 0
-
-
-def report(ok, name, detail):
-    global failed
-    print("%s trend_runs_%s: %s" % ("PASS" if ok else "FAIL", name, detail))
-    failed += not ok
-
-
-def make_run(args):
-    """one run: a trace from gentrace, summarized; returns the summary's path"""
-    tag, seed, extra = args
-    trace = os.path.join(WORK, "%s-%d.json" % (tag, seed))
-    summ = trace + ".summary.json"
-    if not os.path.exists(summ):
-        with open(trace, "wb") as f:
-            subprocess.run([GEN] + WORKLOAD + extra + ["--seed", str(seed)], stdout=f, check=True)
-        subprocess.run([PC, "summarize", trace, "-o", summ, "-q"], check=True)
-        os.unlink(trace)
-    return summ
+report = sim_pool.Reporter("trend_runs")
 
 
 def pool(tag, seeds, extra):
-    with ThreadPoolExecutor(max_workers=JOBS) as ex:
-        return list(ex.map(make_run, [(tag, s, extra) for s in seeds]))
+    return sim_pool.pool(PC, GEN, WORK, tag, seeds, WORKLOAD + extra)
 
 
 def trend(job):
@@ -95,7 +76,7 @@ def flagged(r):
 os.makedirs(WORK, exist_ok=True)
 base = pool("a", range(1, 61), [])
 slow = pool("b", range(1001, 1031), SHIFT)
-rng = random.Random(36)
+rng = sim_pool.rng()
 
 # the pool's own figures: step time spread and the shift, from a trend over each pool
 _, _, _, da = trend(("poola", base, ["--no-fail"]))
@@ -183,4 +164,4 @@ else:
     report(r5[1] == "regression" and r5[2] == 1 and r6[1] == "regression" and r6[2] == 1, "real_resnet50_series",
            "workers4 x4 then workers0: run 5 %s (exit %d: %s); run 6 %s (exit %d: %s)"
            % (r5[1], r5[2], r5[3]["newest"]["reason"], r6[1], r6[2], r6[3]["newest"]["reason"]))
-sys.exit(1 if failed else 0)
+sys.exit(1 if report.failed else 0)

@@ -17,8 +17,16 @@ int64_t ivl_overlap(const ivl *a, size_t na, const ivl *b, size_t nb) {
 }
 
 int64_t ivl_clip_sum(const ivl *v, size_t n, int64_t s, int64_t e) {
+    /* merged: ends ascend, so the first interval ending after s is found by bisection and the
+     * sum stops at the first starting at or after e (those before and after add nothing) */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m].e <= s) lo = m + 1;
+        else hi = m;
+    }
     int64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = lo; i < n && v[i].s < e; i++) {
         int64_t a = v[i].s > s ? v[i].s : s, b = v[i].e < e ? v[i].e : e;
         if (b > a) sum += b - a;
     }

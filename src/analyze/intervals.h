@@ -1,6 +1,8 @@
 /* intervals.h - half-open time intervals [s, e) in ns, for busy-time math.
- * ivl_overlap gives |A ∩ B| of two merged lists; ivl_clip_sum gives the
- * length of a merged list inside [s, e). */
+ * A merged list is sorted by start, disjoint, each s <= e (what ivl_append_sorted,
+ * ivl_subtract, ivl_union2 and ivl_intersect make). ivl_overlap gives |A ∩ B| of two
+ * merged lists; ivl_clip_sum gives the length of a merged list inside [s, e), in
+ * O(log n + the intervals it meets). */
 #ifndef PC_INTERVALS_H
 #define PC_INTERVALS_H
 #include <stddef.h>

@@ -379,6 +379,9 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, 
     for (size_t i = 0; i < napi; i++) ivl_append_sorted(&mapi, &nmapi, &capma, api[i].s, api[i].e);
     for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&mdl, &nmdl, &capmd, dl[i].s, dl[i].e);
     for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&win, &nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
+    /* data loading inside the windows: the same for every gap, made once */
+    ivl *dw = NULL;
+    size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
     int64_t sum = 0, busy_end = PC_NONE;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
@@ -398,10 +401,7 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, 
             if ((double)calls * 1e6 < (double)len && 10 * ivl_clip_sum(mapi, nmapi, gs, ge) < len) {
                 /* its part inside the windows, less data loading */
                 int64_t inw = ivl_clip_sum(win, nwin, gs, ge);
-                ivl *dw = NULL;
-                size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
                 int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
-                spill_free(dw);
                 if (part > 0 && gaps) { /* the gap less data loading: which instants it counted */
                     ivl gap = {gs, ge}, *rest = NULL;
                     size_t nrest = ivl_subtract(&gap, 1, mdl, nmdl, &rest);
@@ -422,6 +422,7 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, 
     spill_free(mapi);
     spill_free(mdl);
     spill_free(win);
+    spill_free(dw);
     return sum;
 }
 

@@ -111,7 +111,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}};
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
     /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
      * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
     const char *fmt = strtab_get(&c->t->strs, c->t->source_format);
@@ -120,6 +120,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     in.program = !strcmp(fmt, "mindspore") ? PROG_MINDSPORE : !strcmp(fmt, "kineto-json") && aten ? PROG_PYTORCH : PROG_CUDA;
     for (const pc_rule *r = pc_rules; r->id; r++)
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
+    rules_host_gaps_free(in.hg);
     /* rank by time at stake */
     int n = cJSON_GetArraySize(in.out);
     fired *items = calloc((size_t)(n ? n : 1), sizeof *items);

@@ -312,7 +312,7 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     }
     double hp_in = 0;
     int64_t ng, lg;
-    ivl *gaps = NULL;
+    ivl *gaps = NULL; /* host_phases' own (in->hg): sorted in place, freed by advice.c */
     size_t ngaps = 0;
     host_phases(in, &ng, &lg, &gaps, &ngaps);
     const pc_table *rows = PC_TAB(in->ps, step);
@@ -331,7 +331,6 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
         spill_free(m);
         hp_in /= in->nsteps;
     }
-    spill_free(gaps);
     double others = (dw > 0 ? fmin(dw, ii) : 0) + piped + hp_in;
     double want = ii - others;
     if (want <= 0 && piped + hp_in > 0) return; /* the findings above took all of it */
@@ -356,14 +355,28 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
  * overhead, which shows as many short gaps with a launch in each. Counted
  * inside the windows, less data-loading ranges (data_loading's); the time
  * before the first GPU work is start-up's. Returns the time summed over the
- * windows; the gaps in *ngaps, the longest in *longest. */
+ * windows; the gaps in *ngaps, the longest in *longest, the counted instants
+ * in *gaps (in->hg's: not to be freed). Found once (host_phases_find), as three
+ * rules ask. */
 enum { HOST_PHASE_NS = 1000000 };
+static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
+    rule_host_gaps *hg = in->hg;
+    if (!hg->done) hg->sum = host_phases_find(in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    *ngaps = hg->n, *longest = hg->longest;
+    if (gaps) *gaps = hg->gaps, *ngap_ivl = hg->ngaps;
+    return hg->sum;
+}
+void rules_host_gaps_free(rule_host_gaps *hg) {
+    spill_free(hg->gaps);
+    memset(hg, 0, sizeof *hg);
+}
+static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     const pc_trace *t = in->c->t;
     const pc_links *l = &in->c->links;
     *ngaps = 0, *longest = 0;
     size_t capg = 0;
-    if (gaps) *gaps = NULL, *ngap_ivl = 0;
+    *gaps = NULL, *ngap_ivl = 0;
     /* without CUDA calls recorded (MindSpore's timelines) or links, whose launch came when is unknown */
     if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return 0;
     ivl *api = NULL, *dl = NULL, *mapi = NULL, *mdl = NULL, *win = NULL;
@@ -402,9 +415,15 @@ static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, 
                 /* its part inside the windows, less data loading */
                 int64_t inw = ivl_clip_sum(win, nwin, gs, ge);
                 int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
-                if (part > 0 && gaps) { /* the gap less data loading: which instants it counted */
+                if (part > 0) { /* the gap less data loading: which instants it counted */
                     ivl gap = {gs, ge}, *rest = NULL;
-                    size_t nrest = ivl_subtract(&gap, 1, mdl, nmdl, &rest);
+                    size_t d0 = 0, d1 = nmdl; /* from the first range ending after the gap's start */
+                    while (d0 < d1) {
+                        size_t m = d0 + (d1 - d0) / 2;
+                        if (mdl[m].e <= gs) d0 = m + 1;
+                        else d1 = m;
+                    }
+                    size_t nrest = ivl_subtract(&gap, 1, mdl + d0, nmdl - d0, &rest);
                     for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(*gaps, *ngap_ivl, capg) = rest[k];
                     spill_free(rest);
                 }

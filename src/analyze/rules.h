@@ -37,6 +37,8 @@ typedef struct rule_in {
     double *replay; /* per SK_* (stakes.h): the replayed saving per step of that rule's change (ns),
                        NAN until a rule asks (rules_replayed), < 0 when there is none (no graph, no set) */
     int *keep_phases; /* SK_HOST's change keeps the host phases (host_wait sets it: host_phase fired) */
+    struct rule_host_gaps *hg; /* host phases, found by the first rule that asks (rules.c); the
+                                  caller zeroes it and frees it with rules_host_gaps_free */
 } rule_in;
 
 /* The replayed saving of change k (SK_*) per step (ns; < 0: none): the
@@ -46,6 +48,16 @@ double rules_replayed(const rule_in *in, int k);
 
 /* The SK_* change of a rule whose stake is replayed, else -1. */
 int rules_change_of(const char *rule);
+
+/* The GPU idle gaps the host causes (host_phase's, also read by host_wait and
+ * iteration_interval): found once per rule_in, in one pass over the events. */
+typedef struct rule_host_gaps {
+    int done;
+    int64_t sum, n, longest; /* the time counted, the gaps, the longest gap's part */
+    struct ivl *gaps;         /* each counted gap less data loading, in order of time */
+    size_t ngaps;
+} rule_host_gaps;
+void rules_host_gaps_free(rule_host_gaps *hg);
 
 typedef struct pc_rule {
     const char *id;

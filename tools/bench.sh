@@ -1,16 +1,34 @@
 #!/bin/sh
-# make bench: throughput and peak memory of `perfcard report` on synthetic
-# Kineto traces (made by build/gentrace), beside Python's json.load and zcat.
-# Sizes in MB can be set with BENCH_SIZES (default "100 200 400 800"); the
-# comparisons with json.load and zcat use BENCH_REF (default 400).
+# make bench: perfcard report with the previous build and this one, alternating in one run
+# (tools/bench_alt.py: BENCH_ROUNDS rounds, default 3, medians of wall, user+system CPU, peak RSS,
+# MB/s), on synthetic Kineto traces from build/gentrace: a BENCH_SIZE MB .json (default 400), its
+# .json.gz (gzip -1), 1,000,000 distinct names (tests/hostile/gen_names.py BENCH_NAMES, default
+# 500000 of each kind) and a BENCH_BIG_MB .json.gz (default 10000, about 10.5 GB of JSON; not kept
+# in git: written once into build/bench after a check of free disk; BENCH_10G=0 skips it); then
+# issue #38's targets, met or not, and the two builds' outputs compared (tools/compare_builds.sh on
+# the real and golden inputs and the .json; BENCH_SAME=0 skips it). The previous build: BENCH_BASE
+# (a commit; 'none': this build alone), else tools/prev_build.sh's default (the merge-base with
+# main, or HEAD's parent on main), built once into build/prev/SHA/. Then json.load and zcat as
+# references, a job from rank summaries and the capture overhead (this build alone).
 set -eu
 cd "$(dirname "$0")/.."
 D=build/bench
 mkdir -p "$D"
-SIZES=${BENCH_SIZES:-"100 200 400 800"}
-largest=$(echo $SIZES | tr ' ' '\n' | sort -n | tail -1)
-ref=${BENCH_REF:-400}
-case " $SIZES " in *" $ref "*) ;; *) ref=$largest ;; esac
+SIZE=${BENCH_SIZE:-400}
+ROUNDS=${BENCH_ROUNDS:-3}
+NAMES=${BENCH_NAMES:-500000}
+BIG=${BENCH_BIG_MB:-10000}
+NEW=$(pwd)/build/perfcard
+OLD=-
+if [ "${BENCH_BASE:-}" = none ]; then
+    echo "previous build: none (BENCH_BASE=none): this build alone"
+elif prev=$(sh tools/prev_build.sh); then
+    OLD=$prev/perfcard
+    echo "previous build: $(git log -1 --format='%h %cs %s' "$(basename "$prev")" | cut -c1-100) (old); this build: $(git describe --always --dirty) (new)"
+else
+    echo "previous build: unavailable (above: why): this build alone"
+fi
+echo "perfcard bench on $(nproc) cores ($(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')); $(./build/perfcard --version)"
 # measure CMD...: prints "seconds peak_rss_kib" (best time of 3 runs, max RSS)
 measure() {
     python3 - "$@" <<'PY'
@@ -24,58 +42,78 @@ for _ in range(3):
 print("%.3f %d" % (best, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
 PY
 }
-for mb in $SIZES; do
-    f=$D/trace-$mb.json
-    [ -s "$f" ] || ./build/gentrace --size "$mb" > "$f"
-done
-f=$D/trace-$ref.json
+f=$D/trace-$SIZE.json
+[ -s "$f" ] || ./build/gentrace --size "$SIZE" > "$f"
 [ -s "$f.gz" ] || gzip -1 -c "$f" > "$f.gz"
-echo "perfcard bench on $(nproc) cores ($(uname -m)), synthetic Kineto traces from build/gentrace"
+nf=$D/names-$NAMES.json
+[ -s "$nf" ] || python3 tests/hostile/gen_names.py "$NAMES" "$nf"
+set -- "json:$f:$(stat -c %s "$f")" "gz:$f.gz:$(stat -c %s "$f")" "names:$nf:$(stat -c %s "$nf")"
+if [ "${BENCH_10G:-1}" != 0 ]; then
+    bf=$D/big-$BIG.json.gz
+    if [ ! -s "$bf" ]; then
+        # gentrace's gzip -1 output is about 1/11 of the JSON; the report's spilled arrays (temporary
+        # files, $TMPDIR or /var/tmp) about 1/4 of it: wanted free, the sum and 2 GiB more
+        need=$((BIG * 1024 / 11 + BIG * 1024 / 4 + 2097152))
+        free_k=$(df -Pk "$D" | awk 'NR == 2 {print $4}')
+        if [ "$free_k" -lt "$need" ]; then
+            echo "big trace skipped: $((free_k / 1024)) MiB free under $D, $((need / 1024)) MiB wanted"
+            bf=""
+        else
+            z="gzip -1"
+            command -v pigz > /dev/null 2>&1 && z="pigz -1"
+            t0=$(date +%s.%N)
+            # the JSON's bytes counted on the way (gzip's ISIZE wraps at 4 GiB) into big-MB.json.bytes
+            python3 - "$BIG" "$z" "$bf.tmp" <<'PY'
+import subprocess, sys
+g = subprocess.Popen(["./build/gentrace", "--size", sys.argv[1]], stdout=subprocess.PIPE)
+z = subprocess.Popen(sys.argv[2].split(), stdin=subprocess.PIPE, stdout=open(sys.argv[3], "wb"))
+n = 0
+while True:
+    b = g.stdout.read(1 << 20)
+    if not b:
+        break
+    n += len(b)
+    z.stdin.write(b)
+z.stdin.close()
+if g.wait() or z.wait():
+    sys.exit("gentrace or the compressor failed")
+open(sys.argv[3][:-len(".gz.tmp")] + ".bytes", "w").write("%d\n" % n)
+PY
+            mv "$bf.tmp" "$bf"
+            echo "generated $bf: $(cat "$D/big-$BIG.json.bytes") bytes of JSON by build/gentrace | $z, $(du -m "$bf" | cut -f1) MB, in $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-6) s"
+        fi
+    fi
+    [ -n "$bf" ] && set -- "$@" "big:$bf:$(cat "$D/big-$BIG.json.bytes")"
+fi
 echo
-printf '%-28s %10s %9s %10s %12s\n' "input" "size MB" "time s" "MB/s" "peak RSS MiB"
-for mb in $SIZES; do
-    f=$D/trace-$mb.json
-    bytes=$(stat -c %s "$f")
-    set -- $(measure ./build/perfcard report "$f" -o "$D/out" -q)
-    printf '%-28s %10.1f %9.3f %10.0f %12.1f\n' "perfcard report $(basename "$f")" "$(echo "$bytes/1048576" | bc -l)" "$1" \
-        "$(echo "$bytes/1000000/$1" | bc -l)" "$(echo "$2/1024" | bc -l)"
-    eval "t_$mb=$1"
-done
-f=$D/trace-$ref.json
+python3 tools/bench_alt.py "$ROUNDS" "$OLD" "$NEW" "$D" "$@"
+if [ "$OLD" != - ] && [ "${BENCH_SAME:-1}" != 0 ]; then
+    echo
+    echo "same outputs (tools/compare_builds.sh old new: summary.json, summary.md, CSVs, exit status and stderr byte for byte):"
+    if sh tools/compare_builds.sh "$OLD" "$NEW" "$f" > "$D/same.txt" 2>&1; then
+        echo "  all $(grep -c '^same' "$D/same.txt") inputs the same (real traces under ../shared/data, golden inputs, $(basename "$f"))"
+    else
+        grep -v '^same' "$D/same.txt" | sed 's/^/  /'
+        echo "  $(grep -c '^same' "$D/same.txt") the same, $(grep -c '^DIFFERS' "$D/same.txt") differ ($D/same.txt)"
+    fi
+fi
+echo
+echo "references, this build alone (best of 3; json.load once), on $(basename "$f"):"
 bytes=$(stat -c %s "$f")
-set -- $(measure python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f")
-py=$1
-printf '%-28s %10.1f %9.3f %10.0f %12.1f\n' "python3 json.load" "$(echo "$bytes/1048576" | bc -l)" "$1" "$(echo "$bytes/1000000/$1" | bc -l)" "$(echo "$2/1024" | bc -l)"
-set -- $(measure ./build/perfcard report "$f.gz" -o "$D/out" -q)
-gzt=$1
-gzrss=$2
+set -- $(measure ./build/perfcard report "$f" -o "$D/out" -q)
+tr=$1
+t0=$(date +%s.%N)
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f"
+py=$(echo "$(date +%s.%N) - $t0" | bc)
 set -- $(measure sh -c "zcat '$f.gz' > /dev/null")
 zc=$1
-printf '%-28s %10.1f %9.3f %10s %12.1f\n' "perfcard report .json.gz" "$(echo "$(stat -c %s "$f.gz")/1048576" | bc -l)" "$gzt" "-" "$(echo "$gzrss/1024" | bc -l)"
-printf '%-28s %10s %9.3f\n' "zcat > /dev/null" "" "$zc"
-echo
-eval "tr=\$t_$ref"
-eval "tl=\$t_$largest"
-echo "json.load / perfcard on $ref MB:  $(echo "$py/$tr" | bc -l | cut -c1-5)x"
-echo "perfcard .json.gz / zcat:           $(echo "$gzt/$zc" | bc -l | cut -c1-5)x"
-first=$(echo $SIZES | cut -d' ' -f1)
-eval "tf=\$t_$first"
-echo "time per MB, $first MB vs $largest MB:  $(echo "$tf/$first*1000" | bc -l | cut -c1-5) ms vs $(echo "$tl/$largest*1000" | bc -l | cut -c1-5) ms"
-echo "targets: >= 400 MB/s, >= 20x json.load, peak RSS <= 128 MiB, gz <= 1.3x zcat"
+set -- $(measure ./build/perfcard report "$f.gz" -o "$D/out" -q)
+gzt=$1
+printf '  python3 json.load %.2f s, perfcard %.3f s: %.1fx\n' "$py" "$tr" "$(echo "$py/$tr" | bc -l)"
+printf '  zcat > /dev/null %.3f s, perfcard report .json.gz %.3f s: %.2fx zcat\n' "$zc" "$gzt" "$(echo "$gzt/$zc" | bc -l)"
 # the dependency graph and replays (#37 item 5): with and without PERFCARD_NO_REPLAY=1, alternating
 echo
-sh tools/bench_replay.sh "$ref"
-# scale in distinct names (every table row is one name): BENCH_NAMES N makes N kernel and N
-# operator names, 2N in all; default "10000 100000 500000" (the last: 1,000,000 names)
-echo
-printf '%-36s %9s %12s\n' "N kernel + N operator names" "time s" "peak RSS MiB"
-for n in ${BENCH_NAMES:-10000 100000 500000}; do
-    f=$D/names-$n.json
-    [ -s "$f" ] || python3 tests/hostile/gen_names.py "$n" "$f"
-    set -- $(measure ./build/perfcard report "$f" -o "$D/out" -q)
-    printf '%-36s %9.3f %12.1f\n' "perfcard report, N = $n" "$1" "$(echo "$2/1024" | bc -l)"
-done
-echo "target (issue #15): 1,000,000 distinct names (N = 500000) in <= 5 s"
+sh tools/bench_replay.sh "$SIZE"
 
 # a job from per-rank summaries (#34 item 5): BENCH_RANKS (default "1024 8192") summaries made by
 # tools/gen_rank_summaries.py from the 8 DLRM ranks' real summaries (../shared/data), each rank's

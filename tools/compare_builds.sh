@@ -5,6 +5,12 @@
 # inputs and any FILE given (e.g. build/bench/trace-400.json). Prints one line
 # per input (same / DIFFERS with the first differing file) and exits 1 when any
 # differs. For a change that must not alter outputs (a faster reader).
+# Fields that record the build or the time: summary.md's last line names
+# perfcard's version (the Makefile's VERSION), replaced by VERSION on both
+# sides; nothing else in summary.json, summary.md or the CSVs does (the
+# inflater, the commit and the date of the run are not written), and the
+# scratch folder's path is taken out of stderr. tools/same_outputs.sh builds
+# the previous commit and runs this against it.
 set -eu
 [ $# -ge 2 ] || { echo "usage: compare_builds.sh OLD_PERFCARD NEW_PERFCARD [FILE...]" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
@@ -39,6 +45,7 @@ while read -r in; do
         rc=0
         "$bin" report "$in" -o "$T/out" --format json,md,csv -q 2> "$T/err" || rc=$?
         mkdir -p "$T/out" # none when the input is refused: the message is compared
+        [ -f "$T/out/summary.md" ] && sed -i 's/^<sub>perfcard [^ ]* ·/<sub>perfcard VERSION ·/' "$T/out/summary.md"
         echo $rc > "$T/out/exit"
         sed "s|$T/||g" "$T/err" > "$T/out/stderr"
         rm -rf "$T/$b"

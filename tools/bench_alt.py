@@ -10,9 +10,11 @@ usage: bench_alt.py ROUNDS OLD|- NEW OUTDIR KIND:FILE:JSON_BYTES...
   KIND json | gz | names | big (the 10 GB .json.gz); OLD '-': this build alone.
 """
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 rounds, old, new, outdir = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -31,16 +33,27 @@ def title(kind, path, jb):
 
 
 
+OLD_MAX = float(os.environ.get("BENCH_OLD_MAX", "150"))
+
+
 def run(binary, path, tag):
+    """(wall, CPU, peak MiB, stopped): the old build is stopped after BENCH_OLD_MAX seconds
+    (default 150: a build with a quadratic pass would hold the bench for hours)"""
     out = os.path.join(outdir, "out-" + tag)
     t = time.perf_counter()
     p = subprocess.Popen([binary, "report", path, "-o", out, "-q"], stdout=subprocess.DEVNULL)
+    timer = threading.Timer(OLD_MAX, p.kill) if tag == "old" else None
+    if timer:
+        timer.start()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
+    if timer:
+        timer.cancel()
     rc = os.waitstatus_to_exitcode(status)
-    if rc not in (0, 3):  # 3: a report with warnings
+    stopped = tag == "old" and rc == -signal.SIGKILL
+    if rc not in (0, 3) and not stopped:  # 3: a report with warnings
         sys.exit("bench_alt: %s report %s exited %d" % (binary, path, rc))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, stopped
 
 
 load0 = os.getloadavg()
@@ -49,6 +62,8 @@ for kind, path, jb in cases:
     for r in range(rounds):
         order = builds if r % 2 == 0 else builds[::-1]
         for name, b in order:
+            if any(x[3] for x in res.get((path, name), [])):
+                continue  # stopped once: not run again
             res.setdefault((path, name), []).append(run(b, path, name))
 load1 = os.getloadavg()
 
@@ -65,13 +80,16 @@ for kind, path, jb in cases:
         c = statistics.median(x[1] for x in v)
         m = statistics.median(x[2] for x in v)
         med[(kind, name)] = (w, c, m, jb)
-        print("%-34s %-4s %8.3f %15s %8.3f %9.1f %9.0f %9.0f" % (label, name, w, "(%.3f-%.3f)" % (min(x[0] for x in v), max(x[0] for x in v)),
-                                                        c, m, jb / 1e6 / w, jb / 1e6 / c))
+        if v[0][3]:
+            print("%-34s %-4s %8s   stopped after %.1f s of wall, %.1f s of CPU, %.1f MiB (BENCH_OLD_MAX)" % (label, name, "> %.1f" % w, w, c, m))
+        else:
+            print("%-34s %-4s %8.3f %15s %8.3f %9.1f %9.0f %9.0f" % (label, name, w, "(%.3f-%.3f)" % (min(x[0] for x in v), max(x[0] for x in v)),
+                                                            c, m, jb / 1e6 / w, jb / 1e6 / c))
         label = ""
     if len(builds) == 2:
         o, n = med[(kind, "old")], med[(kind, "new")]
-        print("%-34s %-4s %8s %15s %8s %9s" % ("", "new/old", "%.2fx" % (n[0] / o[0]), "", "%.2fx" % (n[1] / o[1]),
-                                              "%.2fx" % (n[2] / o[2])))
+        print("%-34s %-4s %8s %15s %8s %9s" % ("", "new/old", "%s%.2fx" % ("< " if res[(path, "old")][0][3] else "", n[0] / o[0]), "",
+                                              "%.2fx" % (n[1] / o[1]), "%.2fx" % (n[2] / o[2])))
 print()
 print("targets (issue #38), on this build's medians:")
 

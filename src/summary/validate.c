@@ -385,10 +385,8 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
 
 /* a figure the reader takes at path (kind U, N or X): finite, within the
  * reader's bound for it (sk_bound: +-2^62 for times, sizes and counts), >= 0 for U */
-static int sk_number_ok(const char *path, char kind, double x) {
-    double bound = sk_bound(path);
-    return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0);
-}
+static int sk_number_in(double bound, char kind, double x) { return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0); }
+static int sk_number_ok(const char *path, char kind, double x) { return sk_number_in(sk_bound(path), kind, x); }
 
 typedef struct sk_fix { size_t n; char *first; size_t first_size; } sk_fix;
 static void sk_fixed(sk_fix *f, const char *path) {
@@ -428,18 +426,19 @@ size_t pc_summary_conform(pc_summary *s, char *first, size_t first_size) {
             if (c->kind != 'I' && c->kind != 'J' && c->kind != 'F' && c->kind != 'V') continue;
             snprintf(path, sizeof path, "%s%s%s%s", d->path, d->record ? "." : "[].", c->key, c->kind == 'V' ? "[]" : "");
             char kind = c->kind == 'J' ? 'N' : 'U';
+            double bound = sk_bound(path); /* the column's: looked up once, not per row */
             for (size_t r = 0; r < t->n; r++) {
                 char *p = (char *)t->rows + r * d->row_size + c->off;
                 if (c->kind == 'F') {
                     tk_F *x = (tk_F *)p;
-                    if (isfinite(*x) && !sk_number_ok(path, kind, *x)) { sk_fixed(&f, path); *x = NAN; }
+                    if (isfinite(*x) && !sk_number_in(bound, kind, *x)) { sk_fixed(&f, path); *x = NAN; }
                 } else if (c->kind == 'V') {
                     tk_V *a = (tk_V *)p;
                     for (int64_t j = 0; j < a->n; j++)
-                        if (isfinite(a->v[j]) && !sk_number_ok(path, kind, a->v[j])) { sk_fixed(&f, path); ((double *)a->v)[j] = NAN; }
+                        if (isfinite(a->v[j]) && !sk_number_in(bound, kind, a->v[j])) { sk_fixed(&f, path); ((double *)a->v)[j] = NAN; }
                 } else {
                     tk_I *x = (tk_I *)p;
-                    if (*x != PC_NULL_I && !sk_number_ok(path, kind, (double)*x)) { sk_fixed(&f, path); *x = PC_NULL_I; }
+                    if (*x != PC_NULL_I && !sk_number_in(bound, kind, (double)*x)) { sk_fixed(&f, path); *x = PC_NULL_I; }
                 }
             }
         }

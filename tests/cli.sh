@@ -1490,7 +1490,7 @@ check env_empty_or_in_range_ok [ $? -eq 0 ]
 check report_prints_headline python3 -c "
 import json; s = json.load(open('$T/fc/summary.json')); out = open('$T/fc.out').read().splitlines()
 h = s['overview']['headline']
-assert h.startswith('Matrix products and convolutions do not use Tensor Cores: about 29.7%'), h
+assert h.startswith('Matrix products and convolutions do not use Tensor Cores: about 24.9%'), h  # #37: half of the 4.15 ms per step of FP32 conv/GEMM kernels, replayed, of the 8.33 ms step
 assert out == [h, '$T/fc/report.html', '$T/fc/summary.md', '$T/fc/summary.json'], out"
 "$PC" report examples/demo.pt.trace.json.gz -o "$T/fcq" -q > "$T/fcq.out" 2>&1
 check report_quiet_prints_nothing [ ! -s "$T/fcq.out" ]
@@ -1531,7 +1531,7 @@ h = s['overview']['headline'].replace('&', '&amp;')
 assert h in html, 'no headline in the HTML part'
 assert '<title>perfcard: demo.pt.trace.json.gz</title>' in html, html[:300]
 subj = str(m['Subject'])
-assert subj == 'perfcard: demo.pt.trace.json.gz \u2014 Matrix products and convolutions do not use Tensor Cores, 29.7% of each step', subj
+assert subj == 'perfcard: demo.pt.trace.json.gz \u2014 Matrix products and convolutions do not use Tensor Cores, 24.9% of each step', subj
 "
 # the e-mail's HTML tables show kernel and operator names short, the full name in the cell's title (as report.html)
 check email_html_short_names python3 -c "

@@ -48,6 +48,9 @@ typedef struct dg_node {
     uint32_t name;
     uint8_t kind, cat, flags;
     uint8_t qwait;        /* host: its wait is the launch queue's (not a synchronizing call's) */
+    uint8_t fin;          /* host, in a window without steps: it waits for the window's last GPU op (the program's
+                             results: what follows it, teardown, follows the GPU's end): no change removes that wait */
+    uint8_t tail;         /* host, end: after a fin call on its thread (teardown): no change touches it */
     uint8_t jb;           /* replay: its start was bound by the join */
     uint8_t lend;         /* gpu: it started after its launch call returned: its delay counts from the call's end */
 } dg_node;
@@ -427,6 +430,18 @@ size_t dg_build(dg_graph *g, size_t si) {
             x->post = wm <= x->ts ? 0 : x->end - wm;
         }
     }
+    /* without steps the window is the program's: a call that waits for its last GPU op collects
+     * the results, and what follows it (cudaFree, exit) follows the GPU's end in any run */
+    if (!has_steps) {
+        int64_t G = INT64_MIN;
+        for (size_t i = 0; i < g->nn; i++)
+            if (g->n[i].kind == N_GPU && g->n[i].end > G) G = g->n[i].end;
+        for (size_t i = 0; G != INT64_MIN && i < g->nn; i++)
+            for (int32_t k = 0; g->n[i].kind == N_HOST && k < g->n[i].nwait; k++) {
+                const dg_wait *wt = &g->w[g->n[i].wait0 + k];
+                if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
+            }
+    }
     /* the end nodes: the step range's thread (every thread's, without steps) */
     if (has_steps) {
         int32_t id = (int32_t)g->nn;
@@ -454,6 +469,16 @@ size_t dg_build(dg_graph *g, size_t si) {
             x->gap = x->ts - g->anchor;
             *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
         }
+    }
+    /* the teardown after the call that collects the results, on its thread: no change touches it */
+    if (!has_steps && g->nthreads) {
+        int64_t *fe = xmalloc(g->nthreads * sizeof *fe);
+        for (size_t k = 0; k < g->nthreads; k++) fe[k] = INT64_MAX;
+        for (size_t i = 0; i < g->nn; i++)
+            if (g->n[i].fin && g->n[i].end < fe[g->n[i].sid]) fe[g->n[i].sid] = g->n[i].end;
+        for (size_t i = 0; i < g->nn; i++)
+            if (g->n[i].kind != N_GPU && g->n[i].sid >= 0 && g->n[i].ts >= fe[g->n[i].sid]) g->n[i].tail = 1;
+        free(fe);
     }
     /* data loading inside each gap, on the gap's thread */
     if (g->ndl) {
@@ -501,23 +526,25 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
         dg_node *x = &g->n[g->ev[k].node];
         switch (g->ev[k].type) {
         case EV_HSTART: {
+            const dg_change *hc = ch;
+            if (x->tail) hc = &none; /* the teardown after the results: as measured, after the call that waits for them */
             int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
             int64_t rest = x->gap - x->data; /* host work outside data loading */
-            if (ch->host_floor_ns > 0 && rest > ch->host_floor_ns && (!ch->keep_phases || rest < DG_PHASE_NS)) rest = ch->host_floor_ns;
-            x->s2 = pe + (x->join >= 0 ? 0 : rest + (ch->no_data_wait ? 0 : x->data)); /* a join explains the gap */
+            if (hc->host_floor_ns > 0 && rest > hc->host_floor_ns && (!hc->keep_phases || rest < DG_PHASE_NS)) rest = hc->host_floor_ns;
+            x->s2 = pe + (x->join >= 0 ? 0 : rest + (hc->no_data_wait ? 0 : x->data)); /* a join explains the gap */
             x->jb = 0;
             if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
                 const dg_node *J = &g->n[x->join];
                 int64_t jr = x->jgap - x->jdata;
-                if (ch->host_floor_ns > 0 && jr > ch->host_floor_ns && (!ch->keep_phases || jr < DG_PHASE_NS)) jr = ch->host_floor_ns;
-                int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (ch->no_data_wait ? 0 : x->jdata);
+                if (hc->host_floor_ns > 0 && jr > hc->host_floor_ns && (!hc->keep_phases || jr < DG_PHASE_NS)) jr = hc->host_floor_ns;
+                int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (hc->no_data_wait ? 0 : x->jdata);
                 if (js > x->s2) x->s2 = js, x->jb = 1;
             }
             x->flags |= F_START;
             x->bind = -1;
-            if (!x->nwait || (ch->no_sync_wait && !x->qwait)) {
+            if (!x->nwait || (hc->no_sync_wait && !x->qwait && !x->fin)) {
                 int64_t own = x->own;
-                if (ch->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > ch->host_floor_ns) own = ch->host_floor_ns;
+                if (hc->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > hc->host_floor_ns) own = hc->host_floor_ns;
                 x->e2 = x->s2 + own;
                 x->flags |= F_END;
             }

@@ -20,6 +20,10 @@
  *    call returned while the copy still ran: a pageable host-to-device copy
  *    returns as its last chunk goes). A waiting call ends at max(its start +
  *    its own time, the waited op's end (or start) + its return time).
+ *    Without steps (the window is the program's), a call that waits for the
+ *    window's last GPU op collects the results: no change removes that wait,
+ *    and its thread's work after it (teardown) replays as measured, so a
+ *    change never gives back host time after the GPU's last op;
  *  - cross-stream waits, inferred (the trace names no stream or event of a
  *    cudaStreamWaitEvent): an op starting over 10 us after both its launch
  *    and its stream's previous op allow waits for the op of another stream

@@ -431,9 +431,15 @@ TEST(realdata_shares_and_peaks_within_physical_limits) {
 /* tests/expectations/nsys-cloverleaf.md: 1,591 synchronizing calls (versioned
  * names) block the host 319.32 ms, but the GPU is idle only 38,605,515 ns of
  * them and of the refill after them (sync_gpu_idle_nsys.py, #32). Since #37
- * sync_in_step's stake is the replay without the waits, within 10% of that
- * idle (40.30 ms, 4.4% over it since the window runs from the process's first
- * to its last OS runtime call: not yet explained),
+ * sync_in_step's stake is the replay without the waits: 29,119,300 ns, as
+ * sync_replay_bound_nsys.py computes from the raw file: a host that no longer
+ * waits runs ahead, and the GPU's last op (875,746,050) ends 29,119,300 ns
+ * earlier; the 9,493,047 ns of that idle it keeps are the gaps between
+ * consecutive ops (1,407 launch or stream gaps at 2 us: 2.81 ms; 183 ops bound
+ * by their predecessor when measured, back-to-back pageable copies: 6.68 ms),
+ * and the 11,183,557 ns of host teardown after the GPU's last op (cudaFree,
+ * exit: the window ends at the process's last OS runtime call, 886,929,607)
+ * stays after it (the replay counted it once: 40,302,857 ns, more than the idle),
  * below the start-up before the first kernel; no PyTorch-only rule. Start-up
  * counts from the process's start (#32 class 3): its first OS runtime call
  * (OSRT_API, 56,574,271 ns) to the first kernel (533,338,240): 476,763,969 ns,
@@ -464,7 +470,7 @@ TEST(realdata_cloverleaf_syncs_cost_gpu_idle) {
     snprintf(msg, sizeof msg, "%s", ev);
     cJSON_Delete(s);
     CHECK_MSG(ok, "sync_in_step: %s", msg);
-    CHECK_MSG(fabs(stake - 38605515) <= 0.1 * 38605515, "sync_in_step at stake %.0f ns", stake);
+    CHECK_MSG(fabs(stake - 29119300) <= 5000, "sync_in_step at stake %.0f ns (expected 29,119,300)", stake);
     CHECK_EQ_S(first, "startup");
     CHECK_NEAR(su, 476763969, 0.5);
     CHECK_NEAR(span, 830355336, 0.5);
@@ -492,6 +498,27 @@ TEST(realdata_resnet50_exclusive_breakdown) {
         CHECK_NEAR(window, want[i].window, 0.01);
         for (int k = 0; k < 6; k++) CHECK_MSG(fabs(got[k] - want[i].cat[k]) <= 0.01, "%s: %s %.2f µs, expected %.2f", want[i].file, names[k], got[k], want[i].cat[k]);
     }
+}
+
+/* #37: the MPI saxpy's sync_in_step replayed, per marker step, against what the blocking costs:
+ * sync_replay_bound_nsys.py on the raw file and marker_steps.py's windows finds 175,851,682 ns
+ * per step of GPU idle in the blocking calls and their refill, of which a host that no longer
+ * waits gives back 37,446,433 (each step's cudaMemcpy Device -> Pageable stops waiting for the
+ * 17.7 ms kernel and its 19.7 ms copy, which then run under the host's next MPI phase; the
+ * pageable host-to-device copies' calls stage their data: host work, not a wait); the rest is
+ * the host's own work after the calls, launching nothing (138,344,833: host_phase's), and the
+ * copies' stream gaps (74,538). Each window ends after the GPU's last op (GPU-defined): no tail. */
+TEST(realdata_saxpy_sync_replay_explained) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *s = summarize("nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "sync_in_step");
+    double stake = f ? sj_getnum(f, "at_stake_ns", -1) : -1, saving = sj_getnum(s, "critical_path.sync_saving_ns", -1);
+    char src[32];
+    snprintf(src, sizeof src, "%s", f ? sj_getstr(f, "stake_source", "") : "");
+    cJSON_Delete(s);
+    CHECK_EQ_S(src, "replay");
+    CHECK_MSG(fabs(stake - 37446433) <= 5000 && fabs(saving - 37446433) <= 5000, "sync_in_step at stake %.0f, replayed %.0f ns (expected 37,446,433)", stake, saving);
 }
 
 /* The MPI saxpy Nsight Systems export, read with sqlite3 independently:

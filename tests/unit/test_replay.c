@@ -165,6 +165,36 @@ TEST(replay_nvprof_sync_by_cbid) {
     cJSON_Delete(s);
 }
 
+/* A window without steps ends with the program's teardown after its last GPU op (CloverLeaf's
+ * cudaFree calls, #37): the call that collects the results waits for that op in any run, so the
+ * host's time after it is never given back. µs, nvprof ids (211 cudaLaunchKernel, 165
+ * cudaDeviceSynchronize); the window is the calls' 100-20010 = 19910. Launch 100-110 (k1
+ * 200-10200), sync 1000-10300 (waits for k1, returns 100 after it), launch 10400-10410 (k2
+ * 10500-12500), sync 10420-12600 (waits for k2, the last op: returns 100 after it), teardown
+ * 12600-20000 (host), sync 20000-20010 (nothing left).
+ * No sync wait: the first sync ends at 1000 + 100, the launch at 1200-1210; k2 = max(1210 + 90,
+ * 10200 + 2) = 10202-12202 (298 earlier); the second sync starts at 1210 + 10 = 1220 and still
+ * waits for k2: it ends at 12202 + 100 = 12302; the teardown 7400 and the last sync (its 10)
+ * follow: 12302 + 7400 + 10 = 19712, a window of 19612: 298 saved, what the GPU gives back.
+ * Before, every wait went: the host ended at 1320 + 7400 + 10 = 8730 and the window at the GPU's
+ * 12202 - 100 = 12102: 7808 saved, 7510 of them the teardown after the GPU's last op. */
+TEST(replay_stepless_final_wait_kept) {
+    cJSON *s = sql_summary("nvf.sqlite",
+        "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringTable VALUES (1, 'k1'), (2, 'k2');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, name INT, gridX INT,"
+        " gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT, staticSharedMemory INT, dynamicSharedMemory INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200000, 10200000, 0, 7, 1, 1, 2, 1, 1, 128, 1, 1, 24, 0, 0),"
+        " (10500000, 12500000, 0, 7, 3, 2, 2, 1, 1, 128, 1, 1, 24, 0, 0);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, processId INT, threadId INT, correlationId INT, cbid INT);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100000, 110000, 1, 1, 1, 211), (1000000, 10300000, 1, 1, 2, 165),"
+        " (10400000, 10410000, 1, 1, 3, 211), (10420000, 12600000, 1, 1, 4, 165), (20000000, 20010000, 1, 1, 5, 165);", NULL);
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 19910000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.error_max_pct", -1), 0, 1e-9);
+    CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 298000, 0.5);
+    cJSON_Delete(s);
+}
+
 /* Nsight Systems names calls through StringIds; a blocking cudaMemcpy (Device -> Pageable) waits
  * for its copy. µs; step NVTX 0-20000. Launch 100-110 (k1 200-10200, stream 7), cudaMemcpy
  * 1000-10400 (its copy 10250-10300 after k1 on stream 7; returns 100 after it), launch

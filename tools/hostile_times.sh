@@ -4,7 +4,7 @@
 # every round); per case the smallest user+system CPU seconds of the whole case (its gen: and
 # check: lines included, the same for both) and PASS/FAIL of each; a line 'SLOWER' where the new
 # build's best exceeds the old's by more than 20% and 0.2 s. For "no hostile shape slower" (#38).
-set -u
+set -eu
 [ $# -ge 2 ] || { echo "usage: hostile_times.sh OLD_PERFCARD NEW_PERFCARD [ROUNDS]" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 OLD=$(readlink -f "$1"); NEW=$(readlink -f "$2"); R=${3:-2}

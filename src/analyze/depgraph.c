@@ -59,6 +59,7 @@ typedef struct dg_wait { int32_t node, sid; int64_t pin; int at_start; } dg_wait
                                                                              at_start: the call returned while its copy ran: it waits for the copy's start */
 typedef struct dg_ev { int64_t key; int32_t type, node; } dg_ev;
 typedef struct dg_dl { int32_t th; int64_t s, e; } dg_dl;
+typedef struct dg_je { int64_t end; int32_t th, node; } dg_je; /* a thread's call, for the join search */
 
 struct dg_graph {
     const an_ctx *c;
@@ -79,6 +80,8 @@ struct dg_graph {
     dg_ev *ev; size_t nev, capev;
     dg_dl *dl; size_t ndl, capdl;
     int32_t *ends; size_t nends, capends;
+    dg_je *jdone; size_t njdone, capjdone; /* the step's calls that ended by the current call's start: max-heap by end */
+    dg_je *jrun; size_t njrun, capjrun;    /* the others: min-heap by end */
     uint8_t *cls;         /* per strtab id: SY_* of a call, bit 0x10 dataloader name known, 0x20 is one, 0x40 nccl known, 0x80 is one */
     int64_t anchor, wstart, wend;
     int32_t path_end;
@@ -236,6 +239,7 @@ void dg_free(dg_graph *g) {
     hmap_free(&g->threads);
     free(g->tlast), free(g->carry), free(g->rmax), free(g->slast), free(g->slatest), free(g->slatest_end);
     spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
+    spill_free(g->jdone), spill_free(g->jrun);
     free(g);
 }
 
@@ -302,6 +306,45 @@ static int64_t dl_overlap(const dg_graph *g, int32_t th, int64_t a, int64_t b) {
     return sum;
 }
 
+/* The join search's heaps: jdone a max-heap by end (ties: the lower thread index first, as a scan
+ * of the threads in order finds them), jrun a min-heap by end. */
+static int je_above(const dg_je *a, const dg_je *b, int done) {
+    if (!done) return a->end < b->end;
+    return a->end > b->end || (a->end == b->end && a->th < b->th);
+}
+static void je_push(dg_je *h, size_t n, dg_je e, int done) { /* h[n] is free; the heap becomes n + 1 long */
+    size_t i = n;
+    while (i > 0 && je_above(&e, &h[(i - 1) / 2], done)) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+    h[i] = e;
+}
+static dg_je je_pop(dg_je *h, size_t *n, int done) {
+    dg_je top = h[0], e = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && je_above(&h[c + 1], &h[c], done)) c++;
+        if (!je_above(&h[c], &e, done)) break;
+        h[i] = h[c], i = c;
+    }
+    if (*n) h[i] = e;
+    return top;
+}
+/* The latest call another thread than th ended in (from, ts], still its thread's last (g->tlast), or
+ * -1: the calls ended by ts move from jrun to jdone (ts never decreases within a step: the trace's CPU
+ * events are sorted by start), and a call no longer its thread's last never is again (tlast only
+ * moves on), so it leaves for good; th's own calls are not its last either (tlast[th] is the new
+ * call, pushed after this search). O(log n) amortized, where a scan of the threads was O(threads). */
+static int32_t join_of(dg_graph *g, int64_t from, int64_t ts) {
+    while (g->njrun && g->jrun[0].end <= ts) {
+        dg_je e = je_pop(g->jrun, &g->njrun, 0);
+        SPILL_PUSH(g->jdone, g->njdone, g->capjdone);
+        je_push(g->jdone, g->njdone - 1, e, 1);
+    }
+    while (g->njdone && g->tlast[g->jdone[0].th] != g->jdone[0].node) je_pop(g->jdone, &g->njdone, 1);
+    return g->njdone && g->jdone[0].end > from ? g->jdone[0].node : -1;
+}
+
 size_t dg_build(dg_graph *g, size_t si) {
     const an_ctx *c = g->c;
     const pc_trace *t = c->t;
@@ -309,7 +352,7 @@ size_t dg_build(dg_graph *g, size_t si) {
     int has_steps = c->step_source != NULL;
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) g->gnode[g->n[i].gi] = -1;
-    g->nn = g->nw = g->nev = g->ndl = g->nends = 0;
+    g->nn = g->nw = g->nev = g->ndl = g->nends = g->njdone = g->njrun = 0;
     g->anchor = st->cpu_start;
     g->wstart = st->start;
     g->wend = st->end;
@@ -342,14 +385,12 @@ size_t dg_build(dg_graph *g, size_t si) {
         x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
         chain(g, h, th, main_th);
         if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
-            int64_t from = x->ts - x->gap, best = INT64_MIN;
-            for (size_t k = 0; k < g->nthreads; k++) {
-                int32_t o = g->tlast[k];
-                if ((uint32_t)k == th || o < 0 || g->n[o].end > x->ts || g->n[o].end <= from || g->n[o].end <= best) continue;
-                best = g->n[o].end, x->join = o;
-            }
-            if (x->join >= 0) x->jgap = x->ts - best;
+            x->join = join_of(g, x->ts - x->gap, x->ts);
+            if (x->join >= 0) x->jgap = x->ts - g->n[x->join].end;
         }
+        SPILL_PUSH(g->jrun, g->njrun, g->capjrun);
+        je_push(g->jrun, g->njrun - 1, (dg_je){x->end, (int32_t)th, h}, 0);
+        x = &g->n[h];
         int sy = sync_class(g, e->name);
         x->wait0 = (int32_t)g->nw;
         /* waits on work launched before the call */

@@ -29,7 +29,8 @@
  *    and its stream's previous op allow waits for the op of another stream
  *    that ended last before it, at most 10 us before it.
  *  - threads: a call after a gap over 20 us follows the latest call another
- *    thread ended inside the gap (a join: backward's thread and the step's);
+ *    thread ended inside the gap (a join: backward's thread and the step's),
+ *    found in a heap of the threads' last calls by end (O(log n) a call);
  *  - the launch queue: a call over 20 us that returned within 10 us of an
  *    op's end while its own work starts over 100 us later waits for that op.
  * An op starts at the latest of its bounds (its launch call's start, or its

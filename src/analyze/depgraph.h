@@ -15,7 +15,9 @@
  *  - waits: cudaDeviceSynchronize/cuCtxSynchronize wait for every stream's
  *    latest op launched before them; stream and event syncs (the trace names
  *    neither stream nor event) for the streams whose latest op ends inside
- *    the call; a blocking cudaMemcpy / cuMemcpy*, and an asynchronous copy
+ *    the call (a wait the thread's previous sync already made, on the same op,
+ *    is left out: it ended before this call, so it never binds it; a sync
+ *    looks only at the streams changed since, not at every stream); a blocking cudaMemcpy / cuMemcpy*, and an asynchronous copy
  *    with a pageable side, for the copy it launched (for its start when the
  *    call returned while the copy still ran: a pageable host-to-device copy
  *    returns as its last chunk goes). A waiting call ends at max(its start +

@@ -28,7 +28,7 @@ browser_deps() {
 
 case "$mode" in
   build) pkgs="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev libisal-dev fonts-dejavu-core" ;;
-  test)  pkgs="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"
+  test)  pkgs="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time bc"
          command -v node > /dev/null 2>&1 || pkgs="$pkgs nodejs"
          command -v npm > /dev/null 2>&1 || pkgs="$pkgs npm" ;;
   *) echo "usage: setup.sh build|test" >&2; exit 2 ;;

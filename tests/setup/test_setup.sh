@@ -9,7 +9,7 @@ SUITE=setup_
 . "$root/tests/lib.sh"
 
 BUILD_PKGS="gcc make pkg-config libcjson-dev libcairo2-dev zlib1g-dev libsqlite3-dev libisal-dev fonts-dejavu-core"
-TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time"
+TEST_PKGS="python3 clang libclang-rt-14-dev chromium cmark-gfm sqlite3 man-db groff-base time bc"
 
 # fake tools: state lives in $STATE (installed packages, calls made)
 FAKE=$T/bin

@@ -462,15 +462,12 @@ static void host_phase(const rule_in *in, const pc_rule *r) {
  * the two largest categories, for the symptom's evidence: "; the critical path
  * runs through earlier work 60.1%, launch 23.9%" (empty without a graph). */
 static void path_top2(const rule_in *in, char *out, size_t n) {
-    static const char *const cats[] = {"host", "data_loading", "launch", "kernel", "copy", "communication", "earlier_work"};
-    static const char *const said[] = {"host CPU work", "data loading", "launch", "GPU kernels", "copies", "communication",
-                                       "work queued before the step"};
-    enum { NC = sizeof cats / sizeof *cats };
-    double pct[NC] = {0};
-    const pc_table *t = PC_TAB(in->ps, cpath);
-    for (size_t i = 0; t && i < t->n; i++)
-        for (int k = 0; k < NC; k++)
-            if (!strcmp(PC_S(TAB_ROWS(t, cpath)[i].category, ""), cats[k])) pct[k] += PC_OR(TAB_ROWS(t, cpath)[i].pct, 0);
+    /* pc_cpath_cat's categories, said in a sentence */
+    static const char *const said[PC_CP_N] = {"host CPU work", "data loading", "launch", "GPU kernels", "copies", "communication",
+                                              "work queued before the step"};
+    enum { NC = PC_CP_N };
+    double pct[NC];
+    pc_cpath_by_category(in->ps, pct, NULL);
     int a = -1, b = -1;
     for (int k = 0; k < NC; k++)
         if (pct[k] > 0 && (a < 0 || pct[k] > pct[a])) b = a, a = k;

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include "chart.h"
 #include "tmpl.h"
+#include "../summary/categories.h"
 #include "../summary/summary.h"
 #include "../util/order.h"
 #include "../util/fsutil.h"
@@ -344,14 +345,10 @@ static void cpath_view(const pc_summary *s, cJSON *v) {
             ? "No CUDA runtime or driver calls in this trace, so no dependency graph can be built: no critical path and no replay (docs/replay.md)."
             : "This summary was written by a perfcard without the critical path (before issue #37): run perfcard report on the trace for it.");
     if (!view || !cp || !tk_true(cp->present) || !t) return;
-    enum { NC = 7 };
-    double ns[NC] = {0}, pct[NC] = {0};
+    enum { NC = PC_CP_N };
+    double ns[NC], pct[NC];
     int ord[NC];
-    for (size_t i = 0; i < t->n; i++) {
-        const tab_cpath *r = &TAB_ROWS(t, cpath)[i];
-        for (int k = 0; k < NC && rv_cpath_label[k][0]; k++)
-            if (!strcmp(PC_S(r->category, ""), rv_cpath_label[k][0])) ns[k] += PC_OR(r->avg_per_step_ns, 0), pct[k] += PC_OR(r->pct, 0);
-    }
+    pc_cpath_by_category(s, pct, ns);
     for (int k = 0; k < NC; k++) ord[k] = k;
     for (int i = 1; i < NC; i++) /* by share, the largest first; ties in the summary's order */
         for (int j = i; j > 0 && pct[ord[j]] > pct[ord[j - 1]]; j--) { int x = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = x; }
@@ -362,11 +359,11 @@ static void cpath_view(const pc_summary *s, cJSON *v) {
         int k = ord[i];
         if (ns[k] <= 0) continue;
         cJSON *row = cJSON_CreateObject();
-        cJSON_AddStringToObject(row, "label", rv_cpath_label[k][1]);
+        cJSON_AddStringToObject(row, "label", pc_cpath_cat[k][1]);
         cJSON_AddNumberToObject(row, "ns", ns[k]);
         cJSON_AddNumberToObject(row, "pct", pct[k]);
         cJSON_AddItemToArray(cats, row);
-        if (shown < 3) sbuf_printf(&top, "%s%s %.1f%%", shown ? ", " : "", rv_cpath_label[k][1], pct[k]), shown++;
+        if (shown < 3) sbuf_printf(&top, "%s%s %.1f%%", shown ? ", " : "", pc_cpath_cat[k][1], pct[k]), shown++;
     }
     if (top.data) cJSON_AddStringToObject(view, "cpath_top", top.data);
     sbuf_free(&top);

@@ -500,6 +500,20 @@ static void memory_charts(chart_out *co, const pc_summary *sm, cJSON *v) {
 _Static_assert(offsetof(tab_kroof, bound) == offsetof(tab_roof, bound), "kernel points start with the roofline's columns");
 _Static_assert(sizeof(tab_stack_frame) == sizeof(tab_module_frame), "the two trees' rows share their columns");
 
+/* A share chart's data table: per bar its label and its share ("12.3%"). */
+static cJSON *share_rows(const char *const *labels, const double *vals, size_t n) {
+    cJSON *data = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *row = cJSON_CreateObject();
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.1f%%", vals[i]);
+        cJSON_AddStringToObject(row, "label", labels[i]);
+        cJSON_AddStringToObject(row, "value", buf);
+        cJSON_AddItemToArray(data, row);
+    }
+    return data;
+}
+
 /* The first screen's picture: the breakdown's shares (the categories of
  * overview.breakdown, 0.05% and over, in the breakdown's order and colors) as
  * one bar, the same figures as the breakdown section's Share column */
@@ -522,62 +536,34 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
     chart c = {.kind = CHART_SHARE, .title = steps ? "Where the step's time goes" : "Where the trace's time goes", .unit = UNIT_PCT,
                .labels = labels, .values = vals, .colors = cols, .n = k, .width = 870};
     /* 870 points: the page's 1160-pixel column */
-    cJSON *data = cJSON_CreateArray();
-    for (size_t i = 0; i < k; i++) {
-        cJSON *row = cJSON_CreateObject();
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.1f%%", vals[i]);
-        cJSON_AddStringToObject(row, "label", labels[i]);
-        cJSON_AddStringToObject(row, "value", buf);
-        cJSON_AddItemToArray(data, row);
-    }
-    rv_add_chart(co, "overview", &c, data);
+    rv_add_chart(co, "overview", &c, share_rows(labels, vals, k));
     free(labels);
     free(vals);
     free(cols);
 }
 
 /* The critical path's categories (critical_path.rows summed by category, in
- * the summary's order: host, data loading, launch, kernel, copy,
- * communication, earlier work) as one bar of their shares of the step, the
- * colors of the breakdown's nearest category; the same figures as the
+ * the summary's order: pc_cpath_cat) as one bar of their shares of the step,
+ * the colors of the breakdown's nearest category; the same figures as the
  * section's table. */
-const char *const rv_cpath_label[][2] = {{"host", "host CPU work"}, {"data_loading", "data loading"}, {"launch", "launch"},
-                                         {"kernel", "GPU kernels"}, {"copy", "copies"}, {"communication", "communication"},
-                                         {"earlier_work", "earlier work"}, {NULL, NULL}};
-static const char *const cpath_color_of[] = {"cpu", "dataloader", "runtime", "kernel", "memcpy", "communication", "other"};
+static const char *const cpath_color_of[PC_CP_N] = {"cpu", "dataloader", "runtime", "kernel", "memcpy", "communication", "other"};
 
 static void cpath_chart(chart_out *co, const pc_summary *s) {
-    const pc_table *t = PC_TAB(s, cpath);
-    if (!tk_true(PC_REC(s, critical_path)->present) || !t || !t->n) return;
-    enum { NC = sizeof cpath_color_of / sizeof *cpath_color_of };
-    double pct[NC] = {0};
-    for (size_t i = 0; i < t->n; i++) {
-        const tab_cpath *r = &TAB_ROWS(t, cpath)[i];
-        for (int k = 0; k < NC; k++)
-            if (!strcmp(PC_S(r->category, ""), rv_cpath_label[k][0])) pct[k] += PC_OR(r->pct, 0);
-    }
+    enum { NC = PC_CP_N };
+    double pct[NC];
+    if (!tk_true(PC_REC(s, critical_path)->present) || !pc_cpath_by_category(s, pct, NULL)) return;
     const char *labels[NC];
     double vals[NC];
     int cols[NC];
     size_t n = 0;
     for (int k = 0; k < NC; k++) {
         if (pct[k] < 0.05) continue;
-        labels[n] = rv_cpath_label[k][1], vals[n] = pct[k], cols[n] = chart_category_color(cpath_color_of[k]);
+        labels[n] = pc_cpath_cat[k][1], vals[n] = pct[k], cols[n] = chart_category_color(cpath_color_of[k]);
         n++;
     }
     chart c = {.kind = CHART_SHARE, .title = "What the step waits on: its critical path", .unit = UNIT_PCT, .labels = labels,
                .values = vals, .colors = cols, .n = n, .width = 870};
-    cJSON *data = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *row = cJSON_CreateObject();
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.1f%%", vals[i]);
-        cJSON_AddStringToObject(row, "label", labels[i]);
-        cJSON_AddStringToObject(row, "value", buf);
-        cJSON_AddItemToArray(data, row);
-    }
-    rv_add_chart(co, "critical_path", &c, data);
+    rv_add_chart(co, "critical_path", &c, share_rows(labels, vals, n));
     /* per step (critical_path.by_step): the same categories stacked, at most 120 bars (consecutive
      * steps averaged in groups, as the step charts do); left out with fewer than two steps */
     const pc_table *ps = PC_TAB(s, cpath_step), *sr = PC_TAB(s, step);
@@ -608,7 +594,7 @@ static void cpath_chart(chart_out *co, const pc_summary *s) {
     for (int k = 0; k < NC; k++) {
         int any = 0;
         for (size_t b = 0; b < nb; b++) any |= y[k][b] > 0;
-        if (any) ser[m++] = (chart_series){rv_cpath_label[k][1], NULL, y[k], nb, chart_category_color(cpath_color_of[k])};
+        if (any) ser[m++] = (chart_series){pc_cpath_cat[k][1], NULL, y[k], nb, chart_category_color(cpath_color_of[k])};
     }
     chart c2 = {.kind = CHART_STACKED, .title = "Each step's critical path", .xlabel = "step", .ylabel = "time", .unit = UNIT_NS,
                 .series = ser, .nseries = m, .categories = (const char *const *)lab, .ncat = nb};

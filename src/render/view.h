@@ -48,10 +48,6 @@ void rv_add_assets(cJSON *view, const pc_report_opts *o);
 /* The report's charts into view.charts, each referenced where it is shown
  * (report_charts.c); kernel rows cut to `rows` after their chart. */
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows);
-/* The critical path's categories: {summary.json's name, the report's label},
- * in the summary's order (host, data_loading, launch, kernel, copy,
- * communication, earlier_work), ended by {NULL, NULL} (report_charts.c). */
-extern const char *const rv_cpath_label[][2];
 /* Whether a job's rank table row (ranks.rows, ranks.collectives: the i-th, of
  * rank `rank`) is shown when its tables show `keep` rows: the first keep, and
  * every row of the lowest rank, the slowest, the fastest and the straggler

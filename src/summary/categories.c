@@ -22,3 +22,25 @@ const tab_bkcat *pc_bk_get(const pc_summary *s, int k) {
     }
     return NULL;
 }
+
+const char *const pc_cpath_cat[PC_CP_N][2] = {{"host", "host CPU work"}, {"data_loading", "data loading"}, {"launch", "launch"},
+                                              {"kernel", "GPU kernels"},  {"copy", "copies"},             {"communication", "communication"},
+                                              {"earlier_work", "earlier work"}};
+
+int pc_cpath_by_category(const pc_summary *s, double pct[PC_CP_N], double ns[PC_CP_N]) {
+    const pc_table *t = PC_TAB(s, cpath);
+    for (int k = 0; k < PC_CP_N; k++) {
+        if (pct) pct[k] = 0;
+        if (ns) ns[k] = 0;
+    }
+    if (!t || !t->n) return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const tab_cpath *r = &TAB_ROWS(t, cpath)[i];
+        for (int k = 0; k < PC_CP_N; k++)
+            if (!strcmp(PC_S(r->category, ""), pc_cpath_cat[k][0])) {
+                if (pct) pct[k] += PC_OR(r->pct, 0);
+                if (ns) ns[k] += PC_OR(r->avg_per_step_ns, 0);
+            }
+    }
+    return 1;
+}

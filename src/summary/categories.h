@@ -29,4 +29,13 @@ static inline double pc_bk_step(const tab_step *row, int k) {
 }
 /* breakdown.categories[] row of category k in a summary, or NULL. */
 const tab_bkcat *pc_bk_get(const pc_summary *s, int k);
+
+/* The critical path's categories (critical_path.rows[].category), in the
+ * summary's order: per category its name and its label. */
+enum { PC_CP_N = 7 };
+extern const char *const pc_cpath_cat[PC_CP_N][2];
+/* critical_path.rows summed by category (pc_cpath_cat's order): pct[k] the
+ * share of the steps, ns[k] the time per step (either may be NULL); 0 and
+ * both zeroed when the summary has no rows. */
+int pc_cpath_by_category(const pc_summary *s, double pct[PC_CP_N], double ns[PC_CP_N]);
 #endif

@@ -493,5 +493,4 @@ EXPORT int InitializeInjection(void) {
 __attribute__((constructor)) static void on_load(void) {
     if (!trace_dir()) return;
     pthread_atfork(NULL, NULL, after_fork_child); /* from the start: a fork before any event is still a fork */
-    if (ij_active() && getenv("PERFCARD_ANNOUNCE")) writer();
 }

@@ -35,6 +35,16 @@ if command -v man > /dev/null 2>&1; then
         grep -q -- "$w" "$T/man.txt" || missing="$missing $w"
     done
     check man_covers_readme_commands_and_options sh -c "[ -z '$missing' ] || { echo 'missing:$missing'; false; }"
+    # every PERFCARD_* variable the sources read that perfcard does not set itself for the
+    # injected library (capture's hand-off) is the user's: the man page's ENVIRONMENT names it
+    read_vars=$(grep -rhoE 'getenv\("PERFCARD_[A-Z0-9_]+"' "$root/src" | grep -oE 'PERFCARD_[A-Z0-9_]+' | sort -u)
+    set_vars=$(grep -rhoE 'setenv\("PERFCARD_[A-Z0-9_]+"' "$root/src" | grep -oE 'PERFCARD_[A-Z0-9_]+' | sort -u)
+    envmiss=""
+    for v in $read_vars; do
+        echo "$set_vars" | grep -qx "$v" && continue
+        awk '/^ENVIRONMENT/ { on = 1; next } on && /^[A-Z]/ { exit } on' "$T/man.txt" | grep -q "$v" || envmiss="$envmiss $v"
+    done
+    check man_environment_names_every_variable sh -c "[ \$(echo '$read_vars' | wc -w) -ge 8 ] && { [ -z '$envmiss' ] || { echo 'missing:$envmiss'; false; }; }"
 else
     echo "SKIP ${tag}install_man_renders: man is missing (sh tools/setup.sh test installs man-db)"
 fi

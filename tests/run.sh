@@ -32,6 +32,8 @@ echo "== perfcard's ranked findings on every real trace against the expert verdi
 run python3 tests/py/check_findings.py ./build/perfcard ../shared/data
 echo "== docs/replay.md's validation table is what tools/replay_table.py prints for every real trace (tests/py/check_replay_table.py)"
 run python3 tests/py/check_replay_table.py ./build/perfcard ../shared/data
+echo "== docs/fuzzing.md's CPU time and runs per target are the sums of tests/fuzz/ledger.tsv (tests/py/check_fuzz_table.py)"
+run python3 tests/py/check_fuzz_table.py
 echo "== the CI recipes in examples/ci, their shell steps on real traces with gh and curl faked"
 run sh tests/ci_recipes.sh ./build/perfcard
 echo "== the schema document's generated part (tools/schemadoc.sh)"

@@ -6,7 +6,7 @@
 # (read in place, never copied into the project). A finding stops its target:
 # the crash file is left in build/fuzz/ and the run exits 1. Every run is added
 # to tests/fuzz/ledger.tsv (date, target, CPU seconds, runs, findings), which
-# docs/fuzzing.md's table sums; CPU seconds are user + system time
+# docs/fuzzing.md's table sums (rewritten after each run); CPU seconds are user + system time
 # of the fuzzer (GNU time), so a run at low priority counts only what it got.
 # FUZZ_NOBUILD=1 runs the binaries already in build/fuzz (a background run
 # while the sources change; FUZZ_BUILD=build/DIR names another copy of them). FUZZ_TIME=0 replays instead: every
@@ -96,4 +96,6 @@ for t in $TARGETS; do
     printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" "$t" "$secs" "${runs:-0}" "$findings" >> tests/fuzz/ledger.tsv
     echo "fuzz_$t: ${secs} s, ${runs:-0} runs, $findings findings"
 done
+# the table of docs/fuzzing.md sums the ledger (tests/py/check_fuzz_table.py checks it)
+[ "$TIME" = 0 ] || python3 tests/py/check_fuzz_table.py --update > /dev/null || status=1
 exit $status

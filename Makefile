@@ -54,7 +54,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
-.PHONY: mock all demo test check-deps deps bench fuzz golden clean install uninstall
+.PHONY: mock all demo test check-deps deps bench fuzz golden screenshots clean install uninstall
 all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)/schemadoc mock
 
 deps:
@@ -165,6 +165,14 @@ test: deps
 golden: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/golden.sh $(BUILD)/perfcard --update
+
+# rewrites docs/screenshots (the README's pictures) from this build's demo report, as tests/cli.sh
+# makes it (a real browser: sh tools/setup.sh test installs chromium and playwright-core)
+screenshots: deps
+	@$(MAKE) --no-print-directory all
+	@rm -rf $(BUILD)/screens && $(BUILD)/perfcard report examples/demo.pt.trace.json.gz -o $(BUILD)/screens --csv --email --email-to "perf-team@example.com" -q
+	@SHOTS=docs/screenshots node tests/browser/check_report.js $(BUILD)/screens/report.html $(BUILD)/screens/screenshot.png screens_ > /dev/null
+	@ls docs/screenshots/report-light.png docs/screenshots/report-dark.png docs/screenshots/report-phone.png
 
 bench: deps
 	@$(MAKE) --no-print-directory all

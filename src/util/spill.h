@@ -5,7 +5,10 @@
  * event) is allocated here. A block of SPILL_MIN bytes or more is a shared
  * mapping of its own unlinked file in the policy's directory, else /var/tmp;
  * smaller blocks, and every block when no such file can be made, come from
- * malloc. Contents start zeroed (spill_alloc too).
+ * ordinary memory: under 2 MiB from malloc, from 2 MiB an anonymous mapping
+ * of its own that starts on a 2 MiB boundary, marked for transparent huge
+ * pages (one page fault per 2 MiB filled, not per 4 KiB). Contents start
+ * zeroed (spill_alloc too).
  *
  * The policy (spill_configure) is the caller's: the ceiling on resident
  * memory, the bound on temporary file bytes and their directory; this file

@@ -126,15 +126,45 @@ static long resident(int fd) {
 static long trim_floor;
 static int statm_fd = -1; /* /proc/self/statm, opened once */
 
+/* A trim hands back 4 MiB at a time, from where the last one stopped
+ * (block by block, each from start to end), until resident memory is down
+ * to half the ceiling: not every page of every block. Analysis reads the
+ * event arrays again and again, and whatever a trim handed back faults in
+ * again on the next pass: handing back everything made each trim (55-60 on
+ * the 400 MB gentrace trace) fault back 45-60 MiB, most of the faults and
+ * 0.3 s of the run's CPU (with no trims: 81,052 faults instead of 140,911). Under mu. */
+enum { TRIM_STEP = 4 << 20 };
+static size_t trim_block, trim_at; /* where the next trim starts */
+static long trim_target(void) { return (long)(ceiling() / 2 / (size_t)pagesz); }
+
+static void trim(long res) {
+    size_t all = 0;
+    for (size_t i = 0; i < nblocks; i++) all += blocks[i].len;
+    long target = trim_target();
+    for (size_t done = 0; done < all && (res < 0 || res > target);) {
+        if (trim_block >= nblocks) trim_block = 0, trim_at = 0;
+        const block *b = &blocks[trim_block];
+        if (trim_at >= b->len) {
+            trim_block++, trim_at = 0;
+            continue;
+        }
+        size_t end = b->len - trim_at > TRIM_STEP ? trim_at + TRIM_STEP : b->len;
+        madvise(b->p + trim_at, end - trim_at, MADV_DONTNEED);
+        done += end - trim_at;
+        trim_at = end;
+        if (res >= 0) res = resident(statm_fd);
+    }
+}
+
 /* One look at resident memory (res pages, -1 unknown), with mu held: a wrong
- * forecast sends big blocks to files from now on; over the threshold, every
- * page of every block is handed back. */
+ * forecast sends big blocks to files from now on; over the threshold, blocks
+ * are trimmed. */
 static void look(long res) {
-    long trim = trim_pages(), limit = (long)(forecast_limit() / (size_t)pagesz);
+    long trim_at_pages = trim_pages(), limit = (long)(forecast_limit() / (size_t)pagesz);
     if (res >= 0 && res < trim_floor) trim_floor = res;
     if (in_memory && (res < 0 || res > limit)) in_memory = 0;
-    if (res < 0 || (res > trim && res > trim_floor + trim / 8)) {
-        for (size_t i = 0; i < nblocks; i++) madvise(blocks[i].p, blocks[i].len, MADV_DONTNEED);
+    if (res < 0 || (res > trim_at_pages && res > trim_floor + trim_at_pages / 8)) {
+        trim(statm_fd >= 0 ? res : -1);
         trim_floor = statm_fd >= 0 ? resident(statm_fd) : 0;
     }
 }

@@ -294,6 +294,56 @@ TEST(spill_memory_blocks_start_on_huge_page_boundaries) {
     ceiling_restore();
 }
 
+/* Resident KiB of the mapping that starts at p (/proc/self/smaps), -1 if none */
+static long mapping_rss_kib(const void *p) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512], head[32];
+    snprintf(head, sizeof head, "%lx-", (unsigned long)(uintptr_t)p);
+    long kib = -1;
+    int in = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ')) in = !strncmp(line, head, strlen(head));
+        else if (in && sscanf(line, "Rss: %ld kB", &kib) == 1) break;
+    }
+    fclose(f);
+    return kib;
+}
+
+/* Over 5/8 of the ceiling the watcher hands back file blocks' pages only
+ * down to half the ceiling, not every page: a fill (no forecast) that
+ * passes the threshold by 8 MiB leaves the block about 3/8 of the ceiling
+ * less what the process held resident (here 24 MiB), where handing back
+ * everything leaves what was written after the trim (8 MiB). */
+TEST(spill_trim_hands_back_down_to_half_the_ceiling) {
+    long r0 = resident_mib();
+    long ceil_mib = 2 * (r0 + 24); /* half: r0 + 24; trimming from 5/8: 1.25 r0 + 30 */
+    char mib[32];
+    snprintf(mib, sizeof mib, "%ld", ceil_mib);
+    ceiling_set(mib);
+    size_t base = spill_bytes(), len = (size_t)ceil_mib << 20; /* past the 5/32 kept in memory */
+    unsigned char *p = spill_alloc(len);
+    CHECK_MSG(spill_bytes() >= base + len, "%zu bytes in files", spill_bytes() - base);
+    long over = ceil_mib * 5 / 8 - r0 + 8; /* MiB written: 8 past the threshold */
+    struct timespec ms = {0, 1000 * 1000};
+    for (long m = 0; m < over; m++) {
+        memset(p + ((size_t)m << 20), 1, (size_t)1 << 20);
+        nanosleep(&ms, NULL); /* the watcher looks every millisecond */
+    }
+    struct timespec settle = {0, 30 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    long kept = mapping_rss_kib(p) >> 10;
+    CHECK_MSG(kept >= 16, "the block keeps %ld MiB resident after %ld MiB written (resident %ld MiB, ceiling %ld MiB)",
+              kept, over, resident_mib(), ceil_mib);
+    CHECK_MSG(resident_mib() <= ceil_mib * 5 / 8 + 4, "resident %ld MiB, trimming from %ld", resident_mib(), ceil_mib * 5 / 8);
+    size_t bad = 0;
+    for (long m = 0; m < over; m++) bad += p[(size_t)m << 20] != 1;
+    CHECK_EQ_I(bad, 0);
+    spill_free(p);
+    CHECK_EQ_I(spill_bytes(), base);
+    ceiling_restore();
+}
+
 /* spill_release hands back whole pages only: bytes around them stay. */
 TEST(spill_release_keeps_partial_pages) {
     size_t n = (size_t)3 << 20;

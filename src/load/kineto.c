@@ -36,7 +36,8 @@ static void show_progress(reader *r, int final) {
     double t = now_s();
     if (!final && t - r->last_progress < 0.25) return;
     r->last_progress = t;
-    uint64_t size = r->map ? r->map_size : source_file_size(r->src), pos = r->map ? r->base + r->len : source_file_pos(r->src);
+    int mapped = r->map && !r->gz; /* a gzip stream's progress is in compressed bytes */
+    uint64_t size = mapped ? r->map_size : source_file_size(r->src), pos = mapped ? r->base + r->len : source_file_pos(r->src);
     r->progress(r->progress_ctx, r->path, final ? size : pos, size, final);
 }
 
@@ -91,16 +92,19 @@ static int refill_map(reader *r, pc_err *err) {
 /* A mapped reader that has finished: the pages it still holds go back, so
  * that merging the parts' events does not count them too. */
 static void drop_window(reader *r) {
-    if (!r->map || r->base + r->len <= r->dropped) return;
+    if (!r->map || r->gz || r->base + r->len <= r->dropped) return;
     spill_release((char *)r->map + r->dropped, r->base + r->len - r->dropped);
     r->dropped = r->base + r->len;
 }
+
+static int refill_gz(reader *r, pc_err *err); /* with the streamed parts, below */
 
 /* Extends the window: drops consumed bytes, grows when a unit fills it,
  * reads more. Returns 0, or a PC_E* code. */
 static int refill(reader *r, pc_err *err) {
     if (r->abort && atomic_load_explicit(r->abort, memory_order_relaxed))
         return PC_ERRF(err, PC_EINPUT, "reading of this part was abandoned");
+    if (r->gz) return refill_gz(r, err);
     if (r->map) return refill_map(r, err);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
@@ -184,7 +188,7 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
             if ((r = j_ws(c))) return r;
             if (*c->p == ']') { c->p++; *next = rd->top_is_array ? ST_END : ST_KEY_NEXT; return J_OK; } /* trailing comma */
         }
-        if (rd->par && par_at(rd, rd->base + (uint64_t)(c->p - rd->buf))) return J_STOP;
+        if ((rd->par || rd->gz) && par_at(rd, rd->base + (uint64_t)(c->p - rd->buf))) return J_STOP;
         if ((r = kin_parse_event(c, &e))) return r;
         if (e.ph || e.name.n || e.cat.n || e.has_ts) rd->event_like++;
         if (e.ph == 0 && !e.name.n && !e.cat.n) { rd->t->stats.events++; pc_trace_note_unknown(rd->t, 0); }
@@ -208,7 +212,7 @@ static int run(reader *rd, int st, pc_err *err) {
         if (r == J_OK) {
             rd->pos = (size_t)(c.p - rd->buf);
             st = next;
-            if (rd->par) par_at(rd, rd->base + rd->pos);
+            if (rd->par || rd->gz) par_at(rd, rd->base + rd->pos);
             continue;
         }
         if (r == J_STOP) {
@@ -360,7 +364,9 @@ static int proved(const reader *rd) {
  * the next: it must not stop it); returns 1 when `at` is the start of its
  * target part. Abandoning early only saves time: par_finish uses a part
  * only when the chain of proved readers stopped exactly at its start. */
+static int gz_at(reader *rd, uint64_t at);
 static int par_at(reader *rd, uint64_t at) {
+    if (rd->gz) return gz_at(rd, at);
     par *pa = rd->par;
     while (rd->target < pa->n && at > pa->p[rd->target].start) {
         if (proved(rd)) atomic_store(&pa->p[rd->target].abort, 1);
@@ -370,7 +376,9 @@ static int par_at(reader *rd, uint64_t at) {
 }
 
 /* rd stopped at its target's start: proved when rd is */
+static void gz_stopped(reader *rd);
 static void par_stopped(reader *rd) {
+    if (rd->gz) { gz_stopped(rd); return; }
     if (proved(rd)) atomic_store_explicit(&rd->par->p[rd->target].verified, 1, memory_order_relaxed);
 }
 
@@ -518,6 +526,422 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
     return rc;
 }
 
+/* ---------- streamed parts: a gzip stream read on several threads ----------
+ *
+ * A gzip file's size is not known ahead and it is never held whole, so its
+ * parts are planned as the data arrives (docs/internals.md, "The loader"):
+ * the source's inflater writes the stream into one reservation (offset k at
+ * m + k, so readers use the mapped file's window, refill_gz), publishing
+ * how much is ready. The next part is searched for (find_cut) from the
+ * previous part's start plus the part size, once 2 x PAR_PROBE bytes past
+ * that offset are ready; no reader's window passes plan_from (below it
+ * every part is planned), so a reader always knows the next part it could
+ * reach. Threads take parts in turn (an idle one plans); each part is
+ * checked as the plain file's are (par_at, proved), and the chain of
+ * proved parts is absorbed in file order as parts finish, in a binary
+ * counter of merged runs (a part's events merge log(parts) times, not once
+ * per part before it). Every reader publishes the base of its window
+ * (lowmark): the bytes below the lowest of these, of the parts not yet
+ * taken and of plan_from go back, and the inflater writes at most `ahead`
+ * past them. */
+
+enum { GZ_SEG = 8 << 20, GZ_AHEAD_MAX = 32 << 20 };
+enum { GP_PLANNED, GP_RUNNING, GP_DONE };
+
+typedef struct gpart {
+    uint64_t start;
+    reader own;   /* the part's reader (the main reader's is the caller's) */
+    reader *rd;
+    pc_err err;
+    int rc, state, index;
+    atomic_int abort, verified;
+    uint64_t lowmark; /* under the lock: the reader needs no byte below */
+} gpart;
+
+typedef struct gzpar {
+    pc_source *src;
+    const char *m;
+    pthread_mutex_t mu; /* the parts, the plan, running[] */
+    pthread_cond_t cv;  /* a plan step ended */
+    gpart **p;
+    int n, cap, taken, top_array;
+    uint64_t seg, plan_from;
+    int plan_done, planning, failed;
+    const uint64_t *cuts; /* tests: the parts start there */
+    int ncuts, cut_i;
+    size_t max_value;
+    const char *path;
+    char *scratch;
+    gpart *running[PAR_MAX];
+    /* the chain of used parts (under mu, but the runs: the merging thread's):
+     * p[chain] is its last part known */
+    int chain, chain_end, merging, again, nrun, used, rc;
+    struct { pc_trace *t; uint64_t w; } run[64];
+    uint64_t end, event_like;
+    pc_err err;
+} gzpar;
+
+/* under g->mu: the bytes below this are needed by no reader, no part not
+ * yet taken and no plan step */
+static uint64_t gz_low(const gzpar *g) {
+    uint64_t low = g->plan_done ? UINT64_MAX : g->plan_from;
+    if (g->taken < g->n && g->p[g->taken]->start < low) low = g->p[g->taken]->start;
+    for (int i = 0; i < PAR_MAX; i++)
+        if (g->running[i] && g->running[i]->lowmark < low) low = g->running[i]->lowmark;
+    return low;
+}
+
+/* under g->mu: r's next part, as far as planned */
+static void gz_next(const gzpar *g, reader *r) {
+    r->next_part = r->target < g->n ? g->p[r->target] : NULL;
+    r->next_start = r->next_part ? r->next_part->start : UINT64_MAX;
+}
+
+/* One plan step, called with g->mu held and no step under way: the next
+ * part (when there is one) and how far the plan reaches. The lock is let go
+ * while it waits for the data and scans it. */
+static void gz_plan_step(gzpar *g) {
+    g->planning = 1;
+    uint64_t from = g->plan_from, cut = 0, next = from, ready;
+    int end = 0, done;
+    pthread_mutex_unlock(&g->mu);
+    if (g->cuts) {
+        while (g->cut_i < g->ncuts && g->cuts[g->cut_i] < from) g->cut_i++;
+        if (g->cut_i == g->ncuts) end = 1;
+        else {
+            uint64_t c = g->cuts[g->cut_i++];
+            ready = source_stream_wait(g->src, c + 1, &done);
+            if (c < ready) cut = c, next = c + 1;
+            else end = 1;
+        }
+    } else {
+        ready = source_stream_wait(g->src, from + 2 * PAR_PROBE, &done);
+        if (from >= ready) end = 1;
+        else {
+            cut = find_cut(g->m, ready, from, g->scratch);
+            next = cut ? cut + g->seg : from + PAR_PROBE;
+            if (!cut && done && next >= ready) end = 1;
+        }
+    }
+    gpart *pt = NULL;
+    if (cut) {
+        pt = xcalloc(1, sizeof *pt);
+        pt->start = cut;
+        pt->rd = &pt->own;
+        atomic_init(&pt->abort, 0);
+        atomic_init(&pt->verified, 0);
+    }
+    pthread_mutex_lock(&g->mu);
+    if (pt) {
+        if (g->n == g->cap) {
+            g->cap *= 2;
+            g->p = xrealloc(g->p, (size_t)g->cap * sizeof *g->p);
+        }
+        pt->index = g->n;
+        g->p[g->n++] = pt;
+    }
+    if (end) g->plan_done = 1;
+    else g->plan_from = next;
+    g->planning = 0;
+    pthread_cond_broadcast(&g->cv);
+}
+
+/* r (of a running part) needs the bytes up to `want`: publishes its low
+ * mark, plans as far as that (or takes the step another thread is making),
+ * waits for the data. Returns how far r may read (the bytes ready, or less
+ * where the plan ends), *ready and *done the stream's. */
+static uint64_t gz_need(gzpar *g, reader *r, uint64_t want, uint64_t *ready, int *done) {
+    pthread_mutex_lock(&g->mu);
+    r->self->lowmark = r->base;
+    uint64_t low = gz_low(g);
+    while (!g->plan_done && g->plan_from < want) {
+        if (g->planning) pthread_cond_wait(&g->cv, &g->mu);
+        else gz_plan_step(g);
+    }
+    uint64_t lim = g->plan_done ? UINT64_MAX : g->plan_from;
+    gz_next(g, r);
+    pthread_mutex_unlock(&g->mu);
+    source_stream_release(g->src, low);
+    *ready = source_stream_wait(g->src, want, done);
+    return *ready < lim ? *ready : lim;
+}
+
+/* The window of a streamed reader: as refill_map, over the bytes ready so
+ * far; waits for more, and reports the stream's read error at its end as
+ * source_read does. */
+static int refill_gz(reader *r, pc_err *err) {
+    gzpar *g = r->gz;
+    r->base += r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    r->buf = (char *)r->map + r->base;
+    uint64_t end = r->base + r->len, ready;
+    int done, rc;
+    uint64_t lim = gz_need(g, r, end + 1, &ready, &done);
+    if (lim <= end) { /* the stream ended here */
+        if ((rc = source_stream_error(g->src, err))) return rc;
+        r->eof = 1;
+        return 0;
+    }
+    if (r->len == r->cap && (rc = grow(r, err))) return rc;
+    uint64_t upto = r->base + r->cap < lim ? r->base + r->cap : lim;
+    r->len = (size_t)(upto - r->base);
+    if (done && upto == ready && !source_stream_error(g->src, NULL)) r->eof = 1;
+    show_progress(r, 0);
+    return 0;
+}
+
+static int gz_at(reader *rd, uint64_t at) {
+    if (at < rd->next_start) return 0;
+    gzpar *g = rd->gz;
+    pthread_mutex_lock(&g->mu);
+    while (rd->target < g->n && at > g->p[rd->target]->start) {
+        if (proved(rd)) atomic_store(&g->p[rd->target]->abort, 1);
+        rd->target++;
+    }
+    gz_next(g, rd);
+    pthread_mutex_unlock(&g->mu);
+    return at == rd->next_start;
+}
+
+static void gz_stopped(reader *rd) {
+    if (proved(rd)) atomic_store_explicit(&rd->next_part->verified, 1, memory_order_relaxed);
+}
+
+/* Adds the next used part's trace to the runs. It merges into the last run
+ * when that moves no more of the run's events than the part has (a trace
+ * written in about time order: each event is copied once); else equal runs
+ * merge (the earlier absorbs the later), so that no event moves more than
+ * log(parts) times however the events are ordered. */
+static size_t nevents(const pc_trace *t) { return t->ncpu + t->ngpu + t->nmem + t->nctr; }
+static void gz_push(gzpar *g, pc_trace *t) {
+    uint64_t w = 1;
+    while (g->nrun > 0 &&
+           (g->run[g->nrun - 1].w <= w || pc_trace_merge_moves(g->run[g->nrun - 1].t, t) <= nevents(t))) {
+        pc_trace_absorb(g->run[g->nrun - 1].t, t);
+        t = g->run[g->nrun - 1].t;
+        w += g->run[--g->nrun].w;
+    }
+    g->run[g->nrun].t = t;
+    g->run[g->nrun++].w = w;
+}
+
+/* Follows the chain from p[chain] as far as finished parts prove it,
+ * absorbing each used part; an error in the chain ends the load. One thread
+ * merges at a time; a thread that finds another merging leaves its part to
+ * it (`again`) and goes on reading. */
+static void gz_advance(gzpar *g) {
+    pthread_mutex_lock(&g->mu);
+    g->again = 1;
+    if (g->merging) {
+        pthread_mutex_unlock(&g->mu);
+        return;
+    }
+    g->merging = 1;
+    while (g->again) {
+        g->again = 0;
+        for (;;) {
+            gpart *cur = g->p[g->chain], *nx = NULL;
+            if (g->chain_end || g->failed || cur->state != GP_DONE) break;
+            if (cur->rc) {
+                g->failed = 1;
+                g->rc = cur->rc;
+                g->err = cur->err;
+                for (int k = 0; k < g->n; k++) atomic_store(&g->p[k]->abort, 1);
+                pthread_cond_broadcast(&g->cv);
+                break;
+            }
+            if (!cur->rd->stopped) {
+                g->chain_end = 1;
+                g->end = cur->rd->base + cur->rd->len;
+                pthread_cond_broadcast(&g->cv);
+                break;
+            }
+            if ((nx = g->p[cur->rd->target])->state != GP_DONE) break;
+            pthread_mutex_unlock(&g->mu);
+            if (!nx->rc) {
+                reader *pr = nx->rd;
+                /* cut short before its first event ended: where the serial reader's
+                 * complete data ends is before the ',' that the part follows */
+                if (pr->t->truncated && pr->t->truncated_at == nx->start) pr->t->truncated_at = cur->rd->stop_done;
+                g->event_like += pr->event_like;
+                gz_push(g, pr->t);
+                pr->t = NULL;
+                g->used++;
+            }
+            pthread_mutex_lock(&g->mu);
+            g->chain = nx->index;
+        }
+    }
+    g->merging = 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void gz_run_part(gzpar *g, gpart *pt, int slot) {
+    reader *rd = pt->rd;
+    int rc;
+    if (pt->index == 0) rc = run(rd, ST_START, &pt->err);
+    else if (atomic_load(&pt->abort)) rc = PC_ERRF(&pt->err, PC_EINPUT, "reading of this part was abandoned");
+    else {
+        reader_init(rd, g->max_value);
+        free(rd->buf);
+        rd->buf = (char *)g->m; /* the window starts empty at the reservation */
+        rd->map = g->m;
+        rd->start = rd->base = pt->start;
+        rd->path = g->path;
+        rd->top_is_array = g->top_array;
+        rd->gz = g;
+        rd->self = pt;
+        rd->target = pt->index + 1;
+        rd->next_start = UINT64_MAX;
+        rd->abort = &pt->abort;
+        rd->verified = &pt->verified;
+        rc = run(rd, ST_EV_FIRST, &pt->err);
+        free(rd->scratch);
+        rd->scratch = NULL;
+        if (atomic_load(&pt->abort)) { /* never used: its events go now */
+            pc_trace_free(rd->t);
+            rd->t = NULL;
+        }
+    }
+    if (!rc && rd->t && (pt->index > 0 || rd->stopped)) pc_trace_sort(rd->t); /* parts sort in parallel, then merge */
+    pthread_mutex_lock(&g->mu);
+    pt->rc = rc;
+    pt->state = GP_DONE;
+    g->running[slot] = NULL;
+    uint64_t low = gz_low(g);
+    pthread_mutex_unlock(&g->mu);
+    source_stream_release(g->src, low);
+    gz_advance(g);
+}
+
+/* The next part for the thread in `slot` (planning when none is waiting);
+ * NULL when there is none left or the load ended. */
+static gpart *gz_take(gzpar *g, int slot) {
+    gpart *pt = NULL;
+    pthread_mutex_lock(&g->mu);
+    while (!g->failed && !g->chain_end) {
+        if (g->taken < g->n) {
+            pt = g->p[g->taken++];
+            pt->state = GP_RUNNING;
+            pt->lowmark = pt->start;
+            g->running[slot] = pt;
+            break;
+        }
+        if (g->plan_done) break;
+        if (g->planning) pthread_cond_wait(&g->cv, &g->mu);
+        else gz_plan_step(g);
+    }
+    pthread_mutex_unlock(&g->mu);
+    return pt;
+}
+
+typedef struct gz_worker { gzpar *g; int slot; pthread_t th; int started; } gz_worker;
+
+static void *gz_thread(void *arg) {
+    gz_worker *w = arg;
+    for (gpart *pt; (pt = gz_take(w->g, w->slot));) gz_run_part(w->g, pt, w->slot);
+    return NULL;
+}
+
+/* Reads the gzip stream of rd->src in parts on several threads; 1 when it
+ * is not to be (one thread asked for, no reservation): nothing done then. */
+static int gz_read(reader *rd, const pc_load_opts *o, pc_err *err) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = o && o->threads > 0 ? o->threads : cpus > 0 ? (int)cpus : 1;
+    if (n > PAR_MAX) n = PAR_MAX;
+    int forced = o && o->ncuts > 0;
+    if (forced && n < 2) n = 2;
+    if (n < 2) return 1;
+    uint64_t seg = o && o->split_min ? o->split_min : GZ_SEG;
+    uint64_t ahead = (uint64_t)n * seg < GZ_AHEAD_MAX ? (uint64_t)n * seg : GZ_AHEAD_MAX;
+    ahead += 4 * PAR_PROBE;
+    const char *m;
+    int rc = source_stream_start(rd->src, ahead, rd->max_value + 4 * PAR_PROBE, &m, err);
+    if (rc) return rc;
+    gzpar *g = xcalloc(1, sizeof *g);
+    g->src = rd->src;
+    g->m = m;
+    g->seg = seg;
+    g->max_value = rd->max_value;
+    g->path = rd->path;
+    g->cuts = forced ? o->cuts : NULL;
+    g->ncuts = forced ? o->ncuts : 0;
+    g->plan_from = forced ? 1 : seg;
+    g->scratch = xmalloc(PAR_PROBE);
+    g->cap = 16;
+    g->p = xcalloc((size_t)g->cap, sizeof *g->p);
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    /* the first byte that is not blank says whether the document is a bare array */
+    int done;
+    uint64_t head = source_stream_wait(g->src, 4096, &done);
+    for (uint64_t i = 0; i < head && i < 4096; i++)
+        if (m[i] != ' ' && m[i] != '\n' && m[i] != '\r' && m[i] != '\t') { g->top_array = m[i] == '['; break; }
+    gpart *p0 = xcalloc(1, sizeof *p0);
+    p0->rd = rd;
+    atomic_init(&p0->abort, 0);
+    atomic_init(&p0->verified, 0);
+    p0->state = GP_RUNNING;
+    g->p[g->n++] = p0;
+    g->taken = 1;
+    g->running[0] = p0;
+    free(rd->buf);
+    rd->buf = (char *)m;
+    rd->map = m;
+    rd->gz = g;
+    rd->self = p0;
+    rd->target = 1;
+    rd->next_start = UINT64_MAX;
+    g->run[g->nrun].t = rd->t;
+    g->run[g->nrun++].w = 1;
+    gz_worker w[PAR_MAX];
+    for (int i = 1; i < n; i++) {
+        w[i].g = g;
+        w[i].slot = i;
+        w[i].started = pthread_create(&w[i].th, NULL, gz_thread, &w[i]) == 0;
+    }
+    gz_run_part(g, p0, 0);
+    for (gpart *pt; (pt = gz_take(g, 0));) gz_run_part(g, pt, 0);
+    for (int i = 1; i < n; i++)
+        if (w[i].started) pthread_join(w[i].th, NULL);
+    gz_advance(g);
+    rc = g->failed ? g->rc : 0;
+    if (rc) *err = g->err;
+    else if (!g->chain_end)
+        rc = PC_ERRF(err, PC_EIO, "cannot start a reader thread"); /* a part was left unread */
+    while (g->nrun > 1) { /* the runs, latest first, into the main trace */
+        if (!rc) pc_trace_absorb(g->run[g->nrun - 2].t, g->run[g->nrun - 1].t);
+        else pc_trace_free(g->run[g->nrun - 1].t);
+        g->nrun--;
+    }
+    if (!rc) {
+        rd->event_like += g->event_like;
+        rd->t->stats.bytes = g->end;
+        rd->t->stats.parts = g->used + 1;
+        if (source_truncated(rd->src) && !rd->t->truncated) {
+            /* the JSON closed but the gzip stream did not: keep it, say so */
+            rd->t->truncated = 1;
+            rd->t->truncated_at = g->end;
+        }
+    }
+    for (int k = 1; k < g->n; k++) {
+        pc_trace_free(g->p[k]->own.t);
+        free(g->p[k]->own.scratch);
+        free(g->p[k]);
+    }
+    free(p0);
+    rd->gz = NULL;
+    rd->self = NULL;
+    rd->next_part = NULL;
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g->scratch);
+    free(g->p);
+    free(g);
+    return rc;
+}
+
 int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
     reader rd;
     reader_init(&rd, o ? o->max_value : 0);
@@ -546,7 +970,9 @@ int pc_load_kineto_source(pc_source *src, const char *path, const pc_load_opts *
         rd.forecast_at = FORECAST_AT;
         pa = par_start(&rd, o);
     }
-    int rc = run(&rd, ST_START, err);
+    /* gzip: in streamed parts when more than one thread may read (rc 1: one reader) */
+    int rc = m == MAP_FAILED && path && source_is_gzip(src) ? gz_read(&rd, o, err) : 1;
+    if (rc == 1) rc = run(&rd, ST_START, err);
     drop_window(&rd);
     if (pa) {
         if (!rc && rd.stopped) pc_trace_sort(rd.t);

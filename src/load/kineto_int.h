@@ -2,7 +2,9 @@
  * kineto.c drives the tokenizer over windows and parts of the input,
  * kineto_event.c parses one event's fields, kineto_model.c classifies an
  * event (2021 and current dialects) and commits it to the model, and reads
- * the small top-level values (devices, distributed info). */
+ * the small top-level values (devices, distributed info). A reader reads a
+ * window of memory (buf), a mapped plain file (map), or a gzip stream's
+ * reservation (map with gz set: bytes arrive while it reads). */
 #ifndef PC_KINETO_INT_H
 #define PC_KINETO_INT_H
 #include "../util/sigbus.h"
@@ -53,6 +55,12 @@ typedef struct reader {
     uint64_t stop_done;     /* then: the end of its last unit (before the ',' the part follows) */
     atomic_int *abort;      /* set when this reader's part proved not to start at an event */
     atomic_int *verified;   /* set when its part's start was proved (NULL: the main reader, always) */
+    /* a gzip stream read in parts (see "streamed parts" in kineto.c): the
+     * start of part `target` and that part (UINT64_MAX, NULL: not planned
+     * yet), refreshed under the parts' lock at each refill */
+    struct gzpar *gz;
+    struct gpart *self, *next_part;
+    uint64_t next_start;
     /* for the memory forecast: bytes read from this reader's start, bytes of
      * events it holds (published for the main reader), and the main reader's
      * turn to forecast (0: done or not its job) */

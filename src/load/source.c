@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -39,6 +41,13 @@ struct pc_source {
     int truncated;
     int err_code;
     char err_msg[256];
+    /* stream mode (source_stream_start): the inflater writes the whole
+     * stream into one reservation; ready is published under mu (and read
+     * without it), low and want are the readers' */
+    int stream;
+    char *res;
+    uint64_t res_size, dropped, low, want, ahead, big;
+    _Atomic uint64_t ready;
 };
 
 /* The inflater: ISA-L's igzip when the build found libisal (PC_HAVE_ISAL),
@@ -136,6 +145,30 @@ static int gz_step(gz *g) {
     return STEP_ERR;
 }
 
+/* Stream mode: where the inflater writes next and how much (*room; 0 when
+ * the reservation is full). It waits until the readers' low mark lets it
+ * write: at most `ahead` bytes past the low mark, or up to what a waiting
+ * reader needs (a single value up to `big` bytes past it). Pages below the
+ * low mark go back first, in 2 MiB steps (whole huge pages). */
+static char *stream_room(pc_source *s, size_t *room, int *stop) {
+    pthread_mutex_lock(&s->mu);
+    uint64_t at = atomic_load_explicit(&s->ready, memory_order_relaxed);
+    for (;;) {
+        uint64_t lim = s->low + s->ahead, need = s->want < s->low + s->big ? s->want : s->low + s->big;
+        if (s->stop || at < lim || at < need) break;
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    *stop = s->stop;
+    uint64_t upto = (s->low < at ? s->low : at) & ~(uint64_t)((2 << 20) - 1);
+    pthread_mutex_unlock(&s->mu);
+    if (upto > s->dropped) {
+        madvise(s->res + s->dropped, upto - s->dropped, MADV_DONTNEED);
+        s->dropped = upto;
+    }
+    *room = s->res_size - at < BLK ? (size_t)(s->res_size - at) : BLK;
+    return s->res + at;
+}
+
 static void *inflater(void *arg) {
     pc_source *s = arg;
     gz g;
@@ -148,14 +181,29 @@ static void *inflater(void *arg) {
     int init_failed = gz_init(&g, s->inflater) != 0;
     if (init_failed) { code = PC_EIO; snprintf(msg, sizeof msg, "%s init failed", inflater_names[s->inflater]); fin = 1; }
     while (!fin) {
-        pthread_mutex_lock(&s->mu);
-        while (s->count == NBLK && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
-        int slot = (s->head + s->count) % NBLK, stop = s->stop;
-        pthread_mutex_unlock(&s->mu);
+        int slot = 0, stop;
+        char *out;
+        size_t room = BLK;
+        if (s->stream) {
+            out = stream_room(s, &room, &stop);
+            if (!stop && !room) {
+                /* the reservation is full: what was written is the data, as a stream cut short */
+                trunc = 1;
+                snprintf(msg, sizeof msg, "gzip data beyond the %llu GiB this run can address: read up to there",
+                         (unsigned long long)(s->res_size >> 30));
+                fin = 1;
+            }
+        } else {
+            pthread_mutex_lock(&s->mu);
+            while (s->count == NBLK && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+            slot = (s->head + s->count) % NBLK;
+            stop = s->stop;
+            pthread_mutex_unlock(&s->mu);
+            out = s->blk[slot];
+        }
         if (stop) break;
-        char *out = s->blk[slot];
         g.next_out = (unsigned char *)out;
-        g.avail_out = BLK;
+        g.avail_out = room;
         while (g.avail_out > 0 && !fin) {
             if (stalled && g.avail_in == INBUF) {
                 trunc = 1;
@@ -203,9 +251,10 @@ static void *inflater(void *arg) {
                 fin = 1;
             }
         }
-        size_t got = BLK - g.avail_out;
+        size_t got = room - g.avail_out;
         pthread_mutex_lock(&s->mu);
-        if (got) { s->blen[slot] = got; s->count++; }
+        if (got && s->stream) atomic_store_explicit(&s->ready, atomic_load_explicit(&s->ready, memory_order_relaxed) + got, memory_order_release);
+        else if (got) { s->blen[slot] = got; s->count++; }
         if (fin) { s->done = 1; s->truncated = trunc; s->err_code = code; memcpy(s->err_msg, msg, sizeof msg); }
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
@@ -324,6 +373,64 @@ ssize_t source_read(pc_source *s, char *dst, size_t n, pc_err *err) {
     return (ssize_t)got;
 }
 
+int source_stream_start(pc_source *s, uint64_t ahead, uint64_t big, const char **base, pc_err *err) {
+    if (!s->gzip || s->blk[0] || s->stream) return 1;
+    /* as large a range as the system lends (ulimit -v, overcommit, a
+     * sanitizer's layout): 16 TiB down to 16 GiB, else not at all */
+    void *m = MAP_FAILED;
+    uint64_t size;
+    for (size = (uint64_t)1 << 44; size >= (uint64_t)1 << 34; size >>= 1) {
+        m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) break;
+    }
+    if (m == MAP_FAILED) return 1;
+#ifdef MADV_HUGEPAGE
+    madvise(m, (size_t)size, MADV_HUGEPAGE);
+#endif
+    s->res = m;
+    s->res_size = size;
+    s->ahead = ahead;
+    s->big = big;
+    s->stream = 1;
+    s->blk[0] = xmalloc(1); /* marks the source as started: source_read and source_set_inflater refuse */
+    if (pthread_create(&s->thr, NULL, inflater, s) != 0)
+        return PC_ERRF(err, PC_EIO, "cannot start the gzip thread");
+    s->thr_started = 1;
+    *base = m;
+    return 0;
+}
+
+uint64_t source_stream_wait(pc_source *s, uint64_t want, int *done) {
+    uint64_t r = atomic_load_explicit(&s->ready, memory_order_acquire);
+    if (r >= want) { *done = 0; return r; }
+    pthread_mutex_lock(&s->mu);
+    if (want > s->want) {
+        s->want = want;
+        pthread_cond_broadcast(&s->cv);
+    }
+    while ((r = atomic_load_explicit(&s->ready, memory_order_acquire)) < want && !s->done) pthread_cond_wait(&s->cv, &s->mu);
+    r = atomic_load_explicit(&s->ready, memory_order_acquire);
+    *done = s->done;
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+void source_stream_release(pc_source *s, uint64_t low) {
+    pthread_mutex_lock(&s->mu);
+    if (low > s->low) {
+        s->low = low;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+int source_stream_error(pc_source *s, pc_err *err) {
+    pthread_mutex_lock(&s->mu);
+    int code = s->done ? s->err_code : 0;
+    pthread_mutex_unlock(&s->mu);
+    return code ? PC_ERRF(err, code, "%s", s->err_msg) : 0;
+}
+
 int source_is_gzip(const pc_source *s) { return s->gzip; }
 
 const char *source_inflater(void) {
@@ -362,6 +469,7 @@ void source_close(pc_source *s) {
     if (!s) return;
     worker_end(s->thr, s->thr_started, &s->mu, &s->cv, &s->stop);
     for (int i = 0; i < NBLK; i++) free(s->blk[i]);
+    if (s->res) munmap(s->res, (size_t)s->res_size);
     close(s->fd);
     free(s);
 }

@@ -16,6 +16,19 @@
  * source before its first read (tests compare them), -1 when that one is not
  * built in. source_error_note is the reason a gzip stream ended early when
  * it was bad data (naming the compressed byte offset), NULL otherwise.
+ *
+ * Stream mode (gzip only, instead of source_read; the reader in parts):
+ * source_stream_start reserves one address range for the whole
+ * decompressed stream (offset k at base + k; anonymous, MAP_NORESERVE) and
+ * starts the inflater, which writes at most `ahead` bytes past the readers'
+ * low mark, or up to what a waiting reader needs within `big` bytes of it;
+ * it returns 1 (nothing started) when no range can be reserved or the source
+ * is not gzip or already read. source_stream_wait blocks until `want` bytes
+ * are ready or the stream ended (*done), and returns the bytes ready (all of
+ * them once done: the same bytes, truncation and note as source_read gives).
+ * source_stream_release says that no reader needs the bytes below `low`
+ * (their pages go back). source_stream_error is the read error that ended
+ * the stream (err filled), else 0.
  */
 #ifndef PC_SOURCE_H
 #define PC_SOURCE_H
@@ -37,6 +50,10 @@ void source_close(pc_source *s);
 const char *source_inflater(void);
 int source_set_inflater(pc_source *s, const char *name);
 const char *source_error_note(const pc_source *s);
+int source_stream_start(pc_source *s, uint64_t ahead, uint64_t big, const char **base, pc_err *err);
+uint64_t source_stream_wait(pc_source *s, uint64_t want, int *done);
+void source_stream_release(pc_source *s, uint64_t low);
+int source_stream_error(pc_source *s, pc_err *err);
 /* Reads up to n bytes from the start of path into buf (for sniffing). */
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n);
 #endif

@@ -244,6 +244,19 @@ static void *absorb_cpu(void *arg) {
     return NULL;
 }
 
+size_t pc_trace_merge_moves(const pc_trace *t, const pc_trace *s) {
+    if (!t->sorted || !s->sorted) return SIZE_MAX;
+    size_t moves = 0;
+#define MOVES(F, CMP) \
+    if (t->n##F && s->n##F) moves += suffix_after((const char *)t->F, t->n##F, sizeof *t->F, &s->F[0], 1, CMP)
+    MOVES(cpu, cmp_cpu);
+    MOVES(gpu, cmp_gpu);
+    MOVES(mem, cmp_mem);
+    MOVES(ctr, cmp_ctr);
+#undef MOVES
+    return moves;
+}
+
 void pc_trace_absorb(pc_trace *t, pc_trace *s) {
     /* string ids of s, as ids of t, given to s's elements before they move */
     uint32_t *map = xcalloc(s->strs.n ? s->strs.n : 1, sizeof *map);

@@ -235,6 +235,9 @@ void pc_trace_sort(pc_trace *t);
  * are merged (t's elements first on ties) and t stays sorted. Run before
  * pc_trace_finish. */
 void pc_trace_absorb(pc_trace *t, pc_trace *s);
+/* How many of t's events absorbing s would move (those after s's first, in
+ * each array; 0 when s follows t); SIZE_MAX when either is not sorted. */
+size_t pc_trace_merge_moves(const pc_trace *t, const pc_trace *s);
 /* Sorts (unless sorted), counts kinds and computes the span. */
 void pc_trace_finish(pc_trace *t);
 /* Approximate bytes held by the trace, for --verbose and the benchmark. */

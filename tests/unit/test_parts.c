@@ -257,3 +257,159 @@ TEST(parts_every_cut_of_hostile_documents) {
     }
     free(p);
 }
+
+/* ---- gzip: the stream read in parts as it is inflated ---- */
+#include <zlib.h>
+
+/* doc[0..n) as one gzip member at level 1 (zlib's gzip wrapper), appended to f */
+static void gz_append(FILE *f, const char *doc, size_t n) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    size_t cap = deflateBound(&z, (uLong)n);
+    unsigned char *out = malloc(cap);
+    z.next_in = (unsigned char *)doc;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    deflate(&z, Z_FINISH);
+    fwrite(out, 1, cap - z.avail_out, f);
+    deflateEnd(&z);
+    free(out);
+}
+
+/* the gzip file of doc in `members` members (split at equal offsets) */
+static char *write_gz(const char *name, const char *doc, size_t n, int members) {
+    char *p = tmp_path(name);
+    FILE *f = fopen(p, "wb");
+    for (int k = 0; k < members; k++) gz_append(f, doc + n * (size_t)k / (size_t)members, n * (size_t)(k + 1) / (size_t)members - n * (size_t)k / (size_t)members);
+    fclose(f);
+    return p;
+}
+
+static unsigned char *slurp(const char *p, size_t *n) {
+    FILE *f = fopen(p, "rb");
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(*n ? *n : 1);
+    *n = fread(b, 1, *n, f);
+    fclose(f);
+    return b;
+}
+
+/* loads a gzip file with one reader and in streamed parts (threads, parts of
+ * split_min bytes); both must agree; *parts: how many the parts load used */
+static int gz_same(const char *path, int threads, uint64_t split_min, int *parts, char **why) {
+    pc_load_opts one = {.threads = 1}, many = {.threads = threads, .split_min = split_min};
+    pc_trace *a = NULL, *b = NULL;
+    pc_err ea = {0}, eb = {0};
+    int ra = pc_load(path, &one, &a, &ea), rb = pc_load(path, &many, &b, &eb);
+    static char msg[600];
+    *why = msg;
+    *parts = rb ? 0 : b->stats.parts;
+    int same;
+    if (ra != rb) {
+        snprintf(msg, sizeof msg, "rc %d serial, %d in parts (%.200s | %.200s)", ra, rb, ea.msg, eb.msg);
+        same = 0;
+    } else if (ra) {
+        snprintf(msg, sizeof msg, "errors: serial \"%.200s\" @%llu, parts \"%.200s\" @%llu", ea.msg,
+                 (unsigned long long)ea.offset, eb.msg, (unsigned long long)eb.offset);
+        same = ea.offset == eb.offset && ea.has_offset == eb.has_offset && !strcmp(ea.msg, eb.msg);
+    } else {
+        char *da = describe(a), *db = describe(b);
+        same = !strcmp(da, db);
+        size_t k = 0;
+        while (da[k] && da[k] == db[k]) k++;
+        snprintf(msg, sizeof msg, "differ at char %zu: serial \"%.100s\" vs parts \"%.100s\"", k, da + k, db + k);
+        free(da);
+        free(db);
+    }
+    pc_trace_free(a);
+    pc_trace_free(b);
+    return same;
+}
+
+/* A .json.gz trace read in many parts (parts of 1 byte and of 4 KiB, 2, 3
+ * and 9 threads; one member and six, as pigz or concatenation writes them)
+ * gives what one reader gives, and really is read in parts. */
+TEST(parts_gzip_give_the_serial_result) {
+    static const struct { int one_line, false_cuts; } v[] = {{0, 0}, {0, 1}, {1, 1}};
+    for (int k = 0; k < 3; k++) {
+        char *doc = make_doc(3000, v[k].one_line, v[k].false_cuts);
+        for (int members = 1; members <= 6; members += 5) {
+            char *p = write_gz("parts.json.gz", doc, strlen(doc), members);
+            static const struct { int threads; uint64_t split; } m[] = {{2, 1}, {3, 4096}, {9, 1}, {2, 65536}};
+            for (int i = 0; i < 4; i++) {
+                char *why;
+                int parts;
+                CHECK_MSG(gz_same(p, m[i].threads, m[i].split, &parts, &why), "variant %d, %d members, %d threads, parts of %llu: %s",
+                          k, members, m[i].threads, (unsigned long long)m[i].split, why);
+                /* the doc is 400-600 KB: parts of 4 KiB or less cut it in 30 or more */
+                if (m[i].split <= 4096) CHECK_MSG(parts >= 30, "variant %d, %d members, %d threads: %d parts used", k, members, m[i].threads, parts);
+            }
+            free(p);
+        }
+        free(doc);
+    }
+}
+
+/* A gzip file cut short (a killed job) at 41 places, and one corrupt byte
+ * of the compressed data at 41 places: the same trace (truncated where the
+ * one reader says) or the same error, read in parts of 1 byte on 3 threads. */
+TEST(parts_gzip_cut_and_corrupt_match_serial) {
+    char *doc = make_doc(1200, 0, 1);
+    char *p = write_gz("whole.json.gz", doc, strlen(doc), 2);
+    size_t n;
+    unsigned char *gz = slurp(p, &n);
+    char *q = tmp_path("broken.json.gz");
+    int truncated = 0;
+    for (int i = 1; i <= 41; i++) {
+        size_t at = n * (size_t)i / 42;
+        FILE *f = fopen(q, "wb");
+        fwrite(gz, 1, at, f);
+        fclose(f);
+        char *why;
+        int parts;
+        CHECK_MSG(gz_same(q, 3, 1, &parts, &why), "cut at %zu of %zu: %s", at, n, why);
+        pc_trace *t = NULL;
+        pc_err err = {0};
+        pc_load_opts many = {.threads = 3, .split_min = 1};
+        if (pc_load(q, &many, &t, &err) == 0) truncated += t->truncated;
+        pc_trace_free(t);
+        unsigned char saved = gz[at];
+        gz[at] ^= 0x5a;
+        f = fopen(q, "wb");
+        fwrite(gz, 1, n, f);
+        fclose(f);
+        CHECK_MSG(gz_same(q, 3, 1, &parts, &why), "corrupt byte at %zu of %zu: %s", at, n, why);
+        gz[at] = saved;
+    }
+    /* the cuts do give truncated traces (not errors): the case is exercised */
+    CHECK_MSG(truncated >= 30, "%d of 41 cut files read as truncated traces", truncated);
+    free(q);
+    free(gz);
+    free(p);
+    free(doc);
+}
+
+/* Parts at forced offsets of a gzip stream (pc_load_opts.cuts): every cut
+ * of a small hostile document, as for plain files, gives the serial result;
+ * the cuts used are exactly the element starts. */
+TEST(parts_gzip_every_cut_of_hostile_documents) {
+    for (size_t d = 0; d < sizeof hostile_docs / sizeof *hostile_docs; d++) {
+        const char *doc = hostile_docs[d].doc;
+        size_t len = strlen(doc);
+        char *p = write_gz("hostile_cuts.json.gz", doc, len, 1);
+        int used = 0;
+        for (uint64_t c = 1; c < len; c++) {
+            int parts;
+            char *why;
+            CHECK_MSG(same_with_cuts(p, &c, 1, &parts, &why), "gzip doc %zu, cut at %llu: %s", d, (unsigned long long)c, why);
+            used += parts == 2;
+        }
+        if (hostile_docs[d].elements >= 0)
+            CHECK_MSG(used == hostile_docs[d].elements, "gzip doc %zu: %d cuts used, expected %d", d, used, hostile_docs[d].elements);
+        free(p);
+    }
+}

@@ -332,8 +332,9 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     pc_trace *t = NULL;
     const char *sq = getenv("PERFCARD_SQLITE_SECONDS");
     pc_load_opts lo = {.progress = progress ? print_progress : NULL, .threads = read_threads, .sqlite_seconds = sq ? atoi(sq) : 0};
-    /* for tests and make bench: PERFCARD_THREADS readers of one plain file
-     * (1: the serial reader), parts of PERFCARD_SPLIT_MIN bytes or more */
+    /* for tests and make bench: PERFCARD_THREADS readers of one JSON file,
+     * plain or gzip (1: the serial reader), parts of PERFCARD_SPLIT_MIN bytes
+     * or more */
     const char *th = getenv("PERFCARD_THREADS"), *sm = getenv("PERFCARD_SPLIT_MIN");
     if (th && atoi(th) > 0) lo.threads = atoi(th);
     if (sm && atoll(sm) > 0) lo.split_min = (uint64_t)atoll(sm);

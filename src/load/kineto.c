@@ -545,7 +545,7 @@ static int par_finish(par *pa, reader *main_rd, int rc, pc_err *err) {
  * taken and of plan_from go back, and the inflater writes at most `ahead`
  * past them. */
 
-enum { GZ_SEG = 8 << 20, GZ_AHEAD_MAX = 32 << 20 };
+enum { GZ_SEG = 4 << 20, GZ_AHEAD_MAX = 32 << 20 };
 enum { GP_PLANNED, GP_RUNNING, GP_DONE };
 
 typedef struct gpart {
@@ -855,7 +855,7 @@ static int gz_read(reader *rd, const pc_load_opts *o, pc_err *err) {
     if (n < 2) return 1;
     uint64_t seg = o && o->split_min ? o->split_min : GZ_SEG;
     uint64_t ahead = (uint64_t)n * seg < GZ_AHEAD_MAX ? (uint64_t)n * seg : GZ_AHEAD_MAX;
-    ahead += 4 * PAR_PROBE;
+    ahead += 2 * PAR_PROBE + (1 << 20); /* a plan step's bytes, and the inflater's next write */
     const char *m;
     int rc = source_stream_start(rd->src, ahead, rd->max_value + 4 * PAR_PROBE, &m, err);
     if (rc) return rc;

@@ -22,10 +22,13 @@ typedef struct pc_load_opts {
     void *progress_ctx;
     size_t max_value;      /* largest single JSON value held at once; 0 = 16 MiB */
     int rank, rank_set;    /* MindSpore directories: which rank (default the lowest) */
-    int threads;           /* plain JSON files: readers run in parallel; 0 = one per CPU */
-    uint64_t split_min;    /* smallest part of a file given to a reader; 0 = 32 MiB */
-    /* tests: the parts start at these offsets (ascending) instead of cuts
-     * found by the scan; threads and split_min are then not consulted */
+    int threads;           /* JSON files, plain or gzip: readers run in parallel; 0 = one per CPU */
+    uint64_t split_min;    /* smallest part of a file given to a reader; 0 = 32 MiB for a plain
+                            * file, 4 MiB of decompressed JSON for gzip (parts as they arrive) */
+    /* tests: the parts start at these offsets (ascending; of the decompressed
+     * JSON for gzip) instead of cuts found by the scan; threads and split_min
+     * are then not consulted (gzip: the parts are read on `threads` threads,
+     * at least 2) */
     const uint64_t *cuts;
     int ncuts;
     int sqlite_seconds;    /* the most time spent reading one SQLite database; 0 = 300 */

@@ -22,6 +22,7 @@
  */
 #include "kineto_int.h"
 #include "readers.h"
+#include <malloc.h>
 
 /* ---------- window management ---------- */
 
@@ -777,14 +778,22 @@ static void gz_advance(gzpar *g) {
     pthread_mutex_unlock(&g->mu);
 }
 
-static void gz_run_part(gzpar *g, gpart *pt, int slot) {
+/* A thread's scratch buffer, kept from part to part (a part would
+ * otherwise allocate and free its own). */
+typedef struct gz_scratch { char *p; size_t cap; } gz_scratch;
+
+static void gz_run_part(gzpar *g, gpart *pt, int slot, gz_scratch *sc) {
     reader *rd = pt->rd;
     int rc;
     if (pt->index == 0) rc = run(rd, ST_START, &pt->err);
     else if (atomic_load(&pt->abort)) rc = PC_ERRF(&pt->err, PC_EINPUT, "reading of this part was abandoned");
     else {
-        reader_init(rd, g->max_value);
-        free(rd->buf);
+        memset(rd, 0, sizeof *rd);
+        if (!sc->p) sc->p = xmalloc(sc->cap = 1 << 20);
+        rd->cap = 1 << 20; /* the window as reader_init's; the scratch may be larger */
+        rd->scratch = sc->p;
+        rd->max_value = g->max_value;
+        rd->t = pc_trace_new();
         rd->buf = (char *)g->m; /* the window starts empty at the reservation */
         rd->map = g->m;
         rd->start = rd->base = pt->start;
@@ -797,7 +806,7 @@ static void gz_run_part(gzpar *g, gpart *pt, int slot) {
         rd->abort = &pt->abort;
         rd->verified = &pt->verified;
         rc = run(rd, ST_EV_FIRST, &pt->err);
-        free(rd->scratch);
+        if (rd->scratch != sc->p) sc->p = rd->scratch, sc->cap = rd->cap; /* grown: grow() freed the old one */
         rd->scratch = NULL;
         if (atomic_load(&pt->abort)) { /* never used: its events go now */
             pc_trace_free(rd->t);
@@ -840,7 +849,9 @@ typedef struct gz_worker { gzpar *g; int slot; pthread_t th; int started; } gz_w
 
 static void *gz_thread(void *arg) {
     gz_worker *w = arg;
-    for (gpart *pt; (pt = gz_take(w->g, w->slot));) gz_run_part(w->g, pt, w->slot);
+    gz_scratch sc = {0};
+    for (gpart *pt; (pt = gz_take(w->g, w->slot));) gz_run_part(w->g, pt, w->slot, &sc);
+    free(sc.p);
     return NULL;
 }
 
@@ -859,6 +870,11 @@ static int gz_read(reader *rd, const pc_load_opts *o, pc_err *err) {
     const char *m;
     int rc = source_stream_start(rd->src, ahead, rd->max_value + 4 * PAR_PROBE, &m, err);
     if (rc) return rc;
+    /* thousands of parts allocate and free event arrays of about a megabyte
+     * on two threads: with glibc's sliding mmap threshold they come to live
+     * in the heaps, which keep what is freed (10.5 GB: 139-171 MiB peak
+     * against 98 MiB with blocks of 1 MiB or more mapped, and freed, apart) */
+    mallopt(M_MMAP_THRESHOLD, SPILL_MIN);
     gzpar *g = xcalloc(1, sizeof *g);
     g->src = rd->src;
     g->m = m;
@@ -901,8 +917,10 @@ static int gz_read(reader *rd, const pc_load_opts *o, pc_err *err) {
         w[i].slot = i;
         w[i].started = pthread_create(&w[i].th, NULL, gz_thread, &w[i]) == 0;
     }
-    gz_run_part(g, p0, 0);
-    for (gpart *pt; (pt = gz_take(g, 0));) gz_run_part(g, pt, 0);
+    gz_scratch sc = {0};
+    gz_run_part(g, p0, 0, &sc);
+    for (gpart *pt; (pt = gz_take(g, 0));) gz_run_part(g, pt, 0, &sc);
+    free(sc.p);
     for (int i = 1; i < n; i++)
         if (w[i].started) pthread_join(w[i].th, NULL);
     gz_advance(g);

@@ -18,7 +18,7 @@
 #include <isa-l.h> /* igzip_lib.h, and the version */
 #endif
 
-enum { BLK = 1 << 20, NBLK = 4, INBUF = 1 << 18 };
+enum { BLK = 1 << 20, NBLK = 4, INBUF = 1 << 18, HYST = 2 << 20 };
 static const char *const inflater_names[] = {"zlib", "isal"};
 
 struct pc_source {
@@ -45,6 +45,7 @@ struct pc_source {
      * stream into one reservation; ready is published under mu (and read
      * without it), low and want are the readers' */
     int stream;
+    pthread_cond_t cv_data; /* stream mode: readers wait on it for bytes (the inflater on cv) */
     char *res;
     uint64_t res_size, dropped, low, want, ahead, big;
     _Atomic uint64_t ready;
@@ -153,9 +154,12 @@ static int gz_step(gz *g) {
 static char *stream_room(pc_source *s, size_t *room, int *stop) {
     pthread_mutex_lock(&s->mu);
     uint64_t at = atomic_load_explicit(&s->ready, memory_order_relaxed);
-    for (;;) {
-        uint64_t lim = s->low + s->ahead, need = s->want < s->low + s->big ? s->want : s->low + s->big;
-        if (s->stop || at < lim || at < need) break;
+    /* once it had to wait, it waits for HYST bytes of room: fewer wake-ups */
+    for (uint64_t hyst = 0;; hyst = HYST) {
+        /* low is UINT64_MAX once no reader needs anything: saturate */
+        uint64_t lim = s->low + s->ahead < s->low ? UINT64_MAX : s->low + s->ahead,
+                 far = s->low + s->big < s->low ? UINT64_MAX : s->low + s->big, need = s->want < far ? s->want : far;
+        if (s->stop || at + hyst < lim || at < need) break;
         pthread_cond_wait(&s->cv, &s->mu);
     }
     *stop = s->stop;
@@ -256,13 +260,13 @@ static void *inflater(void *arg) {
         if (got && s->stream) atomic_store_explicit(&s->ready, atomic_load_explicit(&s->ready, memory_order_relaxed) + got, memory_order_release);
         else if (got) { s->blen[slot] = got; s->count++; }
         if (fin) { s->done = 1; s->truncated = trunc; s->err_code = code; memcpy(s->err_msg, msg, sizeof msg); }
-        pthread_cond_broadcast(&s->cv);
+        pthread_cond_broadcast(s->stream ? &s->cv_data : &s->cv);
         pthread_mutex_unlock(&s->mu);
     }
     if (!s->done) {
         pthread_mutex_lock(&s->mu);
         s->done = 1;
-        pthread_cond_broadcast(&s->cv);
+        pthread_cond_broadcast(s->stream ? &s->cv_data : &s->cv);
         pthread_mutex_unlock(&s->mu);
     }
     if (!init_failed) gz_end(&g);
@@ -328,6 +332,7 @@ int source_open(pc_source **out, const char *path, pc_err *err) {
     s->inflater = PC_HAVE_ISAL ? INF_ISAL : INF_ZLIB;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    pthread_cond_init(&s->cv_data, NULL);
     *out = s;
     return PC_OK;
 }
@@ -408,7 +413,7 @@ uint64_t source_stream_wait(pc_source *s, uint64_t want, int *done) {
         s->want = want;
         pthread_cond_broadcast(&s->cv);
     }
-    while ((r = atomic_load_explicit(&s->ready, memory_order_acquire)) < want && !s->done) pthread_cond_wait(&s->cv, &s->mu);
+    while ((r = atomic_load_explicit(&s->ready, memory_order_acquire)) < want && !s->done) pthread_cond_wait(&s->cv_data, &s->mu);
     r = atomic_load_explicit(&s->ready, memory_order_acquire);
     *done = s->done;
     pthread_mutex_unlock(&s->mu);
@@ -468,6 +473,7 @@ uint64_t source_file_pos(const pc_source *s) { return s->file_pos; }
 void source_close(pc_source *s) {
     if (!s) return;
     worker_end(s->thr, s->thr_started, &s->mu, &s->cv, &s->stop);
+    pthread_cond_destroy(&s->cv_data);
     for (int i = 0; i < NBLK; i++) free(s->blk[i]);
     if (s->res) munmap(s->res, (size_t)s->res_size);
     close(s->fd);

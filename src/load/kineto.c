@@ -3,7 +3,8 @@
  *
  * How it reads: a window of the input is held in memory (a plain file is
  * mapped and the window slides over it; see "parts" below for the parallel
- * reading of large plain files); the document is
+ * reading of large plain files, and "streamed parts" for gzip, inflated into
+ * one reservation and read in parts as it arrives); the document is
  * consumed one unit at a time (a top-level key with its value, or one element
  * of traceEvents). A unit that runs past the window is parsed again once the
  * window has been extended, so no parser state has to survive a chunk

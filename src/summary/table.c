@@ -298,7 +298,8 @@ cJSON *tab_to_json(const pc_table *t, size_t limit) {
 void tab_record_to_json(const pc_table *t, cJSON *o) {
     const pc_table_def *d = t->def;
     const char *row = record_row(t);
-    for (size_t q = 0; q < d->ncols; q++) cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
+    for (size_t q = 0; q < d->ncols; q++)
+        if (d->cols[q].kind != 'V') cJSON_AddItemToObject(o, d->cols[q].key, cell_json(&d->cols[q], row));
 }
 
 /* every record's all-null row, and every kind's empty table, made once */

@@ -87,7 +87,10 @@ void tab_free(pc_table *t);
 void tab_write_json(const pc_table *t, sbuf *b, int indent, const sbuf_out *out);
 /* rows [0, limit) as a cJSON array of objects (for a view: what a page shows) */
 cJSON *tab_to_json(const pc_table *t, size_t limit);
-/* a record's fields as members of o (for a view) */
+/* a record's fields as members of o (for a view), but its lists of numbers
+ * (a figure per step: 240,000 steps made 77 MiB of cJSON in the two views at
+ * once, outside the memory ceiling; the report draws its step charts from
+ * the rows, and summary.json writes the lists from the record) */
 void tab_record_to_json(const pc_table *t, cJSON *o);
 /* a record's fields, a member per line at indent, after the members before
  * them (comma written when !first) */

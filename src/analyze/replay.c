@@ -68,7 +68,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     int64_t *carry = xcalloc(4 * nst, sizeof *carry);
     pacc acc = {0};
     double sum_d = 0, err_sum = 0, err_max = 0;
-    double *save = xcalloc(4 * c->nsteps + 1, sizeof *save); /* per change, per step */
+    double *save = spill_calloc(4 * c->nsteps + 1, sizeof *save); /* per change, per step (a spill block: it grows with the steps) */
     int64_t over2 = 0;
     size_t nodes_max = 0;
     dg_change chs[4] = {stakes_change(SK_SYNC, tc, NULL, 0), stakes_change(SK_DATA, tc, NULL, 0), stakes_change(SK_TC, tc, NULL, 0),
@@ -108,7 +108,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     r->data_saving_ns = pc_figure(stakes_mean(save + c->nsteps, c->nsteps));
     if (tc) r->tc_saving_ns = pc_figure(stakes_mean(save + 2 * c->nsteps, c->nsteps));
     r->combined_saving_ns = pc_figure(stakes_mean(save + 3 * c->nsteps, c->nsteps));
-    free(save);
+    spill_free(save);
     /* rows: the categories, kernels and communication by name (the longest first) */
     uint32_t *ord = xmalloc((acc.n ? acc.n : 1) * sizeof *ord);
     for (size_t i = 0; i < acc.n; i++) ord[i] = (uint32_t)i;

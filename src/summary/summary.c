@@ -288,7 +288,7 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
         sbuf_putc(b, '{');
         cJSON_ArrayForEach(c, v) {
             if ((t = pc_summary_table_of(s, c)) && t->def->record) {
-                tab_write_record(t, b, indent + 1, first);
+                tab_write_record(t, b, indent + 1, first, out);
                 first = 0;
                 continue;
             }
@@ -315,6 +315,7 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
             }
             write_value(s, c, b, indent + 1, out);
             if (c->next) sbuf_puts(b, flat ? ", " : ",");
+            sbuf_drain(b, out, 1 << 20);
         }
         if (!flat && v->child) {
             sbuf_putc(b, '\n');

@@ -172,13 +172,15 @@ void json_string(sbuf *b, const char *s) {
 
 /* one cell's value, written in place (a number takes at most 32 bytes);
  * strings through json_string */
-static void write_cell(sbuf *b, const pc_col *c, const char *row) {
+/* a list (V) drains into out as it grows: a number per step */
+static void write_cell(sbuf *b, const pc_col *c, const char *row, const sbuf_out *out) {
     pc_cell v = tab_cell(c, row);
     if (c->kind == 'V' && !v.null) {
         sbuf_putc(b, '[');
         for (int64_t i = 0; i < v.a.n; i++) {
             if (i) sbuf_putn(b, ", ", 2);
             json_number(b, v.a.v[i]);
+            if ((i & 1023) == 1023) sbuf_drain(b, out, 1 << 20);
         }
         sbuf_putc(b, ']');
         return;
@@ -225,7 +227,7 @@ static void write_row(sbuf *b, const pc_table_def *d, const char *row) {
         if (!first) sbuf_putn(b, ", ", 2);
         first = 0;
         sbuf_putn(b, c->keyq, c->keyq_len);
-        write_cell(b, c, row);
+        write_cell(b, c, row, NULL);
     }
     if (g) sbuf_putc(b, '}');
     sbuf_putc(b, '}');
@@ -236,7 +238,7 @@ static const char *record_row(const pc_table *t) {
     return t->n ? (const char *)t->rows : tab_null_row((int)(t->def - pc_table_defs));
 }
 
-void tab_write_record(const pc_table *t, sbuf *b, int indent, int first) {
+void tab_write_record(const pc_table *t, sbuf *b, int indent, int first, const sbuf_out *out) {
     const pc_table_def *d = t->def;
     const char *row = record_row(t);
     for (size_t q = 0; q < d->ncols; q++) {
@@ -244,7 +246,7 @@ void tab_write_record(const pc_table *t, sbuf *b, int indent, int first) {
         sbuf_putc(b, '\n');
         for (int k = 0; k < indent; k++) sbuf_putc(b, '\t');
         sbuf_putn(b, d->cols[q].keyq, d->cols[q].keyq_len);
-        write_cell(b, &d->cols[q], row);
+        write_cell(b, &d->cols[q], row, out);
     }
 }
 

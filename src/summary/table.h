@@ -93,8 +93,9 @@ cJSON *tab_to_json(const pc_table *t, size_t limit);
  * the rows, and summary.json writes the lists from the record) */
 void tab_record_to_json(const pc_table *t, cJSON *o);
 /* a record's fields, a member per line at indent, after the members before
- * them (comma written when !first) */
-void tab_write_record(const pc_table *t, sbuf *b, int indent, int first);
+ * them (comma written when !first); its lists drain into out (when not NULL)
+ * as they grow (steps.durations_ns: 2.2 MB of text at 239,346 steps) */
+void tab_write_record(const pc_table *t, sbuf *b, int indent, int first, const sbuf_out *out);
 /* a record's row with every field null (a summary without that section) */
 const void *tab_null_row(int id);
 /* a table of kind id with no rows */

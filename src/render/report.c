@@ -473,9 +473,8 @@ static void script_json(cJSON *o, const char *key, const char *txt) {
 static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps) {
     size_t n;
     pc_tl_event *ev = pc_summary_trace_events(summary, &n);
-    cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1);
+    cJSON *tl = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(v, "trace_timeline"), 1); /* without its events (view_copy) */
     if (!tl || !n) { cJSON_Delete(tl); free(ev); return; }
-    cJSON_DeleteItemFromObjectCaseSensitive(tl, "events");
     cJSON *steps = cJSON_AddArrayToObject(tl, "steps");
     const pc_table *rows = PC_TAB(summary, step);
     for (size_t i = 0; rows && i < rows->n && i < max_steps; i++) {
@@ -577,9 +576,26 @@ static void rank_detail(const pc_summary *s, cJSON *v) {
     add_short_names(cJSON_GetObjectItemCaseSensitive(rs, "job_kernels")); /* the job-wide kernels' names, short */
 }
 
+/* A copy of the summary's document for a view, without trace_timeline.events:
+ * no template reads them, and the interactive timeline takes its events from
+ * the summary (timeline_json); 20,000 events are 10 MiB of cJSON a copy, and
+ * the HTML and Markdown views are built at once. */
+static cJSON *view_copy(const cJSON *doc) {
+    cJSON *v = cJSON_CreateObject(), *c, *x;
+    cJSON_ArrayForEach(c, doc) {
+        if (strcmp(c->string, "trace_timeline") || !cJSON_IsObject(c)) {
+            cJSON_AddItemToObject(v, c->string, cJSON_Duplicate(c, 1));
+            continue;
+        }
+        cJSON *tl = cJSON_AddObjectToObject(v, c->string);
+        cJSON_ArrayForEach(x, c) if (strcmp(x->string, "events")) cJSON_AddItemToObject(tl, x->string, cJSON_Duplicate(x, 1));
+    }
+    return v;
+}
+
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, const char *uses, int rows, pc_err *err,
                          int *rc) {
-    cJSON *v = cJSON_Duplicate(summary->doc, 1);
+    cJSON *v = view_copy(summary->doc);
     materialize(summary, v, rows);
     chart_out co = rv_begin_view(v, png_dir, err);
     co.uses = uses;

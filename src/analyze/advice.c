@@ -112,12 +112,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
                   (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
-    /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
-     * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
-    const char *fmt = strtab_get(&c->t->strs, c->t->source_format);
-    int aten = 0;
-    for (size_t i = 0; i < in.nops && !aten; i++) aten = in.ops[i].name && !strncmp(in.ops[i].name, "aten::", 6);
-    in.program = !strcmp(fmt, "mindspore") ? PROG_MINDSPORE : !strcmp(fmt, "kineto-json") && aten ? PROG_PYTORCH : PROG_CUDA;
+    in.program = rules_program(c, ps);
     for (const pc_rule *r = pc_rules; r->id; r++)
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
     rules_host_gaps_free(in.hg);

@@ -49,6 +49,7 @@ typedef struct an_ctx {
     int bad_pattern;          /* --step-pattern did not compile */
     int clipped;              /* steps whose range ran past the profiler's window, cut at its end */
     int64_t clipped_recorded_ns; uint32_t clipped_name; /* the first one: its recorded duration and name */
+    struct stakes_kept *kept; /* what critical_path's replays keep for the suggestions' (stakes.h); NULL: none */
 } an_ctx;
 
 /* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern; without

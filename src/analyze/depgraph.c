@@ -3,6 +3,7 @@
 #include "depgraph.h"
 #include "../util/apiname.h"
 #include "../util/hmap.h"
+#include "../util/side.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -61,17 +62,28 @@ typedef struct dg_ev { int64_t key; int32_t type, node; } dg_ev;
 typedef struct dg_dl { int32_t th; int64_t s, e; } dg_dl;
 typedef struct dg_je { int64_t end; int32_t th, node; } dg_je; /* a thread's call, for the join search */
 
-struct dg_graph {
+/* The trace's part, the same for every step and every graph: built once (dg_index_new), then
+ * read only, by any number of graphs on any threads. */
+struct dg_index {
     const an_ctx *c;
     int32_t *goff, *gidx; /* graph ops by their launching outermost call (cpu index): CSR */
     int32_t *sid;         /* per GPU event: stream index, -1 when not a graph op */
     int32_t *byend; size_t nbyend; /* graph ops' GPU event indices by end */
-    int32_t *gnode;       /* per GPU event: its node in the current step's graph, -1 none */
     size_t nstreams;
+    hmap threads; size_t nthreads; /* the threads' numbers of a build of every step in order (dg_index_keep_threads) */
+    int numbered;
+};
+
+struct dg_graph {
+    const an_ctx *c;
+    dg_index *own;        /* the index when the graph made it (dg_new) */
+    const int32_t *goff, *gidx, *sid, *byend; size_t nbyend, nstreams; /* the index's (dg_index) */
+    const dg_index *ix;
+    int32_t *gnode;       /* per GPU event: its node in the current step's graph, -1 none */
     int64_t *carry;       /* per stream: end of the latest work launched before the current step */
     int64_t *rmax;        /* per stream: scratch of a replay (its latest replayed end) */
     size_t cursor;        /* cpu index below which launches are carried */
-    hmap threads;
+    hmap threads;         /* threads the index does not number: numbered here, after the index's */
     size_t nthreads, capthr;
     int32_t *tlast;
     size_t *tcur;         /* per thread: slog's length after its last synchronizing call's scan (SIZE_MAX: none in the step) */
@@ -90,6 +102,7 @@ struct dg_graph {
     int64_t anchor, wstart, wend;
     int32_t path_end;
     int no_data;          /* the last replay prefetched data loading */
+    int phases;           /* a gap or join of DG_PHASE_NS or more, less its data loading (dg_phases) */
 };
 
 static int32_t top_call(const pc_trace *t, const pc_links *l, int32_t i) {
@@ -127,6 +140,10 @@ static int is_comm(dg_graph *g, uint32_t id) {
 
 static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
     uint64_t key = ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL;
+    if (g->ix->numbered) {
+        const uint32_t *n = hmap_find(&g->ix->threads, key);
+        if (n) return *n;
+    }
     int created;
     uint32_t *v = hmap_get(&g->threads, key, &created);
     if (created) {
@@ -191,12 +208,11 @@ static int32_t cross_wait(const dg_graph *g, int32_t gi, int64_t base) {
     return -1;
 }
 
-dg_graph *dg_new(const an_ctx *c) {
+dg_index *dg_index_new(const an_ctx *c) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
-    dg_graph *g = xcalloc(1, sizeof *g);
+    dg_index *g = xcalloc(1, sizeof *g);
     g->c = c;
-    g->cls = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
     g->sid = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->sid);
     g->goff = spill_calloc(t->ncpu + 1, sizeof *g->goff);
     int32_t *top = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *top);
@@ -223,14 +239,46 @@ dg_graph *dg_new(const an_ctx *c) {
         if (g->sid[i] >= 0) g->gidx[fill[top[i]]++] = (int32_t)i; /* in time order within a call */
     spill_free(fill);
     spill_free(top);
-    g->gnode = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->gnode);
     g->byend = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->byend);
-    for (size_t i = 0; i < t->ngpu; i++) {
-        g->gnode[i] = -1;
+    for (size_t i = 0; i < t->ngpu; i++)
         if (g->sid[i] >= 0) g->byend[g->nbyend++] = (int32_t)i;
-    }
     sort_gpu = t;
     qsort(g->byend, g->nbyend, sizeof *g->byend, cmp_end);
+    return g;
+}
+
+void dg_index_free(dg_index *x) {
+    if (!x) return;
+    SPILL_FREE_ALL(x->sid, x->goff, x->gidx, x->byend);
+    hmap_free(&x->threads);
+    free(x);
+}
+
+size_t dg_index_nstreams(const dg_index *x) { return x->nstreams; }
+
+static void dg_index_keep_threads(dg_index *x, dg_graph *g) {
+    if (x->numbered || g->ix != x) return;
+    x->threads = g->threads, x->nthreads = g->nthreads, x->numbered = 1;
+    memset(&g->threads, 0, sizeof g->threads);
+}
+
+dg_graph *dg_new_on(const dg_index *x) {
+    const an_ctx *c = x->c;
+    const pc_trace *t = c->t;
+    dg_graph *g = xcalloc(1, sizeof *g);
+    g->c = c;
+    g->ix = x;
+    g->goff = x->goff, g->gidx = x->gidx, g->sid = x->sid, g->byend = x->byend, g->nbyend = x->nbyend, g->nstreams = x->nstreams;
+    g->cls = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    g->gnode = spill_alloc((t->ngpu ? t->ngpu : 1) * sizeof *g->gnode);
+    for (size_t i = 0; i < t->ngpu; i++) g->gnode[i] = -1;
+    if (x->numbered && x->nthreads) { /* the index's threads, numbered as a build of every step in order numbers them */
+        g->nthreads = g->capthr = x->nthreads;
+        g->tlast = xmalloc(g->capthr * sizeof *g->tlast);
+        g->tcur = xmalloc(g->capthr * sizeof *g->tcur);
+        g->twait = xmalloc(g->capthr * sizeof *g->twait);
+        for (size_t k = 0; k < g->nthreads; k++) g->tlast[k] = -1, g->tcur[k] = SIZE_MAX, g->twait[k].sid = -1;
+    }
     size_t ns = g->nstreams ? g->nstreams : 1;
     g->carry = xmalloc(ns * sizeof *g->carry);
     for (size_t s = 0; s < ns; s++) g->carry[s] = INT64_MIN;
@@ -242,9 +290,17 @@ dg_graph *dg_new(const an_ctx *c) {
     return g;
 }
 
+dg_graph *dg_new(const an_ctx *c) {
+    dg_index *x = dg_index_new(c);
+    dg_graph *g = dg_new_on(x);
+    g->own = x;
+    return g;
+}
+
 void dg_free(dg_graph *g) {
     if (!g) return;
-    SPILL_FREE_ALL(g->cls, g->sid, g->goff, g->gidx, g->gnode, g->byend);
+    dg_index_free(g->own);
+    SPILL_FREE_ALL(g->cls, g->gnode);
     hmap_free(&g->threads);
     free(g->tlast), free(g->carry), free(g->rmax), free(g->slast), free(g->slatest), free(g->slatest_end);
     spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
@@ -410,6 +466,7 @@ size_t dg_build(dg_graph *g, size_t si) {
     g->wstart = st->start;
     g->wend = st->end;
     g->path_end = -1;
+    g->phases = 0;
     size_t i0 = lower_ts(t, st->cpu_start), i1 = has_steps ? lower_ts(t, st->cpu_end) : t->ncpu;
     /* the work launched before the step, per stream: its latest end */
     if (i0 < g->cursor) { /* steps out of order: start the carry again */
@@ -589,6 +646,7 @@ size_t dg_build(dg_graph *g, size_t si) {
         if (x->kind == N_GPU) continue;
         if (x->sid >= 0) x->data = dl_overlap(g, x->sid, x->ts - x->gap, x->ts);
         if (x->join >= 0) x->jdata = dl_overlap(g, x->sid, x->ts - x->jgap, x->ts);
+        if (!x->tail && (x->gap - x->data >= DG_PHASE_NS || (x->join >= 0 && x->jgap - x->jdata >= DG_PHASE_NS))) g->phases = 1;
         x->cat = x->kind == N_END ? DG_HOST : DG_LAUNCH;
         *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->ts, EV_HSTART, (int32_t)i};
         if (x->nwait) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){x->end, EV_HEND, (int32_t)i};
@@ -768,4 +826,52 @@ void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, i
         seg(&k, DG_HOST, 0, pe, x->s2 - data);
         cur = from;
     }
+}
+
+size_t dg_nodes(const dg_graph *g) { return g->nn; }
+int dg_phases(const dg_graph *g) { return g->phases; }
+
+/* dg_each_step: the steps' turns, shared by the workers (under mu) */
+typedef struct dg_turns {
+    dg_index *ix;
+    void (*fn)(dg_graph *, size_t, void *);
+    void *arg;
+    size_t n, turn; /* steps; the step whose fn runs next */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} dg_turns;
+typedef struct dg_worker { dg_turns *T; size_t first, stride; } dg_worker;
+
+static void *dg_work(void *arg) {
+    dg_worker *w = arg;
+    dg_turns *T = w->T;
+    if (w->first >= T->n) return NULL;
+    dg_graph *g = dg_new_on(T->ix);
+    for (size_t si = w->first; si < T->n; si += w->stride) {
+        dg_build(g, si); /* beside the other worker's fn */
+        pthread_mutex_lock(&T->mu);
+        while (T->turn != si) pthread_cond_wait(&T->cv, &T->mu);
+        pthread_mutex_unlock(&T->mu);
+        T->fn(g, si, T->arg);
+        pthread_mutex_lock(&T->mu);
+        T->turn = si + 1;
+        pthread_cond_broadcast(&T->cv);
+        pthread_mutex_unlock(&T->mu);
+    }
+    if (w->stride == 1) dg_index_keep_threads(T->ix, g); /* every step built in order: their numbers */
+    dg_free(g);
+    return NULL;
+}
+
+void dg_each_step(dg_index *x, int threads, void (*fn)(dg_graph *g, size_t si, void *arg), void *arg) {
+    dg_turns T = {x, fn, arg, x->c->nsteps, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    int two = threads > 1 && x->numbered && T.n >= 2;
+    dg_worker odd = {&T, 1, 2}, even = {&T, 0, two ? 2 : 1};
+    side sd;
+    side_start(&sd, dg_work, &odd, two);
+    if (!sd.on) even.stride = 1, odd.first = T.n; /* no thread: every step here, none there */
+    dg_work(&even);
+    side_finish(&sd);
+    pthread_mutex_destroy(&T.mu);
+    pthread_cond_destroy(&T.cv);
 }

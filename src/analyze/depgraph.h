@@ -54,7 +54,7 @@
  * work ends, relative to the next step's replayed start, and the next step's
  * replay holds that work there (the first step: the caller replays it twice,
  * the steady state). The graph keeps its buffers between steps: build steps in increasing
- * order (the work launched before a step is carried forward). */
+ * order (the work launched before a step is carried forward; a graph may skip steps). */
 #ifndef PC_DEPGRAPH_H
 #define PC_DEPGRAPH_H
 #include "analyze.h"
@@ -81,8 +81,34 @@ enum { DG_HOST = 0, DG_DATA, DG_LAUNCH, DG_KERNEL, DG_COPY, DG_COMM, DG_EARLIER,
 extern const char *const dg_cat_name[DG_NCAT];
 extern const char *const dg_cat_def[DG_NCAT];
 
-dg_graph *dg_new(const an_ctx *c);
+/* The trace's part of every step's graph (the ops by launching call, their
+ * streams, the ops by end; the threads' numbers once a pass numbered them),
+ * made once and read by any number of graphs, on any threads. */
+typedef struct dg_index dg_index;
+dg_index *dg_index_new(const an_ctx *c);
+void dg_index_free(dg_index *x); /* accepts NULL */
+size_t dg_index_nstreams(const dg_index *x);
+
+dg_graph *dg_new(const an_ctx *c);       /* with an index of its own */
+dg_graph *dg_new_on(const dg_index *x);  /* on x, which outlives it */
 void dg_free(dg_graph *g); /* accepts NULL */
+/* Builds every step's graph in order (dg_build) and calls fn(g, si, arg)
+ * once per step, in step order, one call at a time (fn may replay g with a
+ * carry, walk its path, append rows). threads 2: two graphs built at once on
+ * two threads (the even and the odd steps; a graph skips steps as dg_build
+ * allows), each step's fn after the previous step's returned, so a carry
+ * passes from step to step as on one thread and fn needs no lock; only when
+ * the index numbers the threads (the tie order of the join search) and there
+ * are two steps or more, else on the caller's thread. A pass on one thread
+ * numbers the index's threads for the passes after it. The largest node
+ * count of a step: dg_nodes in fn. */
+enum { DG_THREADED_EVENTS = 10000 }; /* events of a trace worth a second thread for a pass (its start: ~0.1 ms) */
+void dg_each_step(dg_index *x, int threads, void (*fn)(dg_graph *g, size_t si, void *arg), void *arg);
+size_t dg_nodes(const dg_graph *g);
+/* 1 when the step has a host gap or join of DG_PHASE_NS or more outside data
+ * loading (outside the teardown): only then does keep_phases change a replay
+ * of the step (from the same carry). */
+int dg_phases(const dg_graph *g);
 /* Builds step si's graph (si in increasing order across calls); its node count. */
 size_t dg_build(dg_graph *g, size_t si);
 /* The step's measured window (ns). */

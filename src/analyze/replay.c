@@ -7,9 +7,14 @@
  * step changed, dg_change.carry), and of the three at once; sync_in_step,
  * data_loading and tensor_cores take these as their stakes (rules.c); and
  * each step's path by category (critical_path.by_step, the report's per-step bars).
+ * On the same graphs it replays host_wait's and memory_bound's changes and
+ * keeps them, with the graphs' index and each step's unchanged replay, for
+ * the suggestions (an_ctx.kept, stakes.h), which then build the graphs again
+ * only for the combined replay.
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
 #include "stakes.h"
+#include "rules.h"
 #include "flops.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
@@ -51,6 +56,54 @@ static int by_ns(const void *x, const void *y) {
     return a > b ? -1 : a < b;
 }
 
+/* critical_path's pass: one step at a time, in order (dg_each_step) */
+enum { CP_CHANGES = 4, CP_KEPT = 3 }; /* its own changes; the suggestions' it replays for them (SK_HOST both ways, SK_MB) */
+typedef struct cp_pass {
+    dg_change chs[CP_CHANGES + CP_KEPT];
+    int nch;
+    pacc acc;
+    double sum_d, err_sum, err_max;
+    double *save; /* per change, per step */
+    int64_t *t0;  /* per step: the unchanged replay, kept for the suggestions (NULL: not kept) */
+    int64_t over2;
+    size_t nodes_max, nsteps, nst;
+    int apart;    /* SK_HOST's keep_phases replays apart: a step had host phases (dg_phases); before, both alike */
+    pc_table *per_step;
+} cp_pass;
+
+static void cp_step(dg_graph *g, size_t si, void *arg) {
+    cp_pass *p = arg;
+    size_t nn = dg_nodes(g), N = p->nsteps;
+    if (nn > p->nodes_max) p->nodes_max = nn;
+    int64_t d = dg_measured(g);
+    int64_t T[CP_CHANGES + CP_KEPT];
+    /* SK_HOST with the host phases kept replays as without them until a step has one, from the same carry */
+    const int K1 = CP_CHANGES + 1;
+    if (p->nch > K1 && !p->apart && dg_phases(g)) p->apart = 1, memcpy(p->chs[K1].carry, p->chs[K1 - 1].carry, p->nst * sizeof *p->chs[K1].carry);
+    for (int k = 0; k < p->nch; k++)
+        if (k != K1 || p->apart) T[k] = dg_replay_steady(g, &p->chs[k], si == 0);
+    if (p->nch > K1 && !p->apart) T[K1] = T[K1 - 1];
+    int64_t t0 = dg_replay(g, NULL); /* last, so the path is the unchanged one */
+    for (int k = 0; k < CP_CHANGES; k++) p->save[k * N + si] = -(double)T[k], p->save[k * N + si] += (double)t0;
+    for (int k = CP_CHANGES; k < p->nch; k++) p->save[k * N + si] = (double)(t0 - T[k]); /* as stakes_replay has it */
+    if (p->t0) p->t0[si] = t0;
+    double before[DG_NCAT];
+    memcpy(before, p->acc.cat, sizeof before);
+    dg_path(g, path_add, &p->acc);
+    tab_cpath_step *st = tab_push(p->per_step); /* this step's path: the categories' growth */
+    int64_t cat[DG_NCAT];
+    for (int k = 0; k < DG_NCAT; k++) cat[k] = (int64_t)llround(p->acc.cat[k] - before[k]);
+    st->measured_ns = d, st->replayed_ns = t0;
+    st->host_ns = cat[DG_HOST], st->data_loading_ns = cat[DG_DATA], st->launch_ns = cat[DG_LAUNCH];
+    st->kernel_ns = cat[DG_KERNEL], st->copy_ns = cat[DG_COPY], st->communication_ns = cat[DG_COMM];
+    st->earlier_work_ns = cat[DG_EARLIER];
+    double err = d > 0 ? 100.0 * fabs((double)(t0 - d)) / (double)d : 0;
+    p->err_sum += err;
+    if (err > p->err_max) p->err_max = err;
+    p->over2 += err > 2;
+    p->sum_d += (double)d;
+}
+
 void an_critical_path(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     cJSON *so = sj_obj(ps->doc, "critical_path");
@@ -63,40 +116,39 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (stakes_disabled()) r->present = 0;
     if (!r->present) return;
     float *tc = stakes_tc_set(c, NULL);
-    dg_graph *g = dg_new(c);
-    size_t nst = dg_nstreams(g) ? dg_nstreams(g) : 1;
-    int64_t *carry = xcalloc(4 * nst, sizeof *carry);
-    pacc acc = {0};
-    double sum_d = 0, err_sum = 0, err_max = 0;
-    double *save = spill_calloc(4 * c->nsteps + 1, sizeof *save); /* per change, per step (a spill block: it grows with the steps) */
-    int64_t over2 = 0;
-    size_t nodes_max = 0;
-    dg_change chs[4] = {stakes_change(SK_SYNC, tc, NULL, 0), stakes_change(SK_DATA, tc, NULL, 0), stakes_change(SK_TC, tc, NULL, 0),
-                        {.no_sync_wait = 1, .no_data_wait = 1, .scale = tc}};
-    for (int k = 0; k < 4; k++) chs[k].carry = carry + (size_t)k * nst;
-    for (size_t si = 0; si < c->nsteps; si++) {
-        size_t nn = dg_build(g, si);
-        if (nn > nodes_max) nodes_max = nn;
-        int64_t d = dg_measured(g);
-        for (int k = 0; k < 4; k++) save[k * c->nsteps + si] = -(double)dg_replay_steady(g, &chs[k], si == 0);
-        int64_t t0 = dg_replay(g, NULL); /* last, so the path is the unchanged one */
-        for (int k = 0; k < 4; k++) save[k * c->nsteps + si] += (double)t0;
-        double before[DG_NCAT];
-        memcpy(before, acc.cat, sizeof before);
-        dg_path(g, path_add, &acc);
-        tab_cpath_step *st = tab_push(per_step); /* this step's path: the categories' growth */
-        int64_t cat[DG_NCAT];
-        for (int k = 0; k < DG_NCAT; k++) cat[k] = (int64_t)llround(acc.cat[k] - before[k]);
-        st->measured_ns = d, st->replayed_ns = t0;
-        st->host_ns = cat[DG_HOST], st->data_loading_ns = cat[DG_DATA], st->launch_ns = cat[DG_LAUNCH];
-        st->kernel_ns = cat[DG_KERNEL], st->copy_ns = cat[DG_COPY], st->communication_ns = cat[DG_COMM];
-        st->earlier_work_ns = cat[DG_EARLIER];
-        double err = d > 0 ? 100.0 * fabs((double)(t0 - d)) / (double)d : 0;
-        err_sum += err;
-        if (err > err_max) err_max = err;
-        over2 += err > 2;
-        sum_d += (double)d;
+    /* the suggestions' SK_MB set: from the operators table, made before this section (sections.def) */
+    stakes_kept *kept = c->kept;
+    int pytorch = kept && PC_TAB(ps, op) && rules_program(c, ps) == PROG_PYTORCH; /* memory_bound's programs */
+    float *mb = pytorch ? stakes_mb_set(c, ps) : NULL;
+    dg_index *ix = dg_index_new(c);
+    size_t nst = dg_index_nstreams(ix) ? dg_index_nstreams(ix) : 1;
+    cp_pass p = {.chs = {stakes_change(SK_SYNC, tc, NULL, 0), stakes_change(SK_DATA, tc, NULL, 0), stakes_change(SK_TC, tc, NULL, 0),
+                         {.no_sync_wait = 1, .no_data_wait = 1, .scale = tc}},
+                 .nch = CP_CHANGES, .nsteps = c->nsteps, .nst = nst, .per_step = per_step};
+    if (kept) { /* SK_HOST without and with the host phases kept, SK_MB when its set has any */
+        p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 0);
+        p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 1);
+        if (mb) p.chs[p.nch++] = stakes_change(SK_MB, NULL, mb, 0);
+        p.t0 = xmalloc(c->nsteps * sizeof *p.t0);
     }
+    int64_t *carry = xcalloc((size_t)p.nch * nst, sizeof *carry);
+    for (int k = 0; k < p.nch; k++) p.chs[k].carry = carry + (size_t)k * nst;
+    p.save = xcalloc((size_t)p.nch * c->nsteps + 1, sizeof *p.save);
+    dg_each_step(ix, 1, cp_step, &p); /* one thread: the other runs the analyzers beside this one */
+    pacc acc = p.acc;
+    double sum_d = p.sum_d, err_sum = p.err_sum, err_max = p.err_max, *save = p.save;
+    int64_t over2 = p.over2;
+    size_t nodes_max = p.nodes_max;
+    if (kept) {
+        stakes_kept_free(kept);
+        kept->ix = ix, kept->t0 = p.t0, ix = NULL;
+        kept->host[0] = stakes_mean(save + CP_CHANGES * c->nsteps, c->nsteps);
+        kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
+        kept->mb = !pytorch ? -1 : mb != NULL;
+        if (mb) kept->mb_save = stakes_mean(save + (CP_CHANGES + 2) * c->nsteps, c->nsteps);
+    }
+    dg_index_free(ix);
+    spill_free(mb);
     double ns = (double)c->nsteps;
     r->steps = (int64_t)c->nsteps;
     r->nodes_max = (int64_t)nodes_max;
@@ -148,7 +200,6 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     hmap_free(&acc.names);
     free(acc.ns);
     free(acc.id);
-    dg_free(g);
     free(carry);
     spill_free(tc);
 }

@@ -58,6 +58,18 @@ static cJSON *replayed(const rule_in *in, cJSON *o, int rep) {
     return o;
 }
 
+int rules_program(const an_ctx *c, const pc_summary *ps) {
+    /* whose advice: MindSpore's output is a MindSpore job, Nsight Systems and nvprof inputs CUDA
+     * programs (even with aten:: NVTX ranges), a Kineto trace with aten:: operators PyTorch */
+    const pc_table *optab = PC_TAB(ps, op);
+    const tab_op *ops = optab ? TAB_ROWS(optab, op) : NULL;
+    size_t nops = optab ? optab->n : 0;
+    const char *fmt = strtab_get(&c->t->strs, c->t->source_format);
+    int aten = 0;
+    for (size_t i = 0; i < nops && !aten; i++) aten = ops[i].name && !strncmp(ops[i].name, "aten::", 6);
+    return !strcmp(fmt, "mindspore") ? PROG_MINDSPORE : !strcmp(fmt, "kineto-json") && aten ? PROG_PYTORCH : PROG_CUDA;
+}
+
 int rules_change_of(const char *rule) {
     static const struct { const char *rule; int k; } map[] = {
         {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
@@ -76,7 +88,12 @@ double rules_replayed(const rule_in *in, int k) {
         if (k == SK_SYNC) v = PC_OR(cp->sync_saving_ns, -1);
         else if (k == SK_DATA) v = PC_OR(cp->data_saving_ns, -1);
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
-        else {
+        else if (in->c->kept && in->c->kept->ix && (k == SK_HOST || in->c->kept->mb >= 0)) {
+            /* replayed in critical_path's pass (stakes_kept) */
+            const stakes_kept *kp = in->c->kept;
+            if (k == SK_HOST) v = kp->host[in->keep_phases && *in->keep_phases];
+            else if (kp->mb) v = kp->mb_save;
+        } else {
             float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);

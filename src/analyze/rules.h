@@ -46,6 +46,9 @@ typedef struct rule_in {
  * over the steps when a rule first asks (stakes.h), kept in in->replay. */
 double rules_replayed(const rule_in *in, int k);
 
+/* Whose advice (PROG_*): from the trace's format and the operators table of ps. */
+int rules_program(const an_ctx *c, const pc_summary *ps);
+
 /* The SK_* change of a rule whose stake is replayed, else -1. */
 int rules_change_of(const char *rule);
 

@@ -107,28 +107,45 @@ int stakes_disabled(void) {
     return off && *off && strcmp(off, "0");
 }
 
+void stakes_kept_free(stakes_kept *k) {
+    if (!k) return;
+    dg_index_free(k->ix);
+    free(k->t0);
+    memset(k, 0, sizeof *k);
+}
+
+/* stakes_replay's pass: each step's savings, in step order (dg_each_step) */
+typedef struct sr_pass {
+    dg_change *ch;
+    int n;
+    const int64_t *t0; /* kept, or NULL: replayed here */
+    double *per;       /* per change, per step */
+    size_t nsteps;
+} sr_pass;
+static void sr_step(dg_graph *g, size_t si, void *arg) {
+    sr_pass *p = arg;
+    int64_t t0 = p->t0 ? p->t0[si] : dg_replay(g, NULL);
+    for (int k = 0; k < p->n; k++) p->per[(size_t)k * p->nsteps + si] = (double)(t0 - dg_replay_steady(g, &p->ch[k], si == 0));
+}
+
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
     const pc_trace *t = c->t;
     for (int k = 0; k < n; k++) save[k] = 0;
     if (stakes_disabled()) return 0;
     if (t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0 || !c->nsteps) return 0;
-    dg_graph *g = dg_new(c);
-    size_t ns = dg_nstreams(g) ? dg_nstreams(g) : 1;
+    const stakes_kept *kept = c->kept && c->kept->ix && c->kept->t0 ? c->kept : NULL;
+    dg_index *ix = kept ? kept->ix : dg_index_new(c);
+    size_t ns = dg_index_nstreams(ix) ? dg_index_nstreams(ix) : 1;
     int64_t *carry = xcalloc((size_t)(n ? n : 1) * ns, sizeof *carry);
     dg_change *ch = xmalloc((size_t)(n ? n : 1) * sizeof *ch);
     for (int k = 0; k < n; k++) ch[k] = chs[k], ch[k].carry = carry + (size_t)k * ns;
-    /* per change, per step: a spill block (it grows with the steps: 1.9 MiB a change on the 10 GB
-     * bench trace's 239,346 steps) */
-    double *per = spill_alloc((size_t)(n ? n : 1) * c->nsteps * sizeof *per);
-    for (size_t si = 0; si < c->nsteps; si++) {
-        dg_build(g, si);
-        int64_t t0 = dg_replay(g, NULL);
-        for (int k = 0; k < n; k++) per[(size_t)k * c->nsteps + si] = (double)(t0 - dg_replay_steady(g, &ch[k], si == 0));
-    }
-    for (int k = 0; k < n; k++) save[k] = stakes_mean(per + (size_t)k * c->nsteps, c->nsteps);
-    spill_free(per);
+    sr_pass p = {ch, n, kept ? kept->t0 : NULL, xmalloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.per), c->nsteps};
+    /* two threads for a big trace (the suggestions run alone: analyze.c's last stage) */
+    dg_each_step(ix, t->ncpu + t->ngpu > DG_THREADED_EVENTS ? 2 : 1, sr_step, &p);
+    for (int k = 0; k < n; k++) save[k] = stakes_mean(p.per + (size_t)k * c->nsteps, c->nsteps);
+    free(p.per);
     free(carry);
     free(ch);
-    dg_free(g);
+    if (!kept) dg_index_free(ix);
     return 1;
 }

@@ -19,8 +19,9 @@
  *            leaf operators at the device's peak bandwidth (their time x
  *            their % of bandwidth peak).
  * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
- * figures (replay.c); suggestions read those and replay SK_HOST and SK_MB
- * (advice.c), then the top three findings' changes together. */
+ * figures (replay.c), and SK_HOST and SK_MB on the same graphs for the
+ * suggestions (stakes_kept below); suggestions read those (rules.c) and
+ * replay the top three findings' changes together (advice.c). */
 #ifndef PC_STAKES_H
 #define PC_STAKES_H
 #include "depgraph.h"
@@ -40,14 +41,34 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
  * SK_HOST keeps the host phases (gaps of DG_PHASE_NS or more) when
  * keep_phases (host_phase fired: they are its). */
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);
+/* What the critical_path section's pass keeps for the suggestions (#38):
+ * the graphs' index (built once, its threads numbered), each step's
+ * unchanged replay, and the savings of SK_HOST (both ways of keep_phases:
+ * which one host_wait asks for depends on sections made beside that pass)
+ * and SK_MB, replayed on the same graphs as critical_path's own changes, so
+ * the suggestions build the steps' graphs again only for the top three
+ * findings' combined change. pc_analyze makes it empty (an_ctx.kept) and
+ * frees it; an an_ctx without one (NULL) replays everything itself. */
+typedef struct stakes_kept {
+    dg_index *ix;        /* NULL: nothing kept */
+    int64_t *t0;         /* per step: the unchanged replay (ns) */
+    double host[2];      /* SK_HOST's saving (stakes_replay's), keep_phases 0 and 1 */
+    int mb;              /* SK_MB: 1 replayed (mb_save), 0 its set is empty, -1 not known (the
+                            operators table was not made before critical_path's pass) */
+    double mb_save;
+} stakes_kept;
+void stakes_kept_free(stakes_kept *k); /* its contents; accepts NULL */
+
+/* The mean of v[0..n) (0 when n is 0). */
+double stakes_mean(const double *v, size_t n);
 /* Replays every step under each of the n changes (one build per step, the
- * unchanged replay and one steady-state replay per change): save[k] the
- * mean over the steps of the step's saving (ns), the time per step the
+ * unchanged replay and one steady-state replay per change; with c->kept the
+ * unchanged replay is critical_path's and the graphs are built on its index,
+ * on two threads for a big trace: dg_each_step): save[k] the mean over the
+ * steps of the step's saving (ns), the time per step the
  * change gives back over the profiled run: a change that helps only some
  * steps (data waits every few steps) counts in the mean, where a median
  * would drop it. 0 when the trace has no graph (no CUDA calls). */
-/* The mean of v[0..n) (0 when n is 0). */
-double stakes_mean(const double *v, size_t n);
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save);
 /* 1 when PERFCARD_NO_REPLAY is set (not empty, not "0"): no graph and no
  * replay anywhere (critical_path.present false, every stake its estimate),

@@ -78,6 +78,48 @@ static uint32_t *key_order(okey *k, size_t n) {
         (ord) = key_order(k_, (n));                                                                          \
     } while (0)
 
+/* op_flops of a call is a function of what it reads: the name, the input
+ * dims, types and concrete inputs (strtab ids), the gradient passes and the
+ * dims of its convolution's autograd node. A training trace repeats each
+ * call's every step, and parsing its shapes and counting its FLOPs took 85%
+ * of this analyzer's instructions (#38): each distinct call is counted once,
+ * kept here (the first FMEMO_MAX of them; the rest counted each time). */
+typedef struct fmemo {
+    uint32_t name, dims, types, con, node_dims, has_node;
+    int passes, ok;
+    flops_result fr;
+} fmemo;
+typedef struct fmemos { hmap m; fmemo *v; size_t n, cap; } fmemos;
+enum { FMEMO_MAX = 65536 };
+static uint64_t fmemo_hash(const fmemo *k) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    const uint32_t w[7] = {k->name, k->dims, k->types, k->con, k->node_dims, k->has_node, (uint32_t)k->passes};
+    for (int i = 0; i < 7; i++) h = (h ^ w[i]) * 0xFF51AFD7ED558CCDULL, h ^= h >> 32;
+    return h;
+}
+static int fmemo_same(const fmemo *a, const fmemo *b) {
+    return a->name == b->name && a->dims == b->dims && a->types == b->types && a->con == b->con && a->node_dims == b->node_dims &&
+           a->has_node == b->has_node && a->passes == b->passes;
+}
+static const fmemo *fmemo_get(const fmemos *f, const fmemo *k) {
+    const uint32_t *v = hmap_find(&f->m, fmemo_hash(k));
+    return v && fmemo_same(&f->v[*v], k) ? &f->v[*v] : NULL;
+}
+/* k, kept when there is room and its hash is free; returns k or the kept copy */
+static const fmemo *fmemo_put(fmemos *f, const fmemo *k) {
+    if (f->n >= FMEMO_MAX) return k;
+    int created;
+    uint32_t *v = hmap_get(&f->m, fmemo_hash(k), &created);
+    if (!created) return k; /* another call's hash: not kept */
+    *v = (uint32_t)f->n;
+    *SPILL_PUSH(f->v, f->n, f->cap) = *k;
+    return &f->v[f->n - 1];
+}
+static void fmemo_free(fmemos *f) {
+    hmap_free(&f->m);
+    spill_free(f->v);
+}
+
 void an_operators(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     cJSON *s = ps->doc;
@@ -113,6 +155,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     spill_free(kind_of);
 
     /* rows by name (and shapes); CPU time and FLOPs */
+    fmemos memo = {0};
     uint8_t *known = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: has a FLOPs formula */
     hmap m = {0};
     hmap_reserve(&m, op_names);
@@ -144,25 +187,33 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         else r->fwd = 1;
         if (!known[e->name]) known[e->name] = op_flops_known(strtab_get(&t->strs, e->name)) ? 2 : 1;
         if (e->input_dims && known[e->name] == 2) {
-            op_args a;
-            flops_result fr;
-            op_args_parse(&a, strtab_get(&t->strs, e->input_dims), strtab_get(&t->strs, e->input_types),
-                          strtab_get(&t->strs, e->concrete));
-            flops_hints hint;
-            memset(&hint, 0, sizeof hint);
             const uint32_t *np = hmap_find(&passes, (uint64_t)i);
-            hint.bw_passes = np ? (int)*np : 0;
-            const uint32_t *node = e->seq != PC_NONE && a.nd[0] >= 3 && a.nd[1] == a.nd[0] ? hmap_find(&conv_node, (uint64_t)e->seq) : NULL;
-            if (node) {
-                op_args na;
-                op_args_parse(&na, strtab_get(&t->strs, t->cpu[*node].input_dims), NULL, NULL);
-                /* grad_output [N, K, P, Q] must agree with input N and weight K */
-                if (na.nd[0] == a.nd[0] && na.d[0][0] == a.d[0][0] && na.d[0][1] == a.d[1][0]) {
-                    hint.nsp = na.nd[0] - 2;
-                    for (int q = 0; q < hint.nsp && q < 3; q++) hint.out_sp[q] = na.d[0][2 + q];
+            const uint32_t *cand = e->seq != PC_NONE ? hmap_find(&conv_node, (uint64_t)e->seq) : NULL;
+            fmemo key = {.name = e->name, .dims = e->input_dims, .types = e->input_types, .con = e->concrete,
+                         .node_dims = cand ? t->cpu[*cand].input_dims : 0, .has_node = cand != NULL, .passes = np ? (int)*np : 0};
+            const fmemo *f = fmemo_get(&memo, &key);
+            if (!f) {
+                op_args a;
+                op_args_parse(&a, strtab_get(&t->strs, e->input_dims), strtab_get(&t->strs, e->input_types),
+                              strtab_get(&t->strs, e->concrete));
+                flops_hints hint;
+                memset(&hint, 0, sizeof hint);
+                hint.bw_passes = key.passes;
+                const uint32_t *node = a.nd[0] >= 3 && a.nd[1] == a.nd[0] ? cand : NULL;
+                if (node) {
+                    op_args na;
+                    op_args_parse(&na, strtab_get(&t->strs, t->cpu[*node].input_dims), NULL, NULL);
+                    /* grad_output [N, K, P, Q] must agree with input N and weight K */
+                    if (na.nd[0] == a.nd[0] && na.d[0][0] == a.d[0][0] && na.d[0][1] == a.d[1][0]) {
+                        hint.nsp = na.nd[0] - 2;
+                        for (int q = 0; q < hint.nsp && q < 3; q++) hint.out_sp[q] = na.d[0][2 + q];
+                    }
                 }
+                key.ok = op_flops(strtab_get(&t->strs, e->name), &a, &hint, &key.fr);
+                f = fmemo_put(&memo, &key);
             }
-            if (op_flops(strtab_get(&t->strs, e->name), &a, &hint, &fr)) {
+            flops_result fr = f->fr;
+            if (f->ok) {
                 has_flops[i] = 1;
                 r->flops += fr.flops;
                 r->bytes += fr.bytes;
@@ -197,6 +248,7 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     hmap_free(&conv_node);
     hmap_free(&passes);
     spill_free(known);
+    fmemo_free(&memo);
 
     /* top-level operators and modules: rows keyed by name */
     hmap tm = {0}, mm = {0};

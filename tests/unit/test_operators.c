@@ -320,6 +320,35 @@ static const cJSON *op_row(const cJSON *s, const char *name) {
     return NULL;
 }
 
+TEST(operators_flops_of_each_call_from_its_own_inputs) {
+    /* three conv2d calls with the same name and Input Dims ([1,3,8,8] by [4,3,3,3], pad 1): the
+     * first and third at stride 1 (8x8 out: 2 N K P Q C R S = 2 * 1 * 4 * 8 * 8 * 3 * 3 * 3 = 13,824),
+     * the second at stride 2 ((8 + 2 - 3) / 2 + 1 = 4: 4x4 out, 3,456): the row holds
+     * 2 * 13,824 + 3,456 = 31,104, one 13,824 per call at stride 1, whatever the calls before it
+     * (operators.c counts each distinct call once and reuses it: its key must hold every input) */
+    const char *doc = "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":5,\"args\":{"
+        "\"Input Dims\":[[1,3,8,8],[4,3,3,3],[],[],[],[],[]],\"Input type\":[\"float\",\"float\"],"
+        "\"Concrete Inputs\":[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"1\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5,\"args\":{"
+        "\"Input Dims\":[[1,3,8,8],[4,3,3,3],[],[],[],[],[]],\"Input type\":[\"float\",\"float\"],"
+        "\"Concrete Inputs\":[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"1\"]}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5,\"args\":{"
+        "\"Input Dims\":[[1,3,8,8],[4,3,3,3],[],[],[],[],[]],\"Input type\":[\"float\",\"float\"],"
+        "\"Concrete Inputs\":[\"\",\"\",\"\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"1\"]}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    const cJSON *conv = op_row(s, "aten::conv2d");
+    CHECK(conv != NULL);
+    CHECK_EQ_I(sj_getnum(conv, "calls", -1), 3);
+    CHECK_NEAR(sj_getnum(conv, "flops", 0), 31104, 0);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+}
+
 TEST(operators_gemm_alignment_counts_the_product_once) {
     /* linear (M = 7: misaligned) runs addmm inside it: one misaligned GEMM call, counted on addmm,
      * not two; matmul of [8, 7, 64] by [64, 64] is folded into one product of 56 rows: aligned,

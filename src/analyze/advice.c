@@ -65,16 +65,20 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     }
     if (nr < 2) return;
     const an_ctx *c = in->c;
-    float *tc = kinds & 1 << SK_TC ? stakes_tc_set(c, NULL) : NULL, *mb = kinds & 1 << SK_MB ? stakes_mb_set(c, in->ps) : NULL;
-    if (tc && mb)
-        for (size_t g = 0; g < c->t->ngpu; g++)
-            if (mb[g] < tc[g]) tc[g] = mb[g];
-    dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = tc ? tc : mb,
+    float *own_tc, *own_mb, *both = NULL;
+    const float *tc = kinds & 1 << SK_TC ? stakes_tc(c, NULL, &own_tc) : (own_tc = NULL),
+                *mb = kinds & 1 << SK_MB ? stakes_mb(c, in->ps, &own_mb) : (own_mb = NULL);
+    if (tc && mb) {
+        both = spill_alloc(c->t->ngpu * sizeof *both);
+        for (size_t g = 0; g < c->t->ngpu; g++) both[g] = mb[g] < tc[g] ? mb[g] : tc[g];
+    }
+    dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = both ? both : tc ? tc : mb,
                     .host_floor_ns = kinds & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = *in->keep_phases};
     double save = 0;
     int ok = stakes_replay(c, &ch, 1, &save);
-    spill_free(tc);
-    spill_free(mb);
+    spill_free(own_tc);
+    spill_free(own_mb);
+    spill_free(both);
     if (!ok) return;
     if (save < 0) save = 0;
     tab_findings_combined *fc = PC_ADD_REC(in->ps, sj_obj(adv, "findings_combined"), findings_combined);
@@ -113,6 +117,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
                   (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
     in.program = rules_program(c, ps);
+    rules_host_gaps_start(&in); /* on a second thread while the rules before host_phase run */
     for (const pc_rule *r = pc_rules; r->id; r++)
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
     rules_host_gaps_free(in.hg);

@@ -115,7 +115,8 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
      * (tools/bench_replay.sh, docs/benchmarks.md) */
     if (stakes_disabled()) r->present = 0;
     if (!r->present) return;
-    float *tc = stakes_tc_set(c, NULL);
+    double tc_ns = 0;
+    float *tc = stakes_tc_set(c, &tc_ns);
     /* the suggestions' SK_MB set: from the operators table, made before this section (sections.def) */
     stakes_kept *kept = c->kept;
     int pytorch = kept && PC_TAB(ps, op) && rules_program(c, ps) == PROG_PYTORCH; /* memory_bound's programs */
@@ -146,9 +147,9 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
         kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
         kept->mb = !pytorch ? -1 : mb != NULL;
         if (mb) kept->mb_save = stakes_mean(save + (CP_CHANGES + 2) * c->nsteps, c->nsteps);
-    }
+        kept->sets = 1, kept->tc = tc, kept->tc_ns = tc_ns, kept->mbset = mb; /* for the suggestions (stakes_tc, stakes_mb) */
+    } else spill_free(mb);
     dg_index_free(ix);
-    spill_free(mb);
     double ns = (double)c->nsteps;
     r->steps = (int64_t)c->nsteps;
     r->nodes_max = (int64_t)nodes_max;
@@ -201,5 +202,5 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     free(acc.ns);
     free(acc.id);
     free(carry);
-    spill_free(tc);
+    if (!kept) spill_free(tc); /* else kept's */
 }

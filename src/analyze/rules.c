@@ -379,12 +379,27 @@ enum { HOST_PHASE_NS = 1000000 };
 static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     rule_host_gaps *hg = in->hg;
+    if (hg->pending) side_finish(&hg->sd), hg->pending = 0;
     if (!hg->done) hg->sum = host_phases_find(in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
     *ngaps = hg->n, *longest = hg->longest;
     if (gaps) *gaps = hg->gaps, *ngap_ivl = hg->ngaps;
     return hg->sum;
 }
+static void *host_gaps_side(void *arg) {
+    rule_host_gaps *hg = arg;
+    hg->sum = host_phases_find(hg->in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    return NULL;
+}
+void rules_host_gaps_start(const rule_in *in) {
+    rule_host_gaps *hg = in->hg;
+    const pc_trace *t = in->c->t;
+    if (hg->done || hg->pending || t->ncpu + t->ngpu <= DG_THREADED_EVENTS) return;
+    hg->in = in;
+    side_start(&hg->sd, host_gaps_side, hg, 1);
+    hg->pending = hg->sd.on; /* no thread: found when first asked */
+}
 void rules_host_gaps_free(rule_host_gaps *hg) {
+    if (hg->pending) side_finish(&hg->sd), hg->pending = 0;
     spill_free(hg->gaps);
     memset(hg, 0, sizeof *hg);
 }
@@ -615,8 +630,9 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
     /* the change: the convolution and GEMM kernels among them (not the batch norms, layout
      * transforms and elementwise kernels the same operators launch) at Tensor Core speed */
     double set_ns = 0;
-    float *set = stakes_tc_set(in->c, &set_ns);
-    spill_free(set);
+    float *own;
+    stakes_tc(in->c, &set_ns, &own);
+    spill_free(own);
     double rp = rules_replayed(in, SK_TC);
     char a[64], b[128] = "", note[200] = "";
     units_ns(a, sizeof a, no_tc / in->nsteps);
@@ -741,11 +757,11 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
         if (ns <= 0) continue;
         double est = 0, mm_ns = 0;
         int known = 1;
-        for (int side = 0; side < 2; side++) {
-            const pc_cpu_event *e = &t->cpu[v[side ? b : a].i];
+        for (int end = 0; end < 2; end++) {
+            const pc_cpu_event *e = &t->cpu[v[end ? b : a].i];
             const char *nm = strtab_get(&t->strs, e->name);
-            mm_ns += dev[v[side ? b : a].i];
-            tc += dev[v[side ? b : a].i] * tc_counted(in, nm);
+            mm_ns += dev[v[end ? b : a].i];
+            tc += dev[v[end ? b : a].i] * tc_counted(in, nm);
             op_args args;
             flops_result fr;
             op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,

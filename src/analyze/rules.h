@@ -9,6 +9,7 @@
 #ifndef PC_RULES_H
 #define PC_RULES_H
 #include "analyze.h"
+#include "../util/side.h"
 
 enum { FW_ANY = 0, FW_PYTORCH = 1 }; /* FW_PYTORCH: a PyTorch program (PROG_PYTORCH) */
 
@@ -56,11 +57,16 @@ int rules_change_of(const char *rule);
  * iteration_interval): found once per rule_in, in one pass over the events. */
 typedef struct rule_host_gaps {
     int done;
+    side sd; int pending; const struct rule_in *in; /* found on a second thread (rules_host_gaps_start) */
     int64_t sum, n, longest; /* the time counted, the gaps, the longest gap's part */
     struct ivl *gaps;         /* each counted gap less data loading, in order of time */
     size_t ngaps;
 } rule_host_gaps;
 void rules_host_gaps_free(rule_host_gaps *hg);
+/* Finds in->hg's gaps on a second thread, beside the rules that come before
+ * the first that asks (host_phase; it then waits for them), for a trace of
+ * over DG_THREADED_EVENTS events; in must outlive rules_host_gaps_free. */
+void rules_host_gaps_start(const struct rule_in *in);
 
 typedef struct pc_rule {
     const char *id;

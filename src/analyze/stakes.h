@@ -56,8 +56,15 @@ typedef struct stakes_kept {
     int mb;              /* SK_MB: 1 replayed (mb_save), 0 its set is empty, -1 not known (the
                             operators table was not made before critical_path's pass) */
     double mb_save;
+    int sets;            /* tc, tc_ns and (when mb >= 0) mbset below are critical_path's */
+    float *tc, *mbset;   /* stakes_tc_set's and stakes_mb_set's (NULL: empty) */
+    double tc_ns;
 } stakes_kept;
 void stakes_kept_free(stakes_kept *k); /* its contents; accepts NULL */
+/* stakes_tc_set and stakes_mb_set, the kept ones when critical_path kept
+ * them (c->kept), else made here: *own is what the caller spill_frees. */
+const float *stakes_tc(const an_ctx *c, double *ns, float **own);
+const float *stakes_mb(const an_ctx *c, const pc_summary *ps, float **own);
 
 /* The mean of v[0..n) (0 when n is 0). */
 double stakes_mean(const double *v, size_t n);

@@ -94,6 +94,7 @@ struct dg_graph {
     dg_node *n; size_t nn, capn;
     dg_wait *w; size_t nw, capw;
     dg_ev *ev; size_t nev, capev;
+    dg_ev *evtmp; size_t capevtmp; /* ev_sort's scratch */
     dg_dl *dl; size_t ndl, capdl;
     int32_t *ends; size_t nends, capends;
     dg_je *jdone; size_t njdone, capjdone; /* the step's calls that ended by the current call's start: max-heap by end */
@@ -303,7 +304,7 @@ void dg_free(dg_graph *g) {
     SPILL_FREE_ALL(g->cls, g->gnode);
     hmap_free(&g->threads);
     free(g->tlast), free(g->carry), free(g->rmax), free(g->slast), free(g->slatest), free(g->slatest_end);
-    spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->dl), spill_free(g->ends);
+    spill_free(g->n), spill_free(g->w), spill_free(g->ev), spill_free(g->evtmp), spill_free(g->dl), spill_free(g->ends);
     spill_free(g->jdone), spill_free(g->jrun), spill_free(g->slog);
     free(g->tcur), free(g->twait), free(g->sstamp);
     free(g);
@@ -391,11 +392,37 @@ static int cmp_dl(const void *a, const void *b) {
     if (x->th != y->th) return x->th < y->th ? -1 : 1;
     return x->s < y->s ? -1 : x->s > y->s;
 }
-static int cmp_ev(const void *a, const void *b) {
-    const dg_ev *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    if (x->type != y->type) return x->type < y->type ? -1 : 1;
-    return x->node < y->node ? -1 : x->node > y->node;
+
+/* g->ev by time, then type, then node: a total order (no two events alike), so any sort gives the one result: a
+ * merge sort on the records themselves, which skips a merge whose halves are already in order (the
+ * host events come in time order, the GPU ones nearly so); spill_sort's index and comparator calls
+ * took a fifth of a build (#38) */
+static int ev_before(const dg_ev *x, const dg_ev *y) {
+    if (x->key != y->key) return x->key < y->key;
+    if (x->type != y->type) return x->type < y->type;
+    return x->node < y->node;
+}
+static void ev_sort(dg_graph *g) {
+    size_t n = g->nev;
+    if (n < 2) return;
+    spill_vec_reserve((void **)&g->evtmp, &g->capevtmp, n, sizeof *g->evtmp);
+    dg_ev *a = g->ev, *b = g->evtmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (mid >= hi || !ev_before(&a[mid], &a[mid - 1])) { /* in order already */
+                memcpy(b + lo, a + lo, (hi - lo) * sizeof *a);
+                continue;
+            }
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) b[k++] = ev_before(&a[j], &a[i]) ? a[j++] : a[i++];
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
+        }
+        dg_ev *x = a;
+        a = b, b = x;
+    }
+    if (a != g->ev) memcpy(g->ev, a, n * sizeof *a);
 }
 
 /* |[a, b) ∩ the thread's data-loading ranges| (dl sorted by thread, start; merged per thread) */
@@ -653,7 +680,7 @@ size_t dg_build(dg_graph *g, size_t si) {
     }
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){g->n[i].ts, EV_GPU, (int32_t)i};
-    spill_sort(g->ev, g->nev, sizeof *g->ev, cmp_ev);
+    ev_sort(g);
     return g->nn;
 }
 

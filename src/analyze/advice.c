@@ -67,7 +67,7 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     const an_ctx *c = in->c;
     float *own_tc, *own_mb, *both = NULL;
     const float *tc = kinds & 1 << SK_TC ? stakes_tc(c, NULL, &own_tc) : (own_tc = NULL),
-                *mb = kinds & 1 << SK_MB ? stakes_mb(c, in->ps, &own_mb) : (own_mb = NULL);
+                *mb = kinds & 1 << SK_MB ? (own_mb = stakes_mb_set(c, in->ps)) : (own_mb = NULL);
     if (tc && mb) {
         both = spill_alloc(c->t->ngpu * sizeof *both);
         for (size_t g = 0; g < c->t->ngpu; g++) both[g] = mb[g] < tc[g] ? mb[g] : tc[g];

@@ -7,14 +7,13 @@
  * step changed, dg_change.carry), and of the three at once; sync_in_step,
  * data_loading and tensor_cores take these as their stakes (rules.c); and
  * each step's path by category (critical_path.by_step, the report's per-step bars).
- * On the same graphs it replays host_wait's and memory_bound's changes and
- * keeps them, with the graphs' index and each step's unchanged replay, for
- * the suggestions (an_ctx.kept, stakes.h), which then build the graphs again
- * only for the combined replay.
+ * On the same graphs it replays host_wait's change (with steps) and keeps
+ * it, with the graphs' index, each step's unchanged replay and the Tensor
+ * Core set, for the suggestions (an_ctx.kept, stakes.h), which then build
+ * the graphs again only for the combined replay (and memory_bound's).
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
 #include "stakes.h"
-#include "rules.h"
 #include "flops.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
@@ -57,7 +56,7 @@ static int by_ns(const void *x, const void *y) {
 }
 
 /* critical_path's pass: one step at a time, in order (dg_each_step) */
-enum { CP_CHANGES = 4, CP_KEPT = 3 }; /* its own changes; the suggestions' it replays for them (SK_HOST both ways, SK_MB) */
+enum { CP_CHANGES = 4, CP_KEPT = 2 }; /* its own changes; the suggestions' it replays for them (SK_HOST both ways) */
 typedef struct cp_pass {
     dg_change chs[CP_CHANGES + CP_KEPT];
     int nch;
@@ -117,21 +116,21 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (!r->present) return;
     double tc_ns = 0;
     float *tc = stakes_tc_set(c, &tc_ns);
-    /* the suggestions' SK_MB set: from the operators table, made before this section (sections.def) */
     stakes_kept *kept = c->kept;
-    int pytorch = kept && PC_TAB(ps, op) && rules_program(c, ps) == PROG_PYTORCH; /* memory_bound's programs */
-    float *mb = pytorch ? stakes_mb_set(c, ps) : NULL;
+    /* host_wait's change for the suggestions: with steps only (a step's replay costs a fifth of its
+     * build; without steps the one window's graph is the whole trace, replayed twice for the steady
+     * state: the suggestions replay it themselves when host_wait asks) */
+    int host = kept && c->step_source != NULL && c->nsteps >= 2;
     dg_index *ix = dg_index_new(c);
     size_t nst = dg_index_nstreams(ix) ? dg_index_nstreams(ix) : 1;
     cp_pass p = {.chs = {stakes_change(SK_SYNC, tc, NULL, 0), stakes_change(SK_DATA, tc, NULL, 0), stakes_change(SK_TC, tc, NULL, 0),
                          {.no_sync_wait = 1, .no_data_wait = 1, .scale = tc}},
                  .nch = CP_CHANGES, .nsteps = c->nsteps, .nst = nst, .per_step = per_step};
-    if (kept) { /* SK_HOST without and with the host phases kept, SK_MB when its set has any */
+    if (host) { /* SK_HOST without and with the host phases kept */
         p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 0);
         p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 1);
-        if (mb) p.chs[p.nch++] = stakes_change(SK_MB, NULL, mb, 0);
-        p.t0 = xmalloc(c->nsteps * sizeof *p.t0);
     }
+    if (kept) p.t0 = xmalloc(c->nsteps * sizeof *p.t0);
     int64_t *carry = xcalloc((size_t)p.nch * nst, sizeof *carry);
     for (int k = 0; k < p.nch; k++) p.chs[k].carry = carry + (size_t)k * nst;
     p.save = xcalloc((size_t)p.nch * c->nsteps + 1, sizeof *p.save);
@@ -143,12 +142,12 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (kept) {
         stakes_kept_free(kept);
         kept->ix = ix, kept->t0 = p.t0, ix = NULL;
-        kept->host[0] = stakes_mean(save + CP_CHANGES * c->nsteps, c->nsteps);
-        kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
-        kept->mb = !pytorch ? -1 : mb != NULL;
-        if (mb) kept->mb_save = stakes_mean(save + (CP_CHANGES + 2) * c->nsteps, c->nsteps);
-        kept->sets = 1, kept->tc = tc, kept->tc_ns = tc_ns, kept->mbset = mb; /* for the suggestions (stakes_tc, stakes_mb) */
-    } else spill_free(mb);
+        if ((kept->host_done = host)) {
+            kept->host[0] = stakes_mean(save + CP_CHANGES * c->nsteps, c->nsteps);
+            kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
+        }
+        kept->sets = 1, kept->tc = tc, kept->tc_ns = tc_ns; /* for the suggestions (stakes_tc) */
+    }
     dg_index_free(ix);
     double ns = (double)c->nsteps;
     r->steps = (int64_t)c->nsteps;

@@ -88,12 +88,9 @@ double rules_replayed(const rule_in *in, int k) {
         if (k == SK_SYNC) v = PC_OR(cp->sync_saving_ns, -1);
         else if (k == SK_DATA) v = PC_OR(cp->data_saving_ns, -1);
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
-        else if (in->c->kept && in->c->kept->ix && (k == SK_HOST || in->c->kept->mb >= 0)) {
-            /* replayed in critical_path's pass (stakes_kept) */
-            const stakes_kept *kp = in->c->kept;
-            if (k == SK_HOST) v = kp->host[in->keep_phases && *in->keep_phases];
-            else if (kp->mb) v = kp->mb_save;
-        } else {
+        else if (k == SK_HOST && in->c->kept && in->c->kept->host_done) /* replayed in critical_path's pass (stakes_kept) */
+            v = in->c->kept->host[in->keep_phases && *in->keep_phases];
+        else {
             float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);

@@ -112,7 +112,6 @@ void stakes_kept_free(stakes_kept *k) {
     dg_index_free(k->ix);
     free(k->t0);
     spill_free(k->tc);
-    spill_free(k->mbset);
     memset(k, 0, sizeof *k);
 }
 
@@ -123,12 +122,6 @@ const float *stakes_tc(const an_ctx *c, double *ns, float **own) {
         return c->kept->tc;
     }
     return *own = stakes_tc_set(c, ns);
-}
-
-const float *stakes_mb(const an_ctx *c, const pc_summary *ps, float **own) {
-    *own = NULL;
-    if (c->kept && c->kept->sets && c->kept->mb >= 0) return c->kept->mbset;
-    return *own = stakes_mb_set(c, ps);
 }
 
 /* stakes_replay's pass: each step's savings, in step order (dg_each_step) */

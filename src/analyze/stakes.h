@@ -19,9 +19,9 @@
  *            leaf operators at the device's peak bandwidth (their time x
  *            their % of bandwidth peak).
  * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
- * figures (replay.c), and SK_HOST and SK_MB on the same graphs for the
- * suggestions (stakes_kept below); suggestions read those (rules.c) and
- * replay the top three findings' changes together (advice.c). */
+ * figures (replay.c), and SK_HOST on the same graphs for the suggestions
+ * (stakes_kept below); suggestions read those (rules.c), replay SK_MB, and
+ * the top three findings' changes together (advice.c). */
 #ifndef PC_STAKES_H
 #define PC_STAKES_H
 #include "depgraph.h"
@@ -43,28 +43,26 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);
 /* What the critical_path section's pass keeps for the suggestions (#38):
  * the graphs' index (built once, its threads numbered), each step's
- * unchanged replay, and the savings of SK_HOST (both ways of keep_phases:
- * which one host_wait asks for depends on sections made beside that pass)
- * and SK_MB, replayed on the same graphs as critical_path's own changes, so
- * the suggestions build the steps' graphs again only for the top three
- * findings' combined change. pc_analyze makes it empty (an_ctx.kept) and
+ * unchanged replay, the Tensor Core set, and with steps the saving of
+ * SK_HOST (both ways of keep_phases: which one host_wait asks for depends on
+ * sections made beside that pass), replayed on the same graphs as
+ * critical_path's own changes, so the suggestions build the steps' graphs
+ * again only for the combined replay and memory_bound's SK_MB (whose set
+ * reads the operators table). pc_analyze makes it empty (an_ctx.kept) and
  * frees it; an an_ctx without one (NULL) replays everything itself. */
 typedef struct stakes_kept {
     dg_index *ix;        /* NULL: nothing kept */
     int64_t *t0;         /* per step: the unchanged replay (ns) */
+    int host_done;       /* host[] set */
     double host[2];      /* SK_HOST's saving (stakes_replay's), keep_phases 0 and 1 */
-    int mb;              /* SK_MB: 1 replayed (mb_save), 0 its set is empty, -1 not known (the
-                            operators table was not made before critical_path's pass) */
-    double mb_save;
-    int sets;            /* tc, tc_ns and (when mb >= 0) mbset below are critical_path's */
-    float *tc, *mbset;   /* stakes_tc_set's and stakes_mb_set's (NULL: empty) */
+    int sets;            /* tc and tc_ns are critical_path's */
+    float *tc;           /* stakes_tc_set's (NULL: empty) */
     double tc_ns;
 } stakes_kept;
 void stakes_kept_free(stakes_kept *k); /* its contents; accepts NULL */
-/* stakes_tc_set and stakes_mb_set, the kept ones when critical_path kept
- * them (c->kept), else made here: *own is what the caller spill_frees. */
+/* stakes_tc_set, the kept one when critical_path kept it (c->kept), else
+ * made here: *own is what the caller spill_frees. */
 const float *stakes_tc(const an_ctx *c, double *ns, float **own);
-const float *stakes_mb(const an_ctx *c, const pc_summary *ps, float **own);
 
 /* The mean of v[0..n) (0 when n is 0). */
 double stakes_mean(const double *v, size_t n);

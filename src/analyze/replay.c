@@ -130,10 +130,10 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
         p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 0);
         p.chs[p.nch++] = stakes_change(SK_HOST, NULL, NULL, 1);
     }
-    if (kept) p.t0 = xmalloc(c->nsteps * sizeof *p.t0);
+    if (kept) p.t0 = spill_alloc(c->nsteps * sizeof *p.t0); /* per step: spill blocks, they grow with the steps */
     int64_t *carry = xcalloc((size_t)p.nch * nst, sizeof *carry);
     for (int k = 0; k < p.nch; k++) p.chs[k].carry = carry + (size_t)k * nst;
-    p.save = xcalloc((size_t)p.nch * c->nsteps + 1, sizeof *p.save);
+    p.save = spill_calloc((size_t)p.nch * c->nsteps + 1, sizeof *p.save); /* per change, per step */
     dg_each_step(ix, 1, cp_step, &p); /* one thread: the other runs the analyzers beside this one */
     pacc acc = p.acc;
     double sum_d = p.sum_d, err_sum = p.err_sum, err_max = p.err_max, *save = p.save;

@@ -110,7 +110,7 @@ int stakes_disabled(void) {
 void stakes_kept_free(stakes_kept *k) {
     if (!k) return;
     dg_index_free(k->ix);
-    free(k->t0);
+    spill_free(k->t0);
     spill_free(k->tc);
     memset(k, 0, sizeof *k);
 }
@@ -149,11 +149,11 @@ int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
     int64_t *carry = xcalloc((size_t)(n ? n : 1) * ns, sizeof *carry);
     dg_change *ch = xmalloc((size_t)(n ? n : 1) * sizeof *ch);
     for (int k = 0; k < n; k++) ch[k] = chs[k], ch[k].carry = carry + (size_t)k * ns;
-    sr_pass p = {ch, n, kept ? kept->t0 : NULL, xmalloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.per), c->nsteps};
+    sr_pass p = {ch, n, kept ? kept->t0 : NULL, spill_alloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.per), c->nsteps};
     /* two threads for a big trace (the suggestions run alone: analyze.c's last stage) */
     dg_each_step(ix, t->ncpu + t->ngpu > DG_THREADED_EVENTS ? 2 : 1, sr_step, &p);
     for (int k = 0; k < n; k++) save[k] = stakes_mean(p.per + (size_t)k * c->nsteps, c->nsteps);
-    free(p.per);
+    spill_free(p.per);
     free(carry);
     free(ch);
     if (!kept) dg_index_free(ix);

@@ -652,17 +652,12 @@ static void tensor_cores(const rule_in *in, const pc_rule *r) {
  * copies, norms, softmax, reductions: flops.c) whose bytes and bandwidth share
  * are known. The fraction of such an operator's time above what its bytes
  * need at the device's peak bandwidth: 1 - its % of bandwidth peak; 0 for any
- * other operator (mb_row; mb_above finds the row by name). */
+ * other operator (mb_row; stakes_op_rows finds the row by name). */
 static double mb_row(const tab_op *o) {
     double pct = PC_OR(o->bandwidth_peak_pct, -1);
     if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
         return 0;
     return 1 - pct / 100;
-}
-static double mb_above(const rule_in *in, const char *name) {
-    for (size_t i = 0; i < in->nops; i++)
-        if (in->ops[i].name && !strcmp(in->ops[i].name, name)) return mb_row(&in->ops[i]);
-    return 0;
 }
 
 /* Unfused attention (#32 class 5a): a softmax between two batched matrix
@@ -720,17 +715,16 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
     }
     /* each host event's device time, its own and its children's (kernels, copies, memsets) */
     double *dev = spill_calloc(t->ncpu, sizeof *dev), *mb = spill_calloc(t->ncpu, sizeof *mb);
-    double *above = spill_alloc((t->strs.n ? t->strs.n : 1) * sizeof *above); /* mb_above per name id */
-    for (size_t i = 0; i < t->strs.n; i++) above[i] = NAN;
+    int32_t *row = stakes_op_rows(t, in->ops, in->nops); /* the operators table's row per name id */
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t op = l->gpu_inner[g];
         if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
-        uint32_t nm = t->cpu[op].name;
-        if (isnan(above[nm])) above[nm] = mb_above(in, strtab_get(&t->strs, nm));
-        for (int32_t j = op; j >= 0; j = l->parent[j]) dev[j] += (double)e->dur, mb[j] += (double)e->dur * above[nm];
+        int32_t at = row[t->cpu[op].name];
+        double above = at < 0 ? 0 : mb_row(&in->ops[at]);
+        for (int32_t j = op; j >= 0; j = l->parent[j]) dev[j] += (double)e->dur, mb[j] += (double)e->dur * above;
     }
-    spill_free(above);
+    spill_free(row);
     double mb_in = 0; /* memory_bound's count of the pattern's operators between the products */
     sib *v = NULL;
     size_t n = 0, cap = 0;
@@ -798,7 +792,7 @@ static double mb_ns(const tab_op *o, int64_t *n) {
     return (double)o->self_device_ns;
 }
 /* Memory-bound work (#32 class 5b): the kernel time of memory-bound
- * operators (mb_above) over a tenth of the kernel time: elementwise chains,
+ * operators (mb_row) over a tenth of the kernel time: elementwise chains,
  * copies, norms that each read and write memory, a fusion (torch.compile)
  * candidate. At stake: their time above what their bytes need at the
  * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what

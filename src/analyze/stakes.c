@@ -47,38 +47,48 @@ float *stakes_tc_set(const an_ctx *c, double *ns) {
     return f;
 }
 
-/* a memory-bound leaf operator's % of bandwidth peak / 100 (rules.c's mb_row), else 1 */
-static float mb_factor(const pc_summary *ps, const char *name) {
-    const pc_table *tab = PC_TAB(ps, op);
-    for (size_t i = 0; tab && i < tab->n; i++) {
-        const tab_op *o = &TAB_ROWS(tab, op)[i];
-        if (!o->name || strcmp(o->name, name)) continue;
-        double pct = PC_OR(o->bandwidth_peak_pct, -1);
-        if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
-            return 1;
-        return (float)(pct >= 100 ? 1 : pct / 100);
+int32_t *stakes_op_rows(const pc_trace *t, const tab_op *rows, size_t n) {
+    size_t ns = t->strs.n ? t->strs.n : 1;
+    int32_t *row = spill_alloc(ns * sizeof *row), empty = -1;
+    for (size_t i = 0; i < ns; i++) row[i] = -1;
+    for (size_t i = n; i-- > 0;) { /* last to first: the first row of a name is the one left */
+        const char *nm = rows[i].name;
+        if (!nm) continue;
+        size_t len = strlen(nm);
+        if (!len) { empty = (int32_t)i; continue; }
+        uint32_t id = t->strs.n ? strtab_find(&t->strs, nm, len) : 0;
+        if (id && id < ns) row[id] = (int32_t)i;
     }
-    return 1;
+    for (size_t i = 0; i < ns; i++)
+        if (!strtab_len(&t->strs, (uint32_t)i)) row[i] = empty;
+    return row;
+}
+
+/* a memory-bound leaf operator's % of bandwidth peak / 100 (rules.c's mb_row), else 1 */
+static float mb_factor(const tab_op *o) {
+    double pct = PC_OR(o->bandwidth_peak_pct, -1);
+    if (!o->bound_by || strcmp(o->bound_by, "bandwidth") || pct < 0 || o->self_device_ns <= 0 || o->self_device_ns != o->device_total_ns)
+        return 1;
+    return (float)(pct >= 100 ? 1 : pct / 100);
 }
 
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     const pc_trace *t = c->t;
     if (!c->peak || !t->ngpu || !c->links.gpu_inner || !PC_TAB(ps, op)) return NULL;
     float *f = spill_alloc(t->ngpu * sizeof *f);
-    float *by = spill_alloc((t->strs.n ? t->strs.n : 1) * sizeof *by); /* per operator name; NaN unknown */
-    for (size_t i = 0; i < t->strs.n; i++) by[i] = NAN;
+    const pc_table *tab = PC_TAB(ps, op);
+    int32_t *row = stakes_op_rows(t, TAB_ROWS(tab, op), tab->n); /* per operator name */
     int any = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t op = c->links.gpu_inner[g];
         f[g] = 1;
         if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
-        uint32_t on = t->cpu[op].name;
-        if (isnan(by[on])) by[on] = mb_factor(ps, strtab_get(&t->strs, on));
-        f[g] = by[on];
+        int32_t r = row[t->cpu[op].name];
+        f[g] = r < 0 ? 1 : mb_factor(&TAB_ROWS(tab, op)[r]);
         any |= f[g] < 1;
     }
-    spill_free(by);
+    spill_free(row);
     if (!any) spill_free(f), f = NULL;
     return f;
 }

@@ -37,6 +37,11 @@ enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_N };
 float *stakes_tc_set(const an_ctx *c, double *ns);
 /* The SK_MB change's factors, from the operators table of ps (NULL: none). */
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
+/* Per string id of the trace: the first of rows[0..n) whose name is that
+ * string's text, -1 for none (names are interned: one pass over the rows and
+ * one over the ids, where a scan of the rows per name was quadratic in the
+ * distinct names; every id of empty text gets the first row named ""). spill_free. */
+int32_t *stakes_op_rows(const pc_trace *t, const tab_op *rows, size_t n);
 /* The change of kind k (SK_*) with the sets given (tc, mb; either NULL);
  * SK_HOST keeps the host phases (gaps of DG_PHASE_NS or more) when
  * keep_phases (host_phase fired: they are its). */

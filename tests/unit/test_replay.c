@@ -7,6 +7,7 @@
 #include "test.h"
 #include "fixtures.h"
 #include "analyze/depgraph.h"
+#include "analyze/stakes.h"
 #include "load/load.h"
 #include "summary/summary.h"
 #include "util/spill.h"
@@ -463,4 +464,37 @@ TEST(replay_two_threads_as_one) {
     free(c.step_source_own);
     pc_trace_free(t);
     free(doc);
+}
+
+/* stakes_op_rows (the operators table's row per name id, for the memory-bound
+ * set and unfused_attention; it replaced a scan of the table per name, quadratic
+ * in the distinct names: hostile many_op_names): the first row of a name wins,
+ * a name with no row is -1, a row whose name is not in the trace is ignored,
+ * and empty names (id 0 and an interned "") find the first row named "". */
+TEST(op_rows_first_row_per_name) {
+    pc_trace t;
+    memset(&t, 0, sizeof t);
+    strtab_init(&t.strs);
+    uint32_t a = strtab_intern(&t.strs, "aten::add", 9), b = strtab_intern(&t.strs, "aten::mul", 9);
+    uint32_t c = strtab_intern(&t.strs, "aten::none", 10), e = strtab_intern(&t.strs, "", 0);
+    tab_op rows[6];
+    memset(rows, 0, sizeof rows);
+    rows[0].name = "aten::mul";
+    rows[1].name = "not in the trace";
+    rows[2].name = "aten::add";
+    rows[3].name = "aten::mul";
+    rows[4].name = "";
+    rows[5].name = NULL;
+    int32_t *r = stakes_op_rows(&t, rows, 6);
+    CHECK_EQ_I(r[a], 2);
+    CHECK_EQ_I(r[b], 0);
+    CHECK_EQ_I(r[c], -1);
+    CHECK_EQ_I(r[0], 4);
+    if (e) CHECK_EQ_I(r[e], 4);
+    spill_free(r);
+    int32_t *none = stakes_op_rows(&t, rows, 4); /* no row named "" */
+    CHECK_EQ_I(none[0], -1);
+    CHECK_EQ_I(none[b], 0);
+    spill_free(none);
+    strtab_free(&t.strs);
 }

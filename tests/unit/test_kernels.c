@@ -284,6 +284,13 @@ TEST(transfers_keep_destination_memory_apart) {
     pc_trace_free(t);
 }
 
+/* four ProfilerSteps of 100 us from 0 (the per-step kernel tests' steps) */
+#define STEPS_4x100 \
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n" \
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n" \
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 100},\n" \
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 300, \"dur\": 100},\n"
+
 /* The same with kernels out of their steps' order (two streams, linked to
  * their launches, so each counts in its launch's step): A launched in step 2
  * runs at 330 us, after A of step 3 (220 us) and before A of step 3's second
@@ -296,10 +303,7 @@ TEST(transfers_keep_destination_memory_apart) {
 TEST(kernels_per_step_sd_out_of_order) {
     const char *doc =
         "{\"traceEvents\": [\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 300, \"dur\": 100},\n"
+        STEPS_4x100
         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 2, \"args\": {\"correlation\": 1}},\n"
         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 110, \"dur\": 2, \"args\": {\"correlation\": 2}},\n"
         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 210, \"dur\": 2, \"args\": {\"correlation\": 3}},\n"
@@ -333,10 +337,7 @@ TEST(kernels_per_step_sd_out_of_order) {
 TEST(kernels_per_step_mean_and_sd) {
     const char *doc =
         "{\"traceEvents\": [\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 100},\n"
-        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 1, \"tid\": 1, \"ts\": 300, \"dur\": 100},\n"
+        STEPS_4x100
         "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 50, \"args\": {\"device\": 0}},\n"
         "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 10, \"args\": {\"device\": 0}},\n"
         "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"B\", \"pid\": 0, \"tid\": 7, \"ts\": 125, \"dur\": 5, \"args\": {\"device\": 0}},\n"

@@ -87,6 +87,21 @@ static char *describe(const pc_trace *t) {
     return b.data;
 }
 
+/* 1 when the serial read a and the read in parts b describe alike; else 0, and
+ * msg says where they part */
+static int same_description(const pc_trace *a, const pc_trace *b, char *msg, size_t cap) {
+    char *da = describe(a), *db = describe(b);
+    int same = !strcmp(da, db);
+    if (!same) {
+        size_t k = 0;
+        while (da[k] && da[k] == db[k]) k++;
+        snprintf(msg, cap, "differ at char %zu: serial \"%.100s\" vs parts \"%.100s\"", k, da + k, db + k);
+    }
+    free(da);
+    free(db);
+    return same;
+}
+
 /* Loads path serially and in `threads` parts; both must agree (rc, error
  * offset, and the description). Returns the parts' trace description. */
 static int same_both_ways(const char *path, int threads, char **why) {
@@ -103,15 +118,7 @@ static int same_both_ways(const char *path, int threads, char **why) {
         snprintf(msg, sizeof msg, "error offsets %llu vs %llu", (unsigned long long)ea.offset, (unsigned long long)eb.offset);
         return ea.offset == eb.offset && !strcmp(ea.msg, eb.msg);
     }
-    char *da = describe(a), *db = describe(b);
-    int same = !strcmp(da, db);
-    if (!same) {
-        size_t k = 0;
-        while (da[k] && da[k] == db[k]) k++;
-        snprintf(msg, sizeof msg, "differ at char %zu: serial \"%.60s\" vs parts \"%.60s\"", k, da + k, db + k);
-    }
-    free(da);
-    free(db);
+    int same = same_description(a, b, msg, sizeof msg);
     pc_trace_free(a);
     pc_trace_free(b);
     return same;
@@ -192,13 +199,14 @@ static const struct { const char *doc; int elements; } hostile_docs[] = {
      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"b\", \"ts\": 2, \"dur\": 1},{\"ph\": \"X\", \"name\": \"},{", 3},
 };
 
-/* loads p serially and with parts starting at cuts; same result or why not */
-static int same_with_cuts(const char *p, const uint64_t *cuts, int ncuts, int *parts, char **why) {
-    pc_load_opts one = {.threads = 1}, at = {.cuts = cuts, .ncuts = ncuts};
+/* loads p with one reader and with the options given: the same trace, or the
+ * same error at the same offset, or why not; *parts: how many the second load used */
+static int same_loads(const char *p, const pc_load_opts *many, int *parts, char **why) {
+    pc_load_opts one = {.threads = 1};
     pc_trace *a = NULL, *b = NULL;
     pc_err ea = {0}, eb = {0};
-    int ra = pc_load(p, &one, &a, &ea), rb = pc_load(p, &at, &b, &eb);
-    static char msg[512];
+    int ra = pc_load(p, &one, &a, &ea), rb = pc_load(p, many, &b, &eb);
+    static char msg[600];
     *why = msg;
     *parts = rb ? 0 : b->stats.parts;
     int same;
@@ -208,17 +216,18 @@ static int same_with_cuts(const char *p, const uint64_t *cuts, int ncuts, int *p
     } else if (ra) {
         snprintf(msg, sizeof msg, "errors: serial \"%.200s\" @%llu, parts \"%.200s\" @%llu", ea.msg,
                  (unsigned long long)ea.offset, eb.msg, (unsigned long long)eb.offset);
-        same = ea.offset == eb.offset && !strcmp(ea.msg, eb.msg);
-    } else {
-        char *da = describe(a), *db = describe(b);
-        same = !strcmp(da, db);
-        { size_t k = 0; while (da[k] && da[k] == db[k]) k++; snprintf(msg, sizeof msg, "differ at char %zu: serial \"%.100s\" vs parts \"%.100s\"", k, da + k, db + k); }
-        free(da);
-        free(db);
-    }
+        same = ea.offset == eb.offset && ea.has_offset == eb.has_offset && !strcmp(ea.msg, eb.msg);
+    } else
+        same = same_description(a, b, msg, sizeof msg);
     pc_trace_free(a);
     pc_trace_free(b);
     return same;
+}
+
+/* loads p serially and with parts starting at cuts; same result or why not */
+static int same_with_cuts(const char *p, const uint64_t *cuts, int ncuts, int *parts, char **why) {
+    pc_load_opts at = {.cuts = cuts, .ncuts = ncuts};
+    return same_loads(p, &at, parts, why);
 }
 
 /* A part may start at any byte: only where the serial reader is about to
@@ -301,33 +310,8 @@ static unsigned char *slurp(const char *p, size_t *n) {
 /* loads a gzip file with one reader and in streamed parts (threads, parts of
  * split_min bytes); both must agree; *parts: how many the parts load used */
 static int gz_same(const char *path, int threads, uint64_t split_min, int *parts, char **why) {
-    pc_load_opts one = {.threads = 1}, many = {.threads = threads, .split_min = split_min};
-    pc_trace *a = NULL, *b = NULL;
-    pc_err ea = {0}, eb = {0};
-    int ra = pc_load(path, &one, &a, &ea), rb = pc_load(path, &many, &b, &eb);
-    static char msg[600];
-    *why = msg;
-    *parts = rb ? 0 : b->stats.parts;
-    int same;
-    if (ra != rb) {
-        snprintf(msg, sizeof msg, "rc %d serial, %d in parts (%.200s | %.200s)", ra, rb, ea.msg, eb.msg);
-        same = 0;
-    } else if (ra) {
-        snprintf(msg, sizeof msg, "errors: serial \"%.200s\" @%llu, parts \"%.200s\" @%llu", ea.msg,
-                 (unsigned long long)ea.offset, eb.msg, (unsigned long long)eb.offset);
-        same = ea.offset == eb.offset && ea.has_offset == eb.has_offset && !strcmp(ea.msg, eb.msg);
-    } else {
-        char *da = describe(a), *db = describe(b);
-        same = !strcmp(da, db);
-        size_t k = 0;
-        while (da[k] && da[k] == db[k]) k++;
-        snprintf(msg, sizeof msg, "differ at char %zu: serial \"%.100s\" vs parts \"%.100s\"", k, da + k, db + k);
-        free(da);
-        free(db);
-    }
-    pc_trace_free(a);
-    pc_trace_free(b);
-    return same;
+    pc_load_opts many = {.threads = threads, .split_min = split_min};
+    return same_loads(path, &many, parts, why);
 }
 
 /* A .json.gz trace read in many parts (parts of 1 byte and of 4 KiB, 2, 3

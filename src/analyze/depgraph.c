@@ -76,7 +76,6 @@ struct dg_index {
 
 struct dg_graph {
     const an_ctx *c;
-    dg_index *own;        /* the index when the graph made it (dg_new) */
     const int32_t *goff, *gidx, *sid, *byend; size_t nbyend, nstreams; /* the index's (dg_index) */
     const dg_index *ix;
     int32_t *gnode;       /* per GPU event: its node in the current step's graph, -1 none */
@@ -291,16 +290,8 @@ dg_graph *dg_new_on(const dg_index *x) {
     return g;
 }
 
-dg_graph *dg_new(const an_ctx *c) {
-    dg_index *x = dg_index_new(c);
-    dg_graph *g = dg_new_on(x);
-    g->own = x;
-    return g;
-}
-
 void dg_free(dg_graph *g) {
     if (!g) return;
-    dg_index_free(g->own);
     SPILL_FREE_ALL(g->cls, g->gnode);
     hmap_free(&g->threads);
     free(g->tlast), free(g->carry), free(g->rmax), free(g->slast), free(g->slatest), free(g->slatest_end);
@@ -685,7 +676,6 @@ size_t dg_build(dg_graph *g, size_t si) {
 }
 
 int64_t dg_measured(const dg_graph *g) { return g->wend - g->wstart; }
-size_t dg_nstreams(const dg_graph *g) { return g->nstreams; }
 
 /* how much earlier the work launched before the step on stream sid ends in the changed run */
 static int64_t shift(const dg_change *ch, int32_t sid) { return ch->carry && sid >= 0 ? ch->carry[sid] : 0; }

@@ -69,7 +69,7 @@ typedef struct dg_change {
     int64_t host_floor_ns;     /* > 0: host gaps' part outside data loading, and launch calls' own time, at most this */
     int keep_phases;           /* with host_floor_ns: gaps of DG_PHASE_NS or more (host phases) are kept */
     int64_t *carry;            /* NULL: the work launched before the step is held at its measured end;
-                                  else per stream (dg_nstreams of them, zeroed before the first step): how
+                                  else per stream (dg_index_nstreams of them, zeroed before the first step): how
                                   much earlier (<= 0) that work ends in the changed run, relative to the
                                   step's start; read, then written for the next step (steps replayed in
                                   order): the steady state of a change every step makes */
@@ -89,7 +89,6 @@ dg_index *dg_index_new(const an_ctx *c);
 void dg_index_free(dg_index *x); /* accepts NULL */
 size_t dg_index_nstreams(const dg_index *x);
 
-dg_graph *dg_new(const an_ctx *c);       /* with an index of its own */
 dg_graph *dg_new_on(const dg_index *x);  /* on x, which outlives it */
 void dg_free(dg_graph *g); /* accepts NULL */
 /* Builds every step's graph in order (dg_build) and calls fn(g, si, arg)
@@ -114,7 +113,6 @@ size_t dg_build(dg_graph *g, size_t si);
 /* The step's measured window (ns). */
 int64_t dg_measured(const dg_graph *g);
 /* The step's GPU streams (the size of dg_change.carry). */
-size_t dg_nstreams(const dg_graph *g);
 /* The step's time (ns) after the change (NULL: none). */
 int64_t dg_replay(dg_graph *g, const dg_change *ch);
 /* dg_replay with ch->carry; first: the first step replayed, twice (the

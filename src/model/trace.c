@@ -165,11 +165,13 @@ static void span(pc_trace *t, int64_t s, int64_t e) {
     if (e > t->t_max) t->t_max = e;
 }
 
-/* Appends cnt elements of size es from src to the vector *arr; returns where they start. */
+/* Appends cnt elements of size es from src to the vector *arr; returns where they
+ * start, or NULL when cnt is 0. */
 static void *append(void **arr, size_t *n, size_t *cap, const void *src, size_t cnt, size_t es) {
+    if (!cnt) return NULL; /* nothing appended: *arr may still be NULL */
     spill_vec_reserve(arr, cap, *n + cnt, es);
     char *at = (char *)*arr + *n * es;
-    if (cnt) memcpy(at, src, cnt * es);
+    memcpy(at, src, cnt * es);
     *n += cnt;
     return at;
 }

@@ -128,14 +128,21 @@ static int statm_fd = -1; /* /proc/self/statm, opened once */
 
 /* A trim hands back 4 MiB at a time, from where the last one stopped
  * (block by block, each from start to end), until resident memory is down
- * to half the ceiling: not every page of every block. Analysis reads the
- * event arrays again and again, and whatever a trim handed back faults in
+ * to a quarter of the ceiling: not every page of every block. Analysis reads
+ * the event arrays again and again, and whatever a trim handed back faults in
  * again on the next pass: handing back everything made each trim (55-60 on
  * the 400 MB gentrace trace) fault back 45-60 MiB, most of the faults and
- * 0.3 s of the run's CPU (with no trims: 81,052 faults instead of 140,911). Under mu. */
+ * 0.3 s of the run's CPU (with no trims: 81,052 faults instead of 140,911).
+ * Not half the ceiling: looks come at most every millisecond and, on a busy
+ * machine, every 4-9 ms (the CPU-time looks at the kernel's timer tick, 4 ms
+ * at HZ=250), while a pass over spilled arrays maps page-cache folios at
+ * 10-70 MiB a millisecond; from half the ceiling such a rise passed it (the
+ * 3,000,000-event gzip bomb with both cores busy: peaks 114-231 MiB of 128;
+ * from a quarter 99-119; 400 MB gentrace: 98,000 -> 114,000 faults, CPU
+ * within noise). Under mu. */
 enum { TRIM_STEP = 4 << 20 };
 static size_t trim_block, trim_at; /* where the next trim starts */
-static long trim_target(void) { return (long)(ceiling() / 2 / (size_t)pagesz); }
+static long trim_target(void) { return (long)(ceiling() / 4 / (size_t)pagesz); }
 
 static void trim(long res) {
     size_t all = 0;

@@ -105,19 +105,6 @@ static int cmp_crow(const void *a, const void *b, void *colls) {
     return c ? c : x->bucket - y->bucket;
 }
 
-/* time of [s, e) covered by the merged, sorted intervals v */
-static int64_t covered(const ivl *v, size_t n, int64_t s, int64_t e) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (v[m].e <= s) lo = m + 1;
-        else hi = m;
-    }
-    int64_t sum = 0;
-    for (size_t i = lo; i < n && v[i].s < e; i++) sum += (v[i].e < e ? v[i].e : e) - (v[i].s > s ? v[i].s : s);
-    return sum;
-}
-
 void an_collectives(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     const pc_links *l = &c->links;
@@ -192,7 +179,7 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
                 o->end_ns = e->ts + e->dur - origin;
                 o->ref_ns = ref - origin;
                 o->first = (tk_B)first;
-                o->busy_ns = covered(comp, ncomp, ref, e->ts);
+                o->busy_ns = ivl_clip_sum(comp, ncomp, ref, e->ts);
             }
             if (k < ngrp) grp[k].step = si, grp[k].end = e->ts + e->dur, grp[k].seq++;
         }
@@ -214,7 +201,7 @@ void an_collectives(const an_ctx *c, pc_summary *ps) {
         } else r = &rows[*slot];
         r->calls++;
         r->total += e->dur;
-        r->overlap += covered(comp, ncomp, e->ts, e->ts + e->dur);
+        r->overlap += ivl_clip_sum(comp, ncomp, e->ts, e->ts + e->dur);
         if (bytes >= 0) r->bytes += bytes, r->sized_total += e->dur;
     }
     spill_free(nccl);

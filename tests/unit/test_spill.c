@@ -349,9 +349,10 @@ TEST(spill_trim_hands_back_down_to_a_quarter_of_the_ceiling) {
     CHECK_MSG(kept >= 16, "the block keeps %ld MiB resident after %ld MiB written (resident %ld MiB, ceiling %ld MiB)",
               kept, over, resident_mib(), ceil_mib);
     CHECK_MSG(resident_mib() <= ceil_mib * 5 / 8 + 4, "resident %ld MiB, trimming from %ld", resident_mib(), ceil_mib * 5 / 8);
-    /* down to a quarter, then at most the 8 MiB written past the threshold (4 for what else moved) */
-    CHECK_MSG(resident_mib() <= ceil_mib / 4 + 12, "resident %ld MiB after the trim, a quarter of the ceiling is %ld",
-              resident_mib(), ceil_mib / 4);
+    /* down to a quarter, then at most the 8 MiB written past the threshold (4 to spare): the block's
+     * own pages, since the rest of the process may grow meanwhile (under ASan by 59 MiB) */
+    CHECK_MSG(kept <= ceil_mib / 4 + 12, "the block keeps %ld MiB after the trim, a quarter of the ceiling is %ld",
+              kept, ceil_mib / 4);
     size_t bad = 0;
     for (long m = 0; m < over; m++) bad += p[(size_t)m << 20] != 1;
     CHECK_EQ_I(bad, 0);

@@ -45,9 +45,10 @@ static int32_t child_of(snode **nodes, size_t *n, size_t *cap, int32_t parent, c
     return id;
 }
 
-static const snode *cmp_base;
-static int cmp_node(const void *a, const void *b) {
-    const snode *x = &cmp_base[*(const int32_t *)a], *y = &cmp_base[*(const int32_t *)b];
+/* (the nodes come as qsort_r's argument, not a global: reports of several
+ * inputs run this on several threads at once) */
+static int cmp_node(const void *a, const void *b, void *nodes) {
+    const snode *base = nodes, *x = &base[*(const int32_t *)a], *y = &base[*(const int32_t *)b];
     if (x->dev != y->dev) return x->dev > y->dev ? -1 : 1;
     if (x->cpu != y->cpu) return x->cpu > y->cpu ? -1 : 1;
     return x->len != y->len ? (x->len < y->len ? -1 : 1) : memcmp(x->frame, y->frame, x->len);
@@ -60,8 +61,7 @@ static void emit(pc_summary *ps, const snode *nodes, size_t n, int32_t first, in
     int32_t *kids = NULL;
     size_t nk = 0, cap = 0;
     for (int32_t i = first; i >= 0; i = nodes[i].next) *VEC_PUSH(kids, nk, cap) = i;
-    cmp_base = nodes;
-    if (nk) qsort(kids, nk, sizeof *kids, cmp_node);
+    if (nk) qsort_r(kids, nk, sizeof *kids, cmp_node, (void *)nodes);
     for (size_t k = 0; k < nk && *count < MAX_NODES; k++) {
         const snode *s = &nodes[kids[k]];
         if (s->dev < min_dev && s->cpu < min_cpu) continue;

@@ -112,7 +112,6 @@ int dg_phases(const dg_graph *g);
 size_t dg_build(dg_graph *g, size_t si);
 /* The step's measured window (ns). */
 int64_t dg_measured(const dg_graph *g);
-/* The step's GPU streams (the size of dg_change.carry). */
 /* The step's time (ns) after the change (NULL: none). */
 int64_t dg_replay(dg_graph *g, const dg_change *ch);
 /* dg_replay with ch->carry; first: the first step replayed, twice (the

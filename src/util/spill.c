@@ -138,7 +138,7 @@ static int statm_fd = -1; /* /proc/self/statm, opened once */
  * at HZ=250), while a pass over spilled arrays maps page-cache folios at
  * 10-70 MiB a millisecond; from half the ceiling such a rise passed it (the
  * 3,000,000-event gzip bomb with both cores busy: peaks 114-231 MiB of 128;
- * from a quarter 99-119; 400 MB gentrace: 98,000 -> 114,000 faults, CPU
+ * from a quarter 94-129; 400 MB gentrace: 98,000 -> 114,000 faults, CPU
  * within noise). Under mu. */
 enum { TRIM_STEP = 4 << 20 };
 static size_t trim_block, trim_at; /* where the next trim starts */

@@ -26,8 +26,8 @@
  * machine gives no CPU cannot let memory run ahead; above
  * 5/8 of the ceiling (default 128 MiB) it unmaps the pages of file blocks,
  * 4 MiB at a time from where it stopped the last time, until resident memory
- * is down to a quarter of the ceiling (MADV_DONTNEED: the data stays in the file and
- * the page cache, and the next access maps it back). So resident memory stays near the
+ * is down to a quarter of the ceiling (MADV_DONTNEED: the data stays in the
+ * file and the page cache, and the next access maps it back). So resident memory stays near the
  * working set however large the trace, and under memory pressure the kernel
  * writes the pages to the file and evicts them instead of running out of
  * memory.

@@ -51,7 +51,7 @@ COMM = re.compile(r'nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?a
 FAMILIES = [
     ('communication', COMM),
     ('attention', re.compile(r'attn|attention|fmha|flash|mha_|sage_fwd|paged_attention')),
-    ('convolution', re.compile(r'igemm_(fwd|bwd|wrw)|conv|im2d2col|im2col|xdlops_bwd_weight|winograd')),
+    ('convolution', re.compile(r'igemm_(fwd|bwd|wrw)|conv(?!ert)|im2d2col|im2col|xdlops_bwd_weight|winograd')),
     ('gemm', re.compile(r'gemm|^cijk_|nvjet|matmul|^bmm_|cutlass|xmma|gmma|gemv|cublas|_mm_|triton_tem')),
     ('moe_routing', re.compile(r'moe|topk|routing|finalize|bitmatrix|expert')),
     ('normalization', re.compile(r'norm')),

@@ -23,3 +23,5 @@ print("  batch norm + layout transposes: %s (%.1f%%)" % (ms(bt), 100.0 * bt / r[
 for c in calls:
     if "Synchronize" in c["name"]:
         print("  %s at +%s for %s" % (c["name"], ms(c["ts"] - hs), ms(c["end"] - c["ts"])))
+ks = sorted(k["end"] - k["ts"] for k in tr.kernels if not k["copy"])
+print("  kernel durations: median %.1f us; under 10 us: %d of %d (%s)" % (ks[len(ks) // 2] / 1e3, sum(1 for d in ks if d < 10000), len(ks), ms(sum(d for d in ks if d < 10000))))

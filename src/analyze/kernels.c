@@ -16,6 +16,7 @@
 #include "analyze.h"
 #include "../util/spill.h"
 #include "flops.h"
+#include "kfamily.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
@@ -24,52 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tensor Core kernels by name (docs/tensor-cores.md). Patterns are matched
- * case-insensitively as substrings. */
-static const char *const tc_yes[] = {
-    "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "bf16s1688", "884gemm", "1688gemm",
-    "16816gemm", "hmma", "imma", "xmma", "wgmma", "tensorop", "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma",
-    "sm100_xmma", "gemmk1_tf32", "_tf32_", "cutlass_80_", "cutlass_90_", "hgmma", "mfma",
-    "gmma",                   /* Hopper's warpgroup MMA in CUTLASS 3 names (MainloopSm90TmaGmmaWarpSpecialized) */
-    "flash_fwd", "flash_bwd", "flashattnfwd", "flashattnbwd", /* FlashAttention 2, and 3 (FlashAttnFwdSm90) */
-    "nvjet",                  /* cuBLAS's GEMMs on Hopper and Blackwell */
-    "_xdl", "xdlops",         /* AMD composable_kernel (MFMA) */
-    NULL};
-/* Names that look like a pattern above but run on the ordinary units:
- * CUTLASS's SIMT kernels, MIOpen's SubTensorOp (elementwise). Checked first. */
-static const char *const tc_no[] = {"_simt_", "subtensorop", NULL};
-
-int kernel_uses_tensor_cores(const char *name) {
-    /* the name lowercased once, then a substring search per pattern */
-    char buf[1024];
-    size_t n = strlen(name);
-    char *low = n < sizeof buf ? buf : xmalloc(n + 1);
-    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
-    int yes = 0, no = 0;
-    for (int i = 0; tc_no[i] && !no; i++) no = strstr(low, tc_no[i]) != NULL;
-    for (int i = 0; tc_yes[i] && !yes && !no; i++) yes = strstr(low, tc_yes[i]) != NULL;
-    /* CUTLASS's fused attention for Blackwell (fmha...Sm100...); AMD Tensile's
-     * MFMA GEMMs, Cijk_..._MI32x32x8x1_... (case matters: MI and a digit) */
-    /* fused attention (CUTLASS, PyTorch's memory-efficient attention: fmha_cutlassF_f16_..._sm80):
-     * Tensor Cores from sm75 on for half types; in fp32 the name does not say (unknown) */
-    int fmha_unknown = 0;
-    if (!yes && !no && strstr(low, "fmha")) {
-        static const char *const arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", NULL};
-        int tc_arch = 0;
-        for (int i = 0; arch[i] && !tc_arch; i++) tc_arch = strstr(low, arch[i]) != NULL;
-        if (tc_arch && strstr(low, "_f32_")) fmha_unknown = 1;
-        else if (tc_arch) yes = 1;
-    }
-    if (!yes && !no && !strncmp(name, "Cijk_", 5))
-        for (const char *p = strstr(name, "_MI"); p && !yes; p = strstr(p + 1, "_MI")) yes = isdigit((unsigned char)p[3]) != 0;
-    if (low != buf) free(low);
-    if (no) return 0;
-    if (yes) return 1;
-    if (fmha_unknown) return -1;
-    /* Triton kernels may use tl.dot on Tensor Cores: their names do not say */
-    if (!strncmp(name, "triton_", 7) || !strncmp(name, "triton__", 8)) return -1;
-    return 0;
-}
+/* Tensor Core use by name: the matrix-core flag of kfamily.c's rules (docs/tensor-cores.md) */
+int kernel_uses_tensor_cores(const char *name) { return kf_classify(name).mc; }
 
 int kernel_is_conv_gemm(const char *name) {
     static const char *const yes[] = {"gemm", "scudnn", "dgrad", "wgrad", "convolve", "winograd", "conv2d", "conv3d", "conv1d",

@@ -66,7 +66,8 @@ static const char *const p_conv[] = {"convolve", "convolution", "conv1d", "conv2
                                      "wgrad", "scudnn", "884cudnn", "1688cudnn", "16816cudnn", "winograd", "fft2d_",
                                      "fft3d_", "igemm_fwd", "igemm_bwd", "igemm_wrw", "miopensp3asmconv", "miopenconv",
                                      "im2col", "col2im", "cask_cudnn", "flip_filter", NULL};
-static const char *const p_gemm[] = {"gemm", "gemv", "matmul", "nvjet", "cijk_", "wgmma", "hgmma", "gmma", "_mm_",
+/* "gemm" itself is matched by gemm_word: not in "fbgemm" (FBGEMM's namespace, embeddings) */
+static const char *const p_gemm[] = {"gemv", "matmul", "nvjet", "cijk_", "wgmma", "hgmma", "gmma", "_mm_",
                                      "addmm", "bmm", "splitkreduce", "epilogue::impl", "triton_tem", "marlin", NULL};
 static const char *const p_norm[] = {"batch_norm", "batchnorm", "bn_fw", "bn_bw", "layer_norm", "layernorm", "rmsnorm",
                                      "rms_norm", "group_norm", "groupnorm", "instance_norm", "instancenorm", "ln_fwd",
@@ -77,12 +78,12 @@ static const char *const p_red[] = {"reduce", "softmax", "scan", "argmax", "argm
 static const char *const p_elem[] = {"elementwise", "pointwise", "triton_poi", "vectorized", "unrolled", "functor",
                                      "dropout", "multi_tensor_apply", "fill", "activation", "act_and_mul", "silu", "gelu",
                                      "relu", "sigmoid", "tanh", "scalepacked", "subtensorop", "quant", "rotary", "rope_",
-                                     NULL};
+                                     "to_float", "axpy", "scal_kernel", "swiglu", NULL};
 
 static int family_in(span s) {
     if (any(s, p_attn)) return KF_ATTENTION;
     if (any(s, p_conv)) return KF_CONV;
-    if (any(s, p_gemm)) return KF_GEMM;
+    if (any(s, p_gemm) || tok(s, "gemm", "b")) return KF_GEMM;
     if (any(s, p_norm)) return KF_NORM;
     if (any(s, p_layout)) return KF_LAYOUT;
     if (any(s, p_red)) return KF_REDUCTION;
@@ -135,6 +136,10 @@ static int tensile_dtype(const char *name) {
     }
 }
 
+/* BLAS precision prefixes (sgemm, hgemm, dgemm, scudnn) count only as a word's start:
+ * "cublasGemv" is not "sgemv" */
+static const char letters[] = "abcdefghijklmnopqrstuvwxyz";
+
 static int dtype_of(span low, const char *name) {
     int t = tensile_dtype(name);
     if (t != KF_DT_NONE) return t;
@@ -162,15 +167,17 @@ static int dtype_of(span low, const char *name) {
     if (in(low, "e2m1") || in(low, "nvfp4") || in(low, "fp4")) return KF_DT_FP4;
     if (in(low, "bf16") || in(low, "bfloat16") || in(low, "bfp16")) return KF_DT_BF16;
     if (in(low, "tf32")) return KF_DT_TF32;
-    static const char *const half[] = {"fp16", "half", "hgemm", "h884", "h1688", "h16816", "float16", NULL};
-    if (any(low, half) || tok(low, "f16", "bt")) return KF_DT_FP16;
+    static const char *const half[] = {"fp16", "half", "h884", "h1688", "h16816", "float16", NULL};
+    if (any(low, half) || tok(low, "f16", "bt") || tok(low, "hgemm", letters)) return KF_DT_FP16;
     static const char *const i8[] = {"int8", "i8816", "i16832", "imma", "i8i8", NULL};
     if (any(low, i8)) return KF_DT_INT8;
-    if (in(low, "fp64") || in(low, "dgemm") || tok(low, "f64", "")) return KF_DT_FP64;
+    if (in(low, "fp64") || tok(low, "dgemm", letters) || tok(low, "f64", "")) return KF_DT_FP64;
     /* CUTLASS 2 / cuBLAS "s1688gemm" without a half type: FP32 operands on the m16n8k8 TF32 instruction */
     if (in(low, "s1688gemm")) return KF_DT_TF32;
-    static const char *const f32[] = {"fp32", "float32", "sgemm", "scudnn", "sgemv", NULL};
-    if (any(low, f32) || tok(low, "f32", "t")) return KF_DT_FP32;
+    static const char *const f32[] = {"fp32", "float32", NULL};
+    if (any(low, f32) || tok(low, "f32", "t") || tok(low, "sgemm", letters) || tok(low, "scudnn", letters) ||
+        tok(low, "sgemv", letters))
+        return KF_DT_FP32;
     return KF_DT_NONE;
 }
 
@@ -181,7 +188,7 @@ static const char *const mc_yes[] = {
     "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "884gemm", "1688gemm", "16816gemm", "hmma",
     "imma", "xmma", "wgmma", "hgmma", "gmma", "umma", "tcgen05", "wmma", "tensorop", "gemmk1_tf32", "_tf32_",
     "cutlass_80_", "cutlass_90_", "mfma", "flash_fwd", "flash_bwd", "flashattnfwd", "flashattnbwd", "nvjet", "_xdl",
-    "xdlops", "gtcx", "deep_gemm", "matmul_ogs", "marlin", "batchprefillwith", "singleprefillwith", NULL};
+    "xdlops", "gtcx", "deep_gemm", "matmul_ogs", "marlin", "kernel_moe_gemm", "batchprefillwith", "singleprefillwith", NULL};
 static const char *const mc_arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm120", NULL};
 
 static int mc_of(span low, const char *name, int family, int dtype) {

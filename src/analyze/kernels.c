@@ -20,6 +20,7 @@
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -176,6 +177,65 @@ static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
     return 1;
 }
 
+/* kernels.families, for a trace with GPU activities and no CPU operator
+ * (GPU-only captures): every kernel, copy and memset by kfamily.c's family
+ * of its name, classified once per interned name. Rows by time, largest
+ * first, then family order; families without activity are left out. */
+static void family_table(const an_ctx *c, pc_summary *ps, cJSON *k) {
+    const pc_trace *t = c->t;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].kind == CPU_OP) return;
+    typedef struct fam { int64_t names, calls, ns, mc_ns; } fam;
+    fam f[KF_NFAMILY];
+    memset(f, 0, sizeof f);
+    int64_t all = 0;
+    /* per name: 0 unseen, else 1 + family, and bit 7 when on matrix cores */
+    uint8_t *cls = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    hmap seen = {0};
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        assert(e->name < t->strs.n);
+        if (!cls[e->name]) {
+            kf_info ki = kf_classify(strtab_get(&t->strs, e->name));
+            int cc = device_cc_major(t, e->device);
+            int mc = e->kind == GPU_KERNEL && ki.mc > 0 && !(cc > 0 && cc < 7);
+            cls[e->name] = (uint8_t)((1 + ki.family) | (mc ? 0x80 : 0));
+        }
+        int fi = (cls[e->name] & 0x7f) - 1;
+        int created;
+        hmap_get(&seen, hkey2((uint32_t)e->device, e->name), &created);
+        f[fi].names += created;
+        f[fi].calls++;
+        f[fi].ns += e->dur;
+        if (cls[e->name] & 0x80) f[fi].mc_ns += e->dur;
+        all += e->dur;
+    }
+    hmap_free(&seen);
+    spill_free(cls);
+    int order[KF_NFAMILY], n = 0;
+    for (int i = 0; i < KF_NFAMILY; i++)
+        if (f[i].calls) order[n++] = i;
+    if (!n) return;
+    for (int i = 1; i < n; i++) /* insertion sort by time, ties in family order */
+        for (int j = i; j > 0 && f[order[j]].ns > f[order[j - 1]].ns; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    pc_table *tab = pc_summary_add_table(ps, k, "families", TAB_kernel_family);
+    for (int q = 0; q < n; q++) {
+        const fam *x = &f[order[q]];
+        tab_kernel_family *r = tab_push(tab);
+        r->family = kf_family_name(order[q]);
+        r->distinct = x->names;
+        r->calls = x->calls;
+        r->time_ns = x->ns;
+        r->time_pct = pc_figure(all > 0 ? 100.0 * (double)x->ns / (double)all : 0);
+        r->matrix_core_pct = pc_figure(x->ns > 0 ? 100.0 * (double)x->mc_ns / (double)x->ns : 0);
+    }
+}
+
 void an_kernels(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     if (kernels_from_table(c, ps)) return;
@@ -310,6 +370,7 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     }
     ks->tensor_core_ns = tc_ns;
     ks->tensor_core_pct = pc_figure(total ? 100.0 * (double)tc_ns / (double)total : 0);
+    family_table(c, ps, k);
 #undef ROW
     free(ord);
     spill_free(rows);

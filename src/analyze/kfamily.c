@@ -76,7 +76,7 @@ static const char *const p_layout[] = {"transpose", "nchwtonhwc", "nhwctonchw", 
 static const char *const p_red[] = {"reduce", "softmax", "scan", "argmax", "argmin", "topk", "nll_loss", "classnllcriterion",
                                     "cross_entropy", "pool", "dot_kernel", "triton_red", "triton_per", NULL};
 static const char *const p_elem[] = {"elementwise", "pointwise", "triton_poi", "vectorized", "unrolled", "functor",
-                                     "dropout", "multi_tensor_apply", "fill", "activation", "act_and_mul", "silu", "gelu",
+                                     "dropout", "multi_tensor_apply", "fillfunctor", "fill_kernel", "activation", "act_and_mul", "silu", "gelu",
                                      "relu", "sigmoid", "tanh", "scalepacked", "subtensorop", "quant", "rotary", "rope_",
                                      "to_float", "axpy", "scal_kernel", "swiglu", NULL};
 
@@ -186,7 +186,7 @@ static const char *const mc_no[] = {"_simt_", "subtensorop", "batchdecodewith", 
                                     "miopensp3asmconv", "naive_conv", NULL};
 static const char *const mc_yes[] = {
     "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "884gemm", "1688gemm", "16816gemm", "hmma",
-    "imma", "xmma", "wgmma", "hgmma", "gmma", "umma", "tcgen05", "wmma", "tensorop", "gemmk1_tf32", "_tf32_",
+    "imma", "xmma", "wgmma", "hgmma", "gmma", "tcgen05", "wmma", "tensorop", "gemmk1_tf32", "_tf32_",
     "cutlass_80_", "cutlass_90_", "mfma", "flash_fwd", "flash_bwd", "flashattnfwd", "flashattnbwd", "nvjet", "_xdl",
     "xdlops", "gtcx", "deep_gemm", "matmul_ogs", "marlin", "kernel_moe_gemm", "batchprefillwith", "singleprefillwith", NULL};
 static const char *const mc_arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm103", "sm120", NULL};
@@ -194,6 +194,9 @@ static const char *const mc_arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "s
 static int mc_of(span low, const char *name, int family, int dtype) {
     if (any(low, mc_no)) return 0;
     if (any(low, mc_yes)) return 1;
+    /* Blackwell's UMMA (tcgen05.mma) as CUTLASS and DeepGEMM spell it: case-sensitive, as
+     * "umma" is in "summary" */
+    if (strstr(name, "UMMA") || strstr(name, "Umma")) return 1;
     /* Tensile / hipBLASLt MFMA GEMMs: Cijk_..._MI32x32x8x1_... (case-sensitive: MI and a digit) */
     if (strstr(name, "Cijk_"))
         for (const char *p = strstr(name, "_MI"); p; p = strstr(p + 1, "_MI"))

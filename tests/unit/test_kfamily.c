@@ -4,6 +4,9 @@
 #include "test.h"
 #include "analyze/kfamily.h"
 #include "analyze/analyze.h"
+#include "fixtures.h"
+#include "load/load.h"
+#include "summary/summary.h"
 #include <stdlib.h>
 
 /* one TSV line split in place into its 5 fields; 0 when it is not a row */
@@ -121,4 +124,62 @@ TEST(kfamily_hostile_names) {
     CHECK_EQ_S(kf_dtype_name(-1), "");
     CHECK_EQ_S(kf_lib_name(99), "");
     CHECK_EQ_S(kf_family_label(KF_LAYOUT), "Layout / transpose");
+}
+
+/* kernels.families on a GPU-only trace (no CPU operator), against hand sums:
+ * gemm: volta_sgemm 10 µs + sm80 xmma bf16 30 µs = 40 µs, 2 names, matrix cores 30/40 = 75%;
+ * elementwise: one name twice, 20 + 20 = 40 µs; communication: the NCCL kernel 20 µs and the
+ * peer-to-peer copy 5 µs = 25 µs, 2 names; copy: HtoD 15 µs. All: 120 µs. Ties (gemm and
+ * elementwise at 40 µs) in family order. */
+TEST(kfamily_table_for_gpu_only_trace) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm_128x64_nn\", \"pid\": 0, \"tid\": 7, \"ts\": 100, \"dur\": 10, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize160x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 120, \"dur\": 30, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, \"tid\": 8, \"ts\": 120, \"dur\": 20, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\", \"pid\": 0, \"tid\": 7, \"ts\": 200, \"dur\": 20, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\", \"pid\": 0, \"tid\": 7, \"ts\": 230, \"dur\": 20, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> Device)\", \"pid\": 0, \"tid\": 9, \"ts\": 300, \"dur\": 5, \"args\": {\"device\": 0}},\n"
+        "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, \"tid\": 9, \"ts\": 400, \"dur\": 15, \"args\": {\"device\": 0}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    static const struct { const char *family; int distinct, calls; long ns; double pct, mc; } want[] = {
+        {"gemm", 2, 2, 40000, 100.0 * 40 / 120, 75},
+        {"elementwise", 1, 2, 40000, 100.0 * 40 / 120, 0},
+        {"communication", 2, 2, 25000, 100.0 * 25 / 120, 0},
+        {"copy", 1, 1, 15000, 100.0 * 15 / 120, 0},
+    };
+    char path[64];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "kernels.families.%d.family", i);
+        CHECK_EQ_S(sj_getstr(s, path, ""), want[i].family);
+        snprintf(path, sizeof path, "kernels.families.%d.distinct", i);
+        CHECK_EQ_I(sj_getnum(s, path, -1), want[i].distinct);
+        snprintf(path, sizeof path, "kernels.families.%d.calls", i);
+        CHECK_EQ_I(sj_getnum(s, path, -1), want[i].calls);
+        snprintf(path, sizeof path, "kernels.families.%d.time_ns", i);
+        CHECK_EQ_I(sj_getnum(s, path, -1), want[i].ns);
+        snprintf(path, sizeof path, "kernels.families.%d.time_pct", i);
+        CHECK_NEAR(sj_getnum(s, path, -1), want[i].pct, 1e-9);
+        snprintf(path, sizeof path, "kernels.families.%d.matrix_core_pct", i);
+        CHECK_NEAR(sj_getnum(s, path, -1), want[i].mc, 1e-9);
+    }
+    CHECK(!sj_get(s, "kernels.families.4"));
+    cJSON_Delete(s);
+    pc_trace_free(t);
+
+    /* with one CPU operator the operators' view is there: no family table */
+    const char *ops =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 0, \"tid\": 1, \"ts\": 90, \"dur\": 5},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm_128x64_nn\", \"pid\": 0, \"tid\": 7, \"ts\": 100, \"dur\": 10, \"args\": {\"device\": 0}}\n"
+        "]}";
+    CHECK(pc_load_kineto_mem(ops, strlen(ops), &t, &err) == 0);
+    s = analyze_json(t, NULL);
+    CHECK(sj_get(s, "kernels.total_ns") && !sj_get(s, "kernels.families"));
+    cJSON_Delete(s);
+    pc_trace_free(t);
 }

@@ -42,6 +42,10 @@ typedef struct kf_info {
  * 7.0: none) is the caller's to apply. */
 kf_info kf_classify(const char *name);
 
+/* kf_classify(name).lib alone (KF_LIB_NONE: not communication), at a third
+ * of its cost: for the per-event "is it communication" questions. */
+int kf_comm_lib(const char *name);
+
 /* The matrix-core flag of a kernel launched under an operator (op: its
  * name, or NULL): a Triton kernel whose name does not say (-1) launched by
  * a matrix product (aten::mm, addmm, bmm, baddbmm, matmul, linear,

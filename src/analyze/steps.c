@@ -88,7 +88,7 @@ static int name_is_nccl_id(const pc_trace *t, uint32_t id);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
 /* communication by family (kfamily.c, docs/communication-kernels.md): NCCL/RCCL,
  * DeepEP, NVSHMEM, MSCCL++, custom all-reduces, MindSpore's HCCL, peer-to-peer copies */
-int name_is_nccl(const char *n) { return kf_classify(n).family == KF_COMM; }
+int name_is_nccl(const char *n) { return kf_comm_lib(n) != KF_LIB_NONE; }
 uint8_t *nccl_flags(const pc_trace *t) {
     uint8_t *f = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
     for (size_t g = 0; g < t->ngpu; g++) {

@@ -47,6 +47,7 @@ TEST(kfamily_real_kernel_names) {
         /* the two wired predicates say what the table says */
         CHECK_MSG(name_is_nccl(f[4]) == !strcmp(f[0], "communication"), "name_is_nccl(%s)", f[4]);
         CHECK_MSG(kernel_uses_tensor_cores(f[4]) == k.mc, "kernel_uses_tensor_cores(%s)", f[4]);
+        CHECK_MSG(kf_comm_lib(f[4]) == k.lib, "kf_comm_lib(%s)", f[4]);
     }
     fclose(fp);
     CHECK_MSG(rows >= 200, "%d rows, at least 200 wanted", rows);
@@ -97,6 +98,7 @@ TEST(kfamily_hostile_names) {
         k = kf_classify(buf);
         CHECK(k.family < KF_NFAMILY && k.dtype < KF_NDTYPE && k.lib < KF_NLIB && k.mc >= -1 && k.mc <= 1);
         CHECK((k.lib != KF_LIB_NONE) == (k.family == KF_COMM));
+        CHECK(kf_comm_lib(buf) == k.lib);
     }
     /* edges of the Tensile and matmul_ogs parsers */
     static const char *const edge[] = {"Cijk_", "Cijk_A", "Cijk_A_B", "Cijk_A_B_", "xCijk_A_B_F", "_MI", "Cijk__MI",

@@ -185,3 +185,35 @@ TEST(kfamily_table_for_gpu_only_trace) {
     cJSON_Delete(s);
     pc_trace_free(t);
 }
+
+/* Communication by family in a step (µs): a DeepEP kernel on stream 9 at 100-300, a compute
+ * kernel on stream 7 at 200-400, a peer-to-peer copy at 500-600, in ProfilerStep#1 [0, 1000).
+ *   communication = DeepEP ∪ PtoP = 200 + 100 = 300; overlapped by the compute kernel: 200-300 = 100;
+ *   breakdown: kernel 200-400 = 200 (first in priority), communication where nothing else runs:
+ *   100-200 and 500-600 = 200, memcpy 0 (the PtoP copy is communication). Before issue #45 the
+ *   DeepEP kernel was compute and the copy a memcpy: communication 0. */
+TEST(kfamily_deepep_and_p2p_count_as_communication) {
+    const char *doc =
+        "{\"traceEvents\": [\n"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void deep_ep::internode::notify_dispatch<false, 4>(int const*, int*, int)\",\"pid\":0,\"tid\":9,\"ts\":100,\"dur\":200,\"args\":{\"device\":0,\"stream\":9}},\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K1\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":200,\"args\":{\"device\":0,\"stream\":7}},\n"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy PtoP (Device -> Device)\",\"pid\":0,\"tid\":10,\"ts\":500,\"dur\":100,\"args\":{\"device\":0,\"stream\":10}}\n"
+        "]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0);
+    cJSON *s = analyze_json(t, NULL);
+    pc_trace_free(t);
+    const cJSON *a = sj_get(s, "steps.rows.0");
+    CHECK(a);
+    CHECK_EQ_I(sj_getnum(a, "communication_ns", -1), 300000);
+    CHECK_EQ_I(sj_getnum(a, "communication_overlap_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.kernel_ns", -1), 200000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.communication_ns", -1), 200000);
+    CHECK_EQ_I(sj_getnum(a, "breakdown.memcpy_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "communication.nccl_ns", -1), 300000);
+    CHECK_EQ_I(sj_getnum(s, "communication.overlap_ns", -1), 100000);
+    cJSON_Delete(s);
+}

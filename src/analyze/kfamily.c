@@ -52,7 +52,7 @@ static int tok(span s, const char *p, const char *bad_prev) {
     size_t n = strlen(p);
     if (!bg_may(s.bg, p, n)) return 0;
     for (const char *q = s.s; (q = memmem(q, s.n - (size_t)(q - s.s), p, n)); q++) {
-        int prev_ok = q == s.s || !strchr(bad_prev, q[-1]) || !q[-1];
+        int prev_ok = q == s.s || !memchr(bad_prev, q[-1], strlen(bad_prev));
         size_t after = (size_t)(q - s.s) + n;
         int next_ok = after >= s.n || !isdigit((unsigned char)s.s[after]);
         if (prev_ok && next_ok) return 1;

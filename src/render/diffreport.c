@@ -143,6 +143,12 @@ static void format_components(cJSON *r, const pc_diff_change *c) {
         cJSON_AddStringToObject(o, "p_bar_fmt", buf);
         cJSON_AddStringToObject(o, "trend", !cJSON_IsString(vd) ? "noise" : !strcmp(vd->valuestring, "regressed") ? "worse"
                                             : !strcmp(vd->valuestring, "improved") ? "better" : "noise");
+        const cJSON *under = cJSON_GetObjectItem(o, "under");
+        if (cJSON_IsString(vd) && !strcmp(vd->valuestring, "algorithm changed") && cJSON_IsString(under)) {
+            /* a kernel swap (#47): where the work went, in the operator's own figure */
+            double ub = sj_getnum(o, "under_base_ns", NAN), un = sj_getnum(o, "under_new_ns", NAN);
+            put_fmt(o, "under_delta_fmt", un - ub, UNIT_NS, 1);
+        }
         if (cJSON_IsString(vd) && strcmp(vd->valuestring, "within noise")) cJSON_AddItemToArray(named, cJSON_Duplicate(o, 1));
     }
     cJSON_AddItemToObject(r, "components_named", named);

@@ -4,6 +4,8 @@
 #include "compare/changepoint.h"
 #include "compare/diff.h"
 #include "compare/trend.h"
+#include "render/report.h"
+#include "render/trendreport.h"
 #include "summary/summary.h"
 #include <math.h>
 #include <stdio.h>
@@ -589,6 +591,19 @@ TEST(trend_level_shift_in_the_last_two_runs) {
                   strstr(t->newest.reason, "the newest run is +25.0% above the mean of the 4 runs before"),
               "%s", t->newest.reason);
     CHECK(!strstr(t->newest.reason, "since the last change point"));
+    /* #47: the badge says what the sentence says: a regression the change-point test has not called */
+    char *dir = tmp_path("trend_badge");
+    pc_report_opts ro = {dir, OUT_MD | OUT_HTML, NULL, 0, NULL, NULL};
+    pc_err err = {0};
+    CHECK_EQ_I(pc_trend_write(t, &ro, &err), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/trend.md", dir);
+    FILE *f = fopen(path, "r");
+    char line[256] = "";
+    CHECK(f && fgets(line, sizeof line, f));
+    if (f) fclose(f);
+    CHECK_EQ_S(line, "## perfcard trend: newest run **regression, not yet a confirmed change point**\n");
+    free(dir);
     cJSON *j = pc_trend_json(t);
     CHECK_EQ_I(sj_getnum(j, "newest.shift_run", 0), 5);
     CHECK_EQ_I(sj_getnum(j, "newest.cp_needs", 0), 4);

@@ -68,8 +68,8 @@ typedef struct frame {
 typedef struct agent { int64_t handle; int gpu; int ordinal; } agent;
 typedef struct opkind { char **name; uint32_t *id; size_t n; } opkind;
 /* an event named after its table was read: array (0 gpu, 1 cpu), index, what names it */
-typedef struct defer { uint64_t idx; int64_t key; uint32_t kind; uint8_t cpu, what; } defer;
-enum { D_KERNEL, D_OP, D_MARKER };
+typedef struct defer { uint64_t idx; int64_t key; uint32_t kind; int32_t src; uint8_t cpu, what; } defer;
+enum { D_KERNEL, D_OP, D_MARKER, D_COPY }; /* D_COPY: a copy's direction, src its source device */
 
 typedef struct rp {
     pc_source *src;
@@ -374,6 +374,18 @@ static uint8_t copy_kind(const char *s) {
     return COPY_UNKNOWN;
 }
 
+/* a copy's direction (from its operation's name, nm) and name; PtoP when
+ * it moves between two GPUs */
+static void copy_named(rp *r, pc_gpu_event *g, uint32_t nm, int32_t src, int32_t dst) {
+    g->copy_kind = nm ? copy_kind(strtab_get(&r->t->strs, nm)) : COPY_UNKNOWN;
+    if (g->copy_kind == COPY_DTOD && dst != PC_NONE && src != PC_NONE && dst != src) g->copy_kind = COPY_PTOP;
+    g->src_mem = g->copy_kind == COPY_DTOH || g->copy_kind == COPY_DTOD || g->copy_kind == COPY_PTOP ? MEM_DEVICE : MEM_UNKNOWN;
+    g->dst_mem = g->copy_kind == COPY_HTOD || g->copy_kind == COPY_DTOD || g->copy_kind == COPY_PTOP ? MEM_DEVICE : MEM_UNKNOWN;
+    char name[96];
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", pc_copy_name[g->copy_kind], pc_mem_name[g->src_mem], pc_mem_name[g->dst_mem]);
+    g->name = intern(r, name, strlen(name));
+}
+
 static void copy(rp *r, const fields *f) {
     if (!times_ok(r, f)) return;
     pc_gpu_event *g = pc_trace_add_gpu(r->t);
@@ -386,13 +398,11 @@ static void copy(rp *r, const fields *f) {
     g->device = dst != PC_NONE ? dst : src;
     if (f->have & F_STREAM) g->stream = small_id(f->stream);
     uint32_t nm = op_name(r, f->kind, f->op);
-    g->copy_kind = nm ? copy_kind(strtab_get(&r->t->strs, nm)) : COPY_UNKNOWN;
-    if (g->copy_kind == COPY_DTOD && dst != PC_NONE && src != PC_NONE && dst != src) g->copy_kind = COPY_PTOP;
-    g->src_mem = g->copy_kind == COPY_DTOH || g->copy_kind == COPY_DTOD || g->copy_kind == COPY_PTOP ? MEM_DEVICE : MEM_UNKNOWN;
-    g->dst_mem = g->copy_kind == COPY_HTOD || g->copy_kind == COPY_DTOD || g->copy_kind == COPY_PTOP ? MEM_DEVICE : MEM_UNKNOWN;
-    char name[96];
-    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", pc_copy_name[g->copy_kind], pc_mem_name[g->src_mem], pc_mem_name[g->dst_mem]);
-    g->name = intern(r, name, strlen(name));
+    copy_named(r, g, nm, src, dst);
+    if (!nm && (f->have & F_OP)) {
+        defer_name(r, 0, D_COPY, f->op, (uint32_t)f->kind);
+        r->def[r->ndef - 1].src = src;
+    }
 }
 
 /* roctx: a step range is an annotation, any other an operator (as NVTX) */
@@ -440,6 +450,11 @@ static int resolve(rp *r, pc_err *err) {
         else if (d->what == D_MARKER) h = hmap_find(&r->marks, (uint64_t)d->key);
         else id = op_name(r, d->kind, d->key);
         if (h) id = *h;
+        if (d->what == D_COPY) { /* named "Memcpy Unknown" when no table says its direction */
+            pc_gpu_event *g = &t->gpu[d->idx];
+            if (id) copy_named(r, g, id, d->src, g->device);
+            continue;
+        }
         if (!id) {
             char nm[64];
             snprintf(nm, sizeof nm, d->what == D_KERNEL ? "kernel_id %lld (no symbol)" : d->what == D_MARKER ? "roctx %lld (no text)"
@@ -636,7 +651,7 @@ static int refill(rp *r, pc_err *err) {
 static int run(rp *r, pc_err *err) {
     fields f = {0};
     int done = 0, rc = 0;
-    while (!done) {
+    for (;;) { /* to the end of the input: blanks only after the document */
         jcur c = {r->buf + r->pos, r->buf + r->len, r->scratch, 0, NULL};
         pc_err e2 = {0};
         int s = step(r, &c, &f, &done, &e2);

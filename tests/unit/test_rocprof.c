@@ -389,3 +389,23 @@ TEST(unsupported_perfetto_trace) {
     static const unsigned char h[] = {0x0a, 0x15, 0x52, 0x13, 0x08, 0x01, 0x12, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05};
     unsupported_case("1234_results.pftrace", h, sizeof h, "a Perfetto trace");
 }
+
+#if PC_HAVE_SQLITE
+#include <sqlite3.h>
+/* rocpd: tables named rocpd_<table>_<uuid> (rocprofiler-sdk's rocpd_tables.sql) */
+TEST(unsupported_rocpd_database) {
+    char *p = tmp_path("results.db");
+    sqlite3 *db;
+    CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "CREATE TABLE rocpd_string_00112233 (id INTEGER PRIMARY KEY, string TEXT);"
+                           "CREATE TABLE rocpd_kernel_dispatch_00112233 (id INTEGER PRIMARY KEY, start INTEGER, end INTEGER);",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    int rc = pc_load(p, NULL, &t, &err);
+    free(p);
+    CHECK_MSG(rc == PC_EUNSUP, "rc %d: %s", rc, err.msg);
+    CHECK_MSG(!strncmp(err.msg, "a rocpd database", 16) && strstr(err.msg, " is not supported: "), "%s", err.msg);
+}
+#endif

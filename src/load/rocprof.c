@@ -693,6 +693,7 @@ static void rp_free(rp *r) {
 
 static int rp_read(rp *r, pc_trace **out, pc_err *err) {
     r->cap = 1 << 20;
+    if (r->mem && r->memlen < r->cap) r->cap = r->memlen < 4096 ? 4096 : r->memlen; /* a small document, a small window */
     if (!r->max_value) r->max_value = (size_t)16 << 20;
     if (r->cap > r->max_value) r->cap = r->max_value;
     r->buf = xmalloc(r->cap);

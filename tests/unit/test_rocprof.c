@@ -409,3 +409,30 @@ TEST(unsupported_rocpd_database) {
     CHECK_MSG(!strncmp(err.msg, "a rocpd database", 16) && strstr(err.msg, " is not supported: "), "%s", err.msg);
 }
 #endif
+
+/* Every byte of the hand-written document replaced by each of a few bytes
+ * that change its structure: 0 or a PC_E* code with a message, never a
+ * crash or a leak (the ASan pass of make test runs this). */
+TEST(rocprof_mutations) {
+    char *d = doc(0);
+    size_t n = strlen(d);
+    static const char subst[] = {'"', '{', '}', '[', ']', ',', ':', '9', '-', ' ', '\\', 'x', 0};
+    int ok = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        char keep = d[i];
+        for (size_t k = 0; k < sizeof subst; k++) {
+            if (subst[k] == keep) continue;
+            d[i] = subst[k];
+            pc_trace *t = NULL;
+            pc_err err = {0};
+            int rc = pc_load_rocprof_mem(d, n, 0, &t, &err);
+            CHECK_MSG(rc == 0 ? t != NULL : (t == NULL && err.msg[0] && (rc == PC_EINPUT || rc == PC_EUNSUP)), "byte %zu -> %d: rc %d", i,
+                      subst[k], rc);
+            if (rc == 0) ok++, pc_trace_free(t);
+            else bad++;
+        }
+        d[i] = keep;
+    }
+    free(d);
+    CHECK(ok > 0 && bad > 0);
+}

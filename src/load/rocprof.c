@@ -52,6 +52,7 @@
 #include "../util/hmap.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +104,7 @@ typedef struct fields {
     int64_t wg[3], grid[3];
     unsigned have; /* F_* bits */
     int bad;       /* a field we read had the wrong type or range */
-    jstr name[4];  /* kernel symbols: formatted, demangled, kernel_name; agents: product_name, name */
+    jstr name[3];  /* kernel symbols: formatted, demangled, kernel_name; agents: product_name, name (0, 1) */
     int64_t type, cu, wave, mem, gpu_index, pid;
     jstr text;                      /* marker message value */
     jstr *opv; size_t nopv, capv;   /* operations[] of a strings.buffer_records entry */
@@ -444,6 +445,7 @@ static int resolve(rp *r, pc_err *err) {
     int64_t missing[3] = {0};
     for (size_t i = 0; i < r->ndef; i++) {
         const defer *d = &r->def[i];
+        assert(d->cpu ? d->idx < t->ncpu : d->idx < t->ngpu); /* nothing is removed before finish */
         uint32_t id = 0;
         const uint32_t *h = NULL;
         if (d->what == D_KERNEL) h = hmap_find(&r->ksym, (uint64_t)d->key);
@@ -543,7 +545,7 @@ static const char *need(int role) {
 
 /* One step at c: a member or element (or the document's start or end).
  * Changes r only when it returns J_OK. f is scratch for a parsed value. */
-static int step(rp *r, jcur *c, fields *f, int *done, pc_err *err) {
+static int step(rp *r, jcur *c, fields *f, pc_err *err) {
     int rc;
     if ((rc = j_ws(c))) return rc;
     if (!r->depth) {
@@ -554,12 +556,12 @@ static int step(rp *r, jcur *c, fields *f, int *done, pc_err *err) {
         return push(r, c, R_TOP, 0, 1, 0);
     }
     frame *fr = &r->st[r->depth - 1];
+    assert(r->depth <= MAX_FRAMES && r->pos <= r->len);
     char close = fr->obj ? '}' : ']';
     if (*c->p == close) {
         c->p++;
         if (fr->role == R_PROC && (rc = resolve(r, err))) return rc; /* err set: not a J_* code */
         r->depth--;
-        if (!r->depth) *done = 1;
         return J_OK;
     }
     if (!fr->first) {
@@ -650,11 +652,11 @@ static int refill(rp *r, pc_err *err) {
 
 static int run(rp *r, pc_err *err) {
     fields f = {0};
-    int done = 0, rc = 0;
+    int rc = 0;
     for (;;) { /* to the end of the input: blanks only after the document */
         jcur c = {r->buf + r->pos, r->buf + r->len, r->scratch, 0, NULL};
         pc_err e2 = {0};
-        int s = step(r, &c, &f, &done, &e2);
+        int s = step(r, &c, &f, &e2);
         if (s == J_OK) {
             r->pos = (size_t)(c.p - r->buf);
             continue;

@@ -436,3 +436,34 @@ TEST(rocprof_mutations) {
     free(d);
     CHECK(ok > 0 && bad > 0);
 }
+
+/* two processes (rocprofv3 writes one object per process): each one's tables
+ * name its own records; kernel id 5 is a different kernel in each */
+TEST(rocprof_two_processes) {
+    const char *d =
+        "{\"rocprofiler-sdk-tool\": [\n"
+        "{\"metadata\": {\"pid\": 100}, \"agents\": [{\"id\": {\"handle\": 1}, \"type\": 2, \"name\": \"gfx90a\", \"gpu_index\": 0}],"
+        " \"kernel_symbols\": [{\"kernel_id\": 5, \"kernel_name\": \"a.kd\"}],"
+        " \"buffer_records\": {\"kernel_dispatch\": [{\"start_timestamp\": 10, \"end_timestamp\": 20,"
+        " \"dispatch_info\": {\"agent_id\": {\"handle\": 1}, \"kernel_id\": 5}}]}},\n"
+        "{\"metadata\": {\"pid\": 200}, \"agents\": [{\"id\": {\"handle\": 7}, \"type\": 2, \"name\": \"gfx90a\", \"gpu_index\": 1}],"
+        " \"kernel_symbols\": [{\"kernel_id\": 5, \"kernel_name\": \"b.kd\"}],"
+        " \"strings\": {\"buffer_records\": [{\"kind\": \"NONE\", \"operations\": []}, {\"kind\": \"HIP_RUNTIME_API\", \"operations\": [\"hipFree\"]}]},"
+        " \"buffer_records\": {\"kernel_dispatch\": [{\"start_timestamp\": 30, \"end_timestamp\": 45,"
+        " \"dispatch_info\": {\"agent_id\": {\"handle\": 7}, \"kernel_id\": 5}}],"
+        " \"hip_api\": [{\"kind\": 1, \"operation\": 0, \"thread_id\": 201, \"start_timestamp\": 25, \"end_timestamp\": 28}]}}]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_rocprof_mem(d, strlen(d), 0, &t, &err) == 0, "%s", err.msg);
+    const pc_gpu_event *a = gpu_named(t, "a"), *b = gpu_named(t, "b");
+    CHECK(a && b);
+    CHECK_EQ_I(a->device, 0);
+    CHECK_EQ_I(b->device, 1);
+    CHECK_EQ_I(b->dur, 15);
+    const pc_cpu_event *c = cpu_named(t, "hipFree");
+    CHECK(c);
+    CHECK_EQ_I(c->pid, 200);
+    CHECK_EQ_I(c->tid, 201);
+    CHECK_EQ_I(t->ndev, 2);
+    pc_trace_free(t);
+}

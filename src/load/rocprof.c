@@ -55,6 +55,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum role { R_TOP, R_PROCS, R_PROC, R_STRINGS, R_BUFREC, R_RECS, R_AGENTS, R_KSYMS, R_OPNAMES, R_MARKMSG, R_SKIP };
 enum rec { REC_KERNEL, REC_HIP, REC_HSA, REC_MARKER, REC_RCCL, REC_COPY, REC_OTHER };
@@ -95,6 +96,11 @@ typedef struct rp {
     int ngpu;
     defer *def;
     size_t ndef, cap_def;
+    /* progress, as pc_load_opts says: about every 0.25 s, and once at the end */
+    void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total, int final);
+    void *progress_ctx;
+    const char *path;
+    double last_progress;
 } rp;
 
 /* ---------- records: one JSON object's leaves by dotted path ---------- */
@@ -620,6 +626,17 @@ static int step(rp *r, jcur *c, fields *f, pc_err *err) {
 
 /* ---------- the window ---------- */
 
+static void show_progress(rp *r, int final) {
+    if (!r->progress || !r->src) return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    if (!final && now - r->last_progress < 0.25) return;
+    r->last_progress = now;
+    uint64_t size = source_file_size(r->src); /* compressed bytes for gzip, as the Kineto reader */
+    r->progress(r->progress_ctx, r->path, final ? size : source_file_pos(r->src), size, final);
+}
+
 static int refill(rp *r, pc_err *err) {
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
@@ -640,6 +657,7 @@ static int refill(rp *r, pc_err *err) {
     if (r->src) {
         n = source_read(r->src, r->buf + r->len, r->cap - r->len, err);
         if (n < 0) return (int)n;
+        show_progress(r, 0);
     } else {
         n = (ssize_t)(r->memlen - r->mempos < r->cap - r->len ? r->memlen - r->mempos : r->cap - r->len);
         memcpy(r->buf + r->len, r->mem + r->mempos, (size_t)n);
@@ -724,12 +742,15 @@ static int rp_read(rp *r, pc_trace **out, pc_err *err) {
 }
 
 int pc_load_rocprof_source(pc_source *src, const char *path, const pc_load_opts *o, pc_trace **out, pc_err *err) {
-    (void)path;
     rp r = {0};
     r.src = src;
     r.max_value = o ? o->max_value : 0;
+    r.progress = o ? o->progress : NULL;
+    r.progress_ctx = o ? o->progress_ctx : NULL;
+    r.path = path;
     *out = NULL;
     int rc = rp_read(&r, out, err);
+    show_progress(&r, 1);
     if (!rc) (*out)->stats.file_bytes = source_file_size(src);
     return rc;
 }

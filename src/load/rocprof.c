@@ -556,6 +556,10 @@ static int step(rp *r, jcur *c, fields *f, pc_err *err) {
     if ((rc = j_ws(c))) return rc;
     if (!r->depth) {
         if (r->saw_tool) { c->why = "unexpected data after the end of the JSON document"; return J_ERR; }
+        if (c->end - c->p >= 3 && !memcmp(c->p, "\xEF\xBB\xBF", 3) && r->base + (uint64_t)(c->p - r->buf) == 0) { /* a UTF-8 BOM */
+            c->p += 3;
+            if ((rc = j_ws(c))) return rc;
+        }
         if (*c->p != '{') { c->why = "not a rocprofv3 JSON document (expected '{')"; return J_ERR; }
         c->p++;
         r->saw_tool = 1;

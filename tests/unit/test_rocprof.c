@@ -467,3 +467,15 @@ TEST(rocprof_two_processes) {
     CHECK_EQ_I(t->ndev, 2);
     pc_trace_free(t);
 }
+
+/* a UTF-8 byte order mark before the document (an editor's save) */
+TEST(rocprof_bom) {
+    const char *d = "\xEF\xBB\xBF{\"rocprofiler-sdk-tool\": [{\"kernel_symbols\": [{\"kernel_id\": 1, \"kernel_name\": \"k.kd\"}],"
+                    " \"buffer_records\": {\"kernel_dispatch\": [{\"start_timestamp\": 5, \"end_timestamp\": 9, \"dispatch_info\": {\"kernel_id\": 1}}]}}]}";
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_rocprof_mem(d, strlen(d), 0, &t, &err) == 0, "%s", err.msg);
+    CHECK(gpu_named(t, "k"));
+    CHECK_EQ_I(t->gpu[0].dur, 4);
+    pc_trace_free(t);
+}

@@ -144,6 +144,10 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
     evtmp e;
     switch (st) {
     case ST_START:
+        /* a UTF-8 byte order mark first (Windows tools write one): skipped, as
+         * RFC 8259 section 8.1 allows; byte offsets still count it */
+        if (c->end - c->p < 3 && c->end > c->p && !memcmp(c->p, "\xEF\xBB\xBF", (size_t)(c->end - c->p))) return J_MORE;
+        if (c->end - c->p >= 3 && !memcmp(c->p, "\xEF\xBB\xBF", 3)) c->p += 3;
         if ((r = j_ws(c))) return r;
         if (*c->p == '{') { c->p++; *next = ST_KEY_FIRST; return J_OK; }
         if (*c->p == '[') { c->p++; rd->top_is_array = 1; *next = ST_EV_FIRST; return J_OK; }

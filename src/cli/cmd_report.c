@@ -769,6 +769,23 @@ static int check_templates(const char *dir) {
     return 0;
 }
 
+/* --email-to's recipients: no word (between spaces and commas) longer than
+ * an address may be (254 bytes, RFC 5321's path less its brackets), so that
+ * summary.eml's To: folds into lines within RFC 5322's 998 characters:
+ * 0, or -1 after saying which. */
+static int check_email_to(const char *v) {
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, " \t,");
+        if (n > 254) {
+            cli_say(stderr, "perfcard report: --email-to: '%.40s...' is %zu bytes long; an address holds at most 254", p, n);
+            return -1;
+        }
+        p += n;
+        if (*p) p++;
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
@@ -785,7 +802,11 @@ int cmd_report(int argc, char **argv) {
         switch (c) {
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
-        case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
+        case OPT_EMAIL_TO:
+            if (check_email_to(optarg)) return EXIT_INPUT;
+            o.email_to = optarg;
+            extra |= OUT_EMAIL;
+            break;
         case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
         case 'F':
             if (cli_parse_formats("report", optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) return EXIT_INPUT;

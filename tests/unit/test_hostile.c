@@ -107,13 +107,14 @@ TEST(csv_cells_follow_owasp_and_rfc4180) {
     }
 }
 
-/* console lines (cli_clean): C0, DEL, C1 (U+0080..U+009F) and bytes of no
+/* console lines (cli_clean): C0, DEL, C1 (U+0080..U+009F), bidi overrides
+ * (U+202E here: it would reorder the rest of the line) and bytes of no
  * character each one '?'; other characters, U+00A0 and up included, kept */
 TEST(console_text_replaces_controls) {
     static const char *const in[] = {"plain", "a\nb\r\n::error::x", "\x1b[31mred\x1b[0m", "t\tdel\x7f", "c1\xc2\x85\xc2\x9b" "2J",
                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad\xff\xc2", "cut\xe2\x82", "\xe2\x80\xae" "rtl"};
     static const char *const want[] = {"plain", "a?b??::error::x", "?[31mred?[0m", "t?del?", "c1??2J",
-                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad??", "cut??", "\xe2\x80\xae" "rtl"};
+                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad??", "cut??", "?rtl"};
     for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
         sbuf b = {0};
         cli_clean(&b, in[i], strlen(in[i]));

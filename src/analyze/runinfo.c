@@ -131,8 +131,8 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     if (t->stats.bad_fields) {
         char msg[240];
         snprintf(msg, sizeof msg,
-                 "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, or a row shorter "
-                 "than its header): the report covers the rest", (long long)t->stats.bad_fields);
+                 "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, a field of the "
+                 "wrong type or beyond its range, or a row shorter than its header): the report covers the rest", (long long)t->stats.bad_fields);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
     if (t->strs.utf8_repaired) {

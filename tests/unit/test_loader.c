@@ -210,7 +210,8 @@ TEST(loader_malformed_inputs_name_the_offset) {
         {"{\"traceEvents\": [] } trailing", 21, "after the end"},
         {"{\"traceEvents\": [{\"ph\": \"X\"} {\"ph\": \"X\"}]}", 29, "expected ','"},
         {"{\"traceEvents\": [{\"name\": \"bad \\x escape\"}]}", 31, "escape"},
-        {"{\"traceEvents\": [{\"ts\": 1e999999}]}", 24, "range"},
+        {"{\"traceEvents\": [{\"ts\": -x}]}", 25, "number"}, /* not JSON: a damaged trace */
+        {"{\"traceEvents\": [{\"dur\": {1}}]}", 26, "expected a string key"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pc_trace *t = (pc_trace *)1;
@@ -395,4 +396,38 @@ TEST(loader_utf8_bom_is_skipped) {
     t = load_str("\xEF\xBB\xBF\xEF\xBB\xBF{}", 8, &rc, &err); /* one mark only */
     CHECK(rc == PC_EINPUT);
     free(doc), free(plain), free(gz);
+}
+
+/* One bad field costs one event, not the trace: a value that is JSON but
+ * not what its field holds (an argument beyond int64, INT64_MIN itself,
+ * "dur": {}, "ts": true, a time of 1e999999, a grid dimension or pid beyond
+ * int64) skips that event, counted in bad_fields (the CLI warns, exit 3);
+ * the kernels before and after it (2, at 10 and 50 us) are read. */
+TEST(loader_bad_field_costs_one_event) {
+    static const char *const bad[] = {
+        "\"ts\": 30, \"dur\": 5, \"args\": {\"device\": 0, \"correlation\": 99999999999999999999}",
+        "\"ts\": 30, \"dur\": 5, \"args\": {\"device\": 0, \"correlation\": -9223372036854775808}",
+        "\"ts\": 30, \"dur\": {}",
+        "\"ts\": true, \"dur\": 5",
+        "\"ts\": 1e999999, \"dur\": 5",
+        "\"ts\": 30, \"dur\": [1, 2]",
+        "\"ts\": 30, \"dur\": 5, \"args\": {\"grid\": [1, 99999999999999999999999, 1], \"device\": 0}",
+        "\"pid\": 99999999999999999999, \"ts\": 30, \"dur\": 5",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5, "
+                 "\"args\": {\"device\": 0}}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\", \"tid\": 7, %s}, "
+                 "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"b\", \"pid\": 0, \"tid\": 7, \"ts\": 50, \"dur\": 5, \"args\": {\"device\": 0}}]}",
+                 bad[i]);
+        int rc;
+        pc_err err;
+        pc_trace *t = load_str(doc, strlen(doc), &rc, &err);
+        CHECK_MSG(rc == 0, "case %zu: %s", i, err.msg);
+        CHECK_MSG(t->ngpu == 2 && t->stats.bad_fields == 1, "case %zu: %zu kernels, %lld bad", i, t->ngpu, (long long)t->stats.bad_fields);
+        CHECK_EQ_I(t->gpu[0].ts, 10000);
+        CHECK_EQ_I(t->gpu[1].ts, 50000);
+        pc_trace_free(t);
+    }
 }

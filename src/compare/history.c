@@ -1,6 +1,7 @@
 /* history.c - the history database (see history.h, docs/history-schema.md). */
 #include "history.h"
 #include "../summary/categories.h"
+#include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "../util/sbuf.h"
@@ -42,6 +43,9 @@ static int db_err(sqlite3 *h, pc_err *err, const char *what) {
 static int open_db(const char *path, int write, sqlite3 **out, pc_err *err) {
     sqlite3 *h = NULL;
     int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    /* the cause in perfcard's words (SQLite says "unable to open database file" for a link, a FIFO would block it) */
+    int bad = fs_check_plain(path, write, err);
+    if (bad) return bad;
     if (sqlite3_open_v2(path, &h, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
         int rc = !h ? PC_ERRF(err, PC_EIO, "cannot open: out of memory")
                     : write ? PC_ERRF(err, PC_EIO, "cannot open for writing: %s", sqlite3_errmsg(h))

@@ -239,8 +239,12 @@ static int run(reader *rd, int st, pc_err *err) {
             /* nothing but whitespace: an empty input is not a trace */
             size_t k = rd->pos;
             while (k < rd->len && (rd->buf[k] == ' ' || rd->buf[k] == '\n' || rd->buf[k] == '\r' || rd->buf[k] == '\t')) k++;
-            if (st == ST_START && k == rd->len)
+            if (st == ST_START && k == rd->len) {
+                /* a gzip stream that failed before its first byte (a damaged header) is that failure */
+                const char *why = rd->src ? source_error_note(rd->src) : NULL;
+                if (why && rd->base + rd->len == 0) return PC_ERRF(err, PC_EINPUT, "%s", why);
                 return PC_ERRF_AT(err, PC_EINPUT, rd->base + rd->len, "empty input: no JSON document");
+            }
             rd->t->truncated = 1;
             rd->t->truncated_at = done;
             return 0;
@@ -280,6 +284,8 @@ static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
         *out = NULL;
         return rc;
     }
+    const char *why = rd->t->truncated && rd->src ? source_error_note(rd->src) : NULL;
+    if (why) snprintf(rd->t->truncated_why, sizeof rd->t->truncated_why, "%s", why);
     (void)err;
     if (!rd->t->stats.bytes) rd->t->stats.bytes = rd->base + rd->len;
     if (!rd->t->stats.parts) rd->t->stats.parts = 1;

@@ -198,6 +198,8 @@ typedef struct pc_trace {
     /* set when the input ended before the document did */
     int truncated;
     uint64_t truncated_at;     /* byte offset where complete data ends */
+    char truncated_why[200];   /* what ended it when that was damage, naming its byte ("gzip data error at byte 18931
+                                * of the file: the CRC-32 does not match the data"); "" for data that simply ends */
     int sorted;                /* set by pc_trace_sort; nothing may be added after it but by absorb */
 } pc_trace;
 

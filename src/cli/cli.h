@@ -40,7 +40,8 @@ int cli_parse_real(const char *cmd, const char *opt, const char *v, double lo, i
 /* A percentage option's value (above 0, below 1000, "%" allowed): cli_parse_real. */
 int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
 /* Refuses an output that would replace an input (the same file by device and
- * inode, so through a symlink or hard link too): out is a file, or (names not
+ * inode, so through a symlink or hard link too, or by path, so an input not
+ * made yet, trend's new history, too): out is a file, or (names not
  * NULL) a directory where perfcard writes the files whose names match one of
  * names (fnmatch patterns; "charts/" stands for every file in out/charts).
  * Returns 0, or EXIT_INPUT after naming both. */

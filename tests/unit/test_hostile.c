@@ -139,3 +139,28 @@ TEST(href_path_is_a_relative_reference) {
         sbuf_free(&b);
     }
 }
+
+/* An output never replaces an input by path either, when the input does not
+ * exist yet (trend --db OUT/trend.json -o OUT made the history, then wrote
+ * trend.json over it): the same name through "..", "." and a doubled '/',
+ * a pattern's match ("*.csv"), a file in charts/; a folder of another name,
+ * or a history beside the outputs under its own name, is no clash. */
+TEST(cli_overwrite_by_path_before_the_file_exists) {
+    char *d = tmp_path("ovp"), out[600], in[700];
+    snprintf(out, sizeof out, "%s/out", d); /* neither d nor out exists */
+    static const char *const trend[] = {"trend.html", "trend.md", "charts/", "trend.json", NULL};
+    static const char *const report[] = {"report.html", "*.csv", NULL};
+    struct { const char *const *names; const char *fmt; int want; } cases[] = {
+        {trend, "%s/out/trend.json", EXIT_INPUT},        {trend, "%s/x/../out/./trend.json", EXIT_INPUT},
+        {trend, "%s//out//trend.md", EXIT_INPUT},        {trend, "%s/out/charts/steps.png", EXIT_INPUT},
+        {report, "%s/out/kernels.csv", EXIT_INPUT},      {trend, "%s/out/history.db", 0},
+        {trend, "%s/out2/trend.json", 0},                {trend, "%s/trend.json", 0},
+        {NULL, "%s/out", EXIT_INPUT},                    {NULL, "%s/out/../out", EXIT_INPUT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(in, sizeof in, cases[i].fmt, d);
+        char *ins[1] = {in};
+        CHECK_MSG(cli_check_overwrite("trend", out, cases[i].names, ins, 1) == cases[i].want, "case %zu: %s", i, in);
+    }
+    free(d);
+}

@@ -1,0 +1,167 @@
+/* GPU idle gaps by what ends them (idle.h; #44 item 1). One sweep over the
+ * device's kernels (gpu[] is sorted by start): each gap goes to one class
+ * and its parts inside the window and the step windows are summed. */
+#include "idle.h"
+#include "intervals.h"
+#include "../util/apiname.h"
+#include "../util/spill.h"
+#include <assert.h>
+#include <string.h>
+
+static int api_is(const char *name, const char *const *set) {
+    size_t len = api_name_len(name);
+    for (int i = 0; set[i]; i++)
+        if (strlen(set[i]) == len && !strncmp(name, set[i], len)) return 1;
+    return 0;
+}
+int idle_is_graph_launch(const char *name) {
+    static const char *const set[] = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch", NULL};
+    return api_is(name, set);
+}
+int idle_is_wait_event(const char *name) {
+    static const char *const set[] = {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent", NULL};
+    return api_is(name, set);
+}
+
+/* What the sweep needs besides the trace: per name id, flags decided once
+ * (NF_*); per host event, the first GPU op it launched (-1: none) and
+ * whether a wait on an event came on its thread since that thread's previous
+ * launching call. */
+enum { NF_KNOWN = 1, NF_WAIT = 2, NF_GRAPH = 4, NF_COLL = 8 };
+typedef struct idle_prep {
+    const an_ctx *c;
+    uint8_t *nf;
+    int32_t *first;  /* [ncpu] or NULL (no launches recorded) */
+    uint8_t *waited; /* [ncpu] or NULL */
+    ivl *copies;     /* the device's copies and memsets, merged */
+    size_t ncopies;
+} idle_prep;
+
+static uint8_t name_flags(const idle_prep *p, uint32_t id) {
+    const pc_trace *t = p->c->t;
+    if (id >= t->strs.n) return NF_KNOWN;
+    if (!p->nf[id]) {
+        const char *n = strtab_get(&t->strs, id);
+        p->nf[id] = (uint8_t)(NF_KNOWN | (idle_is_wait_event(n) ? NF_WAIT : 0) | (idle_is_graph_launch(n) ? NF_GRAPH : 0) |
+                              (name_is_nccl(n) ? NF_COLL : 0));
+    }
+    return p->nf[id];
+}
+
+/* per launching call: its first GPU op (the earliest start), and whether it
+ * follows a wait on an event on its thread (since the thread's previous
+ * launching call) */
+static void prep_launches(idle_prep *p) {
+    const pc_trace *t = p->c->t;
+    const pc_links *l = &p->c->links;
+    p->first = spill_alloc((t->ncpu ? t->ncpu : 1) * sizeof *p->first);
+    memset(p->first, 0xff, (t->ncpu ? t->ncpu : 1) * sizeof *p->first);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        int32_t L = l->gpu_launch[g];
+        if (L >= 0 && p->first[L] < 0) p->first[L] = (int32_t)g;
+    }
+    p->waited = spill_calloc(t->ncpu ? t->ncpu : 1, 1);
+    for (size_t th = 0; l->thread_order && th < l->nthreads; th++) {
+        int seen = 0;
+        for (size_t k = l->thread_start[th]; k < l->thread_start[th + 1]; k++) {
+            int32_t i = l->thread_order[k];
+            const pc_cpu_event *e = &t->cpu[i];
+            if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
+            if (p->first[i] >= 0) p->waited[i] = (uint8_t)seen, seen = 0;
+            else if (name_flags(p, e->name) & NF_WAIT) seen = 1;
+        }
+    }
+}
+
+/* The class of the gap [a, b) that kernel gi ends (its parts covered by the
+ * device's copies and memsets aside: add_split). */
+static int gap_class(const idle_prep *p, size_t gi, int64_t a) {
+    const pc_trace *t = p->c->t;
+    if (!p->first) return IDLE_UNLINKED;
+    int32_t L = p->c->links.gpu_launch[gi];
+    if (L >= 0 && t->cpu[L].ts > a) return IDLE_HOST_LATE;
+    if (name_flags(p, t->gpu[gi].name) & NF_COLL) return IDLE_DEPENDENCY;
+    if (L >= 0 && p->first[L] == (int32_t)gi && p->waited[L]) return IDLE_DEPENDENCY;
+    return IDLE_QUEUED;
+}
+
+/* adds the gap [a, b) of class q: its part in [ss, se) and in each step
+ * window (steps sorted and disjoint; *sp: the first step that may still
+ * overlap, gaps coming in time order) */
+static void add_gap(const an_ctx *c, idle_split *o, int64_t ss, int64_t se, size_t *sp, int64_t a, int64_t b, int q, int64_t short_ns,
+                    int graph) {
+    assert(a < b && q >= 0 && q < IDLE_N);
+    int64_t lo = a > ss ? a : ss, hi = b < se ? b : se;
+    if (hi > lo) {
+        o->ns[q] += hi - lo;
+        if (q == IDLE_HOST_LATE && b - a < short_ns) o->host_late_short_ns += hi - lo;
+        if (q == IDLE_QUEUED && graph) o->graph_queued_ns += hi - lo, o->graphs = 1;
+    }
+    while (*sp < c->nsteps && c->steps[*sp].end <= a) ++*sp;
+    for (size_t k = *sp; k < c->nsteps && c->steps[k].start < b; k++) {
+        int64_t x = a > c->steps[k].start ? a : c->steps[k].start, y = b < c->steps[k].end ? b : c->steps[k].end;
+        if (y > x) o->step_ns[k * IDLE_N + (size_t)q] += y - x;
+    }
+}
+
+/* adds a gap of class q that is not host-late (nor unlinked): its parts
+ * covered by the device's copies and memsets are dependency (the kernels
+ * wait on work the trace shows), the rest q, in time order */
+static void add_split(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, int64_t a, int64_t b,
+                      int q, int graph) {
+    size_t lo = 0, hi = p->ncopies; /* the first copy ending after a */
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (p->copies[m].e <= a) lo = m + 1;
+        else hi = m;
+    }
+    int64_t x = a;
+    for (size_t k = lo; k < p->ncopies && p->copies[k].s < b; k++) {
+        int64_t cs = p->copies[k].s > x ? p->copies[k].s : x, ce = p->copies[k].e < b ? p->copies[k].e : b;
+        if (cs > x) add_gap(c, o, ss, se, sp, x, cs, q, 0, graph);
+        if (ce > cs) add_gap(c, o, ss, se, sp, cs, ce, IDLE_DEPENDENCY, 0, 0);
+        if (ce > x) x = ce;
+    }
+    if (x < b) add_gap(c, o, ss, se, sp, x, b, q, 0, graph);
+}
+
+void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t short_ns, idle_split *out) {
+    const pc_trace *t = c->t;
+    memset(out, 0, sizeof *out);
+    out->step_ns = spill_calloc((c->nsteps ? c->nsteps : 1) * IDLE_N, sizeof *out->step_ns);
+    idle_prep p = {.c = c, .nf = spill_calloc(t->strs.n ? t->strs.n : 1, 1)};
+    size_t capc = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if ((e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->device == device && e->dur > 0)
+            ivl_append_sorted(&p.copies, &p.ncopies, &capc, e->ts, e->ts + e->dur);
+    }
+    if (c->links.gpu_launch && t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0) prep_launches(&p);
+    int64_t busy_end = INT64_MIN;
+    int any = 0;
+    size_t sp = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL || e->device != device) continue;
+        if (!any && e->ts > INT64_MIN) add_gap(c, out, ss, se, &sp, INT64_MIN, e->ts, IDLE_STARTUP, short_ns, 0);
+        else if (any && e->ts > busy_end) {
+            int q = gap_class(&p, g, busy_end);
+            int32_t L = p.first ? c->links.gpu_launch[g] : -1;
+            int graph = L >= 0 && (name_flags(&p, t->cpu[L].name) & NF_GRAPH);
+            if (q == IDLE_HOST_LATE || q == IDLE_UNLINKED) add_gap(c, out, ss, se, &sp, busy_end, e->ts, q, short_ns, graph);
+            else add_split(c, &p, out, ss, se, &sp, busy_end, e->ts, q, graph);
+        }
+        any = 1;
+        if (e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;
+    }
+    if (any && busy_end < INT64_MAX) add_gap(c, out, ss, se, &sp, busy_end, INT64_MAX, IDLE_TAIL, short_ns, 0);
+    spill_free(p.nf);
+    spill_free(p.first);
+    spill_free(p.waited);
+    spill_free(p.copies);
+}
+
+void idle_split_free(idle_split *s) {
+    spill_free(s->step_ns);
+    s->step_ns = NULL;
+}

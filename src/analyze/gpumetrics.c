@@ -168,6 +168,7 @@ static void idle_fill(const an_ctx *c, pc_summary *ps, tab_gpu_device_idle *idle
     idle->host_late_ns = sp.ns[IDLE_HOST_LATE];
     idle->queued_ns = sp.ns[IDLE_QUEUED];
     idle->dependency_ns = sp.ns[IDLE_DEPENDENCY];
+    idle->dispatch_ns = sp.ns[IDLE_DISPATCH];
     idle->startup_ns = sp.ns[IDLE_STARTUP];
     idle->tail_ns = sp.ns[IDLE_TAIL];
     idle->unlinked_ns = sp.ns[IDLE_UNLINKED];

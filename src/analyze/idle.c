@@ -75,14 +75,14 @@ static void prep_launches(idle_prep *p) {
 
 /* The class of the gap [a, b) that kernel gi ends (its parts covered by the
  * device's copies and memsets aside: add_split). */
-static int gap_class(const idle_prep *p, size_t gi, int64_t a) {
+static int gap_class(const idle_prep *p, size_t gi, int64_t a, int64_t b, int64_t short_ns) {
     const pc_trace *t = p->c->t;
     if (!p->first) return IDLE_UNLINKED;
     int32_t L = p->c->links.gpu_launch[gi];
     if (L >= 0 && t->cpu[L].ts > a) return IDLE_HOST_LATE;
     if (name_flags(p, t->gpu[gi].name) & NF_COLL) return IDLE_DEPENDENCY;
     if (L >= 0 && p->first[L] == (int32_t)gi && p->waited[L]) return IDLE_DEPENDENCY;
-    return IDLE_QUEUED;
+    return b - a < short_ns ? IDLE_DISPATCH : IDLE_QUEUED;
 }
 
 /* adds the gap [a, b) of class q: its part in [ss, se) and in each step
@@ -143,9 +143,14 @@ void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t 
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL || e->device != device) continue;
-        if (!any && e->ts > INT64_MIN) add_gap(c, out, ss, se, &sp, INT64_MIN, e->ts, IDLE_STARTUP, short_ns, 0);
-        else if (any && e->ts > busy_end) {
-            int q = gap_class(&p, g, busy_end);
+        if (!any && e->ts > INT64_MIN) {
+            /* with steps, what the device did from the steps' start to its first kernel is a gap like any other */
+            int64_t cut = c->step_source && ss > INT64_MIN && ss < e->ts ? ss : e->ts;
+            if (cut > INT64_MIN) add_gap(c, out, ss, se, &sp, INT64_MIN, cut, IDLE_STARTUP, short_ns, 0);
+            busy_end = cut, any = cut < e->ts;
+        }
+        if (any && e->ts > busy_end) {
+            int q = gap_class(&p, g, busy_end, e->ts, short_ns);
             int32_t L = p.first ? c->links.gpu_launch[g] : -1;
             int graph = L >= 0 && (name_flags(&p, t->cpu[L].name) & NF_GRAPH);
             if (q == IDLE_HOST_LATE || q == IDLE_UNLINKED) add_gap(c, out, ss, se, &sp, busy_end, e->ts, q, short_ns, graph);

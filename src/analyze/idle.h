@@ -15,12 +15,22 @@
  *                   gap that is not host-late, the parts when a copy or memset
  *                   runs on the device (the kernels wait on work the trace
  *                   shows; the rest of that gap keeps the gap's class);
+ *   IDLE_DISPATCH   it was launched at or before the gap's start, nothing
+ *                   above explains the wait, and the gap is shorter than the
+ *                   kernel-wait threshold (short_ns): the device's own
+ *                   kernel-to-kernel dispatch between work already queued;
  *   IDLE_QUEUED     it was launched at or before the gap's start (or has no
- *                   launch call in a trace that records launches) and nothing
- *                   above explains the wait: the device waited on work the
- *                   trace does not show (CUDA/HIP graph nodes not traced, work
- *                   launched before the capture, another device);
- *   IDLE_STARTUP    before the device's first kernel in the trace;
+ *                   launch call in a trace that records launches), nothing
+ *                   above explains the wait, and the gap is short_ns or
+ *                   longer: the device waited on work the trace does not
+ *                   show (CUDA/HIP graph nodes not traced, work launched
+ *                   before the capture, another device);
+ *   IDLE_STARTUP    before the device's first kernel in the trace, when the
+ *                   trace has no steps (the one window is the whole trace:
+ *                   start-up); with steps, the part of that gap inside the
+ *                   steps' span is classified as any gap beginning at the
+ *                   span's start (what the host did from the first step's
+ *                   start) and only the part before it is start-up;
  *   IDLE_TAIL       after its last kernel;
  *   IDLE_UNLINKED   the trace records no runtime or driver calls at all, so
  *                   when anything was launched is unknown (MindSpore's timelines).
@@ -32,7 +42,7 @@
 #include <stdint.h>
 #include "analyze.h"
 
-enum { IDLE_HOST_LATE = 0, IDLE_QUEUED, IDLE_DEPENDENCY, IDLE_STARTUP, IDLE_TAIL, IDLE_UNLINKED, IDLE_N };
+enum { IDLE_HOST_LATE = 0, IDLE_QUEUED, IDLE_DEPENDENCY, IDLE_DISPATCH, IDLE_STARTUP, IDLE_TAIL, IDLE_UNLINKED, IDLE_N };
 
 typedef struct idle_split {
     int64_t ns[IDLE_N];          /* per class, inside [ss, se) */

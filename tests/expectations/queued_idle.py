@@ -8,8 +8,11 @@ kernels' busy time to the start of the next kernel). Its class:
               cudaStreamWaitEvent came on the launching thread since that thread's previous call
               that launched GPU work; and, in any gap that is not host-late, the instants when a
               copy or memset runs on the device;
+  dispatch    else, when the gap is shorter than 30 us (HTA's kernel-wait threshold): the device's
+              own kernel-to-kernel dispatch between kernels already queued;
   queued      else (launched at or before the gap's start, or with no launch call in the trace);
-  start-up / tail  before the device's first kernel / after its last.
+  start-up / tail  before the device's first kernel / after its last; with steps, the idle from the
+              first step's start to the device's first kernel is a gap beginning at that start.
 Counted inside the steps' windows (ProfilerStep#N ranges), per step and summed.
 Usage: queued_idle.py TRACE.json.gz"""
 import json, gzip, re, sys, collections
@@ -57,14 +60,18 @@ for dev in devices:
             if graph and cls == "queued": graph_q += x
     end = None
     for g in kern:
-        if end is None: add(-1 << 62, g["ts"], "start-up")
-        elif g["ts"] > end:
+        if end is None:
+            cut = steps[0][0] if steps and steps[0][0] < g["ts"] else g["ts"]
+            add(-1 << 62, cut, "start-up")
+            end = cut
+        if g["ts"] > end:
             a, b = end, g["ts"]
             c = g["args"].get("correlation")
             L = by_corr.get(c)
             if L is not None and L["ts"] > a: add(a, b, "host-late")
             else:
-                cls = "dependency" if coll(g["name"]) or (L is not None and first.get(c) is g and c in waited) else "queued"
+                cls = "dependency" if coll(g["name"]) or (L is not None and first.get(c) is g and c in waited) else \
+                      "dispatch" if b - a < 30 else "queued"
                 graph = L is not None and base(L["name"]) in ("cudaGraphLaunch", "hipGraphLaunch")
                 # the instants a copy or memset runs are dependency; the rest the gap's class
                 x = a
@@ -78,7 +85,7 @@ for dev in devices:
         end = g["ts"] + g["dur"] if end is None else max(end, g["ts"] + g["dur"])
     add(end, 1 << 62, "tail")
     n = len(steps)
-    for cls in ("host-late", "queued", "dependency", "start-up", "tail"):
+    for cls in ("host-late", "queued", "dependency", "dispatch", "start-up", "tail"):
         v = [p[cls] / 1000 for p in per]
         print("device %s %s per step ms %s mean %.4f" % (dev, cls, [round(x, 3) for x in v], sum(v) / n))
     print("device %s queued inside graph replays per step ms %.4f (the trace launches graphs: %s)" % (dev, graph_q / 1000 / n, graphs))

@@ -18,21 +18,14 @@ int idle_is_graph_launch(const char *name) {
     static const char *const set[] = {"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch", NULL};
     return api_is(name, set);
 }
-int idle_is_wait_event(const char *name) {
-    static const char *const set[] = {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent", NULL};
-    return api_is(name, set);
-}
 
 /* What the sweep needs besides the trace: per name id, flags decided once
- * (NF_*); per host event, the first GPU op it launched (-1: none) and
- * whether a wait on an event came on its thread since that thread's previous
- * launching call. */
-enum { NF_KNOWN = 1, NF_WAIT = 2, NF_GRAPH = 4, NF_COLL = 8 };
+ * (NF_*); whether the trace records launches; the device's copies. */
+enum { NF_KNOWN = 1, NF_GRAPH = 4, NF_COLL = 8 };
 typedef struct idle_prep {
     const an_ctx *c;
     uint8_t *nf;
-    int32_t *first;  /* [ncpu] or NULL (no launches recorded) */
-    uint8_t *waited; /* [ncpu] or NULL */
+    int linked;      /* launches recorded and linked: when a kernel was launched is known */
     ivl *copies;     /* the device's copies and memsets, merged */
     size_t ncopies;
 } idle_prep;
@@ -42,47 +35,21 @@ static uint8_t name_flags(const idle_prep *p, uint32_t id) {
     if (id >= t->strs.n) return NF_KNOWN;
     if (!p->nf[id]) {
         const char *n = strtab_get(&t->strs, id);
-        p->nf[id] = (uint8_t)(NF_KNOWN | (idle_is_wait_event(n) ? NF_WAIT : 0) | (idle_is_graph_launch(n) ? NF_GRAPH : 0) |
-                              (name_is_nccl(n) ? NF_COLL : 0));
+        p->nf[id] = (uint8_t)(NF_KNOWN | (idle_is_graph_launch(n) ? NF_GRAPH : 0) | (name_is_nccl(n) ? NF_COLL : 0));
     }
     return p->nf[id];
 }
 
-/* per launching call: its first GPU op (the earliest start), and whether it
- * follows a wait on an event on its thread (since the thread's previous
- * launching call) */
-static void prep_launches(idle_prep *p) {
-    const pc_trace *t = p->c->t;
-    const pc_links *l = &p->c->links;
-    p->first = spill_alloc((t->ncpu ? t->ncpu : 1) * sizeof *p->first);
-    memset(p->first, 0xff, (t->ncpu ? t->ncpu : 1) * sizeof *p->first);
-    for (size_t g = 0; g < t->ngpu; g++) {
-        int32_t L = l->gpu_launch[g];
-        if (L >= 0 && p->first[L] < 0) p->first[L] = (int32_t)g;
-    }
-    p->waited = spill_calloc(t->ncpu ? t->ncpu : 1, 1);
-    for (size_t th = 0; l->thread_order && th < l->nthreads; th++) {
-        int seen = 0;
-        for (size_t k = l->thread_start[th]; k < l->thread_start[th + 1]; k++) {
-            int32_t i = l->thread_order[k];
-            const pc_cpu_event *e = &t->cpu[i];
-            if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) continue;
-            if (p->first[i] >= 0) p->waited[i] = (uint8_t)seen, seen = 0;
-            else if (name_flags(p, e->name) & NF_WAIT) seen = 1;
-        }
-    }
-}
-
-/* The class of the gap [a, b) that kernel gi ends (its parts covered by the
- * device's copies and memsets aside: add_split). */
-static int gap_class(const idle_prep *p, size_t gi, int64_t a, int64_t b, int64_t short_ns) {
-    const pc_trace *t = p->c->t;
-    if (!p->first) return IDLE_UNLINKED;
-    int32_t L = p->c->links.gpu_launch[gi];
-    if (L >= 0 && t->cpu[L].ts > a) return IDLE_HOST_LATE;
-    if (name_flags(p, t->gpu[gi].name) & NF_COLL) return IDLE_DEPENDENCY;
-    if (L >= 0 && p->first[L] == (int32_t)gi && p->waited[L]) return IDLE_DEPENDENCY;
-    return b - a < short_ns ? IDLE_DISPATCH : IDLE_QUEUED;
+/* The class of a gap, or of its part after the ending kernel's launch call
+ * returned, when that kernel was queued: dependency for a collective (it
+ * waits on its peers, other devices), else dispatch for a part under
+ * short_ns, else queued. A stream's wait on an event is no dependency here:
+ * in a gap no traced kernel runs on the device, so an event that holds the
+ * kernel through it is held by work the trace does not show (or by a copy,
+ * whose instants add_split counts as dependency). */
+static int queued_class(const idle_prep *p, size_t gi, int64_t len, int64_t short_ns) {
+    if (name_flags(p, p->c->t->gpu[gi].name) & NF_COLL) return IDLE_DEPENDENCY;
+    return len < short_ns ? IDLE_DISPATCH : IDLE_QUEUED;
 }
 
 /* adds the gap [a, b) of class q: its part in [ss, se) and in each step
@@ -125,6 +92,36 @@ static void add_split(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
     if (x < b) add_gap(c, o, ss, se, sp, x, b, q, 0, graph);
 }
 
+/* The gap [a, b) that kernel gi ends (first: it is the device's first kernel
+ * and the trace has no steps, so the gap is the trace's start-up). A kernel
+ * launched after the gap began makes the gap host-late (start-up for the
+ * first) up to its launch call's return; when it then starts short_ns or
+ * more after that return, the device held it queued: that rest is classified
+ * as a queued kernel's gap (a launch made 0.04 ms late that runs 463 ms later
+ * leaves 463 ms of queued idle, not of host-late). */
+static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, size_t gi, int64_t a,
+                      int64_t b, int64_t short_ns, int first) {
+    const pc_trace *t = c->t;
+    if (!p->linked) {
+        add_gap(c, o, ss, se, sp, a, b, first ? IDLE_STARTUP : IDLE_UNLINKED, 0, 0);
+        return;
+    }
+    int32_t L = c->links.gpu_launch[gi];
+    int graph = L >= 0 && (name_flags(p, t->cpu[L].name) & NF_GRAPH);
+    int64_t qs = a; /* where the queued part begins */
+    if (first || (L >= 0 && t->cpu[L].ts > a)) {
+        int64_t ret = L >= 0 ? t->cpu[L].ts + t->cpu[L].dur : b;
+        int q = first ? IDLE_STARTUP : IDLE_HOST_LATE;
+        if (ret <= a || ret >= b || b - ret < short_ns) {
+            add_gap(c, o, ss, se, sp, a, b, q, q == IDLE_HOST_LATE ? short_ns : 0, 0);
+            return;
+        }
+        add_gap(c, o, ss, se, sp, a, ret, q, 0, 0);
+        qs = ret;
+    }
+    add_split(c, p, o, ss, se, sp, qs, b, queued_class(p, gi, b - qs, short_ns), graph);
+}
+
 void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t short_ns, idle_split *out) {
     const pc_trace *t = c->t;
     memset(out, 0, sizeof *out);
@@ -136,7 +133,7 @@ void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t 
         if ((e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->device == device && e->dur > 0)
             ivl_append_sorted(&p.copies, &p.ncopies, &capc, e->ts, e->ts + e->dur);
     }
-    if (c->links.gpu_launch && t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0) prep_launches(&p);
+    p.linked = c->links.gpu_launch && t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
     int64_t busy_end = INT64_MIN;
     int any = 0;
     size_t sp = 0;
@@ -145,24 +142,17 @@ void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t 
         if (e->kind != GPU_KERNEL || e->device != device) continue;
         if (!any && e->ts > INT64_MIN) {
             /* with steps, what the device did from the steps' start to its first kernel is a gap like any other */
-            int64_t cut = c->step_source && ss > INT64_MIN && ss < e->ts ? ss : e->ts;
-            if (cut > INT64_MIN) add_gap(c, out, ss, se, &sp, INT64_MIN, cut, IDLE_STARTUP, short_ns, 0);
-            busy_end = cut, any = cut < e->ts;
+            int64_t cut = c->step_source && ss > INT64_MIN && ss < e->ts ? ss : INT64_MIN;
+            if (cut == INT64_MIN) add_ended(c, &p, out, ss, se, &sp, g, INT64_MIN, e->ts, short_ns, 1);
+            else add_gap(c, out, ss, se, &sp, INT64_MIN, cut, IDLE_STARTUP, 0, 0);
+            busy_end = cut == INT64_MIN ? e->ts : cut, any = busy_end < e->ts;
         }
-        if (any && e->ts > busy_end) {
-            int q = gap_class(&p, g, busy_end, e->ts, short_ns);
-            int32_t L = p.first ? c->links.gpu_launch[g] : -1;
-            int graph = L >= 0 && (name_flags(&p, t->cpu[L].name) & NF_GRAPH);
-            if (q == IDLE_HOST_LATE || q == IDLE_UNLINKED) add_gap(c, out, ss, se, &sp, busy_end, e->ts, q, short_ns, graph);
-            else add_split(c, &p, out, ss, se, &sp, busy_end, e->ts, q, graph);
-        }
+        if (any && e->ts > busy_end) add_ended(c, &p, out, ss, se, &sp, g, busy_end, e->ts, short_ns, 0);
         any = 1;
         if (e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;
     }
     if (any && busy_end < INT64_MAX) add_gap(c, out, ss, se, &sp, busy_end, INT64_MAX, IDLE_TAIL, short_ns, 0);
     spill_free(p.nf);
-    spill_free(p.first);
-    spill_free(p.waited);
     spill_free(p.copies);
 }
 

@@ -5,16 +5,19 @@
  * end of the busy time before it to the start of the kernel that ends it.
  * By what ends it:
  *   IDLE_HOST_LATE  that kernel's launch call began after the gap began: the
- *                   host was late (what host-side changes can give back);
- *   IDLE_DEPENDENCY it was launched at or before the gap's start and it waits
- *                   on something the trace shows: it is a collective (NCCL
- *                   and other stacks' communication kernels), or it is the
- *                   first GPU op of its launch call and a StreamWaitEvent call
- *                   (cuda, cu, hip) came on the launching thread after that
- *                   thread's previous call that launched GPU work; and, in a
- *                   gap that is not host-late, the parts when a copy or memset
- *                   runs on the device (the kernels wait on work the trace
- *                   shows; the rest of that gap keeps the gap's class);
+ *                   host was late (what host-side changes can give back), up
+ *                   to that call's return; when the kernel starts short_ns or
+ *                   more after the return, the device held it queued and the
+ *                   rest of the gap is classified as below;
+ *   IDLE_DEPENDENCY it was launched at or before the gap's start (or the rest
+ *                   after its return, above) and it is a collective (NCCL and
+ *                   other stacks' communication kernels: it waits on its
+ *                   peers); and, in any gap or rest that is not host-late, the
+ *                   instants when a copy or memset runs on the device (the
+ *                   kernels wait on work the trace shows). A stream's wait on
+ *                   an event (cudaStreamWaitEvent) is no dependency: in a gap
+ *                   no traced kernel runs, so an event that holds the kernel
+ *                   through it is held by work the trace does not show;
  *   IDLE_DISPATCH   it was launched at or before the gap's start, nothing
  *                   above explains the wait, and the gap is shorter than the
  *                   kernel-wait threshold (short_ns): the device's own
@@ -26,11 +29,11 @@
  *                   show (CUDA/HIP graph nodes not traced, work launched
  *                   before the capture, another device);
  *   IDLE_STARTUP    before the device's first kernel in the trace, when the
- *                   trace has no steps (the one window is the whole trace:
- *                   start-up); with steps, the part of that gap inside the
- *                   steps' span is classified as any gap beginning at the
- *                   span's start (what the host did from the first step's
- *                   start) and only the part before it is start-up;
+ *                   trace has no steps (the one window is the whole trace),
+ *                   up to the first kernel's launch return when it starts
+ *                   short_ns or more after it (the rest as above); with steps,
+ *                   only the part before the first step's start (from there it
+ *                   is a gap beginning at that start);
  *   IDLE_TAIL       after its last kernel;
  *   IDLE_UNLINKED   the trace records no runtime or driver calls at all, so
  *                   when anything was launched is unknown (MindSpore's timelines).
@@ -60,6 +63,4 @@ void idle_split_free(idle_split *s);
 /* 1 when name (a runtime or driver call) launches a CUDA or HIP graph:
  * cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch, with or without a version suffix. */
 int idle_is_graph_launch(const char *name);
-/* 1 when name is a stream's wait on an event: cudaStreamWaitEvent, cuStreamWaitEvent, hipStreamWaitEvent. */
-int idle_is_wait_event(const char *name);
 #endif

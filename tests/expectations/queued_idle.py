@@ -2,45 +2,36 @@
 """Issue #44 item 1: the GPU idle of a Kineto trace, split by what ends each gap (json + gzip only).
 Independent of perfcard. Per device, a gap is an interval with no kernel running (from the end of the
 kernels' busy time to the start of the next kernel). Its class:
-  host-late   the ending kernel's launch call (by correlation) began after the gap began;
+  host-late   the ending kernel's launch call (by correlation) began after the gap began, up to that
+              call's return; when the kernel starts 30 us or more after the return, the rest of the
+              gap is classified as below (the device held the kernel queued);
   dependency  else, the ending kernel is a collective (name holds nccl, allreduce, allgather,
-              reducescatter), or it is the first kernel/copy of its launch call and a
-              cudaStreamWaitEvent came on the launching thread since that thread's previous call
-              that launched GPU work; and, in any gap that is not host-late, the instants when a
-              copy or memset runs on the device;
+              reducescatter); and, in any gap (or rest) that is not host-late, the instants when a
+              copy or memset runs on the device (a stream's wait on an event is no dependency: no
+              traced kernel runs in the gap, so what holds the event is not in the trace);
   dispatch    else, when the gap is shorter than 30 us (HTA's kernel-wait threshold): the device's
               own kernel-to-kernel dispatch between kernels already queued;
   queued      else (launched at or before the gap's start, or with no launch call in the trace);
   start-up / tail  before the device's first kernel / after its last; with steps, the idle from the
-              first step's start to the device's first kernel is a gap beginning at that start.
+              first step's start to the device's first kernel is a gap beginning at that start;
+              without steps, start-up ends at the first kernel's launch return when the kernel starts
+              30 us or more after it (the rest classified as below).
 Counted inside the steps' windows (ProfilerStep#N ranges), per step and summed.
 Usage: queued_idle.py TRACE.json.gz"""
 import json, gzip, re, sys, collections
 
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("name", "").startswith("ProfilerStep"))
+have_steps = bool(steps)
+if not steps:  # no steps: the one window is the trace, from its first event to its last end
+    timed = [e for e in ev if e.get("ph") not in ("M", None) and isinstance(e.get("ts"), (int, float))]
+    steps = [(min(e["ts"] for e in timed), max(e["ts"] + e.get("dur", 0) for e in timed))]
 api = [e for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver")]
 by_corr = {}
 for e in api:
     if "correlation" in e.get("args", {}): by_corr[e["args"]["correlation"]] = e
 gpu_all = sorted((e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")), key=lambda e: e["ts"])
 base = lambda n: re.sub(r"_v\d+$", "", n)
-# the first GPU op of each launch call, and whether a stream wait on an event preceded that call
-first = {}
-for g in gpu_all:
-    c = g.get("args", {}).get("correlation")
-    if c in by_corr and c not in first: first[c] = g
-launching = {id(by_corr[c]) for c in first}
-waited = set()
-by_thread = collections.defaultdict(list)
-for e in api: by_thread[(e["pid"], e["tid"])].append(e)
-for calls in by_thread.values():
-    seen = False
-    for e in sorted(calls, key=lambda e: e["ts"]):
-        if id(e) in launching:
-            if seen: waited.add(e["args"]["correlation"])
-            seen = False
-        elif base(e["name"]) in ("cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent"): seen = True
 coll = lambda n: any(w in n.lower() for w in ("nccl", "allreduce", "allgather", "reducescatter"))
 
 def clip(a, b, lo, hi): return max(0, min(b, hi) - max(a, lo))
@@ -58,19 +49,19 @@ for dev in devices:
             x = clip(a, b, s0, s1)
             per[i][cls] += x
             if graph and cls == "queued": graph_q += x
-    end = None
-    for g in kern:
-        if end is None:
-            cut = steps[0][0] if steps and steps[0][0] < g["ts"] else g["ts"]
-            add(-1 << 62, cut, "start-up")
-            end = cut
-        if g["ts"] > end:
-            a, b = end, g["ts"]
+    def ended(g, a, b, is_first):
             c = g["args"].get("correlation")
             L = by_corr.get(c)
-            if L is not None and L["ts"] > a: add(a, b, "host-late")
-            else:
-                cls = "dependency" if coll(g["name"]) or (L is not None and first.get(c) is g and c in waited) else \
+            if is_first or (L is not None and L["ts"] > a):
+                cls0 = "start-up" if is_first else "host-late"
+                ret = L["ts"] + L.get("dur", 0) if L is not None else b
+                if ret <= a or ret >= b or b - ret < 30:
+                    add(a, b, cls0)
+                    return
+                add(a, ret, cls0)
+                a = ret
+            if True:
+                cls = "dependency" if coll(g["name"]) else \
                       "dispatch" if b - a < 30 else "queued"
                 graph = L is not None and base(L["name"]) in ("cudaGraphLaunch", "hipGraphLaunch")
                 # the instants a copy or memset runs are dependency; the rest the gap's class
@@ -82,7 +73,17 @@ for dev in devices:
                     if ce > cs: add(cs, ce, "dependency")
                     x = max(x, ce)
                 if x < b: add(x, b, cls, graph)
-        end = g["ts"] + g["dur"] if end is None else max(end, g["ts"] + g["dur"])
+    end = None
+    for g in kern:
+        if end is None:
+            if have_steps and steps[0][0] < g["ts"]:
+                add(-1 << 62, steps[0][0], "start-up")
+                end = steps[0][0]
+            else:
+                ended(g, -1 << 62, g["ts"], True)
+                end = g["ts"]
+        if g["ts"] > end: ended(g, end, g["ts"], False)
+        end = max(end, g["ts"] + g["dur"])
     add(end, 1 << 62, "tail")
     n = len(steps)
     for cls in ("host-late", "queued", "dependency", "dispatch", "start-up", "tail"):

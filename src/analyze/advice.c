@@ -10,6 +10,7 @@
  * Holistic Trace Analysis, Nsight Systems' expert rules, PyProf. */
 #include "rules.h"
 #include "stakes.h"
+#include "advice_fit.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -117,6 +118,9 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
                   (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
     *in.hpool = rules_host_late(ps, in.nsteps);
+    advice_fit fit;
+    advice_fit_find(c, &fit);
+    in.fit = &fit;
     in.program = rules_program(c, ps);
     rules_host_gaps_start(&in); /* on a second thread while the rules before host_phase run */
     for (const pc_rule *r = pc_rules; r->id; r++)

@@ -16,6 +16,7 @@
 #include "flops.h"
 #include "peaks.h"
 #include "stakes.h"
+#include "advice_fit.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,15 @@
 #include <string.h>
 
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A field of a rule's text as it fits the run (advice_fit.h): the row's own text, or the
+ * summary's copy of a rewrite (NULL where the rewrite drops it) */
+static const char *fitted(const rule_in *in, const pc_rule *r, int field, const char *text) {
+    if (!in->fit || !text) return text;
+    char buf[2048];
+    const char *t = advice_fit_text(in->fit, r->id, in->program, field, text, buf, sizeof buf);
+    return t == text || !t ? t : pc_summary_utf8(in->ps, t);
+}
+
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
     char ev[1024];
     va_list ap;
@@ -32,17 +42,21 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     cJSON *o = cJSON_CreateObject();
     tab_suggestion *sg = PC_ADD_REC(in->ps, o, suggestion);
     sg->rule = r->id;
-    sg->title = r->title;
-    sg->threshold = r->threshold;
-    sg->evidence = pc_summary_utf8(in->ps, ev);
-    sg->why = r->why;
-    /* what to try: for any program, then in the kind of program the trace comes from */
+    sg->title = fitted(in, r, FIT_TITLE, r->title);
+    sg->threshold = fitted(in, r, FIT_THRESHOLD, r->threshold);
+    const char *evf = fitted(in, r, FIT_EVIDENCE, ev);
+    sg->evidence = evf == ev ? pc_summary_utf8(in->ps, ev) : evf;
+    sg->why = fitted(in, r, FIT_WHY, r->why);
+    /* what to try: for any program, then in the kind of program the trace comes from (both as they fit the run) */
     const char *fw = in->program == PROG_PYTORCH ? r->try_pytorch : in->program == PROG_MINDSPORE ? r->try_mindspore : r->try_cuda;
+    fw = fitted(in, r, FIT_TRY_PROG, fw);
+    const char *any = fitted(in, r, FIT_TRY, r->try_);
     static const char *const label[] = {[PROG_CUDA] = " In CUDA: ", [PROG_PYTORCH] = " In PyTorch: ", [PROG_MINDSPORE] = " In MindSpore: "};
-    char tr[1024];
-    snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? label[in->program] : "", fw ? fw : "");
+    const char *lab = in->fit && in->fit->amd && in->program == PROG_CUDA ? " In HIP: " : label[in->program];
+    char tr[2048];
+    snprintf(tr, sizeof tr, "%s%s%s", any ? any : "", fw ? lab : "", fw ? fw : "");
     sg->try = pc_summary_utf8(in->ps, tr);
-    sg->source = r->source;
+    sg->source = fitted(in, r, FIT_SOURCE, r->source);
     if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns), sg->stake_source = "estimate";
     cJSON_AddItemToArray(in->out, o);
     return o;

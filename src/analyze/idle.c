@@ -95,9 +95,10 @@ static void add_split(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
 /* The gap [a, b) that kernel gi ends (first: it is the device's first kernel
  * and the trace has no steps, so the gap is the trace's start-up). A kernel
  * launched after the gap began makes the gap host-late (start-up for the
- * first) up to its launch call's return; when it then starts short_ns or
- * more after that return, the device held it queued: that rest is classified
- * as a queued kernel's gap (a launch made 0.04 ms late that runs 463 ms later
+ * first) up to its launch call's return; when it then starts IDLE_HELD_NS or
+ * more after that return, the device held it queued (no launch latency comes
+ * near a millisecond: a few to tens of µs): that rest is classified as a
+ * queued kernel's gap (a launch made 0.04 ms late that runs 463 ms later
  * leaves 463 ms of queued idle, not of host-late). */
 static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, size_t gi, int64_t a,
                       int64_t b, int64_t short_ns, int first) {
@@ -112,7 +113,7 @@ static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
     if (first || (L >= 0 && t->cpu[L].ts > a)) {
         int64_t ret = L >= 0 ? t->cpu[L].ts + t->cpu[L].dur : b;
         int q = first ? IDLE_STARTUP : IDLE_HOST_LATE;
-        if (ret <= a || ret >= b || b - ret < short_ns) {
+        if (ret <= a || ret >= b || b - ret < IDLE_HELD_NS) {
             add_gap(c, o, ss, se, sp, a, b, q, q == IDLE_HOST_LATE ? short_ns : 0, 0);
             return;
         }

@@ -6,9 +6,9 @@
  * By what ends it:
  *   IDLE_HOST_LATE  that kernel's launch call began after the gap began: the
  *                   host was late (what host-side changes can give back), up
- *                   to that call's return; when the kernel starts short_ns or
- *                   more after the return, the device held it queued and the
- *                   rest of the gap is classified as below;
+ *                   to that call's return; when the kernel starts IDLE_HELD_NS
+ *                   (1 ms) or more after the return, the device held it queued
+ *                   and the rest of the gap is classified as below;
  *   IDLE_DEPENDENCY it was launched at or before the gap's start (or the rest
  *                   after its return, above) and it is a collective (NCCL and
  *                   other stacks' communication kernels: it waits on its
@@ -31,7 +31,7 @@
  *   IDLE_STARTUP    before the device's first kernel in the trace, when the
  *                   trace has no steps (the one window is the whole trace),
  *                   up to the first kernel's launch return when it starts
- *                   short_ns or more after it (the rest as above); with steps,
+ *                   IDLE_HELD_NS or more after it (the rest as above); with steps,
  *                   only the part before the first step's start (from there it
  *                   is a gap beginning at that start);
  *   IDLE_TAIL       after its last kernel;
@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include "analyze.h"
 
+enum { IDLE_HELD_NS = 1000000 }; /* a kernel starting this long after its launch returned was held queued */
 enum { IDLE_HOST_LATE = 0, IDLE_QUEUED, IDLE_DEPENDENCY, IDLE_DISPATCH, IDLE_STARTUP, IDLE_TAIL, IDLE_UNLINKED, IDLE_N };
 
 typedef struct idle_split {

@@ -3,8 +3,9 @@
 Independent of perfcard. Per device, a gap is an interval with no kernel running (from the end of the
 kernels' busy time to the start of the next kernel). Its class:
   host-late   the ending kernel's launch call (by correlation) began after the gap began, up to that
-              call's return; when the kernel starts 30 us or more after the return, the rest of the
-              gap is classified as below (the device held the kernel queued);
+              call's return; when the kernel starts 1 ms or more after the return, the rest of the
+              gap is classified as below (the device held the kernel queued: no launch latency comes
+              near 1 ms);
   dependency  else, the ending kernel is a collective (name holds nccl, allreduce, allgather,
               reducescatter); and, in any gap (or rest) that is not host-late, the instants when a
               copy or memset runs on the device (a stream's wait on an event is no dependency: no
@@ -15,7 +16,7 @@ kernels' busy time to the start of the next kernel). Its class:
   start-up / tail  before the device's first kernel / after its last; with steps, the idle from the
               first step's start to the device's first kernel is a gap beginning at that start;
               without steps, start-up ends at the first kernel's launch return when the kernel starts
-              30 us or more after it (the rest classified as below).
+              1 ms or more after it (the rest classified as below).
 Counted inside the steps' windows (ProfilerStep#N ranges), per step and summed.
 Usage: queued_idle.py TRACE.json.gz"""
 import json, gzip, re, sys, collections
@@ -55,7 +56,7 @@ for dev in devices:
             if is_first or (L is not None and L["ts"] > a):
                 cls0 = "start-up" if is_first else "host-late"
                 ret = L["ts"] + L.get("dur", 0) if L is not None else b
-                if ret <= a or ret >= b or b - ret < 30:
+                if ret <= a or ret >= b or b - ret < 1000:
                     add(a, b, cls0)
                     return
                 add(a, ret, cls0)

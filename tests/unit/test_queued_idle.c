@@ -8,25 +8,31 @@
  *   K2 300-400 (launched at 50, before the gap [200, 300) began): queued 100;
  *   K3 an NCCL kernel 450-500 (launched at 60): gap [400, 450) a collective:
  *      dependency 50;
- *   K4 700-800, launched at 600 after the gap [500, 700) began, but its
- *      call returned at 602 and it started 98 later (30 or more: the device
- *      held it): host-late 102 up to the return, then queued 98;
+ *   K4 700-800, launched at 600 after the gap [500, 700) began (its call
+ *      returns at 602, 98 before it starts: under 1 ms, launch latency):
+ *      host-late 200;
  *   K5 (stream 8) 1150-1250, launched at 1130 (returning at 1132), after the
  *      gap [800, 1150) began: host-late, 200 of it in step 1, 150 in step 2.
  * Step 2 [1000, 2000):
  *   cudaStreamWaitEvent at 1010, then K6 launched at 1020: K6 1400-1500 ends
  *      the gap [1250, 1400): queued 150 (no kernel runs in the gap, so what
  *      held the event is not in the trace);
- *   K7 1600-1700 (launched at 1030, no wait since K6's launch): gap
- *      [1500, 1600) queued 100;
+ *   K7 1600-1700 (launched at 1030): gap [1500, 1600) queued 100;
  *   a copy 1750-1800 (launched at 1040), K8 1900-1950 (launched at 1045):
  *      gap [1700, 1900), the copy's 50 dependency, the rest 150 queued;
- *   K9 1960-1990 (launched at 1050): gap [1950, 1960), 10 < 30: dispatch 10;
- *   after K9, the last kernel: tail 10.
- * Per step: host-late 402 / 150, queued 198 / 400, dependency 50 / 50,
- * dispatch 0 / 10, tail 0 / 10. In the window [0, 2000): host-late 552,
- * queued 598, dependency 100, dispatch 10, tail 10, start-up 0; kernels busy
- * 730, so 1270 idle = 552 + 598 + 100 + 10 + 10. */
+ *   K9 1960-1990 (launched at 1050): gap [1950, 1960), 10 < 30: dispatch 10.
+ * Step 3 [2000, 4000):
+ *   K10 3500-3600, launched at 2100 after the gap [1990, 3500) began, its
+ *      call returning at 2102, 1398 before it starts (1 ms or more: the
+ *      device held it): host-late [1990, 2102), 10 in step 2 and 102 in
+ *      step 3, then queued 1398 (two cudaEventQuery calls in the gap, at
+ *      2500 and 3000: over 1 call per ms, no host phase); after K10, the
+ *      last kernel: tail 400.
+ * Per step: host-late 500 / 160 / 102, queued 100 / 400 / 1398, dependency
+ * 50 / 50 / 0, dispatch 0 / 10 / 0, tail 0 / 0 / 400. In the window
+ * [0, 4000): host-late 762, queued 1898, dependency 100, dispatch 10, tail
+ * 400, start-up 0; kernels busy 830, so 3170 idle = 762 + 1898 + 100 + 10 +
+ * 400. */
 #include "test.h"
 #include "fixtures.h"
 #include "analyze/analyze.h"
@@ -44,13 +50,14 @@
 static const char TRACE[] = "{\"traceEvents\": [\n"
     "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
     "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},\n"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":1,\"tid\":1,\"ts\":2000,\"dur\":2000},\n"
     RT(80, 1) RT(50, 2) RT(60, 3) RT(600, 4) RTN("cudaStreamWaitEvent", 1010, 100) RT(1020, 6) RT(1030, 7)
-    RTN("cudaMemcpyAsync", 1040, 10) RT(1045, 8) RT(1050, 9) RT(1130, 5)
+    RTN("cudaMemcpyAsync", 1040, 10) RT(1045, 8) RT(1050, 9) RT(1130, 5) RT(2100, 11) RTN("cudaEventQuery", 2500, 101) RTN("cudaEventQuery", 3000, 102)
     K("K1", 100, 100, 1) K("K2", 300, 100, 2) K("ncclKernel_AllReduce_RING_LL_Sum_float", 450, 50, 3) K("K4", 700, 100, 4)
     KS("K5", 8, 1150, 100, 5) K("K6", 1400, 100, 6) K("K7", 1600, 100, 7)
     "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\",\"pid\":0,\"tid\":7,\"ts\":1750,\"dur\":50,"
     "\"args\":{\"device\":0,\"stream\":7,\"correlation\":10,\"bytes\":1048576}},\n"
-    K("K8", 1900, 50, 8) K("K9", 1960, 30, 9)
+    K("K8", 1900, 50, 8) K("K9", 1960, 30, 9) K("K10", 3500, 100, 11)
     "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}}\n"
     "]}";
 
@@ -73,31 +80,31 @@ TEST(queued_idle_classes_per_step_and_window) {
     cJSON *s = analyze_doc();
     CHECK(s);
     if (!s) return;
-    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
     const char *I = "gpu.devices.0.idle.";
     char p[96];
 #define AT(key) (snprintf(p, sizeof p, "%s%s", I, key), sj_getnum(s, p, -1))
-    CHECK_EQ_I(AT("total_ns"), 1270000);
-    CHECK_EQ_I(AT("host_late_ns"), 552000);
-    CHECK_EQ_I(AT("queued_ns"), 598000);
+    CHECK_EQ_I(AT("total_ns"), 3170000);
+    CHECK_EQ_I(AT("host_late_ns"), 762000);
+    CHECK_EQ_I(AT("queued_ns"), 1898000);
     CHECK_EQ_I(AT("dependency_ns"), 100000);
     CHECK_EQ_I(AT("dispatch_ns"), 10000);
-    CHECK_EQ_I(AT("tail_ns"), 10000);
+    CHECK_EQ_I(AT("tail_ns"), 400000);
     CHECK_EQ_I(AT("startup_ns"), 0);
     CHECK_EQ_I(AT("unlinked_ns"), 0);
     CHECK_EQ_I(AT("graph_queued_ns"), 0);
 #undef AT
-    static const struct { const char *key; double v[2]; } per[] = {
-        {"host_late_steps_ns", {402000, 150000}}, {"queued_steps_ns", {198000, 400000}}, {"dependency_steps_ns", {50000, 50000}}};
+    static const struct { const char *key; double v[3]; } per[] = {
+        {"host_late_steps_ns", {500000, 160000, 102000}}, {"queued_steps_ns", {100000, 400000, 1398000}}, {"dependency_steps_ns", {50000, 50000, 0}}};
     for (size_t k = 0; k < 3; k++)
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             snprintf(p, sizeof p, "%s%s", I, per[k].key);
             CHECK_MSG(nth(s, p, i) == per[k].v[i], "%s[%d] = %.0f, expected %.0f", per[k].key, i, nth(s, p, i), per[k].v[i]);
         }
-    /* the findings: queued idle 598 / 2 = 299 µs per step (29.9% > 10%) is queued_idle's, at that
-     * stake; host_wait (HTA's host wait 650 / 2 = 325 µs per step, the 98 µs K4 was held included)
-     * takes at most the host-side idle, host-late + tail = 562 / 2 = 281 µs per step: never the
-     * queued gaps */
+    /* the findings: queued idle 1898 / 3 = 632.67 µs per step (47% of the 1333.33 µs mean step) is
+     * queued_idle's, at that stake; host_wait (HTA's host wait 100 + 200 + 350 + 1510 = 2160 / 3 = 720
+     * µs per step, the 1398 µs K10 was held included) takes at most the host-side idle, host-late +
+     * tail = 1162 / 3 = 387.33 µs per step: never the queued gaps */
     const cJSON *q = NULL, *hw = NULL, *gu = NULL, *r;
     cJSON_ArrayForEach(r, sj_get(s, "suggestions.rows")) {
         const char *id = sj_getstr(r, "rule", "");
@@ -105,11 +112,11 @@ TEST(queued_idle_classes_per_step_and_window) {
         if (!strcmp(id, "host_wait")) hw = r;
         if (!strcmp(id, "gpu_utilization")) gu = r;
     }
-    CHECK_MSG(q && fabs(sj_getnum(q, "at_stake_ns", -1) - 299000) < 0.5, "queued_idle at %.0f ns", q ? sj_getnum(q, "at_stake_ns", -1) : -1);
+    CHECK_MSG(q && fabs(sj_getnum(q, "at_stake_ns", -1) - 1898000.0 / 3) < 0.5, "queued_idle at %.0f ns", q ? sj_getnum(q, "at_stake_ns", -1) : -1);
     CHECK_MSG(hw, "host_wait did not fire");
     double host = hw ? sj_getnum(hw, "at_stake_ns", -1) : -1, util = gu ? sj_getnum(gu, "at_stake_ns", 0) : 0;
-    CHECK_MSG(host > 0 && host <= 281000 + 0.5, "host_wait at %.0f ns", host);
-    CHECK_MSG(host + util <= 281000 + 0.5, "host_wait %.0f + gpu_utilization %.0f ns exceed the host-side 281 µs", host, util);
+    CHECK_MSG(host > 0 && host <= 1162000.0 / 3 + 0.5, "host_wait at %.0f ns", host);
+    CHECK_MSG(host + util <= 1162000.0 / 3 + 0.5, "host_wait %.0f + gpu_utilization %.0f ns exceed the host-side 387.33 µs", host, util);
     cJSON_Delete(s);
 }
 

@@ -24,7 +24,8 @@
  * Tier 0: rows holding 1% of the step or more (every row with a stake when
  * the step is unknown); tier 1: rows without an estimate; tier 2: rows under
  * 1% of the step, which never take a place before a row that matters. In
- * tier 0 a symptom (gpu_utilization: idle that no cause explained) comes after
+ * tier 0 a symptom (gpu_utilization: idle that no cause explained; queued_idle:
+ * idle the trace cannot explain, #44) comes after
  * every major cause of GPU idle, one of the rules that claim from the GPU-free
  * pool before it (rules.def) holding 10% of the step or more (host_wait's and
  * host_phase's own threshold), whatever the stakes: such a cause names what

@@ -606,7 +606,8 @@ static void queued_idle(const rule_in *in, const pc_rule *r) {
             units_ns(b, sizeof b, gq);
             snprintf(g, sizeof g, "; %s %s of it inside graph replays (its ending kernels are graph nodes a graph launch call queued): the graphs' nodes between them are not in the trace",
                      b, PER(in));
-        }
+        } else if (in->fit && in->fit->graphs)
+            snprintf(g, sizeof g, "; the trace launches graphs (cudaGraphLaunch): graph replays whose nodes it does not time may be what the device waited on");
         const tab_steps *st = PC_REC(in->ps, steps);
         double lg = st ? PC_OR(st->gpu_lag_ns, 0) : 0;
         if (lg > 0.1 * in->step) {

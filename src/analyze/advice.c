@@ -10,6 +10,7 @@
  * Holistic Trace Analysis, Nsight Systems' expert rules, PyProf. */
 #include "rules.h"
 #include "stakes.h"
+#include "advice_fit.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -23,7 +24,8 @@
  * Tier 0: rows holding 1% of the step or more (every row with a stake when
  * the step is unknown); tier 1: rows without an estimate; tier 2: rows under
  * 1% of the step, which never take a place before a row that matters. In
- * tier 0 a symptom (gpu_utilization: idle that no cause explained) comes after
+ * tier 0 a symptom (gpu_utilization: idle that no cause explained; queued_idle:
+ * idle the trace cannot explain, #44) comes after
  * every major cause of GPU idle, one of the rules that claim from the GPU-free
  * pool before it (rules.def) holding 10% of the step or more (host_wait's and
  * host_phase's own threshold), whatever the stakes: such a cause names what
@@ -115,7 +117,11 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
+    *in.hpool = rules_host_late(ps, in.nsteps);
+    advice_fit fit;
+    advice_fit_find(c, &fit);
+    in.fit = &fit;
     in.program = rules_program(c, ps);
     rules_host_gaps_start(&in); /* on a second thread while the rules before host_phase run */
     for (const pc_rule *r = pc_rules; r->id; r++)
@@ -131,9 +137,11 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         items[i].tier = st < 0 ? 1 : in.step > 0 && 100 * st / in.step < 1 ? 2 : 0;
     }
     spill_sort(items, (size_t)n, sizeof *items, cmp_stake);
-    /* a symptom moves down to just after the last major cause of idle in tier 0 */
+    /* a symptom moves down to just after the last major cause of idle in tier 0: gpu_utilization,
+     * and queued_idle (idle the trace cannot explain: what to record, not what to change) */
     for (int i = n - 1; i >= 0; i--) {
-        if (items[i].tier || strcmp(PC_S(items[i].rec->rule, ""), "gpu_utilization")) continue;
+        const char *id = PC_S(items[i].rec->rule, "");
+        if (items[i].tier || (strcmp(id, "gpu_utilization") && strcmp(id, "queued_idle"))) continue;
         int last = i;
         for (int j = i + 1; j < n && !items[j].tier; j++)
             if (is_idle_cause(PC_S(items[j].rec->rule, "")) && in.step > 0 && PC_OR(items[j].rec->at_stake_ns, 0) >= 0.1 * in.step) last = j;

@@ -1,9 +1,11 @@
 #include "gpumetrics.h"
+#include "idle.h"
 #include "../util/spill.h"
 #include "analyze.h"
 #include "intervals.h"
 #include "../summary/summary.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +157,36 @@ void gm_free(gm_result *r) {
 
 enum { KERNEL_WAIT_NS = 30000 }; /* Holistic Trace Analysis' default consecutive-kernel delay */
 
+/* The idle record's split by what ends each gap (idle.h): in the window,
+ * and per step when the steps are on the kernels' clock. */
+static void idle_fill(const an_ctx *c, pc_summary *ps, tab_gpu_device_idle *idle, int device, int64_t ss, int64_t se, int two_clocks) {
+    idle_split sp;
+    idle_classify(c, device, ss, se, KERNEL_WAIT_NS, &sp);
+    int64_t sum = 0;
+    for (int k = 0; k < IDLE_N; k++) sum += sp.ns[k];
+    assert(sum == idle->total_ns); /* the classes partition the window's idle time */
+    idle->host_late_ns = sp.ns[IDLE_HOST_LATE];
+    idle->queued_ns = sp.ns[IDLE_QUEUED];
+    idle->dependency_ns = sp.ns[IDLE_DEPENDENCY];
+    idle->dispatch_ns = sp.ns[IDLE_DISPATCH];
+    idle->startup_ns = sp.ns[IDLE_STARTUP];
+    idle->tail_ns = sp.ns[IDLE_TAIL];
+    idle->unlinked_ns = sp.ns[IDLE_UNLINKED];
+    idle->host_late_short_ns = sp.host_late_short_ns;
+    idle->graph_queued_ns = sp.graph_queued_ns;
+    if (c->step_source && !two_clocks) {
+        size_t n = c->nsteps;
+        double *v[3] = {pc_summary_numbers(ps, n), pc_summary_numbers(ps, n), pc_summary_numbers(ps, n)};
+        static const int cls[3] = {IDLE_HOST_LATE, IDLE_QUEUED, IDLE_DEPENDENCY};
+        for (size_t k = 0; k < n; k++)
+            for (int j = 0; j < 3; j++) v[j][k] = (double)sp.step_ns[k * IDLE_N + (size_t)cls[j]];
+        idle->host_late_steps_ns = (tk_V){v[0], (int64_t)n};
+        idle->queued_steps_ns = (tk_V){v[1], (int64_t)n};
+        idle->dependency_steps_ns = (tk_V){v[2], (int64_t)n};
+    }
+    idle_split_free(&sp);
+}
+
 void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_trace *t = c->t;
@@ -226,6 +258,7 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         idle->kernel_wait_ns = kwait;
         idle->other_ns = other;
         idle->total_ns = host + kwait + other;
+        idle_fill(c, ps, idle, ids[q], ss, se, two_clocks);
         cJSON_AddItemToArray(devs, d);
         gm_free(&r);
     }

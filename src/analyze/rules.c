@@ -16,6 +16,7 @@
 #include "flops.h"
 #include "peaks.h"
 #include "stakes.h"
+#include "advice_fit.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,15 @@
 #include <string.h>
 
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A field of a rule's text as it fits the run (advice_fit.h): the row's own text, or the
+ * summary's copy of a rewrite (NULL where the rewrite drops it) */
+static const char *fitted(const rule_in *in, const pc_rule *r, int field, const char *text) {
+    if (!in->fit || !text) return text;
+    char buf[2048];
+    const char *t = advice_fit_text(in->fit, r->id, in->program, field, text, buf, sizeof buf);
+    return t == text || !t ? t : pc_summary_utf8(in->ps, t);
+}
+
 static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, const char *fmt, ...) {
     char ev[1024];
     va_list ap;
@@ -32,17 +42,21 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     cJSON *o = cJSON_CreateObject();
     tab_suggestion *sg = PC_ADD_REC(in->ps, o, suggestion);
     sg->rule = r->id;
-    sg->title = r->title;
-    sg->threshold = r->threshold;
-    sg->evidence = pc_summary_utf8(in->ps, ev);
-    sg->why = r->why;
-    /* what to try: for any program, then in the kind of program the trace comes from */
+    sg->title = fitted(in, r, FIT_TITLE, r->title);
+    sg->threshold = fitted(in, r, FIT_THRESHOLD, r->threshold);
+    const char *evf = fitted(in, r, FIT_EVIDENCE, ev);
+    sg->evidence = evf == ev ? pc_summary_utf8(in->ps, ev) : evf;
+    sg->why = fitted(in, r, FIT_WHY, r->why);
+    /* what to try: for any program, then in the kind of program the trace comes from (both as they fit the run) */
     const char *fw = in->program == PROG_PYTORCH ? r->try_pytorch : in->program == PROG_MINDSPORE ? r->try_mindspore : r->try_cuda;
+    fw = fitted(in, r, FIT_TRY_PROG, fw);
+    const char *any = fitted(in, r, FIT_TRY, r->try_);
     static const char *const label[] = {[PROG_CUDA] = " In CUDA: ", [PROG_PYTORCH] = " In PyTorch: ", [PROG_MINDSPORE] = " In MindSpore: "};
-    char tr[1024];
-    snprintf(tr, sizeof tr, "%s%s%s", r->try_, fw ? label[in->program] : "", fw ? fw : "");
+    const char *lab = in->fit && in->fit->amd && in->program == PROG_CUDA ? " In HIP: " : label[in->program];
+    char tr[2048];
+    snprintf(tr, sizeof tr, "%s%s%s", any ? any : "", fw ? lab : "", fw ? fw : "");
     sg->try = pc_summary_utf8(in->ps, tr);
-    sg->source = r->source;
+    sg->source = fitted(in, r, FIT_SOURCE, r->source);
     if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns), sg->stake_source = "estimate";
     cJSON_AddItemToArray(in->out, o);
     return o;
@@ -190,6 +204,45 @@ static double input_phase_idle(const pc_summary *summary) {
     double ii = PC_REC(summary, step_average)->iteration_interval_ns;
     return PC_IS_NULL(ii) ? -1 : ii;
 }
+/* A host-side finding's claim (#44 item 1): capped by the host-late idle no host-side finding
+ * before it claimed (in->hpool) as well as by the GPU-free pool; what it gets leaves both. Idle
+ * whose ending kernel was already queued when the gap began is no host-side finding's. */
+static double hclaim(const rule_in *in, double want) {
+    if (in->hpool && *in->hpool >= 0 && want > *in->hpool) want = *in->hpool;
+    double got = claim(in, want);
+    if (in->hpool && *in->hpool >= 0) *in->hpool = fmax(0, *in->hpool - got);
+    return got;
+}
+/* what a finding about host time took (data loading's wait is host-late idle): it leaves the
+ * host-late pool too, without being capped by it */
+static void hspend(const rule_in *in, double got) {
+    if (in->hpool && *in->hpool >= 0) *in->hpool = fmax(0, *in->hpool - got);
+}
+double rules_host_late(const pc_summary *summary, double nsteps) {
+    const tab_gpu_device_idle *idle;
+    double best = -1;
+    for (size_t i = 0; (idle = PC_REC_AT(summary, gpu_device_idle, i)); i++) {
+        if (PC_IS_NULL(idle->host_late_ns)) continue;
+        if (PC_OR(idle->unlinked_ns, 0) > 0) return -1; /* when anything was launched is unknown: no cap */
+        double h = (double)(idle->host_late_ns + PC_OR(idle->startup_ns, 0) + PC_OR(idle->tail_ns, 0));
+        best = fmax(best, h / (nsteps > 0 ? nsteps : 1));
+    }
+    return best;
+}
+/* A device's idle split by what ends it (idle.h), per step, for evidence, when some of it is not
+ * host-side: "; of its idle 9.07 ms per step host-side (...), 119.74 ms queued before its gap
+ * (queued_idle's), 13.87 ms waiting on a collective, copy or event" ("" otherwise) */
+static void idle_split_note(const rule_in *in, size_t dev, char *out, size_t n) {
+    const tab_gpu_device_idle *idle = PC_REC_AT(in->ps, gpu_device_idle, dev);
+    out[0] = 0;
+    if (!idle || PC_IS_NULL(idle->host_late_ns) || PC_OR(idle->queued_ns, 0) + PC_OR(idle->dependency_ns, 0) <= 0) return;
+    char a[48], b[48], d[48];
+    units_ns(a, sizeof a, (double)(idle->host_late_ns + PC_OR(idle->startup_ns, 0) + PC_OR(idle->tail_ns, 0)) / in->nsteps);
+    units_ns(b, sizeof b, (double)PC_OR(idle->queued_ns, 0) / in->nsteps);
+    units_ns(d, sizeof d, (double)PC_OR(idle->dependency_ns, 0) / in->nsteps);
+    snprintf(out, n, "; of its idle %s %s host-side (the next kernel launched after the GPU went idle, or none queued), %s queued before its gap (queued_idle's), %s waiting on a collective, copy or event",
+             a, PER(in), b, d);
+}
 double rules_gpu_free(const pc_summary *summary) {
     double idle = input_phase_idle(summary);
     if (idle >= 0) return idle;
@@ -239,7 +292,7 @@ static void startup(const rule_in *in, const pc_rule *r) {
     if (fk < 100e6) return; /* start-up takes seconds (a CUDA context alone ~0.1-1 s): not a few microseconds */
     double pre = fk;
     /* the calls before the first kernel by name, longest first (context creation, allocation, module loading) */
-    double stake = claim(in, pre);
+    double stake = hclaim(in, pre);
     if (stake <= 0) return; /* explained by the findings above (data loading before the first kernel) */
     const pc_trace *t = in->c->t;
     by_name calls = {0};
@@ -275,6 +328,7 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     /* at stake: the replayed saving with the data prefetched; without a graph, the data loading
      * no GPU work overlapped (its breakdown category) */
     double excl = category(in, BK_DATA), rp = rules_replayed(in, SK_DATA), stake = claim(in, rp >= 0 ? rp : excl >= 0 ? excl : dw);
+    hspend(in, stake);
     char c[64], note[160] = "";
     units_ns(c, sizeof c, excl >= 0 ? excl : dw);
     if (rp >= 0) replay_note(note, sizeof note, in, "with the data prefetched", rp);
@@ -348,8 +402,8 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
     double others = (dw > 0 ? fmin(dw, ii) : 0) + piped + hp_in;
     double want = ii - others;
     if (want <= 0 && piped + hp_in > 0) return; /* the findings above took all of it */
-    double stake = claim(in, want);
-    if (want > 0 && stake <= 0) return; /* explained by the findings above */
+    double stake = hclaim(in, want);
+    if (want > 0 && stake <= 0) return; /* explained by the findings above, or not host-late */
     char hp[128] = "";
     if (hp_in > 0) {
         char h[64];
@@ -478,7 +532,7 @@ static void host_phase(const rule_in *in, const pc_rule *r) {
     int64_t n, longest;
     double hp = (double)host_phases(in, &n, &longest, NULL, NULL) / in->nsteps;
     if (in->step <= 0 || hp <= 0.1 * in->step) return;
-    double stake = claim(in, hp);
+    double stake = hclaim(in, hp);
     if (stake <= 0) return; /* explained by the findings above */
     char a[64], b[64];
     units_ns(a, sizeof a, hp);
@@ -516,15 +570,53 @@ static void gpu_utilization(const rule_in *in, const pc_rule *r) {
     for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
         double u = idle >= 0 ? 100 * (1 - idle / in->step) : PC_OR(dev->utilization_pct, 100);
         if (u >= 50 || in->step <= 0) continue;
-        double left = claim(in, in->step * (1 - u / 100));
-        if (left <= 0) continue; /* all its idle time is explained by the findings above */
-        char a[64], path[160];
+        /* its advice is the host's: only host-late idle (#44), not idle queued before its gap */
+        double left = hclaim(in, in->step * (1 - u / 100));
+        if (left <= 0) continue; /* all its idle time is explained by the findings above, or not host-late */
+        char a[64], path[160], split[400];
         units_ns(a, sizeof a, left);
         path_top2(in, path, sizeof path);
-        fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above%s",
+        idle_split_note(in, i, split, sizeof split);
+        fire(in, r, left, "device %d busy %.1f%% of the %s; %s %s of idle time not explained by the findings above%s%s",
              (int)PC_OR(dev->device, 0), u,
              idle >= 0 ? "steps by the input's step trace (forward+backward and tail; its idle the iteration interval)"
-             : in->has_steps ? "steps' span" : "trace", a, PER(in), path);
+             : in->has_steps ? "steps' span" : "trace", a, PER(in), split, path);
+    }
+}
+
+/* Queued idle (#44 item 1): GPU idle whose ending kernel was launched before the gap began and
+ * that waits on nothing the trace shows (idle.h): the host was not late, the device waited on work
+ * the trace does not record (a graph's nodes, work launched before the capture, another device).
+ * Over 10% of the step on a device; at stake, the queued idle itself from the GPU-free pool, an
+ * estimate of the time this trace cannot explain: no host-side change gives it back (the host-side
+ * rules leave it out), a fix of the missing work at most all of it. */
+static void queued_idle(const rule_in *in, const pc_rule *r) {
+    const tab_gpu_device_idle *idle;
+    for (size_t i = 0; (idle = PC_REC_AT(in->ps, gpu_device_idle, i)); i++) {
+        double q = (double)PC_OR(idle->queued_ns, 0) / in->nsteps;
+        if (in->step <= 0 || q <= 0.1 * in->step) continue;
+        double stake = claim(in, q);
+        if (stake <= 0) continue; /* the causes above took the GPU-free time */
+        const tab_gpu_device *dev = PC_REC_AT(in->ps, gpu_device, i);
+        char a[64], g[320] = "", lag[200] = "";
+        units_ns(a, sizeof a, q);
+        double gq = (double)PC_OR(idle->graph_queued_ns, 0) / in->nsteps;
+        if (gq > 0) {
+            char b[64];
+            units_ns(b, sizeof b, gq);
+            snprintf(g, sizeof g, "; %s %s of it inside graph replays (its ending kernels are graph nodes a graph launch call queued): the graphs' nodes between them are not in the trace",
+                     b, PER(in));
+        } else if (in->fit && in->fit->graphs)
+            snprintf(g, sizeof g, "; the trace launches graphs (cudaGraphLaunch): graph replays whose nodes it does not time may be what the device waited on");
+        const tab_steps *st = PC_REC(in->ps, steps);
+        double lg = st ? PC_OR(st->gpu_lag_ns, 0) : 0;
+        if (lg > 0.1 * in->step) {
+            char b[64];
+            units_ns(b, sizeof b, lg);
+            snprintf(lag, sizeof lag, "; the GPU finishes each step's work %s after its range on average: the host runs ahead", b);
+        }
+        fire(in, r, stake, "device %d idle %s %s (%.1f%% of the %s) in gaps whose ending kernel was launched before the gap began and waits on nothing the trace shows%s%s",
+             (int)PC_OR(dev ? dev->device : 0, 0), a, PER(in), 100 * q / in->step, in->has_steps ? "step" : "trace", g, lag);
     }
 }
 
@@ -550,7 +642,7 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         int keep = hp > 0.1 * in->step;
         if (in->keep_phases) *in->keep_phases = keep;
         double rp = i == 0 ? rules_replayed(in, SK_HOST) : -1;
-        double stake = claim(in, rp >= 0 ? rp : want);
+        double stake = hclaim(in, rp >= 0 ? rp : want);
         if (stake <= 0) continue; /* the causes above took all of it */
         char a[64], note[200] = "";
         units_ns(a, sizeof a, hw);
@@ -565,10 +657,16 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     const tab_gpu_launches *ln = PC_REC(in->ps, gpu_launches);
     double nsmall = PC_OR(ln->kernels_under_10us, 0), nk = PC_OR(ln->kernels, 0);
     if (nk < 100 || nsmall / nk <= 0.5) return;
-    double kw = 0;
+    /* the short gaps the host's launches leave (host-late: #44); short gaps inside work queued
+     * before them (a graph's nodes) are queued_idle's */
+    double kw = 0, kd = 0; /* host-late short gaps, and the device's dispatch between queued kernels */
     const tab_gpu_device_idle *idle;
-    for (size_t i = 0; (idle = PC_REC_AT(in->ps, gpu_device_idle, i)); i++) kw += PC_OR(idle->kernel_wait_ns, 0);
-    double stake = claim(in, kw / in->nsteps);
+    for (size_t i = 0; (idle = PC_REC_AT(in->ps, gpu_device_idle, i)); i++) {
+        if (PC_IS_NULL(idle->host_late_short_ns)) kw += PC_OR(idle->kernel_wait_ns, 0);
+        else kw += (double)idle->host_late_short_ns, kd += PC_OR(idle->dispatch_ns, 0);
+    }
+    kw += kd;
+    double stake = hclaim(in, (kw - kd) / in->nsteps) + claim(in, kd / in->nsteps);
     if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
     top3 top = {0};
     for (size_t i = 0; i < in->nkern; i++)
@@ -1036,7 +1134,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
             snprintf(note, sizeof note, "; most of that idle is the refill, the host's own work after the calls, which it still does without the waits: removing them gives back %s %s", e, PER(in));
         else replay_note(note, sizeof note, in, "without the waits", rp);
     }
-    top_put(in, replayed(in, fire(in, r, claim(in, rp >= 0 ? rp : idle), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s%s",
+    top_put(in, replayed(in, fire(in, r, hclaim(in, rp >= 0 ? rp : idle), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s%s",
                      (long long)n, pg, a, PER(in), b, PER(in), most, note), rp >= 0), &top, in->nsteps);
 }
 

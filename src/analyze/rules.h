@@ -40,7 +40,17 @@ typedef struct rule_in {
     int *keep_phases; /* SK_HOST's change keeps the host phases (host_wait sets it: host_phase fired) */
     struct rule_host_gaps *hg; /* host phases, found by the first rule that asks (rules.c); the
                                   caller zeroes it and frees it with rules_host_gaps_free */
+    double *hpool; /* host-late GPU idle per step not yet claimed by a host-side finding (ns; < 0:
+                      unknown, no cap): rules_host_late's, then what the host-side rules leave (#44) */
+    const struct advice_fit *fit; /* what the run is (graphs, inference, vendor: advice_fit.h); NULL: nothing known */
 } rule_in;
+
+/* The host-side GPU idle per step of a summary (#44 item 1): the host-late gaps (whose ending
+ * kernel was launched after the gap began) and the idle before the device's first kernel and after
+ * its last (nothing queued: start-up, tail), the most of any device: gpu.devices[].idle's
+ * host_late_ns + startup_ns + tail_ns over the steps; -1 when no device has the figure (a summary
+ * made before it) or a device's gaps are unlinked (no launches recorded: no cap). */
+double rules_host_late(const pc_summary *summary, double nsteps);
 
 /* The replayed saving of change k (SK_*) per step (ns; < 0: none): the
  * critical_path section's for SK_SYNC, SK_DATA and SK_TC, else replayed once

@@ -78,6 +78,21 @@ static const rcase cases[] = {
      "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 450000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
     {"host_wait", 0, 0, 3, 0, NULL,
      "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 300000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* #44: 450 µs of queued idle over 3 steps = 150 µs per step (15% > 10%): at stake that idle */
+    {"queued_idle", 1, 150000, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"queued_ns\": 450000, \"host_late_ns\": 0}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    {"queued_idle", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"queued_ns\": 300000, \"host_late_ns\": 0}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* busy 40%: 600 µs of idle per 1 ms step, but 450 µs of it queued (150 µs per step, queued_idle's) and
+     * only 90 µs host-late over 3 steps (30 µs per step) + 30 µs of tail (10 µs per step): gpu_utilization,
+     * whose advice is the host's, takes the 40 µs host-side idle per step */
+    {"gpu_utilization", 1, 40000, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40, \"idle\": {\"queued_ns\": 450000, \"host_late_ns\": 90000, \"tail_ns\": 30000}}]},"
+     " \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* all of its idle queued: nothing host-side, no gpu_utilization finding */
+    {"gpu_utilization", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"utilization_pct\": 40, \"idle\": {\"queued_ns\": 1800000, \"host_late_ns\": 0}}]},"
+     " \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
     /* 60 of 100 kernels under 10 µs; 90 µs of kernel wait over 3 steps */
     {"small_kernels", 1, 30000, 3, 0, NULL,
      "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 60}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
@@ -287,7 +302,7 @@ TEST(rules_every_rule_has_both_cases) {
         CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
         CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
     }
-    CHECK_EQ_I(n, 21);
+    CHECK_EQ_I(n, 22);
 }
 
 TEST(rules_sync_call_names) {

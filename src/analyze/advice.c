@@ -115,7 +115,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}};
     in.program = rules_program(c, ps);
     rules_host_gaps_start(&in); /* on a second thread while the rules before host_phase run */
     for (const pc_rule *r = pc_rules; r->id; r++)

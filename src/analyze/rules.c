@@ -73,7 +73,7 @@ int rules_program(const an_ctx *c, const pc_summary *ps) {
 int rules_change_of(const char *rule) {
     static const struct { const char *rule; int k; } map[] = {
         {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
-        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {NULL, 0}};
+        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU}, {NULL, 0}};
     for (int i = 0; map[i].rule; i++)
         if (!strcmp(rule, map[i].rule)) return map[i].k;
     return -1;
@@ -90,7 +90,13 @@ double rules_replayed(const rule_in *in, int k) {
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
         else if (k == SK_HOST && in->c->kept && in->c->kept->host_done) /* replayed in critical_path's pass (stakes_kept) */
             v = in->c->kept->host[in->keep_phases && *in->keep_phases];
-        else {
+        else if (k == SK_GPU) {
+            float *set = stakes_gpu_set(in->c, in->ps, NULL, NULL, NULL);
+            dg_change ch = stakes_gpu_change(set);
+            double save;
+            if (set && stakes_replay(in->c, &ch, 1, &save)) v = save;
+            spill_free(set);
+        } else {
             float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);
@@ -817,6 +823,119 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
                      (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
+}
+
+/* ---- gpu_kernels (#44 item 4): what the kernels of a GPU-bound step cost ---- */
+
+/* A kernel's family from its name (lower-cased substrings): communication,
+ * attention, GEMM / convolution, memory-bound (norms, elementwise, layout
+ * transposes, casts, copies, reductions, softmax), other. A minimal local
+ * reading: the lead swaps it for kfamily.[ch]'s classifier at merge, so it
+ * stays this one function. */
+enum { GK_GEMM = 0, GK_ATTN, GK_MEM, GK_COMM, GK_OTHER, GK_N };
+static const char *const gk_family_name[GK_N] = {"GEMM/convolution", "attention", "memory-bound (norms, elementwise, transposes, casts)",
+                                                 "communication", "other"};
+static int gk_has(const char *lower, const char *const *subs) {
+    for (int i = 0; subs[i]; i++)
+        if (strstr(lower, subs[i])) return 1;
+    return 0;
+}
+static int gk_family(const char *name) {
+    static const char *const comm[] = {"nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter", "reduce_scatter",
+                                       "alltoall", "all_to_all", "nvshmem", "deep_ep", "multimem", NULL};
+    static const char *const attn[] = {"flash", "fmha", "attn", "attention", "mha_", "sdpa", NULL};
+    static const char *const gemm[] = {"gemm", "cijk_", "cutlass", "matmul", "nvjet", "xmma", "conv", "wgrad", "dgrad", "bmm", NULL};
+    static const char *const mem[] = {"norm", "elementwise", "transpose", "copy", "cast", "reduce", "softmax", "silu", "gelu", "relu",
+                                      "rotary", "rope", "cat_", "index", "fill", "add", "mul", NULL};
+    char lower[256];
+    size_t n = 0;
+    for (; name && name[n] && n + 1 < sizeof lower; n++) lower[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] + 32 : name[n]);
+    lower[n] = 0;
+    return gk_has(lower, comm) ? GK_COMM : gk_has(lower, attn) ? GK_ATTN : gk_has(lower, gemm) ? GK_GEMM : gk_has(lower, mem) ? GK_MEM : GK_OTHER;
+}
+
+/* Whether the GPU bounds the step, from what the summary has (a small local
+ * reading the lead may swap for steps.c's per-step host/GPU bound, #44 item
+ * 2): the GPU busy (kernels, copies, memsets, communication: the exclusive
+ * breakdown) GK_BUSY_SHARE of the step or more, or its work ending after the
+ * host's range (steps.gpu_lag_ns over 1% of the step). *busy, *lag: per step (ns). */
+#define GK_BUSY_SHARE 0.4
+static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag) {
+    static const int dev_k[] = {BK_KERNEL, BK_MEMCPY, BK_MEMSET, BK_COMM};
+    *busy = 0;
+    for (int i = 0; i < 4; i++) *busy += fmax(0, category(in, dev_k[i]));
+    *lag = PC_OR(PC_REC(in->ps, steps)->gpu_lag_ns, 0);
+    return in->step > 0 && (*busy >= GK_BUSY_SHARE * in->step || *lag > 0.01 * in->step);
+}
+
+/* Kernels bound the step (#44 item 4): when the GPU bounds it (gk_gpu_bounds)
+ * and compute-bound operators' kernels (matrix products, convolutions,
+ * attention with FLOPs from their shapes) run below STAKE_GPU_PEAK_SHARE of
+ * their data type's peak, giving back 1% of the step or more at it off the
+ * graph. Evidence: the kernel time by family (gk_family), those kernels' mean
+ * % of peak, the operators furthest below it. At stake: SK_GPU's replay (the
+ * step ending with its GPU work: the GPU's margin over the host caps it);
+ * a replay that gives back under a tenth of the off-graph figure says the
+ * step is host-bound; without a graph, the off-graph figure. From the
+ * kernel time pool. */
+static void gpu_kernels(const rule_in *in, const pc_rule *r) {
+    const pc_trace *t = in->c->t;
+    double busy, lag, set_ns, give;
+    if (!gk_gpu_bounds(in, &busy, &lag)) return;
+    double *row_ns = spill_calloc(in->nops ? in->nops : 1, sizeof *row_ns);
+    float *set = stakes_gpu_set(in->c, in->ps, &set_ns, &give, row_ns);
+    spill_free(set);
+    set_ns /= in->nsteps, give /= in->nsteps;
+    if (!set || give < 0.01 * in->step) {
+        spill_free(row_ns);
+        return;
+    }
+    double fam[GK_N] = {0}, kern = 0;
+    for (size_t g = 0; g < t->ngpu; g++)
+        if (t->gpu[g].kind == GPU_KERNEL) fam[gk_family(strtab_get(&t->strs, t->gpu[g].name))] += (double)t->gpu[g].dur, kern += (double)t->gpu[g].dur;
+    char fams[400] = "", a[64], b[64], c[64], note[300] = "", lagw[160] = "";
+    for (int f = 0; f < GK_N; f++) {
+        if (fam[f] <= 0.05 * kern) continue; /* the families that dominate: 5% of the kernel time or more */
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", gk_family_name[f], a, 100 * fam[f] / kern);
+    }
+    double pct = 100 * STAKE_GPU_PEAK_SHARE * (1 - give / set_ns); /* the set's time-weighted % of peak */
+    double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : give;
+    units_ns(a, sizeof a, set_ns);
+    units_ns(b, sizeof b, set_ns - give);
+    if (lag > 0.01 * in->step) units_ns(c, sizeof c, lag), snprintf(lagw, sizeof lagw, ", its work ending %s after the host's range", c);
+    if (rp >= 0) {
+        replay_note(note, sizeof note, in, "with the step ending when its GPU work ends", rp);
+        if (rp < 0.1 * give) {
+            units_ns(c, sizeof c, in->step);
+            snprintf(note + strlen(note), sizeof note - strlen(note), ": the step is host-bound: faster kernels give back nothing until the host's %s %s are shortened", c, PER(in));
+        }
+    }
+    units_ns(c, sizeof c, busy);
+    /* the operators below the peak with the most of the set's kernel time (stakes_gpu_set's rows) */
+    size_t worst[3];
+    int nw = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        if (row_ns[i] <= 0) continue;
+        int j = nw < 3 ? nw++ : 3;
+        while (j > 0 && row_ns[worst[j - 1]] < row_ns[i]) {
+            if (j < 3) worst[j] = worst[j - 1];
+            j--;
+        }
+        if (j < 3) worst[j] = i;
+    }
+    char label[3][320];
+    top3 top = {0};
+    for (int j = 0; j < nw; j++) {
+        const tab_op *w = &in->ops[worst[j]];
+        snprintf(label[j], sizeof label[j], "%s (%.1f%% of %s peak)", PC_S(w->name, "?"), PC_OR(w->compute_peak_pct, 0), PC_S(w->dtype, "its type's"));
+        top_add(&top, label[j], row_ns[worst[j]]);
+    }
+    spill_free(row_ns);
+    cJSON *o = fire(in, r, kclaim(in, stake),
+                    "the GPU is busy %s %s (%.0f%% of the step)%s; kernel time by family: %s; compute-bound kernels %s at %.1f%% of their data type's peak on average, %s at %.0f%% of it%s",
+                    c, PER(in), 100 * busy / in->step, lagw, *fams ? fams : "none over 5%", a, pct, b, 100 * STAKE_GPU_PEAK_SHARE, note);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
 /* the share of a GEMM operator's own device time in calls with a dimension not divisible by 8 */

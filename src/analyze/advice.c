@@ -12,6 +12,7 @@
 #include "stakes.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include "../util/spill.h"
@@ -108,6 +109,83 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     fc->sentence = pc_summary_utf8(in->ps, sentence);
 }
 
+/* ---- The waterfall (#44 item 5): the top findings' fixes one after another ---- */
+
+/* The change of the fixes whose kinds are in mask (1 << SK_*), made together:
+ * the flags, the host floor, per GPU event the smallest factor of the sets
+ * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, NULL for none); *scale is what the
+ * caller spill_frees. gpu_ends: the step ends with its GPU work (SK_GPU's
+ * measure, set for every prefix when any row is gpu_kernels, so that the
+ * rows' steps are of one kind). */
+static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK_N], int keep_phases, int gpu_ends, float **scale) {
+    dg_change ch = {.no_sync_wait = !!(mask & 1 << SK_SYNC), .no_data_wait = !!(mask & 1 << SK_DATA),
+                    .host_floor_ns = mask & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = keep_phases, .gpu_ends_step = gpu_ends};
+    *scale = NULL;
+    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU};
+    for (int i = 0; i < 3; i++) {
+        const float *f = mask & 1 << scaled_k[i] ? sets[scaled_k[i]] : NULL;
+        if (!f) continue;
+        if (!*scale) {
+            *scale = spill_alloc(c->t->ngpu * sizeof **scale);
+            memcpy(*scale, f, c->t->ngpu * sizeof **scale);
+        } else
+            for (size_t g = 0; g < c->t->ngpu; g++) (*scale)[g] = f[g] < (*scale)[g] ? f[g] : (*scale)[g];
+    }
+    ch.scale = *scale;
+    return ch;
+}
+
+/* suggestions.waterfall: the top WF_MAX findings whose stakes are replayed,
+ * in rank order; row i replays the fixes of rows 1..i together (one pass
+ * over the steps for every prefix: stakes_replay_base), so each row says
+ * what its fix adds once those above it are made: a bottleneck that a
+ * larger one hides (its stake alone ~0) shows what it gives back after
+ * that one is fixed. Nothing with fewer than two such findings. */
+#define WF_MAX 5
+static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv) {
+    int idx[WF_MAX], kind[WF_MAX], nr = 0, mask = 0;
+    for (int i = 0; i < n && nr < WF_MAX; i++) {
+        const tab_suggestion *sg = items[i].rec;
+        int k = rules_change_of(PC_S(sg->rule, ""));
+        if (k < 0 || PC_IS_NULL(sg->at_stake_ns) || strcmp(PC_S(sg->stake_source, ""), "replay")) continue;
+        idx[nr] = i, kind[nr++] = k, mask |= 1 << k;
+    }
+    if (nr < 2) return;
+    const an_ctx *c = in->c;
+    float *own[SK_N] = {0};
+    const float *sets[SK_N] = {0};
+    if (mask & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
+    if (mask & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
+    if (mask & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+    int gpu_ends = !!(mask & 1 << SK_GPU);
+    dg_change ch[WF_MAX + 1];
+    float *scale[WF_MAX + 1];
+    int m = 0;
+    ch[0] = (dg_change){.gpu_ends_step = gpu_ends}, scale[0] = NULL; /* the step before any fix */
+    for (int i = 0; i < nr; i++) m |= 1 << kind[i], ch[i + 1] = wf_change(c, m, sets, *in->keep_phases, gpu_ends, &scale[i + 1]);
+    double save[WF_MAX + 1], base[WF_MAX + 1];
+    int ok = stakes_replay_base(c, ch, nr + 1, save, base);
+    for (int i = 0; i <= nr; i++) spill_free(scale[i]);
+    for (int k = 0; k < SK_N; k++) spill_free(own[k]);
+    if (!ok || base[0] <= 0) return;
+    pc_table *tab = pc_summary_add_table(in->ps, adv, "waterfall", TAB_waterfall);
+    double before = base[0], prev = 0;
+    for (int i = 0; i < nr; i++) {
+        double sv = fmax(prev, save[i + 1]); /* a fix that would cost time after those above adds nothing */
+        tab_waterfall *w = tab_push(tab);
+        const tab_suggestion *sg = items[idx[i]].rec;
+        w->rank = sg->rank;
+        w->rule = sg->rule;
+        w->step_before_ns = pc_figure(before - prev);
+        w->step_ns = pc_figure(before - sv);
+        w->adds_ns = pc_figure(sv - prev);
+        w->alone_ns = pc_figure(fmax(0, rules_replayed(in, kind[i])));
+        w->saving_pct = pc_figure(100 * sv / before);
+        assert(w->step_ns <= w->step_before_ns);
+        prev = sv;
+    }
+}
+
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
@@ -155,6 +233,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         cJSON_AddItemToArray(rows, items[i].item);
     }
     combined(&in, items, n, adv);
+    waterfall(&in, items, n, adv);
     free(items);
     cJSON_Delete(in.out);
 }

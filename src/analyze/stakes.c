@@ -110,12 +110,13 @@ float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double 
     const pc_table *tab = PC_TAB(ps, op);
     const tab_op *rows = TAB_ROWS(tab, op);
     int32_t *row = stakes_op_rows(t, rows, tab->n);
-    float *f = spill_alloc(t->ngpu * sizeof *f);
+    float *f = spill_alloc(t->ngpu * sizeof *f), *own_tc;
+    const float *tc = stakes_tc(c, NULL, &own_tc); /* FP32 work Tensor Cores would take: tensor_cores' */
     int any = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         f[g] = 1;
-        if (e->kind != GPU_KERNEL) continue;
+        if (e->kind != GPU_KERNEL || (tc && tc[g] < 1)) continue;
         float k = 0; /* the nearest operator out from the kernel whose row says */
         int32_t at = -1;
         for (int32_t p = c->links.gpu_inner[g]; p >= 0 && k == 0; p = c->links.parent[p])
@@ -129,6 +130,7 @@ float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double 
         if (row_ns) row_ns[at] += (double)e->dur;
     }
     spill_free(row);
+    spill_free(own_tc);
     if (!any) spill_free(f), f = NULL;
     return f;
 }

@@ -44,7 +44,8 @@ enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
 /* Per GPU event of the trace: the SK_GPU change's duration factor (its
  * compute-bound operator's % of compute peak / 70%, 1 at or above it or
  * outside the set: the nearest operator around the kernel whose row in ps's
- * operators table is bound by compute with a known % of compute peak);
+ * operators table is bound by compute with a known % of compute peak; not
+ * the kernels of SK_TC's set, whose fix is Tensor Cores: tensor_cores');
  * NULL when the set is empty. *ns (may be NULL): the set's kernel time in
  * the trace; *give (may be NULL): what the set gives back off the graph,
  * sum of time x (1 - factor); row_ns (may be NULL; one per row of the

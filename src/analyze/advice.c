@@ -47,11 +47,12 @@ static int cmp_stake(const void *a, const void *b) {
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
-/* The top three findings' changes in one replay (#37): findings_combined,
+/* The top three findings' changes in one replay (#37; pre, when not NaN:
+ * that replay's saving, made in the waterfall's pass): findings_combined,
  * when two or more of the three have replayed stakes. The changes are
  * united: the flags, the host floor, and per GPU event the smaller of the
  * Tensor Core and memory-bound factors. */
-static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
+static void combined(const rule_in *in, const fired *items, int n, cJSON *adv, double pre) {
     const char *rules[3], *est[3];
     int nr = 0, ne = 0, kinds = 0;
     double sum = 0;
@@ -75,8 +76,8 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     }
     dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = both ? both : tc ? tc : mb,
                     .host_floor_ns = kinds & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = *in->keep_phases};
-    double save = 0;
-    int ok = stakes_replay(c, &ch, 1, &save);
+    double save = pre;
+    int ok = !isnan(pre) || stakes_replay(c, &ch, 1, &save); /* pre: the waterfall's pass replayed it */
     spill_free(own_tc);
     spill_free(own_mb);
     spill_free(both);
@@ -142,13 +143,14 @@ static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK
  * larger one hides (its stake alone ~0) shows what it gives back after
  * that one is fixed. Nothing with fewer than two such findings. */
 #define WF_MAX 5
-static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv) {
-    int idx[WF_MAX], kind[WF_MAX], nr = 0, mask = 0;
+static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv, double *comb) {
+    int idx[WF_MAX], kind[WF_MAX], nr = 0, mask = 0, top3 = 0; /* top3: the rows among the first three findings */
+    *comb = NAN;
     for (int i = 0; i < n && nr < WF_MAX; i++) {
         const tab_suggestion *sg = items[i].rec;
         int k = rules_change_of(PC_S(sg->rule, ""));
         if (k < 0 || PC_IS_NULL(sg->at_stake_ns) || strcmp(PC_S(sg->stake_source, ""), "replay")) continue;
-        idx[nr] = i, kind[nr++] = k, mask |= 1 << k;
+        idx[nr] = i, kind[nr++] = k, mask |= 1 << k, top3 += i < 3;
     }
     if (nr < 2) return;
     const an_ctx *c = in->c;
@@ -158,16 +160,24 @@ static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv) 
     if (mask & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
     if (mask & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
     int gpu_ends = !!(mask & 1 << SK_GPU);
-    dg_change ch[WF_MAX + 1];
-    float *scale[WF_MAX + 1];
-    int m = 0;
-    ch[0] = (dg_change){.gpu_ends_step = gpu_ends}, scale[0] = NULL; /* the step before any fix */
+    dg_change ch[WF_MAX + 2];
+    float *scale[WF_MAX + 2] = {0};
+    int m = 0, top_mask = 0, nch = nr + 1;
+    ch[0] = (dg_change){.gpu_ends_step = gpu_ends}; /* the step before any fix */
     for (int i = 0; i < nr; i++) m |= 1 << kind[i], ch[i + 1] = wf_change(c, m, sets, *in->keep_phases, gpu_ends, &scale[i + 1]);
-    double save[WF_MAX + 1], base[WF_MAX + 1];
-    int ok = stakes_replay_base(c, ch, nr + 1, save, base);
-    for (int i = 0; i <= nr; i++) spill_free(scale[i]);
+    for (int i = 0; i < top3; i++) top_mask |= 1 << kind[i];
+    /* findings_combined's replay (the top three's replayed changes, the step to its range's end)
+     * in the same pass: prefix top3's when that one is measured the same way, else one more change */
+    int comb_at = -1;
+    if (top3 >= 2 && !gpu_ends) comb_at = top3;
+    else if (top3 >= 2) comb_at = nch, ch[nch] = wf_change(c, top_mask, sets, *in->keep_phases, 0, &scale[nch]), nch++;
+    double save[WF_MAX + 2], base[WF_MAX + 2];
+    int ok = stakes_replay_base(c, ch, nch, save, base);
+    for (int i = 0; i < nch; i++) spill_free(scale[i]);
     for (int k = 0; k < SK_N; k++) spill_free(own[k]);
-    if (!ok || base[0] <= 0) return;
+    if (!ok) return;
+    if (comb_at >= 0) *comb = save[comb_at];
+    if (base[0] <= 0) return;
     pc_table *tab = pc_summary_add_table(in->ps, adv, "waterfall", TAB_waterfall);
     double before = base[0], prev = 0;
     for (int i = 0; i < nr; i++) {
@@ -232,8 +242,9 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         items[i].rec->rank = i + 1;
         cJSON_AddItemToArray(rows, items[i].item);
     }
-    combined(&in, items, n, adv);
-    waterfall(&in, items, n, adv);
+    double comb;
+    waterfall(&in, items, n, adv, &comb);
+    combined(&in, items, n, adv, comb);
     free(items);
     cJSON_Delete(in.out);
 }

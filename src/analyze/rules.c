@@ -868,6 +868,64 @@ static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag) {
     return in->step > 0 && (*busy >= GK_BUSY_SHARE * in->step || *lag > 0.01 * in->step);
 }
 
+/* The shapes of gpu_kernels' set furthest below the peak: its kernels grouped
+ * by the operator call around them with a FLOP formula (name and input
+ * shapes; the first GK_SHAPES pairs), each group's FLOPs (each call once) over
+ * its kernel time against its data type's peak (with Tensor Cores when one of
+ * its kernels ran on them); the three that give back the most at
+ * STAKE_GPU_PEAK_SHARE, as contributors ("aten::mm [[4096,4096],[4096,4096]]
+ * bf16: 44.1% of peak"), their kernel time per step. 0 when none. */
+#define GK_SHAPES 64
+typedef struct gk_shape { uint32_t name, dims; double ns, flops; int dtype, tc; } gk_shape;
+static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[3][400]) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    const gpu_peak *pk = in->c->peak;
+    if (!set || !pk || !l->gpu_inner || !l->parent) return 0;
+    gk_shape sh[GK_SHAPES];
+    int n = 0;
+    uint8_t *seen = spill_calloc(t->ncpu ? t->ncpu : 1, 1);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        if (set[g] >= 1) continue;
+        int32_t p = l->gpu_inner[g];
+        while (p >= 0 && (t->cpu[p].kind != CPU_OP || !t->cpu[p].input_dims || !op_flops_known(strtab_get(&t->strs, t->cpu[p].name)))) p = l->parent[p];
+        if (p < 0) continue;
+        const pc_cpu_event *e = &t->cpu[p];
+        int k = 0;
+        while (k < n && (sh[k].name != e->name || sh[k].dims != e->input_dims)) k++;
+        if (k == n && n == GK_SHAPES) continue;
+        if (k == n) sh[n++] = (gk_shape){e->name, e->input_dims, 0, 0, DT_UNKNOWN, 0};
+        sh[k].ns += (double)t->gpu[g].dur;
+        sh[k].tc |= kernel_uses_tensor_cores(strtab_get(&t->strs, t->gpu[g].name)) == 1;
+        if (seen[p]) continue;
+        seen[p] = 1;
+        op_args args;
+        flops_result fr;
+        op_args_parse(&args, strtab_get(&t->strs, e->input_dims), e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
+                      e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
+        if (op_flops(strtab_get(&t->strs, e->name), &args, NULL, &fr) && fr.flops > 0) sh[k].flops += fr.flops, sh[k].dtype = fr.dtype;
+    }
+    spill_free(seen);
+    double pct[GK_SHAPES], back[GK_SHAPES];
+    for (int k = 0; k < n; k++) {
+        double peak = sh[k].flops > 0 ? peak_tflops(pk, sh[k].dtype, sh[k].tc) : 0;
+        pct[k] = peak > 0 && sh[k].ns > 0 ? 100 * sh[k].flops / sh[k].ns * 1e-3 / peak : -1; /* FLOP/ns x 1e-3 = TFLOP/s */
+        back[k] = pct[k] >= 0 && pct[k] < 100 * STAKE_GPU_PEAK_SHARE ? sh[k].ns * (1 - pct[k] / (100 * STAKE_GPU_PEAK_SHARE)) : 0;
+    }
+    int got = 0;
+    for (int j = 0; j < 3; j++) {
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (back[k] > 0 && (best < 0 || back[k] > back[best])) best = k;
+        if (best < 0) break;
+        snprintf(label[j], 400, "%s %.300s %s: %.1f%% of peak", strtab_get(&t->strs, sh[best].name), strtab_get(&t->strs, sh[best].dims),
+                 pc_dtype_name[sh[best].dtype], pct[best]);
+        top_add(top, label[j], sh[best].ns);
+        back[best] = 0, got++;
+    }
+    return got;
+}
+
 /* Kernels bound the step (#44 item 4): when the GPU bounds it (gk_gpu_bounds)
  * and compute-bound operators' kernels (matrix products, convolutions,
  * attention with FLOPs from their shapes) run below STAKE_GPU_PEAK_SHARE of
@@ -884,10 +942,10 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
     if (!gk_gpu_bounds(in, &busy, &lag)) return;
     double *row_ns = spill_calloc(in->nops ? in->nops : 1, sizeof *row_ns);
     float *set = stakes_gpu_set(in->c, in->ps, &set_ns, &give, row_ns);
-    spill_free(set);
     set_ns /= in->nsteps, give /= in->nsteps;
     if (!set || give < 0.01 * in->step) {
         spill_free(row_ns);
+        spill_free(set);
         return;
     }
     double fam[GK_N] = {0}, kern = 0;
@@ -924,11 +982,13 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         }
         if (j < 3) worst[j] = i;
     }
-    char label[3][320];
+    char label[3][400];
     top3 top = {0};
-    for (int j = 0; j < nw; j++) {
+    int shapes = gk_shapes(in, set, &top, label); /* the shapes furthest below the peak, else the operators */
+    spill_free(set);
+    for (int j = 0; !shapes && j < nw; j++) {
         const tab_op *w = &in->ops[worst[j]];
-        snprintf(label[j], sizeof label[j], "%s (%.1f%% of %s peak)", PC_S(w->name, "?"), PC_OR(w->compute_peak_pct, 0), PC_S(w->dtype, "its type's"));
+        snprintf(label[j], sizeof label[j], "%.300s (%.1f%% of %s peak)", PC_S(w->name, "?"), PC_OR(w->compute_peak_pct, 0), PC_S(w->dtype, "its type's"));
         top_add(&top, label[j], row_ns[worst[j]]);
     }
     spill_free(row_ns);

@@ -38,7 +38,9 @@ TEST(gpu_kernels_gpu_bound_fixture) {
     CHECK_MSG(strstr(ev, "at 44.1% of their data type's peak"), "%s", ev);
     CHECK_MSG(strstr(ev, "1.26 ms at 70% of it"), "%s", ev); /* 2 x 629.299 */
     CHECK_MSG(!strstr(ev, "host-bound"), "%s", ev);
-    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "aten::mm (44.1% of bf16 peak)");
+    /* the shape: 2 x 4096^3 FLOP per call over 1000 µs, 44.05% of 312 TFLOP/s */
+    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "aten::mm [[4096,4096],[4096,4096]] bf16: 44.1% of peak");
+    CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 2000000, 0.5);
     cJSON_Delete(s);
     s = fixture_summary("tests/fixtures/gpu_kernels_margin.json");
     CHECK(s);

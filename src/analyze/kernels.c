@@ -16,60 +16,18 @@
 #include "analyze.h"
 #include "../util/spill.h"
 #include "flops.h"
+#include "kfamily.h"
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Tensor Core kernels by name (docs/tensor-cores.md). Patterns are matched
- * case-insensitively as substrings. */
-static const char *const tc_yes[] = {
-    "h884", "h1688", "h16816", "s884", "s1688", "s16816", "i8816", "i16832", "bf16s1688", "884gemm", "1688gemm",
-    "16816gemm", "hmma", "imma", "xmma", "wgmma", "tensorop", "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma",
-    "sm100_xmma", "gemmk1_tf32", "_tf32_", "cutlass_80_", "cutlass_90_", "hgmma", "mfma",
-    "gmma",                   /* Hopper's warpgroup MMA in CUTLASS 3 names (MainloopSm90TmaGmmaWarpSpecialized) */
-    "flash_fwd", "flash_bwd", "flashattnfwd", "flashattnbwd", /* FlashAttention 2, and 3 (FlashAttnFwdSm90) */
-    "nvjet",                  /* cuBLAS's GEMMs on Hopper and Blackwell */
-    "_xdl", "xdlops",         /* AMD composable_kernel (MFMA) */
-    NULL};
-/* Names that look like a pattern above but run on the ordinary units:
- * CUTLASS's SIMT kernels, MIOpen's SubTensorOp (elementwise). Checked first. */
-static const char *const tc_no[] = {"_simt_", "subtensorop", NULL};
-
-int kernel_uses_tensor_cores(const char *name) {
-    /* the name lowercased once, then a substring search per pattern */
-    char buf[1024];
-    size_t n = strlen(name);
-    char *low = n < sizeof buf ? buf : xmalloc(n + 1);
-    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
-    int yes = 0, no = 0;
-    for (int i = 0; tc_no[i] && !no; i++) no = strstr(low, tc_no[i]) != NULL;
-    for (int i = 0; tc_yes[i] && !yes && !no; i++) yes = strstr(low, tc_yes[i]) != NULL;
-    /* CUTLASS's fused attention for Blackwell (fmha...Sm100...); AMD Tensile's
-     * MFMA GEMMs, Cijk_..._MI32x32x8x1_... (case matters: MI and a digit) */
-    /* fused attention (CUTLASS, PyTorch's memory-efficient attention: fmha_cutlassF_f16_..._sm80):
-     * Tensor Cores from sm75 on for half types; in fp32 the name does not say (unknown) */
-    int fmha_unknown = 0;
-    if (!yes && !no && strstr(low, "fmha")) {
-        static const char *const arch[] = {"sm75", "sm80", "sm86", "sm89", "sm90", "sm100", "sm120", NULL};
-        int tc_arch = 0;
-        for (int i = 0; arch[i] && !tc_arch; i++) tc_arch = strstr(low, arch[i]) != NULL;
-        if (tc_arch && strstr(low, "_f32_")) fmha_unknown = 1;
-        else if (tc_arch) yes = 1;
-    }
-    if (!yes && !no && !strncmp(name, "Cijk_", 5))
-        for (const char *p = strstr(name, "_MI"); p && !yes; p = strstr(p + 1, "_MI")) yes = isdigit((unsigned char)p[3]) != 0;
-    if (low != buf) free(low);
-    if (no) return 0;
-    if (yes) return 1;
-    if (fmha_unknown) return -1;
-    /* Triton kernels may use tl.dot on Tensor Cores: their names do not say */
-    if (!strncmp(name, "triton_", 7) || !strncmp(name, "triton__", 8)) return -1;
-    return 0;
-}
+/* Tensor Core use by name: the matrix-core flag of kfamily.c's rules (docs/tensor-cores.md) */
+int kernel_uses_tensor_cores(const char *name) { return kf_classify(name).mc; }
 
 int kernel_is_conv_gemm(const char *name) {
     static const char *const yes[] = {"gemm", "scudnn", "dgrad", "wgrad", "convolve", "winograd", "conv2d", "conv3d", "conv1d",
@@ -219,6 +177,65 @@ static int kernels_from_table(const an_ctx *c, pc_summary *ps) {
     return 1;
 }
 
+/* kernels.families, for a trace with GPU activities and no CPU operator
+ * (GPU-only captures): every kernel, copy and memset by kfamily.c's family
+ * of its name, classified once per interned name. Rows by time, largest
+ * first, then family order; families without activity are left out. */
+static void family_table(const an_ctx *c, pc_summary *ps, cJSON *k) {
+    const pc_trace *t = c->t;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].kind == CPU_OP) return;
+    typedef struct fam { int64_t names, calls, ns, mc_ns; } fam;
+    fam f[KF_NFAMILY];
+    memset(f, 0, sizeof f);
+    int64_t all = 0;
+    /* per name: 0 unseen, else 1 + family, and bit 7 when on matrix cores */
+    uint8_t *cls = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
+    hmap seen = {0};
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
+        assert(e->name < t->strs.n);
+        if (!cls[e->name]) {
+            kf_info ki = kf_classify(strtab_get(&t->strs, e->name));
+            int cc = device_cc_major(t, e->device);
+            int mc = e->kind == GPU_KERNEL && ki.mc > 0 && !(cc > 0 && cc < 7);
+            cls[e->name] = (uint8_t)((1 + ki.family) | (mc ? 0x80 : 0));
+        }
+        int fi = (cls[e->name] & 0x7f) - 1;
+        int created;
+        hmap_get(&seen, hkey2((uint32_t)e->device, e->name), &created);
+        f[fi].names += created;
+        f[fi].calls++;
+        f[fi].ns += e->dur;
+        if (cls[e->name] & 0x80) f[fi].mc_ns += e->dur;
+        all += e->dur;
+    }
+    hmap_free(&seen);
+    spill_free(cls);
+    int order[KF_NFAMILY], n = 0;
+    for (int i = 0; i < KF_NFAMILY; i++)
+        if (f[i].calls) order[n++] = i;
+    if (!n) return;
+    for (int i = 1; i < n; i++) /* insertion sort by time, ties in family order */
+        for (int j = i; j > 0 && f[order[j]].ns > f[order[j - 1]].ns; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    pc_table *tab = pc_summary_add_table(ps, k, "families", TAB_kernel_family);
+    for (int q = 0; q < n; q++) {
+        const fam *x = &f[order[q]];
+        tab_kernel_family *r = tab_push(tab);
+        r->family = kf_family_name(order[q]);
+        r->distinct = x->names;
+        r->calls = x->calls;
+        r->time_ns = x->ns;
+        r->time_pct = pc_figure(all > 0 ? 100.0 * (double)x->ns / (double)all : 0);
+        r->matrix_core_pct = pc_figure(x->ns > 0 ? 100.0 * (double)x->mc_ns / (double)x->ns : 0);
+    }
+}
+
 void an_kernels(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     if (kernels_from_table(c, ps)) return;
@@ -353,6 +370,7 @@ void an_kernels(const an_ctx *c, pc_summary *ps) {
     }
     ks->tensor_core_ns = tc_ns;
     ks->tensor_core_pct = pc_figure(total ? 100.0 * (double)tc_ns / (double)total : 0);
+    family_table(c, ps, k);
 #undef ROW
     free(ord);
     spill_free(rows);

@@ -12,6 +12,7 @@
  * MindInsight's operator types, modules (nn.Module python_function frames),
  * FLOPs and bytes (flops.h), and percent of peak (peaks.h). */
 #include "analyze.h"
+#include "kfamily.h"
 #include "../util/spill.h"
 #include "flops.h"
 #include "../summary/summary.h"
@@ -299,8 +300,14 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
         if (rowidx[op] != UINT32_MAX) rows[rowidx[op]].self_dev += e->dur;
         int tc = 0;
         if (e->kind == GPU_KERNEL) {
-            if (!tc_cache[e->name]) tc_cache[e->name] = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name)) > 0 ? 2 : 1;
-            tc = tc_cache[e->name] == 2;
+            /* 2 yes, 1 no, 3 the name does not say: a Triton kernel under a matmul operator is (kfamily.h) */
+            if (!tc_cache[e->name]) {
+                int k = kernel_uses_tensor_cores(strtab_get(&t->strs, e->name));
+                tc_cache[e->name] = k > 0 ? 2 : k < 0 ? 3 : 1;
+            }
+            tc = tc_cache[e->name] == 2 ||
+                 (tc_cache[e->name] == 3 &&
+                  kf_matrix_core_under(strtab_get(&t->strs, e->name), strtab_get(&t->strs, t->cpu[op].name)) > 0);
         }
         int32_t outer = -1;
         for (int32_t p = op; p >= 0; p = l->parent[p]) {

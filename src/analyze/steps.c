@@ -58,6 +58,7 @@
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include "kfamily.h"
 #include <math.h>
 #include <stddef.h>
 #include <regex.h>
@@ -85,12 +86,9 @@ static void name_caches(const pc_trace *t) {
 static int name_is_dataloader_id(const pc_trace *t, uint32_t id);
 static int name_is_nccl_id(const pc_trace *t, uint32_t id);
 int name_is_dataloader(const char *n) { return !strncmp(n, "enumerate(DataLoader)", 21) || !strncmp(n, "perfcard.data", 13); }
-/* NCCL kernels, and the collectives of other stacks (MindSpore's HCCL
- * AllReduce, AllGather, ..., and its pipeline stages' Send-opN / Receive-opN) */
-int name_is_nccl(const char *n) {
-    return strcasestr(n, "nccl") || strcasestr(n, "allreduce") || strcasestr(n, "allgather") || strcasestr(n, "reducescatter") ||
-           strcasestr(n, "hcom_") || !strncmp(n, "Send-op", 7) || !strncmp(n, "Receive-op", 10);
-}
+/* communication by family (kfamily.c, docs/communication-kernels.md): NCCL/RCCL,
+ * DeepEP, NVSHMEM, MSCCL++, custom all-reduces, MindSpore's HCCL, peer-to-peer copies */
+int name_is_nccl(const char *n) { return kf_comm_lib(n) != KF_LIB_NONE; }
 uint8_t *nccl_flags(const pc_trace *t) {
     uint8_t *f = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
     for (size_t g = 0; g < t->ngpu; g++) {
@@ -477,7 +475,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int k = e->kind == GPU_KERNEL ? (name_is_nccl_id(t, e->name) ? BK_COMM : BK_KERNEL)
-                : e->kind == GPU_MEMCPY ? BK_MEMCPY : e->kind == GPU_MEMSET ? BK_MEMSET : -1;
+                : e->kind == GPU_MEMCPY ? (name_is_nccl_id(t, e->name) ? BK_COMM : BK_MEMCPY) /* peer-to-peer: communication */
+                : e->kind == GPU_MEMSET ? BK_MEMSET : -1;
         if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
     for (size_t i = 0; i < t->ncpu; i++) {

@@ -164,6 +164,11 @@ int cmd_diff(int argc, char **argv) {
                     cli_say(stdout, "  %s: %s", x->side.label, x->headline);
                     /* components named beyond their own noise (#36), even when the step is inconclusive */
                     for (int i = 0; i < x->ncomp && strcmp(x->comp[i].verdict, "within noise"); i++)
+                        if (x->comp[i].under && !strcmp(x->comp[i].verdict, "algorithm changed"))
+                            cli_say(stdout, "    kernel %.80s%s %+.1f%% per step: algorithm changed under %.60s, its kernels %+.2f ms net per step",
+                                    x->comp[i].name, strlen(x->comp[i].name) > 80 ? "…" : "", x->comp[i].delta_pct, x->comp[i].under,
+                                    (x->comp[i].under_new_ns - x->comp[i].under_base_ns) / 1e6);
+                        else
                         cli_say(stdout, "    %s %s: %.80s%s %+.1f%% per step (95%% %+.1f%% to %+.1f%%; p = %.2g, its steps vary by %.1f%%)",
                                 x->comp[i].kind, x->comp[i].verdict, x->comp[i].name, strlen(x->comp[i].name) > 80 ? "…" : "",
                                 x->comp[i].delta_pct, x->comp[i].lo_pct, x->comp[i].hi_pct, x->comp[i].p, x->comp[i].base_sd_pct);

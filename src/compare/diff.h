@@ -74,6 +74,12 @@ typedef struct pc_diff_component {
     double base_sd_pct, new_sd_pct;    /* its per-step SD / its mean, the runs' mean */
     double p, p_bar;                   /* p and Holm's bar for it (NaN past the first kept) */
     double lo_pct, hi_pct;             /* 95% interval of the change */
+    /* a kernel swap (#47): the operator that launched most of the kernel's time (NULL when the
+     * summaries do not say) and the per-step time of every kernel it launched most of, each side;
+     * verdict "algorithm changed" when the kernel moved beyond its noise but its operator's
+     * kernels did not move with it (another kernel took or gave its work) */
+    const char *under;
+    double under_base_ns, under_new_ns;
 } pc_diff_component;
 
 typedef struct pc_diff_change {

@@ -10,7 +10,8 @@ static const sj_field comp_fields[] = {
     SJ_F(pc_diff_component, 'S', kind),        SJ_F(pc_diff_component, 'S', name),        SJ_F(pc_diff_component, 'S', verdict),
     SJ_F(pc_diff_component, 'N', base_ns),     SJ_F(pc_diff_component, 'N', new_ns),      SJ_F(pc_diff_component, 'N', delta_pct),
     SJ_F(pc_diff_component, 'N', base_sd_pct), SJ_F(pc_diff_component, 'N', new_sd_pct),  SJ_F(pc_diff_component, 'N', p),
-    SJ_F(pc_diff_component, 'N', p_bar),       SJ_F(pc_diff_component, 'N', lo_pct),      SJ_F(pc_diff_component, 'N', hi_pct)};
+    SJ_F(pc_diff_component, 'N', p_bar),       SJ_F(pc_diff_component, 'N', lo_pct),      SJ_F(pc_diff_component, 'N', hi_pct),
+    SJ_F(pc_diff_component, 'Z', under),       SJ_F(pc_diff_component, 'N', under_base_ns), SJ_F(pc_diff_component, 'N', under_new_ns)};
 static const sj_field row_fields[] = {SJ_F(pc_diff_row, 'S', name), SJ_F(pc_diff_row, 'S', status), SJ_F(pc_diff_row, 'S', matched_by),
                                      SJ_F(pc_diff_row, 'N', base_ns)};
 static const sj_field row_run_fields[] = {SJ_F(pc_diff_row_run, 'N', new_ns),    SJ_F(pc_diff_row_run, 'S', status),

@@ -8,6 +8,7 @@
 #include "../util/strtab.h"
 #include "../util/xalloc.h"
 #include <ctype.h>
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1174,6 +1175,70 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
 }
 
 
+/* The wait rank v[i] suffered at the operations where the straggler (v[strag]) arrived last: the
+ * straggler's arrival - its own, over the operations matched (upto), summed; what the straggler
+ * explains of v[i]'s exposed communication (#47: a job tells one story). 0 for the straggler. */
+static double wait_on_straggler(const pc_job *j, jent *const *v, int n, const size_t *upto, int strag, int i) {
+    assert(i >= 0 && i < n && strag >= 0 && strag < n);
+    const int32_t se = (int32_t)(v[strag] - j->e);
+    uint32_t c[MATCH_GROUPS] = {0};
+    double sum = 0;
+    for (uint32_t k = 0; k < v[i]->m; k++) {
+        int g = v[i]->g[k];
+        uint32_t at = c[g]++;
+        if (at >= upto[g]) continue;
+        const oslot *sl = &j->grp[g].s[at];
+        if (sl->lent == se) sum += (double)(sl->larr - sl->base) - (double)v[i]->d[k];
+    }
+    return sum > 0 ? sum : 0;
+}
+
+/* The shown rank's communication finding when a straggler explains its waits: its stake leaves out
+ * the wait on the straggler (the straggler's finding holds what its fix gives back) and its evidence
+ * says so; the suggestions are then in order of their stakes again (nulls last, as advice.c ranks). */
+static void comm_less_straggler(pc_summary *jobs, cJSON *arr, double wait_on, int strag_rank, double step) {
+    cJSON *it;
+    cJSON_ArrayForEach(it, arr) {
+        tab_suggestion *o = pc_summary_record_in(jobs, it, TAB_suggestion);
+        if (!o || !o->rule || strcmp(o->rule, "communication") || PC_IS_NULL(o->at_stake_ns)) continue;
+        double left = o->at_stake_ns - wait_on;
+        if (left < 0) left = 0;
+        char ev[1536];
+        snprintf(ev, sizeof ev, "%s; of it, %.2f ms per step is waiting for rank %d to arrive (the straggler's finding holds that), so %.2f ms is at stake here",
+                 PC_S(o->evidence, ""), wait_on / 1e6, strag_rank, left / 1e6);
+        o->evidence = pc_summary_utf8(jobs, ev);
+        o->at_stake_ns = pc_figure(left);
+        if (step > 0) o->at_stake_pct = pc_figure(100 * left / step);
+    }
+}
+
+/* cJSON items of the suggestions by stake, largest first, null stakes after (stable) */
+typedef struct sitem { cJSON *x; double stake; int at; } sitem;
+static int cmp_sitem(const void *a, const void *b) {
+    const sitem *x = a, *y = b;
+    int nx = isnan(x->stake), ny = isnan(y->stake);
+    if (nx != ny) return nx - ny;
+    if (!nx && x->stake != y->stake) return x->stake < y->stake ? 1 : -1;
+    return x->at - y->at;
+}
+static void suggestions_by_stake(pc_summary *jobs, cJSON *arr) {
+    int na = cJSON_GetArraySize(arr);
+    sitem *items = xcalloc((size_t)na + 1, sizeof *items);
+    for (int i = 0; i < na; i++) {
+        items[i].x = cJSON_DetachItemFromArray(arr, 0);
+        const tab_suggestion *o = pc_summary_record_in(jobs, items[i].x, TAB_suggestion);
+        items[i].stake = o && !PC_IS_NULL(o->at_stake_ns) ? o->at_stake_ns : NAN;
+        items[i].at = i;
+    }
+    qsort(items, (size_t)na, sizeof *items, cmp_sitem);
+    for (int i = 0; i < na; i++) {
+        cJSON_AddItemToArray(arr, items[i].x);
+        tab_suggestion *o = pc_summary_record_in(jobs, items[i].x, TAB_suggestion);
+        if (o) o->rank = i + 1;
+    }
+    free(items);
+}
+
 pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
     int n;
     jent **v = job_sorted(j, &n);
@@ -1288,30 +1353,23 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             double stake = compared ? save[0] : work[slow] - median, step = PC_OR(PC_REC(jobs, step_average)->duration_ns, 0);
             r->at_stake_ns = pc_figure(stake);
             if (step > 0) r->at_stake_pct = pc_figure(100 * stake / step);
-            /* in its place by time at stake, as advice.c ranks the others */
-            /* (rebuilt: cJSON 1.7.15's cJSON_InsertItemInArray refuses positions past the first) */
-            int na = cJSON_GetArraySize(arr), placed = 0;
-            cJSON **items = xcalloc((size_t)na + 1, sizeof *items);
-            for (int i = 0; i < na; i++) items[i] = cJSON_DetachItemFromArray(arr, 0);
-            for (int i = 0; i < na; i++) {
-                const tab_suggestion *o = pc_summary_record_in(jobs, items[i], TAB_suggestion);
-                if (!placed && (o ? PC_OR(o->at_stake_ns, -1) : -1) < stake) cJSON_AddItemToArray(arr, x), placed = 1;
-                cJSON_AddItemToArray(arr, items[i]);
-            }
-            if (!placed) cJSON_AddItemToArray(arr, x);
-            free(items);
-            int k = 1;
-            cJSON *it;
-            cJSON_ArrayForEach(it, arr) {
-                tab_suggestion *o = pc_summary_record_in(jobs, it, TAB_suggestion);
-                if (o) o->rank = k;
-                k++;
-            }
+            /* the shown rank's communication less its wait on the straggler, then every finding in
+             * its place by time at stake, as advice.c ranks them */
+            if (compared) comm_less_straggler(jobs, arr, wait_on_straggler(j, v, n, upto, late, 0) / msteps, v[slow]->rank, step);
+            cJSON_AddItemToArray(arr, x);
+            suggestions_by_stake(jobs, arr);
             count->count = cJSON_GetArraySize(arr);
             pc_summary_headline(jobs);
         }
     }
     job_view(j, jobs, rs, rr, rows, v, n, med, st, w[late].caused / msteps, job_step);
+    /* one story (#47): a straggler found is the job's headline, the report's and the e-mail's */
+    tab_overview *ov = pc_summary_record_w(jobs, TAB_overview);
+    if (found && ov && rr->headline) {
+        char h[1200];
+        snprintf(h, sizeof h, "%s.", rr->headline);
+        ov->headline = pc_summary_utf8(jobs, h);
+    }
     free(w), free(save);
     free(work);
     free(med);

@@ -52,6 +52,7 @@ typedef struct chart {
     size_t ncat;
     const double *marks; size_t nmarks; /* LINE: vertical markers at these x */
     const char *const *xticks; size_t nxticks; /* LINE: the label of the tick at x = k (1-based), for k <= nxticks */
+    int dots;                                   /* LINE: a dot at every point (a trend's runs) */
     const chart_row *rows; size_t nrows;   /* TIMELINE */
     const char *const *legend_names; const int *legend_colors; size_t nlegend; /* TIMELINE, ROOFLINE */
     /* ROOFLINE, log-log: points (x FLOP/byte, y TFLOP/s, area by size, palette

@@ -207,6 +207,13 @@ void ch_draw_line(cairo_t *cr, const chart *c, double w, double h) {
         }
         if (se->n == 1) { cairo_rel_line_to(cr, 2, 0); }
         cairo_stroke(cr);
+        for (size_t i = 0; c->dots && i < se->n; i++) { /* each run a dot: one run's value is seen, not only the line's bends */
+            double x = ch_xy(left + (right - left) * (ch_fin(se->x[i]) - xmin) / (xmax - xmin));
+            double y = ch_xy(bottom - (bottom - top) * fmin(ch_fin(se->y[i]), ymax) / ymax);
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, x, y, 3.2, 0, 2 * M_PI);
+            cairo_fill(cr);
+        }
         if (s < 16) { names[s] = se->name; cols[s] = se->color; }
     }
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);

@@ -18,6 +18,11 @@ static int unit_of(const char *u) {
     return !strcmp(u, "ns") ? UNIT_NS : !strcmp(u, "pct") ? UNIT_PCT : !strcmp(u, "bytes") ? UNIT_BYTES : UNIT_COUNT;
 }
 
+static int cmp_desc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 static void put_fmt(cJSON *o, const char *key, double v, int unit, int sign) {
     sbuf b = {0};
     if (sign && v > 0) sbuf_putc(&b, '+');
@@ -143,10 +148,82 @@ static void format_components(cJSON *r, const pc_diff_change *c) {
         cJSON_AddStringToObject(o, "p_bar_fmt", buf);
         cJSON_AddStringToObject(o, "trend", !cJSON_IsString(vd) ? "noise" : !strcmp(vd->valuestring, "regressed") ? "worse"
                                             : !strcmp(vd->valuestring, "improved") ? "better" : "noise");
+        const cJSON *under = cJSON_GetObjectItem(o, "under");
+        if (cJSON_IsString(vd) && !strcmp(vd->valuestring, "algorithm changed") && cJSON_IsString(under)) {
+            /* a kernel swap (#47): where the work went, in the operator's own figure */
+            double ub = sj_getnum(o, "under_base_ns", NAN), un = sj_getnum(o, "under_new_ns", NAN);
+            put_fmt(o, "under_delta_fmt", un - ub, UNIT_NS, 1);
+        }
         if (cJSON_IsString(vd) && strcmp(vd->valuestring, "within noise")) cJSON_AddItemToArray(named, cJSON_Duplicate(o, 1));
     }
     cJSON_AddItemToObject(r, "components_named", named);
     cJSON_AddNumberToObject(r, "components_tested", c->ncomp);
+}
+
+/* diff.md's side by side (#47: a reviewer's page, not every figure): the MD_FIGURES figures with
+ * the largest relative change among those beyond the noise on some change, in their order; the
+ * step time, the verdict's statistic, is in the verdict's line already */
+enum { MD_FIGURES = 10 };
+static void mark_moved_figures(cJSON *v, const pc_diff_result *d) {
+    double *mag = xcalloc((size_t)d->nfigures + 1, sizeof *mag), cut = 0;
+    int n = 0;
+    for (int i = 1; i < d->nfigures; i++) {
+        for (int k = 0; k < d->nchanges; k++) {
+            const pc_diff_cell *c = &d->figures[i].runs[k];
+            if (c->has_new && d->figures[i].has_base && !c->within_noise && c->delta != 0)
+                mag[i] = fmax(mag[i], isfinite(c->delta_pct) ? fabs(c->delta_pct) : INFINITY);
+        }
+        n += mag[i] > 0;
+    }
+    if (n > MD_FIGURES) { /* the MD_FIGURES-th largest magnitude */
+        double *m = xmalloc((size_t)d->nfigures * sizeof *m);
+        memcpy(m, mag, (size_t)d->nfigures * sizeof *m);
+        qsort(m, (size_t)d->nfigures, sizeof *m, cmp_desc);
+        cut = m[MD_FIGURES - 1];
+        free(m);
+    }
+    int kept = 0;
+    cJSON *f = cJSON_GetObjectItem(v, "figures")->child;
+    for (int i = 0; i < d->nfigures && f; i++, f = f->next) {
+        int on = mag[i] > 0 && mag[i] >= cut && kept < MD_FIGURES;
+        kept += on;
+        cJSON_AddBoolToObject(f, "moved", on);
+    }
+    free(mag);
+}
+
+/* The verdict in plain words, one line per change (#47): "NEW is 24.7% faster than BASE (-40.24 ms
+ * per step: 163.13 ms -> 122.88 ms), almost all DataLoader (-45.20 ms)". The share names the first
+ * contributor when it holds at least half of the change ("mostly"; "almost all" from 80%). */
+static void put_plain(cJSON *r, const pc_diff_result *d, const pc_diff_change *c) {
+    const pc_verdict *v = &c->v;
+    double dns = v->new_ns - v->base_ns, pct = v->base_ns > 0 ? 100 * dns / v->base_ns : NAN;
+    sbuf b = {0}, t = {0};
+    rv_fmt_unit(&t, fabs(dns), UNIT_NS);
+    const char *way = dns < 0 ? "faster" : "slower";
+    if (!strcmp(v->verdict, "unchanged"))
+        sbuf_printf(&b, "%s is unchanged against %s (%s%s per step, within %.0f%%)", c->side.label, d->base.label, dns < 0 ? "-" : "+",
+                    t.data ? t.data : "", d->threshold_pct);
+    else {
+        sbuf_printf(&b, "%s %s %.1f%% %s than %s (%s%s per step: ", c->side.label,
+                    !strcmp(v->verdict, "inconclusive") ? "may be" : "is", fabs(pct), way, d->base.label, dns < 0 ? "-" : "+",
+                    t.data ? t.data : "");
+        rv_fmt_unit(&b, v->base_ns, UNIT_NS);
+        sbuf_printf(&b, " → ");
+        rv_fmt_unit(&b, v->new_ns, UNIT_NS);
+        sbuf_printf(&b, ")");
+        if (c->ncontrib && isfinite(c->contrib[0].share_pct) && c->contrib[0].share_pct >= 50) {
+            const pc_diff_contrib *k = &c->contrib[0];
+            sbuf_printf(&b, ", %s %s%s%s (", k->share_pct >= 80 ? "almost all" : "mostly", strcmp(k->kind, "category") ? k->kind : "",
+                        strcmp(k->kind, "category") ? " " : "", k->name ? k->name : "");
+            sbuf_putc(&b, k->delta_ns < 0 ? '-' : '+');
+            rv_fmt_unit(&b, fabs(k->delta_ns), UNIT_NS);
+            sbuf_putc(&b, ')');
+        }
+        if (!strcmp(v->verdict, "inconclusive")) sbuf_printf(&b, "; not decided by these runs");
+    }
+    cJSON_AddStringToObject(r, "plain", b.data ? b.data : "");
+    sbuf_free(&b), sbuf_free(&t);
 }
 
 /* the view: diff.json's document, formatted values, the charts */
@@ -166,7 +243,10 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
         cJSON *x = cJSON_GetObjectItem(r, "contributors")->child;
         for (int i = 0; i < c->ncontrib && x; i++, x = x->next) put_fmt(x, "delta_fmt", c->contrib[i].delta_ns, UNIT_NS, 1);
         format_components(r, c);
+        put_plain(r, d, c);
+        cJSON_AddBoolToObject(r, "many", d->nchanges > 1);
     }
+    mark_moved_figures(v, d);
     *rc = co.rc;
     return v;
 }

@@ -82,6 +82,15 @@ static void default_subject(const pc_summary *s, const char *base, char *out, si
     const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0);
     const char *title = sg ? PC_S(sg->title, "") : "";
     double pct = sg ? PC_OR(sg->at_stake_pct, -1) : -1;
+    /* a job with a straggler tells its story first (#47): the job's headline up to its colon */
+    const tab_straggler *st = PC_REC(s, straggler);
+    const char *jh = PC_S(PC_REC(s, ranks)->headline, "");
+    char job[160];
+    if (st && tk_true(st->found) && jh[0]) {
+        size_t k = strcspn(jh, ":");
+        snprintf(job, sizeof job, "%.*s", (int)(k < sizeof job - 1 ? k : sizeof job - 1), jh);
+        title = job, pct = 0, sg = sg ? sg : PC_REC_AT(s, suggestion, 0);
+    }
     const char *per = tk_true(PC_REC(s, overview)->has_steps) ? "of each step" : "of the trace";
     char t[96];
     size_t n = strlen(title);

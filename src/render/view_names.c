@@ -78,5 +78,6 @@ void rv_short_names_diff(cJSON *v) {
     cJSON_ArrayForEach(r, at(v, "runs", NULL)) {
         shorten_list(cJSON_GetObjectItemCaseSensitive(r, "contributors"), "name", PC_SHORT_TABLE);
         shorten_list(cJSON_GetObjectItemCaseSensitive(r, "components"), "name", PC_SHORT_TABLE);
+        shorten_list(cJSON_GetObjectItemCaseSensitive(r, "components"), "under", PC_SHORT_TABLE);
     }
 }

@@ -4,6 +4,8 @@
 #include "compare/changepoint.h"
 #include "compare/diff.h"
 #include "compare/trend.h"
+#include "render/report.h"
+#include "render/trendreport.h"
 #include "summary/summary.h"
 #include <math.h>
 #include <stdio.h>
@@ -371,6 +373,57 @@ TEST(diff_component_named_when_step_inconclusive) {
     cJSON_Delete(a), cJSON_Delete(b);
 }
 
+/* A kernel swap (#47): under operator "conv", kernel K 40 -> 48 ns per step (SD 1 -> 1.2) and M
+ * 30 -> 22 (SD 1 -> 1), 5 counted steps a side; the step +8%, inconclusive. K and M each move
+ * beyond their noise (K as in diff_component_named_when_step_inconclusive), but conv's kernels sum
+ * to 70 -> 70 ns: the same work on another algorithm, so both read "algorithm changed" and
+ * nothing is named regressed (--fail-on kernel-regression passes). Failed before: K regressed.
+ * The control: K 40 -> 48 beside N 10 -> 10 (SD 1) under conv: conv 50 -> 58, +16%; by hand
+ * (Welch on the log sums, delta method): d = ln 1.16 = 0.148420, se = sqrt(2/(50^2*5) +
+ * 2.44/(58^2*5)) = 0.017466, df 7.98, t 2.306: 95% +11.4% to +20.8%, beyond the 10% floor,
+ * p 2.9e-5 (t 8.50): K stays regressed and gates. */
+TEST(diff_kernel_swap_is_not_a_regression) {
+    const char *fmt = "{\"schema\":\"perfcard.summary/1\",\"run\":{\"input\":\"%s\"},\"steps\":{\"count\":6,"
+                      "\"durations_ns\":[%s]},\"kernels\":{\"steps_counted\":5,\"devices\":[{\"device\":0,\"rows\":["
+                      "{\"name\":\"K\",\"operator\":\"conv\",\"total_ns\":1,\"step_mean_ns\":%s,\"step_sd_ns\":%s},"
+                      "{\"name\":\"%s\",\"operator\":\"conv\",\"total_ns\":1,\"step_mean_ns\":%s,\"step_sd_ns\":1}]}]}}";
+    for (int control = 0; control < 2; control++) {
+        char ja[1024], jb[1024];
+        snprintf(ja, sizeof ja, fmt, "a", "100,101,99,100,102,98", "40", "1", control ? "N" : "M", control ? "10" : "30");
+        snprintf(jb, sizeof jb, fmt, "b", "108,109,107,108,110,106", "48", "1.2", control ? "N" : "M", control ? "10" : "22");
+        cJSON *a = cJSON_Parse(ja), *b = cJSON_Parse(jb);
+        CHECK(a && b);
+        pc_summary *sa = summary_of(a), *sb = summary_of(b);
+        CHECK(sa && sb);
+        const pc_summary *ba[1] = {sa}, *bb[1] = {sb};
+        pc_diff_side base = {NULL, ba, 1}, nw = {NULL, bb, 1};
+        pc_diff_result *d = pc_diff(&base, &nw, 1, NULL);
+        const pc_diff_change *x = &d->changes[0];
+        CHECK_EQ_S(x->v.verdict, "inconclusive");
+        const pc_diff_component *k = NULL;
+        for (int i = 0; i < x->ncomp; i++)
+            if (!strcmp(x->comp[i].name, "K")) k = &x->comp[i];
+        CHECK(k != NULL);
+        if (k) {
+            CHECK_EQ_S(k->verdict, control ? "regressed" : "algorithm changed");
+            CHECK_EQ_S(k->under ? k->under : "", "conv");
+            CHECK_NEAR(k->under_base_ns, control ? 50 : 70, 1e-9);
+            CHECK_NEAR(k->under_new_ns, control ? 58 : 70, 1e-9);
+        }
+        CHECK_EQ_I(x->comp_regressed, control ? 1 : 0);
+        if (!control) {
+            CHECK_EQ_I(x->ncomp, 2);
+            CHECK_EQ_S(x->comp[1].verdict, "algorithm changed"); /* M -26.7%: the other side of the swap */
+        }
+        cJSON *j = pc_diff_json(d);
+        CHECK_EQ_S(sj_getstr(j, "runs.0.components.0.under", ""), "conv");
+        cJSON_Delete(j);
+        pc_diff_free(d);
+        pc_summary_free(sa), pc_summary_free(sb);
+        cJSON_Delete(a), cJSON_Delete(b);
+    }
+}
+
 TEST(changepoint_e_divisive_hand_computed) {
     /* x = 0 0 1 1: tau = 2 gives between 2/(2*2)*4 = 2, no spread within: q = (2*2/4)*2 = 2;
      * tau = 1 gives (1*3/4)*(4/3 - 0 - 2/3) = 0.5, tau = 3 the same: the best split is 2 */
@@ -538,6 +591,19 @@ TEST(trend_level_shift_in_the_last_two_runs) {
                   strstr(t->newest.reason, "the newest run is +25.0% above the mean of the 4 runs before"),
               "%s", t->newest.reason);
     CHECK(!strstr(t->newest.reason, "since the last change point"));
+    /* #47: the badge says what the sentence says: a regression the change-point test has not called */
+    char *dir = tmp_path("trend_badge");
+    pc_report_opts ro = {dir, OUT_MD | OUT_HTML, NULL, 0, NULL, NULL};
+    pc_err err = {0};
+    CHECK_EQ_I(pc_trend_write(t, &ro, &err), 0);
+    char path[600];
+    snprintf(path, sizeof path, "%s/trend.md", dir);
+    FILE *f = fopen(path, "r");
+    char line[256] = "";
+    CHECK(f && fgets(line, sizeof line, f));
+    if (f) fclose(f);
+    CHECK_EQ_S(line, "## perfcard trend: newest run **regression, not yet a confirmed change point**\n");
+    free(dir);
     cJSON *j = pc_trend_json(t);
     CHECK_EQ_I(sj_getnum(j, "newest.shift_run", 0), 5);
     CHECK_EQ_I(sj_getnum(j, "newest.cp_needs", 0), 4);

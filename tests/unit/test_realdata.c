@@ -5,6 +5,7 @@
 #include "load/load.h"
 #include "summary/summary.h"
 #include "load/readers.h"
+#include "compare/diff.h"
 #include "compare/ranks.h"
 #include "util/sbuf.h"
 #include "util/xalloc.h"
@@ -908,9 +909,7 @@ TEST(realdata_advice_follows_the_framework) {
  * stake, with its share of the step, like every other (it was forced to #1
  * without a share, so summary.md's list, which shows findings worth >= 1% of
  * the step, left it out and began at "2."); the headline names the list's
- * first finding, now the arrival-based straggler (overlapping communication),
- * then rank 0's exposed NCCL time, at most its NCCL union (5,798 of 14,455 µs,
- * 40.1%: tests/expectations/dlrm-v100-8ranks.md). */
+ * first finding before #47; the job's headline since (the straggler's, below). */
 TEST(realdata_dlrm_job_ranked_by_stake) {
     const char *sd = shared_data();
     if (!sd) SKIP("../shared/data is missing");
@@ -936,15 +935,23 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     /* since collectives are matched across ranks (tests/expectations/dlrm-8ranks-collectives.md),
      * the straggler is rank 7 by arrival, its stake the replayed saving of its arriving at the
      * median arrival (1,310 µs, dlrm_straggler_replay.py; it was the 9,241 µs of wait it causes,
-     * which put it first), declared as overlapping the communication finding, which comes first */
-    CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "communication");
+     * which put it first), declared as overlapping the communication finding.
+     * One story (#47): rank 0's exposed NCCL (5,537 us) is mostly waiting, 3,610 us of it for rank 7
+     * where rank 7 arrived last (dlrm_collectives.py --json: its arrival - rank 0's, summed); the
+     * straggler's finding holds that, so communication keeps 5,537 - 3,610 = 1,927 us and says why;
+     * the job's headline is the straggler's, in summary.json's overview as in the Ranks section */
     const cJSON *sf = finding_of(s, "straggler");
     CHECK(sf && !strcmp(sj_getstr(sf, "overlaps", ""), "communication"));
     CHECK_EQ_I(sf ? sj_getnum(sf, "at_stake_ns", -1) : -1, 1310000);
-    double pct = sj_getnum(s, "suggestions.rows.0.at_stake_pct", 0);
-    CHECK_MSG(pct > 30 && pct <= 40.12, "communication %.1f%% of the step", pct);
+    const cJSON *cf = finding_of(s, "communication");
+    CHECK(cf != NULL);
+    if (cf) {
+        CHECK_NEAR(sj_getnum(cf, "at_stake_ns", 0) / 1e3, 5537 - 3610, 15);
+        CHECK(strstr(sj_getstr(cf, "evidence", ""), "3.61 ms per step is waiting for rank 7") != NULL);
+    }
     const char *h = sj_getstr(s, "overview.headline", "");
-    CHECK_MSG(!strncmp(h, sj_getstr(s, "suggestions.rows.0.title", "?"), strlen(sj_getstr(s, "suggestions.rows.0.title", "?"))), "headline: %s", h);
+    CHECK_MSG(!strncmp(h, "Rank 7 holds the job of 8 ranks back", 36) && !strcmp(h + strlen(h) - 1, "."), "headline: %s", h);
+    CHECK_MSG(!strncmp(h, sj_getstr(s, "ranks.headline", "?"), strlen(sj_getstr(s, "ranks.headline", "?"))), "headline: %s", h);
     /* per rank, its costliest collective (tests/expectations/collectives.md: rank 0's all_to_all of 16-256 KiB,
      * 2,660 µs in its one step, 0.0162 GB/s of bus bandwidth) */
     CHECK_EQ_S(sj_getstr(s, "ranks.rows.0.top_collective", ""), "all_to_all, 16-256 KiB");
@@ -1283,4 +1290,39 @@ TEST(realdata_call_stacks_resnet50) {
     }
     CHECK_EQ_I(sj_getnum(s, "call_stacks.device_ns_with_stack", 0), 216936000);
     cJSON_Delete(s);
+}
+
+/* tests/expectations/kernel-swap.md (#47 item 5): workers0 -> workers4, one run a side; cuDNN
+ * swapped kernels under its convolution operators while the operators' kernel time moved about 1%.
+ * No kernel is named regressed (--fail-on kernel-regression passes); the swapped ones read
+ * "algorithm changed" with their operator's figure: backward_weight -0.276 ms per step by the
+ * independent reading. Failed before: 3 kernels regressed (+576%, +34%, +110%). */
+TEST(realdata_resnet50_kernel_swap_not_regressed) {
+    if (!shared_data()) SKIP("../shared/data is missing");
+    cJSON *w0 = summarize("kineto/resnet50-v100-workers0/worker0.1623143566756.pt.trace.json.gz");
+    cJSON *w4 = summarize("kineto/resnet50-v100-workers4/worker0.1623213129365.pt.trace.json.gz");
+    CHECK(w0 && w4);
+    pc_summary *s0 = summary_of(w0), *s4 = summary_of(w4);
+    CHECK(s0 && s4);
+    const pc_summary *b[1] = {s0}, *n[1] = {s4};
+    pc_diff_side base = {NULL, b, 1}, nw = {NULL, n, 1};
+    pc_diff_result *d = pc_diff(&base, &nw, 1, NULL);
+    const pc_diff_change *x = &d->changes[0];
+    CHECK_EQ_I(x->comp_regressed, 0);
+    int swapped = 0, bw = 0;
+    for (int i = 0; i < x->ncomp; i++) {
+        const pc_diff_component *c = &x->comp[i];
+        if (strcmp(c->verdict, "algorithm changed")) continue;
+        swapped++;
+        CHECK(c->under != NULL);
+        if (c->under && !strcmp(c->under, "aten::cudnn_convolution_backward_weight")) {
+            bw++;
+            CHECK_NEAR((c->under_new_ns - c->under_base_ns) / 1e6, -0.276, 0.005);
+        }
+    }
+    CHECK_MSG(swapped >= 3, "%d kernels read as algorithm changed", swapped);
+    CHECK(bw >= 1);
+    pc_diff_free(d);
+    pc_summary_free(s0), pc_summary_free(s4);
+    cJSON_Delete(w0), cJSON_Delete(w4);
 }

@@ -16,6 +16,7 @@
 #include "flops.h"
 #include "peaks.h"
 #include "stakes.h"
+#include "kfamily.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -827,33 +828,6 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
 
 /* ---- gpu_kernels (#44 item 4): what the kernels of a GPU-bound step cost ---- */
 
-/* A kernel's family from its name (lower-cased substrings): communication,
- * attention, GEMM / convolution, memory-bound (norms, elementwise, layout
- * transposes, casts, copies, reductions, softmax), other. A minimal local
- * reading: the lead swaps it for kfamily.[ch]'s classifier at merge, so it
- * stays this one function. */
-enum { GK_GEMM = 0, GK_ATTN, GK_MEM, GK_COMM, GK_OTHER, GK_N };
-static const char *const gk_family_name[GK_N] = {"GEMM/convolution", "attention", "memory-bound (norms, elementwise, transposes, casts)",
-                                                 "communication", "other"};
-static int gk_has(const char *lower, const char *const *subs) {
-    for (int i = 0; subs[i]; i++)
-        if (strstr(lower, subs[i])) return 1;
-    return 0;
-}
-static int gk_family(const char *name) {
-    static const char *const comm[] = {"nccl", "rccl", "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter", "reduce_scatter",
-                                       "alltoall", "all_to_all", "nvshmem", "deep_ep", "multimem", NULL};
-    static const char *const attn[] = {"flash", "fmha", "attn", "attention", "mha_", "sdpa", NULL};
-    static const char *const gemm[] = {"gemm", "cijk_", "cutlass", "matmul", "nvjet", "xmma", "conv", "wgrad", "dgrad", "bmm", NULL};
-    static const char *const mem[] = {"norm", "elementwise", "transpose", "copy", "cast", "reduce", "softmax", "silu", "gelu", "relu",
-                                      "rotary", "rope", "cat_", "index", "fill", "add", "mul", NULL};
-    char lower[256];
-    size_t n = 0;
-    for (; name && name[n] && n + 1 < sizeof lower; n++) lower[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] + 32 : name[n]);
-    lower[n] = 0;
-    return gk_has(lower, comm) ? GK_COMM : gk_has(lower, attn) ? GK_ATTN : gk_has(lower, gemm) ? GK_GEMM : gk_has(lower, mem) ? GK_MEM : GK_OTHER;
-}
-
 /* Whether the GPU bounds the step, from what the summary has (a small local
  * reading the lead may swap for steps.c's per-step host/GPU bound, #44 item
  * 2): the GPU busy (kernels, copies, memsets, communication: the exclusive
@@ -930,8 +904,8 @@ static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[
  * and compute-bound operators' kernels (matrix products, convolutions,
  * attention with FLOPs from their shapes) run below STAKE_GPU_PEAK_SHARE of
  * their data type's peak, giving back 1% of the step or more at it off the
- * graph. Evidence: the kernel time by family (gk_family), those kernels' mean
- * % of peak, the operators furthest below it. At stake: SK_GPU's replay (the
+ * graph. Evidence: the kernel time by family (kfamily.h), those kernels' mean
+ * % of peak, the shapes furthest below it (gk_shapes). At stake: SK_GPU's replay (the
  * step ending with its GPU work: the GPU's margin over the host caps it);
  * a replay that gives back under a tenth of the off-graph figure says the
  * step is host-bound; without a graph, the off-graph figure. From the
@@ -948,14 +922,21 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         spill_free(set);
         return;
     }
-    double fam[GK_N] = {0}, kern = 0;
-    for (size_t g = 0; g < t->ngpu; g++)
-        if (t->gpu[g].kind == GPU_KERNEL) fam[gk_family(strtab_get(&t->strs, t->gpu[g].name))] += (double)t->gpu[g].dur, kern += (double)t->gpu[g].dur;
+    /* the kernel time by family (kfamily.h), each name classified once */
+    double fam[KF_NFAMILY] = {0}, kern = 0;
+    uint8_t *fam_of = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* family + 1; 0: not yet */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        if (!fam_of[e->name]) fam_of[e->name] = (uint8_t)(kf_classify(strtab_get(&t->strs, e->name)).family + 1);
+        fam[fam_of[e->name] - 1] += (double)e->dur, kern += (double)e->dur;
+    }
+    spill_free(fam_of);
     char fams[400] = "", a[64], b[64], c[64], note[300] = "", lagw[160] = "";
-    for (int f = 0; f < GK_N; f++) {
+    for (int f = 0; f < KF_NFAMILY; f++) {
         if (fam[f] <= 0.05 * kern) continue; /* the families that dominate: 5% of the kernel time or more */
         units_ns(a, sizeof a, fam[f] / in->nsteps);
-        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", gk_family_name[f], a, 100 * fam[f] / kern);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
     }
     double pct = 100 * STAKE_GPU_PEAK_SHARE * (1 - give / set_ns); /* the set's time-weighted % of peak */
     double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : give;

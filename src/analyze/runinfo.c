@@ -70,11 +70,16 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     } else cJSON_AddNullToObject(ri, "distributed");
     cJSON *w = sj_arr(ri, "warnings");
     if (t->truncated) {
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "the trace is truncated: complete data ends at byte %llu of %llu%s; the report covers the events before it",
-                 (unsigned long long)t->truncated_at, (unsigned long long)t->stats.bytes,
-                 t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
+        char msg[512];
+        if (t->truncated_why[0]) /* damaged, not cut: the cause first */
+            snprintf(msg, sizeof msg, "the trace is damaged (%s): the data before it ends at byte %llu of %llu%s; the report covers the events before it",
+                     t->truncated_why, (unsigned long long)t->truncated_at, (unsigned long long)t->stats.bytes,
+                     t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
+        else
+            snprintf(msg, sizeof msg,
+                     "the trace is truncated: complete data ends at byte %llu of %llu%s; the report covers the events before it",
+                     (unsigned long long)t->truncated_at, (unsigned long long)t->stats.bytes,
+                     t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
     if (t->stats.unknown > 0 && t->stats.unknown * 20 >= (int64_t)(t->stats.unknown + t->ncpu + t->ngpu) && t->nunknown_cat > 0) {
@@ -131,8 +136,8 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     if (t->stats.bad_fields) {
         char msg[240];
         snprintf(msg, sizeof msg,
-                 "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, or a row shorter "
-                 "than its header): the report covers the rest", (long long)t->stats.bad_fields);
+                 "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, a field of the "
+                 "wrong type or beyond its range, or a row shorter than its header): the report covers the rest", (long long)t->stats.bad_fields);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
     if (t->strs.utf8_repaired) {

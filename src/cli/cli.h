@@ -40,7 +40,8 @@ int cli_parse_real(const char *cmd, const char *opt, const char *v, double lo, i
 /* A percentage option's value (above 0, below 1000, "%" allowed): cli_parse_real. */
 int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out);
 /* Refuses an output that would replace an input (the same file by device and
- * inode, so through a symlink or hard link too): out is a file, or (names not
+ * inode, so through a symlink or hard link too, or by path, so an input not
+ * made yet, trend's new history, too): out is a file, or (names not
  * NULL) a directory where perfcard writes the files whose names match one of
  * names (fnmatch patterns; "charts/" stands for every file in out/charts).
  * Returns 0, or EXIT_INPUT after naming both. */
@@ -55,9 +56,11 @@ void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: ms
 /* Every terminal line that quotes input text (a name, label or key from a
  * trace or summary, a file name, an option's value) is printed by cli_say:
  * one line, formatted as printf, with each C0 control (newline, CR, ESC ...),
- * DEL, C1 control (U+0080..U+009F) and byte of no UTF-8 character shown as
- * '?', so a name can neither forge a line (a CI log's "::error::") nor send
- * the terminal an escape sequence; then "\n". cli_clean appends s so to b. */
+ * DEL, C1 control (U+0080..U+009F), bidirectional override or isolate and
+ * byte of no UTF-8 character shown as '?' (sbuf_visible, as every HTML and
+ * Markdown output shows them), so a name can neither forge a line (a CI
+ * log's "::error::"), send the terminal an escape sequence nor reorder the
+ * text around it; then "\n". cli_clean appends s so to b. */
 #include <stdio.h>
 struct sbuf;
 void cli_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

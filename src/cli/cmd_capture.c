@@ -320,6 +320,7 @@ int cmd_capture(int argc, char **argv) {
             /* NVTX ranges go through the injection library to the CUPTI it uses (cupti.c) */
             if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", abslib, 1);
         }
+        signal(SIGPIPE, SIG_DFL); /* perfcard ignores it (main.c); an ignored signal would stay ignored across exec */
         execvp(cmd[0], cmd);
         fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(errno)); /* in the child: no allocation */
         _exit(127);

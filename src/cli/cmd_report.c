@@ -118,7 +118,8 @@ static const char report_help[] =
     "  -j, --jobs N            inputs summarized in parallel (default: the number of CPUs)\n"
     "\n"
     "TRACE is a PyTorch profiler / Kineto trace (.json or .json.gz), an Nsight Systems or\n"
-    "nvprof SQLite export, or a summary.json (detected from content). Several inputs, or a\n"
+    "nvprof SQLite export, a rocprofv3 JSON (--output-format json), or a summary.json\n"
+    "(detected from content). Several inputs, or a\n"
     "directory of them, are the ranks of one job: the report gets a per-rank view. Successive\n"
     "runs of one process (same rank or none: tensorboard_trace_handler's cycles, a capture\n"
     "directory's runs) are not ranks: the newest is reported. A directory's summary.json,\n"
@@ -162,72 +163,6 @@ int cli_parse_real(const char *cmd, const char *opt, const char *v, double lo, i
 
 int cli_parse_pct(const char *cmd, const char *opt, const char *v, double *out) {
     return cli_parse_real(cmd, opt, v, 0, 0, 1000, 1, "a percentage", out);
-}
-
-/* the input that path is (by device and inode, following links), or NULL */
-static const char *input_at(const char *path, const struct stat *ids, char *const *inputs, int nin) {
-    struct stat st;
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) return NULL;
-    for (int i = 0; i < nin; i++)
-        if (ids[i].st_nlink && ids[i].st_dev == st.st_dev && ids[i].st_ino == st.st_ino) return inputs[i];
-    return NULL;
-}
-
-/* the first file in dir matching one of names that is an input; *at (malloc'd) names it */
-static const char *input_in(const char *dir, const char *const *names, const struct stat *ids, char *const *inputs, int nin, char **at) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    const char *hit = NULL;
-    while (d && !hit && (e = readdir(d))) {
-        int match = 0;
-        for (int k = 0; names && names[k] && !match; k++) match = fnmatch(names[k], e->d_name, FNM_PERIOD) == 0;
-        if (!match) continue;
-        *at = fs_join(dir, e->d_name);
-        hit = input_at(*at, ids, inputs, nin);
-        if (!hit) free(*at), *at = NULL;
-    }
-    if (d) closedir(d);
-    return hit;
-}
-
-int cli_check_overwrite(const char *cmd, const char *out, const char *const *names, char *const *inputs, int nin) {
-    struct stat *ids = xcalloc((size_t)(nin ? nin : 1), sizeof *ids);
-    for (int i = 0; i < nin; i++)
-        if (stat(inputs[i], &ids[i]) < 0 || !S_ISREG(ids[i].st_mode)) ids[i].st_nlink = 0; /* not a file: nothing to replace */
-    char *at = NULL;
-    const char *hit = NULL;
-    if (!names) {
-        hit = input_at(out, ids, inputs, nin);
-        if (hit) at = xstrdup(out);
-    } else {
-        static const char *const all[] = {"*", NULL};
-        hit = input_in(out, names, ids, inputs, nin, &at);
-        for (int k = 0; names[k] && !hit; k++)
-            if (!strcmp(names[k], "charts/")) {
-                struct stat st;
-                char *cd = fs_join(out, "charts");
-                if (lstat(cd, &st) == 0 && S_ISDIR(st.st_mode)) hit = input_in(cd, all, ids, inputs, nin, &at);
-                free(cd);
-            }
-    }
-    if (hit) cli_say(stderr, "perfcard %s: %s would replace the input %s (the same file); give another output", cmd, at, hit);
-    free(at);
-    free(ids);
-    return hit ? EXIT_INPUT : 0;
-}
-
-int cli_check_cmd_outputs(const char *cmd, const char *out, unsigned formats, char *const *inputs, int nin) {
-    char html[32], md[32], json[32];
-    snprintf(html, sizeof html, "%s.html", cmd);
-    snprintf(md, sizeof md, "%s.md", cmd);
-    snprintf(json, sizeof json, "%s.json", cmd);
-    const char *outs[5];
-    int no = 0;
-    if (formats & OUT_HTML) outs[no++] = html;
-    if (formats & OUT_MD) outs[no++] = md, outs[no++] = "charts/";
-    if (formats & OUT_JSON) outs[no++] = json;
-    outs[no] = NULL;
-    return cli_check_overwrite(cmd, out, outs, inputs, nin);
 }
 
 int cli_summarize_all(char *const *paths, int n, const pc_analyze_opts *an, pc_summary **out) {
@@ -769,6 +704,23 @@ static int check_templates(const char *dir) {
     return 0;
 }
 
+/* --email-to's recipients: no word (between spaces and commas) longer than
+ * an address may be (254 bytes, RFC 5321's path less its brackets), so that
+ * summary.eml's To: folds into lines within RFC 5322's 998 characters:
+ * 0, or -1 after saying which. */
+static int check_email_to(const char *v) {
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, " \t,");
+        if (n > 254) {
+            cli_say(stderr, "perfcard report: --email-to: '%.40s...' is %zu bytes long; an address holds at most 254", p, n);
+            return -1;
+        }
+        p += n;
+        if (*p) p++;
+    }
+    return 0;
+}
+
 int cmd_report(int argc, char **argv) {
     common_opts o = {.out = "perfcard-report", .formats = OUT_HTML | OUT_MD | OUT_JSON};
     static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"format", required_argument, 0, 'F'},
@@ -785,7 +737,11 @@ int cmd_report(int argc, char **argv) {
         switch (c) {
         case OPT_CSV: extra |= OUT_CSV; break;
         case OPT_EMAIL: extra |= OUT_EMAIL; break;
-        case OPT_EMAIL_TO: o.email_to = optarg; extra |= OUT_EMAIL; break;
+        case OPT_EMAIL_TO:
+            if (check_email_to(optarg)) return EXIT_INPUT;
+            o.email_to = optarg;
+            extra |= OUT_EMAIL;
+            break;
         case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
         case 'F':
             if (cli_parse_formats("report", optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) return EXIT_INPUT;

@@ -1,23 +1,10 @@
 /* console.c - the terminal lines that quote input text (cli.h: cli_say). */
 #include "cli.h"
 #include "../util/sbuf.h"
-#include "../util/utf8.h"
 #include <stdarg.h>
 #include <stdlib.h>
 
-void cli_clean(sbuf *b, const char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        size_t end = i + utf8_valid_prefix(s + i, n - i);
-        for (; i < end; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c < 0x20 || c == 0x7f) sbuf_putc(b, '?');
-            else if (c == 0xc2 && i + 1 < end && (unsigned char)s[i + 1] < 0xa0) sbuf_putc(b, '?'), i++; /* U+0080..U+009F */
-            else sbuf_putc(b, (char)c);
-        }
-        if (i < n) sbuf_putc(b, '?'), i++; /* a byte of no character */
-    }
-}
+void cli_clean(sbuf *b, const char *s, size_t n) { sbuf_visible(b, s, n, 0); }
 
 void cli_say(FILE *f, const char *fmt, ...) {
     va_list ap, aq;

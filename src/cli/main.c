@@ -3,10 +3,14 @@
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -57,7 +61,33 @@ static int check_env(void) {
     return 0;
 }
 
+/* Whether stdout's reader is gone: a pipe or socket whose other end is
+ * closed polls as POLLERR or POLLHUP. */
+static int stdout_reader_gone(void) {
+    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/* At exit (atexit, so exit() from any depth too): stdout flushed and closed.
+ * Its reader gone (`perfcard report T | head -0`, EPIPE: SIGPIPE is ignored)
+ * is quiet and leaves the exit code as it was; any other failure (a full
+ * disk, EIO, EFBIG) names the cause and makes the exit code EXIT_WRITE, so a
+ * redirected headline is never lost in silence. */
+static void close_stdout(void) {
+    int bad = ferror(stdout), e = 0;
+    errno = 0;
+    if (fflush(stdout) != 0) bad = 1, e = errno;
+    errno = 0;
+    if (fclose(stdout) != 0 && !bad) bad = 1, e = errno;
+    if (!bad || e == EPIPE || (e == 0 && stdout_reader_gone())) return;
+    fprintf(stderr, "perfcard: cannot write to standard output: %s\n", e ? strerror(e) : "a write failed");
+    _exit(EXIT_WRITE);
+}
+
 int main(int argc, char **argv) {
+    /* a closed pipe is a write error (EPIPE, handled at exit), not death by SIGPIPE */
+    signal(SIGPIPE, SIG_IGN);
+    atexit(close_stdout);
     /* big event arrays grow by realloc: keep them mmapped so growing them is
      * an mremap, not a copy that briefly holds both the old and new array */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);

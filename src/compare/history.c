@@ -1,11 +1,15 @@
 /* history.c - the history database (see history.h, docs/history-schema.md). */
 #include "history.h"
 #include "../summary/categories.h"
+#include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "../util/sbuf.h"
 #include "../model/trace.h"
 #include <math.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +43,49 @@ static int db_err(sqlite3 *h, pc_err *err, const char *what) {
     return PC_ERRF(err, PC_EINPUT, "cannot read the history (%s): %s", what, m);
 }
 
+/* Whether a read may open path immutable (SQLite's "immutable=1": no locks,
+ * no -wal or -shm made beside it): a WAL-mode file (header bytes 18 and 19
+ * are 2) with no -wal file, so nothing is waiting to be checkpointed and no
+ * writer is at work (a writer's -wal exists while it writes). A read-only
+ * open of such a file would leave -wal and -shm files behind it; a
+ * rollback-journal file is read with its locks (an appending job writes its
+ * pages in place), which makes no file. */
+static int wal_at_rest(const char *path) {
+    unsigned char hdr[20];
+    int fd = fs_open_regular(path, NULL, NULL);
+    if (fd < 0) return 0;
+    ssize_t n = pread(fd, hdr, sizeof hdr, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof hdr || memcmp(hdr, "SQLite format 3", 16) || hdr[18] != 2 || hdr[19] != 2) return 0;
+    char *wal = xmalloc(strlen(path) + 5);
+    sprintf(wal, "%s-wal", path);
+    struct stat st;
+    int rest = lstat(wal, &st) < 0 && errno == ENOENT;
+    free(wal);
+    return rest;
+}
+
 static int open_db(const char *path, int write, sqlite3 **out, pc_err *err) {
     sqlite3 *h = NULL;
     int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-    if (sqlite3_open_v2(path, &h, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+    /* the cause in perfcard's words (SQLite says "unable to open database file" for a link, a FIFO would block it) */
+    int bad = fs_check_plain(path, write, err);
+    if (bad) return bad;
+    sbuf uri = {0};
+    if (!write && wal_at_rest(path)) { /* "file:PATH?immutable=1", the path's URI characters quoted */
+        const char *p = path;
+        while (p[0] == '/' && p[1] == '/') p++; /* "file://x" would name a host */
+        sbuf_puts(&uri, p[0] == '/' ? "file:" : "file:./");
+        for (; *p; p++) {
+            if (*p == '%' || *p == '?' || *p == '#') sbuf_printf(&uri, "%%%02X", (unsigned char)*p);
+            else sbuf_putc(&uri, *p);
+        }
+        sbuf_puts(&uri, "?immutable=1");
+        flags |= SQLITE_OPEN_URI;
+    }
+    int orc = sqlite3_open_v2(uri.data ? uri.data : path, &h, flags | SQLITE_OPEN_NOFOLLOW, NULL);
+    sbuf_free(&uri);
+    if (orc != SQLITE_OK) {
         int rc = !h ? PC_ERRF(err, PC_EIO, "cannot open: out of memory")
                     : write ? PC_ERRF(err, PC_EIO, "cannot open for writing: %s", sqlite3_errmsg(h))
                             : PC_ERRF(err, PC_EIO, "cannot open: %s", sqlite3_errmsg(h));

@@ -144,6 +144,10 @@ static int parse_unit(reader *rd, jcur *c, int st, int *next) {
     evtmp e;
     switch (st) {
     case ST_START:
+        /* a UTF-8 byte order mark first (Windows tools write one): skipped, as
+         * RFC 8259 section 8.1 allows; byte offsets still count it */
+        if (c->end - c->p < 3 && c->end > c->p && !memcmp(c->p, "\xEF\xBB\xBF", (size_t)(c->end - c->p))) return J_MORE;
+        if (c->end - c->p >= 3 && !memcmp(c->p, "\xEF\xBB\xBF", 3)) c->p += 3;
         if ((r = j_ws(c))) return r;
         if (*c->p == '{') { c->p++; *next = ST_KEY_FIRST; return J_OK; }
         if (*c->p == '[') { c->p++; rd->top_is_array = 1; *next = ST_EV_FIRST; return J_OK; }
@@ -235,8 +239,12 @@ static int run(reader *rd, int st, pc_err *err) {
             /* nothing but whitespace: an empty input is not a trace */
             size_t k = rd->pos;
             while (k < rd->len && (rd->buf[k] == ' ' || rd->buf[k] == '\n' || rd->buf[k] == '\r' || rd->buf[k] == '\t')) k++;
-            if (st == ST_START && k == rd->len)
+            if (st == ST_START && k == rd->len) {
+                /* a gzip stream that failed before its first byte (a damaged header) is that failure */
+                const char *why = rd->src ? source_error_note(rd->src) : NULL;
+                if (why && rd->base + rd->len == 0) return PC_ERRF(err, PC_EINPUT, "%s", why);
                 return PC_ERRF_AT(err, PC_EINPUT, rd->base + rd->len, "empty input: no JSON document");
+            }
             rd->t->truncated = 1;
             rd->t->truncated_at = done;
             return 0;
@@ -276,6 +284,8 @@ static int finish(reader *rd, pc_trace **out, pc_err *err, int rc) {
         *out = NULL;
         return rc;
     }
+    const char *why = rd->t->truncated && rd->src ? source_error_note(rd->src) : NULL;
+    if (why) snprintf(rd->t->truncated_why, sizeof rd->t->truncated_why, "%s", why);
     (void)err;
     if (!rd->t->stats.bytes) rd->t->stats.bytes = rd->base + rd->len;
     if (!rd->t->stats.parts) rd->t->stats.parts = 1;

@@ -3,7 +3,24 @@
 
 /* ---------- event fields ---------- */
 
-static int parse_dims3(jcur *c, uint32_t out[3]) {
+/* After a field's value was read from start with result r: a J_ERR on a
+ * value that is whole JSON but not what the field holds (a number beyond
+ * int64 or the field's range, INT64_MIN, "dur": {}, "ts": true) skips the
+ * value and marks the event bad (kin_commit counts and drops it), so one bad
+ * field costs one event; a value that is not JSON at all stays J_ERR (the
+ * trace is damaged there), naming where the JSON breaks: the later of the
+ * two readings' places ("-x": the number's, at x; "{1}": the value's, at 1). */
+static int field_or_bad(jcur *c, const char *start, int r, evtmp *e) {
+    if (r != J_ERR) return r;
+    const char *at = c->p, *why = c->why;
+    c->p = start;
+    int s = j_skip(c, 1);
+    if (s == J_OK) e->bad = 1;
+    if (s == J_ERR && at > c->p) c->p = at, c->why = why;
+    return s;
+}
+
+static int parse_dims3(jcur *c, uint32_t out[3], evtmp *e) {
     int r;
     if ((r = j_ws(c))) return r;
     if (*c->p != '[') return j_skip(c, 0);
@@ -18,7 +35,9 @@ static int parse_dims3(jcur *c, uint32_t out[3]) {
         }
         int64_t v;
         if (*c->p == '"' || *c->p == '[' || *c->p == '{') { if ((r = j_skip(c, 1))) return r; continue; }
-        if ((r = j_int(c, &v))) return r;
+        const char *at = c->p;
+        if ((r = field_or_bad(c, at, j_int(c, &v), e))) return r;
+        if (e->bad) continue;
         if (i < 3) out[i] = v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
     }
 }
@@ -47,13 +66,15 @@ static int capture_compact(jcur *c, jstr *out) {
     return J_OK;
 }
 
-/* a number into *at (a double when dbl, else an int64_t); anything else skipped */
-static int number_or_skip(jcur *c, void *at, int dbl) {
+/* a number into *at (a double when dbl, else an int64_t); anything else
+ * skipped; a number beyond int64 marks e bad (field_or_bad) */
+static int number_or_skip(jcur *c, void *at, int dbl, evtmp *e) {
     int r = j_ws(c);
     if (r) return r;
     char ch = *c->p;
     if (ch != '-' && (ch < '0' || ch > '9')) return j_skip(c, 1);
-    return dbl ? j_double(c, (double *)at) : j_int(c, (int64_t *)at);
+    const char *start = c->p;
+    return field_or_bad(c, start, dbl ? j_double(c, (double *)at) : j_int(c, (int64_t *)at), e);
 }
 
 /* The arguments perfcard reads (Kineto's names, both spellings where
@@ -98,9 +119,9 @@ static int read_arg(jcur *c, evtmp *e, jstr k) {
         if (a->key[0] != k.s[0] || memcmp(a->key, k.s, k.n)) continue;
         char *at = (char *)e + a->off;
         switch (a->kind) {
-        case A_INT: case A_DBL: return number_or_skip(c, at, a->kind == A_DBL);
+        case A_INT: case A_DBL: return number_or_skip(c, at, a->kind == A_DBL, e);
         case A_COMPACT: return capture_compact(c, (jstr *)(void *)at);
-        default: return parse_dims3(c, (uint32_t *)(void *)at);
+        default: return parse_dims3(c, (uint32_t *)(void *)at, e);
         }
     }
     return j_skip(c, 1);
@@ -148,6 +169,7 @@ int kin_parse_event(jcur *c, evtmp *e) {
     e->device = e->stream = e->corr = e->ext_id = e->regs = e->smem = e->bytes = e->seq = e->fwd_tid = PC_NONE;
     e->dev_type = e->dev_id = e->mem_bytes = e->mem_addr = e->total_alloc = e->total_res = PC_NONE;
     e->bps = e->wps = e->occ = -1;
+    e->bad = 0;
     if ((r = j_ws(c))) return r;
     if (*c->p != '{') {
         e->ph = 0; /* not an object: skipped and counted as unknown */
@@ -168,23 +190,27 @@ int kin_parse_event(jcur *c, evtmp *e) {
             if (*c->p != '"') r = j_skip(c, 1);
             else if ((r = j_string(c, &s)) == J_OK) e->ph = s.n ? s.s[0] : '?';
         } else if (k.n == 2 && k.s[0] == 't' && k.s[1] == 's') {
-            if ((r = j_fixed3(c, &e->ts)) == J_OK) e->has_ts = 1;
-            else if (r == J_ERR && (*c->p == '"' || *c->p == 'n')) r = j_skip(c, 1); /* "ts": null */
+            const char *at = c->p;
+            if (*c->p == '"' || *c->p == 'n') r = j_skip(c, 1); /* "ts": null, "ts": "12": no time */
+            else if ((r = field_or_bad(c, at, j_fixed3(c, &e->ts), e)) == J_OK && !e->bad) e->has_ts = 1;
         } else if (J_EQ(k, "dur")) {
-            if ((r = j_fixed3(c, &e->dur)) == J_OK) e->has_dur = 1;
-            else if (r == J_ERR && (*c->p == '"' || *c->p == 'n')) r = j_skip(c, 1);
+            const char *at = c->p;
+            if (*c->p == '"' || *c->p == 'n') r = j_skip(c, 1);
+            else if ((r = field_or_bad(c, at, j_fixed3(c, &e->dur), e)) == J_OK && !e->bad) e->has_dur = 1;
         } else if (J_EQ(k, "cat")) {
             r = *c->p == '"' ? j_string(c, &e->cat) : j_skip(c, 1);
         } else if (J_EQ(k, "name")) {
             r = *c->p == '"' ? j_string(c, &e->name) : j_skip(c, 1);
         } else if (J_EQ(k, "pid")) {
             if (*c->p == '"' || *c->p == '-' || (*c->p >= '0' && *c->p <= '9')) {
-                r = j_id(c, &e->pid, &s, &named);
+                const char *at = c->p;
+                r = field_or_bad(c, at, j_id(c, &e->pid, &s, &named), e);
                 e->pid_named = named;
             } else r = j_skip(c, 1);
         } else if (J_EQ(k, "tid")) {
             if (*c->p == '"' || *c->p == '-' || (*c->p >= '0' && *c->p <= '9')) {
-                r = j_id(c, &e->tid, &e->tid_s, &named);
+                const char *at = c->p;
+                r = field_or_bad(c, at, j_id(c, &e->tid, &e->tid_s, &named), e);
                 e->tid_named = named;
             } else r = j_skip(c, 1);
         } else if (J_EQ(k, "args")) {

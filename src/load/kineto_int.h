@@ -82,6 +82,7 @@ typedef struct evtmp {
     double bps, wps, occ;
     uint32_t grid[3], block[3];
     jstr dims, types, concrete, strides, stack;
+    int bad;  /* a field's value is JSON but not what the field holds (out of range, wrong type): skipped, counted */
     int nctr;
     jstr ctr_key[MAX_CTR];
     double ctr_val[MAX_CTR];

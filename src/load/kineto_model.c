@@ -118,6 +118,7 @@ static uint32_t call_stack(pc_trace *t, const jstr *s) {
 void kin_commit(reader *rd, evtmp *e) {
     pc_trace *t = rd->t;
     t->stats.events++;
+    if (e->bad) { t->stats.bad_fields++; return; } /* one bad field costs its event, not the trace */
     char ph = e->ph;
     if (ph == 'M') { t->stats.metadata++; return; }
     if (ph == 's' || ph == 'f' || ph == 't') { t->stats.flows++; return; }

@@ -91,6 +91,10 @@ static char *read_file(pc_trace *t, const char *dir, const char *fmt, int rank, 
         data = NULL;
         skip_file(t, name);
     }
+    if (data && *n >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) { /* a UTF-8 byte order mark: not part of the text */
+        memmove(data, data + 3, *n - 3 + 1);
+        *n -= 3;
+    }
     free(p);
     return data;
 }

@@ -66,7 +66,9 @@ typedef struct gz {
     struct inflate_state *isal;
 #endif
     const char *msg;
+    int where; /* where a STEP_ERR was: IN_DATA, IN_HEADER or IN_TRAILER */
 } gz;
+enum { IN_DATA, IN_HEADER, IN_TRAILER };
 
 static int gz_init(gz *g, int kind) {
     g->kind = kind;
@@ -107,7 +109,7 @@ static const char *isal_error(int r) {
     case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
     case ISAL_INVALID_WRAPPER: return "not a gzip header";
     case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
-    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+    case ISAL_INCORRECT_CHECKSUM: return "the CRC-32 or length in the member's trailer does not match its data";
     default: return "corrupt stream";
     }
 }
@@ -126,7 +128,16 @@ static int gz_step(gz *g) {
         g->avail_in = st->avail_in;
         g->next_out = st->next_out;
         g->avail_out = st->avail_out;
-        if (r != ISAL_DECOMP_OK) { g->msg = isal_error(r); return STEP_ERR; }
+        if (r != ISAL_DECOMP_OK) {
+            /* a CRC failing before any block began is the header's (FHCRC), after the last block the trailer's */
+            int hdr = (st->block_state >= ISAL_GZIP_EXTRA_LEN && st->block_state <= ISAL_GZIP_HCRC) ||
+                      (r == ISAL_INCORRECT_CHECKSUM && st->block_state == ISAL_BLOCK_NEW_HDR);
+            g->where = r == ISAL_INVALID_WRAPPER || r == ISAL_UNSUPPORTED_METHOD || hdr ? IN_HEADER
+                       : r == ISAL_INCORRECT_CHECKSUM                               ? IN_TRAILER
+                                                                                     : IN_DATA;
+            g->msg = r == ISAL_INCORRECT_CHECKSUM && hdr ? "the header's CRC-16 (FHCRC) does not match the header" : isal_error(r);
+            return STEP_ERR;
+        }
         /* at the end of a member ISA-L hands back the bytes it read ahead */
         return st->block_state == ISAL_BLOCK_FINISH ? STEP_END : STEP_OK;
     }
@@ -142,7 +153,13 @@ static int gz_step(gz *g) {
     g->avail_out = g->z.avail_out;
     if (r == Z_STREAM_END) return STEP_END;
     if (r == Z_OK || r == Z_BUF_ERROR) return STEP_OK; /* Z_BUF_ERROR: no progress possible, needs input */
-    g->msg = g->z.msg ? g->z.msg : "corrupt stream";
+    g->where = g->z.msg && (!strcmp(g->z.msg, "incorrect data check") || !strcmp(g->z.msg, "incorrect length check")) ? IN_TRAILER
+               : g->z.msg && (strstr(g->z.msg, "header") || strstr(g->z.msg, "compression method"))                    ? IN_HEADER
+                                                                                                                        : IN_DATA;
+    g->msg = !g->z.msg                                     ? "corrupt stream"
+             : !strcmp(g->z.msg, "incorrect data check")   ? "the CRC-32 in the member's trailer does not match its data"
+             : !strcmp(g->z.msg, "incorrect length check") ? "the length in the member's trailer does not match its data"
+                                                          : g->z.msg;
     return STEP_ERR;
 }
 
@@ -180,6 +197,7 @@ static void *inflater(void *arg) {
     unsigned char *in = xmalloc(INBUF);
     int fin = 0, eof = 0, code = 0, trunc = 0;
     int ended = 0; /* a member ended and no byte after it was inflated yet */
+    int member = 1; /* the next input byte starts a member: its header is checked first */
     int stalled = 0; /* the inflater made no progress on the input it holds */
     char msg[256] = "";
     int init_failed = gz_init(&g, s->inflater) != 0;
@@ -235,6 +253,21 @@ static void *inflater(void *arg) {
                 if (g.avail_in == 0) { fin = 1; break; }
                 gz_reset(&g);
                 ended = 0;
+                member = 1;
+            }
+            if (member && g.avail_in < 4 && !eof) { stalled = 1; continue; } /* the header's first 4 bytes, whole */
+            if (member && g.avail_in >= 4) {
+                /* RFC 1952 2.3.1.2: a reserved FLG bit set must be an error (ISA-L ignores them) */
+                member = 0;
+                unsigned long long at = (unsigned long long)(s->file_pos - g.avail_in);
+                int magic = g.next_in[0] == 0x1f && g.next_in[1] == 0x8b;
+                if (magic && g.next_in[2] != 8)
+                    snprintf(msg, sizeof msg, "gzip header error at byte %llu of the file: compression method %u, not deflate (8)", at + 2,
+                             g.next_in[2]);
+                else if (magic && (g.next_in[3] & 0xE0))
+                    snprintf(msg, sizeof msg, "gzip header error at byte %llu of the file: reserved flag bits set (FLG 0x%02x)", at + 3,
+                             g.next_in[3]);
+                if (msg[0]) { trunc = 1; fin = 1; break; }
             }
             size_t in0 = g.avail_in, out0 = g.avail_out;
             int r = gz_step(&g);
@@ -242,8 +275,12 @@ static void *inflater(void *arg) {
                 /* corrupt data: deliver what we have and call it truncated,
                  * so a damaged tail still yields a report of the rest */
                 trunc = 1;
-                snprintf(msg, sizeof msg, "gzip data error at byte %llu of the file: %s",
-                         (unsigned long long)(s->file_pos - g.avail_in), g.msg);
+                uint64_t at = s->file_pos - g.avail_in; /* the inflater has taken the bytes before it */
+                /* the field that failed, which the inflater has taken: the trailer's start (zlib: the field's), the header's CRC-16 */
+                if (g.where == IN_TRAILER && at >= 8) at -= g.kind == INF_ISAL ? 8 : 4;
+                else if (g.where == IN_HEADER && g.kind == INF_ISAL && strstr(g.msg, "CRC-16") && at >= 2) at -= 2;
+                snprintf(msg, sizeof msg, "gzip %s error at byte %llu of the file: %s",
+                         g.where == IN_HEADER ? "header" : g.where == IN_TRAILER ? "trailer" : "data", (unsigned long long)at, g.msg);
                 fin = 1;
                 break;
             }

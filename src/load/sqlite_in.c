@@ -56,6 +56,18 @@ static int has_table(db *d, const char *t) {
     return ok;
 }
 
+/* a rocpd database (rocprofv3's SQLite output): its tables are named
+ * rocpd_<table>_<uuid> (rocprofiler-sdk's rocpd_tables.sql) */
+static int is_rocpd(db *d) {
+    sqlite3_stmt *st;
+    int ok = 0;
+    if (sqlite3_prepare_v2(d->h, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd\\_%' ESCAPE '\\' LIMIT 1", -1, &st,
+                           NULL) == SQLITE_OK)
+        ok = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return ok;
+}
+
 static int has_col(db *d, const char *t, const char *c) {
     char q[256];
     snprintf(q, sizeof q, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", t);
@@ -443,7 +455,12 @@ int pc_load_sqlite(const char *path, const pc_load_opts *o, pc_trace **out, pc_e
     } else if (has_table(&d, "StringTable")) {
         fmt = "nvprof-sqlite";
         rc = read_nvprof(&d);
-    } else rc = PC_ERRF(err, PC_EINPUT, "an SQLite database, but neither an Nsight Systems nor an nvprof export (no StringIds or StringTable)");
+    } else if (is_rocpd(&d))
+        rc = PC_ERRF(err, PC_EUNSUP,
+                     "a rocpd database (rocprofv3's default output since ROCm 7.0) is not supported: record with "
+                     "`rocprofv3 --kernel-trace --hip-trace --memory-copy-trace --marker-trace --rccl-trace --output-format json -- CMD` "
+                     "and report the PID_results.json it writes (rocpd convert writes csv, pftrace or otf2, which perfcard does not read)");
+    else rc = PC_ERRF(err, PC_EINPUT, "an SQLite database, but neither an Nsight Systems nor an nvprof export (no StringIds or StringTable)");
     sqlite3_close(d.h);
     if (rc) {
         pc_trace_free(d.t);

@@ -141,7 +141,7 @@ typedef struct pc_load_stats {
     int64_t metadata;        /* ph M, and spans that only describe the trace */
     int64_t flows;           /* ac2g / async flow events (s, f, t) */
     int64_t unknown;         /* categories perfcard does not use */
-    int64_t bad_fields;      /* events missing ts or with a negative duration */
+    int64_t bad_fields;      /* events skipped: ts missing, a negative duration, a field of the wrong type or range */
     int64_t dur_sum;         /* durations taken so far (pc_trace_take_dur) */
     uint64_t bytes;          /* bytes of JSON parsed (decompressed) */
     uint64_t file_bytes;     /* bytes of the file on disk */
@@ -198,6 +198,8 @@ typedef struct pc_trace {
     /* set when the input ended before the document did */
     int truncated;
     uint64_t truncated_at;     /* byte offset where complete data ends */
+    char truncated_why[200];   /* what ended it when that was damage, naming its byte ("gzip data error at byte 18931
+                                * of the file: the CRC-32 does not match the data"); "" for data that simply ends */
     int sorted;                /* set by pc_trace_sort; nothing may be added after it but by absorb */
 } pc_trace;
 

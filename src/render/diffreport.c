@@ -139,7 +139,10 @@ static void format_tables(cJSON *v, const pc_diff_result *d, int rows) {
 static void format_components(cJSON *r, const pc_diff_change *c) {
     cJSON *x = cJSON_GetObjectItem(r, "components"), *named = cJSON_CreateArray(), *o;
     char buf[64];
+    int i = 0;
     cJSON_ArrayForEach(o, x) {
+        const pc_diff_component *cc = i < c->ncomp ? &c->comp[i] : NULL; /* diff.json's components, in order */
+        i++;
         const cJSON *p = cJSON_GetObjectItem(o, "p"), *bar = cJSON_GetObjectItem(o, "p_bar"), *vd = cJSON_GetObjectItem(o, "verdict");
         snprintf(buf, sizeof buf, "%.2g", cJSON_IsNumber(p) ? p->valuedouble : NAN);
         cJSON_AddStringToObject(o, "p_fmt", buf);
@@ -148,12 +151,8 @@ static void format_components(cJSON *r, const pc_diff_change *c) {
         cJSON_AddStringToObject(o, "p_bar_fmt", buf);
         cJSON_AddStringToObject(o, "trend", !cJSON_IsString(vd) ? "noise" : !strcmp(vd->valuestring, "regressed") ? "worse"
                                             : !strcmp(vd->valuestring, "improved") ? "better" : "noise");
-        const cJSON *under = cJSON_GetObjectItem(o, "under");
-        if (cJSON_IsString(vd) && !strcmp(vd->valuestring, "algorithm changed") && cJSON_IsString(under)) {
-            /* a kernel swap (#47): where the work went, in the operator's own figure */
-            double ub = sj_getnum(o, "under_base_ns", NAN), un = sj_getnum(o, "under_new_ns", NAN);
-            put_fmt(o, "under_delta_fmt", un - ub, UNIT_NS, 1);
-        }
+        if (cc && cc->under && !strcmp(cc->verdict, "algorithm changed")) /* a kernel swap (#47): its operator's own figure */
+            put_fmt(o, "under_delta_fmt", cc->under_new_ns - cc->under_base_ns, UNIT_NS, 1);
         if (cJSON_IsString(vd) && strcmp(vd->valuestring, "within noise")) cJSON_AddItemToArray(named, cJSON_Duplicate(o, 1));
     }
     cJSON_AddItemToObject(r, "components_named", named);

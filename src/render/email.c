@@ -17,29 +17,78 @@
 
 /* ---- e-mail: multipart/related { multipart/alternative { text, html }, PNGs } ---- */
 
-/* header values come from the user: controls dropped (no line breaks),
- * invalid UTF-8 repaired; printable ASCII as it is when it fits the line (or
- * when !text: To's addresses are never encoded), else RFC 2047 encoded words
- * of at most 75 characters, each of whole UTF-8 characters, folded with CRLF
- * SP so that every line stays within 78 characters. col: where the value
- * starts on its line ("Subject: " is 9). */
-static void header_value(sbuf *b, const char *v, size_t col, int text) {
+/* The characters of a header value from the user: controls dropped (no line
+ * breaks; a TAB becomes a space), invalid UTF-8 repaired. Into *out (free
+ * it); whether it is all ASCII. */
+static int header_clean(const char *v, sbuf *out) {
     sbuf clean = {0};
     int ascii = 1;
     for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
         if ((*p < 32 && *p != '\t') || *p == 127) continue;
-        sbuf_putc(&clean, (char)*p);
-        ascii &= *p >= 32 && *p < 127;
+        sbuf_putc(&clean, *p == '\t' ? ' ' : (char)*p);
+        ascii &= *p < 127;
     }
+    size_t rn = 0, reps = 0;
+    char *fixed = ascii ? NULL : utf8_repair(clean.data, clean.len, &rn, &reps);
+    if (fixed) {
+        sbuf_free(&clean);
+        sbuf_putn(out, fixed, rn);
+        free(fixed);
+    } else *out = clean;
+    return ascii;
+}
+
+/* A structured header's value (To's addresses): the characters as given
+ * (header_clean; UTF-8 kept as RFC 6532 lets an address hold it, never
+ * encoded words, which no address may be), a space after each comma outside
+ * a quoted string, folded (CRLF before a space, which unfolding keeps, so the
+ * value reads back the same) wherever the line would pass 78 characters. A
+ * word longer than a line stays whole on its own line: cmd_report holds each
+ * to 254 bytes, so no line passes RFC 5322's 998. col: where the value starts
+ * on its line ("To: " is 4). */
+static void header_words(sbuf *b, const char *v, size_t col) {
+    sbuf t = {0}, sp = {0};
+    header_clean(v, &t);
+    int quoted = 0;
+    for (size_t i = 0; i < t.len; i++) {
+        char c = t.data[i];
+        quoted ^= c == '"' && (i == 0 || t.data[i - 1] != '\\');
+        sbuf_putc(&sp, c);
+        if (c == ',' && !quoted && i + 1 < t.len && t.data[i + 1] != ' ') sbuf_putc(&sp, ' ');
+    }
+    size_t i = 0, n = sp.len, line = col;
+    const char *s = sp.data ? sp.data : "";
+    while (i < n) {
+        size_t ws = i, we;
+        while (i < n && s[i] == ' ') i++;
+        we = i;
+        while (i < n && s[i] != ' ') i++;
+        if (line + (i - ws) > 78 && line > 1 && we > ws) {
+            sbuf_puts(b, "\r\n");
+            line = 0;
+        }
+        sbuf_putn(b, s + ws, i - ws);
+        line += i - ws;
+    }
+    sbuf_free(&t);
+    sbuf_free(&sp);
+}
+
+/* An unstructured header's value (Subject): header_clean's characters;
+ * printable ASCII as it is when it fits the line and holds no "=?", else RFC
+ * 2047 encoded words of at most 75 characters, each of whole UTF-8
+ * characters, folded with CRLF SP so that every line stays within 78
+ * characters. col: where the value starts on its line ("Subject: " is 9). */
+static void header_text(sbuf *b, const char *v, size_t col) {
+    sbuf clean = {0};
+    int ascii = header_clean(v, &clean);
     const char *t = clean.data ? clean.data : "";
-    size_t n = clean.len, rn = 0, reps = 0;
-    if (ascii && (!text || (col + n <= 78 && !strstr(t, "=?")))) {
+    size_t n = clean.len;
+    if (ascii && col + n <= 78 && !strstr(t, "=?")) {
         sbuf_puts(b, t);
         sbuf_free(&clean);
         return;
     }
-    char *fixed = utf8_repair(t, n, &rn, &reps);
-    if (fixed) t = fixed, n = rn;
     /* a word is 12 characters around the base64 of at most 45 bytes (60 characters) */
     size_t i = 0, room = col + 12 < 78 ? (78 - col - 12) / 4 * 3 : 3;
     if (room > 45) room = 45;
@@ -60,7 +109,6 @@ static void header_value(sbuf *b, const char *v, size_t col, int text) {
         i = k;
         room = 45; /* the next lines: a space, then a word of at most 75 */
     } while (i < n);
-    free(fixed);
     sbuf_free(&clean);
 }
 
@@ -119,10 +167,10 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tmv);
     sbuf_puts(&m, "From: perfcard <perfcard@localhost>\r\n");
-    if (o->email_to) { sbuf_puts(&m, "To: "); header_value(&m, o->email_to, 4, 0); sbuf_puts(&m, "\r\n"); }
+    if (o->email_to) { sbuf_puts(&m, "To: "); header_words(&m, o->email_to, 4); sbuf_puts(&m, "\r\n"); }
     sbuf_puts(&m, "Subject: ");
     char subj[512];
-    if (o->email_subject) header_value(&m, o->email_subject, 9, 1); /* whole: header_value folds it */
+    if (o->email_subject) header_text(&m, o->email_subject, 9); /* whole: header_text folds it */
     else {
         /* the input's file name, as plain word characters: the value may come from someone else's summary */
         const char *in = fs_base_name(PC_S(PC_REC(s, run)->input, ""));
@@ -132,10 +180,10 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
             base[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_' || *p == '#') ? *p : '_';
         base[k] = 0;
         default_subject(s, base, subj, sizeof subj);
-        header_value(&m, subj, 9, 1);
+        header_text(&m, subj, 9);
     }
     sbuf_printf(&m, "\r\nDate: %s\r\nMessage-ID: <perfcard.%ld.%d@localhost>\r\nMIME-Version: 1.0\r\n", date, (long)now, (int)getpid());
-    sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\"; type=\"multipart/alternative\"\r\n\r\n");
+    sbuf_puts(&m, "Content-Type: multipart/related; boundary=\"=_perfcard_related\";\r\n type=\"multipart/alternative\"\r\n\r\n");
     sbuf_puts(&m, "This is a MIME message: a text and an HTML version of a perfcard summary.\r\n\r\n");
     sbuf_puts(&m, "--=_perfcard_related\r\nContent-Type: multipart/alternative; boundary=\"=_perfcard_alt\"\r\n\r\n");
     sbuf_puts(&m, "--=_perfcard_alt\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n");
@@ -159,8 +207,8 @@ int rv_write_email(const pc_summary *s, const cJSON *view, const pc_report_opts 
         rc = fs_read_all(p, &data, &n, (size_t)64 << 20, err);
         free(p);
         if (rc) break;
-        sbuf_printf(&m, "--=_perfcard_related\r\nContent-Type: image/png; name=\"%s.png\"\r\nContent-Transfer-Encoding: base64\r\n"
-                        "Content-ID: <%s>\r\nContent-Disposition: inline; filename=\"%s.png\"\r\n\r\n", ch->string, cid, ch->string);
+        sbuf_printf(&m, "--=_perfcard_related\r\nContent-Type: image/png;\r\n name=\"%s.png\"\r\nContent-Transfer-Encoding: base64\r\n"
+                        "Content-ID: <%s>\r\nContent-Disposition: inline;\r\n filename=\"%s.png\"\r\n\r\n", ch->string, cid, ch->string);
         sbuf_base64(&m, data, n, 1);
         free(data);
     }

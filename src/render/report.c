@@ -450,13 +450,34 @@ static char *timeline_text(const cJSON *tl, const pc_tl_event *v, size_t n) {
     return sbuf_take(&b);
 }
 
+/* Whether the JSON escape at p (a backslash, in a string of valid JSON)
+ * stands for a character sbuf_visible hides: \b \f \r, or \uXXXX of a C0
+ * control but TAB and LF, DEL, a C1 control, a bidi embedding, override or
+ * isolate. *len: the escape's length. */
+static int hidden_escape(const unsigned char *p, size_t *len) {
+    *len = p[1] == 'u' ? 6 : 2;
+    if (p[1] != 'u') return p[1] == 'b' || p[1] == 'f' || p[1] == 'r';
+    char hex[5] = {(char)p[2], (char)p[3], (char)p[4], (char)p[5], 0};
+    unsigned cp = (unsigned)strtoul(hex, NULL, 16);
+    return (cp < 0x20 && cp != 9 && cp != 10) || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* JSON text txt as o[key], to sit in <script type="application/json">: '<',
  * '>', '&' and U+2028/9 written as \u escapes, so no name from the trace can
- * close the element or be read as markup */
-static void script_json(cJSON *o, const char *key, const char *txt) {
-    sbuf b = {0};
+ * close the element or be read as markup; what its strings hold is shown as
+ * every output shows it (sbuf_visible: controls and bidi overrides as '?',
+ * raw or escaped), since the page's script puts it on screen */
+static void script_json(cJSON *o, const char *key, const char *txt0) {
+    sbuf b = {0}, v = {0};
+    sbuf_visible(&v, txt0, strlen(txt0), 1); /* raw characters; valid JSON has no raw C0 control */
+    const char *txt = v.data ? v.data : "";
     for (const unsigned char *p = (const unsigned char *)txt; *p; p++) {
-        if (*p == '<') sbuf_puts(&b, "\\u003c");
+        size_t len;
+        if (*p == '\\' && p[1]) {
+            if (hidden_escape(p, &len)) sbuf_putc(&b, '?');
+            else sbuf_putn(&b, (const char *)p, len);
+            p += len - 1;
+        } else if (*p == '<') sbuf_puts(&b, "\\u003c");
         else if (*p == '>') sbuf_puts(&b, "\\u003e");
         else if (*p == '&') sbuf_puts(&b, "\\u0026");
         else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) sbuf_puts(&b, p[2] == 0xA8 ? "\\u2028" : "\\u2029"), p += 2;
@@ -464,12 +485,14 @@ static void script_json(cJSON *o, const char *key, const char *txt) {
     }
     cJSON_AddStringToObject(o, key, b.data ? b.data : "");
     sbuf_free(&b);
+    sbuf_free(&v);
 }
 
 /* The interactive timeline's data (trace_timeline and the steps' windows) as
  * JSON text to sit in <script type="application/json">: '<', '>', '&' and
- * U+2028/9 written as \u escapes, so no name from the trace can close the
- * element or be read as markup. */
+ * U+2028/9 written as \u escapes, controls and bidi overrides as '?'
+ * (script_json), so no name from the trace can close the element, be read as
+ * markup or hide itself. */
 static void timeline_json(const pc_summary *summary, cJSON *v, size_t max_steps) {
     size_t n;
     pc_tl_event *ev = pc_summary_trace_events(summary, &n);

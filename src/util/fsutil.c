@@ -144,6 +144,19 @@ int fs_open_regular(const char *path, uint64_t *size, pc_err *err) {
     return fd;
 }
 
+int fs_check_plain(const char *path, int may_create, pc_err *err) {
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        if (errno == ENOENT && may_create) return 0;
+        return PC_ERRF(err, errno == ENOENT || errno == ENOTDIR ? PC_EINPUT : PC_EIO, "cannot open: %s", strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode))
+        return PC_ERRF(err, PC_EINPUT, "is a symbolic link, which perfcard does not follow for a file it keeps (give the file it points to)");
+    if (S_ISDIR(st.st_mode)) return PC_ERRF(err, PC_EINPUT, "is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) return PC_ERRF(err, PC_EINPUT, "is a FIFO, a device or a socket, not a regular file");
+    return 0;
+}
+
 int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err) {
     *out = NULL;
     int fd = fs_open_regular(path, NULL, err);

@@ -40,6 +40,13 @@ int fs_read_all(const char *path, char **out, size_t *n, size_t max, pc_err *err
 /* Opens a regular file for reading (never blocking on a FIFO): the descriptor,
  * its size in *size (when not NULL), or a PC_E* code with err naming path. */
 int fs_open_regular(const char *path, uint64_t *size, pc_err *err);
+/* Whether path names a file perfcard may open as a database it keeps (the
+ * history), looked at without following a link: 0 for a regular file (or
+ * nothing there, when may_create); else PC_EINPUT with err saying what it is
+ * instead ("is a symbolic link, which perfcard does not follow for ...",
+ * "is a directory", "is a FIFO, a device or a socket, not a regular file"),
+ * or PC_EIO for another failure (its errno), without the path itself. */
+int fs_check_plain(const char *path, int may_create, pc_err *err);
 int fs_mkdirs(const char *dir, pc_err *err); /* mkdir -p */
 /* dir/name made (or kept) as a directory inside an output directory: a
  * symlink there is never followed (it could lead the writes outside dir), nor

@@ -1,4 +1,5 @@
 #include "sbuf.h"
+#include "utf8.h"
 #include "xalloc.h"
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +49,56 @@ char *sbuf_take(sbuf *b) {
     return d;
 }
 
-void sbuf_html(sbuf *b, const char *s, size_t n) {
+/* The length of the character at s[0..end) that is not shown as itself
+ * (sbuf_visible's list), or 0; s[0..end) is valid UTF-8. */
+static size_t hidden_len(const unsigned char *s, size_t end, int keep_space) {
+    unsigned char c = s[0];
+    if (c < 0x20) return keep_space && (c == '\t' || c == '\n') ? 0 : 1;
+    if (c == 0x7f) return 1;
+    if (c == 0xc2 && end >= 2 && s[1] < 0xa0) return 2; /* U+0080..U+009F */
+    if (c == 0xe2 && end >= 3 && ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) || (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+        return 3; /* U+202A..U+202E, U+2066..U+2069 */
+    return 0;
+}
+
+void sbuf_visible(sbuf *b, const char *s, size_t n, int keep_space) {
+    size_t i = 0;
+    while (i < n) {
+        size_t end = i + utf8_valid_prefix(s + i, n - i), from = i;
+        while (i < end) {
+            size_t h = hidden_len((const unsigned char *)s + i, end - i, keep_space);
+            if (!h) { i++; continue; }
+            sbuf_putn(b, s + from, i - from);
+            sbuf_putc(b, '?');
+            i += h, from = i;
+        }
+        sbuf_putn(b, s + from, end - from);
+        if (i < n) sbuf_putc(b, '?'), i++; /* a byte of no character */
+    }
+}
+
+int sbuf_hidden(const char *s, size_t n, int keep_space) {
+    size_t end = utf8_valid_prefix(s, n);
+    if (end < n) return 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 || c == 0x7f || c == 0xc2 || c == 0xe2) && hidden_len((const unsigned char *)s + i, n - i, keep_space)) return 1;
+    }
+    return 0;
+}
+
+/* s[0..*n) shown through sbuf_visible (keeping TAB and LF) into v when it
+ * holds anything hidden: the text to escape (v's, or s itself). */
+static const char *shown(sbuf *v, const char *s, size_t *n) {
+    if (!sbuf_hidden(s, *n, 1)) return s;
+    sbuf_visible(v, s, *n, 1);
+    *n = v->len;
+    return v->data;
+}
+
+void sbuf_html(sbuf *b, const char *s0, size_t n) {
+    sbuf v = {0};
+    const char *s = shown(&v, s0, &n);
     for (size_t i = 0; i < n; i++) {
         switch (s[i]) {
         case '&': sbuf_puts(b, "&amp;"); break;
@@ -56,10 +106,10 @@ void sbuf_html(sbuf *b, const char *s, size_t n) {
         case '>': sbuf_puts(b, "&gt;"); break;
         case '"': sbuf_puts(b, "&quot;"); break;
         case '\'': sbuf_puts(b, "&#39;"); break;
-        case 0: sbuf_puts(b, "\xEF\xBF\xBD"); break;
         default: sbuf_putc(b, s[i]);
         }
     }
+    sbuf_free(&v);
 }
 
 /* GitHub-flavored Markdown prose: the text can never become markup, a link,
@@ -69,7 +119,9 @@ void sbuf_html(sbuf *b, const char *s, size_t n) {
  * extension looks for "scheme://" and "www."), and puts a WORD JOINER (U+2060,
  * invisible) after '@' and after '#' before a digit (e-mail autolinks, GitHub
  * mentions and issue references ignore escapes). Newlines become spaces. */
-void sbuf_markdown(sbuf *b, const char *s, size_t n) {
+void sbuf_markdown(sbuf *b, const char *s0, size_t n) {
+    sbuf v = {0};
+    const char *s = shown(&v, s0, &n);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
@@ -106,6 +158,7 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
         default: sbuf_putc(b, (char)c);
         }
     }
+    sbuf_free(&v);
 }
 
 /* A GFM code span holding s verbatim: the fence is one backtick longer than
@@ -114,11 +167,12 @@ void sbuf_markdown(sbuf *b, const char *s, size_t n) {
  * (CommonMark strips exactly that padding); NULs are dropped; '|' is escaped (GFM splits table
  * cells before it parses code spans, and shows "\|" as "|" inside them);
  * newlines become spaces. Nothing inside a code span is markup or a link. */
-void sbuf_md_code(sbuf *b, const char *s0, size_t n0) {
-    /* the text as it will show: NULs dropped, line breaks and tabs as spaces */
-    sbuf t = {0};
-    for (size_t i = 0; i < n0; i++)
-        if (s0[i]) sbuf_putc(&t, s0[i] == '\n' || s0[i] == '\r' || s0[i] == '\t' ? ' ' : s0[i]);
+void sbuf_md_code(sbuf *b, const char *s1, size_t n0) {
+    /* the text as it will show: hidden characters as '?', line breaks and tabs as spaces */
+    sbuf v = {0}, t = {0};
+    const char *s0 = shown(&v, s1, &n0);
+    for (size_t i = 0; i < n0; i++) sbuf_putc(&t, s0[i] == '\n' || s0[i] == '\t' ? ' ' : s0[i]);
+    sbuf_free(&v);
     const char *s = t.data;
     size_t n = t.len, run = 0, longest = 0;
     int all_space = 1;

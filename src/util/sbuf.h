@@ -25,6 +25,16 @@ void sbuf_drain(sbuf *b, const sbuf_out *out, size_t at);
 /* Hands the data to the caller (free() it) and resets b. */
 char *sbuf_take(sbuf *b);
 
+/* s as it can be shown: every character that is not shown as itself, or
+ * that changes how the text around it shows, becomes '?': C0 controls (ESC,
+ * CR, BEL, NUL ...) but TAB and LF when keep_space, DEL, C1 controls
+ * (U+0080..U+009F), the bidirectional embeddings, overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069: "Trojan Source" reordering) and each byte
+ * of no UTF-8 character. The terminal (cli_say), HTML and Markdown escapes
+ * all show text through it. sbuf_hidden is whether s holds any of them. */
+void sbuf_visible(sbuf *b, const char *s, size_t n, int keep_space);
+int sbuf_hidden(const char *s, size_t n, int keep_space);
+/* The escapes: each shows s through sbuf_visible (keeping TAB and LF), then */
 void sbuf_html(sbuf *b, const char *s, size_t n);     /* & < > " ' */
 void sbuf_markdown(sbuf *b, const char *s, size_t n); /* GFM inline text, inert, safe in table cells */
 void sbuf_md_code(sbuf *b, const char *s, size_t n);  /* a GFM code span holding s verbatim */

@@ -313,9 +313,14 @@ TEST(gzip_inflaters_corrupt_everywhere) {
             }
             if (at >= end0) CHECK_MSG(g[k].out.n >= 1500 && !memcmp(g[k].out.p, want.p, 1500), "flip at %zu, %s: first member lost", at, who);
             if (!g[k].note[0]) continue; /* ran out of input: a flag byte made the header swallow it */
-            CHECK_MSG(!strncmp(g[k].note, "gzip data error at byte ", 24), "flip at %zu, %s: %s", at, who, g[k].note);
-            unsigned long long off = strtoull(g[k].note + 24, NULL, 10);
-            CHECK_MSG(off >= at && off <= file.n, "flip at %zu, %s: offset %llu beyond the file's %zu bytes", at, who, off, file.n);
+            /* "gzip data|header|trailer error at byte N": where the inflater stopped, at or after the flip, or the
+             * start of the field that failed (the 8-byte trailer, a header field) */
+            char part[16];
+            unsigned long long off;
+            CHECK_MSG(sscanf(g[k].note, "gzip %15s error at byte %llu", part, &off) == 2 &&
+                          (!strcmp(part, "data") || !strcmp(part, "header") || !strcmp(part, "trailer")),
+                      "flip at %zu, %s: %s", at, who, g[k].note);
+            CHECK_MSG(off + 8 >= at && off <= file.n, "flip at %zu, %s: offset %llu beyond the file's %zu bytes", at, who, off, file.n);
             if (k == 0) errors++;
         }
         if (n == 2 && (g[0].out.n != g[1].out.n || (g[0].out.n && memcmp(g[0].out.p, g[1].out.p, g[0].out.n)))) {
@@ -345,8 +350,8 @@ TEST(gzip_inflaters_corrupt_everywhere) {
     CHECK(z.out.n == want.n && !memcmp(z.out.p, want.p, want.n));
     CHECK(z.truncated);
     /* the offset where the inflater saw it: zlib reads the two magic bytes first */
-    CHECK_MSG(!strncmp(z.note, "gzip data error at byte ", 24), "note '%s'", z.note);
-    unsigned long long off = strtoull(z.note + 24, NULL, 10);
+    CHECK_MSG(!strncmp(z.note, "gzip header error at byte ", 26), "note '%s'", z.note);
+    unsigned long long off = strtoull(z.note + 26, NULL, 10);
     CHECK_MSG(off >= file.n && off <= file.n + 2, "note '%s', expected an offset from %zu to %zu", z.note, file.n, file.n + 2);
     free(z.out.p);
     free(path);
@@ -408,4 +413,62 @@ TEST(gzip_inflaters_real_traces) {
         read++;
     }
     CHECK_MSG(read > 0, "none of the real .json.gz traces found under %s", dir);
+}
+
+/* Each kind of damage is named with its byte, by both inflaters: a CRC-32
+ * that does not match (the trailer of the 1,500-byte member starts at byte
+ * n - 8; zlib names the CRC field, the same byte) is a trailer error, not a
+ * truncation; a compression method of 7 (byte 2) and reserved flag bits
+ * (FLG 0xe0, byte 3: RFC 1952 says a decoder must refuse them; ISA-L alone
+ * accepted them) are header errors, and a trace of such a file is refused
+ * with that reason, never "empty input"; a trace whose CRC fails keeps its
+ * events, truncated, with the reason in truncated_why. */
+TEST(gzip_errors_name_the_cause) {
+    buf file = {0};
+    unsigned char *d = gen_text(1500, 3);
+    gz_member(&file, d, 1500, 6, 0);
+    free(d);
+    char want[128];
+    static const struct { size_t at; unsigned char x; const char *part; const char *what; } cases[] = {
+        {0, 0xff, "trailer", "does not match"}, {2, 7 ^ 8, "header", "compression method 7, not deflate (8)"},
+        {3, 0xe0, "header", "reserved flag bits set (FLG 0xe0)"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        unsigned char *bad = malloc(file.n);
+        memcpy(bad, file.p, file.n);
+        size_t at = cases[i].at ? cases[i].at : file.n - 8;
+        bad[at] ^= cases[i].x;
+        char *path = write_file("cause.gz", bad, file.n);
+        snprintf(want, sizeof want, "gzip %s error at byte %zu of the file: ", cases[i].part, at);
+        for (int k = 0; k < 2; k++) {
+            got g = read_with(path, k ? "isal" : "zlib");
+            if (g.rc == -1) continue;
+            CHECK_MSG(g.truncated && !strncmp(g.note, want, strlen(want)) && strstr(g.note, cases[i].what), "case %zu, %s: '%s', want '%s...%s'",
+                      i, k ? "isal" : "zlib", g.note, want, cases[i].what);
+            CHECK_EQ_I(g.out.n, cases[i].at ? 0 : 1500);
+            free(g.out.p);
+        }
+        free(path);
+        free(bad);
+    }
+    /* as traces: FIX_CURRENT with its CRC flipped, then with a bad method */
+    buf t = {0};
+    gz_member(&t, (const unsigned char *)FIX_CURRENT, strlen(FIX_CURRENT), 6, 0);
+    t.p[t.n - 8] ^= 1;
+    char *path = write_file("crc.json.gz", t.p, t.n);
+    pc_trace *tr = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(path, NULL, &tr, &err) == 0, "%s", err.msg);
+    CHECK(tr->truncated && tr->ngpu == 5);
+    snprintf(want, sizeof want, "gzip trailer error at byte %zu of the file", t.n - 8);
+    CHECK_MSG(!strncmp(tr->truncated_why, want, strlen(want)), "'%s'", tr->truncated_why);
+    pc_trace_free(tr);
+    free(path);
+    t.p[t.n - 8] ^= 1;
+    t.p[2] = 7;
+    path = write_file("method.json.gz", t.p, t.n);
+    CHECK(pc_load(path, NULL, &tr, &err) == PC_EINPUT);
+    CHECK_MSG(strstr(err.msg, "gzip header error at byte 2 of the file: compression method 7") && !strstr(err.msg, "empty input"), "'%s'", err.msg);
+    free(path);
+    free(t.p);
+    free(file.p);
 }

@@ -107,13 +107,14 @@ TEST(csv_cells_follow_owasp_and_rfc4180) {
     }
 }
 
-/* console lines (cli_clean): C0, DEL, C1 (U+0080..U+009F) and bytes of no
+/* console lines (cli_clean): C0, DEL, C1 (U+0080..U+009F), bidi overrides
+ * (U+202E here: it would reorder the rest of the line) and bytes of no
  * character each one '?'; other characters, U+00A0 and up included, kept */
 TEST(console_text_replaces_controls) {
     static const char *const in[] = {"plain", "a\nb\r\n::error::x", "\x1b[31mred\x1b[0m", "t\tdel\x7f", "c1\xc2\x85\xc2\x9b" "2J",
                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad\xff\xc2", "cut\xe2\x82", "\xe2\x80\xae" "rtl"};
     static const char *const want[] = {"plain", "a?b??::error::x", "?[31mred?[0m", "t?del?", "c1??2J",
-                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad??", "cut??", "\xe2\x80\xae" "rtl"};
+                                       "nbsp\xc2\xa0\xc3\xa9\xe2\x82\xac", "bad??", "cut??", "?rtl"};
     for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
         sbuf b = {0};
         cli_clean(&b, in[i], strlen(in[i]));
@@ -137,4 +138,29 @@ TEST(href_path_is_a_relative_reference) {
         CHECK_MSG(b.data && !strcmp(b.data, want[i]), "case %zu: got [%s], want [%s]", i, b.data ? b.data : "", want[i]);
         sbuf_free(&b);
     }
+}
+
+/* An output never replaces an input by path either, when the input does not
+ * exist yet (trend --db OUT/trend.json -o OUT made the history, then wrote
+ * trend.json over it): the same name through "..", "." and a doubled '/',
+ * a pattern's match ("*.csv"), a file in charts/; a folder of another name,
+ * or a history beside the outputs under its own name, is no clash. */
+TEST(cli_overwrite_by_path_before_the_file_exists) {
+    char *d = tmp_path("ovp"), out[600], in[700];
+    snprintf(out, sizeof out, "%s/out", d); /* neither d nor out exists */
+    static const char *const trend[] = {"trend.html", "trend.md", "charts/", "trend.json", NULL};
+    static const char *const report[] = {"report.html", "*.csv", NULL};
+    struct { const char *const *names; const char *fmt; int want; } cases[] = {
+        {trend, "%s/out/trend.json", EXIT_INPUT},        {trend, "%s/x/../out/./trend.json", EXIT_INPUT},
+        {trend, "%s//out//trend.md", EXIT_INPUT},        {trend, "%s/out/charts/steps.png", EXIT_INPUT},
+        {report, "%s/out/kernels.csv", EXIT_INPUT},      {trend, "%s/out/history.db", 0},
+        {trend, "%s/out2/trend.json", 0},                {trend, "%s/trend.json", 0},
+        {NULL, "%s/out", EXIT_INPUT},                    {NULL, "%s/out/../out", EXIT_INPUT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(in, sizeof in, cases[i].fmt, d);
+        char *ins[1] = {in};
+        CHECK_MSG(cli_check_overwrite("trend", out, cases[i].names, ins, 1) == cases[i].want, "case %zu: %s", i, in);
+    }
+    free(d);
 }

@@ -206,3 +206,23 @@ TEST(mindspore_device_busy_from_step_trace) {
     cJSON_Delete(s);
     free(dir);
 }
+
+/* Each MindSpore file may start with a UTF-8 byte order mark (CSV written by
+ * Excel or pandas' utf-8-sig): the header's first column is still found. The
+ * step trace of mindspore_fixture_directory, one step of 10000 ticks (100 µs). */
+TEST(mindspore_files_with_utf8_bom) {
+    char *dir = tmp_path("ms_bom");
+    mkdir(dir, 0755);
+    put(dir, "step_trace_raw_0_detail_time.csv",
+        "\xEF\xBB\xBFstep_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n"
+        "1,1000000,1010000,10000,1002000,1008000,2000,6000,2000\n");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load(dir, NULL, &t, &err) == 0, "%s", err.msg);
+    cJSON *s = analyze_json(t, NULL);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 1);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 100000);
+    cJSON_Delete(s);
+    pc_trace_free(t);
+    free(dir);
+}

@@ -512,3 +512,27 @@ TEST(share_bar_legend_rows) {
     CHECK(chart_empty_reason(&z, buf, sizeof buf) != NULL);
     CHECK(chart_empty_reason(&c, buf, sizeof buf) == NULL);
 }
+
+/* Controls and bidi overrides in a name never reach an output raw: each of
+ * ESC, CR, BEL, DEL, NUL, a C1 control (U+0085, C2 85) and the nine bidi
+ * embeddings/overrides/isolates (U+202A..E: E2 80 AA..AE, U+2066..9: E2 81
+ * A6..A9) is one '?' in HTML, Markdown prose and code spans; TAB and LF stay
+ * (HTML) or become spaces (Markdown); U+202F and U+2065 (neighbours, not
+ * controls) stay as they are. */
+TEST(escapes_show_controls_and_bidi) {
+    static const char in[] = "a\x1b[1m\r\x07\x7f\xc2\x85|\xe2\x80\xaa\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\xaf\xe2\x81\xa5\tz\n";
+    size_t n = sizeof in - 1;
+    sbuf h = {0}, m = {0}, c = {0}, v = {0};
+    sbuf_html(&h, in, n);
+    CHECK_EQ_S(h.data, "a?[1m????|????\xe2\x80\xaf\xe2\x81\xa5\tz\n");
+    sbuf_markdown(&m, in, n);
+    CHECK_EQ_S(m.data, "a?\\[1m????&#124;????\xe2\x80\xaf\xe2\x81\xa5 z ");
+    sbuf_md_code(&c, in, n);
+    CHECK_EQ_S(c.data, "` a?[1m????\\|????\xe2\x80\xaf\xe2\x81\xa5 z  `"); /* padded: it ends with a space */
+    sbuf_visible(&v, "x\0y\n\xff", 5, 0); /* NUL, LF (not kept) and a byte of no character */
+    CHECK_EQ_I(v.len, 5);
+    CHECK(!memcmp(v.data, "x?y??", 5));
+    CHECK(!sbuf_hidden("plain \xe2\x80\xaf text\t\n", 14, 1));
+    CHECK(sbuf_hidden("\xe2\x81\xa8", 3, 1));
+    sbuf_free(&h), sbuf_free(&m), sbuf_free(&c), sbuf_free(&v);
+}

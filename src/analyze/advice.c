@@ -47,6 +47,30 @@ static int cmp_stake(const void *a, const void *b) {
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
+/* The change of the fixes whose kinds are in mask (1 << SK_*), made together:
+ * the flags, the host floor, per GPU event the smallest factor of the sets
+ * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, NULL for none); *scale is what the
+ * caller spill_frees. gpu_ends: the step ends with its GPU work (SK_GPU's
+ * measure, set for every prefix when any row is gpu_kernels, so that the
+ * rows' steps are of one kind). */
+static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK_N], int keep_phases, int gpu_ends, float **scale) {
+    dg_change ch = {.no_sync_wait = !!(mask & 1 << SK_SYNC), .no_data_wait = !!(mask & 1 << SK_DATA),
+                    .host_floor_ns = mask & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = keep_phases, .gpu_ends_step = gpu_ends};
+    *scale = NULL;
+    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU};
+    for (int i = 0; i < 3; i++) {
+        const float *f = mask & 1 << scaled_k[i] ? sets[scaled_k[i]] : NULL;
+        if (!f) continue;
+        if (!*scale) {
+            *scale = spill_alloc(c->t->ngpu * sizeof **scale);
+            memcpy(*scale, f, c->t->ngpu * sizeof **scale);
+        } else
+            for (size_t g = 0; g < c->t->ngpu; g++) (*scale)[g] = f[g] < (*scale)[g] ? f[g] : (*scale)[g];
+    }
+    ch.scale = *scale;
+    return ch;
+}
+
 /* The top three findings' changes in one replay (#37; pre, when not NaN:
  * that replay's saving, made in the waterfall's pass): findings_combined,
  * when two or more of the three have replayed stakes. The changes are
@@ -67,20 +91,19 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv, d
     }
     if (nr < 2) return;
     const an_ctx *c = in->c;
-    float *own_tc, *own_mb, *both = NULL;
-    const float *tc = kinds & 1 << SK_TC ? stakes_tc(c, NULL, &own_tc) : (own_tc = NULL),
-                *mb = kinds & 1 << SK_MB ? (own_mb = stakes_mb_set(c, in->ps)) : (own_mb = NULL);
-    if (tc && mb) {
-        both = spill_alloc(c->t->ngpu * sizeof *both);
-        for (size_t g = 0; g < c->t->ngpu; g++) both[g] = mb[g] < tc[g] ? mb[g] : tc[g];
-    }
-    dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = both ? both : tc ? tc : mb,
-                    .host_floor_ns = kinds & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = *in->keep_phases};
     double save = pre;
-    int ok = !isnan(pre) || stakes_replay(c, &ch, 1, &save); /* pre: the waterfall's pass replayed it */
-    spill_free(own_tc);
-    spill_free(own_mb);
-    spill_free(both);
+    int ok = !isnan(pre); /* the waterfall's pass replayed it */
+    if (!ok) {
+        float *own[SK_N] = {0}, *scale;
+        const float *sets[SK_N] = {0};
+        if (kinds & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
+        if (kinds & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
+        if (kinds & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+        dg_change ch = wf_change(c, kinds, sets, *in->keep_phases, !!(kinds & 1 << SK_GPU), &scale);
+        ok = stakes_replay(c, &ch, 1, &save);
+        spill_free(scale);
+        for (int k = 0; k < SK_N; k++) spill_free(own[k]);
+    }
     if (!ok) return;
     if (save < 0) save = 0;
     tab_findings_combined *fc = PC_ADD_REC(in->ps, sj_obj(adv, "findings_combined"), findings_combined);
@@ -112,30 +135,6 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv, d
 
 /* ---- The waterfall (#44 item 5): the top findings' fixes one after another ---- */
 
-/* The change of the fixes whose kinds are in mask (1 << SK_*), made together:
- * the flags, the host floor, per GPU event the smallest factor of the sets
- * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, NULL for none); *scale is what the
- * caller spill_frees. gpu_ends: the step ends with its GPU work (SK_GPU's
- * measure, set for every prefix when any row is gpu_kernels, so that the
- * rows' steps are of one kind). */
-static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK_N], int keep_phases, int gpu_ends, float **scale) {
-    dg_change ch = {.no_sync_wait = !!(mask & 1 << SK_SYNC), .no_data_wait = !!(mask & 1 << SK_DATA),
-                    .host_floor_ns = mask & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = keep_phases, .gpu_ends_step = gpu_ends};
-    *scale = NULL;
-    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU};
-    for (int i = 0; i < 3; i++) {
-        const float *f = mask & 1 << scaled_k[i] ? sets[scaled_k[i]] : NULL;
-        if (!f) continue;
-        if (!*scale) {
-            *scale = spill_alloc(c->t->ngpu * sizeof **scale);
-            memcpy(*scale, f, c->t->ngpu * sizeof **scale);
-        } else
-            for (size_t g = 0; g < c->t->ngpu; g++) (*scale)[g] = f[g] < (*scale)[g] ? f[g] : (*scale)[g];
-    }
-    ch.scale = *scale;
-    return ch;
-}
-
 /* suggestions.waterfall: the top WF_MAX findings whose stakes are replayed,
  * in rank order; row i replays the fixes of rows 1..i together (one pass
  * over the steps for every prefix: stakes_replay_base), so each row says
@@ -166,11 +165,12 @@ static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv, 
     ch[0] = (dg_change){.gpu_ends_step = gpu_ends}; /* the step before any fix */
     for (int i = 0; i < nr; i++) m |= 1 << kind[i], ch[i + 1] = wf_change(c, m, sets, *in->keep_phases, gpu_ends, &scale[i + 1]);
     for (int i = 0; i < top3; i++) top_mask |= 1 << kind[i];
-    /* findings_combined's replay (the top three's replayed changes, the step to its range's end)
-     * in the same pass: prefix top3's when that one is measured the same way, else one more change */
-    int comb_at = -1;
-    if (top3 >= 2 && !gpu_ends) comb_at = top3;
-    else if (top3 >= 2) comb_at = nch, ch[nch] = wf_change(c, top_mask, sets, *in->keep_phases, 0, &scale[nch]), nch++;
+    /* findings_combined's replay (the top three's replayed changes; to the GPU's end when one is
+     * gpu_kernels, as its stake) in the same pass: prefix top3's when measured the same way, else
+     * one more change */
+    int comb_at = -1, comb_gpu = !!(top_mask & 1 << SK_GPU); /* measured to the GPU's end when gpu_kernels is one of them */
+    if (top3 >= 2 && comb_gpu == gpu_ends) comb_at = top3;
+    else if (top3 >= 2) comb_at = nch, ch[nch] = wf_change(c, top_mask, sets, *in->keep_phases, comb_gpu, &scale[nch]), nch++;
     double save[WF_MAX + 2], base[WF_MAX + 2];
     int ok = stakes_replay_base(c, ch, nch, save, base);
     for (int i = 0; i < nch; i++) spill_free(scale[i]);

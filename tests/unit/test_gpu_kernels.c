@@ -143,3 +143,25 @@ TEST(realdata_gpu_kernels_sglang_prefill) {
     CHECK(strstr(sj_getstr(f, "evidence", ""), "420.31 ms at 38.8% of their data type's peak"));
     cJSON_Delete(s);
 }
+
+/* gpu_kernels with another replayed finding (gpu_kernels_data.json: the
+ * GPU-bound fixture above plus data loading 500-900 µs inside the host's
+ * gap before its range ends). Data prefetched alone: the host ends at 600
+ * but the GPU, held at its measured lag, still ends the step: 0. The
+ * waterfall, measured to the GPU's end (a row is gpu_kernels): 2030 ->
+ * 1288.598 (gpu_kernels, 741.402) -> 1288.598 (data adds 0: the GPU still
+ * ends after the host's 600). findings_combined (both, to the GPU's end, as
+ * gpu_kernels' stake): 741.402 µs, the waterfall's second row. */
+TEST(waterfall_gpu_kernels_and_data_fixture) {
+    cJSON *s = fixture_summary("tests/fixtures/gpu_kernels_data.json");
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "suggestions.waterfall.0.rule", ""), "gpu_kernels");
+    CHECK_EQ_S(sj_getstr(s, "suggestions.waterfall.1.rule", ""), "data_loading");
+    CHECK_NEAR(sj_getnum(s, "suggestions.waterfall.0.step_before_ns", -1), 2030000, 0.5);
+    CHECK_NEAR(sj_getnum(s, "suggestions.waterfall.0.step_ns", -1), 1288598, 1);
+    CHECK_NEAR(sj_getnum(s, "suggestions.waterfall.1.adds_ns", -1), 0, 0.5);
+    CHECK_NEAR(sj_getnum(s, "suggestions.waterfall.1.alone_ns", -1), 0, 0.5);
+    CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.rules", ""), "gpu_kernels,data_loading");
+    CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.saving_ns", -1), 741402, 1);
+    cJSON_Delete(s);
+}

@@ -974,8 +974,8 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
     }
     spill_free(row_ns);
     cJSON *o = fire(in, r, kclaim(in, stake),
-                    "the GPU is busy %s %s (%.0f%% of the step)%s; kernel time by family: %s; compute-bound kernels %s at %.1f%% of their data type's peak on average, %s at %.0f%% of it%s",
-                    c, PER(in), 100 * busy / in->step, lagw, *fams ? fams : "none over 5%", a, pct, b, 100 * STAKE_GPU_PEAK_SHARE, note);
+                    "the GPU is busy %s %s (%.0f%% of the %s)%s; kernel time by family: %s; compute-bound kernels %s at %.1f%% of their data type's peak on average, %s at %.0f%% of it%s",
+                    c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, *fams ? fams : "none over 5%", a, pct, b, 100 * STAKE_GPU_PEAK_SHARE, note);
     top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 

@@ -13,6 +13,7 @@
 #include "advice_fit.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include "../util/spill.h"
@@ -48,11 +49,36 @@ static int cmp_stake(const void *a, const void *b) {
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
-/* The top three findings' changes in one replay (#37): findings_combined,
+/* The change of the fixes whose kinds are in mask (1 << SK_*), made together:
+ * the flags, the host floor, per GPU event the smallest factor of the sets
+ * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, NULL for none); *scale is what the
+ * caller spill_frees. gpu_ends: the step ends with its GPU work (SK_GPU's
+ * measure, set for every prefix when any row is gpu_kernels, so that the
+ * rows' steps are of one kind). */
+static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK_N], int keep_phases, int gpu_ends, float **scale) {
+    dg_change ch = {.no_sync_wait = !!(mask & 1 << SK_SYNC), .no_data_wait = !!(mask & 1 << SK_DATA),
+                    .host_floor_ns = mask & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = keep_phases, .gpu_ends_step = gpu_ends};
+    *scale = NULL;
+    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU};
+    for (int i = 0; i < 3; i++) {
+        const float *f = mask & 1 << scaled_k[i] ? sets[scaled_k[i]] : NULL;
+        if (!f) continue;
+        if (!*scale) {
+            *scale = spill_alloc(c->t->ngpu * sizeof **scale);
+            memcpy(*scale, f, c->t->ngpu * sizeof **scale);
+        } else
+            for (size_t g = 0; g < c->t->ngpu; g++) (*scale)[g] = f[g] < (*scale)[g] ? f[g] : (*scale)[g];
+    }
+    ch.scale = *scale;
+    return ch;
+}
+
+/* The top three findings' changes in one replay (#37; pre, when not NaN:
+ * that replay's saving, made in the waterfall's pass): findings_combined,
  * when two or more of the three have replayed stakes. The changes are
  * united: the flags, the host floor, and per GPU event the smaller of the
  * Tensor Core and memory-bound factors. */
-static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
+static void combined(const rule_in *in, const fired *items, int n, cJSON *adv, double pre) {
     const char *rules[3], *est[3];
     int nr = 0, ne = 0, kinds = 0;
     double sum = 0;
@@ -67,20 +93,19 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     }
     if (nr < 2) return;
     const an_ctx *c = in->c;
-    float *own_tc, *own_mb, *both = NULL;
-    const float *tc = kinds & 1 << SK_TC ? stakes_tc(c, NULL, &own_tc) : (own_tc = NULL),
-                *mb = kinds & 1 << SK_MB ? (own_mb = stakes_mb_set(c, in->ps)) : (own_mb = NULL);
-    if (tc && mb) {
-        both = spill_alloc(c->t->ngpu * sizeof *both);
-        for (size_t g = 0; g < c->t->ngpu; g++) both[g] = mb[g] < tc[g] ? mb[g] : tc[g];
+    double save = pre;
+    int ok = !isnan(pre); /* the waterfall's pass replayed it */
+    if (!ok) {
+        float *own[SK_N] = {0}, *scale;
+        const float *sets[SK_N] = {0};
+        if (kinds & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
+        if (kinds & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
+        if (kinds & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+        dg_change ch = wf_change(c, kinds, sets, *in->keep_phases, !!(kinds & 1 << SK_GPU), &scale);
+        ok = stakes_replay(c, &ch, 1, &save);
+        spill_free(scale);
+        for (int k = 0; k < SK_N; k++) spill_free(own[k]);
     }
-    dg_change ch = {.no_sync_wait = !!(kinds & 1 << SK_SYNC), .no_data_wait = !!(kinds & 1 << SK_DATA), .scale = both ? both : tc ? tc : mb,
-                    .host_floor_ns = kinds & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = *in->keep_phases};
-    double save = 0;
-    int ok = stakes_replay(c, &ch, 1, &save);
-    spill_free(own_tc);
-    spill_free(own_mb);
-    spill_free(both);
     if (!ok) return;
     if (save < 0) save = 0;
     tab_findings_combined *fc = PC_ADD_REC(in->ps, sj_obj(adv, "findings_combined"), findings_combined);
@@ -110,6 +135,69 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv) {
     fc->sentence = pc_summary_utf8(in->ps, sentence);
 }
 
+/* ---- The waterfall (#44 item 5): the top findings' fixes one after another ---- */
+
+/* suggestions.waterfall: the top WF_MAX findings whose stakes are replayed,
+ * in rank order; row i replays the fixes of rows 1..i together (one pass
+ * over the steps for every prefix: stakes_replay_base), so each row says
+ * what its fix adds once those above it are made: a bottleneck that a
+ * larger one hides (its stake alone ~0) shows what it gives back after
+ * that one is fixed. Nothing with fewer than two such findings. */
+#define WF_MAX 5
+static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv, double *comb) {
+    int idx[WF_MAX], kind[WF_MAX], nr = 0, mask = 0, top3 = 0; /* top3: the rows among the first three findings */
+    *comb = NAN;
+    for (int i = 0; i < n && nr < WF_MAX; i++) {
+        const tab_suggestion *sg = items[i].rec;
+        int k = rules_change_of(PC_S(sg->rule, ""));
+        if (k < 0 || PC_IS_NULL(sg->at_stake_ns) || strcmp(PC_S(sg->stake_source, ""), "replay")) continue;
+        idx[nr] = i, kind[nr++] = k, mask |= 1 << k, top3 += i < 3;
+    }
+    if (nr < 2) return;
+    const an_ctx *c = in->c;
+    float *own[SK_N] = {0};
+    const float *sets[SK_N] = {0};
+    if (mask & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
+    if (mask & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
+    if (mask & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+    int gpu_ends = !!(mask & 1 << SK_GPU);
+    dg_change ch[WF_MAX + 2];
+    float *scale[WF_MAX + 2] = {0};
+    int m = 0, top_mask = 0, nch = nr + 1;
+    ch[0] = (dg_change){.gpu_ends_step = gpu_ends}; /* the step before any fix */
+    for (int i = 0; i < nr; i++) m |= 1 << kind[i], ch[i + 1] = wf_change(c, m, sets, *in->keep_phases, gpu_ends, &scale[i + 1]);
+    for (int i = 0; i < top3; i++) top_mask |= 1 << kind[i];
+    /* findings_combined's replay (the top three's replayed changes; to the GPU's end when one is
+     * gpu_kernels, as its stake) in the same pass: prefix top3's when measured the same way, else
+     * one more change */
+    int comb_at = -1, comb_gpu = !!(top_mask & 1 << SK_GPU); /* measured to the GPU's end when gpu_kernels is one of them */
+    if (top3 >= 2 && comb_gpu == gpu_ends) comb_at = top3;
+    else if (top3 >= 2) comb_at = nch, ch[nch] = wf_change(c, top_mask, sets, *in->keep_phases, comb_gpu, &scale[nch]), nch++;
+    double save[WF_MAX + 2], base[WF_MAX + 2];
+    int ok = stakes_replay_base(c, ch, nch, save, base);
+    for (int i = 0; i < nch; i++) spill_free(scale[i]);
+    for (int k = 0; k < SK_N; k++) spill_free(own[k]);
+    if (!ok) return;
+    if (comb_at >= 0) *comb = save[comb_at];
+    if (base[0] <= 0) return;
+    pc_table *tab = pc_summary_add_table(in->ps, adv, "waterfall", TAB_waterfall);
+    double before = base[0], prev = 0;
+    for (int i = 0; i < nr; i++) {
+        double sv = fmax(prev, save[i + 1]); /* a fix that would cost time after those above adds nothing */
+        tab_waterfall *w = tab_push(tab);
+        const tab_suggestion *sg = items[idx[i]].rec;
+        w->rank = sg->rank;
+        w->rule = sg->rule;
+        w->step_before_ns = pc_figure(before - prev);
+        w->step_ns = pc_figure(before - sv);
+        w->adds_ns = pc_figure(sv - prev);
+        w->alone_ns = pc_figure(fmax(0, rules_replayed(in, kind[i])));
+        w->saving_pct = pc_figure(100 * sv / before);
+        assert(w->step_ns <= w->step_before_ns);
+        prev = sv;
+    }
+}
+
 void an_advice(const an_ctx *c, pc_summary *ps) {
     cJSON *s = ps->doc;
     const pc_table *optab = PC_TAB(ps, op), *ktab = PC_TAB_AT(ps, kernel, 0);
@@ -117,7 +205,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
     *in.hpool = rules_host_late(ps, in.nsteps);
     advice_fit fit;
     advice_fit_find(c, &fit);
@@ -162,7 +250,9 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         items[i].rec->rank = i + 1;
         cJSON_AddItemToArray(rows, items[i].item);
     }
-    combined(&in, items, n, adv);
+    double comb;
+    waterfall(&in, items, n, adv, &comb);
+    combined(&in, items, n, adv, comb);
     free(items);
     cJSON_Delete(in.out);
 }

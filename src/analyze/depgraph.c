@@ -103,6 +103,8 @@ struct dg_graph {
     int32_t path_end;
     int no_data;          /* the last replay prefetched data loading */
     int phases;           /* a gap or join of DG_PHASE_NS or more, less its data loading (dg_phases) */
+    int64_t gtail;        /* without steps: the window's end less the host's last event's end (the GPU's
+                             tail, inside the end nodes' gaps; 0 with steps): gpu_ends_step leaves it out of H */
 };
 
 static int32_t top_call(const pc_trace *t, const pc_links *l, int32_t i) {
@@ -610,6 +612,15 @@ size_t dg_build(dg_graph *g, size_t si) {
                 if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
             }
     }
+    /* without steps the window may end with the GPU's last op: the end nodes' gaps then hold the
+     * GPU's tail after the host's last event, which gpu_ends_step counts as the GPU's (#44) */
+    g->gtail = 0;
+    if (!has_steps) {
+        int64_t hend = INT64_MIN;
+        for (size_t i = 0; i < t->ncpu; i++)
+            if (t->cpu[i].ts + t->cpu[i].dur > hend) hend = t->cpu[i].ts + t->cpu[i].dur;
+        if (hend != INT64_MIN && hend < g->wend) g->gtail = g->wend - hend;
+    }
     /* the end nodes: the step range's thread (every thread's, without steps) */
     if (has_steps) {
         int32_t id = (int32_t)g->nn;
@@ -784,6 +795,10 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
             int64_t d = R - M + save;
             ch->carry[s] = d < 0 ? d : 0;
         }
+    }
+    if (ch->gpu_ends_step) { /* the step ends with the later of the host's end and its GPU work's (no lag taken off) */
+        int64_t Hh = H - g->gtail, Tg = G2 != INT64_MIN && G2 - g->wstart > Hh ? G2 - g->wstart : Hh;
+        return Tg < 0 ? 0 : Tg;
     }
     return T;
 }

@@ -73,6 +73,9 @@ typedef struct dg_change {
                                   much earlier (<= 0) that work ends in the changed run, relative to the
                                   step's start; read, then written for the next step (steps replayed in
                                   order): the steady state of a change every step makes */
+    int gpu_ends_step;         /* the step's time is max(host end node, the replayed end of its last GPU op) - window
+                                  start: the GPU's work ends the step (#44 item 2, locally; no measured lag is
+                                  subtracted), so a GPU-side change gives back at most the GPU's margin over the host */
 } dg_change;
 enum { DG_PHASE_NS = 1000000 };
 

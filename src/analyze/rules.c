@@ -17,6 +17,7 @@
 #include "peaks.h"
 #include "stakes.h"
 #include "advice_fit.h"
+#include "kfamily.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ int rules_program(const an_ctx *c, const pc_summary *ps) {
 int rules_change_of(const char *rule) {
     static const struct { const char *rule; int k; } map[] = {
         {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
-        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {NULL, 0}};
+        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU}, {NULL, 0}};
     for (int i = 0; map[i].rule; i++)
         if (!strcmp(rule, map[i].rule)) return map[i].k;
     return -1;
@@ -104,7 +105,13 @@ double rules_replayed(const rule_in *in, int k) {
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
         else if (k == SK_HOST && in->c->kept && in->c->kept->host_done) /* replayed in critical_path's pass (stakes_kept) */
             v = in->c->kept->host[in->keep_phases && *in->keep_phases];
-        else {
+        else if (k == SK_GPU) {
+            float *set = stakes_gpu_set(in->c, in->ps, NULL, NULL, NULL);
+            dg_change ch = stakes_gpu_change(set);
+            double save;
+            if (set && stakes_replay(in->c, &ch, 1, &save)) v = save;
+            spill_free(set);
+        } else {
             float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);
@@ -915,6 +922,159 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
                      (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
+}
+
+/* ---- gpu_kernels (#44 item 4): what the kernels of a GPU-bound step cost ---- */
+
+/* Whether the GPU bounds the step, from what the summary has (a small local
+ * reading the lead may swap for steps.c's per-step host/GPU bound, #44 item
+ * 2): the GPU busy (kernels, copies, memsets, communication: the exclusive
+ * breakdown) GK_BUSY_SHARE of the step or more, or its work ending after the
+ * host's range (steps.gpu_lag_ns over 1% of the step). *busy, *lag: per step (ns). */
+#define GK_BUSY_SHARE 0.4
+static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag) {
+    static const int dev_k[] = {BK_KERNEL, BK_MEMCPY, BK_MEMSET, BK_COMM};
+    *busy = 0;
+    for (int i = 0; i < 4; i++) *busy += fmax(0, category(in, dev_k[i]));
+    *lag = PC_OR(PC_REC(in->ps, steps)->gpu_lag_ns, 0);
+    return in->step > 0 && (*busy >= GK_BUSY_SHARE * in->step || *lag > 0.01 * in->step);
+}
+
+/* The shapes of gpu_kernels' set furthest below the peak: its kernels grouped
+ * by the operator call around them with a FLOP formula (name and input
+ * shapes; the first GK_SHAPES pairs), each group's FLOPs (each call once) over
+ * its kernel time against its data type's peak (with Tensor Cores when one of
+ * its kernels ran on them); the three that give back the most at
+ * STAKE_GPU_PEAK_SHARE, as contributors ("aten::mm [[4096,4096],[4096,4096]]
+ * bf16: 44.1% of peak"), their kernel time per step. 0 when none. */
+#define GK_SHAPES 64
+typedef struct gk_shape { uint32_t name, dims; double ns, flops; int dtype, tc; } gk_shape;
+static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[3][400]) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    const gpu_peak *pk = in->c->peak;
+    if (!set || !pk || !l->gpu_inner || !l->parent) return 0;
+    gk_shape sh[GK_SHAPES];
+    int n = 0;
+    uint8_t *seen = spill_calloc(t->ncpu ? t->ncpu : 1, 1);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        if (set[g] >= 1) continue;
+        int32_t p = l->gpu_inner[g];
+        while (p >= 0 && (t->cpu[p].kind != CPU_OP || !t->cpu[p].input_dims || !op_flops_known(strtab_get(&t->strs, t->cpu[p].name)))) p = l->parent[p];
+        if (p < 0) continue;
+        const pc_cpu_event *e = &t->cpu[p];
+        int k = 0;
+        while (k < n && (sh[k].name != e->name || sh[k].dims != e->input_dims)) k++;
+        if (k == n && n == GK_SHAPES) continue;
+        if (k == n) sh[n++] = (gk_shape){e->name, e->input_dims, 0, 0, DT_UNKNOWN, 0};
+        sh[k].ns += (double)t->gpu[g].dur;
+        sh[k].tc |= kernel_uses_tensor_cores(strtab_get(&t->strs, t->gpu[g].name)) == 1;
+        if (seen[p]) continue;
+        seen[p] = 1;
+        op_args args;
+        flops_result fr;
+        op_args_parse(&args, strtab_get(&t->strs, e->input_dims), e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
+                      e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
+        if (op_flops(strtab_get(&t->strs, e->name), &args, NULL, &fr) && fr.flops > 0) sh[k].flops += fr.flops, sh[k].dtype = fr.dtype;
+    }
+    spill_free(seen);
+    double pct[GK_SHAPES], back[GK_SHAPES];
+    for (int k = 0; k < n; k++) {
+        double peak = sh[k].flops > 0 ? peak_tflops(pk, sh[k].dtype, sh[k].tc) : 0;
+        pct[k] = peak > 0 && sh[k].ns > 0 ? 100 * sh[k].flops / sh[k].ns * 1e-3 / peak : -1; /* FLOP/ns x 1e-3 = TFLOP/s */
+        back[k] = pct[k] >= 0 && pct[k] < 100 * STAKE_GPU_PEAK_SHARE ? sh[k].ns * (1 - pct[k] / (100 * STAKE_GPU_PEAK_SHARE)) : 0;
+    }
+    int got = 0;
+    for (int j = 0; j < 3; j++) {
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (back[k] > 0 && (best < 0 || back[k] > back[best])) best = k;
+        if (best < 0) break;
+        snprintf(label[j], 400, "%s %.300s %s: %.1f%% of peak", strtab_get(&t->strs, sh[best].name), strtab_get(&t->strs, sh[best].dims),
+                 pc_dtype_name[sh[best].dtype], pct[best]);
+        top_add(top, label[j], sh[best].ns);
+        back[best] = 0, got++;
+    }
+    return got;
+}
+
+/* Kernels bound the step (#44 item 4): when the GPU bounds it (gk_gpu_bounds)
+ * and compute-bound operators' kernels (matrix products, convolutions,
+ * attention with FLOPs from their shapes) run below STAKE_GPU_PEAK_SHARE of
+ * their data type's peak, giving back 1% of the step or more at it off the
+ * graph. Evidence: the kernel time by family (kfamily.h), those kernels' mean
+ * % of peak, the shapes furthest below it (gk_shapes). At stake: SK_GPU's replay (the
+ * step ending with its GPU work: the GPU's margin over the host caps it);
+ * a replay that gives back under a tenth of the off-graph figure says the
+ * step is host-bound; without a graph, the off-graph figure. From the
+ * kernel time pool. */
+static void gpu_kernels(const rule_in *in, const pc_rule *r) {
+    const pc_trace *t = in->c->t;
+    double busy, lag, set_ns, give;
+    if (!gk_gpu_bounds(in, &busy, &lag)) return;
+    double *row_ns = spill_calloc(in->nops ? in->nops : 1, sizeof *row_ns);
+    float *set = stakes_gpu_set(in->c, in->ps, &set_ns, &give, row_ns);
+    set_ns /= in->nsteps, give /= in->nsteps;
+    if (!set || give < 0.01 * in->step) {
+        spill_free(row_ns);
+        spill_free(set);
+        return;
+    }
+    /* the kernel time by family (kfamily.h), each name classified once */
+    double fam[KF_NFAMILY] = {0}, kern = 0;
+    uint8_t *fam_of = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* family + 1; 0: not yet */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        if (!fam_of[e->name]) fam_of[e->name] = (uint8_t)(kf_classify(strtab_get(&t->strs, e->name)).family + 1);
+        fam[fam_of[e->name] - 1] += (double)e->dur, kern += (double)e->dur;
+    }
+    spill_free(fam_of);
+    char fams[400] = "", a[64], b[64], c[64], note[300] = "", lagw[160] = "";
+    for (int f = 0; f < KF_NFAMILY; f++) {
+        if (fam[f] <= 0.05 * kern) continue; /* the families that dominate: 5% of the kernel time or more */
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
+    }
+    double pct = 100 * STAKE_GPU_PEAK_SHARE * (1 - give / set_ns); /* the set's time-weighted % of peak */
+    double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : give;
+    units_ns(a, sizeof a, set_ns);
+    units_ns(b, sizeof b, set_ns - give);
+    if (lag > 0.01 * in->step) units_ns(c, sizeof c, lag), snprintf(lagw, sizeof lagw, ", its work ending %s after the host's range", c);
+    if (rp >= 0) {
+        replay_note(note, sizeof note, in, "with the step ending when its GPU work ends", rp);
+        if (rp < 0.1 * give) {
+            units_ns(c, sizeof c, in->step);
+            snprintf(note + strlen(note), sizeof note - strlen(note), ": the step is host-bound: faster kernels give back nothing until the host's %s %s are shortened", c, PER(in));
+        }
+    }
+    units_ns(c, sizeof c, busy);
+    /* the operators below the peak with the most of the set's kernel time (stakes_gpu_set's rows) */
+    size_t worst[3];
+    int nw = 0;
+    for (size_t i = 0; i < in->nops; i++) {
+        if (row_ns[i] <= 0) continue;
+        int j = nw < 3 ? nw++ : 3;
+        while (j > 0 && row_ns[worst[j - 1]] < row_ns[i]) {
+            if (j < 3) worst[j] = worst[j - 1];
+            j--;
+        }
+        if (j < 3) worst[j] = i;
+    }
+    char label[3][400];
+    top3 top = {0};
+    int shapes = gk_shapes(in, set, &top, label); /* the shapes furthest below the peak, else the operators */
+    spill_free(set);
+    for (int j = 0; !shapes && j < nw; j++) {
+        const tab_op *w = &in->ops[worst[j]];
+        snprintf(label[j], sizeof label[j], "%.300s (%.1f%% of %s peak)", PC_S(w->name, "?"), PC_OR(w->compute_peak_pct, 0), PC_S(w->dtype, "its type's"));
+        top_add(&top, label[j], row_ns[worst[j]]);
+    }
+    spill_free(row_ns);
+    cJSON *o = fire(in, r, kclaim(in, stake),
+                    "the GPU is busy %s %s (%.0f%% of the %s)%s; kernel time by family: %s; compute-bound kernels %s at %.1f%% of their data type's peak on average, %s at %.0f%% of it%s",
+                    c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, *fams ? fams : "none over 5%", a, pct, b, 100 * STAKE_GPU_PEAK_SHARE, note);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
 /* the share of a GEMM operator's own device time in calls with a dimension not divisible by 8 */

@@ -4,6 +4,7 @@
 #include "flops.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,54 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     return f;
 }
 
+/* SK_GPU's factor for an operator row: % of compute peak / STAKE_GPU_PEAK_SHARE when
+ * compute-bound and under it, 0 when the row does not say (look further out), else 1 */
+static float gk_factor(const tab_op *o) {
+    double pct = PC_OR(o->compute_peak_pct, -1);
+    if (!o->bound_by || strcmp(o->bound_by, "compute") || pct <= 0) return 0;
+    return pct >= 100 * STAKE_GPU_PEAK_SHARE ? 1 : (float)(pct / (100 * STAKE_GPU_PEAK_SHARE));
+}
+
+float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double *give, double *row_ns) {
+    const pc_trace *t = c->t;
+    if (ns) *ns = 0;
+    if (give) *give = 0;
+    if (!t->ngpu || !c->links.gpu_inner || !c->links.parent || !PC_TAB(ps, op)) return NULL;
+    const pc_table *tab = PC_TAB(ps, op);
+    const tab_op *rows = TAB_ROWS(tab, op);
+    int32_t *row = stakes_op_rows(t, rows, tab->n);
+    float *f = spill_alloc(t->ngpu * sizeof *f), *own_tc;
+    const float *tc = stakes_tc(c, NULL, &own_tc); /* FP32 work Tensor Cores would take: tensor_cores' */
+    int any = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        f[g] = 1;
+        if (e->kind != GPU_KERNEL || (tc && tc[g] < 1)) continue;
+        float k = 0; /* the nearest operator out from the kernel whose row says */
+        int32_t at = -1;
+        for (int32_t p = c->links.gpu_inner[g]; p >= 0 && k == 0; p = c->links.parent[p])
+            if (t->cpu[p].kind == CPU_OP && row[t->cpu[p].name] >= 0) at = row[t->cpu[p].name], k = gk_factor(&rows[at]);
+        if (k <= 0 || k >= 1) continue;
+        assert(k > 0 && k < 1);
+        f[g] = k;
+        any = 1;
+        if (ns) *ns += (double)e->dur;
+        if (give) *give += (double)e->dur * (1 - (double)k);
+        if (row_ns) row_ns[at] += (double)e->dur;
+    }
+    spill_free(row);
+    spill_free(own_tc);
+    if (!any) spill_free(f), f = NULL;
+    return f;
+}
+
+dg_change stakes_gpu_change(const float *gk) {
+    dg_change ch = {0};
+    ch.scale = gk;
+    ch.gpu_ends_step = 1;
+    return ch;
+}
+
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases) {
     dg_change ch = {0};
     switch (k) {
@@ -141,16 +190,30 @@ typedef struct sr_pass {
     const int64_t *t0; /* kept, or NULL: replayed here */
     double *per;       /* per change, per step */
     size_t nsteps;
+    double *bper;      /* per change, per step: the time before it (NULL: not asked) */
 } sr_pass;
 static void sr_step(dg_graph *g, size_t si, void *arg) {
     sr_pass *p = arg;
-    int64_t t0 = p->t0 ? p->t0[si] : dg_replay(g, NULL);
-    for (int k = 0; k < p->n; k++) p->per[(size_t)k * p->nsteps + si] = (double)(t0 - dg_replay_steady(g, &p->ch[k], si == 0));
+    int64_t t0 = p->t0 ? p->t0[si] : dg_replay(g, NULL), tg = -1; /* tg: the window to the GPU's end (gpu_ends_step) */
+    for (int k = 0; k < p->n; k++) {
+        int64_t b = t0;
+        if (p->ch[k].gpu_ends_step) {
+            if (tg < 0) tg = dg_replay(g, &(dg_change){.gpu_ends_step = 1});
+            b = tg;
+        }
+        p->per[(size_t)k * p->nsteps + si] = (double)(b - dg_replay_steady(g, &p->ch[k], si == 0));
+        if (p->bper) p->bper[(size_t)k * p->nsteps + si] = (double)b;
+    }
 }
 
-int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
+int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) { return stakes_replay_base(c, chs, n, save, NULL); }
+
+int stakes_replay_base(const an_ctx *c, const dg_change *chs, int n, double *save, double *base) {
     const pc_trace *t = c->t;
-    for (int k = 0; k < n; k++) save[k] = 0;
+    for (int k = 0; k < n; k++) {
+        save[k] = 0;
+        if (base) base[k] = 0;
+    }
     if (stakes_disabled()) return 0;
     if (t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0 || !c->nsteps) return 0;
     const stakes_kept *kept = c->kept && c->kept->ix && c->kept->t0 ? c->kept : NULL;
@@ -158,12 +221,15 @@ int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save) {
     size_t ns = dg_index_nstreams(ix) ? dg_index_nstreams(ix) : 1;
     int64_t *carry = xcalloc((size_t)(n ? n : 1) * ns, sizeof *carry);
     dg_change *ch = xmalloc((size_t)(n ? n : 1) * sizeof *ch);
-    for (int k = 0; k < n; k++) ch[k] = chs[k], ch[k].carry = carry + (size_t)k * ns;
-    sr_pass p = {ch, n, kept ? kept->t0 : NULL, spill_alloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.per), c->nsteps};
+    for (int k = 0; k < n; k++) ch[k] = chs[k], ch[k].carry = ch[k].gpu_ends_step ? NULL : carry + (size_t)k * ns;
+    sr_pass p = {ch, n, kept ? kept->t0 : NULL, spill_alloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.per), c->nsteps,
+                 base ? spill_alloc((size_t)(n ? n : 1) * c->nsteps * sizeof *p.bper) : NULL};
     /* two threads for a big trace (the suggestions run alone: analyze.c's last stage) */
     dg_each_step(ix, t->ncpu + t->ngpu > DG_THREADED_EVENTS ? 2 : 1, sr_step, &p);
     for (int k = 0; k < n; k++) save[k] = stakes_mean(p.per + (size_t)k * c->nsteps, c->nsteps);
+    for (int k = 0; base && k < n; k++) base[k] = stakes_mean(p.bper + (size_t)k * c->nsteps, c->nsteps);
     spill_free(p.per);
+    spill_free(p.bper);
     free(carry);
     free(ch);
     if (!kept) dg_index_free(ix);

@@ -17,7 +17,13 @@
  *            DG_PHASE_NS or more kept when host_phase fired (they are its);
  *   SK_MB    memory_bound: the kernels, copies and memsets of memory-bound
  *            leaf operators at the device's peak bandwidth (their time x
- *            their % of bandwidth peak).
+ *            their % of bandwidth peak);
+ *   SK_GPU   gpu_kernels (#44 item 4): the kernels of compute-bound operators
+ *            (matrix products, convolutions, attention: bound_by "compute")
+ *            below STAKE_GPU_PEAK_SHARE of their data type's peak brought to
+ *            it (time x their % of peak / 70%), replayed with the step ending
+ *            when its GPU work ends (dg_change.gpu_ends_step): a faster GPU
+ *            gives back at most its margin over the host.
  * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
  * figures (replay.c), and SK_HOST on the same graphs for the suggestions
  * (stakes_kept below); suggestions read those (rules.c), replay SK_MB, and
@@ -27,9 +33,27 @@
 #include "depgraph.h"
 #include "../summary/summary.h"
 
-enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_N };
+enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
 #define STAKE_TC_SPEEDUP 2.0      /* Tensor Cores' attainable speed-up on FP32 convolutions and GEMMs (docs/tensor-cores.md) */
 #define STAKE_HOST_FLOOR_NS 2000  /* a launch inside a CUDA graph, ns */
+/* The share of a data type's dense peak that large GEMMs attain with the
+ * vendors' libraries (docs/replay.md: cuBLAS / hipBLASLt, 70-80% on large
+ * BF16/FP16 shapes): SK_GPU's attainable speed, the low end. */
+#define STAKE_GPU_PEAK_SHARE 0.70
+
+/* Per GPU event of the trace: the SK_GPU change's duration factor (its
+ * compute-bound operator's % of compute peak / 70%, 1 at or above it or
+ * outside the set: the nearest operator around the kernel whose row in ps's
+ * operators table is bound by compute with a known % of compute peak; not
+ * the kernels of SK_TC's set, whose fix is Tensor Cores: tensor_cores');
+ * NULL when the set is empty. *ns (may be NULL): the set's kernel time in
+ * the trace; *give (may be NULL): what the set gives back off the graph,
+ * sum of time x (1 - factor); row_ns (may be NULL; one per row of the
+ * operators table, zeroed by the caller): the set's kernel time added to the
+ * row that gave each kernel its factor. spill_free. */
+float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double *give, double *row_ns);
+/* SK_GPU's change with the set gk: its factors, the step ending with its GPU work. */
+dg_change stakes_gpu_change(const float *gk);
 
 /* Per GPU event of the trace: the SK_TC change's duration factor (1 outside
  * the set); NULL when the device has no Tensor Cores or the set is empty.
@@ -80,6 +104,12 @@ double stakes_mean(const double *v, size_t n);
  * steps (data waits every few steps) counts in the mean, where a median
  * would drop it. 0 when the trace has no graph (no CUDA calls). */
 int stakes_replay(const an_ctx *c, const dg_change *chs, int n, double *save);
+/* stakes_replay, and base[k] (may be NULL) the mean over the steps of the
+ * step's time before change k: the measured window, or with gpu_ends_step
+ * the window to the end of its GPU work (that change's saving is against it,
+ * and it replays with no carry: the work launched before a step held at its
+ * measured end, since a queue the GPU catches up on is no steady state). */
+int stakes_replay_base(const an_ctx *c, const dg_change *chs, int n, double *save, double *base);
 /* 1 when PERFCARD_NO_REPLAY is set (not empty, not "0"): no graph and no
  * replay anywhere (critical_path.present false, every stake its estimate),
  * for measuring their cost only (tools/bench_replay.sh). */

@@ -271,6 +271,9 @@ static const struct { const char *rule, *fixture; int fires; } trace_cases[] = {
     /* memory-bound operators 11.1% of the kernel time; in unfused_attention.json they are the attention's */
     {"memory_bound", "tests/fixtures/memory_bound.json", 1},
     {"memory_bound", "tests/fixtures/unfused_attention.json", 0},
+    /* bf16 GEMMs at 44% of peak in a GPU-bound step (test_gpu_kernels.c); an FP32 GEMM at 70.5% of the fp32 peak */
+    {"gpu_kernels", "tests/fixtures/gpu_kernels_gpu_bound.json", 1},
+    {"gpu_kernels", "tests/fixtures/waterfall.json", 0},
 };
 
 TEST(rules_trace_cases) {
@@ -302,7 +305,7 @@ TEST(rules_every_rule_has_both_cases) {
         CHECK_MSG(yes && no, "rule %s: %d firing and %d holding cases", r->id, yes, no);
         CHECK_MSG(r->title && r->threshold && r->why && r->try_ && r->source && r->check, "rule %s: a field is missing", r->id);
     }
-    CHECK_EQ_I(n, 22);
+    CHECK_EQ_I(n, 23); /* queued_idle and gpu_kernels (#44) */
 }
 
 TEST(rules_sync_call_names) {
@@ -405,5 +408,5 @@ TEST(rules_stake_column_matches_the_replay) {
         CHECK_MSG(says == (rules_change_of(r->id) >= 0), "%s: stake '%.40s' but rules_change_of %d", r->id, r->stake, rules_change_of(r->id));
         replayed += rules_change_of(r->id) >= 0;
     }
-    CHECK_EQ_I(replayed, 7); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound */
+    CHECK_EQ_I(replayed, 8); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound, gpu_kernels */
 }

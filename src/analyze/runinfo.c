@@ -61,6 +61,8 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
         j->compute_capability = pc_summary_str(ps, cc);
+        if (d->arch) j->arch = pc_summary_utf8(ps, strtab_get(&t->strs, d->arch));
+        j->clock_offset_ns = d->clock_offset_ns;
     }
     if (t->rank != PC_NONE || t->world_size != PC_NONE) {
         tab_run_distributed *d = PC_ADD_REC(ps, sj_obj(ri, "distributed"), run_distributed);
@@ -102,6 +104,8 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  (long long)ranges, t->count_gpu[GPU_KERNEL] ? "" : " and there are no kernel records");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    /* device timestamps moved onto the host's clock (model/clock.h): said once, with the offset */
+    if (t->clock_aligned) cJSON_AddItemToArray(w, cJSON_CreateString(strtab_get(&t->strs, t->clock_aligned)));
     if (t->capture_killed) cJSON_AddItemToArray(w, cJSON_CreateString(
         "the captured process did not exit normally: what it recorded after its last flush (at most one --flush-ms interval) is missing"));
     if (t->capture_dropped > 0) {

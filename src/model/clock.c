@@ -1,0 +1,174 @@
+/* clock.c - device timestamps put back on the host's clock (clock.h).
+ *
+ * Launch -> start pairs are found by correlation id: the launch calls (runtime
+ * and driver calls with an id) go into a map, at most SAMPLE of them (every
+ * stride-th), so that a trace on one clock costs one pass over its events and
+ * a map of 1 MiB; only a device found on another clock is measured again over
+ * every pair, for its exact offset. */
+#include "clock.h"
+#include "../util/hmap.h"
+#include "../util/order.h"
+#include "../util/xalloc.h"
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SAMPLE = 65536, MAX_NOTED = 4 };
+#define NS_PER_S 1000000000LL
+
+typedef struct pair { int32_t dev; int64_t cpu_ts, lat; } pair;
+typedef struct pairs { pair *p; size_t n, cap; } pairs;
+
+/* one device's evidence: its pairs p[0..n) (sorted by lat), and the verdict */
+typedef struct verdict {
+    int32_t dev;
+    size_t n, neg;      /* pairs; pairs whose kernel starts before its launch */
+    int64_t lo;         /* the (n/1000)-th smallest latency: a stray pair cannot set the offset */
+    int64_t floor_change; /* the latency floor's change, last quarter minus first (by launch time) */
+    int moved;
+    int64_t offset;     /* device clock minus host clock (ns): ts - offset is on the host's clock */
+} verdict;
+
+static int is_launch(const pc_cpu_event *e) { return (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) && e->corr != PC_NONE; }
+/* device work whose start a launch call precedes */
+static int is_launched(const pc_gpu_event *g) {
+    return (g->kind == GPU_KERNEL || g->kind == GPU_MEMCPY || g->kind == GPU_MEMSET) && g->corr != PC_NONE;
+}
+/* on the device's clock: everything but synchronization records (CUPTI times those on the host) */
+static int on_device_clock(const pc_gpu_event *g) { return g->kind != GPU_SYNC; }
+
+static int cmp_dev_lat(const void *a, const void *b) {
+    const pair *x = a, *y = b;
+    return x->dev != y->dev ? PC_CMP(x->dev, y->dev) : PC_CMP(x->lat, y->lat);
+}
+static int cmp_cpu_ts(const void *a, const void *b) { return PC_CMP(((const pair *)a)->cpu_ts, ((const pair *)b)->cpu_ts); }
+
+/* The pairs of every stride-th launch call (the earliest call of an id) with the
+ * device work of its id, for the device `only` (INT32_MIN: every device). */
+static void collect(const pc_trace *t, size_t stride, int32_t only, pairs *out) {
+    assert(stride >= 1);
+    hmap m = {0};
+    size_t nl = 0;
+    for (size_t i = 0; i < t->ncpu; i++) nl += is_launch(&t->cpu[i]);
+    hmap_reserve(&m, nl / stride + 1);
+    size_t j = 0;
+    for (size_t i = 0; i < t->ncpu && i < UINT32_MAX; i++) {
+        if (!is_launch(&t->cpu[i])) continue;
+        if (j++ % stride) continue;
+        int created;
+        uint32_t *v = hmap_get(&m, (uint64_t)t->cpu[i].corr, &created);
+        if (created) *v = (uint32_t)i; /* sorted by start: the first is the earliest */
+    }
+    out->n = 0;
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *g = &t->gpu[i];
+        if (!is_launched(g) || (only != INT32_MIN && g->device != only)) continue;
+        const uint32_t *v = hmap_find(&m, (uint64_t)g->corr);
+        if (!v) continue;
+        pair *p = VEC_PUSH(out->p, out->n, out->cap);
+        p->dev = g->device, p->cpu_ts = t->cpu[*v].ts;
+        p->lat = g->ts - p->cpu_ts; /* both within +-PC_TIME_LIMIT: no overflow */
+    }
+    hmap_free(&m);
+}
+
+/* The verdict on one device's pairs p[0..n), sorted by latency (reordered here). */
+static verdict judge(pair *p, size_t n, int64_t host_span) {
+    verdict v = {.dev = p[0].dev, .n = n};
+    while (v.neg < n && p[v.neg].lat < 0) v.neg++;
+    v.lo = p[n / 1000].lat;
+    int ahead = v.lo > NS_PER_S && v.lo > host_span; /* every kernel starts long after its launch */
+    v.moved = n >= PC_CLOCK_MIN_PAIRS && (v.neg * 10 >= n * 9 || ahead);
+    v.offset = v.lo - PC_CLOCK_MIN_LATENCY_NS;
+    size_t q = n / 4;
+    if (q >= 2) {
+        qsort(p, n, sizeof *p, cmp_cpu_ts);
+        int64_t m1 = INT64_MAX, m2 = INT64_MAX;
+        for (size_t i = 0; i < q; i++) {
+            if (p[i].lat < m1) m1 = p[i].lat;
+            if (p[n - 1 - i].lat < m2) m2 = p[n - 1 - i].lat;
+        }
+        v.floor_change = m2 - m1;
+    }
+    return v;
+}
+
+/* Whether every device-clock event of dev stays within +-PC_TIME_LIMIT once moved. */
+static int shift_fits(const pc_trace *t, int32_t dev, int64_t off) {
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *g = &t->gpu[i];
+        if (g->device != dev || !on_device_clock(g)) continue;
+        int64_t s, e;
+        if (__builtin_sub_overflow(g->ts, off, &s) || __builtin_add_overflow(s, g->dur, &e) || s <= -PC_TIME_LIMIT || e >= PC_TIME_LIMIT)
+            return 0;
+    }
+    return 1;
+}
+
+static void shift(pc_trace *t, int32_t dev, int64_t off) {
+    for (size_t i = 0; i < t->ngpu; i++)
+        if (t->gpu[i].device == dev && on_device_clock(&t->gpu[i])) t->gpu[i].ts -= off;
+    if (dev >= 0) pc_trace_device(t, dev)->clock_offset_ns = off;
+}
+
+/* One sentence on a moved device, appended to buf. */
+static void say(char *buf, size_t cap, const verdict *v) {
+    size_t len = strlen(buf);
+    char who[32];
+    if (v->dev >= 0) snprintf(who, sizeof who, "device %d", v->dev);
+    else snprintf(who, sizeof who, "the device (no id)");
+    char drift[160] = "";
+    if (v->floor_change > 1000000 || v->floor_change < -1000000)
+        snprintf(drift, sizeof drift, "; the latency floor moves by %+.3f ms from the first to the last quarter of the launches (drift, not corrected)",
+                 (double)v->floor_change / 1e6);
+    snprintf(buf + len, cap - len,
+             "%s%s's timestamps are on another clock than the host's (%zu of %zu launch-to-start pairs start before their launch call): "
+             "its events are moved by %+.6f s, so that the earliest launch-to-start latency is %d us%s",
+             len ? "; " : "", who, v->neg, v->n, (double)-v->offset / 1e9, PC_CLOCK_MIN_LATENCY_NS / 1000, drift);
+}
+
+int pc_clock_align(pc_trace *t) {
+    if (t->clock_note || !t->ncpu || !t->ngpu) return 0; /* MindSpore's two clocks are its reader's */
+    int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        if (t->cpu[i].ts < h0) h0 = t->cpu[i].ts;
+        if (t->cpu[i].ts + t->cpu[i].dur > h1) h1 = t->cpu[i].ts + t->cpu[i].dur;
+    }
+    int64_t host_span = h1 - h0;
+    size_t nl = 0;
+    for (size_t i = 0; i < t->ncpu; i++) nl += is_launch(&t->cpu[i]);
+    size_t stride = nl > SAMPLE ? (nl + SAMPLE - 1) / SAMPLE : 1;
+    pairs ps = {0}, all = {0};
+    collect(t, stride, INT32_MIN, &ps);
+    qsort(ps.p, ps.n, sizeof *ps.p, cmp_dev_lat);
+    char note[1200] = "";
+    int moved = 0, noted = 0;
+    for (size_t i = 0; i < ps.n;) {
+        size_t k = i;
+        while (k < ps.n && ps.p[k].dev == ps.p[i].dev) k++;
+        verdict v = judge(ps.p + i, k - i, host_span);
+        if (v.moved && stride > 1) { /* measured again on every pair of this device */
+            collect(t, 1, v.dev, &all);
+            qsort(all.p, all.n, sizeof *all.p, cmp_dev_lat);
+            v = judge(all.p, all.n, host_span);
+        }
+        if (v.moved && shift_fits(t, v.dev, v.offset)) {
+            shift(t, v.dev, v.offset);
+            moved++;
+            if (noted++ < MAX_NOTED) say(note, sizeof note, &v);
+        }
+        i = k;
+    }
+    free(ps.p);
+    free(all.p);
+    if (!moved) return 0;
+    if (noted > MAX_NOTED) {
+        size_t len = strlen(note);
+        snprintf(note + len, sizeof note - len, "; and %d more devices likewise", noted - MAX_NOTED);
+    }
+    t->clock_aligned = strtab_intern(&t->strs, note, strlen(note));
+    t->sorted = 0; /* devices moved by different offsets interleave anew */
+    pc_trace_sort(t);
+    return moved;
+}

@@ -1,5 +1,6 @@
 /* Run info: what the trace is, what it holds, on which devices. */
 #include "analyze.h"
+#include "peaks.h"
 #include "../util/utf8.h"
 #include "../summary/summary.h"
 #include <string.h>
@@ -63,6 +64,10 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         j->compute_capability = pc_summary_str(ps, cc);
         if (d->arch) j->arch = pc_summary_utf8(ps, strtab_get(&t->strs, d->arch));
         j->clock_offset_ns = d->clock_offset_ns;
+        char basis[400];
+        const gpu_peak *pk = peak_of_device(t, d, basis, sizeof basis);
+        if (pk) j->peak = pk->label;
+        if (*basis) j->peak_basis = pc_summary_utf8(ps, basis);
     }
     if (t->rank != PC_NONE || t->world_size != PC_NONE) {
         tab_run_distributed *d = PC_ADD_REC(ps, sj_obj(ri, "distributed"), run_distributed);

@@ -1,10 +1,10 @@
 /* clock.c - device timestamps put back on the host's clock (clock.h).
  *
- * Launch -> start pairs are found by correlation id: the launch calls (runtime
- * and driver calls with an id) go into a map, at most SAMPLE of them (every
- * stride-th), so that a trace on one clock costs one pass over its events and
- * a map of 1 MiB; only a device found on another clock is measured again over
- * every pair, for its exact offset. */
+ * Launch -> start pairs are found by correlation id: at most SAMPLE device
+ * events (every k-th) go into a map of 256 KiB, which one pass over the host
+ * events (also measuring the host's span) probes, so that a trace on one
+ * clock costs little; only a device found on another clock is measured again
+ * over every pair, for its exact offset. */
 #include "clock.h"
 #include "../util/hmap.h"
 #include "../util/order.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SAMPLE = 65536, MAX_NOTED = 4 };
+enum { SAMPLE = 8192, MAX_NOTED = 4 };
 #define NS_PER_S 1000000000LL
 
 typedef struct pair { int32_t dev; int64_t cpu_ts, lat; } pair;
@@ -44,31 +44,62 @@ static int cmp_dev_lat(const void *a, const void *b) {
 }
 static int cmp_cpu_ts(const void *a, const void *b) { return PC_CMP(((const pair *)a)->cpu_ts, ((const pair *)b)->cpu_ts); }
 
-/* The pairs of every stride-th launch call (the earliest call of an id) with the
- * device work of its id, for the device `only` (INT32_MIN: every device). */
-static void collect(const pc_trace *t, size_t stride, int32_t only, pairs *out) {
-    assert(stride >= 1);
+static void push(pairs *out, const pc_cpu_event *c, const pc_gpu_event *g) {
+    pair *p = VEC_PUSH(out->p, out->n, out->cap);
+    p->dev = g->device, p->cpu_ts = c->ts;
+    p->lat = g->ts - c->ts; /* both within +-PC_TIME_LIMIT: no overflow */
+}
+
+/* The pairs of at most SAMPLE device events (every k-th) with the earliest
+ * launch call of their id, in one pass over the host events, which also
+ * measures the host's span (first start to last end) into *host_span. */
+static void sample_pairs(const pc_trace *t, pairs *out, int64_t *host_span) {
+    size_t k = t->ngpu > SAMPLE ? (t->ngpu + SAMPLE - 1) / SAMPLE : 1, ns = 0;
+    uint32_t *gi = xmalloc(SAMPLE * sizeof *gi);
+    unsigned char *paired = xcalloc(SAMPLE, 1);
+    hmap m = {0};
+    hmap_reserve(&m, SAMPLE);
+    for (size_t i = 0; i < t->ngpu && ns < SAMPLE && i < UINT32_MAX; i += k) {
+        if (!is_launched(&t->gpu[i])) continue;
+        int created;
+        uint32_t *v = hmap_get(&m, (uint64_t)t->gpu[i].corr, &created);
+        if (created) *v = (uint32_t)ns, gi[ns++] = (uint32_t)i;
+    }
+    int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *c = &t->cpu[i];
+        if (c->ts < h0) h0 = c->ts;
+        if (c->ts + c->dur > h1) h1 = c->ts + c->dur;
+        if (!is_launch(c)) continue;
+        const uint32_t *v = hmap_find(&m, (uint64_t)c->corr);
+        if (!v || paired[*v]) continue; /* sorted by start: the first call of an id is the earliest */
+        paired[*v] = 1;
+        push(out, c, &t->gpu[gi[*v]]);
+    }
+    *host_span = h1 > h0 ? h1 - h0 : 0;
+    hmap_free(&m);
+    free(gi);
+    free(paired);
+}
+
+/* Every pair of device dev's work with the earliest launch call of its id. */
+static void all_pairs(const pc_trace *t, int32_t dev, pairs *out) {
     hmap m = {0};
     size_t nl = 0;
     for (size_t i = 0; i < t->ncpu; i++) nl += is_launch(&t->cpu[i]);
-    hmap_reserve(&m, nl / stride + 1);
-    size_t j = 0;
+    hmap_reserve(&m, nl + 1);
     for (size_t i = 0; i < t->ncpu && i < UINT32_MAX; i++) {
         if (!is_launch(&t->cpu[i])) continue;
-        if (j++ % stride) continue;
         int created;
         uint32_t *v = hmap_get(&m, (uint64_t)t->cpu[i].corr, &created);
-        if (created) *v = (uint32_t)i; /* sorted by start: the first is the earliest */
+        if (created) *v = (uint32_t)i;
     }
     out->n = 0;
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
-        if (!is_launched(g) || (only != INT32_MIN && g->device != only)) continue;
+        if (!is_launched(g) || g->device != dev) continue;
         const uint32_t *v = hmap_find(&m, (uint64_t)g->corr);
-        if (!v) continue;
-        pair *p = VEC_PUSH(out->p, out->n, out->cap);
-        p->dev = g->device, p->cpu_ts = t->cpu[*v].ts;
-        p->lat = g->ts - p->cpu_ts; /* both within +-PC_TIME_LIMIT: no overflow */
+        if (v) push(out, &t->cpu[*v], g);
     }
     hmap_free(&m);
 }
@@ -130,17 +161,10 @@ static void say(char *buf, size_t cap, const verdict *v) {
 
 int pc_clock_align(pc_trace *t) {
     if (t->clock_note || !t->ncpu || !t->ngpu) return 0; /* MindSpore's two clocks are its reader's */
-    int64_t h0 = INT64_MAX, h1 = INT64_MIN;
-    for (size_t i = 0; i < t->ncpu; i++) {
-        if (t->cpu[i].ts < h0) h0 = t->cpu[i].ts;
-        if (t->cpu[i].ts + t->cpu[i].dur > h1) h1 = t->cpu[i].ts + t->cpu[i].dur;
-    }
-    int64_t host_span = h1 - h0;
-    size_t nl = 0;
-    for (size_t i = 0; i < t->ncpu; i++) nl += is_launch(&t->cpu[i]);
-    size_t stride = nl > SAMPLE ? (nl + SAMPLE - 1) / SAMPLE : 1;
+    int64_t host_span;
     pairs ps = {0}, all = {0};
-    collect(t, stride, INT32_MIN, &ps);
+    sample_pairs(t, &ps, &host_span);
+    int sampled = t->ngpu > SAMPLE;
     qsort(ps.p, ps.n, sizeof *ps.p, cmp_dev_lat);
     char note[1200] = "";
     int moved = 0, noted = 0;
@@ -148,8 +172,8 @@ int pc_clock_align(pc_trace *t) {
         size_t k = i;
         while (k < ps.n && ps.p[k].dev == ps.p[i].dev) k++;
         verdict v = judge(ps.p + i, k - i, host_span);
-        if (v.moved && stride > 1) { /* measured again on every pair of this device */
-            collect(t, 1, v.dev, &all);
+        if (v.moved && sampled) { /* measured again on every pair of this device */
+            all_pairs(t, v.dev, &all);
             qsort(all.p, all.n, sizeof *all.p, cmp_dev_lat);
             v = judge(all.p, all.n, host_span);
         }

@@ -10,6 +10,7 @@
 #include "../util/order.h"
 #include "../util/xalloc.h"
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,9 @@ typedef struct verdict {
     int64_t lo;         /* the (n/1000)-th smallest latency: a stray pair cannot set the offset */
     int64_t floor_change; /* the latency floor's change, last quarter minus first (by launch time) */
     int moved;
-    int64_t offset;     /* device clock minus host clock (ns): ts - offset is on the host's clock */
+    int64_t offset;     /* device clock minus host clock (ns) at host time c0 */
+    double drift;       /* the device clock's gain per host ns (0: none shown) */
+    int64_t c0;         /* where the offset holds: the first quarter's floor pair's launch */
 } verdict;
 
 static int is_launch(const pc_cpu_event *e) { return (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) && e->corr != PC_NONE; }
@@ -105,6 +108,31 @@ static void all_pairs(const pc_trace *t, int32_t dev, pairs *out) {
 }
 
 /* The verdict on one device's pairs p[0..n), sorted by latency (reordered here). */
+static int cmp_i64(const void *a, const void *b) { return PC_CMP(*(const int64_t *)a, *(const int64_t *)b); }
+
+/* The floors (smallest latency) of the quarters of p[0..n) (sorted by launch
+ * time) and the launch times of the pairs that set them. */
+static void quarter_floors(const pair *p, size_t n, int64_t m[4], int64_t c[4]) {
+    for (int k = 0; k < 4; k++) {
+        m[k] = INT64_MAX, c[k] = 0;
+        for (size_t i = n * (size_t)k / 4; i < n * (size_t)(k + 1) / 4; i++)
+            if (p[i].lat < m[k]) m[k] = p[i].lat, c[k] = p[i].cpu_ts;
+    }
+}
+
+/* Drift shown clearly: the floor moves by over 1 ms from the first quarter to the
+ * last, and the middle quarters' floors lie on that line (within a tenth of the
+ * move, or 100 us); then the gain per ns, else 0. */
+static double clear_drift(const int64_t m[4], const int64_t c[4]) {
+    double change = (double)m[3] - (double)m[0], span = (double)c[3] - (double)c[0];
+    if (fabs(change) <= 1e6 || span <= 0) return 0;
+    double tol = fmax(1e5, 0.1 * fabs(change));
+    for (int k = 1; k <= 2; k++)
+        if (fabs((double)m[k] - ((double)m[0] + change * ((double)c[k] - (double)c[0]) / span)) > tol) return 0;
+    return change / span;
+}
+
+/* The verdict on one device's pairs p[0..n), sorted by latency (reordered here). */
 static verdict judge(pair *p, size_t n, int64_t host_span) {
     verdict v = {.dev = p[0].dev, .n = n};
     while (v.neg < n && p[v.neg].lat < 0) v.neg++;
@@ -112,35 +140,51 @@ static verdict judge(pair *p, size_t n, int64_t host_span) {
     int ahead = v.lo > NS_PER_S && v.lo > host_span; /* every kernel starts long after its launch */
     v.moved = n >= PC_CLOCK_MIN_PAIRS && (v.neg * 10 >= n * 9 || ahead);
     v.offset = v.lo - PC_CLOCK_MIN_LATENCY_NS;
-    size_t q = n / 4;
-    if (q >= 2) {
-        qsort(p, n, sizeof *p, cmp_cpu_ts);
-        int64_t m1 = INT64_MAX, m2 = INT64_MAX;
-        for (size_t i = 0; i < q; i++) {
-            if (p[i].lat < m1) m1 = p[i].lat;
-            if (p[n - 1 - i].lat < m2) m2 = p[n - 1 - i].lat;
-        }
-        v.floor_change = m2 - m1;
-    }
+    if (n < 8) return v;
+    qsort(p, n, sizeof *p, cmp_cpu_ts);
+    int64_t m[4], c[4];
+    quarter_floors(p, n, m, c);
+    v.floor_change = m[3] - m[0];
+    v.drift = n >= 16 ? clear_drift(m, c) : 0;
+    if (v.drift == 0) return v;
+    /* latency less the drift since c0, whose (n/1000)-th smallest is the offset at c0 plus 1 us */
+    v.c0 = c[0];
+    int64_t *adj = xmalloc(n * sizeof *adj);
+    for (size_t i = 0; i < n; i++) adj[i] = p[i].lat - (int64_t)llround(v.drift * (double)(p[i].cpu_ts - v.c0));
+    qsort(adj, n, sizeof *adj, cmp_i64);
+    v.offset = adj[n / 1000] - PC_CLOCK_MIN_LATENCY_NS;
+    free(adj);
     return v;
 }
 
-/* Whether every device-clock event of dev stays within +-PC_TIME_LIMIT once moved. */
-static int shift_fits(const pc_trace *t, int32_t dev, int64_t off) {
+/* Device time g on the host's clock h: g = h + offset + drift (h - c0), so
+ * h = c0 + x / (1 + drift) with x = g - offset - c0; 0 when it leaves +-PC_TIME_LIMIT. */
+static int to_host(int64_t g, const verdict *v, int64_t *h) {
+    int64_t x;
+    if (__builtin_sub_overflow(g, v->offset, &x) || __builtin_sub_overflow(x, v->c0, &x)) return 0;
+    if (v->drift != 0) x -= (int64_t)llround((double)x * v->drift / (1 + v->drift)); /* |drift| < 0.5: smaller than x */
+    return !__builtin_add_overflow(x, v->c0, h) && *h > -PC_TIME_LIMIT && *h < PC_TIME_LIMIT;
+}
+
+/* Whether every device-clock event of v's device stays within +-PC_TIME_LIMIT once moved. */
+static int shift_fits(const pc_trace *t, const verdict *v) {
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
-        if (g->device != dev || !on_device_clock(g)) continue;
-        int64_t s, e;
-        if (__builtin_sub_overflow(g->ts, off, &s) || __builtin_add_overflow(s, g->dur, &e) || s <= -PC_TIME_LIMIT || e >= PC_TIME_LIMIT)
-            return 0;
+        int64_t h;
+        if (g->device != v->dev || !on_device_clock(g)) continue;
+        if (!to_host(g->ts, v, &h) || h + g->dur >= PC_TIME_LIMIT) return 0;
     }
     return 1;
 }
 
-static void shift(pc_trace *t, int32_t dev, int64_t off) {
+static void shift(pc_trace *t, const verdict *v) {
     for (size_t i = 0; i < t->ngpu; i++)
-        if (t->gpu[i].device == dev && on_device_clock(&t->gpu[i])) t->gpu[i].ts -= off;
-    if (dev >= 0) pc_trace_device(t, dev)->clock_offset_ns = off;
+        if (t->gpu[i].device == v->dev && on_device_clock(&t->gpu[i])) {
+            int ok = to_host(t->gpu[i].ts, v, &t->gpu[i].ts);
+            assert(ok); /* shift_fits said so */
+            (void)ok;
+        }
+    if (v->dev >= 0) pc_trace_device(t, v->dev)->clock_offset_ns = v->offset;
 }
 
 /* One sentence on a moved device, appended to buf. */
@@ -150,13 +194,16 @@ static void say(char *buf, size_t cap, const verdict *v) {
     if (v->dev >= 0) snprintf(who, sizeof who, "device %d", v->dev);
     else snprintf(who, sizeof who, "the device (no id)");
     char drift[160] = "";
-    if (v->floor_change > 1000000 || v->floor_change < -1000000)
+    if (v->drift != 0)
+        snprintf(drift, sizeof drift, "; its clock gains %+.1f ppm on the host's (the latency floor moves by %+.3f ms over the launches), corrected",
+                 v->drift * 1e6, (double)v->floor_change / 1e6);
+    else if (v->floor_change > 1000000 || v->floor_change < -1000000)
         snprintf(drift, sizeof drift, "; the latency floor moves by %+.3f ms from the first to the last quarter of the launches (drift, not corrected)",
                  (double)v->floor_change / 1e6);
     snprintf(buf + len, cap - len,
              "%s%s's timestamps are on another clock than the host's (%zu of %zu launch-to-start pairs start before their launch call): "
-             "its events are moved by %+.6f s, so that the earliest launch-to-start latency is %d us%s",
-             len ? "; " : "", who, v->neg, v->n, (double)-v->offset / 1e9, PC_CLOCK_MIN_LATENCY_NS / 1000, drift);
+             "its events are moved by %+.6f s%s, so that the earliest launch-to-start latency is %d us%s",
+             len ? "; " : "", who, v->neg, v->n, (double)-v->offset / 1e9, v->drift != 0 ? " at its first launches" : "", PC_CLOCK_MIN_LATENCY_NS / 1000, drift);
 }
 
 int pc_clock_align(pc_trace *t) {
@@ -177,8 +224,8 @@ int pc_clock_align(pc_trace *t) {
             qsort(all.p, all.n, sizeof *all.p, cmp_dev_lat);
             v = judge(all.p, all.n, host_span);
         }
-        if (v.moved && shift_fits(t, v.dev, v.offset)) {
-            shift(t, v.dev, v.offset);
+        if (v.moved && shift_fits(t, &v)) {
+            shift(t, &v);
             moved++;
             if (noted++ < MAX_NOTED) say(note, sizeof note, &v);
         }

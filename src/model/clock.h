@@ -12,10 +12,13 @@
  * Only overwhelming evidence moves anything (a device with at least
  * PC_CLOCK_MIN_PAIRS pairs of which at least 90% have the kernel start before
  * its launch, or whose every pair's latency exceeds both 1 s and the host's
- * whole span): a trace on one clock is left exactly as it was. Drift (a
- * latency floor that moves over the capture) is not corrected: the warning
- * names the floor's change from the first to the last quarter of the pairs
- * when it exceeds 1 ms. Called by pc_trace_finish after sorting, before the
+ * whole span): a trace on one clock is left exactly as it was. Drift (the
+ * latency floor, the smallest latency of each quarter of the pairs by launch
+ * time, moving by over 1 ms along a line the middle quarters' floors keep to,
+ * within a tenth of the move or 100 us; at least 16 pairs) is corrected too:
+ * the offset then holds at the first quarter's floor launch and the device
+ * clock's gain per ns is taken out. Other moves of the floor over 1 ms are only
+ * named in the warning. Called by pc_trace_finish after sorting, before the
  * trace's span is taken; never prints. */
 #ifndef PC_CLOCK_H
 #define PC_CLOCK_H

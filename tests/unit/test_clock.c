@@ -184,3 +184,41 @@ TEST(clock_weak_evidence_untouched) {
         pc_trace_free(t);
     }
 }
+
+/* Drift: 16 launches 125 ms apart (host µs B + 125000 i, i = 0..15); true latency 5 µs, 20 µs
+ * when i % 3 == 1; the device stamps h - B + 10^-3 (h - L0) (10^5 s behind, gaining 1000 ppm:
+ * 1.875 ms over the run). Worked by hand: the floors of the quarters (i = 0, 4, 8, 12, latency 5)
+ * lie on a line of slope 10^-3 and move by 1.5 ms: drift 10^-3, shown clearly. Less the drift
+ * since L0, the latencies are 5005 - B or 20020 - B ns (the 10^-3 of the latency stays): the
+ * offset at L0 is 4005 - B, and a kernel truly at h lands at L0 + (h - L0) - 4005 / 1.001 =
+ * h - 4001 (latencies 999 and 15999 ns; without the drift term they would be 1.875 ms off by the end). */
+TEST(clock_drift_estimated_when_clear) {
+    char doc[16384];
+    size_t n = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 16; i++) {
+        long long l = 125000LL * i, lat = i % 3 == 1 ? 20 : 5, h = l + lat; /* µs from L0 */
+        long long g_ns = h * 1000 + h; /* (h + 10^-3 h) µs, in ns: h*1000 + h */
+        n += (size_t)snprintf(doc + n, sizeof doc - n,
+                              KRT("%lld", %d) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%lld.%03lld,\"dur\":10,"
+                              "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},\n",
+                              100000000000LL + l, i + 1, g_ns / 1000, g_ns % 1000, i + 1);
+    }
+    snprintf(doc + n, sizeof doc - n, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}}\n]}");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0, "%s", err.msg);
+    CHECK(t->clock_aligned);
+    const char *w = strtab_get(&t->strs, t->clock_aligned);
+    CHECK_MSG(strstr(w, "+1000.0 ppm") && strstr(w, "corrected"), "%s", w);
+    CHECK_EQ_I(t->dev[0].clock_offset_ns, 4005 - B_NS);
+    int seen = 0;
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *g = &t->gpu[i];
+        int k = (int)g->corr - 1;
+        long long want = B_NS + (125000LL * k + (k % 3 == 1 ? 20 : 5)) * 1000 - 4001;
+        CHECK_MSG(g->ts - want <= 1 && want - g->ts <= 1, "kernel %d at %lld, expected %lld", k, (long long)g->ts, want);
+        seen++;
+    }
+    CHECK_EQ_I(seen, 16);
+    pc_trace_free(t);
+}

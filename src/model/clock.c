@@ -121,11 +121,11 @@ static void quarter_floors(const pair *p, size_t n, int64_t m[4], int64_t c[4]) 
 }
 
 /* Drift shown clearly: the floor moves by over 1 ms from the first quarter to the
- * last, and the middle quarters' floors lie on that line (within a tenth of the
- * move, or 100 us); then the gain per ns, else 0. */
+ * last, less than 1% of the time between them, and the middle quarters' floors lie
+ * on that line (within a tenth of the move, or 100 us); then the gain per ns, else 0. */
 static double clear_drift(const int64_t m[4], const int64_t c[4]) {
     double change = (double)m[3] - (double)m[0], span = (double)c[3] - (double)c[0];
-    if (fabs(change) <= 1e6 || span <= 0) return 0;
+    if (fabs(change) <= 1e6 || span <= 0 || fabs(change) >= 0.01 * span) return 0; /* a clock gains ppm, not percent */
     double tol = fmax(1e5, 0.1 * fabs(change));
     for (int k = 1; k <= 2; k++)
         if (fabs((double)m[k] - ((double)m[0] + change * ((double)c[k] - (double)c[0]) / span)) > tol) return 0;
@@ -144,7 +144,7 @@ static verdict judge(pair *p, size_t n, int64_t host_span) {
     qsort(p, n, sizeof *p, cmp_cpu_ts);
     int64_t m[4], c[4];
     quarter_floors(p, n, m, c);
-    v.floor_change = m[3] - m[0];
+    if (__builtin_sub_overflow(m[3], m[0], &v.floor_change)) v.floor_change = 0; /* hostile times: no floor */
     v.drift = n >= 16 ? clear_drift(m, c) : 0;
     if (v.drift == 0) return v;
     /* latency less the drift since c0, whose (n/1000)-th smallest is the offset at c0 plus 1 us */
@@ -212,7 +212,7 @@ int pc_clock_align(pc_trace *t) {
     pairs ps = {0}, all = {0};
     sample_pairs(t, &ps, &host_span);
     int sampled = t->ngpu > SAMPLE;
-    qsort(ps.p, ps.n, sizeof *ps.p, cmp_dev_lat);
+    if (ps.n) qsort(ps.p, ps.n, sizeof *ps.p, cmp_dev_lat);
     char note[1200] = "";
     int moved = 0, noted = 0;
     for (size_t i = 0; i < ps.n;) {
@@ -221,6 +221,7 @@ int pc_clock_align(pc_trace *t) {
         verdict v = judge(ps.p + i, k - i, host_span);
         if (v.moved && sampled) { /* measured again on every pair of this device */
             all_pairs(t, v.dev, &all);
+            assert(all.n > 0); /* the sampled pairs are among them */
             qsort(all.p, all.n, sizeof *all.p, cmp_dev_lat);
             v = judge(all.p, all.n, host_span);
         }

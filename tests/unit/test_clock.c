@@ -222,3 +222,23 @@ TEST(clock_drift_estimated_when_clear) {
     CHECK_EQ_I(seen, 16);
     pc_trace_free(t);
 }
+
+/* Times at the edges of what a reader keeps (+-2^62 ns, 4.6e15 µs): launches near the top,
+ * kernels near the bottom, 16 pairs (the drift path runs): the offset would carry the kernels
+ * past 2^62, so nothing moves, and nothing overflows (UBSan builds run this too). */
+TEST(clock_extreme_times_no_overflow) {
+    char doc[16384];
+    size_t n = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [\n");
+    for (int i = 0; i < 16; i++)
+        n += (size_t)snprintf(doc + n, sizeof doc - n,
+                              KRT("%lld", %d) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%lld,\"dur\":1000000000,"
+                              "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}},\n",
+                              4611686018427387LL - 1000 * (16 - i) - 1000000 * (i % 5), i + 1, -4611686018427387LL + 1000000 + 7 * i * i, i + 1);
+    snprintf(doc + n - 2, sizeof doc - n + 2, "\n]}");
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0, "%s", err.msg);
+    CHECK_EQ_I(t->clock_aligned, 0);
+    CHECK_EQ_I(t->stats.bad_fields, 16); /* the kernels, read, then dropped: the span passes 2^62 */
+    pc_trace_free(t);
+}

@@ -179,6 +179,8 @@ TEST(peaks_device_described_in_the_summary) {
     CHECK_EQ_S(sj_getstr(s, "run.devices.0.arch", ""), "gfx942:sramecc+:xnack-");
     CHECK_EQ_S(sj_getstr(s, "run.devices.0.peak", ""), "Instinct MI300X");
     CHECK_EQ_S(sj_getstr(s, "run.devices.0.peak_basis", ""), "matched by gfx942, 304 CUs, 192 GiB");
+    /* and where the percentages of peak are defined */
+    CHECK_EQ_S(sj_getstr(s, "operators.peak_device", ""), "Instinct MI300X (matched by gfx942, 304 CUs, 192 GiB)");
     cJSON_Delete(s);
     pc_trace_free(t);
 }

@@ -55,8 +55,8 @@ static void push(pairs *out, const pc_cpu_event *c, const pc_gpu_event *g) {
 
 /* The pairs of at most SAMPLE device events (every k-th) with the earliest
  * launch call of their id, in one pass over the host events, which also
- * measures the host's span (first start to last end) into *host_span. */
-static void sample_pairs(const pc_trace *t, pairs *out, int64_t *host_span) {
+ * measures the host's span (first start *host0 to last end *host1). */
+static void sample_pairs(const pc_trace *t, pairs *out, int64_t *host0, int64_t *host1) {
     size_t k = t->ngpu > SAMPLE ? (t->ngpu + SAMPLE - 1) / SAMPLE : 1, ns = 0;
     uint32_t *gi = xmalloc(SAMPLE * sizeof *gi);
     unsigned char *paired = xcalloc(SAMPLE, 1);
@@ -79,7 +79,7 @@ static void sample_pairs(const pc_trace *t, pairs *out, int64_t *host_span) {
         paired[*v] = 1;
         push(out, c, &t->gpu[gi[*v]]);
     }
-    *host_span = h1 > h0 ? h1 - h0 : 0;
+    *host0 = h0, *host1 = h1;
     hmap_free(&m);
     free(gi);
     free(paired);
@@ -206,11 +206,36 @@ static void say(char *buf, size_t cap, const verdict *v) {
              len ? "; " : "", who, v->neg, v->n, (double)-v->offset / 1e9, v->drift != 0 ? " at its first launches" : "", PC_CLOCK_MIN_LATENCY_NS / 1000, drift);
 }
 
+/* Nothing moved: when the device events lie wholly apart from the host's, more than
+ * an hour and more than either's own span away, with no pairs (npairs sampled) to
+ * align them, the note says so (times across them are not comparable); returns 0. */
+static int unlinked(pc_trace *t, int64_t h0, int64_t h1, size_t npairs) {
+    int64_t d0 = INT64_MAX, d1 = INT64_MIN;
+    for (size_t i = 0; i < t->ngpu; i++) {
+        if (!on_device_clock(&t->gpu[i])) continue;
+        if (t->gpu[i].ts < d0) d0 = t->gpu[i].ts;
+        if (t->gpu[i].ts + t->gpu[i].dur > d1) d1 = t->gpu[i].ts + t->gpu[i].dur;
+    }
+    if (d0 > d1) return 0;
+    int64_t gap = d0 > h1 ? d0 - h1 : h0 > d1 ? h0 - d1 : 0; /* all within +-2^62: no overflow */
+    if (gap <= 3600 * NS_PER_S || gap <= h1 - h0 || gap <= d1 - d0) return 0;
+    char note[400], why[96];
+    if (npairs) snprintf(why, sizeof why, "its %zu launch-to-start pairs were too few, too mixed or too far out", npairs);
+    else snprintf(why, sizeof why, "no launch call and device event share a correlation id");
+    snprintf(note, sizeof note,
+             "the device events lie %.6f s %s the host's, and %s to align them: the host's and the devices' clocks "
+             "differ, and times across them (the span, GPU utilization) are not comparable",
+             (double)gap / 1e9, d0 > h1 ? "after" : "before", why);
+    t->clock_aligned = strtab_intern(&t->strs, note, strlen(note));
+    return 0;
+}
+
 int pc_clock_align(pc_trace *t) {
     if (t->clock_note || !t->ncpu || !t->ngpu) return 0; /* MindSpore's two clocks are its reader's */
-    int64_t host_span;
+    int64_t h0, h1;
     pairs ps = {0}, all = {0};
-    sample_pairs(t, &ps, &host_span);
+    sample_pairs(t, &ps, &h0, &h1);
+    int64_t host_span = h1 - h0; /* ncpu > 0: h0 <= h1, both within +-PC_TIME_LIMIT */
     int sampled = t->ngpu > SAMPLE;
     if (ps.n) qsort(ps.p, ps.n, sizeof *ps.p, cmp_dev_lat);
     char note[1200] = "";
@@ -234,7 +259,7 @@ int pc_clock_align(pc_trace *t) {
     }
     free(ps.p);
     free(all.p);
-    if (!moved) return 0;
+    if (!moved) return unlinked(t, h0, h1, ps.n);
     if (noted > MAX_NOTED) {
         size_t len = strlen(note);
         snprintf(note + len, sizeof note - len, "; and %d more devices likewise", noted - MAX_NOTED);

@@ -167,7 +167,8 @@ typedef struct pc_trace {
     pc_pipe_op *pipe;    size_t npipe, cap_pipe;
     pc_agg *agg;         size_t nagg, cap_agg;
     const char *clock_note; /* set when parts of the input use different clocks */
-    uint32_t clock_aligned; /* strtab id of what pc_clock_align moved and by how much; 0 when nothing */
+    uint32_t clock_aligned; /* strtab id of what pc_clock_align moved and by how much, or of host and device
+                             * events hours apart with nothing to align them; 0 when neither */
     /* with clock_note: the span of the events on the input's second clock
      * (MindSpore's timeline); t_min and t_max then cover the first clock only */
     int64_t clock2_start, clock2_end;

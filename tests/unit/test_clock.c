@@ -179,10 +179,35 @@ TEST(clock_weak_evidence_untouched) {
         pc_trace *t = NULL;
         pc_err err = {0};
         CHECK_MSG(pc_load_kineto_mem(docs[i], strlen(docs[i]), &t, &err) == 0, "%s", err.msg);
-        CHECK_EQ_I(t->clock_aligned, 0);
         CHECK_EQ_I(t->gpu[0].ts, i == 0 ? 9000 : 18000);
+        if (i == 0) CHECK_EQ_I(t->clock_aligned, 0);
+        else { /* 10^5 s apart, 2 pairs: not moved, but said: the host starts at B+10 us, the
+             * device events end at 35+10 us: B - 35 us = 99999.999965 s */
+            const char *w = t->clock_aligned ? strtab_get(&t->strs, t->clock_aligned) : "";
+            CHECK_MSG(strstr(w, "lie 99999.999965 s before the host's") && strstr(w, "its 2 launch-to-start pairs were too few"), "%s", w);
+        }
         pc_trace_free(t);
     }
+}
+
+/* No correlation ids at all, the kernels 10^5 s after the host's events: nothing to align
+ * with, so nothing moves, but the summary says the clocks differ. */
+static const char KINETO_UNLINKED[] = "{\"traceEvents\": [\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":60},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":100000000080,\"dur\":10,\"args\":{\"device\":0,\"stream\":7}}\n"
+    "]}";
+
+TEST(clock_unlinked_clocks_said) {
+    pc_trace *t = NULL;
+    pc_err err = {0};
+    CHECK_MSG(pc_load_kineto_mem(KINETO_UNLINKED, strlen(KINETO_UNLINKED), &t, &err) == 0, "%s", err.msg);
+    CHECK_EQ_I(t->gpu[0].ts, 100000000080000LL);
+    cJSON *s = analyze_json(t, NULL);
+    const char *w = first_warning_with(s, "not comparable");
+    /* host ends at 70 us, the kernel starts at 10^11 + 80 us: 99999.99999 + 0.00001 s = 100000.000010 s */
+    CHECK_MSG(w && strstr(w, "lie 100000.000010 s after the host's") && strstr(w, "no launch call"), "%s", w ? w : "(none)");
+    cJSON_Delete(s);
+    pc_trace_free(t);
 }
 
 /* Drift: 16 launches 125 ms apart (host µs B + 125000 i, i = 0..15); true latency 5 µs, 20 µs
@@ -225,7 +250,8 @@ TEST(clock_drift_estimated_when_clear) {
 
 /* Times at the edges of what a reader keeps (+-2^62 ns, 4.6e15 µs): launches near the top,
  * kernels near the bottom, 16 pairs (the drift path runs): the offset would carry the kernels
- * past 2^62, so nothing moves, and nothing overflows (UBSan builds run this too). */
+ * past 2^62, so nothing moves (the note says the clocks differ), and nothing overflows (UBSan
+ * builds run this too). */
 TEST(clock_extreme_times_no_overflow) {
     char doc[16384];
     size_t n = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [\n");
@@ -238,7 +264,8 @@ TEST(clock_extreme_times_no_overflow) {
     pc_trace *t = NULL;
     pc_err err = {0};
     CHECK_MSG(pc_load_kineto_mem(doc, strlen(doc), &t, &err) == 0, "%s", err.msg);
-    CHECK_EQ_I(t->clock_aligned, 0);
+    /* not moved, but said: the sampled pairs (all 16, ~2^63 ns apart) could not be used */
+    CHECK(t->clock_aligned && strstr(strtab_get(&t->strs, t->clock_aligned), "its 16 launch-to-start pairs"));
     CHECK_EQ_I(t->stats.bad_fields, 16); /* the kernels, read, then dropped: the span passes 2^62 */
     pc_trace_free(t);
 }

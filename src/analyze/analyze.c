@@ -63,7 +63,7 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     TIMED("links", links_build(t, &c.links));
     if (t->ndev > 0) {
         c.dev0 = &t->dev[0];
-        c.peak = peak_lookup(strtab_get(&t->strs, t->dev[0].name));
+        c.peak = peak_of_device(t, &t->dev[0], c.peak_basis, sizeof c.peak_basis); /* by name, else by its signature */
     }
     TIMED("steps_find", steps_find(&c));
     pc_summary *s = pc_summary_new();

@@ -37,6 +37,7 @@ typedef struct an_ctx {
     pc_analyze_opts o;
     pc_links links;
     const gpu_peak *peak;     /* of the first device, NULL if unknown */
+    char peak_basis[160];     /* how it was found ("by name", "matched by gfx942, ..."; peaks.h) */
     const pc_device *dev0;    /* first device, NULL if none */
     pc_step *steps;           /* at least one: the whole trace when it has no steps */
     size_t nsteps;

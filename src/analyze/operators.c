@@ -406,6 +406,11 @@ void an_operators(const an_ctx *c, pc_summary *ps) {
     at->by_external_id = by_ext;
     at->unattributed_events = n_unattr;
     orec->peak_device = c->peak ? c->peak->label : "";
+    if (c->peak && !strncmp(c->peak_basis, "matched by", 10)) { /* found without its name: say how */
+        char pd[256];
+        snprintf(pd, sizeof pd, "%s (%s)", c->peak->label, c->peak_basis);
+        orec->peak_device = pc_summary_str(ps, pd);
+    }
     pc_table *arr = pc_summary_add_table(ps, ops, "rows", TAB_op);
     int64_t over_peak = 0;
     uint32_t *ord;

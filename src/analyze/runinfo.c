@@ -1,5 +1,6 @@
 /* Run info: what the trace is, what it holds, on which devices. */
 #include "analyze.h"
+#include "peaks.h"
 #include "../util/utf8.h"
 #include "../summary/summary.h"
 #include <string.h>
@@ -61,6 +62,12 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
         j->compute_capability = pc_summary_str(ps, cc);
+        if (d->arch) j->arch = pc_summary_utf8(ps, strtab_get(&t->strs, d->arch));
+        j->clock_offset_ns = d->clock_offset_ns;
+        char basis[400];
+        const gpu_peak *pk = peak_of_device(t, d, basis, sizeof basis);
+        if (pk) j->peak = pk->label;
+        if (*basis) j->peak_basis = pc_summary_utf8(ps, basis);
     }
     if (t->rank != PC_NONE || t->world_size != PC_NONE) {
         tab_run_distributed *d = PC_ADD_REC(ps, sj_obj(ri, "distributed"), run_distributed);
@@ -107,6 +114,8 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  (long long)ranges, t->count_gpu[GPU_KERNEL] ? "" : " and there are no kernel records");
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    /* device timestamps moved onto the host's clock (model/clock.h): said once, with the offset */
+    if (t->clock_aligned) cJSON_AddItemToArray(w, cJSON_CreateString(strtab_get(&t->strs, t->clock_aligned)));
     if (t->capture_killed) cJSON_AddItemToArray(w, cJSON_CreateString(
         "the captured process did not exit normally: what it recorded after its last flush (at most one --flush-ms interval) is missing"));
     if (t->capture_dropped > 0) {

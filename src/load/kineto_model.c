@@ -248,6 +248,9 @@ static void read_devices(pc_trace *t, const cJSON *arr) {
         pc_device *dev = pc_trace_device(t, id);
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
         if (cJSON_IsString(name)) dev->name = strtab_intern(&t->strs, name->valuestring, strlen(name->valuestring));
+        /* the ISA target (hipDeviceProp_t.gcnArchName, "gfx942:sramecc+:xnack-"), where a ROCm trace writes it */
+        const cJSON *arch = cJSON_GetObjectItemCaseSensitive(d, "gcnArchName");
+        if (cJSON_IsString(arch) && *arch->valuestring) dev->arch = strtab_intern(&t->strs, arch->valuestring, strlen(arch->valuestring));
         const cJSON *mem = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
         if (cJSON_IsNumber(mem) && mem->valuedouble >= 0 && mem->valuedouble < PC_TIME_LIMIT_D) dev->total_mem = (int64_t)mem->valuedouble;
         /* deviceProperties, and the older computeProperties spellings; counts are never negative */

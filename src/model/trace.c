@@ -1,4 +1,5 @@
 #include "trace.h"
+#include "clock.h"
 #include "../util/order.h"
 #include "../util/xalloc.h"
 #include "../util/spill.h"
@@ -286,6 +287,7 @@ void pc_trace_absorb(pc_trace *t, pc_trace *s) {
         if (!d->name && d->id == s->dev[i].id) {
             *d = s->dev[i];
             MAP(d->name);
+            MAP(d->arch);
         }
     }
     for (int i = 0; i < s->nunknown_cat; i++) {
@@ -367,6 +369,7 @@ static void count_and_span(pc_trace *t);
 
 void pc_trace_finish(pc_trace *t) {
     if (!t->sorted) pc_trace_sort(t);
+    pc_clock_align(t); /* devices on another clock than the host's, moved onto it (may add a device) */
     if (t->ndev) qsort(t->dev, t->ndev, sizeof *t->dev, cmp_dev);
     count_and_span(t);
     /* the host span (OS runtime calls) is not the events': one that stretches the trace beyond

@@ -131,6 +131,10 @@ typedef struct pc_device {
     int num_sms;
     int max_threads_per_sm, max_threads_per_block, regs_per_sm, regs_per_block;
     int smem_per_sm, smem_per_block, warp_size;
+    uint32_t arch;           /* strtab id of the ISA target the input names (AMD's gcnArchName,
+                              * "gfx942:sramecc+:xnack-"); 0 when it names none */
+    int64_t clock_offset_ns; /* its clock minus the host's, subtracted from its events' times
+                              * (clock.h); 0 when on the host's clock */
 } pc_device;
 
 /* Counts of what the loader saw, reported in run info. */
@@ -163,6 +167,8 @@ typedef struct pc_trace {
     pc_pipe_op *pipe;    size_t npipe, cap_pipe;
     pc_agg *agg;         size_t nagg, cap_agg;
     const char *clock_note; /* set when parts of the input use different clocks */
+    uint32_t clock_aligned; /* strtab id of what pc_clock_align moved and by how much, or of host and device
+                             * events hours apart with nothing to align them; 0 when neither */
     /* with clock_note: the span of the events on the input's second clock
      * (MindSpore's timeline); t_min and t_max then cover the first clock only */
     int64_t clock2_start, clock2_end;

@@ -1,12 +1,40 @@
 /* Steps and where their time goes.
  *
  * Steps: ProfilerStep#N ranges (or perfcard.step#N, or ranges whose name
- * matches --step-pattern). A step's window starts at its range's start (or
- * the previous window's end, if later, or once GPU work launched outside
- * every step before it has ended) and ends at the range's end: a GPU that
- * lags behind the host does not stretch the windows; its lag (per step, the
- * end of the GPU work launched inside the range minus the range's end, 0 at
- * least) is a figure of its own.
+ * matches --step-pattern). A step ends when its GPU work ends, when the GPU
+ * bounds it (#44 item 2). Per step:
+ *   host_ns = its range's length: the host's time for the step;
+ *   gpu_ns  = from the latest of the window's start, the start of the
+ *             step's first GPU op and the end of the GPU work launched
+ *             before the step, to the end of the step's last GPU op (the ops
+ *             whose launch call starts inside the range, links.c: kernels,
+ *             copies, memsets), 0 without any: the GPU's time for the step,
+ *             less what it waited for the host before its first op and
+ *             what it still ran of earlier work;
+ *   bound   = "gpu" when gpu_ns > host_ns, else "host"; margin_ns =
+ *             |gpu_ns - host_ns|: how much the bounding side gives back at
+ *             most before the other one bounds.
+ * Window [start, end): start = the range's start, or later: the previous
+ * window's end, or once GPU work launched outside every step before it has
+ * ended (capped at the range's end); end = the end of the step's GPU work
+ * (when later than its range's end) for a GPU-bound step that the GPU did
+ * not hold back, and for a step whose window starts at a previous window's
+ * end past its range's start (the chain of a pipelined loop, until the GPU
+ * catches up with the host), else the range's end (GPU work running past it is the GPU's
+ * lag, a figure of its own, and the next window's earlier work: host-bound
+ * figures are the ranges', #32). Held back: at the later of the range's
+ * start and the previous window's end, the GPU still ran work launched
+ * before the step (the GPU running behind the host across steps, the lag of
+ * a host-bound step or work before the steps): such a step's GPU end is late
+ * by that backlog, not by its own GPU time, so its window stays its range
+ * (else the window would take the whole backlog and the next one lose it);
+ * its gpu_ns, bound and margin still say which side bounds it.
+ * Windows never overlap: in a pipelined GPU-bound loop (the host ahead, the
+ * GPU's next work queued when it ends the previous one's) step N's window is
+ * [G(N-1), G(N)), the GPU's time per step (the loop's steady-state step
+ * time), and the windows sum to the wall time from the first start to the
+ * last end. A GPU-bound step's window is gpu_ns plus the host's lead before
+ * the first op when the GPU was idle at the window's start.
  *
  * Without step ranges (and without --step-pattern), a repeating marker
  * delimits the iterations (#32 class 3; tests/expectations/marker_steps.py
@@ -49,6 +77,7 @@
  *   overlapping non-NCCL kernels (on other streams); for steps whose phases
  *   the input gives and whose kernels are not on the steps' clock (MindSpore's
  *   step trace), the part inside the forward and backward phase. */
+#include <assert.h>
 #include <errno.h>
 #include "analyze.h"
 #include "../util/units.h"
@@ -229,6 +258,58 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
     return ns;
 }
 
+/* The steps' windows and GPU times (#44 item 2; the rule in the header).
+ * Requires v sorted by cpu_start with disjoint ranges (steps_find's), the
+ * launch links made. Ensures, per step, start <= end, start >= cpu_start,
+ * windows disjoint and in order; gpu_ns set; a GPU-bound step (gpu_ns >
+ * host) that the GPU did not hold back ends at its GPU work's end, any
+ * other at its range's end. */
+static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
+    const pc_trace *t = c->t;
+    int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
+            *pre = spill_alloc((n ? n : 1) * sizeof *pre);
+    for (size_t i = 0; i < n; i++) gend[i] = pre[i] = INT64_MIN, gfirst[i] = INT64_MAX;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t L = c->links.gpu_launch[g];
+        if (L < 0 || (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET)) continue;
+        int64_t end = e->ts + e->dur, at = t->cpu[L].ts;
+        long si = find_step(v, n, at, 1);
+        if (si >= 0) {
+            if (end > gend[si]) gend[si] = end;
+            if (e->ts < gfirst[si]) gfirst[si] = e->ts;
+            continue;
+        }
+        size_t lo = 0, hi = n; /* the first step starting after the launch */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (v[m].cpu_start <= at) lo = m + 1;
+            else hi = m;
+        }
+        if (lo < n && end > pre[lo]) pre[lo] = end;
+    }
+    int64_t prev = INT64_MIN, before = INT64_MIN; /* the previous window's end; the end of the GPU work launched before the step */
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = v[i].cpu_start, host = v[i].cpu_end - v[i].cpu_start;
+        if (pre[i] > before) before = pre[i];
+        /* held back: the GPU still ran work launched before the step, not the previous window's, at its start */
+        int held = before > (prev > s ? prev : s), chained = prev > s;
+        if (pre[i] > s) s = pre[i] < v[i].cpu_end ? pre[i] : v[i].cpu_end;
+        if (prev > s) s = prev;
+        int64_t from = gfirst[i] > s ? gfirst[i] : s;
+        if (before > from) from = before;
+        v[i].gpu_ns = gend[i] > from ? gend[i] - from : 0;
+        int64_t e = (v[i].gpu_ns > host || chained) && !held && gend[i] > v[i].cpu_end ? gend[i] : v[i].cpu_end;
+        if (gend[i] > before) before = gend[i];
+        if (e < s) e = s;
+        assert(s <= e && s >= v[i].cpu_start && v[i].gpu_ns >= 0);
+        v[i].start = s, v[i].end = prev = e;
+    }
+    spill_free(gend);
+    spill_free(gfirst);
+    spill_free(pre);
+}
+
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
     regex_t re;
@@ -293,28 +374,7 @@ void steps_find(an_ctx *c) {
     }
     c->step_source = use_re ? "ranges matching --step-pattern" : c->step_source_own ? c->step_source_own
                                                               : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
-    /* A step's window is its own range (#32): GPU work launched in it that
-     * ends after the range is the GPU's lag behind the host (an_steps reports
-     * it), not a longer step. GPU work launched outside every step (before
-     * the first one: warm-up, or before the trace) is no step's: a window
-     * starts once such work launched before it has ended. */
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int32_t L = c->links.gpu_launch[g];
-        if (L < 0 || e->kind == GPU_ANNOT || find_step(v, n, t->cpu[L].ts, 1) >= 0) continue;
-        size_t lo = 0, hi = n; /* the first step starting after the launch */
-        while (lo < hi) {
-            size_t m = (lo + hi) / 2;
-            if (v[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
-            else hi = m;
-        }
-        int64_t end = e->ts + e->dur;
-        if (lo < n && end > v[lo].start) v[lo].start = end < v[lo].cpu_end ? end : v[lo].cpu_end;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].start < v[i - 1].end) v[i].start = v[i - 1].end;
-        if (v[i].end < v[i].start) v[i].end = v[i].start;
-    }
+    step_windows(c, v, n);
     c->steps = v;
     c->nsteps = n;
 }
@@ -390,6 +450,65 @@ static void one_off_names(const pc_trace *t, const pc_step *st, size_t ns, uint3
             if (!n_out[step_of[id]]++) first_out[step_of[id]] = (uint32_t)id;
         }
     spill_free(step_of);
+}
+
+/* A step's host and GPU times, which one bounds it and by how much (#44
+ * item 2, the rule at the top): host = the range's length; gpu = the
+ * step's gpu_ns (step_windows); gpu_bound when gpu > host; margin = |gpu -
+ * host|. */
+typedef struct bounds { int64_t host, gpu, margin; int gpu_bound; } bounds;
+static void step_bounds(const pc_step *st, size_t ns, bounds *out) {
+    for (size_t i = 0; i < ns; i++) {
+        bounds *b = &out[i];
+        b->host = st[i].cpu_end - st[i].cpu_start;
+        b->gpu = st[i].gpu_ns;
+        b->gpu_bound = b->gpu > b->host;
+        b->margin = b->gpu_bound ? b->gpu - b->host : b->host - b->gpu;
+        assert(b->host >= 0 && b->margin >= 0);
+    }
+}
+
+static const char *const step_kind_name[STEP_KIND_N] = {"unknown", "prefill", "decode", "mixed"};
+
+/* The steps' bound over the run (steps' record): the means of host_ns and
+ * gpu_ns, which one is larger, their difference, the GPU-bound steps. */
+static void steps_bound_summary(tab_steps *sr, const bounds *b, size_t ns) {
+    double h = 0, g = 0;
+    int64_t nb = 0;
+    for (size_t i = 0; i < ns; i++) h += (double)b[i].host, g += (double)b[i].gpu, nb += b[i].gpu_bound;
+    h /= (double)ns, g /= (double)ns;
+    sr->host_ns = pc_figure(h);
+    sr->gpu_ns = pc_figure(g);
+    sr->bound = g > h ? "gpu" : "host";
+    sr->margin_ns = pc_figure(fabs(g - h));
+    sr->gpu_bound_steps = nb;
+}
+
+/* steps.kinds: per step kind (steps.rows[].kind) the count, mean, median and
+ * p90 (nearest rank) of the windows; only when some step has a kind. */
+static void steps_by_kind(pc_summary *ps, cJSON *so, const pc_step *st, size_t ns) {
+    int any = 0;
+    for (size_t i = 0; i < ns; i++) any |= st[i].kind != STEP_KIND_NONE;
+    if (!any) return;
+    pc_table *kt = pc_summary_add_table(ps, so, "kinds", TAB_step_kind);
+    int64_t *d = spill_alloc(ns * sizeof *d);
+    for (int k = 1; k <= STEP_KIND_N; k++) {
+        int kind = k % STEP_KIND_N; /* prefill, decode, mixed, then unknown */
+        size_t n = 0;
+        double sum = 0;
+        for (size_t i = 0; i < ns; i++)
+            if (st[i].kind == kind) d[n++] = st[i].end - st[i].start, sum += (double)(st[i].end - st[i].start);
+        if (!n) continue;
+        spill_sort(d, n, sizeof *d, cmp_i64);
+        tab_step_kind *r = tab_push(kt);
+        r->kind = step_kind_name[kind];
+        r->count = (int64_t)n;
+        r->mean_ns = pc_figure(sum / (double)n);
+        r->p50_ns = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+        size_t r90 = (size_t)ceil(0.9 * (double)n);
+        r->p90_ns = d[(r90 ? r90 : 1) - 1];
+    }
+    spill_free(d);
 }
 
 void an_steps(const an_ctx *c, pc_summary *ps) {
@@ -515,16 +634,19 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (int k = 0; k < BK_OTHER; k++)
         if (k != BK_COMM) spill_free(u[k]);
 
-    /* the GPU's lag behind the host: per step, how long after its range the
-     * GPU finished the work launched inside it */
+    /* the GPU's lag behind the host, and the step's GPU end: per step, the
+     * end of the GPU work launched inside its range */
     int64_t *lag = spill_calloc(ns, sizeof *lag);
     for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t L = l->gpu_launch[g];
         if (L < 0 || e->kind == GPU_ANNOT) continue;
         long si = find_step(st, ns, t->cpu[L].ts, 1);
-        if (si >= 0 && e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
+        if (si < 0) continue;
+        if (e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
     }
+    bounds *bd_host = spill_calloc(ns, sizeof *bd_host);
+    if (c->step_source) step_bounds(st, ns, bd_host);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -619,7 +741,12 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
             r->number = p->number;
             r->start_ns = p->start - t->t_min;
             r->duration_ns = dur;
-            if (c->step_source) r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+            if (c->step_source) {
+                r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+                r->host_ns = bd_host[si].host, r->gpu_ns = bd_host[si].gpu, r->margin_ns = bd_host[si].margin;
+                r->bound = bd_host[si].gpu_bound ? "gpu" : "host";
+            }
+            if (p->kind) r->kind = step_kind_name[p->kind];
             if (phased) r->earlier_work_ns = earlier, r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
             r->phase_basis = basis;
             r->has_backward = (tk_B)(basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
@@ -692,7 +819,10 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
         sr->gpu_lag_max_ns = lmax;
         sr->gpu_before_ns = st[0].start - st[0].cpu_start;
+        steps_bound_summary(sr, bd_host, ns);
     }
+    steps_by_kind(ps, so, st, ns);
+    spill_free(bd_host);
     spill_free(lag);
     spill_free(carry);
 

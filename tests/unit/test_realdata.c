@@ -495,7 +495,9 @@ TEST(realdata_resnet50_exclusive_breakdown) {
     if (!shared_data()) SKIP("../shared/data is missing");
     static const struct { const char *file; double window, cat[6]; } want[] = {
         {"kineto/resnet50-v100-workers0/worker0.1623143089861.pt.trace.json.gz", 174829.33, {95937.00, 1915.33, 88.00, 2797.50, 59261.83, 12238.00}},
-        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 139692.00, {97872.50, 3159.83, 97.17, 10462.17, 1186.17, 20518.67}},
+        /* #44: its last step is GPU-bound (GPU 119.833 ms, host 116.146) and ends with its GPU work,
+         * 8.052 ms after its range: the mean window 139692.00 -> 141034.00, kernel 97872.50 -> 99112.17 */
+        {"kineto/resnet50-v100-workers4/worker0.1623212756351.pt.trace.json.gz", 141034.00, {99112.17, 3159.83, 97.67, 10564.00, 1186.17, 20518.67}},
     };
     static const char *const names[6] = {"kernel", "memcpy", "memset", "runtime", "dataloader", "cpu"};
     for (int i = 0; i < 2; i++) {

@@ -26,6 +26,8 @@ def windows(ev):
     cat = lambda e: e.get('cat', '').lower()
     steps = sorted((e['ts'], e['ts'] + e['dur'], e['name']) for e in ev
                    if e.get('ph') == 'X' and e.get('name', '').startswith('ProfilerStep#'))
+    # a range nested in another (a step recorded twice) is no step of its own
+    steps = [s for s in steps if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in steps)]
     launch = {e['args']['correlation']: e['ts'] for e in ev
               if cat(e) in ('runtime', 'cuda_runtime', 'cuda_driver') and 'correlation' in e.get('args', {})}
     ops = [(launch[e['args']['correlation']], e['ts'], e['ts'] + e['dur']) for e in ev

@@ -182,6 +182,122 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
     return c2 > a ? c2 - a : 0;
 }
 
+/* Serving and inference markers (#44 item 3; docs/commands.md "Steps from
+ * markers" cites the frameworks' names). Families, tried in this order; the
+ * first with 2 or more occurrences that do not overlap (the outermost kept)
+ * gives the steps, each occurrence one step (its own range):
+ *   SGLANG   "step[DECODE bs=32]", "step[EXTEND bs=1 toks=16128]" (SGLang's
+ *            batches: EXTEND is its prefill), "step[MIXED ...]", "step[PREFILL ...]";
+ *   EXECUTE  a name that is or ends with "execute_model" (vLLM's model runner
+ *            and worker: NVTX wrappers, record_function, python_function
+ *            frames "file.py(123): execute_model");
+ *   EXEC_ANY a name that starts with "execute_" (TensorRT-LLM's and other
+ *            runtimes' execute_* calls);
+ *   COMPILED "Torch-Compiled Region: i/j" (torch.compile's frame), then
+ *            "## Call CompiledFxGraph <hash>" (Inductor's graph call):
+ *            a compiled program's calls, one per batch (diffusers/xDiT
+ *            denoising steps when the transformer is compiled).
+ * Candidates: any range that is no CUDA call. Kind (STEP_KIND_*): prefill
+ * when the step's name, or a range inside it, names "prefill" or "extend",
+ * decode when "decode", mixed when "mixed" or both (case-insensitive). */
+static int kind_of_name(const char *n);
+/* The steps' kinds (serving_steps' rule): from each step's name, and from
+ * the names of the ranges that start inside it (v sorted, disjoint). */
+static void serving_kinds(const pc_trace *t, pc_step *v, size_t n) {
+    uint8_t *bits = spill_calloc(n, 1), *kc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: kind bits + 4 once known */
+    for (size_t k = 0; k < n; k++) bits[k] = (uint8_t)kind_of_name(strtab_get(&t->strs, v[k].name));
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER || e->name >= t->strs.n) continue;
+        if (!kc[e->name]) kc[e->name] = (uint8_t)(4 | kind_of_name(strtab_get(&t->strs, e->name)));
+        if (!(kc[e->name] & 3)) continue;
+        long si = find_step(v, n, e->ts, 1);
+        if (si >= 0) bits[si] |= kc[e->name] & 3;
+    }
+    for (size_t k = 0; k < n; k++)
+        v[k].kind = bits[k] == 3 ? STEP_KIND_MIXED : bits[k] == 2 ? STEP_KIND_DECODE : bits[k] == 1 ? STEP_KIND_PREFILL : STEP_KIND_NONE;
+    spill_free(bits);
+    spill_free(kc);
+}
+
+enum { SV_SGLANG, SV_EXECUTE, SV_EXEC_ANY, SV_REGION, SV_FXGRAPH, SV_N };
+static int serving_family(const char *n) {
+    size_t len = strlen(n);
+    if (!strncmp(n, "step[", 5) && (strstr(n, "DECODE") || strstr(n, "EXTEND") || strstr(n, "PREFILL") || strstr(n, "MIXED")))
+        return SV_SGLANG;
+    if (len >= 13 && !strcmp(n + len - 13, "execute_model")) return SV_EXECUTE;
+    if (!strncmp(n, "execute_", 8)) return SV_EXEC_ANY;
+    if (!strncmp(n, "Torch-Compiled Region", 21)) return SV_REGION;
+    if (!strncmp(n, "## Call CompiledFxGraph", 23)) return SV_FXGRAPH;
+    return -1;
+}
+static int kind_of_name(const char *n) {
+    int k = 0;
+    if (strcasestr(n, "prefill") || strcasestr(n, "extend")) k |= 1;
+    if (strcasestr(n, "decode")) k |= 2;
+    if (strcasestr(n, "mixed")) k |= 3;
+    return k; /* bits: 1 prefill, 2 decode */
+}
+static int cmp_occ_ts(const void *a, const void *b) {
+    const mk_occ *x = a, *y = b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    return x->e > y->e ? -1 : x->e < y->e; /* the outer one first */
+}
+
+/* The steps serving markers give (the rule above), 0 when none; on success
+ * *out holds them (sorted, disjoint, kinds set) and c's source is set. */
+static size_t serving_steps(an_ctx *c, pc_step **out) {
+    const pc_trace *t = c->t;
+    mk_occ *o[SV_N] = {NULL};
+    size_t no[SV_N] = {0}, capo[SV_N] = {0};
+    uint8_t *fam = spill_alloc((t->strs.n ? t->strs.n : 1)); /* per name: family + 1, 0 unknown, 255 none */
+    memset(fam, 0, t->strs.n ? t->strs.n : 1);
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER || e->dur <= 0 || e->name >= t->strs.n) continue;
+        if (!fam[e->name]) {
+            int f = serving_family(strtab_get(&t->strs, e->name));
+            fam[e->name] = f < 0 ? 255 : (uint8_t)(f + 1);
+        }
+        if (fam[e->name] != 255) {
+            int f = fam[e->name] - 1;
+            *SPILL_PUSH(o[f], no[f], capo[f]) = (mk_occ){e->name, e->ts, e->ts + e->dur};
+        }
+    }
+    spill_free(fam);
+    size_t n = 0;
+    int best = -1;
+    for (int f = 0; f < SV_N && best < 0; f++) {
+        if (no[f] < 2) continue;
+        spill_sort(o[f], no[f], sizeof *o[f], cmp_occ_ts);
+        size_t k = 0; /* the outermost, non-overlapping occurrences */
+        for (size_t i = 0; i < no[f]; i++)
+            if (!k || o[f][i].s >= o[f][k - 1].e) o[f][k++] = o[f][i];
+        no[f] = k;
+        if (k >= 2) best = f, n = k;
+    }
+    pc_step *v = NULL;
+    if (best >= 0) {
+        v = spill_calloc(n, sizeof *v);
+        for (size_t k = 0; k < n; k++) {
+            v[k].cpu_start = v[k].start = o[best][k].s;
+            v[k].cpu_end = v[k].end = o[best][k].e;
+            v[k].name = o[best][k].name;
+            v[k].number = (int64_t)k + 1;
+        }
+        serving_kinds(t, v, n);
+        static const char *const fname[SV_N] = {"SGLang batches (step[...])", "execute_model", "execute_*",
+                                                "Torch-Compiled Region", "CompiledFxGraph calls"};
+        size_t len = strlen(fname[best]) + 32;
+        c->step_source_own = malloc(len);
+        if (!c->step_source_own) abort();
+        snprintf(c->step_source_own, len, "serving markers: %s", fname[best]);
+        *out = v;
+    }
+    for (int f = 0; f < SV_N; f++) spill_free(o[f]);
+    return best >= 0 ? n : 0;
+}
+
 /* The iterations a repeating marker delimits (the rule at the top); 0 when
  * no marker is regular. On success *out holds the steps, c's warm-up and
  * source are set. */
@@ -359,7 +475,8 @@ void steps_find(an_ctx *c) {
         if (v[i].number < 0) v[i].number = (int64_t)i + 1;
     if (n == 0 && !c->o.step_pattern && !t->step_source) {
         pc_step *m = NULL;
-        size_t nm = marker_steps(c, &m);
+        size_t nm = serving_steps(c, &m);
+        if (!nm) nm = marker_steps(c, &m);
         if (nm) spill_free(v), v = m, n = nm;
     }
     if (n == 0) {

@@ -754,12 +754,14 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     /* the GPU's lag behind the host, and the step's GPU end: per step, the
      * end of the GPU work launched inside its range */
     int64_t *lag = spill_calloc(ns, sizeof *lag);
+    int linked = 0; /* some step's range launched GPU work the trace links: its host/GPU bound means something */
     for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t L = l->gpu_launch[g];
         if (L < 0 || e->kind == GPU_ANNOT) continue;
         long si = find_step(st, ns, t->cpu[L].ts, 1);
         if (si < 0) continue;
+        linked |= e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET;
         if (e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
     }
     bounds *bd_host = spill_calloc(ns, sizeof *bd_host);
@@ -860,6 +862,8 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
             r->duration_ns = dur;
             if (c->step_source) {
                 r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+            }
+            if (c->step_source && linked) {
                 r->host_ns = bd_host[si].host, r->gpu_ns = bd_host[si].gpu, r->margin_ns = bd_host[si].margin;
                 r->bound = bd_host[si].gpu_bound ? "gpu" : "host";
             }
@@ -936,7 +940,7 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
         sr->gpu_lag_max_ns = lmax;
         sr->gpu_before_ns = st[0].start - st[0].cpu_start;
-        steps_bound_summary(sr, bd_host, ns);
+        if (linked) steps_bound_summary(sr, bd_host, ns);
     }
     steps_by_kind(ps, so, st, ns);
     spill_free(bd_host);

@@ -196,7 +196,11 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
  *   COMPILED "Torch-Compiled Region: i/j" (torch.compile's frame), then
  *            "## Call CompiledFxGraph <hash>" (Inductor's graph call):
  *            a compiled program's calls, one per batch (diffusers/xDiT
- *            denoising steps when the transformer is compiled).
+ *            denoising steps when the transformer is compiled); only the
+ *            name that occurs first (the program's entry: with graph
+ *            breaks a batch calls "0/0", then "1/0", ...); its calls
+ *            delimit the steps (a call is one part of an iteration: a
+ *            training step's forward), the last step ending with its call.
  * Candidates: any range that is no CUDA call. Kind (STEP_KIND_*): prefill
  * when the step's name, or a range inside it, names "prefill" or "extend",
  * decode when "decode", mixed when "mixed" or both (case-insensitive). */
@@ -270,9 +274,12 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
     for (int f = 0; f < SV_N && best < 0; f++) {
         if (no[f] < 2) continue;
         spill_sort(o[f], no[f], sizeof *o[f], cmp_occ_ts);
+        /* a compiled program's frames and graphs: the first one's name only (with graph breaks a
+         * batch calls several, "0/0" then "1/0": the first is the program's entry) */
+        uint32_t only = f == SV_REGION || f == SV_FXGRAPH ? o[f][0].name : 0;
         size_t k = 0; /* the outermost, non-overlapping occurrences */
         for (size_t i = 0; i < no[f]; i++)
-            if (!k || o[f][i].s >= o[f][k - 1].e) o[f][k++] = o[f][i];
+            if ((!only || o[f][i].name == only) && (!k || o[f][i].s >= o[f][k - 1].e)) o[f][k++] = o[f][i];
         no[f] = k;
         if (k >= 2) best = f, n = k;
     }
@@ -281,7 +288,10 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
         v = spill_calloc(n, sizeof *v);
         for (size_t k = 0; k < n; k++) {
             v[k].cpu_start = v[k].start = o[best][k].s;
-            v[k].cpu_end = v[k].end = o[best][k].e;
+            /* a compiled program's call is one part of an iteration (a training step's forward):
+             * its calls delimit the steps, the last one ending with its call */
+            int delim = (best == SV_REGION || best == SV_FXGRAPH) && k + 1 < n;
+            v[k].cpu_end = v[k].end = delim ? o[best][k + 1].s : o[best][k].e;
             v[k].name = o[best][k].name;
             v[k].number = (int64_t)k + 1;
         }

@@ -151,3 +151,23 @@ TEST(gpu_steps_sglang_batch_names) {
     CHECK_EQ_I(sj_getnum(s, "steps.kinds.1.p50_ns", -1), 60000);
     cJSON_Delete(s);
 }
+
+/* torch.compile with a graph break: each batch calls "Torch-Compiled Region:
+ * 0/0" then "1/0"; the entry's calls (0, 200, 400) delimit the steps, the
+ * last ending with its call: [0, 200), [200, 400), [400, 520): 200, 200, 120,
+ * median 200 (the "1/0" calls at 60, 260, 460 are no steps). */
+TEST(gpu_steps_compiled_regions_entry_only) {
+    static const char doc[] = "{\"traceEvents\": [\n"
+        ANN("Torch-Compiled Region: 0/0", 0, 100) ANN("Torch-Compiled Region: 1/0", 60, 30)
+        ANN("Torch-Compiled Region: 0/0", 200, 130) ANN("Torch-Compiled Region: 1/0", 260, 30)
+        ANN("Torch-Compiled Region: 0/0", 400, 120) ANN("Torch-Compiled Region: 1/0", 460, 30) END;
+    cJSON *s = analyze_doc(doc);
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", ""), "serving markers: Torch-Compiled Region");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 200000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.2.duration_ns", -1), 120000);
+    CHECK_EQ_I(sj_getnum(s, "steps.median_ns", -1), 200000);
+    CHECK(!sj_get(s, "steps.kinds"));
+    cJSON_Delete(s);
+}

@@ -186,8 +186,9 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
  * markers" cites the frameworks' names). Families, tried in this order; the
  * first with 2 or more occurrences that do not overlap (the outermost kept)
  * gives the steps, each occurrence one step (its own range):
- *   SGLANG   "step[DECODE bs=32]", "step[EXTEND bs=1 toks=16128]" (SGLang's
- *            batches: EXTEND is its prefill), "step[MIXED ...]", "step[PREFILL ...]";
+ *   SGLANG   "step[MODE bs=N...]": SGLang's span around each ModelRunner.forward
+ *            ("step[DECODE bs=32]", "step[EXTEND bs=1 toks=16128]": EXTEND is
+ *            its prefill; MIXED, IDLE, TARGET_VERIFY, DRAFT_EXTEND, ...);
  *   EXECUTE  a name that is or ends with "execute_model" (vLLM's model runner
  *            and worker: NVTX wrappers, record_function, python_function
  *            frames "file.py(123): execute_model");
@@ -227,8 +228,7 @@ static void serving_kinds(const pc_trace *t, pc_step *v, size_t n) {
 enum { SV_SGLANG, SV_EXECUTE, SV_EXEC_ANY, SV_REGION, SV_FXGRAPH, SV_N };
 static int serving_family(const char *n) {
     size_t len = strlen(n);
-    if (!strncmp(n, "step[", 5) && (strstr(n, "DECODE") || strstr(n, "EXTEND") || strstr(n, "PREFILL") || strstr(n, "MIXED")))
-        return SV_SGLANG;
+    if (!strncmp(n, "step[", 5) && strstr(n, " bs=")) return SV_SGLANG;
     if (len >= 13 && !strcmp(n + len - 13, "execute_model")) return SV_EXECUTE;
     if (!strncmp(n, "execute_", 8)) return SV_EXEC_ANY;
     if (!strncmp(n, "Torch-Compiled Region", 21)) return SV_REGION;

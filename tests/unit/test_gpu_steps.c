@@ -133,17 +133,21 @@ TEST(gpu_steps_serving_markers_prefill_and_decode) {
     cJSON_Delete(s);
 }
 
-/* SGLang's batch names carry the kind (EXTEND is its prefill); a name with
- * both words is mixed. Two decode batches [0, 50) and [100, 170), an extend
- * batch [200, 500), a mixed one [600, 700). */
+/* SGLang's batch names carry the kind (EXTEND is its prefill; MIXED is
+ * mixed). Two decode batches [0, 50) and [100, 170), an extend batch
+ * [200, 500), a mixed one [600, 700), an idle one [800, 810) (a step of no
+ * kind: "unknown" in steps.kinds, after the three). Decode: median of 50 and
+ * 70 = 60. */
 TEST(gpu_steps_sglang_batch_names) {
     static const char doc[] = "{\"traceEvents\": [\n"
         ANN("step[DECODE bs=32]", 0, 50) ANN("step[DECODE bs=32]", 100, 70) ANN("step[EXTEND bs=1 toks=16128]", 200, 300)
-        ANN("step[MIXED bs=8]", 600, 100) END;
+        ANN("step[MIXED bs=8]", 600, 100) ANN("step[IDLE bs=0]", 800, 10) END;
     cJSON *s = analyze_doc(doc);
     CHECK(s);
     CHECK_EQ_S(sj_getstr(s, "steps.source", ""), "serving markers: SGLang batches (step[...])");
-    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 4);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 5);
+    CHECK(!sj_getstr(s, "steps.rows.4.kind", NULL));
+    CHECK_EQ_S(sj_getstr(s, "steps.kinds.3.kind", ""), "unknown");
     CHECK_EQ_S(sj_getstr(s, "steps.rows.0.kind", ""), "decode");
     CHECK_EQ_S(sj_getstr(s, "steps.rows.2.kind", ""), "prefill");
     CHECK_EQ_S(sj_getstr(s, "steps.rows.3.kind", ""), "mixed");

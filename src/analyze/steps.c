@@ -192,6 +192,10 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
  *   EXECUTE  a name that is or ends with "execute_model" (vLLM's model runner
  *            and worker: NVTX wrappers, record_function, python_function
  *            frames "file.py(123): execute_model");
+ *   VLLM     vLLM v1's record_function stages inside execute_model,
+ *            "gpu_model_runner: preprocess" (opening each call), "...: forward",
+ *            "...: postprocess": the preprocess ranges delimit the steps, the
+ *            last ending with the last stage range that starts in it;
  *   EXEC_ANY a name that starts with "execute_" (TensorRT-LLM's and other
  *            runtimes' execute_* calls);
  *   COMPILED "Torch-Compiled Region: i/j" (torch.compile's frame), then
@@ -225,11 +229,12 @@ static void serving_kinds(const pc_trace *t, pc_step *v, size_t n) {
     spill_free(kc);
 }
 
-enum { SV_SGLANG, SV_EXECUTE, SV_EXEC_ANY, SV_REGION, SV_FXGRAPH, SV_N };
+enum { SV_SGLANG, SV_EXECUTE, SV_VLLM, SV_EXEC_ANY, SV_REGION, SV_FXGRAPH, SV_N };
 static int serving_family(const char *n) {
     size_t len = strlen(n);
     if (!strncmp(n, "step[", 5) && strstr(n, " bs=")) return SV_SGLANG;
     if (len >= 13 && !strcmp(n + len - 13, "execute_model")) return SV_EXECUTE;
+    if (!strncmp(n, "gpu_model_runner: ", 18)) return SV_VLLM;
     if (!strncmp(n, "execute_", 8)) return SV_EXEC_ANY;
     if (!strncmp(n, "Torch-Compiled Region", 21)) return SV_REGION;
     if (!strncmp(n, "## Call CompiledFxGraph", 23)) return SV_FXGRAPH;
@@ -276,11 +281,25 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
         spill_sort(o[f], no[f], sizeof *o[f], cmp_occ_ts);
         /* a compiled program's frames and graphs: the first one's name only (with graph breaks a
          * batch calls several, "0/0" then "1/0": the first is the program's entry) */
+        int delim = f == SV_REGION || f == SV_FXGRAPH || f == SV_VLLM;
         uint32_t only = f == SV_REGION || f == SV_FXGRAPH ? o[f][0].name : 0;
+        if (f == SV_VLLM) { /* vLLM v1's stages: "preprocess" opens each execute_model call */
+            only = UINT32_MAX;
+            for (size_t i = 0; i < no[f] && only == UINT32_MAX; i++)
+                if (!strcmp(strtab_get(&t->strs, o[f][i].name), "gpu_model_runner: preprocess")) only = o[f][i].name;
+            if (only == UINT32_MAX) continue;
+        }
+        /* the last delimited step ends with the family's last range that starts in it */
+        int64_t last_s = INT64_MIN, last_e = INT64_MIN;
+        for (size_t i = 0; delim && i < no[f]; i++)
+            if (o[f][i].name == only && o[f][i].s > last_s) last_s = o[f][i].s;
+        for (size_t i = 0; delim && i < no[f]; i++)
+            if (o[f][i].s >= last_s && o[f][i].e > last_e) last_e = o[f][i].e;
         size_t k = 0; /* the outermost, non-overlapping occurrences */
         for (size_t i = 0; i < no[f]; i++)
             if ((!only || o[f][i].name == only) && (!k || o[f][i].s >= o[f][k - 1].e)) o[f][k++] = o[f][i];
         no[f] = k;
+        if (delim && k) o[f][k - 1].e = last_e > o[f][k - 1].e ? last_e : o[f][k - 1].e;
         if (k >= 2) best = f, n = k;
     }
     pc_step *v = NULL;
@@ -290,13 +309,13 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
             v[k].cpu_start = v[k].start = o[best][k].s;
             /* a compiled program's call is one part of an iteration (a training step's forward):
              * its calls delimit the steps, the last one ending with its call */
-            int delim = (best == SV_REGION || best == SV_FXGRAPH) && k + 1 < n;
+            int delim = (best == SV_REGION || best == SV_FXGRAPH || best == SV_VLLM) && k + 1 < n;
             v[k].cpu_end = v[k].end = delim ? o[best][k + 1].s : o[best][k].e;
             v[k].name = o[best][k].name;
             v[k].number = (int64_t)k + 1;
         }
         serving_kinds(t, v, n);
-        static const char *const fname[SV_N] = {"SGLang batches (step[...])", "execute_model", "execute_*",
+        static const char *const fname[SV_N] = {"SGLang batches (step[...])", "execute_model", "vLLM's gpu_model_runner stages", "execute_*",
                                                 "Torch-Compiled Region", "CompiledFxGraph calls"};
         size_t len = strlen(fname[best]) + 32;
         c->step_source_own = malloc(len);

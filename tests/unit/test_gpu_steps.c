@@ -175,3 +175,23 @@ TEST(gpu_steps_compiled_regions_entry_only) {
     CHECK(!sj_get(s, "steps.kinds"));
     cJSON_Delete(s);
 }
+
+/* vLLM v1's stages without an execute_model range: "gpu_model_runner:
+ * preprocess" opens each call (at 0, 300, 700), forward and postprocess
+ * follow; the preprocess starts delimit the steps, the last ends with the
+ * last stage that starts in it (postprocess 880-900): [0, 300), [300, 700),
+ * [700, 900): 300, 400, 200 µs. */
+TEST(gpu_steps_vllm_v1_stages) {
+    static const char doc[] = "{\"traceEvents\": [\n"
+        ANN("gpu_model_runner: preprocess", 0, 20) ANN("gpu_model_runner: forward", 20, 200) ANN("gpu_model_runner: postprocess", 220, 20)
+        ANN("gpu_model_runner: preprocess", 300, 20) ANN("gpu_model_runner: forward", 320, 300) ANN("gpu_model_runner: postprocess", 620, 20)
+        ANN("gpu_model_runner: preprocess", 700, 20) ANN("gpu_model_runner: forward", 720, 160) ANN("gpu_model_runner: postprocess", 880, 20) END;
+    cJSON *s = analyze_doc(doc);
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", ""), "serving markers: vLLM's gpu_model_runner stages");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 3);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 300000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 400000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.2.duration_ns", -1), 200000);
+    cJSON_Delete(s);
+}

@@ -337,17 +337,18 @@ static void step_bound_view(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     const tab_steps *st = PC_REC(s, steps);
     if (!view || !st || !st->bound || isnan(st->host_ns) || isnan(st->gpu_ns) || isnan(st->margin_ns)) return;
-    char h[32], g[32], m[32], line[400];
+    char h[32], g[32], m[32], line[512];
     units_ns(h, sizeof h, st->host_ns);
     units_ns(g, sizeof g, st->gpu_ns);
     units_ns(m, sizeof m, st->margin_ns);
     int64_t nb = PC_OR(st->gpu_bound_steps, 0), n = PC_OR(st->count, 0);
     if (!strcmp(st->bound, "gpu"))
         snprintf(line, sizeof line, "GPU-bound: GPU %s per step, host %s: faster GPU work gives back up to ~%s, then the host's own time "
-                 "(its launches) is the wall (%lld of %lld steps GPU-bound)", g, h, m, (long long)nb, (long long)n);
+                 "(its launches) is the wall (%lld of %lld steps GPU-bound; the host's time counts its waits on the GPU, so where the "
+                 "two run in lockstep a faster GPU gives back more: the replayed stakes)", g, h, m, (long long)nb, (long long)n);
     else
         snprintf(line, sizeof line, "Host-bound: host %s per step, GPU %s: host-side fixes give back up to ~%s before the GPU bounds the step "
-                 "(%lld of %lld steps GPU-bound)", h, g, m, (long long)nb, (long long)n);
+                 "(%lld of %lld steps GPU-bound; the host's time counts its waits on the GPU)", h, g, m, (long long)nb, (long long)n);
     cJSON_AddStringToObject(view, "step_bound", line);
 }
 

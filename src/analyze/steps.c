@@ -17,8 +17,9 @@
  * Window [start, end): start = the range's start, or later: the previous
  * window's end, or once GPU work launched outside every step before it has
  * ended (capped at the range's end); end = the end of the step's GPU work
- * (when later than its range's end) for a GPU-bound step that the GPU did
- * not hold back, and for a step whose window starts at a previous window's
+ * (when later than its range's end) for a step the GPU bounds (gpu_ns
+ * greater than the host's part of the window: host_ns when the window
+ * starts at the range's start) and did not hold back, and for a step whose window starts at a previous window's
  * end past its range's start (the chain of a pipelined loop, until the GPU
  * catches up with the host), else the range's end (GPU work running past it is the GPU's
  * lag, a figure of its own, and the next window's earlier work: host-bound
@@ -184,8 +185,9 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
 
 /* Serving and inference markers (#44 item 3; docs/commands.md "Steps from
  * markers" cites the frameworks' names). Families, tried in this order; the
- * first with 2 or more occurrences that do not overlap (the outermost kept)
- * gives the steps, each occurrence one step (its own range):
+ * first with an occurrence gives the steps, each occurrence that does not
+ * overlap an earlier one (the outermost kept) one step (its own range; a
+ * capture of one batch is that batch, not the whole capture):
  *   SGLANG   "step[MODE bs=N...]": SGLang's span around each ModelRunner.forward
  *            ("step[DECODE bs=32]", "step[EXTEND bs=1 toks=16128]": EXTEND is
  *            its prefill; MIXED, IDLE, TARGET_VERIFY, DRAFT_EXTEND, ...);
@@ -277,7 +279,7 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
     size_t n = 0;
     int best = -1;
     for (int f = 0; f < SV_N && best < 0; f++) {
-        if (no[f] < 2) continue;
+        if (no[f] < 1) continue;
         spill_sort(o[f], no[f], sizeof *o[f], cmp_occ_ts);
         /* a compiled program's frames and graphs: the first one's name only (with graph breaks a
          * batch calls several, "0/0" then "1/0": the first is the program's entry) */
@@ -300,7 +302,7 @@ static size_t serving_steps(an_ctx *c, pc_step **out) {
             if ((!only || o[f][i].name == only) && (!k || o[f][i].s >= o[f][k - 1].e)) o[f][k++] = o[f][i];
         no[f] = k;
         if (delim && k) o[f][k - 1].e = last_e > o[f][k - 1].e ? last_e : o[f][k - 1].e;
-        if (k >= 2) best = f, n = k;
+        if (k >= 1) best = f, n = k;
     }
     pc_step *v = NULL;
     if (best >= 0) {
@@ -435,7 +437,7 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
     }
     int64_t prev = INT64_MIN, before = INT64_MIN; /* the previous window's end; the end of the GPU work launched before the step */
     for (size_t i = 0; i < n; i++) {
-        int64_t s = v[i].cpu_start, host = v[i].cpu_end - v[i].cpu_start;
+        int64_t s = v[i].cpu_start;
         if (pre[i] > before) before = pre[i];
         /* held back: the GPU still ran work launched before the step, not the previous window's, at its start */
         int held = before > (prev > s ? prev : s), chained = prev > s;
@@ -444,7 +446,11 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
         int64_t from = gfirst[i] > s ? gfirst[i] : s;
         if (before > from) from = before;
         v[i].gpu_ns = gend[i] > from ? gend[i] - from : 0;
-        int64_t e = (v[i].gpu_ns > host || chained) && !held && gend[i] > v[i].cpu_end ? gend[i] : v[i].cpu_end;
+        /* the GPU ends the step: its time from the window's start (or its first op) exceeds the host's
+         * part of the window (the range, when the window starts at it) */
+        int64_t gspan = gend[i] - (gfirst[i] > s ? gfirst[i] : s);
+        int ends_gpu = gend[i] > v[i].cpu_end && !held && (gspan > v[i].cpu_end - s || chained);
+        int64_t e = ends_gpu ? gend[i] : v[i].cpu_end;
         if (gend[i] > before) before = gend[i];
         if (e < s) e = s;
         assert(s <= e && s >= v[i].cpu_start && v[i].gpu_ns >= 0);

@@ -16,6 +16,7 @@ HAVE_SQLITE := $(shell $(PKG_CONFIG) --exists sqlite3 2>/dev/null && echo 1 || e
 INFLATE   ?= auto
 HAVE_ISAL := $(if $(filter zlib,$(INFLATE)),0,$(shell $(PKG_CONFIG) --exists libisal 2>/dev/null && echo 1 || echo 0))
 HAVE_LIBDEFLATE = $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
+.DEFAULT_GOAL := all
 HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti.h && \
                 ( test -f $(CUDA_HOME)/lib64/libcupti.so || test -f $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so ) && echo 1 || echo 0)
 
@@ -48,6 +49,17 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKG
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
 
+DEPFLAGS  := -MMD -MP
+# the flags an object is built with, recorded in $(BUILD)/flags (rewritten only when they change, so
+# that a build with another CC, OPT, SAN or CPPFLAGS rebuilds every object, and the same one nothing)
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS)
+ifeq ($(NEED_BUILD),1)
+  $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/flags 2> /dev/null)" = '$(BUILD_FLAGS)' ] || printf '%s\n' '$(BUILD_FLAGS)' > $(BUILD)/flags; })
+endif
+$(BUILD)/flags:
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(BUILD_FLAGS)' > $@
+
 LIB_SRC   := $(filter-out src/cli/main.c src/capture/inject.c src/capture/cupti.c $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
 CUPTI_INC := $(if $(filter 1,$(HAVE_CUPTI)),-I$(CUDA_HOME)/include -I$(CUDA_HOME)/extras/CUPTI/include)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
@@ -60,10 +72,12 @@ all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)
 deps:
 	@sh tools/setup.sh build
 
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h) $(wildcard src/*/*.def)
+# each object depends on its source, the headers the compiler saw it include (-MMD -MP: $(BUILD)/.../X.d)
+# and the recorded flags ($(BUILD)/flags)
+$(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/src/load/source.o: $(BUILD)/inflater
 $(BUILD)/inflater:
@@ -74,7 +88,7 @@ $(BUILD)/gen/embedded.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c
+$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c $(BUILD)/flags
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libperfcard.a: $(LIB_OBJ)
@@ -86,7 +100,7 @@ $(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
 
 # the injection library: CUPTI is opened at run time (dlopen) and read through src/capture/records.h: no CUDA headers needed
 INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c src/capture/cmdline.c
-$(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h
+$(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $@"
 	@$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -shared \
@@ -140,10 +154,13 @@ $(BUILD)/loadbench: tools/loadbench.c $(BUILD)/libperfcard.a
 $(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard src/*/*.h) $(wildcard src/*/*.def)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -c $< -o $@
+	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# the header dependencies the compiler wrote (none before the first build)
+-include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tests/unit/*.d)
 
 # ---- the two commands -------------------------------------------------
 demo: deps

@@ -17,7 +17,7 @@ run ./build/perfcard-tests
 echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 PERFCARD_TEST_TAG="asan:" run ./build/asan/perfcard-tests
 echo "== command-line tests"
-run sh tests/cli.sh ./build/perfcard
+run sh tests/cli/run.sh ./build/perfcard
 echo "== perfcard capture end to end against the mock CUDA stack, record by record (tests/capture)"
 run sh tests/capture/run.sh ./build/perfcard
 echo "== perfcard diff's verdict on simulated runs: A/A pairs, 5% and 20% slowdowns (tests/py/diff_runs.py)"
@@ -45,11 +45,11 @@ run sh tests/golden.sh ./build/perfcard
 echo "== one trace read on several threads gives the one-thread outputs byte for byte (tests/parts.sh)"
 run sh tests/parts.sh ./build/perfcard
 echo "== command-line tests under sanitizers"
-PERFCARD_TEST_TAG="asan:" run sh tests/cli.sh ./build/asan/perfcard
+PERFCARD_TEST_TAG="asan:" run sh tests/cli/run.sh ./build/asan/perfcard
 echo "== unit, command-line and hostile-input tests under ThreadSanitizer (suppressions: third-party libraries only)"
 export TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp:halt_on_error=0:exitcode=66"
 PERFCARD_TEST_TAG="tsan:" run ./build/tsan/perfcard-tests
-PERFCARD_TEST_TAG="tsan:" run sh tests/cli.sh ./build/tsan/perfcard
+PERFCARD_TEST_TAG="tsan:" run sh tests/cli/run.sh ./build/tsan/perfcard
 PERFCARD_TEST_TAG="tsan:" run sh tests/hostile/run.sh ./build/tsan/perfcard
 unset TSAN_OPTIONS
 echo "== fuzz targets replayed over their corpus, seeds and past findings (tests/fuzz)"

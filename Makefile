@@ -1,4 +1,5 @@
-# perfcard - see README.md. `make demo` and `make test` are the two commands.
+# perfcard - see README.md. `make demo` and `make test` are the two commands (`make check`, the
+# quick loop; `make test-all`, CI's: docs/testing.md).
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 CUDA_HOME ?= /usr/local/cuda
@@ -7,6 +8,11 @@ BUILD     ?= build
 OPT       ?= -O2 -g
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 SAN       ?=
+# -Wformat-truncation follows the optimizer's value ranges (-O0 and -O3 see other bounds than -O2):
+# an error at the default OPT, which every test builds, a warning at any other, so that any OPT builds
+ifneq ($(OPT),-O2 -g)
+  WARN    += -Wno-error=format-truncation
+endif
 
 REQUIRED  := libcjson cairo zlib
 HAVE_REQ  := $(shell $(PKG_CONFIG) --exists $(REQUIRED) 2>/dev/null && echo 1 || echo 0)
@@ -162,20 +168,55 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/flags
 # the header dependencies the compiler wrote (none before the first build)
 -include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tests/unit/*.d)
 
-# ---- the two commands -------------------------------------------------
+# ---- the two commands, and the test tiers (docs/testing.md) -----------
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(BUILD)/perfcard report examples/demo.pt.trace.json.gz -o out/demo
 
+# the tiers: each builds what it needs, runs its suites (tests/run.sh, JOBS at a time) and ends with
+# "N passed, N failed"; T=PATTERN runs only the unit tests, CLI cases and hostile cases whose
+# names hold PATTERN. make check: the quick loop; make test: the README's; make test-all: CI's.
+JOBS      ?= $(shell nproc 2> /dev/null || echo 2)
+RUN_TESTS  = JOBS=$(JOBS) sh tests/run.sh $(if $(T),--only '$(T)')
+ASAN_SAN  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+.PHONY: check test-asan test-tsan test-fuzz test-all build-plain build-asan build-tsan build-fuzz build-zlib
+build-plain:
+	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
+build-asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" SAN="$(ASAN_SAN)" \
+	    build/asan/perfcard-tests build/asan/perfcard
+build-tsan:
+	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
+build-fuzz:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" SAN="$(FUZZ_SAN)" build/fuzz/libperfcard.a
+# the zlib fallback (a machine without libisal-dev): the gzip reader's unit tests and the hostile gzip cases
+build-zlib:
+	@$(MAKE) --no-print-directory BUILD=build/zlib INFLATE=zlib build/zlib/perfcard build/zlib/perfcard-tests
+
+check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain
+	@$(RUN_TESTS) check
 test: deps
 	@sh tools/setup.sh test
-	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
-	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
-	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
-	@sh tests/run.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain
+	@$(RUN_TESTS) test
+test-asan: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-asan
+	@$(RUN_TESTS) asan
+test-tsan: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-tsan
+	@$(RUN_TESTS) tsan
+test-fuzz: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-fuzz
+	@$(RUN_TESTS) fuzz
+test-all: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-asan build-tsan build-fuzz build-zlib
+	@$(RUN_TESTS) all
 
 # ---- measurement -------------------------------------------------------
 # rewrites tests/expected/ from this build, for a reviewed change to what the report says
@@ -183,7 +224,7 @@ golden: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/golden.sh $(BUILD)/perfcard --update
 
-# rewrites docs/screenshots (the README's pictures) from this build's demo report, as tests/cli.sh
+# rewrites docs/screenshots (the README's pictures) from this build's demo report, as tests/cli/report_full.sh
 # makes it (a real browser: sh tools/setup.sh test installs chromium and playwright-core)
 screenshots: deps
 	@$(MAKE) --no-print-directory all
@@ -198,8 +239,7 @@ bench: deps
 FUZZ_TIME ?= 60
 fuzz: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
+	@$(MAKE) --no-print-directory build-fuzz
 	@FUZZ_TIME=$(FUZZ_TIME) sh tools/fuzz.sh
 # one target: FUZZ_SRC, FUZZ_BIN (set by tools/fuzz.sh)
 build/fuzz/fuzz_%: $(FUZZ_SRC) $(wildcard tests/fuzz/*.h) build/fuzz/libperfcard.a

@@ -79,10 +79,13 @@ if [ "${1:-}" = --suite ]; then
     log=$out/$(echo "$name" | tr / _).log
     t0=$(date +%s)
     suite "$name" > "$log" 2>&1
+    rc=$?
+    # a suite that could not start (no binary: 126, 127) or was killed by a signal fails
+    [ $rc -ge 126 ] && echo "FAIL run_$name: exit $rc" >> "$log"
     s=$(( $(date +%s) - t0 ))
     p=$(grep -c '^PASS' "$log") f=$(grep -c '^FAIL' "$log")
     { echo "== $name: $p passed, $f failed ($s s)"; grep -v '^PASS' "$log"; } > "$log.show"
-    flock "$out/lock" cat "$log.show"
+    if command -v flock > /dev/null; then flock "$out/lock" cat "$log.show"; else cat "$log.show"; fi
     exit 0
 fi
 

@@ -414,8 +414,8 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
 static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
     const pc_trace *t = c->t;
     int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
-            *pre = spill_alloc((n ? n : 1) * sizeof *pre);
-    for (size_t i = 0; i < n; i++) gend[i] = pre[i] = INT64_MIN, gfirst[i] = INT64_MAX;
+            *pre = spill_alloc((n ? n : 1) * sizeof *pre), *prerun = spill_alloc((n ? n : 1) * sizeof *prerun);
+    for (size_t i = 0; i < n; i++) gend[i] = pre[i] = prerun[i] = INT64_MIN, gfirst[i] = INT64_MAX;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t L = c->links.gpu_launch[g];
@@ -434,6 +434,7 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
             else hi = m;
         }
         if (lo < n && end > pre[lo]) pre[lo] = end;
+        if (lo < n && e->ts <= v[lo].cpu_start && end > prerun[lo]) prerun[lo] = end; /* running at the step's start */
     }
     int64_t prev = INT64_MIN, before = INT64_MIN; /* the previous window's end; the end of the GPU work launched before the step */
     for (size_t i = 0; i < n; i++) {
@@ -441,7 +442,10 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
         if (pre[i] > before) before = pre[i];
         /* held back: the GPU still ran work launched before the step, not the previous window's, at its start */
         int held = before > (prev > s ? prev : s), chained = prev > s;
-        if (pre[i] > s) s = pre[i] < v[i].cpu_end ? pre[i] : v[i].cpu_end;
+        /* the window starts after earlier work the GPU was running at the range's start; work
+         * launched before the step that the GPU only began later was queued (SGLang's decode: a
+         * graph launched before the step ran 463 ms into it), and the range keeps its start */
+        if (prerun[i] > s) s = prerun[i] < v[i].cpu_end ? prerun[i] : v[i].cpu_end;
         if (prev > s) s = prev;
         int64_t from = gfirst[i] > s ? gfirst[i] : s;
         if (before > from) from = before;
@@ -459,6 +463,7 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
     spill_free(gend);
     spill_free(gfirst);
     spill_free(pre);
+    spill_free(prerun);
 }
 
 void steps_find(an_ctx *c) {

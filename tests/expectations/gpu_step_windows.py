@@ -6,8 +6,9 @@ from a Kineto trace's raw events (either schema: 2021's 'Runtime'/'Kernel' or la
       starts in [a, b); F = the earliest start of those;
   before = the latest end of the GPU ops launched before the step (by an earlier step or outside
       every step);
-  start = a, moved to the end of the ops launched outside every step before it (at most b), and
-      to the previous window's end when that is later;
+  start = a, moved to the latest end of the ops launched outside every step before it that the GPU
+      was running at a (started at or before a; begun later, they were queued and do not move it),
+      at most b, and to the previous window's end when that is later;
   held = before > max(a, previous window's end) (the GPU still ran earlier work);
   gpu = G - max(start, F, before) (0 when not positive); host = b - a;
   end = G when G > b, not held, and (gpu > host or the previous window ended after a); else b.
@@ -33,7 +34,7 @@ def windows(ev):
     ops = [(launch[e['args']['correlation']], e['ts'], e['ts'] + e['dur']) for e in ev
            if cat(e) in ('kernel', 'memcpy', 'gpu_memcpy', 'memset', 'gpu_memset') and e.get('args', {}).get('correlation') in launch]
     n = len(steps)
-    G, F, pre = [None] * n, [None] * n, [None] * n
+    G, F, pre, pf = [None] * n, [None] * n, [None] * n, [None] * n
     for at, s, e in ops:
         k = [i for i, (a, b, _) in enumerate(steps) if a <= at < b]
         if k:
@@ -42,7 +43,9 @@ def windows(ev):
             F[i] = s if F[i] is None else min(F[i], s)
         else:
             nxt = [i for i, (a, b, _) in enumerate(steps) if a > at]
-            if nxt: pre[nxt[0]] = e if pre[nxt[0]] is None else max(pre[nxt[0]], e)
+            if nxt:
+                pre[nxt[0]] = e if pre[nxt[0]] is None else max(pre[nxt[0]], e)
+                if s <= steps[nxt[0]][0]: pf[nxt[0]] = e if pf[nxt[0]] is None else max(pf[nxt[0]], e)
     out, prev, before = [], None, None
     for i, (a, b, name) in enumerate(steps):
         if pre[i] is not None: before = pre[i] if before is None else max(before, pre[i])
@@ -50,7 +53,7 @@ def windows(ev):
         held = before is not None and before > lo
         chained = prev is not None and prev > a
         s = a
-        if pre[i] is not None and pre[i] > s: s = min(pre[i], b)
+        if pf[i] is not None and pf[i] > s: s = min(pf[i], b)
         if prev is not None and prev > s: s = prev
         frm = max(x for x in (s, F[i], before) if x is not None)
         gpu = max(0, G[i] - frm) if G[i] is not None else 0

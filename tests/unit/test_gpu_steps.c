@@ -195,3 +195,36 @@ TEST(gpu_steps_vllm_v1_stages) {
     CHECK_EQ_I(sj_getnum(s, "steps.rows.2.duration_ns", -1), 200000);
     cJSON_Delete(s);
 }
+
+/* Work launched before a step that the GPU only begins inside it was queued, not running: it does
+ * not move the window's start (SGLang's MI300X decode: a graph launched before step[DECODE bs=32]
+ * ran 463 ms into its 465 ms range, and the window read 2.06 ms, its queued idle gone).
+ * A kernel launched at 5 (outside every step) runs 900-950; ProfilerStep#1 is [10, 1000) and
+ * launches K2 at 20, run 960-990. The GPU ran nothing launched before the step at 10, so the
+ * window is the range [10, 1000): 990 us, host-bound (gpu_ns = 990 - max(10, 960, 950) = 30).
+ * Running at the step's start instead (K1 at 0-300): the window starts at 300 (earlier work),
+ * [300, 1000) = 700 us. Failed before the fix: the first window was [950, 1000) = 50 us. */
+static const char QUEUED_BEFORE[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 10, 990)
+    RT(5, 1) K("graph_node", 900, 50, 1)
+    RT(20, 2) K("gemm_k", 960, 30, 2)
+    END;
+static const char RUNNING_BEFORE[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 10, 990)
+    RT(0, 1) K("graph_node", 1, 299, 1)
+    RT(20, 2) K("gemm_k", 960, 30, 2)
+    END;
+
+TEST(gpu_steps_queued_work_before_a_step_keeps_its_start) {
+    cJSON *s = analyze_doc(QUEUED_BEFORE);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 5000); /* from the trace's first event, the call at 5 */
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 990000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_ns", -1), 30000);
+    cJSON_Delete(s);
+    s = analyze_doc(RUNNING_BEFORE);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 300000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 700000);
+    cJSON_Delete(s);
+}

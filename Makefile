@@ -10,8 +10,11 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-para
 SAN       ?=
 # -Wformat-truncation follows the optimizer's value ranges (-O0 and -O3 see other bounds than -O2):
 # an error at the default OPT, which every test builds, a warning at any other, so that any OPT builds
+# (gcc's warning only: clang has no -Wformat-truncation and refuses the name under -Werror)
 ifneq ($(OPT),-O2 -g)
+ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
   WARN    += -Wno-error=format-truncation
+endif
 endif
 
 REQUIRED  := libcjson cairo zlib

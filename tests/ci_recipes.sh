@@ -70,6 +70,10 @@ while read -r name base trace want verdict; do
         check "${ci}_${name}_exit_$want" [ $rc -eq "$want" ]
         check "${ci}_${name}_report_kept" test -s "$w/perf-report/report.html" -a -s "$w/perf-report/summary.json"
         check "${ci}_${name}_summary_shown" grep -q "^## " "$shown"
+        # rendered as the job summary renders it: no image whose file cannot load there (#47)
+        if command -v cmark-gfm > /dev/null; then
+            check "${ci}_${name}_no_image_that_cannot_load" sh -c "! cmark-gfm --unsafe -e table '$shown' | grep -q '<img src=\"[^h]'"
+        fi
         check "${ci}_${name}_diff_$verdict" grep -q "perfcard diff: \*\*$verdict\*\*" "$shown"
     done
 done << EOF2

@@ -47,6 +47,7 @@ int cli_read_summary(const char *path, pc_summary **out) {
 typedef struct common_opts {
     const char *out;
     const char *email_to, *email_subject;
+    const char *md_images; /* --md-images: NULL (charts/ beside summary.md), "none", or a base */
     unsigned formats;
     const char *templates;
     pc_analyze_opts an;
@@ -57,7 +58,7 @@ typedef struct common_opts {
     char ci_label[64];    /* from the CI's variables (ci_label), or "" */
 } common_opts;
 
-enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP, OPT_LABEL };
+enum { OPT_SHAPE = 1000, OPT_STEP, OPT_FP, OPT_BP, OPT_CSV, OPT_EMAIL, OPT_EMAIL_TO, OPT_EMAIL_SUBJECT, OPT_TMP, OPT_LABEL, OPT_MD_IMAGES };
 enum { LABEL_MAX = 200 }; /* bytes of a --label */
 
 #define ANALYSIS_HELP                                                                              \
@@ -109,6 +110,9 @@ static const char report_help[] =
     "                          PNG charts) that `sendmail -t` or any mail client can send\n"
     "      --email-to ADDR     its To: header\n"
     "      --email-subject S   its Subject: header\n"
+    "      --md-images WHERE   summary.md's charts: none (a CI job summary or a pull-request\n"
+    "                          comment cannot load a relative file), or the base URL the\n"
+    "                          charts/ folder is published under (default: charts/ beside it)\n"
     "      --templates DIR     use report.html, summary.md, report.css, report.js from DIR\n"
     "                          where present instead of the built-in ones\n"
     ANALYSIS_HELP
@@ -728,6 +732,7 @@ int cmd_report(int argc, char **argv) {
                                        {"help", no_argument, 0, 'h'}, {"csv", no_argument, 0, OPT_CSV},
                                        {"email", no_argument, 0, OPT_EMAIL}, {"email-to", required_argument, 0, OPT_EMAIL_TO},
                                        {"email-subject", required_argument, 0, OPT_EMAIL_SUBJECT}, {"jobs", required_argument, 0, 'j'},
+                                       {"md-images", required_argument, 0, OPT_MD_IMAGES},
                                        ANALYSIS_LONGOPTS, {0, 0, 0, 0}};
     int c, rc;
     unsigned extra = 0;
@@ -743,6 +748,14 @@ int cmd_report(int argc, char **argv) {
             extra |= OUT_EMAIL;
             break;
         case OPT_EMAIL_SUBJECT: o.email_subject = optarg; extra |= OUT_EMAIL; break;
+        case OPT_MD_IMAGES:
+            /* written raw into Markdown's ![](...): nothing that ends or breaks the link */
+            if (!*optarg || strpbrk(optarg, " \t\r\n()[]<>\"'`\\")) {
+                cli_say(stderr, "perfcard report: --md-images takes none or a base URL without spaces, quotes, brackets or parentheses");
+                return EXIT_INPUT;
+            }
+            o.md_images = optarg;
+            break;
         case 'F':
             if (cli_parse_formats("report", optarg, OUT_HTML | OUT_MD | OUT_JSON | OUT_CSV, &o.formats)) return EXIT_INPUT;
             break;
@@ -783,7 +796,7 @@ int cmd_report(int argc, char **argv) {
     pc_err err = {0};
     double t0 = now_s();
     pc_report_opts ro = {.dir = o.out, .formats = o.formats, .templates_dir = o.templates, .email_to = o.email_to,
-                         .email_subject = o.email_subject};
+                         .email_subject = o.email_subject, .md_images = o.md_images};
     rc = pc_report_write(s, &ro, &err);
     timing("render", t0);
     /* what limits the run, in summary.md's first sentence, above where to read more */

@@ -640,6 +640,28 @@ static cJSON *view_copy(const cJSON *doc) {
     return v;
 }
 
+/* Each chart object of the view (one holding "png", the file written under charts/) gets
+ * "md_png", the reference summary.md shows (pc_report_opts.md_images): the relative file, the
+ * base URL joined to it, or none ("none": no image). Walks the whole view: charts sit under
+ * view.charts and in per-device rows. */
+static void md_images(cJSON *o, const char *base) {
+    if (!o) return;
+    const char *png = cJSON_IsObject(o) ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "png")) : NULL;
+    if (png && !cJSON_GetObjectItemCaseSensitive(o, "md_png")) {
+        if (!base) cJSON_AddStringToObject(o, "md_png", png);
+        else if (strcmp(base, "none")) {
+            sbuf b = {0};
+            size_t n = strlen(base);
+            sbuf_printf(&b, "%s%s%s", base, n && base[n - 1] == '/' ? "" : "/", png);
+            cJSON_AddStringToObject(o, "md_png", b.data ? b.data : png);
+            sbuf_free(&b);
+        }
+        return;
+    }
+    for (cJSON *c = o->child; c; c = c->next)
+        if (cJSON_IsObject(c) || cJSON_IsArray(c)) md_images(c, base);
+}
+
 static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, const char *png_dir, const char *uses, int rows, pc_err *err,
                          int *rc) {
     cJSON *v = view_copy(summary->doc);
@@ -662,7 +684,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);
-    (void)o;
+    if (png_dir) md_images(v, o ? o->md_images : NULL);
     *rc = co.rc;
     return v;
 }

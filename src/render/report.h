@@ -21,6 +21,11 @@ typedef struct pc_report_opts {
     const char *templates_dir; /* overrides of built-in templates/assets, or NULL */
     int html_rows;             /* rows per table in HTML; 0 = all (PC_HTML_ALL_ROWS) while the page fits PC_HTML_MAX */
     const char *email_to, *email_subject; /* headers of summary.eml (OUT_EMAIL) */
+    /* summary.md's chart images (#47): NULL, the charts/ beside it; "none", no image (a job
+     * summary or a pull-request comment cannot load a relative file); else a base URL or path
+     * the charts/ folder is published under (validated by the CLI: no space, quote, bracket or
+     * parenthesis) */
+    const char *md_images;
 } pc_report_opts;
 
 int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err);

@@ -29,7 +29,9 @@ if command -v man > /dev/null 2>&1; then
     missing=""
     # the README's Commands section runs up to the next "## " heading; both must exist, or nothing is checked
     opts=$({ awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' "$root/README.md"; cat "$root/docs/commands.md"; } |
-        grep -v 'SBATCH\|sbatch\|kubectl' | grep -o -- '--[a-z][a-z-]*' | sort -u)
+        grep -v 'SBATCH\|sbatch\|kubectl' | grep -o -- '--[a-z][a-z-]*' | sort -u |
+        # rocprofv3's own options, in the recording commands docs/commands.md and the README show
+        grep -vx -- '--kernel-trace\|--hip-trace\|--memory-copy-trace\|--marker-trace\|--rccl-trace\|--output-format\|--runtime-trace')
     check readme_and_commands_doc_name_options sh -c "grep -q '^## Commands' '$root/README.md' && [ \$(echo '$opts' | wc -l) -ge 20 ]"
     for w in report summarize diff trend capture $opts; do
         grep -q -- "$w" "$T/man.txt" || missing="$missing $w"

@@ -52,6 +52,24 @@ enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
  * operators table, zeroed by the caller): the set's kernel time added to the
  * row that gave each kernel its factor. spill_free. */
 float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double *give, double *row_ns);
+/* SK_GPU by kernel family (#44 item 4, #45 item 6), for kernels whose FLOPs
+ * are unknown: when operators launched under STAKE_GPU_OP_SHARE of the
+ * kernel time (stakes_gpu_op_share: graph replays, GPU-only captures), stakes_gpu_set's
+ * set is the kernels of the dominant families (stakes_gpu_families) at factor
+ * 0: those kernels taking no time, replayed with the step ending when its GPU
+ * work ends, give back the GPU's margin over the host or their time, the less
+ * of the two: an upper bound on what faster kernels give back (docs/replay.md).
+ * *ns and *give are then both those kernels' time; row_ns is left alone. */
+#define STAKE_GPU_OP_SHARE 0.5
+/* a family dominates at this share of the kernel time or more (copies and communication apart) */
+#define STAKE_GPU_FAMILY_SHARE 0.10
+/* The share of the trace's kernel time (GPU_KERNEL events) launched under an
+ * operator (a CPU_OP around the launch); 1 without kernels. */
+double stakes_gpu_op_share(const an_ctx *c);
+/* The trace's kernel time by family (kfamily.h) into fam, the total in *kern;
+ * returns the dominant families' bit mask (1 << kf_family): those other than
+ * copies and communication with STAKE_GPU_FAMILY_SHARE of *kern or more. */
+unsigned stakes_gpu_families(const pc_trace *t, double fam[], double *kern);
 /* SK_GPU's change with the set gk: its factors, the step ending with its GPU work. */
 dg_change stakes_gpu_change(const float *gk);
 

@@ -103,8 +103,12 @@ static float gk_factor(const tab_op *o) {
     return pct >= 100 * STAKE_GPU_PEAK_SHARE ? 1 : (float)(pct / (100 * STAKE_GPU_PEAK_SHARE));
 }
 
-/* Whether an operator (CPU_OP) lies around a kernel's launch */
+/* Whether a kernel has an operator that launched it: a CPU_OP around its
+ * launch, the launch not a graph's (cudaGraphLaunch / hipGraphLaunch: the
+ * operator around a graph replay did not launch its kernels one by one) */
 static int gk_has_op(const an_ctx *c, size_t g) {
+    int32_t call = c->links.gpu_launch ? c->links.gpu_launch[g] : -1;
+    if (call >= 0 && strstr(strtab_get(&c->t->strs, c->t->cpu[call].name), "GraphLaunch")) return 0;
     for (int32_t p = c->links.gpu_inner[g]; p >= 0; p = c->links.parent[p])
         if (c->t->cpu[p].kind == CPU_OP) return 1;
     return 0;

@@ -64,7 +64,7 @@ float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double 
 /* a family dominates at this share of the kernel time or more (copies and communication apart) */
 #define STAKE_GPU_FAMILY_SHARE 0.10
 /* The share of the trace's kernel time (GPU_KERNEL events) launched under an
- * operator (a CPU_OP around the launch); 1 without kernels. */
+ * operator (a CPU_OP around the launch, the launch not a graph's); 1 without kernels. */
 double stakes_gpu_op_share(const an_ctx *c);
 /* The trace's kernel time by family (kfamily.h) into fam, the total in *kern;
  * returns the dominant families' bit mask (1 << kf_family): those other than

@@ -1008,10 +1008,63 @@ static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[
  * a replay that gives back under a tenth of the off-graph figure says the
  * step is host-bound; without a graph, the off-graph figure. From the
  * kernel time pool. */
+/* gpu_kernels by kernel family (#44 item 4, #45 item 6), when operators
+ * launched under half the kernel time (stakes_gpu_op_share: graph replays,
+ * GPU-only captures): the kernels' FLOPs are unknown, so the finding names the
+ * families that dominate (stakes_gpu_families) with their time and share, and
+ * its stake is SK_GPU's replay of those kernels taking no time (the step
+ * ending with its GPU work): the GPU's margin over the host or their time,
+ * the less, an upper bound (docs/replay.md). Contributors: the dominant
+ * families' three kernels with the most time. */
+static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double busy, double lag) {
+    const pc_trace *t = in->c->t;
+    double fam[KF_NFAMILY], kern, set_ns = 0;
+    unsigned mask = stakes_gpu_families(t, fam, &kern);
+    if (!mask) return;
+    for (int f = 0; f < KF_NFAMILY; f++)
+        if (mask >> f & 1) set_ns += fam[f];
+    set_ns /= in->nsteps;
+    double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : fmin(set_ns, lag);
+    if (stake < 0.01 * in->step) return;
+    char fams[400] = "", a[64], c[64], lagw[160] = "", note[300] = "";
+    for (int f = 0; f < KF_NFAMILY; f++) {
+        if (!(mask >> f & 1)) continue;
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
+    }
+    if (lag > 0.01 * in->step) units_ns(c, sizeof c, lag), snprintf(lagw, sizeof lagw, ", its work ending %s after the host's range", c);
+    if (rp >= 0) replay_note(note, sizeof note, in, "with those kernels taking no time and the step ending when its GPU work ends", rp);
+    /* the dominant families' kernels with the most time */
+    by_name names = {0};
+    for (size_t g = 0; g < t->ngpu; g++)
+        if (t->gpu[g].kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, t->gpu[g].name)).family & 1)
+            by_name_add(&names, t->gpu[g].name, (double)t->gpu[g].dur);
+    top3 top = {0};
+    by_name_top(&names, t, &top);
+    units_ns(c, sizeof c, busy);
+    /* the advice for kernels whose FLOPs are unknown: measure them first */
+    pc_rule rf = *r;
+    rf.title = "Kernels bound the step: a few kernel families take the GPU's time";
+    rf.threshold = "the GPU busy 40% of the step or more, or its work ending after the host's range, with over half the kernel time launched by no operator (graph replays, GPU-only captures: FLOPs unknown); the families holding 10% of the kernel time or more (copies and communication apart), 1% of the step or more given back in the replay";
+    rf.why = "When the GPU bounds the step, the step is as long as its kernels: only faster kernels shorten it. Without the operators' shapes, how far the kernels are from the device's peaks is unknown: the most they can give back is the GPU's margin over the host.";
+    rf.try_ = "Measure the dominant families' kernels with Nsight Compute (achieved FLOP/s and memory throughput against the "
+              "device's peaks) to tell compute-bound from memory-bound ones; for the GEMMs, check the library's tile and algorithm "
+              "choice for these shapes (tuning, a lower precision with matrix units); fuse the memory-bound kernels (norms, "
+              "elementwise, layout changes) into their neighbours.";
+    cJSON *o = fire(in, &rf, kclaim(in, stake),
+                    "the GPU is busy %s %s (%.0f%% of the %s)%s; most of its kernel time has no operator that launched it (graph replays, a GPU-only capture): its FLOPs are unknown; the families that dominate: %s; at stake, an upper bound: the GPU's margin over the host, or those kernels' time when less%s",
+                    c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, fams, note);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
+}
+
 static void gpu_kernels(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
     double busy, lag, set_ns, give;
     if (!gk_gpu_bounds(in, &busy, &lag)) return;
+    if (stakes_gpu_op_share(in->c) < STAKE_GPU_OP_SHARE) {
+        gpu_kernels_by_family(in, r, busy, lag);
+        return;
+    }
     double *row_ns = spill_calloc(in->nops ? in->nops : 1, sizeof *row_ns);
     float *set = stakes_gpu_set(in->c, in->ps, &set_ns, &give, row_ns);
     set_ns /= in->nsteps, give /= in->nsteps;

@@ -902,7 +902,48 @@ static double mb_ns(const tab_op *o, int64_t *n) {
  * candidate. At stake: their time above what their bytes need at the
  * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what
  * unfused_attention counted of the same operators, from the kernel time pool. */
+/* memory_bound by kernel family (#45 item 6) when operators launched under
+ * half the kernel time (stakes_gpu_op_share: GPU-only captures, graph
+ * replays): the memory-bound families' kernels (stakes_mb_families) over a
+ * tenth of the kernel time, 1% of the step or more at stake. Their bytes are unknown: at stake, SK_MB's replay
+ * of them at STAKE_MB_FAMILY_FACTOR of their time (an estimate, stated in the
+ * evidence), else time x (1 - the factor), from the kernel time pool.
+ * Contributors: their three kernels with the most time. */
+static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
+    const pc_trace *t = in->c->t;
+    double fam[KF_NFAMILY], kern, ns;
+    unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
+    if (!mask || ns <= 0.1 * kern) return;
+    char fams[400] = "", a[64], note[200] = "";
+    for (int f = 0; f < KF_NFAMILY; f++) {
+        if (!(mask >> f & 1)) continue;
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
+    }
+    double rp = rules_replayed(in, SK_MB), want = ns / in->nsteps * (1 - STAKE_MB_FAMILY_FACTOR);
+    if ((rp >= 0 ? rp : want) < 0.01 * in->step) return; /* under 1% of the step at stake: no finding */
+    if (rp >= 0) replay_note(note, sizeof note, in, "with those kernels at 5/8 of their time", rp);
+    by_name names = {0};
+    for (size_t g = 0; g < t->ngpu; g++)
+        if (t->gpu[g].kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, t->gpu[g].name)).family & 1)
+            by_name_add(&names, t->gpu[g].name, (double)t->gpu[g].dur);
+    top3 top = {0};
+    by_name_top(&names, t, &top);
+    units_ns(a, sizeof a, ns / in->nsteps);
+    pc_rule rf = *r;
+    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction) over 10% of the kernel time";
+    rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
+    top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate, those kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
+                                            a, PER(in), 100 * ns / kern, fams, note), rp >= 0),
+            &top, in->nsteps);
+}
+
 static void memory_bound(const rule_in *in, const pc_rule *r) {
+    if (in->c->t->ngpu && stakes_gpu_op_share(in->c) < STAKE_GPU_OP_SHARE) {
+        memory_bound_by_family(in, r);
+        return;
+    }
+    if (in->program != PROG_PYTORCH) return; /* the operators' byte estimates are PyTorch's */
     double kern = rules_kernel_time(in->ps);
     if (!in->c->peak || kern <= 0) return;
     int64_t n;

@@ -74,8 +74,33 @@ static float mb_factor(const tab_op *o) {
     return (float)(pct >= 100 ? 1 : pct / 100);
 }
 
+unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns) {
+    stakes_gpu_families(t, fam, kern);
+    static const int mbf[] = {KF_NORM, KF_LAYOUT, KF_ELEMENTWISE, KF_REDUCTION};
+    unsigned mask = 0;
+    *ns = 0;
+    for (int i = 0; i < 4; i++)
+        if (fam[mbf[i]] > 0) mask |= 1u << mbf[i], *ns += fam[mbf[i]];
+    return mask;
+}
+
+/* SK_MB's set by family: the memory-bound families' kernels at STAKE_MB_FAMILY_FACTOR */
+static float *mb_family_set(const an_ctx *c) {
+    const pc_trace *t = c->t;
+    double fam[KF_NFAMILY], kern, ns;
+    unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
+    if (!mask) return NULL;
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        f[g] = e->kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1 ? (float)STAKE_MB_FAMILY_FACTOR : 1;
+    }
+    return f;
+}
+
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     const pc_trace *t = c->t;
+    if (t->ngpu && stakes_gpu_op_share(c) < STAKE_GPU_OP_SHARE) return mb_family_set(c);
     if (!c->peak || !t->ngpu || !c->links.gpu_inner || !PC_TAB(ps, op)) return NULL;
     float *f = spill_alloc(t->ngpu * sizeof *f);
     const pc_table *tab = PC_TAB(ps, op);

@@ -77,8 +77,21 @@ dg_change stakes_gpu_change(const float *gk);
  * the set); NULL when the device has no Tensor Cores or the set is empty.
  * *ns (may be NULL): the set's kernel time in the whole trace. spill_free. */
 float *stakes_tc_set(const an_ctx *c, double *ns);
-/* The SK_MB change's factors, from the operators table of ps (NULL: none). */
+/* The SK_MB change's factors, from the operators table of ps (NULL: none);
+ * when operators launched under STAKE_GPU_OP_SHARE of the kernel time, by
+ * family (stakes_mb_families): those kernels at STAKE_MB_FAMILY_FACTOR. */
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
+/* memory_bound by family (#45 item 6): without operators the kernels' bytes
+ * are unknown, so their attainable time is an estimate: 5/8 of the measured,
+ * the memory traffic left when a chain of three pointwise kernels is fused
+ * into one (8 global-memory operations -> 5: the PyTorch blog "Why is
+ * PyTorch compile so fast: kernel fusion"; docs/replay.md). */
+#define STAKE_MB_FAMILY_FACTOR 0.625
+/* The trace's kernel time by family (fam, *kern as stakes_gpu_families);
+ * *ns: the memory-bound families' time (normalization, layout / transpose,
+ * elementwise, reduction: copies apart, their fix is not fusion); returns
+ * those with time as a bit mask (1 << kf_family). */
+unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns);
 /* Per string id of the trace: the first of rows[0..n) whose name is that
  * string's text, -1 for none (names are interned: one pass over the rows and
  * one over the ids, where a scan of the rows per name was quadratic in the

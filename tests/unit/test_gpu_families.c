@@ -1,0 +1,72 @@
+/* Issue #44 item 4 and #45 item 6: GPU-side findings over kernel families
+ * when no operator launched the kernels (graph replays, GPU-only captures):
+ * gpu_kernels names the dominant families and its stake is the GPU's margin
+ * over the host (an upper bound), memory_bound replays the memory-bound
+ * families at 5/8 of their time (stakes.h). Hand-computed fixtures. */
+#include "test.h"
+#include "fixtures.h"
+#include "analyze/kfamily.h"
+#include <string.h>
+
+/* gpu_families_graph.json (µs, an A100): the host's range 0-1500, one
+ * cudaGraphLaunch at 12 (no operator around it), its kernels back to back on
+ * one stream: two bf16 GEMMs 30-830 and 830-1630, an elementwise add
+ * 1630-1730. Kernel time 1700: GEMM 1600 = 94.1% (dominant: 10% or more),
+ * elementwise 100 = 5.9% (not). The GPU ends 230 after the host's range. The
+ * GEMMs taking no time, the add runs from ~30 to ~130, before the host's
+ * 1500: the step ends with the host, 1730 - 1500 = 230 given back (the
+ * margin, less than the GEMMs' 1600). */
+TEST(gpu_families_graph_replay_margin) {
+    cJSON *s = fixture_summary("tests/fixtures/gpu_families_graph.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "gpu_kernels");
+    CHECK_MSG(f, "no gpu_kernels finding for a graph replay that outlasts the host");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 230000, 1);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK_EQ_I(sj_getnum(f, "rank", 0), 1);
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "the families that dominate: GEMM 1.60 ms (94.1%);"), "%s", ev);
+    CHECK_MSG(!strstr(ev, "Elementwise"), "%s", ev); /* 5.9%: under 10% */
+    CHECK_MSG(strstr(ev, "its work ending 230.0 µs after the host's range"), "%s", ev);
+    CHECK_MSG(strstr(ev, "an upper bound"), "%s", ev);
+    CHECK_MSG(strstr(ev, "FLOPs are unknown"), "%s", ev);
+    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn");
+    CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 1600000, 0.5);
+    CHECK(strstr(sj_getstr(f, "try", ""), "Nsight Compute"));
+    cJSON_Delete(s);
+}
+
+/* gpu_families_memory.json (µs, an A100): the host's range 0-1900; three
+ * cudaLaunchKernel (no operator) at 10, 20, 30; cudaDeviceSynchronize
+ * 40-1860; on one stream a GEMM 50-650, an elementwise add 650-1250, a batch
+ * norm 1250-1850. Memory-bound families: normalization 600 + elementwise 600
+ * = 1200 of 1800 (66.7%, over 10%). Replayed at 5/8: the add 650-1025, the
+ * norm 1025-1400; the sync returns 10 after it (1410) and the host's 40 after
+ * the sync ends the range at 1450: 1900 - 1450 = 450 = 1200 x 3/8 given back. */
+TEST(gpu_families_memory_bound_without_operators) {
+    cJSON *s = fixture_summary("tests/fixtures/gpu_families_memory.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "memory_bound");
+    CHECK_MSG(f, "no memory_bound finding without operators");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 450000, 1);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "memory-bound kernels 1.20 ms per step (66.7% of the kernel time): Normalization 600.0 µs (33.3%), Elementwise 600.0 µs (33.3%);"), "%s", ev);
+    CHECK_MSG(strstr(ev, "an estimate"), "%s", ev);
+    CHECK_MSG(!strstr(ev, "GEMM"), "%s", ev);
+    cJSON_Delete(s);
+    /* the graph fixture's elementwise add is 5.9% of the kernel time: no memory_bound */
+    s = fixture_summary("tests/fixtures/gpu_families_graph.json");
+    CHECK(s);
+    CHECK(!finding_of(s, "memory_bound"));
+    cJSON_Delete(s);
+}
+
+/* PyTorch's symmetric-memory all-reduce (vllm-b200-gptoss-tp8's 73 calls of
+ * symm_mem::multimem_all_reduce_) is communication, not a reduction */
+TEST(gpu_families_symm_mem_all_reduce) {
+    kf_info k = kf_classify("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)");
+    CHECK_EQ_I(k.family, KF_COMM);
+    CHECK_EQ_I(k.lib, KF_LIB_CUSTOM_AR);
+    CHECK_EQ_I(kf_classify("void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>(float**)").family, KF_COMM);
+}

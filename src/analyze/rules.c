@@ -485,12 +485,18 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
     /* data loading inside the windows: the same for every gap, made once */
     ivl *dw = NULL;
     size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
-    int64_t sum = 0, busy_end = PC_NONE;
+    /* the first gap runs from the first step's start (the host's work before the GPU's first op in it:
+     * a pipeline's preprocessing), without steps from none; not when the operator that launches that
+     * op began in the gap's first half (its own launch path: guards, a compiled region's wrapper) */
+    int64_t sum = 0, busy_end = nwin ? win[0].s : PC_NONE;
+    int head = nwin > 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
         int32_t L = l->gpu_launch[g];
-        if (busy_end != PC_NONE && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
+        int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
+        head = 0;
+        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
             int64_t gs = busy_end, ge = e->ts;
             size_t lo = 0, hi = napi; /* the calls starting in the gap */
             while (lo < hi) {

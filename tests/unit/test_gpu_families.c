@@ -70,3 +70,27 @@ TEST(gpu_families_symm_mem_all_reduce) {
     CHECK_EQ_I(k.lib, KF_LIB_CUSTOM_AR);
     CHECK_EQ_I(kf_classify("void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>(float**)").family, KF_COMM);
 }
+
+/* host_phase from the step's start (µs, an A100): ProfilerStep#1 0-8000;
+ * `preprocess` 10-5000 launches nothing; aten::mm at 6000 launches (6010) a
+ * GEMM 6030-7030. The gap from the step's start to the first GPU op, 6030,
+ * holds one CUDA call (1 per 6.03 ms, 5 µs of calls): a host phase of 6030 =
+ * 75.375% of the 8000 step (hf-timesformer-h100-infer's 218.12 ms of
+ * preprocessing is this gap). host_phase_head_own.json: the same with
+ * aten::mm from 100 (the launching operator spans the gap: its own launch
+ * path), so the gap is no host phase: iteration_interval and host_wait. */
+TEST(host_phase_head_gap) {
+    cJSON *s = fixture_summary("tests/fixtures/host_phase_head.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "host_phase");
+    CHECK_MSG(f, "no host_phase for the host's work before the first GPU op");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 6030000, 0.5);
+    CHECK_EQ_I(sj_getnum(f, "rank", 0), 1);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "6.03 ms per step (75.4% of the step)"));
+    cJSON_Delete(s);
+    s = fixture_summary("tests/fixtures/host_phase_head_own.json");
+    CHECK(s);
+    CHECK(!finding_of(s, "host_phase"));
+    CHECK(finding_of(s, "iteration_interval"));
+    cJSON_Delete(s);
+}

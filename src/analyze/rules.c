@@ -18,6 +18,7 @@
 #include "stakes.h"
 #include "advice_fit.h"
 #include "kfamily.h"
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -293,6 +294,92 @@ static double interval_stake(const rule_in *in) {
 /* ---- the checks ---- */
 
 /* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
+/* ---- named ranges in evidence (#45 item 7) ---- */
+
+static int ivl_cmp(const void *a, const void *b);
+
+/* The user range (user_annotation, record_function, NVTX / roctx push-pop
+ * and start-end ranges: CPU_USER_ANNOT) that holds most of the time set
+ * v[0..n) (any order, may overlap), by name: each name's ranges' overlap
+ * with the merged set summed (capped at the set's length); of the names
+ * holding over half of it, the one whose ranges last the least (the
+ * innermost: not an outer range around the whole run); not the steps' own
+ * ranges (a step's start and end) nor ProfilerStep#N. Writes "; most of it
+ * (X, Y%) inside the range `NAME`" into out (n_out bytes, "" when none), the
+ * name's first 80 bytes; with launches set, "; launched inside the range
+ * `NAME` (Y% of their launch calls' time)" (v: the launch calls). */
+static void named_range_as(const rule_in *in, const ivl *v, size_t n, int launches, char *out, size_t n_out) {
+    assert(out && n_out > 0);
+    out[0] = 0;
+    const pc_trace *t = in->c->t;
+    if (!n || !t->count_cpu[CPU_USER_ANNOT]) return;
+    ivl *sorted = spill_alloc(n * sizeof *sorted), *set = NULL;
+    memcpy(sorted, v, n * sizeof *sorted);
+    spill_sort(sorted, n, sizeof *sorted, ivl_cmp);
+    size_t ns = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) ivl_append_sorted(&set, &ns, &cap, sorted[i].s, sorted[i].e);
+    spill_free(sorted);
+    int64_t total = ivl_clip_sum(set, ns, INT64_MIN, INT64_MAX);
+    enum { NR = 64 };
+    uint32_t id[NR];
+    double cov[NR], len[NR];
+    int nr = 0;
+    for (size_t i = 0; i < t->ncpu && total > 0; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_USER_ANNOT || e->dur <= 0) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (!*nm || !strncmp(nm, "ProfilerStep#", 13)) continue;
+        int step = 0;
+        for (size_t w = 0; w < in->c->nsteps && !step; w++) step = in->c->steps[w].start == e->ts && in->c->steps[w].end == e->ts + e->dur;
+        if (step) continue;
+        int64_t o = ivl_clip_sum(set, ns, e->ts, e->ts + e->dur);
+        if (o <= 0) continue;
+        int k = 0;
+        while (k < nr && id[k] != e->name) k++;
+        if (k == nr && nr == NR) continue;
+        if (k == nr) id[nr] = e->name, cov[nr] = len[nr] = 0, nr++;
+        cov[k] += (double)o, len[k] += (double)e->dur;
+    }
+    int best = -1;
+    for (int k = 0; k < nr; k++) {
+        if (cov[k] > (double)total) cov[k] = (double)total;
+        if (2 * cov[k] > (double)total && (best < 0 || len[k] < len[best])) best = k;
+    }
+    if (best >= 0) {
+        char a[64], nm[81];
+        units_ns(a, sizeof a, cov[best] / in->nsteps);
+        snprintf(nm, sizeof nm, "%s", strtab_get(&t->strs, id[best]));
+        for (char *q = nm; *q; q++)
+            if (*q == '`' || (unsigned char)*q < 0x20) *q = '\''; /* the quotes around it stay the only backticks */
+        if (launches)
+            snprintf(out, n_out, "; launched inside the range `%s` (%.0f%% of their launch calls' time)", nm, 100 * cov[best] / (double)total);
+        else snprintf(out, n_out, "; most of it (%s, %.0f%%) inside the range `%s`", a, 100 * cov[best] / (double)total, nm);
+    }
+    spill_free(set);
+}
+static void named_range(const rule_in *in, const ivl *v, size_t n, char *out, size_t n_out) { named_range_as(in, v, n, 0, out, n_out); }
+
+/* named_range over the launch calls of the kernels in set (set[g] < 1), or,
+ * with set NULL, of the kernels of the families in fam_mask (1 << kf_family):
+ * the user range around the launches of the kernels a finding is about */
+static void launches_named(const rule_in *in, const float *set, unsigned fam_mask, char *out, size_t n_out) {
+    const pc_trace *t = in->c->t;
+    const int32_t *launch = in->c->links.gpu_launch;
+    out[0] = 0;
+    if (!launch || !t->count_cpu[CPU_USER_ANNOT]) return;
+    ivl *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL || launch[g] < 0) continue;
+        if (set ? set[g] >= 1 : !(fam_mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1)) continue;
+        const pc_cpu_event *c = &t->cpu[launch[g]];
+        *SPILL_PUSH(v, n, cap) = (ivl){c->ts, c->ts + (c->dur > 0 ? c->dur : 1)};
+    }
+    named_range_as(in, v, n, 1, out, n_out);
+    spill_free(v);
+}
+
 static void startup(const rule_in *in, const pc_rule *r) {
     double fk = PC_OR(PC_REC(in->ps, gpu)->first_kernel_ns, -1), span = PC_OR(PC_REC(in->ps, run)->span_ns, 0);
     if (in->has_steps || fk < 0 || span <= 0 || fk <= 0.25 * span) return;
@@ -321,7 +408,9 @@ static void startup(const rule_in *in, const pc_rule *r) {
         units_ns(c, sizeof c, (double)(first_api - t->t_min));
         snprintf(h, sizeof h, "; it counts from the process's first OS runtime call, %s before its first CUDA call", c);
     }
-    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s", a, b, 100 * pre / span, h),
+    char nr[200];
+    named_range(in, &(ivl){t->t_min, t->t_min + (int64_t)pre}, 1, nr, sizeof nr);
+    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s%s", a, b, 100 * pre / span, h, nr),
             &top, 1);
 }
 
@@ -486,10 +575,10 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
     ivl *dw = NULL;
     size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
     /* the first gap runs from the first step's start (the host's work before the GPU's first op in it:
-     * a pipeline's preprocessing), without steps from none; not when the operator that launches that
+     * a pipeline's preprocessing), without steps (the whole trace) from none; not when the operator that launches that
      * op began in the gap's first half (its own launch path: guards, a compiled region's wrapper) */
-    int64_t sum = 0, busy_end = nwin ? win[0].s : PC_NONE;
-    int head = nwin > 0;
+    int head = in->has_steps && nwin > 0; /* without steps the time before the first op is startup's */
+    int64_t sum = 0, busy_end = head ? win[0].s : PC_NONE;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
@@ -543,15 +632,18 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
 
 static void host_phase(const rule_in *in, const pc_rule *r) {
     int64_t n, longest;
-    double hp = (double)host_phases(in, &n, &longest, NULL, NULL) / in->nsteps;
+    ivl *gaps;
+    size_t ngaps;
+    double hp = (double)host_phases(in, &n, &longest, &gaps, &ngaps) / in->nsteps;
     if (in->step <= 0 || hp <= 0.1 * in->step) return;
     double stake = hclaim(in, hp);
     if (stake <= 0) return; /* explained by the findings above */
-    char a[64], b[64];
+    char a[64], b[64], nr[200];
     units_ns(a, sizeof a, hp);
     units_ns(b, sizeof b, (double)longest);
-    fire(in, r, stake, "%lld GPU idle gap%s over 1 ms with under 1 CUDA call per ms in them: %s %s (%.1f%% of the %s), the longest %s",
-         (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * hp / in->step, in->has_steps ? "step" : "trace", b);
+    named_range(in, gaps, ngaps, nr, sizeof nr);
+    fire(in, r, stake, "%lld GPU idle gap%s over 1 ms with under 1 CUDA call per ms in them: %s %s (%.1f%% of the %s), the longest %s%s",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * hp / in->step, in->has_steps ? "step" : "trace", b, nr);
 }
 
 /* Where the steps' critical paths run (critical_path.rows summed by category),
@@ -1073,7 +1165,7 @@ static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double bu
     set_ns /= in->nsteps;
     double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : fmin(set_ns, lag);
     if (stake < 0.01 * in->step) return;
-    char fams[400] = "", a[64], c[64], lagw[160] = "", note[300] = "";
+    char fams[400] = "", a[64], c[64], lagw[160] = "", note[600] = "";
     for (int f = 0; f < KF_NFAMILY; f++) {
         if (!(mask >> f & 1)) continue;
         units_ns(a, sizeof a, fam[f] / in->nsteps);
@@ -1089,6 +1181,9 @@ static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double bu
     top3 top = {0};
     by_name_top(&names, t, &top);
     units_ns(c, sizeof c, busy);
+    char nr[200];
+    launches_named(in, NULL, mask, nr, sizeof nr);
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%s", nr);
     /* the advice for kernels whose FLOPs are unknown: measure them first */
     pc_rule rf = *r;
     rf.title = "Kernels bound the step: a few kernel families take the GPU's time";
@@ -1130,7 +1225,7 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         fam[fam_of[e->name] - 1] += (double)e->dur, kern += (double)e->dur;
     }
     spill_free(fam_of);
-    char fams[400] = "", a[64], b[64], c[64], note[300] = "", lagw[160] = "";
+    char fams[400] = "", a[64], b[64], c[64], note[600] = "", lagw[160] = "";
     for (int f = 0; f < KF_NFAMILY; f++) {
         if (fam[f] <= 0.05 * kern) continue; /* the families that dominate: 5% of the kernel time or more */
         units_ns(a, sizeof a, fam[f] / in->nsteps);
@@ -1161,9 +1256,11 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         }
         if (j < 3) worst[j] = i;
     }
-    char label[3][400];
+    char label[3][400], nr[200];
     top3 top = {0};
     int shapes = gk_shapes(in, set, &top, label); /* the shapes furthest below the peak, else the operators */
+    launches_named(in, set, 0, nr, sizeof nr);
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%s", nr);
     spill_free(set);
     for (int j = 0; !shapes && j < nw; j++) {
         const tab_op *w = &in->ops[worst[j]];

@@ -94,3 +94,63 @@ TEST(host_phase_head_gap) {
     CHECK(finding_of(s, "iteration_interval"));
     cJSON_Delete(s);
 }
+
+/* Named ranges in evidence (#45 item 7). named_range_startup.json (µs, no
+ * steps): user ranges `main` 0-400000 and "torch.compile `fx`" 1000-300000,
+ * aten::add at 300400 launching (300500) a kernel 300600-301600. Start-up is
+ * the 300600 before the first kernel: `main` holds all of it, the compile
+ * range 299000 of it (99.47%); both hold over half, the compile range lasts
+ * less (299000 < 400000): it is named, its backticks as quotes. */
+TEST(named_range_startup_fixture) {
+    cJSON *s = fixture_summary("tests/fixtures/named_range_startup.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "startup");
+    CHECK_MSG(f, "no startup finding");
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "; most of it (299.00 ms, 99%) inside the range `torch.compile 'fx'`"), "%s", ev);
+    CHECK(!finding_of(s, "host_phase")); /* without steps the time before the first op is startup's */
+    cJSON_Delete(s);
+    /* gpu_kernels names the range around the launches: the graph fixture has none */
+    s = fixture_summary("tests/fixtures/gpu_families_graph.json");
+    CHECK(s);
+    CHECK(!strstr(sj_getstr(finding_of(s, "gpu_kernels"), "evidence", ""), "inside the range"));
+    cJSON_Delete(s);
+}
+
+/* Nsight Systems' NVTX ranges (saxpy-mpi-cuda_nsys_perlmutter0.sqlite): the
+ * host phases are the GPU gaps of 1 ms or more between the saxpy steps; read
+ * with sqlite3 from NVTX_EVENTS (push/pop, eventType 59) against the kernels,
+ * copies and their launches, the 196.246 ms gap at 962.467 ms holds MPI_Recv
+ * 35.998 ms and MPI_Send 22.204 ms (30%), the 178.326 ms one 18.993 + 22.216
+ * (23%), 172.295 ms: 12.461 + 22.219, 176.724 ms: 17.295 + 22.218: no range
+ * holds over half of them, so host_phase names none. */
+TEST(named_range_nsys_mpi) {
+    cJSON *s = fixture_summary("../shared/data/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+    if (!s) SKIP("../shared/data is missing");
+    const cJSON *f = finding_of(s, "host_phase");
+    CHECK(f);
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(!strstr(ev, "inside the range"), "%s", ev);
+    cJSON_Delete(s);
+}
+
+/* vllm-mi300x-gptoss-decode-full (tests/data/real; the reading
+ * vllm-mi300x-gptoss-decode-full.md, written without perfcard): one FULL
+ * hipGraphLaunch at +1.544 ms, 0.507 ms long, carries 421 of the 434 GPU ops,
+ * inside the step's range execute_32_context_0(...) of 2.409 ms; the GEMM
+ * family 8.265 ms within the GPU's 8.335 ms margin over the host. perfcard's
+ * GEMM family is 8.40 ms (kfamily also counts the 4 eager kernels'
+ * Tensile GEMM); the stake is that, within the reading's 1.5 ms. */
+TEST(gpu_families_real_decode_full) {
+    cJSON *s = fixture_summary("tests/data/real/vllm-mi300x-gptoss-decode-full/graph_execution.json.gz");
+    if (!s) SKIP("tests/data/real is missing");
+    const cJSON *f = finding_of(s, "gpu_kernels");
+    CHECK(f);
+    CHECK_EQ_I(sj_getnum(f, "rank", 0), 1);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 8265000, 1500000);
+    CHECK(sj_getnum(f, "at_stake_ns", -1) <= 8335000 + 100000); /* the margin bounds it */
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "launched inside the range `execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)` (100% of their launch calls' time)"), "%s", ev);
+    CHECK_MSG(strstr(ev, "GEMM"), "%s", ev);
+    cJSON_Delete(s);
+}

@@ -740,6 +740,7 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
         int64_t ng, lg;
         double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
+        if (hp <= 0.1 * in->step) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
         /* the first device's: host gaps (but host_phase's, when it fired) and launch calls at a CUDA
@@ -1002,14 +1003,19 @@ static double mb_ns(const tab_op *o, int64_t *n) {
  * unfused_attention counted of the same operators, from the kernel time pool. */
 /* memory_bound by kernel family (#45 item 6) when operators launched under
  * half the kernel time (stakes_gpu_op_share: GPU-only captures, graph
- * replays): the memory-bound families' kernels (stakes_mb_families) over a
- * tenth of the kernel time, 1% of the step or more at stake. Their bytes are unknown: at stake, SK_MB's replay
+ * replays), the GPU bounding the step (gk_family_bounds): the memory-bound
+ * families' kernels (stakes_mb_families) over a tenth of the kernel time, 1%
+ * of the step or more at stake. Their bytes are unknown: at stake, SK_MB's replay
  * of them at STAKE_MB_FAMILY_FACTOR of their time (an estimate, stated in the
  * evidence), else time x (1 - the factor), from the kernel time pool.
  * Contributors: their three kernels with the most time. */
+static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag);
+static int gk_family_bounds(const rule_in *in, double busy, double lag);
 static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
-    double fam[KF_NFAMILY], kern, ns;
+    double fam[KF_NFAMILY], kern, ns, busy, lag;
+    gk_gpu_bounds(in, &busy, &lag);
+    if (!gk_family_bounds(in, busy, lag)) return; /* the GPU does not bound the step: faster kernels give back little */
     unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
     if (!mask || ns <= 0.1 * kern) return;
     char fams[400] = "", a[64], note[200] = "";
@@ -1149,14 +1155,32 @@ static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[
  * kernel time pool. */
 /* gpu_kernels by kernel family (#44 item 4, #45 item 6), when operators
  * launched under half the kernel time (stakes_gpu_op_share: graph replays,
- * GPU-only captures): the kernels' FLOPs are unknown, so the finding names the
+ * GPU-only captures) and the GPU bounds the step (gk_family_bounds): the kernels' FLOPs are unknown, so the finding names the
  * families that dominate (stakes_gpu_families) with their time and share, and
  * its stake is SK_GPU's replay of those kernels taking no time (the step
  * ending with its GPU work): the GPU's margin over the host or their time,
  * the less, an upper bound (docs/replay.md). Contributors: the dominant
  * families' three kernels with the most time. */
+/* The GPU bounds the step for the family findings (whose stakes assume it,
+ * with no % of peak to say how much is left): its work ends after the host's
+ * range (lag over 1% of the step; without steps, its last op's end after the
+ * host's last event's) or it is busy GK_FAMILY_BUSY_SHARE of the step or more
+ * (gk_gpu_bounds' busy and lag) */
+#define GK_FAMILY_BUSY_SHARE 0.75
+static int gk_family_bounds(const rule_in *in, double busy, double lag) {
+    const pc_trace *t = in->c->t;
+    if (!in->has_steps) { /* without steps: the GPU's last op's end after the host's last event's */
+        int64_t host = INT64_MIN, gpu = INT64_MIN;
+        for (size_t i = 0; i < t->ncpu; i++) host = t->cpu[i].ts + t->cpu[i].dur > host ? t->cpu[i].ts + t->cpu[i].dur : host;
+        for (size_t g = 0; g < t->ngpu; g++) gpu = t->gpu[g].ts + t->gpu[g].dur > gpu ? t->gpu[g].ts + t->gpu[g].dur : gpu;
+        if (host != INT64_MIN && gpu > host) lag = fmax(lag, (double)(gpu - host));
+    }
+    return in->step > 0 && (busy >= GK_FAMILY_BUSY_SHARE * in->step || lag > 0.01 * in->step);
+}
+
 static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double busy, double lag) {
     const pc_trace *t = in->c->t;
+    if (!gk_family_bounds(in, busy, lag)) return;
     double fam[KF_NFAMILY], kern, set_ns = 0;
     unsigned mask = stakes_gpu_families(t, fam, &kern);
     if (!mask) return;

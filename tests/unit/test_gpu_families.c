@@ -139,8 +139,8 @@ TEST(named_range_nsys_mpi) {
  * hipGraphLaunch at +1.544 ms, 0.507 ms long, carries 421 of the 434 GPU ops,
  * inside the step's range execute_32_context_0(...) of 2.409 ms; the GEMM
  * family 8.265 ms within the GPU's 8.335 ms margin over the host. perfcard's
- * GEMM family is 8.40 ms (kfamily also counts the 4 eager kernels'
- * Tensile GEMM); the stake is that, within the reading's 1.5 ms. */
+ * GEMM family (kfamily's name rules) reads 8.40 ms; the stake is that, within
+ * the reading's 1.5 ms. */
 TEST(gpu_families_real_decode_full) {
     cJSON *s = fixture_summary("tests/data/real/vllm-mi300x-gptoss-decode-full/graph_execution.json.gz");
     if (!s) SKIP("tests/data/real is missing");

@@ -77,8 +77,10 @@ static int comm_lib(span low, const char *name) {
     if (in(low, "oneccl")) return KF_LIB_ONECCL;
     if (in(low, "gloo::")) return KF_LIB_GLOO;
     static const char *const custom[] = {"cross_device_reduce", "reduce_scatter_cross_device", "allreduce_fusion", "lamport",
-                                         "oneshotallreduce", "twoshotallreduce", NULL};
-    if (any(low, custom)) return KF_LIB_CUSTOM_AR; /* vLLM/SGLang, aiter, TensorRT-LLM/FlashInfer all-reduce */
+                                         "oneshotallreduce", "twoshotallreduce", "multimem_all_reduce", "multimem_all_gather",
+                                         "multimem_reduce_scatter", "one_shot_all_reduce", "two_shot_all_reduce", NULL};
+    /* vLLM/SGLang, aiter, TensorRT-LLM/FlashInfer all-reduce; PyTorch's symmetric memory (symm_mem::multimem_all_reduce_) */
+    if (any(low, custom)) return KF_LIB_CUSTOM_AR;
     /* MindSpore's HCCL: hcom_allReduce_..., and its pipeline stages' Send-opN / Receive-opN (case-sensitive) */
     if (in(low, "hcom_") || !strncmp(name, "Send-op", 7) || !strncmp(name, "Receive-op", 10)) return KF_LIB_HCCL;
     if (starts(low, "memcpy ptop") || in(low, "[cuda memcpy ptop]")) return KF_LIB_P2P;

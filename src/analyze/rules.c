@@ -18,6 +18,7 @@
 #include "stakes.h"
 #include "advice_fit.h"
 #include "kfamily.h"
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -293,6 +294,92 @@ static double interval_stake(const rule_in *in) {
 /* ---- the checks ---- */
 
 /* no steps, and the first kernel comes after a quarter of the trace: the window is much start-up */
+/* ---- named ranges in evidence (#45 item 7) ---- */
+
+static int ivl_cmp(const void *a, const void *b);
+
+/* The user range (user_annotation, record_function, NVTX / roctx push-pop
+ * and start-end ranges: CPU_USER_ANNOT) that holds most of the time set
+ * v[0..n) (any order, may overlap), by name: each name's ranges' overlap
+ * with the merged set summed (capped at the set's length); of the names
+ * holding over half of it, the one whose ranges last the least (the
+ * innermost: not an outer range around the whole run); not the steps' own
+ * ranges (a step's start and end) nor ProfilerStep#N. Writes "; most of it
+ * (X, Y%) inside the range `NAME`" into out (n_out bytes, "" when none), the
+ * name's first 80 bytes; with launches set, "; launched inside the range
+ * `NAME` (Y% of their launch calls' time)" (v: the launch calls). */
+static void named_range_as(const rule_in *in, const ivl *v, size_t n, int launches, char *out, size_t n_out) {
+    assert(out && n_out > 0);
+    out[0] = 0;
+    const pc_trace *t = in->c->t;
+    if (!n || !t->count_cpu[CPU_USER_ANNOT]) return;
+    ivl *sorted = spill_alloc(n * sizeof *sorted), *set = NULL;
+    memcpy(sorted, v, n * sizeof *sorted);
+    spill_sort(sorted, n, sizeof *sorted, ivl_cmp);
+    size_t ns = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) ivl_append_sorted(&set, &ns, &cap, sorted[i].s, sorted[i].e);
+    spill_free(sorted);
+    int64_t total = ivl_clip_sum(set, ns, INT64_MIN, INT64_MAX);
+    enum { NR = 64 };
+    uint32_t id[NR];
+    double cov[NR], len[NR];
+    int nr = 0;
+    for (size_t i = 0; i < t->ncpu && total > 0; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind != CPU_USER_ANNOT || e->dur <= 0) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (!*nm || !strncmp(nm, "ProfilerStep#", 13)) continue;
+        int step = 0;
+        for (size_t w = 0; w < in->c->nsteps && !step; w++) step = in->c->steps[w].start == e->ts && in->c->steps[w].end == e->ts + e->dur;
+        if (step) continue;
+        int64_t o = ivl_clip_sum(set, ns, e->ts, e->ts + e->dur);
+        if (o <= 0) continue;
+        int k = 0;
+        while (k < nr && id[k] != e->name) k++;
+        if (k == nr && nr == NR) continue;
+        if (k == nr) id[nr] = e->name, cov[nr] = len[nr] = 0, nr++;
+        cov[k] += (double)o, len[k] += (double)e->dur;
+    }
+    int best = -1;
+    for (int k = 0; k < nr; k++) {
+        if (cov[k] > (double)total) cov[k] = (double)total;
+        if (2 * cov[k] > (double)total && (best < 0 || len[k] < len[best])) best = k;
+    }
+    if (best >= 0) {
+        char a[64], nm[81];
+        units_ns(a, sizeof a, cov[best] / in->nsteps);
+        snprintf(nm, sizeof nm, "%s", strtab_get(&t->strs, id[best]));
+        for (char *q = nm; *q; q++)
+            if (*q == '`' || (unsigned char)*q < 0x20) *q = '\''; /* the quotes around it stay the only backticks */
+        if (launches)
+            snprintf(out, n_out, "; launched inside the range `%s` (%.0f%% of their launch calls' time)", nm, 100 * cov[best] / (double)total);
+        else snprintf(out, n_out, "; most of it (%s, %.0f%%) inside the range `%s`", a, 100 * cov[best] / (double)total, nm);
+    }
+    spill_free(set);
+}
+static void named_range(const rule_in *in, const ivl *v, size_t n, char *out, size_t n_out) { named_range_as(in, v, n, 0, out, n_out); }
+
+/* named_range over the launch calls of the kernels in set (set[g] < 1), or,
+ * with set NULL, of the kernels of the families in fam_mask (1 << kf_family):
+ * the user range around the launches of the kernels a finding is about */
+static void launches_named(const rule_in *in, const float *set, unsigned fam_mask, char *out, size_t n_out) {
+    const pc_trace *t = in->c->t;
+    const int32_t *launch = in->c->links.gpu_launch;
+    out[0] = 0;
+    if (!launch || !t->count_cpu[CPU_USER_ANNOT]) return;
+    ivl *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL || launch[g] < 0) continue;
+        if (set ? set[g] >= 1 : !(fam_mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1)) continue;
+        const pc_cpu_event *c = &t->cpu[launch[g]];
+        *SPILL_PUSH(v, n, cap) = (ivl){c->ts, c->ts + (c->dur > 0 ? c->dur : 1)};
+    }
+    named_range_as(in, v, n, 1, out, n_out);
+    spill_free(v);
+}
+
 static void startup(const rule_in *in, const pc_rule *r) {
     double fk = PC_OR(PC_REC(in->ps, gpu)->first_kernel_ns, -1), span = PC_OR(PC_REC(in->ps, run)->span_ns, 0);
     if (in->has_steps || fk < 0 || span <= 0 || fk <= 0.25 * span) return;
@@ -321,7 +408,9 @@ static void startup(const rule_in *in, const pc_rule *r) {
         units_ns(c, sizeof c, (double)(first_api - t->t_min));
         snprintf(h, sizeof h, "; it counts from the process's first OS runtime call, %s before its first CUDA call", c);
     }
-    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s", a, b, 100 * pre / span, h),
+    char nr[200];
+    named_range(in, &(ivl){t->t_min, t->t_min + (int64_t)pre}, 1, nr, sizeof nr);
+    top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s%s", a, b, 100 * pre / span, h, nr),
             &top, 1);
 }
 
@@ -485,12 +574,18 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
     /* data loading inside the windows: the same for every gap, made once */
     ivl *dw = NULL;
     size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
-    int64_t sum = 0, busy_end = PC_NONE;
+    /* the first gap runs from the first step's start (the host's work before the GPU's first op in it:
+     * a pipeline's preprocessing), without steps (the whole trace) from none; not when the operator that launches that
+     * op began in the gap's first half (its own launch path: guards, a compiled region's wrapper) */
+    int head = in->has_steps && nwin > 0; /* without steps the time before the first op is startup's */
+    int64_t sum = 0, busy_end = head ? win[0].s : PC_NONE;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
         int32_t L = l->gpu_launch[g];
-        if (busy_end != PC_NONE && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
+        int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
+        head = 0;
+        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
             int64_t gs = busy_end, ge = e->ts;
             size_t lo = 0, hi = napi; /* the calls starting in the gap */
             while (lo < hi) {
@@ -537,15 +632,18 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
 
 static void host_phase(const rule_in *in, const pc_rule *r) {
     int64_t n, longest;
-    double hp = (double)host_phases(in, &n, &longest, NULL, NULL) / in->nsteps;
+    ivl *gaps;
+    size_t ngaps;
+    double hp = (double)host_phases(in, &n, &longest, &gaps, &ngaps) / in->nsteps;
     if (in->step <= 0 || hp <= 0.1 * in->step) return;
     double stake = hclaim(in, hp);
     if (stake <= 0) return; /* explained by the findings above */
-    char a[64], b[64];
+    char a[64], b[64], nr[200];
     units_ns(a, sizeof a, hp);
     units_ns(b, sizeof b, (double)longest);
-    fire(in, r, stake, "%lld GPU idle gap%s over 1 ms with under 1 CUDA call per ms in them: %s %s (%.1f%% of the %s), the longest %s",
-         (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * hp / in->step, in->has_steps ? "step" : "trace", b);
+    named_range(in, gaps, ngaps, nr, sizeof nr);
+    fire(in, r, stake, "%lld GPU idle gap%s over 1 ms with under 1 CUDA call per ms in them: %s %s (%.1f%% of the %s), the longest %s%s",
+         (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * hp / in->step, in->has_steps ? "step" : "trace", b, nr);
 }
 
 /* Where the steps' critical paths run (critical_path.rows summed by category),
@@ -642,6 +740,7 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
         int64_t ng, lg;
         double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
+        if (hp <= 0.1 * in->step) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
         /* the first device's: host gaps (but host_phase's, when it fired) and launch calls at a CUDA
@@ -902,7 +1001,53 @@ static double mb_ns(const tab_op *o, int64_t *n) {
  * candidate. At stake: their time above what their bytes need at the
  * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what
  * unfused_attention counted of the same operators, from the kernel time pool. */
+/* memory_bound by kernel family (#45 item 6) when operators launched under
+ * half the kernel time (stakes_gpu_op_share: GPU-only captures, graph
+ * replays), the GPU bounding the step (gk_family_bounds): the memory-bound
+ * families' kernels (stakes_mb_families) over a tenth of the kernel time, 1%
+ * of the step or more at stake. Their bytes are unknown: at stake, SK_MB's replay
+ * of them at STAKE_MB_FAMILY_FACTOR of their time (an estimate, stated in the
+ * evidence), else time x (1 - the factor), from the kernel time pool.
+ * Contributors: their three kernels with the most time. */
+static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag);
+static int gk_family_bounds(const rule_in *in, double busy, double lag);
+static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
+    const pc_trace *t = in->c->t;
+    double fam[KF_NFAMILY], kern, ns, busy, lag;
+    gk_gpu_bounds(in, &busy, &lag);
+    if (!gk_family_bounds(in, busy, lag)) return; /* the GPU does not bound the step: faster kernels give back little */
+    unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
+    if (!mask || ns <= 0.1 * kern) return;
+    char fams[400] = "", a[64], note[200] = "";
+    for (int f = 0; f < KF_NFAMILY; f++) {
+        if (!(mask >> f & 1)) continue;
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
+    }
+    double rp = rules_replayed(in, SK_MB), want = ns / in->nsteps * (1 - STAKE_MB_FAMILY_FACTOR);
+    if ((rp >= 0 ? rp : want) < 0.01 * in->step) return; /* under 1% of the step at stake: no finding */
+    if (rp >= 0) replay_note(note, sizeof note, in, "with those kernels at 5/8 of their time", rp);
+    by_name names = {0};
+    for (size_t g = 0; g < t->ngpu; g++)
+        if (t->gpu[g].kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, t->gpu[g].name)).family & 1)
+            by_name_add(&names, t->gpu[g].name, (double)t->gpu[g].dur);
+    top3 top = {0};
+    by_name_top(&names, t, &top);
+    units_ns(a, sizeof a, ns / in->nsteps);
+    pc_rule rf = *r;
+    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction) over 10% of the kernel time";
+    rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
+    top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate, those kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
+                                            a, PER(in), 100 * ns / kern, fams, note), rp >= 0),
+            &top, in->nsteps);
+}
+
 static void memory_bound(const rule_in *in, const pc_rule *r) {
+    if (in->c->t->ngpu && stakes_gpu_op_share(in->c) < STAKE_GPU_OP_SHARE) {
+        memory_bound_by_family(in, r);
+        return;
+    }
+    if (in->program != PROG_PYTORCH) return; /* the operators' byte estimates are PyTorch's */
     double kern = rules_kernel_time(in->ps);
     if (!in->c->peak || kern <= 0) return;
     int64_t n;
@@ -1008,10 +1153,84 @@ static int gk_shapes(const rule_in *in, const float *set, top3 *top, char label[
  * a replay that gives back under a tenth of the off-graph figure says the
  * step is host-bound; without a graph, the off-graph figure. From the
  * kernel time pool. */
+/* gpu_kernels by kernel family (#44 item 4, #45 item 6), when operators
+ * launched under half the kernel time (stakes_gpu_op_share: graph replays,
+ * GPU-only captures) and the GPU bounds the step (gk_family_bounds): the kernels' FLOPs are unknown, so the finding names the
+ * families that dominate (stakes_gpu_families) with their time and share, and
+ * its stake is SK_GPU's replay of those kernels taking no time (the step
+ * ending with its GPU work): the GPU's margin over the host or their time,
+ * the less, an upper bound (docs/replay.md). Contributors: the dominant
+ * families' three kernels with the most time. */
+/* The GPU bounds the step for the family findings (whose stakes assume it,
+ * with no % of peak to say how much is left): its work ends after the host's
+ * range (lag over 1% of the step; without steps, its last op's end after the
+ * host's last event's) or it is busy GK_FAMILY_BUSY_SHARE of the step or more
+ * (gk_gpu_bounds' busy and lag) */
+#define GK_FAMILY_BUSY_SHARE 0.75
+static int gk_family_bounds(const rule_in *in, double busy, double lag) {
+    const pc_trace *t = in->c->t;
+    if (!in->has_steps) { /* without steps: the GPU's last op's end after the host's last event's */
+        int64_t host = INT64_MIN, gpu = INT64_MIN;
+        for (size_t i = 0; i < t->ncpu; i++) host = t->cpu[i].ts + t->cpu[i].dur > host ? t->cpu[i].ts + t->cpu[i].dur : host;
+        for (size_t g = 0; g < t->ngpu; g++) gpu = t->gpu[g].ts + t->gpu[g].dur > gpu ? t->gpu[g].ts + t->gpu[g].dur : gpu;
+        if (host != INT64_MIN && gpu > host) lag = fmax(lag, (double)(gpu - host));
+    }
+    return in->step > 0 && (busy >= GK_FAMILY_BUSY_SHARE * in->step || lag > 0.01 * in->step);
+}
+
+static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double busy, double lag) {
+    const pc_trace *t = in->c->t;
+    if (!gk_family_bounds(in, busy, lag)) return;
+    double fam[KF_NFAMILY], kern, set_ns = 0;
+    unsigned mask = stakes_gpu_families(t, fam, &kern);
+    if (!mask) return;
+    for (int f = 0; f < KF_NFAMILY; f++)
+        if (mask >> f & 1) set_ns += fam[f];
+    set_ns /= in->nsteps;
+    double rp = rules_replayed(in, SK_GPU), stake = rp >= 0 ? rp : fmin(set_ns, lag);
+    if (stake < 0.01 * in->step) return;
+    char fams[400] = "", a[64], c[64], lagw[160] = "", note[600] = "";
+    for (int f = 0; f < KF_NFAMILY; f++) {
+        if (!(mask >> f & 1)) continue;
+        units_ns(a, sizeof a, fam[f] / in->nsteps);
+        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
+    }
+    if (lag > 0.01 * in->step) units_ns(c, sizeof c, lag), snprintf(lagw, sizeof lagw, ", its work ending %s after the host's range", c);
+    if (rp >= 0) replay_note(note, sizeof note, in, "with those kernels taking no time and the step ending when its GPU work ends", rp);
+    /* the dominant families' kernels with the most time */
+    by_name names = {0};
+    for (size_t g = 0; g < t->ngpu; g++)
+        if (t->gpu[g].kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, t->gpu[g].name)).family & 1)
+            by_name_add(&names, t->gpu[g].name, (double)t->gpu[g].dur);
+    top3 top = {0};
+    by_name_top(&names, t, &top);
+    units_ns(c, sizeof c, busy);
+    char nr[200];
+    launches_named(in, NULL, mask, nr, sizeof nr);
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%s", nr);
+    /* the advice for kernels whose FLOPs are unknown: measure them first */
+    pc_rule rf = *r;
+    rf.title = "Kernels bound the step: a few kernel families take the GPU's time";
+    rf.threshold = "the GPU busy 40% of the step or more, or its work ending after the host's range, with over half the kernel time launched by no operator (graph replays, GPU-only captures: FLOPs unknown); the families holding 10% of the kernel time or more (copies and communication apart), 1% of the step or more given back in the replay";
+    rf.why = "When the GPU bounds the step, the step is as long as its kernels: only faster kernels shorten it. Without the operators' shapes, how far the kernels are from the device's peaks is unknown: the most they can give back is the GPU's margin over the host.";
+    rf.try_ = "Measure the dominant families' kernels with Nsight Compute (achieved FLOP/s and memory throughput against the "
+              "device's peaks) to tell compute-bound from memory-bound ones; for the GEMMs, check the library's tile and algorithm "
+              "choice for these shapes (tuning, a lower precision with matrix units); fuse the memory-bound kernels (norms, "
+              "elementwise, layout changes) into their neighbours.";
+    cJSON *o = fire(in, &rf, kclaim(in, stake),
+                    "the GPU is busy %s %s (%.0f%% of the %s)%s; most of its kernel time has no operator that launched it (graph replays, a GPU-only capture): its FLOPs are unknown; the families that dominate: %s; at stake, an upper bound: the GPU's margin over the host, or those kernels' time when less%s",
+                    c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, fams, note);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
+}
+
 static void gpu_kernels(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
     double busy, lag, set_ns, give;
     if (!gk_gpu_bounds(in, &busy, &lag)) return;
+    if (stakes_gpu_op_share(in->c) < STAKE_GPU_OP_SHARE) {
+        gpu_kernels_by_family(in, r, busy, lag);
+        return;
+    }
     double *row_ns = spill_calloc(in->nops ? in->nops : 1, sizeof *row_ns);
     float *set = stakes_gpu_set(in->c, in->ps, &set_ns, &give, row_ns);
     set_ns /= in->nsteps, give /= in->nsteps;
@@ -1030,7 +1249,7 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         fam[fam_of[e->name] - 1] += (double)e->dur, kern += (double)e->dur;
     }
     spill_free(fam_of);
-    char fams[400] = "", a[64], b[64], c[64], note[300] = "", lagw[160] = "";
+    char fams[400] = "", a[64], b[64], c[64], note[600] = "", lagw[160] = "";
     for (int f = 0; f < KF_NFAMILY; f++) {
         if (fam[f] <= 0.05 * kern) continue; /* the families that dominate: 5% of the kernel time or more */
         units_ns(a, sizeof a, fam[f] / in->nsteps);
@@ -1061,9 +1280,11 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
         }
         if (j < 3) worst[j] = i;
     }
-    char label[3][400];
+    char label[3][400], nr[200];
     top3 top = {0};
     int shapes = gk_shapes(in, set, &top, label); /* the shapes furthest below the peak, else the operators */
+    launches_named(in, set, 0, nr, sizeof nr);
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%s", nr);
     spill_free(set);
     for (int j = 0; !shapes && j < nw; j++) {
         const tab_op *w = &in->ops[worst[j]];

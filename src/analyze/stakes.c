@@ -2,6 +2,7 @@
  * contract is in stakes.h, the method in docs/replay.md. */
 #include "stakes.h"
 #include "flops.h"
+#include "kfamily.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <assert.h>
@@ -73,8 +74,33 @@ static float mb_factor(const tab_op *o) {
     return (float)(pct >= 100 ? 1 : pct / 100);
 }
 
+unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns) {
+    stakes_gpu_families(t, fam, kern);
+    static const int mbf[] = {KF_NORM, KF_LAYOUT, KF_ELEMENTWISE, KF_REDUCTION};
+    unsigned mask = 0;
+    *ns = 0;
+    for (int i = 0; i < 4; i++)
+        if (fam[mbf[i]] > 0) mask |= 1u << mbf[i], *ns += fam[mbf[i]];
+    return mask;
+}
+
+/* SK_MB's set by family: the memory-bound families' kernels at STAKE_MB_FAMILY_FACTOR */
+static float *mb_family_set(const an_ctx *c) {
+    const pc_trace *t = c->t;
+    double fam[KF_NFAMILY], kern, ns;
+    unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
+    if (!mask) return NULL;
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        f[g] = e->kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1 ? (float)STAKE_MB_FAMILY_FACTOR : 1;
+    }
+    return f;
+}
+
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     const pc_trace *t = c->t;
+    if (t->ngpu && stakes_gpu_op_share(c) < STAKE_GPU_OP_SHARE) return mb_family_set(c);
     if (!c->peak || !t->ngpu || !c->links.gpu_inner || !PC_TAB(ps, op)) return NULL;
     float *f = spill_alloc(t->ngpu * sizeof *f);
     const pc_table *tab = PC_TAB(ps, op);
@@ -102,11 +128,73 @@ static float gk_factor(const tab_op *o) {
     return pct >= 100 * STAKE_GPU_PEAK_SHARE ? 1 : (float)(pct / (100 * STAKE_GPU_PEAK_SHARE));
 }
 
+/* Whether a kernel has an operator that launched it: a CPU_OP around its
+ * launch, the launch not a graph's (cudaGraphLaunch / hipGraphLaunch: the
+ * operator around a graph replay did not launch its kernels one by one) */
+static int gk_has_op(const an_ctx *c, size_t g) {
+    int32_t call = c->links.gpu_launch ? c->links.gpu_launch[g] : -1;
+    if (call >= 0 && strstr(strtab_get(&c->t->strs, c->t->cpu[call].name), "GraphLaunch")) return 0;
+    for (int32_t p = c->links.gpu_inner[g]; p >= 0; p = c->links.parent[p])
+        if (c->t->cpu[p].kind == CPU_OP) return 1;
+    return 0;
+}
+
+double stakes_gpu_op_share(const an_ctx *c) {
+    const pc_trace *t = c->t;
+    double kern = 0, known = 0;
+    int links = c->links.gpu_inner && c->links.parent;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        kern += (double)e->dur;
+        if (links && gk_has_op(c, g)) known += (double)e->dur;
+    }
+    return kern > 0 ? known / kern : 1;
+}
+
+unsigned stakes_gpu_families(const pc_trace *t, double fam[], double *kern) {
+    uint8_t *fam_of = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* family + 1; 0: not yet */
+    *kern = 0;
+    for (int f = 0; f < KF_NFAMILY; f++) fam[f] = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        if (!fam_of[e->name]) fam_of[e->name] = (uint8_t)(kf_classify(strtab_get(&t->strs, e->name)).family + 1);
+        fam[fam_of[e->name] - 1] += (double)e->dur, *kern += (double)e->dur;
+    }
+    spill_free(fam_of);
+    unsigned mask = 0;
+    for (int f = 0; f < KF_NFAMILY; f++)
+        if (f != KF_COPY && f != KF_COMM && *kern > 0 && fam[f] >= STAKE_GPU_FAMILY_SHARE * *kern) mask |= 1u << f;
+    return mask;
+}
+
+/* SK_GPU's set by family: the kernels of the dominant families at factor 0 */
+static float *gk_family_set(const an_ctx *c, double *ns, double *give) {
+    const pc_trace *t = c->t;
+    double fam[KF_NFAMILY], kern;
+    unsigned mask = stakes_gpu_families(t, fam, &kern);
+    if (!mask) return NULL;
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    double sum = 0;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        f[g] = 1;
+        if (e->kind != GPU_KERNEL || !(mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1)) continue;
+        f[g] = 0, sum += (double)e->dur;
+    }
+    if (ns) *ns = sum;
+    if (give) *give = sum;
+    return f;
+}
+
 float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double *give, double *row_ns) {
     const pc_trace *t = c->t;
     if (ns) *ns = 0;
     if (give) *give = 0;
-    if (!t->ngpu || !c->links.gpu_inner || !c->links.parent || !PC_TAB(ps, op)) return NULL;
+    if (!t->ngpu) return NULL;
+    if (stakes_gpu_op_share(c) < STAKE_GPU_OP_SHARE) return gk_family_set(c, ns, give);
+    if (!c->links.gpu_inner || !c->links.parent || !PC_TAB(ps, op)) return NULL;
     const pc_table *tab = PC_TAB(ps, op);
     const tab_op *rows = TAB_ROWS(tab, op);
     int32_t *row = stakes_op_rows(t, rows, tab->n);

@@ -52,6 +52,24 @@ enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
  * operators table, zeroed by the caller): the set's kernel time added to the
  * row that gave each kernel its factor. spill_free. */
 float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double *give, double *row_ns);
+/* SK_GPU by kernel family (#44 item 4, #45 item 6), for kernels whose FLOPs
+ * are unknown: when operators launched under STAKE_GPU_OP_SHARE of the
+ * kernel time (stakes_gpu_op_share: graph replays, GPU-only captures), stakes_gpu_set's
+ * set is the kernels of the dominant families (stakes_gpu_families) at factor
+ * 0: those kernels taking no time, replayed with the step ending when its GPU
+ * work ends, give back the GPU's margin over the host or their time, the less
+ * of the two: an upper bound on what faster kernels give back (docs/replay.md).
+ * *ns and *give are then both those kernels' time; row_ns is left alone. */
+#define STAKE_GPU_OP_SHARE 0.5
+/* a family dominates at this share of the kernel time or more (copies and communication apart) */
+#define STAKE_GPU_FAMILY_SHARE 0.10
+/* The share of the trace's kernel time (GPU_KERNEL events) launched under an
+ * operator (a CPU_OP around the launch, the launch not a graph's); 1 without kernels. */
+double stakes_gpu_op_share(const an_ctx *c);
+/* The trace's kernel time by family (kfamily.h) into fam, the total in *kern;
+ * returns the dominant families' bit mask (1 << kf_family): those other than
+ * copies and communication with STAKE_GPU_FAMILY_SHARE of *kern or more. */
+unsigned stakes_gpu_families(const pc_trace *t, double fam[], double *kern);
 /* SK_GPU's change with the set gk: its factors, the step ending with its GPU work. */
 dg_change stakes_gpu_change(const float *gk);
 
@@ -59,8 +77,21 @@ dg_change stakes_gpu_change(const float *gk);
  * the set); NULL when the device has no Tensor Cores or the set is empty.
  * *ns (may be NULL): the set's kernel time in the whole trace. spill_free. */
 float *stakes_tc_set(const an_ctx *c, double *ns);
-/* The SK_MB change's factors, from the operators table of ps (NULL: none). */
+/* The SK_MB change's factors, from the operators table of ps (NULL: none);
+ * when operators launched under STAKE_GPU_OP_SHARE of the kernel time, by
+ * family (stakes_mb_families): those kernels at STAKE_MB_FAMILY_FACTOR. */
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
+/* memory_bound by family (#45 item 6): without operators the kernels' bytes
+ * are unknown, so their attainable time is an estimate: 5/8 of the measured,
+ * the memory traffic left when a chain of three pointwise kernels is fused
+ * into one (8 global-memory operations -> 5: the PyTorch blog "Why is
+ * PyTorch compile so fast: kernel fusion"; docs/replay.md). */
+#define STAKE_MB_FAMILY_FACTOR 0.625
+/* The trace's kernel time by family (fam, *kern as stakes_gpu_families);
+ * *ns: the memory-bound families' time (normalization, layout / transpose,
+ * elementwise, reduction: copies apart, their fix is not fusion); returns
+ * those with time as a bit mask (1 << kf_family). */
+unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns);
 /* Per string id of the trace: the first of rows[0..n) whose name is that
  * string's text, -1 for none (names are interned: one pass over the rows and
  * one over the ids, where a scan of the rows per name was quadratic in the

@@ -593,7 +593,7 @@ TEST(trend_level_shift_in_the_last_two_runs) {
     CHECK(!strstr(t->newest.reason, "since the last change point"));
     /* #47: the badge says what the sentence says: a regression the change-point test has not called */
     char *dir = tmp_path("trend_badge");
-    pc_report_opts ro = {dir, OUT_MD | OUT_HTML, NULL, 0, NULL, NULL};
+    pc_report_opts ro = {dir, OUT_MD | OUT_HTML, NULL, 0, NULL, NULL, NULL};
     pc_err err = {0};
     CHECK_EQ_I(pc_trend_write(t, &ro, &err), 0);
     char path[600];

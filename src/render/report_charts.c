@@ -528,8 +528,11 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
         const tab_bkcat *r = &TAB_ROWS(bk, bkcat)[i];
         if (PC_OR(r->pct, 0) < 0.05) continue;
         labels[k] = PC_S(r->category, "");
-        vals[k] = PC_OR(r->pct, 0);
         cols[k] = chart_category_color(labels[k]);
+        /* "other" is idle: named for what it is (#47 item 8), colored as before */
+        if (!strcmp(labels[k], "other")) labels[k] = "nothing recorded: idle";
+        else if (!strcmp(labels[k], "dataloader")) labels[k] = "data wait, nothing else running"; /* not the data wait figure (#47 item 3) */
+        vals[k] = PC_OR(r->pct, 0);
         k++;
     }
     int steps = tk_true(PC_REC(s, overview)->has_steps);

@@ -416,12 +416,25 @@ static const char *const finding_sections[][2] = {
     {"straggler", "#ranks|Ranks|#communication|Communication"},
 };
 
-/* Adds to each suggestions.rows item: anchor ("finding-N", N its rank) and
- * links [{href, label}] to the sections holding its evidence, the step
- * trace's worst step ("#step-K", when the trace has steps) among them. */
+/* Adds to each suggestions.rows item: anchor ("finding-N", N its rank),
+ * links [{href, label}] to the sections holding its evidence (the timeline's
+ * slowest step is the template's), and minor (#47 item 8): true for a
+ * finding whose stake shows as 0.0% (under 0.05% of the step) or that repeats
+ * a rule listed above it; view.suggestions_minor counts them. The top list
+ * leaves them out, a closed list below it has them. */
 static void finding_links(cJSON *v) {
     cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    int minors = 0;
     for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *pct = cJSON_GetObjectItemCaseSensitive(r, "at_stake_pct"), *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+        int minor = cJSON_IsNumber(pct) && pct->valuedouble < 0.05, seen = 0;
+        for (cJSON *q = rows->child; q != r && cJSON_IsString(ru); q = q->next) {
+            const cJSON *qr = cJSON_GetObjectItemCaseSensitive(q, "rule");
+            seen |= cJSON_IsString(qr) && !strcmp(qr->valuestring, ru->valuestring);
+        }
+        minor |= seen;
+        minors += minor;
+        cJSON_AddBoolToObject(r, "minor", minor);
         const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank"), *rule = cJSON_GetObjectItemCaseSensitive(r, "rule");
         char a[32];
         snprintf(a, sizeof a, "finding-%d", cJSON_IsNumber(rank) ? rank->valueint : 0);
@@ -439,6 +452,8 @@ static void finding_links(cJSON *v) {
             cJSON_AddItemToArray(links, o);
         }
     }
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    if (view && minors) cJSON_AddNumberToObject(view, "suggestions_minor", minors);
 }
 
 /* The first screen's extras (#47 item 4): view.first_try, the first
@@ -467,11 +482,23 @@ static void first_screen(const pc_summary *s, cJSON *v) {
         cJSON_AddStringToObject(view, "first_try", one);
         free(one);
     }
+    /* a phone's verdict: a headline over 120 characters cut at its first "; " */
+    const char *h = PC_REC(s, ranks) && PC_S(PC_REC(s, ranks)->headline, NULL) ? PC_REC(s, ranks)->headline : PC_S(PC_REC(s, overview)->headline, "");
+    const char *semi = strlen(h) > 120 ? strstr(h, "; ") : NULL;
+    if (semi) {
+        char *cut = xstrdup(h);
+        cut[semi - h] = 0;
+        cJSON_AddStringToObject(view, "headline_short", cut);
+        free(cut);
+    }
+    int steps = tk_true(PC_REC(s, overview)->has_steps);
+    cJSON_AddBoolToObject(view, "card_step", steps);
     int cpu = tk_true(PC_REC(s, cpu)->present), top_op = PC_S(PC_REC(s, overview)->top_operator, NULL) != NULL;
     cJSON_AddBoolToObject(view, "card_cpu", cpu);
     cJSON_AddBoolToObject(view, "card_top_operator", top_op);
     sbuf miss = {0};
-    if (!top_op) sbuf_printf(&miss, "top operator (no operators)");
+    if (!steps) sbuf_printf(&miss, "step time (no step markers)");
+    if (!top_op) sbuf_printf(&miss, "%stop operator (no operators)", miss.len ? ", " : "");
     if (!cpu) sbuf_printf(&miss, "%sCPU load (no CPU samples)", miss.len ? ", " : "");
     if (miss.data) cJSON_AddStringToObject(view, "not_in_trace", miss.data);
     sbuf_free(&miss);

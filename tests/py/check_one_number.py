@@ -80,7 +80,7 @@ def check_trace(pc, trace, out):
             ideas.setdefault(idea, []).append((place, v.strip()))
 
     # the headline: report.html's, summary.md's, the e-mail's, the console's
-    m = re.search(r'<p class="headline"[^>]*>(.*?)</p>', rep, re.S)
+    m = re.search(r'<p class="headline"[^>]*><span class="long[^"]*">(.*?)</span>', rep, re.S)  # the whole (a phone's is cut)
     head = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else None
     if head:
         put("headline", "report.html", [head])

@@ -531,7 +531,7 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
         cols[k] = chart_category_color(labels[k]);
         /* "other" is idle: named for what it is (#47 item 8), colored as before */
         if (!strcmp(labels[k], "other")) labels[k] = "nothing recorded: idle";
-        else if (!strcmp(labels[k], "dataloader")) labels[k] = "data wait, nothing else running"; /* not the data wait figure (#47 item 3) */
+        else if (!strcmp(labels[k], "dataloader")) labels[k] = "data wait alone"; /* not the data wait figure (#47 item 3) */
         vals[k] = PC_OR(r->pct, 0);
         k++;
     }

@@ -338,10 +338,14 @@ const { result, failed } = checker(`${tag}browser_`);
         const sugg = document.querySelector(".sugg"), t = document.querySelector("p.try");
         const na = Array.from(document.querySelectorAll("main > section:first-of-type .card .v")).filter((v) => v.textContent.trim() === "n/a")
           .map((v) => v.closest(".card").querySelector(".k").textContent);
-        return { suggestions: !!sugg, try: t ? t.textContent.slice(0, 80) : null, tryInside: !!t && inside(t.getBoundingClientRect()), na };
+        /* each card whole: its label inside a card laid out as one (a tag left open breaks the row) */
+        const loose = Array.from(document.querySelectorAll("main > section:first-of-type .cards .k"))
+          .filter((k) => !k.closest(".card") || getComputedStyle(k.closest(".card")).display !== "flex").map((k) => k.textContent);
+        return { suggestions: !!sugg, try: t ? t.textContent.slice(0, 80) : null, tryInside: !!t && inside(t.getBoundingClientRect()), na, loose };
       });
       if (act.suggestions) result("first_screen_try_line", act.tryInside, JSON.stringify(act));
       result("first_screen_no_na_card", act.na.length === 0, JSON.stringify(act.na));
+      result("first_screen_cards_whole", act.loose.length === 0, JSON.stringify(act.loose));
       // #47 item 10: each finding links to the sections of its evidence, every link's target on the page
       const links = await fp.evaluate(() => {
         const bad = [];

@@ -465,7 +465,14 @@ static void finding_links(cJSON *v) {
 static void first_screen(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
-    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0);
+    /* the headline's finding: the first, or for a job whose headline is its
+     * straggler, the straggler's */
+    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0), *q;
+    int at = 1;
+    if (PC_REC(s, straggler) && tk_true(PC_REC(s, straggler)->found))
+        for (size_t i = 0; (q = PC_REC_AT(s, suggestion, i)); i++)
+            if (!strcmp(PC_S(q->rule, ""), "straggler")) { sg = q, at = (int)i + 1; break; }
+    cJSON_AddNumberToObject(view, "first_try_rank", at);
     const char *t = sg ? PC_S(sg->try, "") : "";
     if (*t) {
         const char *in = strstr(t, " In ");

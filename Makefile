@@ -1,4 +1,5 @@
-# perfcard - see README.md. `make demo` and `make test` are the two commands.
+# perfcard - see README.md. `make demo` and `make test` are the two commands (`make check`, the
+# quick loop; `make test-all`, CI's: docs/testing.md).
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 CUDA_HOME ?= /usr/local/cuda
@@ -7,6 +8,14 @@ BUILD     ?= build
 OPT       ?= -O2 -g
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 SAN       ?=
+# -Wformat-truncation follows the optimizer's value ranges (-O0 and -O3 see other bounds than -O2):
+# an error at the default OPT, which every test builds, a warning at any other, so that any OPT builds
+# (gcc's warning only: clang has no -Wformat-truncation and refuses the name under -Werror)
+ifneq ($(OPT),-O2 -g)
+ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
+  WARN    += -Wno-error=format-truncation
+endif
+endif
 
 REQUIRED  := libcjson cairo zlib
 HAVE_REQ  := $(shell $(PKG_CONFIG) --exists $(REQUIRED) 2>/dev/null && echo 1 || echo 0)
@@ -16,6 +25,7 @@ HAVE_SQLITE := $(shell $(PKG_CONFIG) --exists sqlite3 2>/dev/null && echo 1 || e
 INFLATE   ?= auto
 HAVE_ISAL := $(if $(filter zlib,$(INFLATE)),0,$(shell $(PKG_CONFIG) --exists libisal 2>/dev/null && echo 1 || echo 0))
 HAVE_LIBDEFLATE = $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
+.DEFAULT_GOAL := all
 HAVE_CUPTI := $(shell test -f $(CUDA_HOME)/include/cupti.h && \
                 ( test -f $(CUDA_HOME)/lib64/libcupti.so || test -f $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so ) && echo 1 || echo 0)
 
@@ -48,22 +58,35 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) $(SAN) $(shell $(PKG_CONFIG) --cflags $(PKG
 LDLIBS    += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
 LDFLAGS   += $(SAN)
 
+DEPFLAGS  := -MMD -MP
+# the flags an object is built with, recorded in $(BUILD)/flags (rewritten only when they change, so
+# that a build with another CC, OPT, SAN or CPPFLAGS rebuilds every object, and the same one nothing)
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS)
+ifeq ($(NEED_BUILD),1)
+  $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/flags 2> /dev/null)" = '$(BUILD_FLAGS)' ] || printf '%s\n' '$(BUILD_FLAGS)' > $(BUILD)/flags; })
+endif
+$(BUILD)/flags:
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(BUILD_FLAGS)' > $@
+
 LIB_SRC   := $(filter-out src/cli/main.c src/capture/inject.c src/capture/cupti.c $(if $(filter 0,$(HAVE_SQLITE)),src/load/sqlite_in.c),$(wildcard src/*/*.c))
 CUPTI_INC := $(if $(filter 1,$(HAVE_CUPTI)),-I$(CUDA_HOME)/include -I$(CUDA_HOME)/extras/CUPTI/include)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 EMBED     := $(sort $(wildcard templates/*) $(wildcard assets/*))
 TEST_SRC  := $(wildcard tests/unit/*.c)
 
-.PHONY: mock all demo test check-deps deps bench fuzz golden screenshots clean install uninstall
+.PHONY: mock all demo test check-deps deps bench fuzz golden screenshots clean install uninstall deb
 all: $(BUILD)/perfcard $(BUILD)/gentrace $(BUILD)/libperfcard_inject.so $(BUILD)/schemadoc mock
 
 deps:
 	@sh tools/setup.sh build
 
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h) $(wildcard src/*/*.def)
+# each object depends on its source, the headers the compiler saw it include (-MMD -MP: $(BUILD)/.../X.d)
+# and the recorded flags ($(BUILD)/flags)
+$(BUILD)/%.o: %.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/src/load/source.o: $(BUILD)/inflater
 $(BUILD)/inflater:
@@ -74,7 +97,7 @@ $(BUILD)/gen/embedded.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $(EMBED) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c
+$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c $(BUILD)/flags
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libperfcard.a: $(LIB_OBJ)
@@ -86,7 +109,7 @@ $(BUILD)/perfcard: $(BUILD)/src/cli/main.o $(BUILD)/libperfcard.a
 
 # the injection library: CUPTI is opened at run time (dlopen) and read through src/capture/records.h: no CUDA headers needed
 INJECT_SRC := src/capture/inject.c src/capture/cupti.c src/capture/writer.c src/capture/cmdline.c
-$(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h
+$(BUILD)/libperfcard_inject.so: $(INJECT_SRC) $(wildcard src/capture/*.h) src/util/apiname.h include/perfcard.h $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $@"
 	@$(CC) $(CPPFLAGS) -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -shared \
@@ -140,25 +163,63 @@ $(BUILD)/loadbench: tools/loadbench.c $(BUILD)/libperfcard.a
 $(BUILD)/perfcard-tests: $(TEST_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libperfcard.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(wildcard tests/unit/*.h) $(wildcard src/*/*.h) $(wildcard src/*/*.def)
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/flags
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
-	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) -c $< -o $@
+	@$(CC) $(CPPFLAGS) -Isrc $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# ---- the two commands -------------------------------------------------
+# the header dependencies the compiler wrote (none before the first build)
+-include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tests/unit/*.d)
+
+# ---- the two commands, and the test tiers (docs/testing.md) -----------
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(BUILD)/perfcard report examples/demo.pt.trace.json.gz -o out/demo
 
+# the tiers: each builds what it needs, runs its suites (tests/run.sh, JOBS at a time) and ends with
+# "N passed, N failed"; T=PATTERN runs only the unit tests, CLI cases and hostile cases whose
+# names hold PATTERN. make check: the quick loop; make test: the README's; make test-all: CI's.
+JOBS      ?= $(shell nproc 2> /dev/null || echo 2)
+RUN_TESTS  = JOBS=$(JOBS) sh tests/run.sh $(if $(T),--only '$(T)')
+ASAN_SAN  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+.PHONY: check test-asan test-tsan test-fuzz test-all build-plain build-asan build-tsan build-fuzz build-zlib
+build-plain:
+	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
+build-asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" SAN="$(ASAN_SAN)" \
+	    build/asan/perfcard-tests build/asan/perfcard
+build-tsan:
+	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
+build-fuzz:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" SAN="$(FUZZ_SAN)" build/fuzz/libperfcard.a
+# the zlib fallback (a machine without libisal-dev): the gzip reader's unit tests and the hostile gzip cases
+build-zlib:
+	@$(MAKE) --no-print-directory BUILD=build/zlib INFLATE=zlib build/zlib/perfcard build/zlib/perfcard-tests
+
+check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain
+	@$(RUN_TESTS) check
 test: deps
 	@sh tools/setup.sh test
-	@$(MAKE) --no-print-directory all $(BUILD)/perfcard-tests
-	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" build/asan/perfcard-tests build/asan/perfcard
-	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" build/tsan/perfcard-tests build/tsan/perfcard
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
-	@sh tests/run.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain
+	@$(RUN_TESTS) test
+test-asan: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-asan
+	@$(RUN_TESTS) asan
+test-tsan: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-tsan
+	@$(RUN_TESTS) tsan
+test-fuzz: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-fuzz
+	@$(RUN_TESTS) fuzz
+test-all: deps
+	@sh tools/setup.sh test
+	@$(MAKE) --no-print-directory -j$(JOBS) build-plain build-asan build-tsan build-fuzz build-zlib
+	@$(RUN_TESTS) all
 
 # ---- measurement -------------------------------------------------------
 # rewrites tests/expected/ from this build, for a reviewed change to what the report says
@@ -166,7 +227,7 @@ golden: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/golden.sh $(BUILD)/perfcard --update
 
-# rewrites docs/screenshots (the README's pictures) from this build's demo report, as tests/cli.sh
+# rewrites docs/screenshots (the README's pictures) from this build's demo report, as tests/cli/report_full.sh
 # makes it (a real browser: sh tools/setup.sh test installs chromium and playwright-core)
 screenshots: deps
 	@$(MAKE) --no-print-directory all
@@ -181,8 +242,7 @@ bench: deps
 FUZZ_TIME ?= 60
 fuzz: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT="-O1 -g" \
-	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build/fuzz/libperfcard.a
+	@$(MAKE) --no-print-directory build-fuzz
 	@FUZZ_TIME=$(FUZZ_TIME) sh tools/fuzz.sh
 # one target: FUZZ_SRC, FUZZ_BIN (set by tools/fuzz.sh)
 build/fuzz/fuzz_%: $(FUZZ_SRC) $(wildcard tests/fuzz/*.h) build/fuzz/libperfcard.a
@@ -204,6 +264,12 @@ install: all
 uninstall:
 	rm -f $(INSTALLED)
 	-rmdir $(TPL_DIR) $(DESTDIR)$(PREFIX)/share/perfcard $(DESTDIR)$(PREFIX)/lib/perfcard 2> /dev/null
+
+# a Debian package of this build: BUILD/perfcard_VERSION_ARCH.deb, the files of make install under
+# /usr, Depends from the binary's own libraries (tools/deb.sh); apt install ./build/perfcard_*.deb
+deb: deps
+	@$(MAKE) --no-print-directory all
+	@sh tools/deb.sh $(BUILD) $(VERSION)
 
 clean:
 	rm -rf build out

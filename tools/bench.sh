@@ -12,7 +12,7 @@
 # references, a job from rank summaries and the capture overhead (this build alone).
 set -eu
 cd "$(dirname "$0")/.."
-D=build/bench
+D=${BENCH_DIR:-build/bench} # BENCH_DIR: another folder (the CLI case of tests/cli/bench_script.sh: its scratch folder)
 mkdir -p "$D"
 SIZE=${BENCH_SIZE:-400}
 ROUNDS=${BENCH_ROUNDS:-3}

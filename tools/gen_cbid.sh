@@ -4,7 +4,7 @@
 # nvprof's databases need (their runtime rows hold only the id). The version suffix and the
 # per-thread-stream suffixes (_ptsz, _ptds) are dropped: the name is the API the program called.
 #   gen_cbid.sh [HEADER]          print the table
-# tests/cli.sh compares the committed file with what this prints from the installed header.
+# tests/cli/nsys.sh compares the committed file with what this prints from the installed header.
 set -eu
 H=${1:-${CUDA_HOME:-/usr/local/cuda}/include/cupti_runtime_cbid.h}
 [ -f "$H" ] || H=${CUDA_HOME:-/usr/local/cuda}/extras/CUPTI/include/cupti_runtime_cbid.h

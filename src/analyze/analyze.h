@@ -29,7 +29,10 @@ typedef struct pc_step {
     int64_t start, end, cpu_start, cpu_end;
     uint32_t name;
     int64_t number;           /* N of ProfilerStep#N, else the index */
+    uint8_t kind;             /* STEP_KIND_*: what a serving marker says the step is (steps.c) */
+    int64_t gpu_ns;           /* the GPU's time for the step (steps.c's header; 0: none) */
 } pc_step;
+enum { STEP_KIND_NONE = 0, STEP_KIND_PREFILL, STEP_KIND_DECODE, STEP_KIND_MIXED, STEP_KIND_N };
 
 /* What every analyzer gets: the trace, the options, the shared links, the steps. */
 typedef struct an_ctx {

@@ -101,6 +101,7 @@ struct dg_graph {
     uint8_t *cls;         /* per strtab id: SY_* of a call, bit 0x10 dataloader name known, 0x20 is one, 0x40 nccl known, 0x80 is one */
     int64_t anchor, wstart, wend;
     int32_t path_end;
+    int64_t path_hi;          /* the last replay's step end (absolute): where its path ends */
     int no_data;          /* the last replay prefetched data loading */
     int phases;           /* a gap or join of DG_PHASE_NS or more, less its data loading (dg_phases) */
     int64_t gtail;        /* without steps: the window's end less the host's last event's end (the GPU's
@@ -626,7 +627,8 @@ size_t dg_build(dg_graph *g, size_t si) {
         int32_t id = (int32_t)g->nn;
         dg_node *x = node_new(g);
         x->kind = N_END;
-        x->ts = x->end = g->wend;
+        /* the host's end: its range's end (a step that ends with its GPU work, #44, ends later) */
+        x->ts = x->end = g->c->steps[si].cpu_end > g->wstart ? g->c->steps[si].cpu_end : g->wstart;
         if (main_th >= 0) chain(g, id, (uint32_t)main_th, main_th);
         else x->gap = x->ts - g->anchor;
         *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
@@ -768,18 +770,21 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
         if (x->e2 > H) H = x->e2, g->path_end = g->ends[k];
     }
     H -= g->wstart;
+    int32_t glast = -1;
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) {
             if (g->n[i].end > G) G = g->n[i].end;
-            if (g->n[i].e2 > G2) G2 = g->n[i].e2;
+            if (g->n[i].e2 > G2) G2 = g->n[i].e2, glast = (int32_t)i;
         }
-    /* the GPU must finish the step's work: no later after the window than it did */
+    /* the GPU must finish the step's work: no later after the window than it did; when it ends
+     * the step (a GPU-bound step's window ends with its GPU work, #44), the path ends on its last op */
     int64_t T = H;
     if (G != INT64_MIN) {
         int64_t lag = G > g->wend ? G - g->wend : 0;
-        if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag;
+        if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag, g->path_end = glast;
     }
     if (T < 0) T = 0;
+    g->path_hi = g->wstart + T;
     if (ch->carry) { /* the next step's work launched before it: how much earlier it ends */
         for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
         for (size_t i = 0; i < g->nn; i++) {
@@ -819,7 +824,7 @@ static void seg(const walk *k, int cat, uint32_t name, int64_t a, int64_t b) {
 void dg_path(const dg_graph *g, void (*add)(void *arg, int cat, uint32_t name, int64_t ns), void *arg) {
     if (g->path_end < 0) return;
     const dg_node *x = &g->n[g->path_end];
-    walk k = {add, arg, g->wstart, x->e2};
+    walk k = {add, arg, g->wstart, g->path_hi < x->e2 ? g->path_hi : x->e2};
     int32_t cur = g->path_end, at_start = 0, skip_own = 0;
     size_t guard = 2 * g->nn + 2;
     while (cur >= 0 && guard--) {

@@ -1266,7 +1266,7 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
     spill_free(blk);
     spill_free(refill);
     if (n <= 0) return;
-    char a[64], b[64], d[64], most[400] = "";
+    char a[64], b[64], d[64], most[512] = "";
     units_ns(a, sizeof a, sync_ns / in->nsteps);
     units_ns(b, sizeof b, idle_ns / in->nsteps);
     int best = -1;

@@ -1,12 +1,41 @@
 /* Steps and where their time goes.
  *
  * Steps: ProfilerStep#N ranges (or perfcard.step#N, or ranges whose name
- * matches --step-pattern). A step's window starts at its range's start (or
- * the previous window's end, if later, or once GPU work launched outside
- * every step before it has ended) and ends at the range's end: a GPU that
- * lags behind the host does not stretch the windows; its lag (per step, the
- * end of the GPU work launched inside the range minus the range's end, 0 at
- * least) is a figure of its own.
+ * matches --step-pattern). A step ends when its GPU work ends, when the GPU
+ * bounds it (#44 item 2). Per step:
+ *   host_ns = its range's length: the host's time for the step;
+ *   gpu_ns  = from the latest of the window's start, the start of the
+ *             step's first GPU op and the end of the GPU work launched
+ *             before the step, to the end of the step's last GPU op (the ops
+ *             whose launch call starts inside the range, links.c: kernels,
+ *             copies, memsets), 0 without any: the GPU's time for the step,
+ *             less what it waited for the host before its first op and
+ *             what it still ran of earlier work;
+ *   bound   = "gpu" when gpu_ns > host_ns, else "host"; margin_ns =
+ *             |gpu_ns - host_ns|: how much the bounding side gives back at
+ *             most before the other one bounds.
+ * Window [start, end): start = the range's start, or later: the previous
+ * window's end, or once GPU work launched outside every step before it has
+ * ended (capped at the range's end); end = the end of the step's GPU work
+ * (when later than its range's end) for a step the GPU bounds (gpu_ns
+ * greater than the host's part of the window: host_ns when the window
+ * starts at the range's start) and did not hold back, and for a step whose window starts at a previous window's
+ * end past its range's start (the chain of a pipelined loop, until the GPU
+ * catches up with the host), else the range's end (GPU work running past it is the GPU's
+ * lag, a figure of its own, and the next window's earlier work: host-bound
+ * figures are the ranges', #32). Held back: at the later of the range's
+ * start and the previous window's end, the GPU still ran work launched
+ * before the step (the GPU running behind the host across steps, the lag of
+ * a host-bound step or work before the steps): such a step's GPU end is late
+ * by that backlog, not by its own GPU time, so its window stays its range
+ * (else the window would take the whole backlog and the next one lose it);
+ * its gpu_ns, bound and margin still say which side bounds it.
+ * Windows never overlap: in a pipelined GPU-bound loop (the host ahead, the
+ * GPU's next work queued when it ends the previous one's) step N's window is
+ * [G(N-1), G(N)), the GPU's time per step (the loop's steady-state step
+ * time), and the windows sum to the wall time from the first start to the
+ * last end. A GPU-bound step's window is gpu_ns plus the host's lead before
+ * the first op when the GPU was idle at the window's start.
  *
  * Without step ranges (and without --step-pattern), a repeating marker
  * delimits the iterations (#32 class 3; tests/expectations/marker_steps.py
@@ -49,6 +78,7 @@
  *   overlapping non-NCCL kernels (on other streams); for steps whose phases
  *   the input gives and whose kernels are not on the steps' clock (MindSpore's
  *   step trace), the part inside the forward and backward phase. */
+#include <assert.h>
 #include <errno.h>
 #include "analyze.h"
 #include "../util/units.h"
@@ -153,6 +183,152 @@ static size_t count_in(const int64_t *v, size_t n, int64_t lo, int64_t hi) { /* 
     return c2 > a ? c2 - a : 0;
 }
 
+/* Serving and inference markers (#44 item 3; docs/commands.md "Steps from
+ * markers" cites the frameworks' names). Families, tried in this order; the
+ * first with an occurrence gives the steps, each occurrence that does not
+ * overlap an earlier one (the outermost kept) one step (its own range; a
+ * capture of one batch is that batch, not the whole capture):
+ *   SGLANG   "step[MODE bs=N...]": SGLang's span around each ModelRunner.forward
+ *            ("step[DECODE bs=32]", "step[EXTEND bs=1 toks=16128]": EXTEND is
+ *            its prefill; MIXED, IDLE, TARGET_VERIFY, DRAFT_EXTEND, ...);
+ *   EXECUTE  a name that is or ends with "execute_model" (vLLM's model runner
+ *            and worker: NVTX wrappers, record_function, python_function
+ *            frames "file.py(123): execute_model");
+ *   VLLM     vLLM v1's record_function stages inside execute_model,
+ *            "gpu_model_runner: preprocess" (opening each call), "...: forward",
+ *            "...: postprocess": the preprocess ranges delimit the steps, the
+ *            last ending with the last stage range that starts in it;
+ *   EXEC_ANY a name that starts with "execute_" (TensorRT-LLM's and other
+ *            runtimes' execute_* calls);
+ *   COMPILED "Torch-Compiled Region: i/j" (torch.compile's frame), then
+ *            "## Call CompiledFxGraph <hash>" (Inductor's graph call):
+ *            a compiled program's calls, one per batch (diffusers/xDiT
+ *            denoising steps when the transformer is compiled); only the
+ *            name that occurs first (the program's entry: with graph
+ *            breaks a batch calls "0/0", then "1/0", ...); its calls
+ *            delimit the steps (a call is one part of an iteration: a
+ *            training step's forward), the last step ending with its call.
+ * Candidates: any range that is no CUDA call. Kind (STEP_KIND_*): prefill
+ * when the step's name, or a range inside it, names "prefill" or "extend",
+ * decode when "decode", mixed when "mixed" or both (case-insensitive). */
+static int kind_of_name(const char *n);
+/* The steps' kinds (serving_steps' rule): from each step's name, and from
+ * the names of the ranges that start inside it (v sorted, disjoint). */
+static void serving_kinds(const pc_trace *t, pc_step *v, size_t n) {
+    uint8_t *bits = spill_calloc(n, 1), *kc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: kind bits + 4 once known */
+    for (size_t k = 0; k < n; k++) bits[k] = (uint8_t)kind_of_name(strtab_get(&t->strs, v[k].name));
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER || e->name >= t->strs.n) continue;
+        if (!kc[e->name]) kc[e->name] = (uint8_t)(4 | kind_of_name(strtab_get(&t->strs, e->name)));
+        if (!(kc[e->name] & 3)) continue;
+        long si = find_step(v, n, e->ts, 1);
+        if (si >= 0) bits[si] |= kc[e->name] & 3;
+    }
+    for (size_t k = 0; k < n; k++)
+        v[k].kind = bits[k] == 3 ? STEP_KIND_MIXED : bits[k] == 2 ? STEP_KIND_DECODE : bits[k] == 1 ? STEP_KIND_PREFILL : STEP_KIND_NONE;
+    spill_free(bits);
+    spill_free(kc);
+}
+
+enum { SV_SGLANG, SV_EXECUTE, SV_VLLM, SV_EXEC_ANY, SV_REGION, SV_FXGRAPH, SV_N };
+static int serving_family(const char *n) {
+    size_t len = strlen(n);
+    if (!strncmp(n, "step[", 5) && strstr(n, " bs=")) return SV_SGLANG;
+    if (len >= 13 && !strcmp(n + len - 13, "execute_model")) return SV_EXECUTE;
+    if (!strncmp(n, "gpu_model_runner: ", 18)) return SV_VLLM;
+    if (!strncmp(n, "execute_", 8)) return SV_EXEC_ANY;
+    if (!strncmp(n, "Torch-Compiled Region", 21)) return SV_REGION;
+    if (!strncmp(n, "## Call CompiledFxGraph", 23)) return SV_FXGRAPH;
+    return -1;
+}
+static int kind_of_name(const char *n) {
+    int k = 0;
+    if (strcasestr(n, "prefill") || strcasestr(n, "extend")) k |= 1;
+    if (strcasestr(n, "decode")) k |= 2;
+    if (strcasestr(n, "mixed")) k |= 3;
+    return k; /* bits: 1 prefill, 2 decode */
+}
+static int cmp_occ_ts(const void *a, const void *b) {
+    const mk_occ *x = a, *y = b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    return x->e > y->e ? -1 : x->e < y->e; /* the outer one first */
+}
+
+/* The steps serving markers give (the rule above), 0 when none; on success
+ * *out holds them (sorted, disjoint, kinds set) and c's source is set. */
+static size_t serving_steps(an_ctx *c, pc_step **out) {
+    const pc_trace *t = c->t;
+    mk_occ *o[SV_N] = {NULL};
+    size_t no[SV_N] = {0}, capo[SV_N] = {0};
+    uint8_t *fam = spill_alloc((t->strs.n ? t->strs.n : 1)); /* per name: family + 1, 0 unknown, 255 none */
+    memset(fam, 0, t->strs.n ? t->strs.n : 1);
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER || e->dur <= 0 || e->name >= t->strs.n) continue;
+        if (!fam[e->name]) {
+            int f = serving_family(strtab_get(&t->strs, e->name));
+            fam[e->name] = f < 0 ? 255 : (uint8_t)(f + 1);
+        }
+        if (fam[e->name] != 255) {
+            int f = fam[e->name] - 1;
+            *SPILL_PUSH(o[f], no[f], capo[f]) = (mk_occ){e->name, e->ts, e->ts + e->dur};
+        }
+    }
+    spill_free(fam);
+    size_t n = 0;
+    int best = -1;
+    for (int f = 0; f < SV_N && best < 0; f++) {
+        if (no[f] < 1) continue;
+        spill_sort(o[f], no[f], sizeof *o[f], cmp_occ_ts);
+        /* a compiled program's frames and graphs: the first one's name only (with graph breaks a
+         * batch calls several, "0/0" then "1/0": the first is the program's entry) */
+        int delim = f == SV_REGION || f == SV_FXGRAPH || f == SV_VLLM;
+        uint32_t only = f == SV_REGION || f == SV_FXGRAPH ? o[f][0].name : 0;
+        if (f == SV_VLLM) { /* vLLM v1's stages: "preprocess" opens each execute_model call */
+            only = UINT32_MAX;
+            for (size_t i = 0; i < no[f] && only == UINT32_MAX; i++)
+                if (!strcmp(strtab_get(&t->strs, o[f][i].name), "gpu_model_runner: preprocess")) only = o[f][i].name;
+            if (only == UINT32_MAX) continue;
+        }
+        /* the last delimited step ends with the family's last range that starts in it */
+        int64_t last_s = INT64_MIN, last_e = INT64_MIN;
+        for (size_t i = 0; delim && i < no[f]; i++)
+            if (o[f][i].name == only && o[f][i].s > last_s) last_s = o[f][i].s;
+        for (size_t i = 0; delim && i < no[f]; i++)
+            if (o[f][i].s >= last_s && o[f][i].e > last_e) last_e = o[f][i].e;
+        size_t k = 0; /* the outermost, non-overlapping occurrences */
+        for (size_t i = 0; i < no[f]; i++)
+            if ((!only || o[f][i].name == only) && (!k || o[f][i].s >= o[f][k - 1].e)) o[f][k++] = o[f][i];
+        no[f] = k;
+        if (delim && k) o[f][k - 1].e = last_e > o[f][k - 1].e ? last_e : o[f][k - 1].e;
+        if (k >= 1) best = f, n = k;
+    }
+    pc_step *v = NULL;
+    if (best >= 0) {
+        v = spill_calloc(n, sizeof *v);
+        for (size_t k = 0; k < n; k++) {
+            v[k].cpu_start = v[k].start = o[best][k].s;
+            /* a compiled program's call is one part of an iteration (a training step's forward):
+             * its calls delimit the steps, the last one ending with its call */
+            int delim = (best == SV_REGION || best == SV_FXGRAPH || best == SV_VLLM) && k + 1 < n;
+            v[k].cpu_end = v[k].end = delim ? o[best][k + 1].s : o[best][k].e;
+            v[k].name = o[best][k].name;
+            v[k].number = (int64_t)k + 1;
+        }
+        serving_kinds(t, v, n);
+        static const char *const fname[SV_N] = {"SGLang batches (step[...])", "execute_model", "vLLM's gpu_model_runner stages", "execute_*",
+                                                "Torch-Compiled Region", "CompiledFxGraph calls"};
+        size_t len = strlen(fname[best]) + 32;
+        c->step_source_own = malloc(len);
+        if (!c->step_source_own) abort();
+        snprintf(c->step_source_own, len, "serving markers: %s", fname[best]);
+        *out = v;
+    }
+    for (int f = 0; f < SV_N; f++) spill_free(o[f]);
+    return best >= 0 ? n : 0;
+}
+
 /* The iterations a repeating marker delimits (the rule at the top); 0 when
  * no marker is regular. On success *out holds the steps, c's warm-up and
  * source are set. */
@@ -229,6 +405,67 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
     return ns;
 }
 
+/* The steps' windows and GPU times (#44 item 2; the rule in the header).
+ * Requires v sorted by cpu_start with disjoint ranges (steps_find's), the
+ * launch links made. Ensures, per step, start <= end, start >= cpu_start,
+ * windows disjoint and in order; gpu_ns set; a GPU-bound step (gpu_ns >
+ * host) that the GPU did not hold back ends at its GPU work's end, any
+ * other at its range's end. */
+static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
+    const pc_trace *t = c->t;
+    int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
+            *pre = spill_alloc((n ? n : 1) * sizeof *pre), *prerun = spill_alloc((n ? n : 1) * sizeof *prerun);
+    for (size_t i = 0; i < n; i++) gend[i] = pre[i] = prerun[i] = INT64_MIN, gfirst[i] = INT64_MAX;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        int32_t L = c->links.gpu_launch[g];
+        if (L < 0 || (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET)) continue;
+        int64_t end = e->ts + e->dur, at = t->cpu[L].ts;
+        long si = find_step(v, n, at, 1);
+        if (si >= 0) {
+            if (end > gend[si]) gend[si] = end;
+            if (e->ts < gfirst[si]) gfirst[si] = e->ts;
+            continue;
+        }
+        size_t lo = 0, hi = n; /* the first step starting after the launch */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (v[m].cpu_start <= at) lo = m + 1;
+            else hi = m;
+        }
+        if (lo < n && end > pre[lo]) pre[lo] = end;
+        if (lo < n && e->ts <= v[lo].cpu_start && end > prerun[lo]) prerun[lo] = end; /* running at the step's start */
+    }
+    int64_t prev = INT64_MIN, before = INT64_MIN; /* the previous window's end; the end of the GPU work launched before the step */
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = v[i].cpu_start;
+        if (pre[i] > before) before = pre[i];
+        /* held back: the GPU still ran work launched before the step, not the previous window's, at its start */
+        int held = before > (prev > s ? prev : s), chained = prev > s;
+        /* the window starts after earlier work the GPU was running at the range's start; work
+         * launched before the step that the GPU only began later was queued (SGLang's decode: a
+         * graph launched before the step ran 463 ms into it), and the range keeps its start */
+        if (prerun[i] > s) s = prerun[i] < v[i].cpu_end ? prerun[i] : v[i].cpu_end;
+        if (prev > s) s = prev;
+        int64_t from = gfirst[i] > s ? gfirst[i] : s;
+        if (before > from) from = before;
+        v[i].gpu_ns = gend[i] > from ? gend[i] - from : 0;
+        /* the GPU ends the step: its time from the window's start (or its first op) exceeds the host's
+         * part of the window (the range, when the window starts at it) */
+        int64_t gspan = gend[i] - (gfirst[i] > s ? gfirst[i] : s);
+        int ends_gpu = gend[i] > v[i].cpu_end && !held && (gspan > v[i].cpu_end - s || chained);
+        int64_t e = ends_gpu ? gend[i] : v[i].cpu_end;
+        if (gend[i] > before) before = gend[i];
+        if (e < s) e = s;
+        assert(s <= e && s >= v[i].cpu_start && v[i].gpu_ns >= 0);
+        v[i].start = s, v[i].end = prev = e;
+    }
+    spill_free(gend);
+    spill_free(gfirst);
+    spill_free(pre);
+    spill_free(prerun);
+}
+
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
     regex_t re;
@@ -278,7 +515,8 @@ void steps_find(an_ctx *c) {
         if (v[i].number < 0) v[i].number = (int64_t)i + 1;
     if (n == 0 && !c->o.step_pattern && !t->step_source) {
         pc_step *m = NULL;
-        size_t nm = marker_steps(c, &m);
+        size_t nm = serving_steps(c, &m);
+        if (!nm) nm = marker_steps(c, &m);
         if (nm) spill_free(v), v = m, n = nm;
     }
     if (n == 0) {
@@ -293,28 +531,7 @@ void steps_find(an_ctx *c) {
     }
     c->step_source = use_re ? "ranges matching --step-pattern" : c->step_source_own ? c->step_source_own
                                                               : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
-    /* A step's window is its own range (#32): GPU work launched in it that
-     * ends after the range is the GPU's lag behind the host (an_steps reports
-     * it), not a longer step. GPU work launched outside every step (before
-     * the first one: warm-up, or before the trace) is no step's: a window
-     * starts once such work launched before it has ended. */
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int32_t L = c->links.gpu_launch[g];
-        if (L < 0 || e->kind == GPU_ANNOT || find_step(v, n, t->cpu[L].ts, 1) >= 0) continue;
-        size_t lo = 0, hi = n; /* the first step starting after the launch */
-        while (lo < hi) {
-            size_t m = (lo + hi) / 2;
-            if (v[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
-            else hi = m;
-        }
-        int64_t end = e->ts + e->dur;
-        if (lo < n && end > v[lo].start) v[lo].start = end < v[lo].cpu_end ? end : v[lo].cpu_end;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].start < v[i - 1].end) v[i].start = v[i - 1].end;
-        if (v[i].end < v[i].start) v[i].end = v[i].start;
-    }
+    step_windows(c, v, n);
     c->steps = v;
     c->nsteps = n;
 }
@@ -390,6 +607,65 @@ static void one_off_names(const pc_trace *t, const pc_step *st, size_t ns, uint3
             if (!n_out[step_of[id]]++) first_out[step_of[id]] = (uint32_t)id;
         }
     spill_free(step_of);
+}
+
+/* A step's host and GPU times, which one bounds it and by how much (#44
+ * item 2, the rule at the top): host = the range's length; gpu = the
+ * step's gpu_ns (step_windows); gpu_bound when gpu > host; margin = |gpu -
+ * host|. */
+typedef struct bounds { int64_t host, gpu, margin; int gpu_bound; } bounds;
+static void step_bounds(const pc_step *st, size_t ns, bounds *out) {
+    for (size_t i = 0; i < ns; i++) {
+        bounds *b = &out[i];
+        b->host = st[i].cpu_end - st[i].cpu_start;
+        b->gpu = st[i].gpu_ns;
+        b->gpu_bound = b->gpu > b->host;
+        b->margin = b->gpu_bound ? b->gpu - b->host : b->host - b->gpu;
+        assert(b->host >= 0 && b->margin >= 0);
+    }
+}
+
+static const char *const step_kind_name[STEP_KIND_N] = {"unknown", "prefill", "decode", "mixed"};
+
+/* The steps' bound over the run (steps' record): the means of host_ns and
+ * gpu_ns, which one is larger, their difference, the GPU-bound steps. */
+static void steps_bound_summary(tab_steps *sr, const bounds *b, size_t ns) {
+    double h = 0, g = 0;
+    int64_t nb = 0;
+    for (size_t i = 0; i < ns; i++) h += (double)b[i].host, g += (double)b[i].gpu, nb += b[i].gpu_bound;
+    h /= (double)ns, g /= (double)ns;
+    sr->host_ns = pc_figure(h);
+    sr->gpu_ns = pc_figure(g);
+    sr->bound = g > h ? "gpu" : "host";
+    sr->margin_ns = pc_figure(fabs(g - h));
+    sr->gpu_bound_steps = nb;
+}
+
+/* steps.kinds: per step kind (steps.rows[].kind) the count, mean, median and
+ * p90 (nearest rank) of the windows; only when some step has a kind. */
+static void steps_by_kind(pc_summary *ps, cJSON *so, const pc_step *st, size_t ns) {
+    int any = 0;
+    for (size_t i = 0; i < ns; i++) any |= st[i].kind != STEP_KIND_NONE;
+    if (!any) return;
+    pc_table *kt = pc_summary_add_table(ps, so, "kinds", TAB_step_kind);
+    int64_t *d = spill_alloc(ns * sizeof *d);
+    for (int k = 1; k <= STEP_KIND_N; k++) {
+        int kind = k % STEP_KIND_N; /* prefill, decode, mixed, then unknown */
+        size_t n = 0;
+        double sum = 0;
+        for (size_t i = 0; i < ns; i++)
+            if (st[i].kind == kind) d[n++] = st[i].end - st[i].start, sum += (double)(st[i].end - st[i].start);
+        if (!n) continue;
+        spill_sort(d, n, sizeof *d, cmp_i64);
+        tab_step_kind *r = tab_push(kt);
+        r->kind = step_kind_name[kind];
+        r->count = (int64_t)n;
+        r->mean_ns = pc_figure(sum / (double)n);
+        r->p50_ns = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+        size_t r90 = (size_t)ceil(0.9 * (double)n);
+        r->p90_ns = d[(r90 ? r90 : 1) - 1];
+    }
+    spill_free(d);
 }
 
 void an_steps(const an_ctx *c, pc_summary *ps) {
@@ -515,16 +791,21 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
     for (int k = 0; k < BK_OTHER; k++)
         if (k != BK_COMM) spill_free(u[k]);
 
-    /* the GPU's lag behind the host: per step, how long after its range the
-     * GPU finished the work launched inside it */
+    /* the GPU's lag behind the host, and the step's GPU end: per step, the
+     * end of the GPU work launched inside its range */
     int64_t *lag = spill_calloc(ns, sizeof *lag);
+    int linked = 0; /* some step's range launched GPU work the trace links: its host/GPU bound means something */
     for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t L = l->gpu_launch[g];
         if (L < 0 || e->kind == GPU_ANNOT) continue;
         long si = find_step(st, ns, t->cpu[L].ts, 1);
-        if (si >= 0 && e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
+        if (si < 0) continue;
+        linked |= e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET;
+        if (e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
     }
+    bounds *bd_host = spill_calloc(ns, sizeof *bd_host);
+    if (c->step_source) step_bounds(st, ns, bd_host);
 
     /* output */
     cJSON *so = sj_obj(s, "steps");
@@ -619,7 +900,14 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
             r->number = p->number;
             r->start_ns = p->start - t->t_min;
             r->duration_ns = dur;
-            if (c->step_source) r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+            if (c->step_source) {
+                r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
+            }
+            if (c->step_source && linked) {
+                r->host_ns = bd_host[si].host, r->gpu_ns = bd_host[si].gpu, r->margin_ns = bd_host[si].margin;
+                r->bound = bd_host[si].gpu_bound ? "gpu" : "host";
+            }
+            if (p->kind) r->kind = step_kind_name[p->kind];
             if (phased) r->earlier_work_ns = earlier, r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
             r->phase_basis = basis;
             r->has_backward = (tk_B)(basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
@@ -692,7 +980,10 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
         sr->gpu_lag_max_ns = lmax;
         sr->gpu_before_ns = st[0].start - st[0].cpu_start;
+        if (linked) steps_bound_summary(sr, bd_host, ns);
     }
+    steps_by_kind(ps, so, st, ns);
+    spill_free(bd_host);
     spill_free(lag);
     spill_free(carry);
 

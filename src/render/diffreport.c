@@ -214,11 +214,14 @@ static void put_plain(cJSON *r, const pc_diff_result *d, const pc_diff_change *c
         sbuf_printf(&b, ")");
         if (c->ncontrib && isfinite(c->contrib[0].share_pct) && c->contrib[0].share_pct >= 50) {
             const pc_diff_contrib *k = &c->contrib[0];
-            sbuf_printf(&b, ", %s %s%s%s (", k->share_pct >= 80 ? "almost all" : "mostly", strcmp(k->kind, "category") ? k->kind : "",
-                        strcmp(k->kind, "category") ? " " : "", k->name ? k->name : "");
-            sbuf_putc(&b, k->delta_ns < 0 ? '-' : '+');
-            rv_fmt_unit(&b, fabs(k->delta_ns), UNIT_NS);
-            sbuf_putc(&b, ')');
+            sbuf kd = {0};
+            rv_fmt_unit(&kd, fabs(k->delta_ns), UNIT_NS);
+            /* one figure once: a contributor that is the whole change is named without it again */
+            int whole = (k->delta_ns < 0) == (dns < 0) && kd.data && t.data && !strcmp(kd.data, t.data);
+            sbuf_printf(&b, ", %s %s%s%s", whole ? "all of it" : k->share_pct >= 80 ? "almost all" : "mostly",
+                        strcmp(k->kind, "category") ? k->kind : "", strcmp(k->kind, "category") ? " " : "", k->name ? k->name : "");
+            if (!whole) sbuf_printf(&b, " (%c%s)", k->delta_ns < 0 ? '-' : '+', kd.data ? kd.data : "");
+            sbuf_free(&kd);
         }
         if (!strcmp(v->verdict, "inconclusive")) sbuf_printf(&b, "; not decided by these runs");
     }

@@ -133,7 +133,7 @@ static void default_subject(const pc_summary *s, const char *base, char *out, si
     /* a job with a straggler tells its story first (#47): the job's headline up to its colon */
     const tab_straggler *st = PC_REC(s, straggler);
     const char *jh = PC_S(PC_REC(s, ranks)->headline, "");
-    char job[160];
+    char job[96];
     if (st && tk_true(st->found) && jh[0]) {
         size_t k = strcspn(jh, ":");
         snprintf(job, sizeof job, "%.*s", (int)(k < sizeof job - 1 ? k : sizeof job - 1), jh);

@@ -13,6 +13,7 @@
 #include "../util/order.h"
 #include "../util/fsutil.h"
 #include "../util/sbuf.h"
+#include "../util/units.h"
 #include "../util/xalloc.h"
 #include <stdio.h>
 #include <math.h>
@@ -327,6 +328,29 @@ static void md_extras(const pc_summary *s, cJSON *v) {
         if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
     }
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
+}
+
+/* view.step_bound (#44 item 2): one sentence of which side bounds the steps
+ * and by how much, from steps.host_ns, gpu_ns, bound and margin_ns (the means
+ * over the steps), when the trace has steps; summary.md's line and the
+ * report's Step trace section. */
+static void step_bound_view(const pc_summary *s, cJSON *v) {
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    const tab_steps *st = PC_REC(s, steps);
+    if (!view || !st || !st->bound || isnan(st->host_ns) || isnan(st->gpu_ns) || isnan(st->margin_ns)) return;
+    char h[32], g[32], m[32], line[512];
+    units_ns(h, sizeof h, st->host_ns);
+    units_ns(g, sizeof g, st->gpu_ns);
+    units_ns(m, sizeof m, st->margin_ns);
+    int64_t nb = PC_OR(st->gpu_bound_steps, 0), n = PC_OR(st->count, 0);
+    if (!strcmp(st->bound, "gpu"))
+        snprintf(line, sizeof line, "GPU-bound: GPU %s per step, host %s: faster GPU work gives back up to ~%s, then the host's own time "
+                 "(its launches) is the wall (%lld of %lld steps GPU-bound; the host's time counts its waits on the GPU, so where the "
+                 "two run in lockstep a faster GPU gives back more: the replayed stakes)", g, h, m, (long long)nb, (long long)n);
+    else
+        snprintf(line, sizeof line, "Host-bound: host %s per step, GPU %s: host-side fixes give back up to ~%s before the GPU bounds the step "
+                 "(%lld of %lld steps GPU-bound; the host's time counts its waits on the GPU)", h, g, m, (long long)nb, (long long)n);
+    cJSON_AddStringToObject(view, "step_bound", line);
 }
 
 /* The Critical path section's extras, when critical_path.present:
@@ -762,6 +786,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     cpath_view(summary, v);
     first_screen(summary, v);
     finding_links(v);
+    step_bound_view(summary, v);
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */
     else timeline_json(summary, v, rows > 0 ? (size_t)rows * 4 : 0);

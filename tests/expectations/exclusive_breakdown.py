@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reading of a 2021-schema Kineto trace (PyTorch's TensorBoard plugin samples):
-each step's window (its ProfilerStep range; a step starts once GPU work launched before the
-steps has ended; windows tiling; the GPU's lag behind the host is printed apart), and every microsecond of it given to one category, first that applies:
+each step's window (gpu_step_windows.py: its ProfilerStep range, or until its GPU work ends when
+the GPU bounds it; windows tiling; the GPU's lag behind the host is printed apart), and every microsecond of it given to one category, first that applies:
 kernel > memcpy > memset > runtime > data loading > CPU operators (idle is the rest).
 Annotations are not operators: ProfilerStep#, Optimizer.step#, Optimizer.zero_grad#.
 Usage: exclusive_breakdown.py TRACE.json.gz (the expectations in resnet50-v100.md come from it)."""
@@ -12,16 +12,13 @@ steps = sorted((e['ts'], e['ts'] + e['dur'], e['name']) for e in ev if e.get('na
 cat = lambda e: e.get('cat', '')
 rt = {e['args']['correlation']: e['ts'] for e in ev if cat(e) == 'Runtime' and 'correlation' in e.get('args', {})}
 gpu = [e for e in ev if cat(e) in ('Kernel', 'Memcpy', 'Memset')]
-# windows (#32: a step's work is its own): a step's own range; GPU work launched outside every step
-# (before the first one) is no step's, so the next step's window starts once it has ended
-# (at most at the range's end); windows tile. GPU work running past its step's range is the
-# GPU's lag, reported apart: it does not stretch the window.
-win = [[a, b, n] for a, b, n in steps]
-for e in gpu:
-    c = e.get('args', {}).get('correlation')
-    if c not in rt or any(a <= rt[c] < b for a, b, n in steps): continue
-    nxt = [w for w in win if w[0] > rt[c]]
-    if nxt and e['ts'] + e['dur'] > nxt[0][0]: nxt[0][0] = min(e['ts'] + e['dur'], nxt[0][1])
+# windows (#44 item 2, gpu_step_windows.py): a step's own range, its start moved past GPU work
+# launched outside every step before it (at most to the range's end) and past the previous window;
+# a GPU-bound step the GPU did not hold back (and the chain after it) ends when its GPU work ends.
+# GPU work running past a host-bound step's range is the GPU's lag, printed apart.
+sys.path.insert(0, __import__('os').path.dirname(__file__))
+from gpu_step_windows import windows
+win = [[w['start'], w['end'], w['name']] for w in windows(ev)]
 lag = [max([0] + [e['ts'] + e['dur'] - b for e in gpu if e.get('args', {}).get('correlation') in rt
                   and a <= rt[e['args']['correlation']] < b]) for a, b, n in steps]
 prio = [('kernel', lambda e: cat(e) == 'Kernel'), ('memcpy', lambda e: cat(e) == 'Memcpy'), ('memset', lambda e: cat(e) == 'Memset'),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Independent expert figures for every Kineto trace in ../shared/data (issue #32, "How to know it
-is right"): json + gzip only, no perfcard code. Per window (a ProfilerStep range; without them the
+is right"): json + gzip only, no perfcard code. Per window (a ProfilerStep range, until its GPU work ends when the GPU bounds it, #44 item 2,
+gpu_step_windows.py; without them the
 iterations a repeating marker delimits, the warm-up left out (marker_steps.py beside this file, issue
 #32 class 3); without either the whole trace, first to last event, the profiler's own `Trace` span
 left out), in µs per window:
@@ -31,6 +32,7 @@ README beside it has the table)."""
 import json, gzip, os, re, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marker_steps
+import gpu_step_windows
 
 G = {'kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset'}
 API = {'cuda_runtime', 'cuda_driver', 'Runtime'}
@@ -76,6 +78,11 @@ def expert(path):
     steps = sorted((e['ts'], e['ts'] + e['dur']) for e in X if e.get('name', '').startswith('ProfilerStep'))
     # a ProfilerStep nested in another (amd_trace's duplicate) is not a step of its own
     steps = [s for s in steps if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in steps)]
+    if steps:   # #44 item 2: a GPU-bound step ends when its GPU work ends (gpu_step_windows.py), and the next starts there
+        gw = gpu_step_windows.windows(ev)
+        if len(gw) == len(steps):
+            ends = [w['end'] for w in gw]
+            steps = [(max(a, ends[i - 1]) if i else a, max(ends[i], a)) for i, (a, b) in enumerate(steps)]
     mk = None if steps else marker_steps.read(path)
     if mk: steps = [(a / 1000, b / 1000) for a, b in mk['windows']]   # ns -> µs
     wins = steps or [(t0, t1)]

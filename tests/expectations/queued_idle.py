@@ -17,13 +17,22 @@ kernels' busy time to the start of the next kernel). Its class:
               first step's start to the device's first kernel is a gap beginning at that start;
               without steps, start-up ends at the first kernel's launch return when the kernel starts
               1 ms or more after it (the rest classified as below).
-Counted inside the steps' windows (ProfilerStep#N ranges), per step and summed.
+Counted inside the steps' windows (ProfilerStep#N ranges, until their GPU work ends when the GPU
+bounds them: #44 item 2, gpu_step_windows.py), per step and summed.
 Usage: queued_idle.py TRACE.json.gz"""
 import json, gzip, re, sys, collections
 
 ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
 steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("name", "").startswith("ProfilerStep"))
 have_steps = bool(steps)
+if steps:  # #44 item 2: a GPU-bound step ends when its GPU work ends (gpu_step_windows.py), the next starts there
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_step_windows
+    gw = gpu_step_windows.windows(ev)
+    if len(gw) == len(steps):
+        ends = [w["end"] for w in gw]
+        steps = [(max(a, ends[i - 1]) if i else a, max(ends[i], a)) for i, (a, b) in enumerate(steps)]
 if not steps:  # no steps: the one window is the trace, from its first event to its last end
     timed = [e for e in ev if e.get("ph") not in ("M", None) and isinstance(e.get("ts"), (int, float))]
     steps = [(min(e["ts"] for e in timed), max(e["ts"] + e.get("dur", 0) for e in timed))]

@@ -176,7 +176,7 @@ static cJSON *run_case_at(const rcase *k, int64_t host_launch, char *msg, size_t
     memset(&c, 0, sizeof c);
     c.t = t;
     int ns = k->steps ? k->steps : 1;
-    for (int i = 0; i < ns; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i};
+    for (int i = 0; i < ns; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i, STEP_KIND_NONE, 0};
     c.steps = steps;
     c.nsteps = (size_t)ns;
     c.step_source = k->steps ? "test" : NULL;
@@ -337,7 +337,7 @@ TEST(rules_pageable_async_copy_blocks) {
         g->kind = GPU_MEMCPY, g->ts = 120000, g->dur = 2000, g->src_mem = MEM_DEVICE, g->dst_mem = pageable ? MEM_PAGEABLE : MEM_PINNED;
         int32_t launch = 0;
         pc_step steps[3];
-        for (int i = 0; i < 3; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i};
+        for (int i = 0; i < 3; i++) steps[i] = (pc_step){i * 1000000, (i + 1) * 1000000, i * 1000000, (i + 1) * 1000000, 0, i, STEP_KIND_NONE, 0};
         an_ctx c;
         memset(&c, 0, sizeof c);
         c.t = t, c.steps = steps, c.nsteps = 3, c.step_source = "test", c.links.gpu_launch = &launch;

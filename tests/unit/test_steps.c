@@ -106,7 +106,7 @@ TEST(steps_fp_bp_points_from_options) {
     cJSON_Delete(s);
 }
 
-TEST(steps_gpu_work_does_not_extend_its_step) {
+TEST(steps_host_bound_step_keeps_its_range) {
     const char *doc = "{\"traceEvents\": [\n"
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
@@ -115,8 +115,14 @@ TEST(steps_gpu_work_does_not_extend_its_step) {
         "]}";
     cJSON *s = analyze_str(doc, NULL);
     CHECK(s);
-    /* #32: a step's window is its range, 0-100 and 100-200 (before: step 1
-     * ran until its kernel ended at 150 and step 2 started there). The kernel
+    /* #44 item 2: a step ends when its GPU work ends only when the GPU bounds
+     * it; this one is host-bound, so its window stays its range (#32's rule,
+     * which this test encoded for every step as
+     * steps_gpu_work_does_not_extend_its_step): step 1's GPU work is the
+     * kernel 120-150, gpu_ns = 150 - max(0, 120) = 30 µs against the host's
+     * 100: bound host, margin 70. Step 2 launches nothing: gpu_ns 0, margin
+     * 100. Windows 0-100 and 100-200 (before #32: step 1 ran until its kernel
+     * ended at 150 and step 2 started there). The kernel
      * step 1 launched ends 150 - 100 = 50 µs after its range: the GPU's lag.
      * Step 1's phases come from its kernel, which starts after the window:
      * interval 0-100 = 100 µs, forward 0, tail 0. */
@@ -129,6 +135,14 @@ TEST(steps_gpu_work_does_not_extend_its_step) {
     CHECK_EQ_I(sj_getnum(s, "steps.rows.1.gpu_lag_ns", -1), 0);
     CHECK_EQ_I(sj_getnum(s, "steps.gpu_lag_max_ns", -1), 50000);
     CHECK_EQ_I(sj_getnum(s, "steps.gpu_lag_ns", -1), 25000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.host_ns", -1), 100000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_ns", -1), 30000);
+    CHECK_EQ_S(sj_getstr(s, "steps.rows.0.bound", ""), "host");
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.margin_ns", -1), 70000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.gpu_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.margin_ns", -1), 100000);
+    CHECK_EQ_S(sj_getstr(s, "steps.bound", ""), "host");
+    CHECK_NEAR(sj_getnum(s, "steps.margin_ns", -1), 85000, 0);
     cJSON_Delete(s);
 }
 

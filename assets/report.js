@@ -197,6 +197,7 @@
     });
     cv.setAttribute("data-lanes", D.lanes.join("|"));
     cv.setAttribute("data-span", String(D.span_ns));
+    if (window.pcTimeline) window.pcTimeline.current = D;
     cv.setAttribute("data-busy", String(D.events.reduce(function (a, e) { return a + (+e[2] || 0); }, 0)));
     draw();
   }
@@ -303,4 +304,46 @@
   window.addEventListener("resize", draw);
   window.pcTimeline = { load: load, initial: D0 };
   load(D0);
+})();
+/* #47 item 9: a chart's text under 9 CSS pixels once scaled (a phone) is
+ * unreadable: such a figure shows its data table instead of the picture; a
+ * chart without a table keeps a width at which its text is 9 px, and its
+ * figure scrolls sideways. */
+(function () {
+  "use strict";
+  function fit() {
+    document.querySelectorAll("figure").forEach(function (f) {
+      var det = f.querySelector("details"), small = false;
+      f.classList.remove("narrow");
+      f.querySelectorAll("svg[data-font]").forEach(function (svg) {
+        if (svg.parentNode.closest && svg.parentNode.closest("svg")) return;
+        var vb = svg.viewBox && svg.viewBox.baseVal, w = vb && vb.width ? vb.width : +svg.getAttribute("width");
+        var font = +svg.getAttribute("data-font"), shown = svg.getBoundingClientRect().width;
+        svg.style.minWidth = "";
+        if (!w || !shown || font * shown / w >= 9) return;
+        if (det) small = true;
+        else { svg.style.minWidth = Math.ceil(w * 9 / font) + "px"; f.style.overflowX = "auto"; }
+      });
+      if (small) { f.classList.add("narrow"); det.open = true; }
+    });
+  }
+  fit();
+  window.addEventListener("resize", fit);
+})();
+/* #47 item 10: "#timeline-slowest" zooms the timeline to the longest step */
+(function () {
+  "use strict";
+  function go() {
+    if (location.hash !== "#timeline-slowest") return;
+    var sel = document.getElementById("tl-step"), tl = document.getElementById("timeline");
+    if (tl) tl.scrollIntoView();
+    if (!sel || !window.pcTimeline) return;
+    var d = window.pcTimeline.current || window.pcTimeline.initial, best = -1, k = -1;
+    ((d && d.steps) || []).forEach(function (s, i) { if (+s[2] > best) { best = +s[2]; k = i; } });
+    if (k < 0) return;
+    sel.value = String(k);
+    sel.dispatchEvent(new Event("change"));
+  }
+  window.addEventListener("hashchange", go);
+  go();
 })();

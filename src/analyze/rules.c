@@ -428,7 +428,7 @@ static void data_loading(const rule_in *in, const pc_rule *r) {
     char c[64], note[160] = "";
     units_ns(c, sizeof c, excl >= 0 ? excl : dw);
     if (rp >= 0) replay_note(note, sizeof note, in, "with the data prefetched", rp);
-    replayed(in, fire(in, r, stake, "data wait %s of %s per step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%%s", a, b,
+    replayed(in, fire(in, r, stake, "data wait %s per step of the %s mean step (%.1f%%), %s of it with no GPU work beside it; %d of %d steps over 5%%%s", a, b,
                       100 * dw / in->step, c, (int)PC_OR(dl->steps_over_5pct, 0), (int)PC_OR(dl->steps, 0), note),
              rp >= 0);
 }
@@ -506,7 +506,7 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
         units_ns(h, sizeof h, hp_in);
         snprintf(hp, sizeof hp, "; %s of it in host phases (host_phase's)", h);
     }
-    fire(in, r, stake, "iteration interval %s of %s per step (%.1f%%)%s", a, b, 100 * ii / in->step, hp);
+    fire(in, r, stake, "iteration interval %s per step of the %s mean step (%.1f%%)%s", a, b, 100 * ii / in->step, hp);
 }
 
 

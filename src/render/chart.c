@@ -354,7 +354,9 @@ char *chart_svg(const chart *c, const char *pfx) {
     const char *gt = strchr(svg, '>');
     sbuf_puts(&out, "<svg role=\"img\" aria-label=\"");
     if (c->title) sbuf_html(&out, c->title, strlen(c->title));
-    sbuf_puts(&out, "\"");
+    /* the smallest text's size in the chart's own units, for the page's
+     * script: below 9 CSS pixels once scaled (a phone), the data table shows */
+    sbuf_puts(&out, "\" data-font=\"11\"");
     /* inline SVG in HTML needs no namespace declarations; dropping them keeps
      * the page free of any URL at all */
     for (const char *p = svg + 4; p < gt;) {

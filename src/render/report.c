@@ -303,6 +303,7 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     if (PC_OR(PC_REC(s, ranks)->count, 0) > 1) /* a job: its folder's name (ranks.name), else "job" */
         cJSON_AddStringToObject(view, "job_name", PC_S(PC_REC(s, ranks)->name, "job"));
     cJSON_AddStringToObject(view, "steps_word", PC_OR(PC_REC(s, overview)->steps, 0) == 1 ? "step" : "steps");
+    cJSON_AddBoolToObject(view, "steps_many", PC_OR(PC_REC(s, overview)->steps, 0) > 1); /* no p90 of one step (#47 item 8) */
     cJSON_AddStringToObject(view, "suggestions_word", PC_OR(PC_REC(s, suggestions)->count, 0) == 1 ? "suggestion" : "suggestions");
     const char *fmt = PC_S(PC_REC(s, run)->format, "");
     int kineto = !strcmp(fmt, "kineto-json");
@@ -407,6 +408,131 @@ static void cpath_view(const pc_summary *s, cJSON *v) {
         } else cJSON_AddNullToObject(row, "ns"), cJSON_AddNullToObject(row, "pct");
         cJSON_AddItemToArray(sv, row);
     }
+}
+
+/* The section anchors a finding's evidence is in, by its rule (#47 item 10):
+ * {rule prefix, "href label" pairs separated by '|'}; unknown rules get the
+ * breakdown and the timeline. */
+static const char *const finding_sections[][2] = {
+    {"data_loading", "#data|Data queue|#steps|Steps|#timeline|Timeline"},
+    {"empty_queue", "#data|Data queue|#steps|Steps|#timeline|Timeline"},
+    {"host_wait", "#gpu|GPU idle|#critical-path|Critical path|#timeline|Timeline"},
+    {"queued_idle", "#gpu|GPU idle|#timeline|Timeline"},
+    {"host_phase", "#steps|Steps|#critical-path|Critical path|#timeline|Timeline"},
+    {"iteration_interval", "#steps|Steps|#timeline|Timeline"},
+    {"step_variance", "#steps|Steps|#timeline|Timeline"},
+    {"startup", "#steps|Steps|#timeline|Timeline"},
+    {"slow_launches", "#api|API calls|#timeline|Timeline"},
+    {"sync_in_step", "#api|API calls|#transfers|Memory transfers|#timeline|Timeline"},
+    {"pageable_memcpy", "#transfers|Memory transfers|#timeline|Timeline"},
+    {"small_kernels", "#kernels|Kernels|#timeline|Timeline"},
+    {"gpu_kernels", "#kernels|Kernels|#operators|Operators"},
+    {"memory_bound", "#operators|Operators|#kernels|Kernels"},
+    {"tensor_cores", "#operators|Operators|#kernels|Kernels"},
+    {"gemm_alignment", "#operators|Operators|#kernels|Kernels"},
+    {"no_cudnn", "#operators|Operators|#kernels|Kernels"},
+    {"unfused_attention", "#operators|Operators|#kernels|Kernels"},
+    {"memory_peak", "#memory|Memory"},
+    {"cpu_busy", "#cpu|CPU utilization|#timeline|Timeline"},
+    {"communication", "#communication|Communication|#timeline|Timeline"},
+    {"pipeline_bottleneck", "#communication|Communication|#timeline|Timeline"},
+    {"gpu_utilization", "#gpu|GPU utilization|#timeline|Timeline"},
+    {"straggler", "#ranks|Ranks|#communication|Communication"},
+};
+
+/* Adds to each suggestions.rows item: anchor ("finding-N", N its rank),
+ * links [{href, label}] to the sections holding its evidence (the timeline's
+ * slowest step is the template's), and minor (#47 item 8): true for a
+ * finding whose stake shows as 0.0% (under 0.05% of the step) or that repeats
+ * a rule listed above it; view.suggestions_minor counts them. The top list
+ * leaves them out, a closed list below it has them. */
+static void finding_links(cJSON *v) {
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    int minors = 0;
+    for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *pct = cJSON_GetObjectItemCaseSensitive(r, "at_stake_pct"), *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+        int minor = cJSON_IsNumber(pct) && pct->valuedouble < 0.05, seen = 0;
+        for (cJSON *q = rows->child; q != r && cJSON_IsString(ru); q = q->next) {
+            const cJSON *qr = cJSON_GetObjectItemCaseSensitive(q, "rule");
+            seen |= cJSON_IsString(qr) && !strcmp(qr->valuestring, ru->valuestring);
+        }
+        minor |= seen;
+        minors += minor;
+        cJSON_AddBoolToObject(r, "minor", minor);
+        const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank"), *rule = cJSON_GetObjectItemCaseSensitive(r, "rule");
+        char a[32];
+        snprintf(a, sizeof a, "finding-%d", cJSON_IsNumber(rank) ? rank->valueint : 0);
+        cJSON_AddStringToObject(r, "anchor", a);
+        const char *rs = cJSON_IsString(rule) ? rule->valuestring : "", *spec = "#breakdown|GPU breakdown|#timeline|Timeline";
+        for (size_t i = 0; i < sizeof finding_sections / sizeof *finding_sections; i++)
+            if (!strncmp(rs, finding_sections[i][0], strlen(finding_sections[i][0]))) { spec = finding_sections[i][1]; break; }
+        cJSON *links = cJSON_AddArrayToObject(r, "links");
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", spec);
+        for (char *save = NULL, *h = strtok_r(buf, "|", &save), *l; h && (l = strtok_r(NULL, "|", &save)); h = strtok_r(NULL, "|", &save)) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "href", h);
+            cJSON_AddStringToObject(o, "label", l);
+            cJSON_AddItemToArray(links, o);
+        }
+    }
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    if (view && minors) cJSON_AddNumberToObject(view, "suggestions_minor", minors);
+}
+
+/* The first screen's extras (#47 item 4): view.first_try, the first
+ * suggestion's "what to try" as one line in the input's framework (its
+ * "In PyTorch: ..." sentence when it has one, else its first sentence);
+ * view.card_cpu / view.card_top_operator: whether those cards have a figure;
+ * view.not_in_trace: the cards left out, as one line ("CPU load (no CPU
+ * samples), ..."), absent when none is. */
+static void first_screen(const pc_summary *s, cJSON *v) {
+    cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
+    if (!view) return;
+    /* the headline's finding: the first, or for a job whose headline is its
+     * straggler, the straggler's */
+    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0), *q;
+    int at = 1;
+    if (PC_REC(s, straggler) && tk_true(PC_REC(s, straggler)->found))
+        for (size_t i = 0; (q = PC_REC_AT(s, suggestion, i)); i++)
+            if (!strcmp(PC_S(q->rule, ""), "straggler")) { sg = q, at = (int)i + 1; break; }
+    cJSON_AddNumberToObject(view, "first_try_rank", at);
+    const char *t = sg ? PC_S(sg->try, "") : "";
+    if (*t) {
+        const char *in = strstr(t, " In ");
+        const char *colon = in ? strchr(in + 4, ':') : NULL;
+        size_t n;
+        if (in && colon && colon - in < 24) t = in + 1, n = strlen(t); /* "In PyTorch: ..." to the end */
+        else {
+            const char *dot = strstr(t, ". ");
+            n = dot ? (size_t)(dot - t + 1) : strlen(t);
+        }
+        char *one = xstrdup(t);
+        one[n] = 0;
+        for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+        cJSON_AddStringToObject(view, "first_try", one);
+        free(one);
+    }
+    /* a phone's verdict: a headline over 120 characters cut at its first "; " */
+    const char *h = PC_REC(s, ranks) && PC_S(PC_REC(s, ranks)->headline, NULL) ? PC_REC(s, ranks)->headline : PC_S(PC_REC(s, overview)->headline, "");
+    const char *semi = strlen(h) > 120 ? strstr(h, "; ") : NULL;
+    if (semi) {
+        char *cut = xstrdup(h);
+        cut[semi - h] = 0;
+        cJSON_AddStringToObject(view, "headline_short", cut);
+        free(cut);
+    }
+    int steps = tk_true(PC_REC(s, overview)->has_steps);
+    cJSON_AddBoolToObject(view, "card_step", steps);
+    int cpu = tk_true(PC_REC(s, cpu)->present), top_op = PC_S(PC_REC(s, overview)->top_operator, NULL) != NULL;
+    cJSON_AddBoolToObject(view, "card_cpu", cpu);
+    cJSON_AddBoolToObject(view, "card_top_operator", top_op);
+    sbuf miss = {0};
+    if (!steps) sbuf_printf(&miss, "step time (no step markers)");
+    if (!top_op) sbuf_printf(&miss, "%stop operator (no operators)", miss.len ? ", " : "");
+    if (!cpu) sbuf_printf(&miss, "%sCPU load (no CPU samples)", miss.len ? ", " : "");
+    if (miss.data) cJSON_AddStringToObject(view, "not_in_trace", miss.data);
+    sbuf_free(&miss);
 }
 
 static int cmp_event_dur(const void *a, const void *b) {
@@ -680,6 +806,8 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     rv_tree_rows(v);
     md_extras(summary, v);
     cpath_view(summary, v);
+    first_screen(summary, v);
+    finding_links(v);
     step_bound_view(summary, v);
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */

@@ -528,8 +528,11 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
         const tab_bkcat *r = &TAB_ROWS(bk, bkcat)[i];
         if (PC_OR(r->pct, 0) < 0.05) continue;
         labels[k] = PC_S(r->category, "");
-        vals[k] = PC_OR(r->pct, 0);
         cols[k] = chart_category_color(labels[k]);
+        /* "other" is idle: named for what it is (#47 item 8), colored as before */
+        if (!strcmp(labels[k], "other")) labels[k] = "nothing recorded: idle";
+        else if (!strcmp(labels[k], "dataloader")) labels[k] = "data wait alone"; /* not the data wait figure (#47 item 3) */
+        vals[k] = PC_OR(r->pct, 0);
         k++;
     }
     int steps = tk_true(PC_REC(s, overview)->has_steps);
@@ -540,6 +543,24 @@ static void overview_chart(chart_out *co, const pc_summary *s) {
     free(labels);
     free(vals);
     free(cols);
+}
+
+/* The headline's quantity beside it when the bar has no segment for it (#47
+ * item 8): start-up leading (the first suggestion's rule "startup", its
+ * stake the time before the first kernel) gives view.charts.overview_startup,
+ * one bar of two segments: start-up and the rest of the span, their shares
+ * of the span. */
+static void overview_startup_chart(chart_out *co, const pc_summary *s) {
+    const tab_suggestion *sg = PC_REC_AT(s, suggestion, 0);
+    if (!sg || strcmp(PC_S(sg->rule, ""), "startup")) return;
+    double pct = PC_OR(sg->at_stake_pct, NAN);
+    if (!isfinite(pct) || pct <= 0 || pct > 100) return;
+    const char *labels[] = {"start-up", "after start-up"}; /* the title says what start-up is */
+    double vals[] = {pct, 100 - pct};
+    int cols[] = {chart_category_color("cpu"), chart_category_color("kernel")};
+    chart c = {.kind = CHART_SHARE, .title = "Start-up (before the first kernel), of the trace", .unit = UNIT_PCT,
+               .labels = labels, .values = vals, .colors = cols, .n = 2, .width = 870};
+    rv_add_chart(co, "overview_startup", &c, share_rows(labels, vals, 2));
 }
 
 /* The critical path's categories (critical_path.rows summed by category, in
@@ -605,6 +626,7 @@ static void cpath_chart(chart_out *co, const pc_summary *s) {
 }
 
 void rv_report_charts(chart_out *co, const pc_summary *s, cJSON *v, int rows) {
+    overview_startup_chart(co, s);
     overview_chart(co, s);
     cpath_chart(co, s);
     kernel_charts(co, s, v, rows);

@@ -13,6 +13,9 @@
 // than 200 px; no two text runs of an SVG chart overlapping (<text> elements and
 // Cairo's glyph runs, a <g> of glyph <use>s: their boxes may meet by 1 px); and
 // axe-core clean in dark mode too.
+// #47: #1's "try" line inside 1440x900 and no n/a card on the first screen; each
+// finding links to its evidence's sections; at 390 px no chart text under 9 px
+// (such a chart shows its data table) and a verdict of at most 5 lines.
 // Screenshots: SCREENSHOT.png (1280 px) and SCREENSHOT-390.png (phone); with
 // SHOTS=DIR also DIR/report-light.png and report-dark.png (1440x900, the first
 // screen) and report-phone.png (390 px, full page).
@@ -251,6 +254,33 @@ const { result, failed } = checker(`${tag}browser_`);
   await pp.goto(url, { waitUntil: "load" });
   const side = await pp.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
   result("no_sideways_scroll_390px", side.sw <= side.cw + 1, JSON.stringify(side));
+  // #47 item 9: every chart still drawn at 390 px has text of at least 9 CSS px (its
+  // smallest font, data-font in the chart's units, times the drawn width over the
+  // viewBox's); a chart that would be smaller shows its data table instead
+  const small = await pp.evaluate(() => {
+    const bad = [];
+    let drawn = 0, tables = 0;
+    for (const svg of document.querySelectorAll("figure svg")) {
+      const f = +svg.getAttribute("data-font") || 11, w = svg.getBoundingClientRect().width;
+      const vb = svg.viewBox && svg.viewBox.baseVal, vw = vb && vb.width ? vb.width : +svg.getAttribute("width");
+      if (w === 0) { /* not drawn: its table must be open in its place */
+        const det = svg.closest("figure").querySelector("details");
+        if (det && det.open) tables++;
+        else if (getComputedStyle(svg).display === "none") bad.push((svg.getAttribute("aria-label") || "svg") + ": hidden, no table");
+        continue;
+      }
+      drawn++;
+      const px = f * w / vw;
+      if (px < 9) bad.push((svg.getAttribute("aria-label") || "svg") + ": " + px.toFixed(1) + " px");
+    }
+    return { drawn, tables, bad: bad.slice(0, 5) };
+  });
+  result("chart_text_at_least_9px_390px", small.bad.length === 0, JSON.stringify(small));
+  const verdict = await pp.evaluate(() => {
+    const h = document.querySelector(".headline, .verdict");
+    return h ? { lines: Math.round(h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight || "20")), chars: h.textContent.trim().length } : null;
+  });
+  if (verdict && !isNaN(verdict.lines)) result("short_verdict_390px", verdict.lines <= 5, JSON.stringify(verdict));
   await pp.screenshot({ path: shot.replace(/\.png$/, "") + "-390.png", fullPage: true });
   await phone.close();
 
@@ -301,6 +331,38 @@ const { result, failed } = checker(`${tag}browser_`);
         return { ok: !!hb && inside(hb) && seen.length > 0, headline: hb ? Math.round(hb.bottom) : null, charts: seen, firstChartTop: firstChart };
       });
       result("first_screen_headline_and_chart", first.ok, JSON.stringify(first));
+      // #47 item 4: #1's "try" line wholly inside 1440x900, and no card of the first screen's row reads n/a
+      const act = await fp.evaluate(() => {
+        const W = window.innerWidth, H = window.innerHeight;
+        const inside = (r) => r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= H && r.right <= W;
+        const sugg = document.querySelector(".sugg"), t = document.querySelector("p.try");
+        const na = Array.from(document.querySelectorAll("main > section:first-of-type .card .v")).filter((v) => v.textContent.trim() === "n/a")
+          .map((v) => v.closest(".card").querySelector(".k").textContent);
+        /* each card whole: its label inside a card laid out as one (a tag left open breaks the row) */
+        const loose = Array.from(document.querySelectorAll("main > section:first-of-type .cards .k"))
+          .filter((k) => !k.closest(".card") || getComputedStyle(k.closest(".card")).display !== "flex").map((k) => k.textContent);
+        return { suggestions: !!sugg, try: t ? t.textContent.slice(0, 80) : null, tryInside: !!t && inside(t.getBoundingClientRect()), na, loose };
+      });
+      if (act.suggestions) result("first_screen_try_line", act.tryInside, JSON.stringify(act));
+      result("first_screen_no_na_card", act.na.length === 0, JSON.stringify(act.na));
+      result("first_screen_cards_whole", act.loose.length === 0, JSON.stringify(act.loose));
+      // #47 item 10: each finding links to the sections of its evidence, every link's target on the page
+      const links = await fp.evaluate(() => {
+        const bad = [];
+        let n = 0;
+        for (const sg of document.querySelectorAll(".sugg")) {
+          n++;
+          const as = Array.from(sg.querySelectorAll("p.links a"));
+          if (!sg.id || !as.length) bad.push((sg.querySelector("h3") || sg).textContent.slice(0, 40) + ": no links");
+          for (const a of as) {
+            const id = (a.getAttribute("href") || "").slice(1);
+            if (id !== "timeline-slowest" && !document.getElementById(id)) bad.push("#" + id + " missing");
+            if (id === "timeline-slowest" && !document.getElementById("timeline")) bad.push("no timeline");
+          }
+        }
+        return { findings: n, bad: bad.slice(0, 5) };
+      });
+      result("findings_link_their_evidence", links.bad.length === 0, JSON.stringify(links));
       // the figures the first screen shows (visible text within the viewport): each once
       const figs = await fp.evaluate(() => {
         const W = window.innerWidth, H = window.innerHeight, out = [];

@@ -5,7 +5,7 @@ tests/fixtures/replay_sync.json, whose arithmetic is written in
 tests/unit/test_replay.c (replay_sync_data_fixture), not read from
 summary.json: one 20 ms step whose critical path is host 5.79 ms + data
 loading 4.00 + launch 0.21 + kernel k1 10.00 = 20 ms; replayed, no sync wait
-saves 7.798 ms, data prefetched 4.0 ms, all three 7.798 ms (no Tensor Core
+saves 7.798 ms, data prefetched 4.0 ms, the three changes at once 7.798 ms (no Tensor Core
 figure: the trace names no device). With "absent": OUTDIR's trace had no
 CUDA call, so the section says why and summary.md has no such line.
 The kernel name given as K1 (default k1) must appear escaped."""
@@ -66,7 +66,7 @@ else:
         errors.append("the kernel name appears unescaped")
     want_md = ("**Critical path** (what the step waits on, by replaying its dependency graph): GPU kernels 50.0%, "
                "host CPU work 28.9%, data loading 20.0%; the replay without sync waits saves 7.80 ms, with data "
-               "prefetched 4.00 ms, all three changes 7.80 ms per step")
+               "prefetched 4.00 ms, the three changes at once (no sync waits, data prefetched, Tensor Core speed) 7.80 ms per step")
     if want_md not in md:
         errors.append("summary.md lacks the line: " + want_md)
 

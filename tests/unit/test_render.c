@@ -90,6 +90,9 @@ TEST(chart_svg_is_inline_safe) {
     CHECK(strstr(svg, "http") == NULL);           /* no URL, not even a namespace */
     CHECK(strstr(svg, "id=\"glyph") == NULL);      /* ids are prefixed */
     CHECK(strstr(svg, "id=\"t1-") != NULL);
+    /* the smallest text's size in chart units, which report.js scales to decide
+     * whether the chart is readable on a phone (#47 item 9): chart.c's 11 */
+    CHECK(strstr(svg, " data-font=\"11\"") != NULL && strstr(svg, " data-font=\"11\"") < strchr(svg, '>'));
     free(svg);
 }
 

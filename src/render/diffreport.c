@@ -188,6 +188,7 @@ static void mark_moved_figures(cJSON *v, const pc_diff_result *d) {
         kept += on;
         cJSON_AddBoolToObject(f, "moved", on);
     }
+    cJSON_AddBoolToObject(v, "figures_moved", kept > 0); /* no table of a header alone */
     free(mag);
 }
 

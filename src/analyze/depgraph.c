@@ -119,14 +119,17 @@ static int sync_class(dg_graph *g, uint32_t id) {
     if (g->cls[id] & 0x0f) return g->cls[id] & 0x0f;
     const char *n = strtab_get(&g->c->t->strs, id);
     size_t len = api_name_len(n);
-    static const char *const dev[] = {"cudaDeviceSynchronize", "cuCtxSynchronize", "cudaThreadSynchronize", NULL};
-    static const char *const str[] = {"cudaStreamSynchronize", "cuStreamSynchronize", "cudaEventSynchronize", "cuEventSynchronize", NULL};
+    /* CUDA's and HIP's (ROCm traces: hipDeviceSynchronize, hipMemcpyWithStream, ...) */
+    static const char *const dev[] = {"cudaDeviceSynchronize", "cuCtxSynchronize", "cudaThreadSynchronize", "hipDeviceSynchronize", "hipCtxSynchronize", NULL};
+    static const char *const str[] = {"cudaStreamSynchronize", "cuStreamSynchronize", "cudaEventSynchronize", "cuEventSynchronize",
+                                      "hipStreamSynchronize",  "hipEventSynchronize", NULL};
     int k = SY_NONE;
     for (int i = 0; dev[i]; i++)
         if (strlen(dev[i]) == len && !strncmp(n, dev[i], len)) k = SY_DEVICE;
     for (int i = 0; str[i]; i++)
         if (strlen(str[i]) == len && !strncmp(n, str[i], len)) k = SY_STREAM;
-    if (k == SY_NONE && (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) || !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8)))
+    if (k == SY_NONE && (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) || !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
+                         !strncmp(n, "hipMemcpy", 9) || !strncmp(n, "hipMemset", 9)))
         k = memmem(n, len, "Async", 5) ? SY_ASYNC : SY_COPY;
     g->cls[id] = (uint8_t)((g->cls[id] & 0xf0) | k);
     return k;

@@ -11,6 +11,7 @@
 #include "../render/trendreport.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
+#include "../util/utf8.h"
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -83,12 +84,31 @@ static char *report_beside(const char *input, const char *outdir) {
     return rel;
 }
 
+/* Reads the n summaries (or traces) in order, each made a point that owns its strings
+ * (pc_trend_point_own) and freed at once, so that a trend of N runs holds N points, not N
+ * summaries; own_label[i]: run i's summary has its own run.label. Returns the first exit code
+ * that is not EXIT_OK, stopping at EXIT_INPUT (as cli_summarize_all). */
+static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_trend_point *pts, uint8_t *own_label) {
+    int ec = EXIT_OK;
+    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
+        pc_summary *s = NULL;
+        int code = cli_summarize(paths[i], an, 0, 0, &s);
+        if (code != EXIT_OK) ec = code;
+        if (!s) continue;
+        pc_trend_point_of(s, NULL, NULL, &pts[i]);
+        pc_trend_point_own(&pts[i]);
+        own_label[i] = *PC_S(PC_REC(s, run)->label, "") != 0;
+        pc_summary_free(s);
+    }
+    return ec;
+}
+
 /* Each run's label where its summary has no run.label: the input's file name,
  * unless another run (another file) has the same one, as CI's
  * runs/N/trace.json.gz all do; then the name of the argument's folder (N), or
  * when that is shared too, the argument's file name (runs/s1.json). NULL
  * entries keep the input's name. */
-static void folder_labels(pc_summary *const *s, char *const *paths, int n, char **out) {
+static void folder_labels(const pc_trend_point *pts, char *const *paths, int n, char **out) {
     char **abs = calloc((size_t)n, sizeof *abs), **dir = calloc((size_t)n, sizeof *dir);
     for (int i = 0; i < n; i++) {
         char buf[PATH_MAX];
@@ -101,10 +121,10 @@ static void folder_labels(pc_summary *const *s, char *const *paths, int n, char 
         }
     }
     for (int i = 0; i < n; i++) {
-        const char *in = fs_base_name(PC_S(PC_REC(s[i], run)->input, ""));
+        const char *in = pts[i].input;
         int clash = 0, by_dir = dir[i] != NULL, by_file = 1;
         for (int j = 0; j < n; j++) {
-            if (j == i || !strcmp(abs[i], abs[j]) || strcmp(in, fs_base_name(PC_S(PC_REC(s[j], run)->input, "")))) continue;
+            if (j == i || !strcmp(abs[i], abs[j]) || strcmp(in, pts[j].input)) continue;
             clash = 1; /* another file, the same input name */
             by_dir &= dir[j] == NULL || strcmp(dir[i], dir[j]) != 0;
             by_file &= strcmp(fs_base_name(abs[i]), fs_base_name(abs[j])) != 0;
@@ -166,15 +186,15 @@ int cmd_trend(int argc, char **argv) {
     int clash = cli_check_cmd_outputs("trend", out, formats, ins, n + (dbpath != NULL));
     free(ins);
     if (clash) return EXIT_INPUT;
-    pc_summary **s = calloc((size_t)(n ? n : 1), sizeof *s);
-    pc_trend_run *runs = calloc((size_t)(n ? n : 1), sizeof *runs);
-    int ec = n ? cli_summarize_all(argv + optind, n, &an, s) : EXIT_OK, rc = ec;
+    /* each summary read, made a point, freed: one summary in memory at a time */
+    pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
+    uint8_t *own_label = calloc((size_t)(n ? n : 1), 1);
+    int ec = read_points(argv + optind, n, &an, pts, own_label), rc = ec;
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (topt.accept && !dbpath) { /* --accept checked before anything is written */
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, NULL};
-            pc_trend_result *d0 = pc_trend(runs, n, &topt);
+            pc_trend_result *d0 = pc_trend_points(pts, n, &topt);
             if (d0->accept_error[0]) cli_say(stderr, "perfcard trend: %s", d0->accept_error), rc = EXIT_INPUT;
             pc_trend_free(d0);
         }
@@ -184,19 +204,21 @@ int cmd_trend(int argc, char **argv) {
         } else if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
         else {
             char **labels = calloc((size_t)(n ? n : 1), sizeof *labels);
-            folder_labels(s, argv + optind, n, labels);
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], report_beside(argv[optind + i], out)};
+            folder_labels(pts, argv + optind, n, labels);
+            for (int i = 0; i < n; i++) {
+                if (labels[i] && !own_label[i]) { /* as pc_trend_point_of gives it: a summary's own run.label first */
+                    snprintf(pts[i].label, sizeof pts[i].label, "%s", labels[i]);
+                    pts[i].label[utf8_valid_prefix(pts[i].label, strlen(pts[i].label))] = 0;
+                }
+                pts[i].report = report_beside(argv[optind + i], out);
+            }
             pc_trend_result *d = NULL;
             pc_history *hist = NULL;
-            if (!dbpath) d = pc_trend(runs, n, &topt);
+            if (!dbpath) d = pc_trend_points(pts, n, &topt);
             else {
                 /* append the runs (one transaction), then read the history up to the last of them */
-                pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
-                for (int i = 0; i < n; i++) pc_trend_point_of(s[i], runs[i].label, runs[i].report, &pts[i]);
                 int64_t last = 0;
                 int added = 0, hrc = n ? pc_history_append(dbpath, pts, n, &last, &added, &err) : 0;
-                for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
-                free(pts);
                 if (hrc) {
                     cli_error(dbpath, &err);
                     rc = cli_exit_of_write(hrc);
@@ -235,12 +257,12 @@ int cmd_trend(int argc, char **argv) {
             }
             pc_trend_free(d);
             pc_history_free(hist);
-            for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
+            for (int i = 0; i < n; i++) free((char *)pts[i].report), pts[i].report = NULL, free(labels[i]);
             free(labels);
         }
     }
-    for (int i = 0; i < n; i++) pc_summary_free(s[i]);
-    free(s);
-    free(runs);
+    for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
+    free(pts);
+    free(own_label);
     return rc;
 }

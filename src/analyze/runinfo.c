@@ -130,6 +130,14 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  (long long)t->capture_incomplete);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (c->steps_nested || c->steps_overlap) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "%zu step ranges lie inside another step range of another name and are left out (the outer range is one step); "
+                 "%zu step ranges start before the step before them ends and are counted from its end",
+                 c->steps_nested, c->steps_overlap);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (c->links.reattached) {
         char msg[400];
         snprintf(msg, sizeof msg,

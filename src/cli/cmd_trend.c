@@ -86,9 +86,12 @@ static char *report_beside(const char *input, const char *outdir) {
 
 /* Reads the n summaries (or traces) in order, each made a point that owns its strings
  * (pc_trend_point_own) and freed at once, so that a trend of N runs holds N points, not N
- * summaries; own_label[i]: run i's summary has its own run.label. Returns the first exit code
+ * summaries; flags[i]: RUN_OWN_LABEL, run i's summary has its own run.label; RUN_COMPLETE, its
+ * input was read whole (not truncated, no event skipped) and its summary has a run and steps
+ * (not an empty {"schema": ...}), so a history may keep it. Returns the first exit code
  * that is not EXIT_OK, stopping at EXIT_INPUT (as cli_summarize_all). */
-static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_trend_point *pts, uint8_t *own_label) {
+enum { RUN_OWN_LABEL = 1, RUN_COMPLETE = 2, RUN_HAS_RUN = 4 };
+static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_trend_point *pts, uint8_t *flags) {
     int ec = EXIT_OK;
     for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
         pc_summary *s = NULL;
@@ -97,10 +100,34 @@ static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_
         if (!s) continue;
         pc_trend_point_of(s, NULL, NULL, &pts[i]);
         pc_trend_point_own(&pts[i]);
-        own_label[i] = *PC_S(PC_REC(s, run)->label, "") != 0;
+        int has_run = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s->doc, "run"));
+        flags[i] = (uint8_t)((*PC_S(PC_REC(s, run)->label, "") ? RUN_OWN_LABEL : 0) | (has_run ? RUN_HAS_RUN : 0) |
+                             (code == EXIT_OK && has_run ? RUN_COMPLETE : 0));
         pc_summary_free(s);
     }
     return ec;
+}
+
+/* Moves the complete runs (flags RUN_COMPLETE) to the front of pts, in order, and says each
+ * other one on stderr: a history keeps a run for good, and a truncated trace's run or an
+ * empty summary is not a run of the program. Returns how many are complete. */
+static int complete_runs(pc_trend_point *pts, uint8_t *flags, int n, char *const *paths, const char *db) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(flags[i] & RUN_COMPLETE)) {
+            cli_say(stderr, "perfcard: %s: not appended to the history %s: %s", paths[i], db,
+                    flags[i] & RUN_HAS_RUN ? "its trace is incomplete (truncated, or events skipped)" : "it has no run section (an empty summary)");
+            continue;
+        }
+        if (k != i) {
+            pc_trend_point t = pts[k];
+            uint8_t f = flags[k];
+            pts[k] = pts[i], flags[k] = flags[i];
+            pts[i] = t, flags[i] = f;
+        }
+        k++;
+    }
+    return k;
 }
 
 /* Each run's label where its summary has no run.label: the input's file name,
@@ -188,8 +215,8 @@ int cmd_trend(int argc, char **argv) {
     if (clash) return EXIT_INPUT;
     /* each summary read, made a point, freed: one summary in memory at a time */
     pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
-    uint8_t *own_label = calloc((size_t)(n ? n : 1), 1);
-    int ec = read_points(argv + optind, n, &an, pts, own_label), rc = ec;
+    uint8_t *flags = calloc((size_t)(n ? n : 1), 1);
+    int ec = read_points(argv + optind, n, &an, pts, flags), rc = ec;
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
@@ -206,7 +233,7 @@ int cmd_trend(int argc, char **argv) {
             char **labels = calloc((size_t)(n ? n : 1), sizeof *labels);
             folder_labels(pts, argv + optind, n, labels);
             for (int i = 0; i < n; i++) {
-                if (labels[i] && !own_label[i]) { /* as pc_trend_point_of gives it: a summary's own run.label first */
+                if (labels[i] && !(flags[i] & RUN_OWN_LABEL)) { /* as pc_trend_point_of gives it: a summary's own run.label first */
                     snprintf(pts[i].label, sizeof pts[i].label, "%s", labels[i]);
                     pts[i].label[utf8_valid_prefix(pts[i].label, strlen(pts[i].label))] = 0;
                 }
@@ -216,9 +243,11 @@ int cmd_trend(int argc, char **argv) {
             pc_history *hist = NULL;
             if (!dbpath) d = pc_trend_points(pts, n, &topt);
             else {
-                /* append the runs (one transaction), then read the history up to the last of them */
+                /* append the complete runs (one transaction), then read the history up to the last of them */
                 int64_t last = 0;
-                int added = 0, hrc = n ? pc_history_append(dbpath, pts, n, &last, &added, &err) : 0;
+                int nok = complete_runs(pts, flags, n, argv + optind, dbpath);
+                if (nok < n && rc == EXIT_OK) rc = EXIT_TRUNCATED;
+                int added = 0, hrc = nok ? pc_history_append(dbpath, pts, nok, &last, &added, &err) : 0;
                 if (hrc) {
                     cli_error(dbpath, &err);
                     rc = cli_exit_of_write(hrc);
@@ -226,8 +255,8 @@ int cmd_trend(int argc, char **argv) {
                     cli_error(dbpath, &err);
                     rc = EXIT_INPUT;
                 } else {
-                    if (!quiet && n)
-                        cli_say(stdout, "history %s: %d run%s appended, %d already in it", dbpath, added, added == 1 ? "" : "s", n - added);
+                    if (!quiet && nok)
+                        cli_say(stdout, "history %s: %d run%s appended, %d already in it", dbpath, added, added == 1 ? "" : "s", nok - added);
                     if (hist->invalid) cli_say(stderr, "perfcard: %s: %d run%s with impossible figures left out", dbpath, hist->invalid,
                                                hist->invalid == 1 ? "" : "s");
                     if (hist->total > hist->n + hist->invalid && !quiet)
@@ -263,6 +292,6 @@ int cmd_trend(int argc, char **argv) {
     }
     for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
     free(pts);
-    free(own_label);
+    free(flags);
     return rc;
 }

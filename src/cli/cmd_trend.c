@@ -30,8 +30,9 @@ static const char trend_help[] =
     "charts/) and DIR/trend.json.\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-trend)\n"
-    "      --db FILE           a history database: append the RUNs (each once) and trend over\n"
-    "                          every run in it up to them (docs/history-schema.md)\n"
+    "      --db FILE           a history database: append the RUNs (each once; not one whose\n"
+    "                          input is incomplete, exit 3) and trend over every run in it up\n"
+    "                          to them (docs/history-schema.md)\n"
     "      --by-time           order the runs by their recorded start time\n"
     "      --threshold PCT     newest run: smallest slowdown that counts (default 5)\n"
     "      --accept RUN        the run (its label, file name or 1-based index) that starts the\n"
@@ -116,7 +117,7 @@ static int complete_runs(pc_trend_point *pts, uint8_t *flags, int n, char *const
     for (int i = 0; i < n; i++) {
         if (!(flags[i] & RUN_COMPLETE)) {
             cli_say(stderr, "perfcard: %s: not appended to the history %s: %s", paths[i], db,
-                    flags[i] & RUN_HAS_RUN ? "its trace is incomplete (truncated, or events skipped)" : "it has no run section (an empty summary)");
+                    flags[i] & RUN_HAS_RUN ? "its report is incomplete (exit 3: the warnings above)" : "it has no run section (an empty summary)");
             continue;
         }
         if (k != i) {

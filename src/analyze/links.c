@@ -127,11 +127,12 @@ static int same_range(const pc_cpu_event *a, const pc_cpu_event *b) { return a->
  * LINKS_DEPTH_MAX levels, or e has the same start and end as the
  * LINKS_SAME_MAX ranges on top of the stack (zero-length ops at one instant,
  * wrappers of one time), the top is closed so that e becomes its sibling, and
- * *reattached counted. Returns the stack's new height. */
+ * *reattached counted (not for a range of no length among others at its instant: it
+ * holds nothing, so being beside them rather than inside changes no figure's meaning). Returns the stack's new height. */
 static int nest_cap(const pc_trace *t, const int32_t *stack, const int32_t *same, int sp, const pc_cpu_event *e, size_t *reattached) {
     if (sp == 0) return 0;
     if (sp >= LINKS_DEPTH_MAX || (same[sp - 1] >= LINKS_SAME_MAX && same_range(&t->cpu[stack[sp - 1]], e))) {
-        (*reattached)++;
+        if (sp >= LINKS_DEPTH_MAX || e->dur > 0) (*reattached)++; /* ranges of no length at one instant hold nothing: not a reshape */
         return sp - 1;
     }
     return sp;

@@ -39,7 +39,7 @@ typedef struct pc_links {
     int32_t *thread_order;  /* cpu indices grouped by thread, in time order within each */
     size_t *thread_start;   /* [nthreads + 1]: where each thread's run starts in thread_order */
     size_t nthreads;
-    size_t reattached;      /* host ranges made siblings by the nesting's bounds */
+    size_t reattached;      /* host ranges made siblings by the nesting's bounds (zero-length ones at one instant not counted) */
 } pc_links;
 
 void links_build(const pc_trace *t, pc_links *l);

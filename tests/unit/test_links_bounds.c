@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* n cpu_ops on one thread: same: all at ts 1000 with dur 0; else op i from 1000+i to 1000+2n-i */
+/* n cpu_ops on one thread: same 1: all at ts 1000 with dur 5; same 2: dur 0; else op i from 1000+i to 1000+2n-i */
 static pc_trace *ranges(int n, int same) {
     size_t cap = (size_t)n * 120 + 64, len = 0;
     char *doc = xmalloc(cap);
     len += (size_t)snprintf(doc + len, cap - len, "{\"traceEvents\": [\n");
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(doc + len, cap - len, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}%s\n",
-                                same ? 1000 : 1000 + i, same ? 0 : 2 * n - 2 * i, i < n - 1 ? "," : "");
+                                same ? 1000 : 1000 + i, same == 1 ? 5 : same ? 0 : 2 * n - 2 * i, i < n - 1 ? "," : "");
     len += (size_t)snprintf(doc + len, cap - len, "]}");
     pc_trace *t = NULL;
     pc_err err = {0};
@@ -39,8 +39,8 @@ static void shape(const pc_trace *t, const pc_links *l, int *maxd, int *roots) {
 }
 
 TEST(links_bounds_same_range_chain) {
-    /* 300 zero-length ops at one instant: the first 64 nest (levels 0..63), each of the other 236 is
-     * placed beside the 64th, under the 63rd (level 63 too) */
+    /* 300 ops of one start and 5 us: the first 64 nest (levels 0..63), each of the other 236 is
+     * placed beside the 64th, under the 63rd (level 63 too), counted */
     pc_trace *t = ranges(300, 1);
     CHECK(t != NULL);
     if (!t) return;
@@ -51,6 +51,17 @@ TEST(links_bounds_same_range_chain) {
     CHECK_EQ_I(maxd, 63);
     CHECK_EQ_I(roots, 1);
     CHECK_EQ_I(l.reattached, 236);
+    links_free(&l);
+    pc_trace_free(t);
+    /* of no length: the same shape, not counted (they hold nothing) */
+    t = ranges(300, 2);
+    CHECK(t != NULL);
+    if (!t) return;
+    links_build(t, &l);
+    shape(t, &l, &maxd, &roots);
+    CHECK_EQ_I(maxd, 63);
+    CHECK_EQ_I(roots, 1);
+    CHECK_EQ_I(l.reattached, 0);
     links_free(&l);
     pc_trace_free(t);
 }

@@ -99,6 +99,7 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     char where[256];
     size_t nfix = pc_summary_conform(s, where, sizeof where);
     s->conformed = nfix;
+    s->reshaped += c.links.reattached + c.steps_nested + c.steps_overlap; /* said by an_runinfo */
     cJSON *w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->doc, "run"), "warnings");
     if (nfix && cJSON_IsArray(w)) {
         char msg[600];

@@ -52,6 +52,7 @@ typedef struct an_ctx {
     int64_t marker_count;     /* the marker's occurrences */
     int bad_pattern;          /* --step-pattern did not compile */
     int clipped;              /* steps whose range ran past the profiler's window, cut at its end */
+    size_t steps_nested, steps_overlap; /* step ranges dropped inside another, or overlapping the one before (steps.c's count_reshaped) */
     int64_t clipped_recorded_ns; uint32_t clipped_name; /* the first one: its recorded duration and name */
     struct stakes_kept *kept; /* what critical_path's replays keep for the suggestions' (stakes.h); NULL: none */
 } an_ctx;

@@ -3,6 +3,7 @@
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
 #include "../util/side.h"
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,25 @@ static void *ids_build(void *arg) {
     return NULL;
 }
 
+static int same_range(const pc_cpu_event *a, const pc_cpu_event *b) { return a->ts == b->ts && a->dur == b->dur; }
+
+/* The nesting's bounds, so that walks up parent[] cost at most
+ * LINKS_DEPTH_MAX steps whatever the trace's shape: e (contained in the
+ * stack's top, if any) would open level sp + 1; when that is beyond
+ * LINKS_DEPTH_MAX levels, or e has the same start and end as the
+ * LINKS_SAME_MAX ranges on top of the stack (zero-length ops at one instant,
+ * wrappers of one time), the top is closed so that e becomes its sibling, and
+ * *reattached counted (not for a range of no length among others at its instant: it
+ * holds nothing, so being beside them rather than inside changes no figure's meaning). Returns the stack's new height. */
+static int nest_cap(const pc_trace *t, const int32_t *stack, const int32_t *same, int sp, const pc_cpu_event *e, size_t *reattached) {
+    if (sp == 0) return 0;
+    if (sp >= LINKS_DEPTH_MAX || (same[sp - 1] >= LINKS_SAME_MAX && same_range(&t->cpu[stack[sp - 1]], e))) {
+        if (sp >= LINKS_DEPTH_MAX || e->dur > 0) (*reattached)++; /* ranges of no length at one instant hold nothing: not a reshape */
+        return sp - 1;
+    }
+    return sp;
+}
+
 /* ---- 1, 2: nesting and backward per thread ---- */
 static void nest(const pc_trace *t, pc_links *l) {
     size_t nc = t->ncpu;
@@ -152,7 +172,9 @@ static void nest(const pc_trace *t, pc_links *l) {
     spill_free(thr);
     /* autograd names, decided once per distinct name */
     uint8_t *evalname = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* 0 unknown, 1 no, 2 yes */
-    int32_t *stack = spill_alloc((nc ? nc : 1) * sizeof *stack);
+    /* the open ranges, and for each how many ranges of its own start and end it closes (itself included) */
+    int32_t *stack = spill_alloc((nc < LINKS_DEPTH_MAX ? nc + 1 : LINKS_DEPTH_MAX) * sizeof *stack);
+    int32_t *same = spill_alloc((nc < LINKS_DEPTH_MAX ? nc + 1 : LINKS_DEPTH_MAX) * sizeof *same);
     for (size_t th = 0; th < nthr; th++) {
         size_t a = start[th], b = start[th + 1];
         int sp = 0, eval_thread = 0;
@@ -164,7 +186,10 @@ static void nest(const pc_trace *t, pc_links *l) {
                 if (top->ts <= e->ts && e->ts + e->dur <= top->ts + top->dur) break;
                 sp--;
             }
+            sp = nest_cap(t, stack, same, sp, e, &l->reattached);
             int32_t p = sp ? stack[sp - 1] : -1;
+            assert(sp < LINKS_DEPTH_MAX);
+            same[sp] = p >= 0 && same_range(&t->cpu[p], e) ? same[sp - 1] + 1 : 1;
             l->parent[i] = p;
             stack[sp++] = i;
             if (!evalname[e->name]) evalname[e->name] = is_eval_fn(strtab_get(&t->strs, e->name)) ? 2 : 1;
@@ -178,6 +203,7 @@ static void nest(const pc_trace *t, pc_links *l) {
             for (size_t k = a; k < b; k++) l->backward[idx[k]] = 1;
     }
     spill_free(stack);
+    spill_free(same);
     spill_free(evalname);
     l->thread_order = idx;
     l->thread_start = start;
@@ -262,6 +288,7 @@ void links_build(const pc_trace *t, pc_links *l) {
     l->gpu_outer = spill_alloc((ng ? ng : 1) * sizeof(int32_t));
     l->gpu_how = spill_calloc(ng ? ng : 1, 1);
     l->module_level = 0;
+    l->reattached = 0;
 
     ids d = {.t = t};
     side sd;

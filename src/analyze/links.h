@@ -10,6 +10,10 @@
  *  - backward[i]: host event i runs under autograd's backward
  *    (an `autograd::engine::evaluate_function: ...` ancestor, or a thread that
  *    runs such functions).
+ * The nesting is bounded (links.c's nest_cap): at most LINKS_DEPTH_MAX levels,
+ * and at most LINKS_SAME_MAX nested ranges of one start and end; a range
+ * beyond either becomes its would-be parent's sibling (counted in reattached),
+ * so that a walk up parent[] takes at most LINKS_DEPTH_MAX steps.
  * Arrays are indexed like pc_trace's cpu[] and gpu[]; links_free releases
  * them. Nothing here allocates strings or reads outside the trace.
  */
@@ -21,6 +25,7 @@
 enum { LINK_NONE = 0, LINK_CORRELATION, LINK_EXTERNAL_ID };
 /* Traces with more host and device events than this are analyzed on two threads. */
 enum { PC_THREADED_EVENTS = 100000 };
+enum { LINKS_DEPTH_MAX = 256, LINKS_SAME_MAX = 64 };
 
 typedef struct pc_links {
     int32_t *parent;        /* [ncpu] */
@@ -34,6 +39,7 @@ typedef struct pc_links {
     int32_t *thread_order;  /* cpu indices grouped by thread, in time order within each */
     size_t *thread_start;   /* [nthreads + 1]: where each thread's run starts in thread_order */
     size_t nthreads;
+    size_t reattached;      /* host ranges made siblings by the nesting's bounds (zero-length ones at one instant not counted) */
 } pc_links;
 
 void links_build(const pc_trace *t, pc_links *l);

@@ -130,6 +130,22 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  (long long)t->capture_incomplete);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
+    if (c->steps_nested || c->steps_overlap) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "%zu step ranges lie inside another step range of another name and are left out (the outer range is one step); "
+                 "%zu step ranges start before the step before them ends and are counted from its end",
+                 c->steps_nested, c->steps_overlap);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
+    if (c->links.reattached) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "%zu host ranges nest deeper than %d levels, or under %d ranges of their own start and end on one thread; each "
+                 "is placed beside the range that holds it, not inside (call stacks and operator nesting there are cut)",
+                 c->links.reattached, (int)LINKS_DEPTH_MAX, (int)LINKS_SAME_MAX);
+        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+    }
     if (t->stats.files_skipped) {
         char msg[260];
         snprintf(msg, sizeof msg, "%lld input files could not be read or parsed and were skipped (the first: %s)",

@@ -466,6 +466,23 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
     spill_free(prerun);
 }
 
+/* Counts what steps_find does to the step ranges v[0..n) (sorted by cmp_step) beyond their
+ * measure: c->steps_nested, ranges inside the previous kept one under another name, which are
+ * dropped (the same name inside: one step recorded twice, one step without a word); c->steps_overlap,
+ * ranges starting before the previous kept one ends, whose window starts at its end. Both are
+ * said in run.warnings (an_runinfo) and make the output incomplete (exit 3). */
+static void count_reshaped(const pc_step *v, size_t n, an_ctx *c) {
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (last != SIZE_MAX && v[i].cpu_start >= v[last].cpu_start && v[i].cpu_end <= v[last].cpu_end) {
+            if (v[i].name != v[last].name) c->steps_nested++;
+            continue;
+        }
+        if (last != SIZE_MAX && v[i].cpu_start < v[last].cpu_end) c->steps_overlap++;
+        last = i;
+    }
+}
+
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
     regex_t re;
@@ -497,6 +514,7 @@ void steps_find(an_ctx *c) {
     }
     if (use_re) regfree(&re);
     if (n) spill_sort(v, n, sizeof *v, cmp_step);
+    count_reshaped(v, n, c);
     /* drop ranges nested in the previous one (a step range recorded twice) */
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {

@@ -222,6 +222,15 @@ static char *expand_output(const char *o) {
     return b.data;
 }
 
+/* The child wrote its exec's errno to the pipe fd (then closed), or nothing: it ran. */
+static int exec_failed(int fd) {
+    if (fd < 0) return 0;
+    int e = 0;
+    ssize_t n = read(fd, &e, sizeof e);
+    close(fd);
+    return n == (ssize_t)sizeof e;
+}
+
 int cmd_capture(int argc, char **argv) {
     const char *out_arg = "perfcard-capture", *step_pattern = NULL;
     int cpu_ms = 100, flush_ms = 200, no_report = 0, force = 0, follow = 0, profiler_api = 0, gzip = CAP_GZIP_AUTO;
@@ -297,11 +306,16 @@ int cmd_capture(int argc, char **argv) {
     size_t ncpu = 0, cpu_cap = 0;
     cap_cpu *cpu = NULL;
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphaned descendants come back to us: wait_leftovers */
+    /* the child's exec failure comes back through efd (closed on a successful exec) */
+    int efd[2];
+    if (pipe(efd) != 0) efd[0] = efd[1] = -1;
+    else fcntl(efd[1], F_SETFD, FD_CLOEXEC), fcntl(efd[0], F_SETFD, FD_CLOEXEC);
     pid_t pid = fork();
     if (pid < 0) {
         cli_say(stderr, "perfcard: cannot start %s: %s", cmd[0], strerror(errno));
         return 127; /* as a shell: the command could not be started */
     }
+    if (pid > 0 && efd[1] >= 0) close(efd[1]);
     if (pid == 0) {
         char me[32];
         snprintf(me, sizeof me, "%d", (int)getpid());
@@ -322,7 +336,9 @@ int cmd_capture(int argc, char **argv) {
         }
         signal(SIGPIPE, SIG_DFL); /* perfcard ignores it (main.c); an ignored signal would stay ignored across exec */
         execvp(cmd[0], cmd);
-        fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(errno)); /* in the child: no allocation */
+        int e = errno;
+        fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(e)); /* in the child: no allocation */
+        if (efd[1] >= 0 && write(efd[1], &e, sizeof e) < 0) _exit(127);
         _exit(127);
     }
     g_child = pid;
@@ -361,6 +377,13 @@ int cmd_capture(int argc, char **argv) {
     g_child = 0;
     wait_leftovers();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
+    if (exec_failed(efd[0])) {
+        /* nothing ran: no trace (a CPU-only trace of nothing would read as a capture), no report */
+        cli_say(stderr, "perfcard: %s: nothing recorded: the command could not be started", out);
+        rmdir(absraw); /* the run's raw directory, empty */
+        free(cpu), free(lib), free(raw), free(out);
+        return 127;
+    }
     cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu, foreign};
     char **traces = NULL;
     int failed = cap_finalize(&fin, &traces) < 0, nt = 0; /* failed: some trace (message above) */

@@ -11,6 +11,7 @@
 #include "../render/trendreport.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
+#include "../util/utf8.h"
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,8 +30,9 @@ static const char trend_help[] =
     "charts/) and DIR/trend.json.\n"
     "\n"
     "  -o, --output DIR        output directory (default perfcard-trend)\n"
-    "      --db FILE           a history database: append the RUNs (each once) and trend over\n"
-    "                          every run in it up to them (docs/history-schema.md)\n"
+    "      --db FILE           a history database: append the RUNs (each once; not one whose\n"
+    "                          input is incomplete, exit 3) and trend over every run in it up\n"
+    "                          to them (docs/history-schema.md)\n"
     "      --by-time           order the runs by their recorded start time\n"
     "      --threshold PCT     newest run: smallest slowdown that counts (default 5)\n"
     "      --accept RUN        the run (its label, file name or 1-based index) that starts the\n"
@@ -83,12 +85,58 @@ static char *report_beside(const char *input, const char *outdir) {
     return rel;
 }
 
+/* Reads the n summaries (or traces) in order, each made a point that owns its strings
+ * (pc_trend_point_own) and freed at once, so that a trend of N runs holds N points, not N
+ * summaries; flags[i]: RUN_OWN_LABEL, run i's summary has its own run.label; RUN_COMPLETE, its
+ * input was read whole (not truncated, no event skipped) and its summary has a run and steps
+ * (not an empty {"schema": ...}), so a history may keep it. Returns the first exit code
+ * that is not EXIT_OK, stopping at EXIT_INPUT (as cli_summarize_all). */
+enum { RUN_OWN_LABEL = 1, RUN_COMPLETE = 2, RUN_HAS_RUN = 4 };
+static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_trend_point *pts, uint8_t *flags) {
+    int ec = EXIT_OK;
+    for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
+        pc_summary *s = NULL;
+        int code = cli_summarize(paths[i], an, 0, 0, &s);
+        if (code != EXIT_OK) ec = code;
+        if (!s) continue;
+        pc_trend_point_of(s, NULL, NULL, &pts[i]);
+        pc_trend_point_own(&pts[i]);
+        int has_run = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(s->doc, "run"));
+        flags[i] = (uint8_t)((*PC_S(PC_REC(s, run)->label, "") ? RUN_OWN_LABEL : 0) | (has_run ? RUN_HAS_RUN : 0) |
+                             (code == EXIT_OK && has_run ? RUN_COMPLETE : 0));
+        pc_summary_free(s);
+    }
+    return ec;
+}
+
+/* Moves the complete runs (flags RUN_COMPLETE) to the front of pts, in order, and says each
+ * other one on stderr: a history keeps a run for good, and a truncated trace's run or an
+ * empty summary is not a run of the program. Returns how many are complete. */
+static int complete_runs(pc_trend_point *pts, uint8_t *flags, int n, char *const *paths, const char *db) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(flags[i] & RUN_COMPLETE)) {
+            cli_say(stderr, "perfcard: %s: not appended to the history %s: %s", paths[i], db,
+                    flags[i] & RUN_HAS_RUN ? "its report is incomplete (exit 3: the warnings above)" : "it has no run section (an empty summary)");
+            continue;
+        }
+        if (k != i) {
+            pc_trend_point t = pts[k];
+            uint8_t f = flags[k];
+            pts[k] = pts[i], flags[k] = flags[i];
+            pts[i] = t, flags[i] = f;
+        }
+        k++;
+    }
+    return k;
+}
+
 /* Each run's label where its summary has no run.label: the input's file name,
  * unless another run (another file) has the same one, as CI's
  * runs/N/trace.json.gz all do; then the name of the argument's folder (N), or
  * when that is shared too, the argument's file name (runs/s1.json). NULL
  * entries keep the input's name. */
-static void folder_labels(pc_summary *const *s, char *const *paths, int n, char **out) {
+static void folder_labels(const pc_trend_point *pts, char *const *paths, int n, char **out) {
     char **abs = calloc((size_t)n, sizeof *abs), **dir = calloc((size_t)n, sizeof *dir);
     for (int i = 0; i < n; i++) {
         char buf[PATH_MAX];
@@ -101,10 +149,10 @@ static void folder_labels(pc_summary *const *s, char *const *paths, int n, char 
         }
     }
     for (int i = 0; i < n; i++) {
-        const char *in = fs_base_name(PC_S(PC_REC(s[i], run)->input, ""));
+        const char *in = pts[i].input;
         int clash = 0, by_dir = dir[i] != NULL, by_file = 1;
         for (int j = 0; j < n; j++) {
-            if (j == i || !strcmp(abs[i], abs[j]) || strcmp(in, fs_base_name(PC_S(PC_REC(s[j], run)->input, "")))) continue;
+            if (j == i || !strcmp(abs[i], abs[j]) || strcmp(in, pts[j].input)) continue;
             clash = 1; /* another file, the same input name */
             by_dir &= dir[j] == NULL || strcmp(dir[i], dir[j]) != 0;
             by_file &= strcmp(fs_base_name(abs[i]), fs_base_name(abs[j])) != 0;
@@ -166,15 +214,15 @@ int cmd_trend(int argc, char **argv) {
     int clash = cli_check_cmd_outputs("trend", out, formats, ins, n + (dbpath != NULL));
     free(ins);
     if (clash) return EXIT_INPUT;
-    pc_summary **s = calloc((size_t)(n ? n : 1), sizeof *s);
-    pc_trend_run *runs = calloc((size_t)(n ? n : 1), sizeof *runs);
-    int ec = n ? cli_summarize_all(argv + optind, n, &an, s) : EXIT_OK, rc = ec;
+    /* each summary read, made a point, freed: one summary in memory at a time */
+    pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
+    uint8_t *flags = calloc((size_t)(n ? n : 1), 1);
+    int ec = read_points(argv + optind, n, &an, pts, flags), rc = ec;
     if (ec != EXIT_INPUT) {
         pc_err err = {0};
         pc_report_opts ro = {.dir = out, .formats = formats};
         if (topt.accept && !dbpath) { /* --accept checked before anything is written */
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], NULL, NULL};
-            pc_trend_result *d0 = pc_trend(runs, n, &topt);
+            pc_trend_result *d0 = pc_trend_points(pts, n, &topt);
             if (d0->accept_error[0]) cli_say(stderr, "perfcard trend: %s", d0->accept_error), rc = EXIT_INPUT;
             pc_trend_free(d0);
         }
@@ -184,19 +232,23 @@ int cmd_trend(int argc, char **argv) {
         } else if (rc == EXIT_WRITE || rc == EXIT_INPUT) cli_say(stderr, "perfcard: %s", err.msg);
         else {
             char **labels = calloc((size_t)(n ? n : 1), sizeof *labels);
-            folder_labels(s, argv + optind, n, labels);
-            for (int i = 0; i < n; i++) runs[i] = (pc_trend_run){s[i], labels[i], report_beside(argv[optind + i], out)};
+            folder_labels(pts, argv + optind, n, labels);
+            for (int i = 0; i < n; i++) {
+                if (labels[i] && !(flags[i] & RUN_OWN_LABEL)) { /* as pc_trend_point_of gives it: a summary's own run.label first */
+                    snprintf(pts[i].label, sizeof pts[i].label, "%s", labels[i]);
+                    pts[i].label[utf8_valid_prefix(pts[i].label, strlen(pts[i].label))] = 0;
+                }
+                pts[i].report = report_beside(argv[optind + i], out);
+            }
             pc_trend_result *d = NULL;
             pc_history *hist = NULL;
-            if (!dbpath) d = pc_trend(runs, n, &topt);
+            if (!dbpath) d = pc_trend_points(pts, n, &topt);
             else {
-                /* append the runs (one transaction), then read the history up to the last of them */
-                pc_trend_point *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
-                for (int i = 0; i < n; i++) pc_trend_point_of(s[i], runs[i].label, runs[i].report, &pts[i]);
+                /* append the complete runs (one transaction), then read the history up to the last of them */
                 int64_t last = 0;
-                int added = 0, hrc = n ? pc_history_append(dbpath, pts, n, &last, &added, &err) : 0;
-                for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
-                free(pts);
+                int nok = complete_runs(pts, flags, n, argv + optind, dbpath);
+                if (nok < n && rc == EXIT_OK) rc = EXIT_TRUNCATED;
+                int added = 0, hrc = nok ? pc_history_append(dbpath, pts, nok, &last, &added, &err) : 0;
                 if (hrc) {
                     cli_error(dbpath, &err);
                     rc = cli_exit_of_write(hrc);
@@ -204,8 +256,8 @@ int cmd_trend(int argc, char **argv) {
                     cli_error(dbpath, &err);
                     rc = EXIT_INPUT;
                 } else {
-                    if (!quiet && n)
-                        cli_say(stdout, "history %s: %d run%s appended, %d already in it", dbpath, added, added == 1 ? "" : "s", n - added);
+                    if (!quiet && nok)
+                        cli_say(stdout, "history %s: %d run%s appended, %d already in it", dbpath, added, added == 1 ? "" : "s", nok - added);
                     if (hist->invalid) cli_say(stderr, "perfcard: %s: %d run%s with impossible figures left out", dbpath, hist->invalid,
                                                hist->invalid == 1 ? "" : "s");
                     if (hist->total > hist->n + hist->invalid && !quiet)
@@ -235,12 +287,12 @@ int cmd_trend(int argc, char **argv) {
             }
             pc_trend_free(d);
             pc_history_free(hist);
-            for (int i = 0; i < n; i++) free((char *)runs[i].report), free(labels[i]);
+            for (int i = 0; i < n; i++) free((char *)pts[i].report), pts[i].report = NULL, free(labels[i]);
             free(labels);
         }
     }
-    for (int i = 0; i < n; i++) pc_summary_free(s[i]);
-    free(s);
-    free(runs);
+    for (int i = 0; i < n; i++) pc_trend_point_release(&pts[i]);
+    free(pts);
+    free(flags);
     return rc;
 }

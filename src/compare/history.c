@@ -6,6 +6,7 @@
 #include "../util/xalloc.h"
 #include "../util/sbuf.h"
 #include "../model/trace.h"
+#include <assert.h>
 #include <math.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -286,6 +287,136 @@ static const char *col_text(pc_history *hs, sqlite3_stmt *st, int i) {
 /* a time in ns a history may hold: finite, >= 0, within the trace model's bound */
 static int ns_ok(double v) { return isfinite(v) && v >= 0 && v < PC_TIME_LIMIT_D; }
 
+/* The runs read, newest first: the points (hs->runs) and their ids, descending. */
+typedef struct hread { pc_history *hs; int64_t *ids; size_t nr, nid, capid; int64_t lim; double deadline; } hread;
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static int past_deadline(void *arg) { return mono_s() > ((hread *)arg)->deadline; }
+
+/* the point of run id, or NULL (a run left out, or none read): ids descend */
+static pc_trend_point *run_of(const hread *r, int64_t id) {
+    size_t lo = 0, hi = r->nr;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (r->ids[m] == id) return &r->hs->runs[m];
+        if (r->ids[m] > id) lo = m + 1;
+        else hi = m;
+    }
+    return NULL;
+}
+
+/* the newest PC_HISTORY_MAX_RUNS runs up to r->lim: checked (impossible ones counted in invalid),
+ * categories NAN until read_categories finds one, an empty kernel list of PC_HISTORY_KERNELS */
+static int read_runs(sqlite3 *h, hread *r) {
+    pc_history *hs = r->hs;
+    sqlite3_stmt *q = NULL;
+    int src = sqlite3_prepare_v2(h, "SELECT count(*) FROM runs WHERE id <= ?", -1, &q, NULL);
+    if (src == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, r->lim);
+        if (sqlite3_step(q) == SQLITE_ROW) hs->total = sqlite3_column_int64(q, 0);
+        else src = sqlite3_errcode(h);
+    }
+    sqlite3_finalize(q);
+    q = NULL;
+    if (src == SQLITE_OK)
+        src = sqlite3_prepare_v2(h, "SELECT id, label, input, start_utc, report, steps, kept_steps, step_ns, start_us FROM runs WHERE id <= ?"
+                                    " ORDER BY id DESC LIMIT ?", -1, &q, NULL);
+    if (src != SQLITE_OK) return src;
+    sqlite3_bind_int64(q, 1, r->lim), sqlite3_bind_int(q, 2, PC_HISTORY_MAX_RUNS);
+    size_t cap = 0;
+    int s;
+    while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t steps = sqlite3_column_int64(q, 5), kept = sqlite3_column_int64(q, 6);
+        int tnull = sqlite3_column_type(q, 7) == SQLITE_NULL;
+        double step = sqlite3_column_double(q, 7);
+        /* impossible figures: the run is left out, counted */
+        if (sqlite3_column_type(q, 1) != SQLITE_TEXT || sqlite3_column_type(q, 5) != SQLITE_INTEGER ||
+            sqlite3_column_type(q, 6) != SQLITE_INTEGER || steps < 0 || steps > 100000000 || kept < 0 || kept > steps ||
+            (tnull ? kept > 0 : sqlite3_column_type(q, 7) != SQLITE_FLOAT || !ns_ok(step) || kept == 0)) {
+            hs->invalid++;
+            continue;
+        }
+        pc_trend_point *p = VEC_PUSH(hs->runs, r->nr, cap);
+        *VEC_PUSH(r->ids, r->nid, r->capid) = sqlite3_column_int64(q, 0);
+        memset(p, 0, sizeof *p);
+        const char *lab = col_text(hs, q, 1);
+        snprintf(p->label, sizeof p->label, "%s", lab ? lab : "");
+        p->label[utf8_valid_prefix(p->label, strlen(p->label))] = 0;
+        p->input = col_text(hs, q, 2);
+        if (!p->input) p->input = "";
+        const char *u = col_text(hs, q, 3);
+        p->start_utc = pc_trend_utc_ok(u) ? u : NULL;
+        p->report = col_text(hs, q, 4);
+        double su = sqlite3_column_double(q, 8);
+        p->start_us = sqlite3_column_type(q, 8) == SQLITE_FLOAT && isfinite(su) && fabs(su) < PC_TIME_LIMIT_D ? su : NAN;
+        p->steps = (int)steps, p->kept_steps = (int)kept;
+        p->step_ns = tnull ? NAN : step;
+        for (int k = 0; k < BK_N; k++) p->cat_ns[k] = NAN;
+        p->run_kernels = xcalloc(PC_HISTORY_KERNELS, sizeof *p->run_kernels);
+    }
+    assert(r->nid == r->nr && r->nr <= PC_HISTORY_MAX_RUNS);
+    hs->n = (int)r->nr;
+    sqlite3_finalize(q);
+    return s == SQLITE_DONE ? SQLITE_OK : s;
+}
+
+/* the runs' rows of a table, in one pass over it (the tables need no index on run_id: a history
+ * without one took a scan per run, 68 s for 1,000 runs of 1,000 kernels) */
+#define RUN_ROWS(cols, table, order) "SELECT run_id, " cols " FROM " table " WHERE run_id IN (SELECT id FROM runs WHERE id <= ?1" \
+    " ORDER BY id DESC LIMIT ?2)" order
+
+/* the step categories: a run with none of them valid keeps NAN in all (as read_runs left them) */
+static int read_categories(sqlite3 *h, hread *r) {
+    sqlite3_stmt *q = NULL;
+    int src = sqlite3_prepare_v2(h, RUN_ROWS("category, ns", "run_categories", ""), -1, &q, NULL);
+    if (src != SQLITE_OK) return src;
+    sqlite3_bind_int64(q, 1, r->lim), sqlite3_bind_int(q, 2, PC_HISTORY_MAX_RUNS);
+    int s;
+    while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+        pc_trend_point *p = run_of(r, sqlite3_column_int64(q, 0));
+        const char *key = (const char *)sqlite3_column_text(q, 1);
+        double v = sqlite3_column_double(q, 2);
+        if (!p || !key || sqlite3_column_type(q, 2) != SQLITE_FLOAT || !ns_ok(v)) continue;
+        for (int k = 0; k < BK_N; k++)
+            if (!strcmp(key, pc_bk[k].step_key)) {
+                int any = 0; /* the run's first valid category makes the others 0 */
+                for (int j = 0; j < BK_N; j++) any |= !isnan(p->cat_ns[j]);
+                for (int j = 0; j < BK_N && !any; j++) p->cat_ns[j] = 0;
+                p->cat_ns[k] = v;
+            }
+    }
+    sqlite3_finalize(q);
+    return s == SQLITE_DONE ? SQLITE_OK : s;
+}
+
+/* each run's first PC_HISTORY_KERNELS kernel rows by rank, the valid ones kept */
+static int read_kernels(sqlite3 *h, hread *r) {
+    sqlite3_stmt *q = NULL;
+    int src = sqlite3_prepare_v2(h, RUN_ROWS("name, ns", "run_kernels", " ORDER BY run_id, rank"), -1, &q, NULL);
+    if (src != SQLITE_OK) return src;
+    sqlite3_bind_int64(q, 1, r->lim), sqlite3_bind_int(q, 2, PC_HISTORY_MAX_RUNS);
+    int s, seen = 0;
+    int64_t last = INT64_MIN;
+    while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(q, 0);
+        if (id != last) last = id, seen = 0;
+        pc_trend_point *p = run_of(r, id);
+        if (!p || seen++ >= PC_HISTORY_KERNELS) continue;
+        double v = sqlite3_column_double(q, 2);
+        if (sqlite3_column_type(q, 1) != SQLITE_TEXT || sqlite3_column_type(q, 2) != SQLITE_FLOAT || !ns_ok(v)) continue;
+        pc_trend_kernel *ks = (pc_trend_kernel *)p->run_kernels;
+        ks[p->nrun_kernels++] = (pc_trend_kernel){col_text(r->hs, q, 1), v};
+    }
+    sqlite3_finalize(q);
+    return s == SQLITE_DONE ? SQLITE_OK : s;
+}
+
+/* The reading takes at most PERFCARD_SQLITE_SECONDS (default 300), as a trace's database does
+ * (load/sqlite_in.c): three queries, the runs, their categories, their kernels. */
 int pc_history_read(const char *path, int64_t upto, pc_history **out, pc_err *err) {
     *out = NULL;
     sqlite3 *h;
@@ -293,91 +424,31 @@ int pc_history_read(const char *path, int64_t upto, pc_history **out, pc_err *er
     if (stat(path, &fs) != 0) return PC_ERRF(err, PC_EINPUT, "no such history (give runs to append to make it)");
     int rc = open_db(path, 0, &h, err);
     if (rc) return rc;
+    const char *sq = getenv("PERFCARD_SQLITE_SECONDS");
+    int seconds = sq && atoi(sq) > 0 ? atoi(sq) : 300;
+    pc_history *hs = xcalloc(1, sizeof *hs);
+    hread r = {.hs = hs, .lim = upto > 0 ? upto : INT64_MAX, .deadline = mono_s() + seconds};
+    sqlite3_progress_handler(h, 100000, past_deadline, &r);
     if (sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
         rc = db_err(h, err, "reading");
         sqlite3_close(h);
+        pc_history_free(hs);
         return rc;
     }
     int st = check_history(h, err);
     if (st) {
         if (st == 1) st = PC_ERRF(err, PC_EINPUT, "not a perfcard history (an empty database)");
         sqlite3_close(h);
+        pc_history_free(hs);
         return st;
     }
-    pc_history *hs = xcalloc(1, sizeof *hs);
-    sqlite3_stmt *q = NULL, *qc = NULL, *qk = NULL;
-    int64_t lim = upto > 0 ? upto : INT64_MAX;
-    int src = sqlite3_prepare_v2(h, "SELECT count(*) FROM runs WHERE id <= ?", -1, &q, NULL);
-    if (src == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, lim);
-        if (sqlite3_step(q) == SQLITE_ROW) hs->total = sqlite3_column_int64(q, 0);
-        else src = sqlite3_errcode(h);
-    }
-    sqlite3_finalize(q);
-    if (src == SQLITE_OK)
-        src = sqlite3_prepare_v2(h, "SELECT id, label, input, start_utc, report, steps, kept_steps, step_ns, start_us FROM runs WHERE id <= ?"
-                                    " ORDER BY id DESC LIMIT ?", -1, &q, NULL);
-    if (src == SQLITE_OK) src = sqlite3_prepare_v2(h, "SELECT category, ns FROM run_categories WHERE run_id = ?", -1, &qc, NULL);
-    if (src == SQLITE_OK) src = sqlite3_prepare_v2(h, "SELECT name, ns FROM run_kernels WHERE run_id = ? ORDER BY rank LIMIT ?", -1, &qk, NULL);
-    size_t cap = 0, nr = 0;
-    if (src == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, lim), sqlite3_bind_int(q, 2, PC_HISTORY_MAX_RUNS);
-        int s;
-        while ((s = sqlite3_step(q)) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(q, 0);
-            int64_t steps = sqlite3_column_int64(q, 5), kept = sqlite3_column_int64(q, 6);
-            int tnull = sqlite3_column_type(q, 7) == SQLITE_NULL;
-            double step = sqlite3_column_double(q, 7);
-            /* impossible figures: the run is left out, counted */
-            if (sqlite3_column_type(q, 1) != SQLITE_TEXT || sqlite3_column_type(q, 5) != SQLITE_INTEGER ||
-                sqlite3_column_type(q, 6) != SQLITE_INTEGER || steps < 0 || steps > 100000000 || kept < 0 || kept > steps ||
-                (tnull ? kept > 0 : sqlite3_column_type(q, 7) != SQLITE_FLOAT || !ns_ok(step) || kept == 0)) {
-                hs->invalid++;
-                continue;
-            }
-            pc_trend_point *p = VEC_PUSH(hs->runs, nr, cap);
-            memset(p, 0, sizeof *p);
-            const char *lab = col_text(hs, q, 1);
-            snprintf(p->label, sizeof p->label, "%s", lab ? lab : "");
-            p->label[utf8_valid_prefix(p->label, strlen(p->label))] = 0;
-            p->input = col_text(hs, q, 2);
-            if (!p->input) p->input = "";
-            const char *u = col_text(hs, q, 3);
-            p->start_utc = pc_trend_utc_ok(u) ? u : NULL;
-            p->report = col_text(hs, q, 4);
-            double su = sqlite3_column_double(q, 8);
-            p->start_us = sqlite3_column_type(q, 8) == SQLITE_FLOAT && isfinite(su) && fabs(su) < PC_TIME_LIMIT_D ? su : NAN;
-            p->steps = (int)steps, p->kept_steps = (int)kept;
-            p->step_ns = tnull ? NAN : step;
-            int anycat = 0;
-            for (int k = 0; k < BK_N; k++) p->cat_ns[k] = 0;
-            sqlite3_reset(qc);
-            sqlite3_bind_int64(qc, 1, id);
-            while (sqlite3_step(qc) == SQLITE_ROW) {
-                const char *key = (const char *)sqlite3_column_text(qc, 0);
-                double v = sqlite3_column_double(qc, 1);
-                for (int k = 0; key && k < BK_N; k++)
-                    if (!strcmp(key, pc_bk[k].step_key) && sqlite3_column_type(qc, 1) == SQLITE_FLOAT && ns_ok(v)) p->cat_ns[k] = v, anycat = 1;
-            }
-            if (!anycat)
-                for (int k = 0; k < BK_N; k++) p->cat_ns[k] = NAN;
-            pc_trend_kernel *ks = xcalloc(PC_HISTORY_KERNELS, sizeof *ks);
-            int nk = 0;
-            sqlite3_reset(qk);
-            sqlite3_bind_int64(qk, 1, id), sqlite3_bind_int(qk, 2, PC_HISTORY_KERNELS);
-            while (nk < PC_HISTORY_KERNELS && sqlite3_step(qk) == SQLITE_ROW) {
-                double v = sqlite3_column_double(qk, 1);
-                if (sqlite3_column_type(qk, 0) != SQLITE_TEXT || sqlite3_column_type(qk, 1) != SQLITE_FLOAT || !ns_ok(v)) continue;
-                ks[nk++] = (pc_trend_kernel){col_text(hs, qk, 0), v};
-            }
-            p->run_kernels = ks, p->nrun_kernels = nk;
-        }
-        if (s != SQLITE_DONE) src = s;
-    }
-    sqlite3_finalize(q), sqlite3_finalize(qc), sqlite3_finalize(qk);
-    hs->n = (int)nr;
+    int src = read_runs(h, &r);
+    if (src == SQLITE_OK) src = read_categories(h, &r);
+    if (src == SQLITE_OK) src = read_kernels(h, &r);
+    free(r.ids);
     if (src != SQLITE_OK) {
-        rc = db_err(h, err, "its runs");
+        rc = src == SQLITE_INTERRUPT ? PC_ERRF(err, PC_EINPUT, "reading the history took longer than %d s (PERFCARD_SQLITE_SECONDS)", seconds)
+                                     : db_err(h, err, "its runs");
         sqlite3_close(h);
         pc_history_free(hs);
         return rc;

@@ -1,4 +1,5 @@
 /* trend.c - runs over time, change points, the newest run (see trend.h). */
+#include <assert.h>
 #include "trend.h"
 #include "../util/utf8.h"
 #include "changepoint.h"
@@ -116,7 +117,32 @@ void pc_trend_point_of(const pc_summary *s, const char *label, const char *repor
 
 void pc_trend_point_release(pc_trend_point *p) {
     free((void *)p->run_kernels);
-    p->run_kernels = NULL, p->nrun_kernels = 0;
+    free(p->own);
+    p->run_kernels = NULL, p->nrun_kernels = 0, p->own = NULL;
+}
+
+/* the copy of s at *at in block, moved past it (NULL stays NULL) */
+static const char *own_copy(char *block, size_t *at, const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    memcpy(block + *at, s, n);
+    *at += n;
+    return block + *at - n;
+}
+
+void pc_trend_point_own(pc_trend_point *p) {
+    assert(!p->own);
+    if (p->nrun_kernels > PC_TREND_RUN_KERNELS) p->nrun_kernels = PC_TREND_RUN_KERNELS; /* the most time first */
+    size_t need = (p->input ? strlen(p->input) + 1 : 0) + (p->start_utc ? strlen(p->start_utc) + 1 : 0) + 1, at = 0;
+    for (int i = 0; i < p->nrun_kernels; i++) need += p->run_kernels[i].name ? strlen(p->run_kernels[i].name) + 1 : 0;
+    pc_trend_kernel *ks = (pc_trend_kernel *)p->run_kernels;
+    if (ks) ks = xrealloc(ks, (size_t)(p->nrun_kernels ? p->nrun_kernels : 1) * sizeof *ks);
+    p->own = xmalloc(need);
+    p->input = own_copy(p->own, &at, p->input);
+    p->start_utc = own_copy(p->own, &at, p->start_utc);
+    for (int i = 0; i < p->nrun_kernels; i++) ks[i].name = own_copy(p->own, &at, ks[i].name);
+    p->run_kernels = ks;
+    assert(at < need);
 }
 
 /* ---------- the decision: a function of the step times (see trend.h) ---------- */
@@ -318,7 +344,7 @@ pc_trend_result *pc_trend_points(const pc_trend_point *in, int n, const pc_trend
         for (int k = 0; k < BK_N; k++)
             if (isfinite(r->cat_ns[k])) catsum[k] += r->cat_ns[k];
         for (int k = 0; k < PC_TREND_KERNELS; k++) r->kernel_ns[k] = k < nk ? kernel_ns(p, t->kernels[k]) : 0;
-        r->run_kernels = NULL, r->nrun_kernels = 0;
+        r->run_kernels = NULL, r->nrun_kernels = 0, r->own = NULL; /* borrowed from in */
         if (r->kept_steps > 0 && isfinite(r->step_ns)) x[m] = r->step_ns, idx[m++] = i;
     }
     free(ord);

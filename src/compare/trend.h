@@ -50,7 +50,7 @@
 #include "changepoint.h"
 
 #define PC_TREND_SCHEMA "perfcard.trend/1"
-enum { PC_TREND_MIN_HISTORY = 3, PC_TREND_KERNELS = 5 };
+enum { PC_TREND_MIN_HISTORY = 3, PC_TREND_KERNELS = 5, PC_TREND_RUN_KERNELS = 50 /* = PC_HISTORY_KERNELS */ };
 
 typedef struct pc_trend_run {
     const pc_summary *summary;
@@ -80,6 +80,7 @@ typedef struct pc_trend_point {
     double kernel_ns[PC_TREND_KERNELS]; /* the history's top kernels, per step (set by pc_trend_points) */
     const pc_trend_kernel *run_kernels; /* input: the run's kernels (absent ones count 0); NULL in a result */
     int nrun_kernels;
+    char *own;                       /* pc_trend_point_own's block of the strings above, or NULL */
 } pc_trend_point;
 
 /* a change point: the first run of a new level (1-based) */
@@ -135,6 +136,14 @@ void pc_trend_judge(const double *x, const int *runs, const char *const *labels,
  * borrowed from the summary; free run_kernels with pc_trend_point_release. */
 void pc_trend_point_of(const pc_summary *s, const char *label, const char *report, pc_trend_point *p);
 void pc_trend_point_release(pc_trend_point *p);
+/* Makes p independent of its summary, so that the summary can be freed at
+ * once (a trend over N summaries then holds one at a time, not N): input,
+ * start_utc and the kernels' names are copied into one block of p's own
+ * (report stays the caller's), and only the run's PC_TREND_RUN_KERNELS
+ * kernels of most time per step are kept, as a history keeps them.
+ * pc_trend_point_release frees it all. A result made from p borrows p's
+ * strings: free the result first. */
+void pc_trend_point_own(pc_trend_point *p);
 /* s is a date trend believes: YYYY-MM-DDTHH:MM:SSZ, a real UTC time in 2000..2099 */
 int pc_trend_utc_ok(const char *s);
 /* The history of n points (copied; index and kernel_ns set, run_kernels not kept). */

@@ -33,6 +33,9 @@ typedef struct pc_summary {
     size_t conformed;    /* figures analysis left empty because summary.json
                             cannot hold them (pc_summary_conform): the output
                             is incomplete, as for skipped events */
+    size_t reshaped;     /* input events analysis placed otherwise than the
+                            trace has them (nesting bounds, steps), each said
+                            in run.warnings: the output is incomplete too */
 } pc_summary;
 
 pc_summary *pc_summary_new(void);            /* doc: {"schema": ...} */

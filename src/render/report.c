@@ -483,7 +483,7 @@ static void finding_links(cJSON *v) {
 /* The first screen's extras (#47 item 4): view.first_try, the first
  * suggestion's "what to try" as one line in the input's framework (its
  * "In PyTorch: ..." sentence when it has one, else its first sentence);
- * view.card_cpu / view.card_top_operator: whether those cards have a figure;
+ * view.card_cpu / view.card_top_operator / view.card_top_kernel: whether those cards have a figure;
  * view.not_in_trace: the cards left out, as one line ("CPU load (no CPU
  * samples), ..."), absent when none is. */
 static void first_screen(const pc_summary *s, cJSON *v) {
@@ -527,9 +527,12 @@ static void first_screen(const pc_summary *s, cJSON *v) {
     int cpu = tk_true(PC_REC(s, cpu)->present), top_op = PC_S(PC_REC(s, overview)->top_operator, NULL) != NULL;
     cJSON_AddBoolToObject(view, "card_cpu", cpu);
     cJSON_AddBoolToObject(view, "card_top_operator", top_op);
+    int top_k = PC_S(PC_REC(s, overview)->top_kernel, NULL) != NULL;
+    cJSON_AddBoolToObject(view, "card_top_kernel", top_k);
     sbuf miss = {0};
     if (!steps) sbuf_printf(&miss, "step time (no step markers)");
     if (!top_op) sbuf_printf(&miss, "%stop operator (no operators)", miss.len ? ", " : "");
+    if (!top_k) sbuf_printf(&miss, "%stop kernel (no kernels)", miss.len ? ", " : "");
     if (!cpu) sbuf_printf(&miss, "%sCPU load (no CPU samples)", miss.len ? ", " : "");
     if (miss.data) cJSON_AddStringToObject(view, "not_in_trace", miss.data);
     sbuf_free(&miss);

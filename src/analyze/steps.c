@@ -411,6 +411,13 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
  * windows disjoint and in order; gpu_ns set; a GPU-bound step (gpu_ns >
  * host) that the GPU did not hold back ends at its GPU work's end, any
  * other at its range's end. */
+/* a - b, saturated at int64's ends (timestamps of a hostile trace reach them) */
+static int64_t sub_sat(int64_t a, int64_t b) {
+    if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+    return a - b;
+}
+
 static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
     const pc_trace *t = c->t;
     int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
@@ -449,11 +456,11 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
         if (prev > s) s = prev;
         int64_t from = gfirst[i] > s ? gfirst[i] : s;
         if (before > from) from = before;
-        v[i].gpu_ns = gend[i] > from ? gend[i] - from : 0;
+        v[i].gpu_ns = gend[i] > from ? sub_sat(gend[i], from) : 0;
         /* the GPU ends the step: its time from the window's start (or its first op) exceeds the host's
          * part of the window (the range, when the window starts at it) */
-        int64_t gspan = gend[i] - (gfirst[i] > s ? gfirst[i] : s);
-        int ends_gpu = gend[i] > v[i].cpu_end && !held && (gspan > v[i].cpu_end - s || chained);
+        int64_t gspan = gend[i] == INT64_MIN ? 0 : sub_sat(gend[i], gfirst[i] > s ? gfirst[i] : s); /* INT64_MIN: no GPU work */
+        int ends_gpu = gend[i] > v[i].cpu_end && !held && (gspan > sub_sat(v[i].cpu_end, s) || chained);
         int64_t e = ends_gpu ? gend[i] : v[i].cpu_end;
         if (gend[i] > before) before = gend[i];
         if (e < s) e = s;

@@ -403,13 +403,15 @@ static void startup(const rule_in *in, const pc_rule *r) {
     int64_t first_api = INT64_MAX;
     for (size_t i = 0; i < t->ncpu; i++)
         if ((t->cpu[i].kind == CPU_RUNTIME || t->cpu[i].kind == CPU_DRIVER) && t->cpu[i].ts < first_api) first_api = t->cpu[i].ts;
-    if (t->has_host_span && first_api != INT64_MAX && first_api > t->t_min && first_api < t->t_min + (int64_t)pre) {
+    /* the start-up's end, saturated: a hostile trace's times reach int64's ends */
+    int64_t pre_end = pre >= (double)INT64_MAX - (double)t->t_min ? INT64_MAX : t->t_min + (int64_t)pre;
+    if (t->has_host_span && first_api != INT64_MAX && first_api > t->t_min && first_api < pre_end) {
         char c[64];
         units_ns(c, sizeof c, (double)(first_api - t->t_min));
         snprintf(h, sizeof h, "; it counts from the process's first OS runtime call, %s before its first CUDA call", c);
     }
     char nr[200];
-    named_range(in, &(ivl){t->t_min, t->t_min + (int64_t)pre}, 1, nr, sizeof nr);
+    named_range(in, &(ivl){t->t_min, pre_end}, 1, nr, sizeof nr);
     top_put(in, fire(in, r, stake, "the first kernel starts %s into the %s trace (%.1f%%), and no steps are marked%s%s", a, b, 100 * pre / span, h, nr),
             &top, 1);
 }

@@ -7,7 +7,6 @@
  */
 #ifndef PC_REPORT_H
 #define PC_REPORT_H
-#include <cjson/cJSON.h>
 #include "../summary/summary.h"
 #include "../util/err.h"
 

@@ -594,9 +594,12 @@ static void run_workers(job *j, int jobs) {
     free(th);
 }
 
+/* the job's budgets: the renderer's for report.html's per-rank detail */
+static const pc_job_opts job_opts = {.detail_bytes = PC_REPORT_RANK_DETAIL};
+
 /* Summaries of every input, `jobs` at a time; the job summary. */
 static int summarize_many(char **paths, int n, const common_opts *o, int jobs, pc_summary **summary) {
-    job j = {paths, n, o, xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(char *)), pc_job_new(),
+    job j = {paths, n, o, xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(char *)), pc_job_new(&job_opts),
              NULL, -1, "", 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
     if (jobs < 1) jobs = 1;
     if (jobs > n) jobs = n;
@@ -620,7 +623,7 @@ static int summarize_many(char **paths, int n, const common_opts *o, int jobs, p
              * matched as it went: the inputs kept are read again into a new one */
             pc_job_free(j.view);
             pc_summary_free(j.kept);
-            j.view = pc_job_new(), j.kept = NULL, j.kept_order = -1, j.next = 0, j.again = 1;
+            j.view = pc_job_new(&job_opts), j.kept = NULL, j.kept_order = -1, j.next = 0, j.again = 1;
             run_workers(&j, jobs);
         }
         int shown = pc_job_shown(j.view);

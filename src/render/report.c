@@ -16,6 +16,7 @@
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <stdio.h>
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +296,27 @@ static size_t rows_shown(const pc_summary *s, const cJSON *o, int rows) {
  * PyTorch's or a capture's), pytorch (suggestions.program), parsed_what
  * (what run.parsed_bytes counts) and top_category_def (what "other" means,
  * when it is the largest category). */
-enum { MD_SUGGESTIONS = 5 };
+enum { MD_SUGGESTIONS = 5, MD_TOP = 3 };
+
+/* A suggestion's "what to try" t as one line, malloc'd: its sentence in the
+ * input's framework ("In PyTorch: ..." to the end) when it has one, else its
+ * first sentence; line breaks as spaces. */
+static char *try_line(const char *t) {
+    const char *in = strstr(t, " In ");
+    const char *colon = in ? strchr(in + 4, ':') : NULL;
+    size_t n;
+    if (in && colon && colon - in < 24) t = in + 1, n = strlen(t);
+    else {
+        const char *dot = strstr(t, ". ");
+        n = dot ? (size_t)(dot - t + 1) : strlen(t);
+    }
+    char *one = xstrdup(t);
+    assert(n <= strlen(one));
+    one[n] = 0;
+    for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+    return one;
+}
+
 static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
@@ -328,6 +349,19 @@ static void md_extras(const pc_summary *s, cJSON *v) {
         if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
     }
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
+    /* summary.md's opening (#47 item 2): the first MD_TOP of them, each with its
+     * what-to-try as one line */
+    cJSON *top = cJSON_AddArrayToObject(view, "md_top"), *x;
+    int k = 0;
+    cJSON_ArrayForEach(x, md) {
+        if (k++ == MD_TOP) break;
+        cJSON *c = cJSON_Duplicate(x, 1);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "try");
+        char *one = try_line(cJSON_IsString(t) ? t->valuestring : "");
+        cJSON_AddStringToObject(c, "try_line", one);
+        free(one);
+        cJSON_AddItemToArray(top, c);
+    }
 }
 
 /* view.step_bound (#44 item 2): one sentence of which side bounds the steps
@@ -499,17 +533,7 @@ static void first_screen(const pc_summary *s, cJSON *v) {
     cJSON_AddNumberToObject(view, "first_try_rank", at);
     const char *t = sg ? PC_S(sg->try, "") : "";
     if (*t) {
-        const char *in = strstr(t, " In ");
-        const char *colon = in ? strchr(in + 4, ':') : NULL;
-        size_t n;
-        if (in && colon && colon - in < 24) t = in + 1, n = strlen(t); /* "In PyTorch: ..." to the end */
-        else {
-            const char *dot = strstr(t, ". ");
-            n = dot ? (size_t)(dot - t + 1) : strlen(t);
-        }
-        char *one = xstrdup(t);
-        one[n] = 0;
-        for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+        char *one = try_line(t);
         cJSON_AddStringToObject(view, "first_try", one);
         free(one);
     }

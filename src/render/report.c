@@ -345,7 +345,9 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     for (size_t i = 0; (sg = PC_REC_AT(s, suggestion, i)) && r; i++, r = r->next) {
         total++;
         double pct = PC_OR(sg->at_stake_pct, -1);
-        int worth = any_estimate ? pct >= 1 : 1;
+        const cJSON *mp = cJSON_GetObjectItemCaseSensitive(r, "merged_stake_pct");
+        if (cJSON_IsNumber(mp)) pct = mp->valuedouble; /* a rule listed once, its findings' stakes added */
+        int worth = (any_estimate ? pct >= 1 : 1) && !cJSON_GetObjectItemCaseSensitive(r, "repeat");
         if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
     }
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
@@ -473,6 +475,42 @@ static const char *const finding_sections[][2] = {
     {"gpu_utilization", "#gpu|GPU utilization|#timeline|Timeline"},
     {"straggler", "#ranks|Ranks|#communication|Communication"},
 };
+
+/* Repeated findings merged (#47 item 4): a rule that fired more than once
+ * (pageable_memcpy for HtoD and for DtoH copies) is listed once, at its
+ * first row, whose merged_count (its findings), merged_stake_ns and
+ * merged_stake_pct (their stakes added: each finding of one rule counts its
+ * own events, different copies, kernels or operators, so none is counted
+ * twice; null when one has no estimate) and merged_parts [{evidence,
+ * at_stake_ns}] say so; the later rows get repeat (true), and leave the top
+ * lists (finding_links makes them minor, md_extras skips them). */
+static void merge_repeats(cJSON *v) {
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+        if (!cJSON_IsString(ru) || cJSON_GetObjectItemCaseSensitive(r, "repeat")) continue;
+        int n = 1, all = 1;
+        double ns = 0, pct = 0;
+        cJSON *parts = cJSON_CreateArray();
+        for (cJSON *q = r; q; q = q->next) {
+            const cJSON *qr = cJSON_GetObjectItemCaseSensitive(q, "rule");
+            if (!cJSON_IsString(qr) || strcmp(qr->valuestring, ru->valuestring)) continue;
+            if (q != r) cJSON_AddBoolToObject(q, "repeat", 1), n++;
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(q, "at_stake_ns"), *p = cJSON_GetObjectItemCaseSensitive(q, "at_stake_pct"),
+                        *ev = cJSON_GetObjectItemCaseSensitive(q, "evidence");
+            all &= cJSON_IsNumber(a);
+            ns += cJSON_IsNumber(a) ? a->valuedouble : 0, pct += cJSON_IsNumber(p) ? p->valuedouble : 0;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "evidence", cJSON_IsString(ev) ? ev->valuestring : "");
+            if (cJSON_IsNumber(a)) cJSON_AddNumberToObject(o, "at_stake_ns", a->valuedouble);
+            cJSON_AddItemToArray(parts, o);
+        }
+        if (n == 1) { cJSON_Delete(parts); continue; }
+        cJSON_AddNumberToObject(r, "merged_count", n);
+        if (all) cJSON_AddNumberToObject(r, "merged_stake_ns", ns), cJSON_AddNumberToObject(r, "merged_stake_pct", pct);
+        cJSON_AddItemToObject(r, "merged_parts", parts);
+    }
+}
 
 /* Adds to each suggestions.rows item: anchor ("finding-N", N its rank),
  * links [{href, label}] to the sections holding its evidence (the timeline's
@@ -831,6 +869,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     }
     rv_short_names(v); /* over the rows shown */
     rv_tree_rows(v);
+    merge_repeats(v);
     md_extras(summary, v);
     cpath_view(summary, v);
     first_screen(summary, v);

@@ -476,6 +476,67 @@ static const char *const finding_sections[][2] = {
     {"straggler", "#ranks|Ranks|#communication|Communication"},
 };
 
+/* rows[i] of the view's list gets row_id "<prefix>i" (an anchor for report.html) */
+static void row_ids(cJSON *rows, const char *prefix) {
+    int i = 0;
+    for (cJSON *r = cJSON_IsArray(rows) ? rows->child : NULL; r; r = r->next, i++) {
+        char id[48];
+        snprintf(id, sizeof id, "%s%d", prefix, i);
+        cJSON_AddStringToObject(r, "row_id", id);
+    }
+}
+/* the row_id of the first row of rows named name, or NULL */
+static const char *row_named(const cJSON *rows, const char *name) {
+    for (const cJSON *r = cJSON_IsArray(rows) ? rows->child : NULL; r; r = r->next) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, "name"), *id = cJSON_GetObjectItemCaseSensitive(r, "row_id");
+        if (cJSON_IsString(n) && cJSON_IsString(id) && !strcmp(n->valuestring, name)) return id->valuestring;
+    }
+    return NULL;
+}
+
+/* From a finding to its own rows (#47 item 3): the rows report.html shows of
+ * the operators ("op-i"), each device's kernels ("kern-d-i"), the API calls
+ * ("api-i") and the steps ("step-i") get row_id; each finding's contributor
+ * (an operator, kernel or call it names) that is one of those rows gets
+ * href ("#op-3": the first row of that name, operators first), and the
+ * finding row_links [{href, label (its short name), name}] of them, in its
+ * contributors' order. */
+static void finding_rows(cJSON *v) {
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "operators"), "rows");
+    cJSON *api = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "api_calls"), "rows");
+    cJSON *devs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices");
+    row_ids(ops, "op-");
+    row_ids(api, "api-");
+    row_ids(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "steps"), "rows"), "step-");
+    int d = 0;
+    for (cJSON *dv = cJSON_IsArray(devs) ? devs->child : NULL; dv; dv = dv->next, d++) {
+        char pre[32];
+        snprintf(pre, sizeof pre, "kern-%d-", d);
+        row_ids(cJSON_GetObjectItemCaseSensitive(dv, "rows"), pre);
+    }
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        cJSON *links = cJSON_AddArrayToObject(r, "row_links"), *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "contributors")) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name"), *sh = cJSON_GetObjectItemCaseSensitive(c, "name_short");
+            if (!cJSON_IsString(n)) continue;
+            const char *id = row_named(ops, n->valuestring);
+            for (cJSON *dv = cJSON_IsArray(devs) ? devs->child : NULL; dv && !id; dv = dv->next)
+                id = row_named(cJSON_GetObjectItemCaseSensitive(dv, "rows"), n->valuestring);
+            if (!id) id = row_named(api, n->valuestring);
+            if (!id) continue;
+            char href[64];
+            snprintf(href, sizeof href, "#%s", id);
+            cJSON_AddStringToObject(c, "href", href);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "href", href);
+            cJSON_AddStringToObject(o, "label", cJSON_IsString(sh) ? sh->valuestring : n->valuestring);
+            cJSON_AddStringToObject(o, "name", n->valuestring);
+            cJSON_AddItemToArray(links, o);
+        }
+    }
+}
+
 /* Repeated findings merged (#47 item 4): a rule that fired more than once
  * (pageable_memcpy for HtoD and for DtoH copies) is listed once, at its
  * first row, whose merged_count (its findings), merged_stake_ns and
@@ -874,6 +935,7 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     cpath_view(summary, v);
     first_screen(summary, v);
     finding_links(v);
+    finding_rows(v);
     step_bound_view(summary, v);
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */

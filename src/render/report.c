@@ -494,6 +494,40 @@ static const char *row_named(const cJSON *rows, const char *name) {
     return NULL;
 }
 
+/* The step a finding is most about (#47 item 3): for a rule about a figure
+ * of each step, the shown step row with the most of it; finding.step_link
+ * {href "#step-i", index i, name, what}. report.js zooms the timeline to it
+ * from "#timeline-step-i". */
+static const char *const step_rules[][3] = {
+    {"data_loading", "data_wait_ns", "the most data wait"},
+    {"iteration_interval", "iteration_interval_ns", "the longest iteration interval"},
+    {"step_variance", "duration_ns", "the longest"},
+    {"communication", "communication_ns", "the most communication"},
+};
+static void step_link(cJSON *r, const cJSON *steps) {
+    const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+    if (!cJSON_IsString(ru) || !cJSON_IsArray(steps)) return;
+    for (size_t k = 0; k < sizeof step_rules / sizeof *step_rules; k++) {
+        if (strcmp(ru->valuestring, step_rules[k][0])) continue;
+        int i = 0, best = -1;
+        double most = -1;
+        const char *name = NULL;
+        for (const cJSON *x = steps->child; x; x = x->next, i++) {
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(x, step_rules[k][1]), *n = cJSON_GetObjectItemCaseSensitive(x, "name");
+            if (cJSON_IsNumber(f) && cJSON_IsString(n) && f->valuedouble > most) most = f->valuedouble, best = i, name = n->valuestring;
+        }
+        if (best < 0) return;
+        char href[32];
+        snprintf(href, sizeof href, "#step-%d", best);
+        cJSON *o = cJSON_AddObjectToObject(r, "step_link");
+        cJSON_AddStringToObject(o, "href", href);
+        cJSON_AddNumberToObject(o, "index", best);
+        cJSON_AddStringToObject(o, "name", name);
+        cJSON_AddStringToObject(o, "what", step_rules[k][2]);
+        return;
+    }
+}
+
 /* From a finding to its own rows (#47 item 3): the rows report.html shows of
  * the operators ("op-i"), each device's kernels ("kern-d-i"), the API calls
  * ("api-i") and the steps ("step-i") get row_id; each finding's contributor
@@ -515,7 +549,9 @@ static void finding_rows(cJSON *v) {
         row_ids(cJSON_GetObjectItemCaseSensitive(dv, "rows"), pre);
     }
     cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "steps"), "rows");
     for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        step_link(r, steps);
         cJSON *links = cJSON_AddArrayToObject(r, "row_links"), *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "contributors")) {
             const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name"), *sh = cJSON_GetObjectItemCaseSensitive(c, "name_short");

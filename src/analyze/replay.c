@@ -9,7 +9,7 @@
  * each step's path by category (critical_path.by_step, the report's per-step bars).
  * On the same graphs it replays host_wait's change (with steps) and keeps
  * it, with the graphs' index, each step's unchanged replay and the Tensor
- * Core set, for the suggestions (an_ctx.kept, stakes.h), which then build
+ * Core set, for the suggestions (an_ctx.handoff, handoff.h), which then build
  * the graphs again only for the combined replay (and memory_bound's).
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
@@ -116,7 +116,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (!r->present) return;
     double tc_ns = 0;
     float *tc = stakes_tc_set(c, &tc_ns);
-    stakes_kept *kept = c->kept;
+    an_handoff *kept = c->handoff; /* this analyzer is its one writer (handoff.h) */
     /* host_wait's change for the suggestions: with steps only (a step's replay costs a fifth of its
      * build; without steps the one window's graph is the whole trace, replayed twice for the steady
      * state: the suggestions replay it themselves when host_wait asks) */
@@ -140,13 +140,14 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     int64_t over2 = p.over2;
     size_t nodes_max = p.nodes_max;
     if (kept) {
-        stakes_kept_free(kept);
+        an_handoff_free(kept);
         kept->ix = ix, kept->t0 = p.t0, ix = NULL;
         if ((kept->host_done = host)) {
             kept->host[0] = stakes_mean(save + CP_CHANGES * c->nsteps, c->nsteps);
             kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
         }
         kept->sets = 1, kept->tc = tc, kept->tc_ns = tc_ns; /* for the suggestions (stakes_tc) */
+        an_handoff_check(kept);
     }
     dg_index_free(ix);
     double ns = (double)c->nsteps;
@@ -201,5 +202,5 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     free(acc.ns);
     free(acc.id);
     free(carry);
-    if (!kept) spill_free(tc); /* else kept's */
+    if (!kept) spill_free(tc); /* else the handoff's */
 }

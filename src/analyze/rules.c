@@ -104,8 +104,8 @@ double rules_replayed(const rule_in *in, int k) {
         if (k == SK_SYNC) v = PC_OR(cp->sync_saving_ns, -1);
         else if (k == SK_DATA) v = PC_OR(cp->data_saving_ns, -1);
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
-        else if (k == SK_HOST && in->c->kept && in->c->kept->host_done) /* replayed in critical_path's pass (stakes_kept) */
-            v = in->c->kept->host[in->keep_phases && *in->keep_phases];
+        else if (k == SK_HOST && in->c->handoff && in->c->handoff->host_done) /* replayed in critical_path's pass (handoff.h) */
+            v = in->c->handoff->host[in->keep_phases && *in->keep_phases];
         else if (k == SK_GPU) {
             float *set = stakes_gpu_set(in->c, in->ps, NULL, NULL, NULL);
             dg_change ch = stakes_gpu_change(set);

@@ -60,7 +60,9 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     sg->try = pc_summary_utf8(in->ps, tr);
     sg->source = fitted(in, r, FIT_SOURCE, r->source);
     if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns), sg->stake_source = "estimate";
-    cJSON_AddItemToArray(in->out, o);
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in->ps->doc, "suggestions"), "rows");
+    assert(cJSON_IsArray(rows)); /* an_advice makes it before any rule runs */
+    cJSON_AddItemToArray(rows, o);
     return o;
 }
 
@@ -470,10 +472,9 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
      * (empty_queue, pipeline_bottleneck) took as its stake is theirs; the host phases inside the
      * interval (each step's, from the end of its earlier work) are host_phase's */
     double piped = 0;
-    const cJSON *f;
-    cJSON_ArrayForEach(f, in->out) {
-        const tab_suggestion *sg = pc_summary_record_in(in->ps, (cJSON *)f, TAB_suggestion);
-        const char *rule = sg ? PC_S(sg->rule, "") : "";
+    const tab_suggestion *sg;
+    for (size_t i = 0; (sg = PC_REC_AT(in->ps, suggestion, i)); i++) {
+        const char *rule = PC_S(sg->rule, "");
         if (!strcmp(rule, "empty_queue") || !strcmp(rule, "pipeline_bottleneck")) piped = fmax(piped, PC_OR(sg->at_stake_ns, 0));
     }
     double hp_in = 0;
@@ -1575,12 +1576,10 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
     const char *ov = NULL;
     char why[160] = "";
     const pc_table *rows = PC_TAB(in->ps, step);
-    const cJSON *f;
+    const tab_suggestion *fsg;
     int dl_fired = 0;
-    cJSON_ArrayForEach(f, in->out) {
-        const tab_suggestion *sg = pc_summary_record_in(in->ps, (cJSON *)f, TAB_suggestion);
-        if (sg && !strcmp(PC_S(sg->rule, ""), "data_loading")) dl_fired = 1;
-    }
+    for (size_t i = 0; (fsg = PC_REC_AT(in->ps, suggestion, i)); i++)
+        if (!strcmp(PC_S(fsg->rule, ""), "data_loading")) dl_fired = 1;
     if (dl_fired && rows && rows->n >= 3) {
         double *w = malloc(rows->n * sizeof *w), wsum = 0;
         if (!w) abort();

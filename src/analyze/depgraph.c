@@ -502,11 +502,13 @@ static int32_t join_of(dg_graph *g, int64_t from, int64_t ts) {
     return g->njdone && g->jdone[0].end > from ? g->jdone[0].node : -1;
 }
 
-size_t dg_build(dg_graph *g, size_t si) {
-    const an_ctx *c = g->c;
-    const pc_trace *t = c->t;
-    const pc_step *st = &c->steps[si];
-    int has_steps = c->step_source != NULL;
+/* dg_build's first phase: the graph emptied for step si (its window, its
+ * anchor), the work launched before the step per stream carried in (its
+ * latest end; steps out of order start the carry again), the streams' and
+ * threads' cursors reset; [*i0, *i1) the CPU events of the step's range. */
+static void dg_reset(dg_graph *g, size_t si, size_t *i0, size_t *i1) {
+    const pc_trace *t = g->c->t;
+    const pc_step *st = &g->c->steps[si];
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) g->gnode[g->n[i].gi] = -1;
     g->nn = g->nw = g->nev = g->ndl = g->nends = g->njdone = g->njrun = g->nslog = 0;
@@ -515,181 +517,206 @@ size_t dg_build(dg_graph *g, size_t si) {
     g->wend = st->end;
     g->path_end = -1;
     g->phases = 0;
-    size_t i0 = lower_ts(t, st->cpu_start), i1 = has_steps ? lower_ts(t, st->cpu_end) : t->ncpu;
-    /* the work launched before the step, per stream: its latest end */
-    if (i0 < g->cursor) { /* steps out of order: start the carry again */
+    *i0 = lower_ts(t, st->cpu_start), *i1 = g->c->step_source ? lower_ts(t, st->cpu_end) : t->ncpu;
+    if (*i0 < g->cursor) { /* steps out of order: start the carry again */
         for (size_t s = 0; s < g->nstreams; s++) g->carry[s] = INT64_MIN;
         g->cursor = 0;
     }
-    for (size_t i = g->cursor; i < i0; i++)
+    for (size_t i = g->cursor; i < *i0; i++)
         for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
             const pc_gpu_event *e = &t->gpu[g->gidx[k]];
             int32_t s = g->sid[g->gidx[k]];
             if (e->ts + e->dur > g->carry[s]) g->carry[s] = e->ts + e->dur;
         }
-    g->cursor = i0;
+    g->cursor = *i0;
     for (size_t s = 0; s < g->nstreams; s++) g->slast[s] = -1, g->slatest[s] = -1, g->slatest_end[s] = g->carry[s];
     for (size_t k = 0; k < g->nthreads; k++) g->tlast[k] = -1, g->tcur[k] = SIZE_MAX, g->twait[k].sid = -1;
     g->dsync = -1, g->dsync_mark = 0;
-    int32_t main_th = -1;
-    for (size_t i = i0; i < i1; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        if (has_steps && main_th < 0 && e->ts == st->cpu_start && e->name == st->name) main_th = (int32_t)thread_of(g, e);
-        if (is_dl(g, e) && e->dur > 0) *SPILL_PUSH(g->dl, g->ndl, g->capdl) = (dg_dl){(int32_t)thread_of(g, e), e->ts, e->ts + e->dur};
-        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || top_call(t, &c->links, (int32_t)i) != (int32_t)i) continue;
-        uint32_t th = thread_of(g, e);
-        int32_t h = (int32_t)g->nn;
-        dg_node *x = node_new(g);
-        x->kind = N_HOST;
-        x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
-        chain(g, h, th, main_th);
-        if (x->prev >= 0 && g->n[x->prev].end > x->ts) g->tcur[th] = SIZE_MAX; /* overlapping calls: its next sync looks at every stream */
-        if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
-            x->join = join_of(g, x->ts - x->gap, x->ts);
-            if (x->join >= 0) x->jgap = x->ts - g->n[x->join].end;
-        }
-        SPILL_PUSH(g->jrun, g->njrun, g->capjrun);
-        je_push(g->jrun, g->njrun - 1, (dg_je){x->end, (int32_t)th, h}, 0);
-        x = &g->n[h];
-        int sy = sync_class(g, e->name);
-        x->wait0 = (int32_t)g->nw;
-        /* waits on work launched before the call */
-        if (sy == SY_DEVICE || sy == SY_STREAM) sync_waits(g, h, th, sy);
-        /* the ops it launched */
-        for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
-            int32_t gi = g->gidx[k], s = g->sid[gi];
-            const pc_gpu_event *ge = &t->gpu[gi];
-            int32_t id = (int32_t)g->nn;
-            dg_node *y = node_new(g);
-            x = &g->n[h];
-            y->kind = N_GPU;
-            y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
-            y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
-            y->launch = h;
-            y->gi = gi;
-            g->gnode[gi] = id;
-            y->sid = s;
-            y->prev = g->slast[s];
-            if (y->prev < 0) y->pin = g->carry[s];
-            int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
-            y->lend = ge->ts >= x->end; /* a launch that took long delays its op by its own time, which a change may cut */
-            int64_t lb = y->lend ? x->end : x->ts;
-            int64_t base = pe > lb ? pe : lb, W = INT64_MIN;
-            int32_t o = cross_wait(g, gi, base);
-            if (o >= 0) {
-                const pc_gpu_event *oe = &t->gpu[o];
-                if (g->gnode[o] >= 0) y->xw = g->gnode[o];
-                else y->xpin = oe->ts + oe->dur, y->xsid = g->sid[o]; /* launched before the step (or by no call of it): held */
-                base = W = oe->ts + oe->dur;
-            }
-            y->dl = off(y->ts, lb, base);
-            y->dp = pe == INT64_MIN ? 0 : off(y->ts, pe, base);
-            y->dx = W == INT64_MIN ? 0 : off(y->ts, W, base);
-            g->slast[s] = id;
-            if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) {
-                g->slatest[s] = id, g->slatest_end[s] = y->end;
-                *SPILL_PUSH(g->slog, g->nslog, g->capslog) = s;
-            }
-            int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
-            if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
-            else if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && ge->kind == GPU_MEMCPY && y->ts < x->end && y->ts > x->ts) {
-                add_wait(g, id, s, 0); /* a pageable copy's call returns as its last chunk goes: it waited for the copy to start */
-                g->w[g->nw - 1].at_start = 1;
-            }
-        }
-        x = &g->n[h];
-        /* a call the launch queue holds: it launched work that starts long after it returns (the GPU
-         * runs far behind) and returned as soon as an op ended: it waits for that op */
-        if ((int32_t)g->nw == x->wait0 && (sy == SY_NONE || sy == SY_ASYNC) && e->dur > QUEUE_MIN_NS && g->goff[i + 1] > g->goff[i] &&
-            t->gpu[g->gidx[g->goff[i]]].ts > x->end + QUEUE_BEHIND_NS) {
-            size_t lo = 0, hi = g->nbyend;
-            while (lo < hi) { /* first op ending after the call */
-                size_t m = (lo + hi) / 2;
-                const pc_gpu_event *oe = &t->gpu[g->byend[m]];
-                if (oe->ts + oe->dur <= x->end) lo = m + 1;
-                else hi = m;
-            }
-            if (lo > 0) {
-                int32_t o = g->byend[lo - 1];
-                int64_t oend = t->gpu[o].ts + t->gpu[o].dur;
-                if (oend > x->ts && oend >= x->end - XS_TOL) {
-                    add_wait(g, g->gnode[o], g->sid[o], oend);
-                    x->qwait = 1;
-                }
-            }
-        }
-        x->nwait = (int32_t)g->nw - x->wait0;
-        if (x->nwait) {
-            int64_t wm = INT64_MIN;
-            for (int32_t k = 0; k < x->nwait; k++) {
-                int64_t W = wait_end(g, &g->w[x->wait0 + k]);
-                if (W > wm) wm = W;
-            }
-            x->own = wm <= x->ts ? x->end - x->ts : x->end - wm;
-            x->post = wm <= x->ts ? 0 : x->end - wm;
-        }
+}
+
+/* The op (index k of event i's launches) that host call h launched (its
+ * sync class sy): a GPU node after its stream's last, its offsets from the
+ * launch, the stream before it and another stream it waits for
+ * (cross_wait); a blocking copy (or a pageable one an async call makes
+ * blocking) makes h wait for it. */
+static void dg_gpu_op(dg_graph *g, int32_t h, int32_t k, int sy) {
+    const pc_trace *t = g->c->t;
+    int32_t gi = g->gidx[k], s = g->sid[gi];
+    const pc_gpu_event *ge = &t->gpu[gi];
+    int32_t id = (int32_t)g->nn;
+    dg_node *y = node_new(g);
+    dg_node *x = &g->n[h];
+    y->kind = N_GPU;
+    y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
+    y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
+    y->launch = h;
+    y->gi = gi;
+    g->gnode[gi] = id;
+    y->sid = s;
+    y->prev = g->slast[s];
+    if (y->prev < 0) y->pin = g->carry[s];
+    int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
+    y->lend = ge->ts >= x->end; /* a launch that took long delays its op by its own time, which a change may cut */
+    int64_t lb = y->lend ? x->end : x->ts;
+    int64_t base = pe > lb ? pe : lb, W = INT64_MIN;
+    int32_t o = cross_wait(g, gi, base);
+    if (o >= 0) {
+        const pc_gpu_event *oe = &t->gpu[o];
+        if (g->gnode[o] >= 0) y->xw = g->gnode[o];
+        else y->xpin = oe->ts + oe->dur, y->xsid = g->sid[o]; /* launched before the step (or by no call of it): held */
+        base = W = oe->ts + oe->dur;
     }
-    /* without steps the window is the program's: a call that waits for its last GPU op collects
-     * the results, and what follows it (cudaFree, exit) follows the GPU's end in any run */
-    if (!has_steps) {
-        int64_t G = INT64_MIN;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].kind == N_GPU && g->n[i].end > G) G = g->n[i].end;
-        for (size_t i = 0; G != INT64_MIN && i < g->nn; i++)
-            for (int32_t k = 0; g->n[i].kind == N_HOST && k < g->n[i].nwait; k++) {
-                const dg_wait *wt = &g->w[g->n[i].wait0 + k];
-                if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
-            }
+    y->dl = off(y->ts, lb, base);
+    y->dp = pe == INT64_MIN ? 0 : off(y->ts, pe, base);
+    y->dx = W == INT64_MIN ? 0 : off(y->ts, W, base);
+    g->slast[s] = id;
+    if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) {
+        g->slatest[s] = id, g->slatest_end[s] = y->end;
+        *SPILL_PUSH(g->slog, g->nslog, g->capslog) = s;
     }
-    /* without steps the window may end with the GPU's last op: the end nodes' gaps then hold the
-     * GPU's tail after the host's last event, which gpu_ends_step counts as the GPU's (#44) */
+    int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
+    if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
+    else if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && ge->kind == GPU_MEMCPY && y->ts < x->end && y->ts > x->ts) {
+        add_wait(g, id, s, 0); /* a pageable copy's call returns as its last chunk goes: it waited for the copy to start */
+        g->w[g->nw - 1].at_start = 1;
+    }
+}
+
+/* A call the launch queue holds (host call h, CPU event i, sync class sy,
+ * no wait yet): it launched work that starts long after it returns (the
+ * GPU runs far behind) and returned as soon as an op ended: it waits for
+ * that op (the last to end by the call's end, within XS_TOL). */
+static void dg_queue_wait(dg_graph *g, int32_t h, size_t i, int sy) {
+    const pc_trace *t = g->c->t;
+    dg_node *x = &g->n[h];
+    if ((int32_t)g->nw != x->wait0 || (sy != SY_NONE && sy != SY_ASYNC) || t->cpu[i].dur <= QUEUE_MIN_NS || g->goff[i + 1] <= g->goff[i] ||
+        t->gpu[g->gidx[g->goff[i]]].ts <= x->end + QUEUE_BEHIND_NS)
+        return;
+    size_t lo = 0, hi = g->nbyend;
+    while (lo < hi) { /* first op ending after the call */
+        size_t m = (lo + hi) / 2;
+        const pc_gpu_event *oe = &t->gpu[g->byend[m]];
+        if (oe->ts + oe->dur <= x->end) lo = m + 1;
+        else hi = m;
+    }
+    if (lo == 0) return;
+    int32_t o = g->byend[lo - 1];
+    int64_t oend = t->gpu[o].ts + t->gpu[o].dur;
+    if (oend > x->ts && oend >= x->end - XS_TOL) {
+        add_wait(g, g->gnode[o], g->sid[o], oend);
+        x->qwait = 1;
+    }
+}
+
+/* Host call i (a runtime or driver call not inside another) as node h on
+ * its thread's chain: its join (a thread resuming after another's calls),
+ * its waits (syncs on work launched before it, the ops it launched, the
+ * launch queue), and its own time after the latest wait. */
+static void dg_host_call(dg_graph *g, size_t i, int32_t main_th) {
+    const pc_cpu_event *e = &g->c->t->cpu[i];
+    uint32_t th = thread_of(g, e);
+    int32_t h = (int32_t)g->nn;
+    dg_node *x = node_new(g);
+    x->kind = N_HOST;
+    x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
+    chain(g, h, th, main_th);
+    if (x->prev >= 0 && g->n[x->prev].end > x->ts) g->tcur[th] = SIZE_MAX; /* overlapping calls: its next sync looks at every stream */
+    if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
+        x->join = join_of(g, x->ts - x->gap, x->ts);
+        if (x->join >= 0) x->jgap = x->ts - g->n[x->join].end;
+    }
+    SPILL_PUSH(g->jrun, g->njrun, g->capjrun);
+    je_push(g->jrun, g->njrun - 1, (dg_je){x->end, (int32_t)th, h}, 0);
+    x = &g->n[h];
+    int sy = sync_class(g, e->name);
+    x->wait0 = (int32_t)g->nw;
+    /* waits on work launched before the call */
+    if (sy == SY_DEVICE || sy == SY_STREAM) sync_waits(g, h, th, sy);
+    for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) dg_gpu_op(g, h, k, sy);
+    dg_queue_wait(g, h, i, sy);
+    x = &g->n[h];
+    x->nwait = (int32_t)g->nw - x->wait0;
+    if (x->nwait) {
+        int64_t wm = INT64_MIN;
+        for (int32_t k = 0; k < x->nwait; k++) {
+            int64_t W = wait_end(g, &g->w[x->wait0 + k]);
+            if (W > wm) wm = W;
+        }
+        x->own = wm <= x->ts ? x->end - x->ts : x->end - wm;
+        x->post = wm <= x->ts ? 0 : x->end - wm;
+    }
+}
+
+/* Without steps the window is the program's: a call that waits for its
+ * last GPU op collects the results (fin), and what follows it (cudaFree,
+ * exit) follows the GPU's end in any run; and the window may end with the
+ * GPU's last op: the end nodes' gaps then hold the GPU's tail after the
+ * host's last event (gtail), which gpu_ends_step counts as the GPU's (#44). */
+static void dg_program_end(dg_graph *g) {
+    const pc_trace *t = g->c->t;
     g->gtail = 0;
-    if (!has_steps) {
-        int64_t hend = INT64_MIN;
-        for (size_t i = 0; i < t->ncpu; i++)
-            if (t->cpu[i].ts + t->cpu[i].dur > hend) hend = t->cpu[i].ts + t->cpu[i].dur;
-        if (hend != INT64_MIN && hend < g->wend) g->gtail = g->wend - hend;
-    }
-    /* the end nodes: the step range's thread (every thread's, without steps) */
-    if (has_steps) {
-        int32_t id = (int32_t)g->nn;
-        dg_node *x = node_new(g);
-        x->kind = N_END;
-        /* the host's end: its range's end (a step that ends with its GPU work, #44, ends later) */
-        x->ts = x->end = g->c->steps[si].cpu_end > g->wstart ? g->c->steps[si].cpu_end : g->wstart;
-        if (main_th >= 0) chain(g, id, (uint32_t)main_th, main_th);
-        else x->gap = x->ts - g->anchor;
-        *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+    if (g->c->step_source) return;
+    int64_t G = INT64_MIN;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind == N_GPU && g->n[i].end > G) G = g->n[i].end;
+    for (size_t i = 0; G != INT64_MIN && i < g->nn; i++)
+        for (int32_t k = 0; g->n[i].kind == N_HOST && k < g->n[i].nwait; k++) {
+            const dg_wait *wt = &g->w[g->n[i].wait0 + k];
+            if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
+        }
+    int64_t hend = INT64_MIN;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].ts + t->cpu[i].dur > hend) hend = t->cpu[i].ts + t->cpu[i].dur;
+    if (hend != INT64_MIN && hend < g->wend) g->gtail = g->wend - hend;
+}
+
+/* A new end node at ts on thread th's chain (th < 0: none, its gap from
+ * the anchor), in g->ends. */
+static void dg_end_node(dg_graph *g, int64_t ts, int32_t th, int32_t main_th) {
+    int32_t id = (int32_t)g->nn;
+    dg_node *x = node_new(g);
+    x->kind = N_END;
+    x->ts = x->end = ts;
+    if (th >= 0) chain(g, id, (uint32_t)th, main_th);
+    else x->gap = x->ts - g->anchor;
+    *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+}
+
+/* The end nodes: with steps one, on the step range's thread, at the
+ * host's end (its range's end: a step that ends with its GPU work, #44,
+ * ends later); without, one per thread with calls at the window's end (one
+ * alone when none has). After: at least one. */
+static void dg_ends(dg_graph *g, size_t si, int32_t main_th) {
+    if (g->c->step_source) {
+        int64_t ce = g->c->steps[si].cpu_end;
+        dg_end_node(g, ce > g->wstart ? ce : g->wstart, main_th, main_th);
     } else {
-        for (size_t th = 0; th < g->nthreads; th++) {
-            if (g->tlast[th] < 0) continue;
-            int32_t id = (int32_t)g->nn;
-            dg_node *x = node_new(g);
-            x->kind = N_END;
-            x->ts = x->end = g->wend;
-            chain(g, id, (uint32_t)th, -1);
-            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
-        }
-        if (!g->nends) {
-            int32_t id = (int32_t)g->nn;
-            dg_node *x = node_new(g);
-            x->kind = N_END;
-            x->ts = x->end = g->wend;
-            x->gap = x->ts - g->anchor;
-            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
-        }
+        for (size_t th = 0; th < g->nthreads; th++)
+            if (g->tlast[th] >= 0) dg_end_node(g, g->wend, (int32_t)th, -1);
+        if (!g->nends) dg_end_node(g, g->wend, -1, -1);
     }
-    /* the teardown after the call that collects the results, on its thread: no change touches it */
-    if (!has_steps && g->nthreads) {
-        int64_t *fe = xmalloc(g->nthreads * sizeof *fe);
-        for (size_t k = 0; k < g->nthreads; k++) fe[k] = INT64_MAX;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].fin && g->n[i].end < fe[g->n[i].sid]) fe[g->n[i].sid] = g->n[i].end;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].kind != N_GPU && g->n[i].sid >= 0 && g->n[i].ts >= fe[g->n[i].sid]) g->n[i].tail = 1;
-        free(fe);
-    }
-    /* data loading inside each gap, on the gap's thread */
+    assert(g->nends >= 1);
+}
+
+/* Without steps: the teardown after the call that collects the results,
+ * on its thread (tail): no change touches it. */
+static void dg_teardown(dg_graph *g) {
+    if (g->c->step_source || !g->nthreads) return;
+    int64_t *fe = xmalloc(g->nthreads * sizeof *fe);
+    for (size_t k = 0; k < g->nthreads; k++) fe[k] = INT64_MAX;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].fin && g->n[i].end < fe[g->n[i].sid]) fe[g->n[i].sid] = g->n[i].end;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind != N_GPU && g->n[i].sid >= 0 && g->n[i].ts >= fe[g->n[i].sid]) g->n[i].tail = 1;
+    free(fe);
+}
+
+/* Data loading inside each host node's gap (and join gap), on the gap's
+ * thread (the ranges merged per thread first); whether the step has a host
+ * phase; then the replay's events, sorted: each host or end node's start,
+ * a waiting call's end, each GPU node's start. After: one or two events
+ * per node. */
+static void dg_data_events(dg_graph *g) {
     if (g->ndl) {
         spill_sort(g->dl, g->ndl, sizeof *g->dl, cmp_dl);
         size_t k = 0;
@@ -712,7 +739,32 @@ size_t dg_build(dg_graph *g, size_t si) {
     }
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){g->n[i].ts, EV_GPU, (int32_t)i};
+    assert(g->nn <= g->nev && g->nev <= 2 * g->nn);
     ev_sort(g);
+}
+
+/* Step si's graph, in phases: reset and carry, the step's host calls (the
+ * step range's thread found as it starts; data-loading ranges noted), the
+ * program's end without steps, the end nodes, the teardown, the data
+ * loading in the gaps and the events. Returns the nodes. */
+size_t dg_build(dg_graph *g, size_t si) {
+    const pc_trace *t = g->c->t;
+    const pc_step *st = &g->c->steps[si];
+    int has_steps = g->c->step_source != NULL;
+    size_t i0, i1;
+    dg_reset(g, si, &i0, &i1);
+    int32_t main_th = -1;
+    for (size_t i = i0; i < i1; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (has_steps && main_th < 0 && e->ts == st->cpu_start && e->name == st->name) main_th = (int32_t)thread_of(g, e);
+        if (is_dl(g, e) && e->dur > 0) *SPILL_PUSH(g->dl, g->ndl, g->capdl) = (dg_dl){(int32_t)thread_of(g, e), e->ts, e->ts + e->dur};
+        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || top_call(t, &g->c->links, (int32_t)i) != (int32_t)i) continue;
+        dg_host_call(g, i, main_th);
+    }
+    dg_program_end(g);
+    dg_ends(g, si, main_th);
+    dg_teardown(g);
+    dg_data_events(g);
     return g->nn;
 }
 

@@ -778,6 +778,136 @@ static int64_t scaled(int64_t d, double f) {
     return v < 0 ? 0 : v > (double)PC_DUR_BUDGET ? PC_DUR_BUDGET : (int64_t)v;
 }
 
+/* The replay of host (or end) node x's start under change ch: after the
+ * node before it on its thread (replayed end) by its gap (host work outside
+ * data loading, cut to host_floor_ns by SK_HOST's change but the phases it
+ * keeps; its data loading unless no_data_wait), or after its join's end by
+ * the join's gap when later; a call without waits (or whose waits the
+ * change removes) ends here, its own time cut as its gap is. */
+static void rp_host_start(dg_graph *g, dg_node *x, const dg_change *ch) {
+    static const dg_change none = {0};
+    const dg_change *hc = x->tail ? &none : ch; /* the teardown after the results: as measured, after the call that waits for them */
+    int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
+    int64_t rest = x->gap - x->data; /* host work outside data loading */
+    if (hc->host_floor_ns > 0 && rest > hc->host_floor_ns && (!hc->keep_phases || rest < DG_PHASE_NS)) rest = hc->host_floor_ns;
+    x->s2 = pe + (x->join >= 0 ? 0 : rest + (hc->no_data_wait ? 0 : x->data)); /* a join explains the gap */
+    x->jb = 0;
+    if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
+        const dg_node *J = &g->n[x->join];
+        int64_t jr = x->jgap - x->jdata;
+        if (hc->host_floor_ns > 0 && jr > hc->host_floor_ns && (!hc->keep_phases || jr < DG_PHASE_NS)) jr = hc->host_floor_ns;
+        int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (hc->no_data_wait ? 0 : x->jdata);
+        if (js > x->s2) x->s2 = js, x->jb = 1;
+    }
+    x->flags |= F_START;
+    x->bind = -1;
+    if (!x->nwait || (hc->no_sync_wait && !x->qwait && !x->fin)) {
+        int64_t own = x->own;
+        if (hc->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > hc->host_floor_ns) own = hc->host_floor_ns;
+        x->e2 = x->s2 + own;
+        x->flags |= F_END;
+    }
+}
+
+/* The replay of waiting call x's end: its own time after its start, or
+ * after the latest of what it waits for (replayed, or held before the step
+ * and shifted by the carry) plus its time after the wait; bind: the wait
+ * that binds it. Nothing when its waits were removed (already ended). */
+static void rp_host_end(dg_graph *g, dg_node *x, const dg_change *ch) {
+    if (x->flags & F_END) return; /* its waits are removed */
+    int64_t e = x->s2 + x->own;
+    for (int32_t w = 0; w < x->nwait; w++) {
+        const dg_wait *wt = &g->w[x->wait0 + w];
+        const dg_node *wn = wt->node >= 0 ? &g->n[wt->node] : NULL;
+        int64_t W = !wn ? wt->pin + shift(ch, wt->sid)
+                    : wt->at_start ? (wn->flags & F_START ? wn->s2 : wn->ts) : (wn->flags & F_END ? wn->e2 : wn->end);
+        if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
+    }
+    x->e2 = e;
+    x->flags |= F_END;
+}
+
+/* The replay of GPU op x: it starts at the latest of its launch (the
+ * call's start, or its end for a launch that took long) plus its offset,
+ * the op before it on its stream (or the work held there before the step,
+ * shifted by the carry) plus its offset, and another stream's op it waits
+ * for plus its offset (bind: which of them); it lasts its time, scaled by
+ * the change. */
+static void rp_gpu(dg_graph *g, dg_node *x, const dg_change *ch) {
+    const dg_node *L = &g->n[x->launch];
+    int64_t ls = x->lend ? (L->flags & F_END ? L->e2 : L->end) : L->flags & F_START ? L->s2 : L->ts;
+    int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end)
+                 : x->pin == INT64_MIN ? x->pin : x->pin + shift(ch, x->sid);
+    int64_t b = ls + x->dl;
+    x->bind = 0, x->delay = x->dl;
+    if (pe != INT64_MIN && pe + x->dp > b) b = pe + x->dp, x->bind = x->prev >= 0 ? 1 : 2, x->delay = x->dp;
+    if (x->xw >= 0 || x->xpin != INT64_MIN) {
+        int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin + shift(ch, x->xsid);
+        if (W + x->dx > b) b = W + x->dx, x->bind = x->xw >= 0 ? 3 : 2, x->delay = x->dx;
+    }
+    x->s2 = b;
+    int64_t d = ch->scale && ch->scale[x->gi] != 1.0f ? scaled(x->own, ch->scale[x->gi]) : x->own;
+    x->e2 = x->s2 + d;
+    x->flags |= F_START | F_END;
+}
+
+/* The replayed step's time T (>= 0, from the window's start): the latest
+ * end node's, and the GPU's when it must finish the step's work no later
+ * after the window than it did (when it ends the step, a GPU-bound step's
+ * window ending with its GPU work, #44, the path ends on its last op);
+ * *H the host's end, *G2 the GPU's replayed end (INT64_MIN: no op). After:
+ * every node replayed (started and ended). */
+static int64_t rp_window(dg_graph *g, int64_t *H, int64_t *G2) {
+    int64_t G = INT64_MIN;
+    *H = INT64_MIN, *G2 = INT64_MIN;
+    for (size_t k = 0; k < g->nends; k++) {
+        const dg_node *x = &g->n[g->ends[k]];
+        if (x->e2 > *H) *H = x->e2, g->path_end = g->ends[k];
+    }
+    *H -= g->wstart;
+    int32_t glast = -1;
+    for (size_t i = 0; i < g->nn; i++) {
+        assert((g->n[i].flags & (F_START | F_END)) == (F_START | F_END));
+        if (g->n[i].kind == N_GPU) {
+            if (g->n[i].end > G) G = g->n[i].end;
+            if (g->n[i].e2 > *G2) *G2 = g->n[i].e2, glast = (int32_t)i;
+        }
+    }
+    int64_t T = *H;
+    if (G != INT64_MIN) {
+        int64_t lag = G > g->wend ? G - g->wend : 0;
+        if (*G2 - g->wstart - lag > T) T = *G2 - g->wstart - lag, g->path_end = glast;
+    }
+    if (T < 0) T = 0;
+    g->path_hi = g->wstart + T;
+    return T;
+}
+
+/* The next step's work launched before it, per stream: how much earlier it
+ * ends (ch->carry, <= 0) when this step takes T instead of its window. */
+static void rp_carry(dg_graph *g, const dg_change *ch, int64_t T) {
+    for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
+    for (size_t i = 0; i < g->nn; i++) {
+        const dg_node *x = &g->n[i];
+        if (x->kind == N_GPU && x->e2 > g->rmax[x->sid]) g->rmax[x->sid] = x->e2;
+    }
+    int64_t save = (g->wend - g->wstart) - T; /* the next step starts this much earlier */
+    for (size_t s = 0; s < g->nstreams; s++) {
+        int64_t M = g->slatest_end[s], R = g->rmax[s];
+        if (M == INT64_MIN) continue; /* nothing on the stream yet */
+        if (g->carry[s] != INT64_MIN && g->carry[s] + ch->carry[s] > R) R = g->carry[s] + ch->carry[s];
+        if (R == INT64_MIN) continue;
+        int64_t d = R - M + save;
+        ch->carry[s] = d < 0 ? d : 0;
+        assert(ch->carry[s] <= 0);
+    }
+}
+
+/* The step replayed under ch (NULL: unchanged), in phases: every event in
+ * order (a host node's start, a waiting call's end, a GPU op), then the
+ * step's time, then the carry into the next step. Returns the step's time,
+ * or with gpu_ends_step the later of the host's end and its GPU work's (no
+ * lag taken off). */
 int64_t dg_replay(dg_graph *g, const dg_change *ch) {
     static const dg_change none = {0};
     if (!ch) ch = &none;
@@ -785,103 +915,13 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
     for (size_t i = 0; i < g->nn; i++) g->n[i].flags = 0;
     for (size_t k = 0; k < g->nev; k++) {
         dg_node *x = &g->n[g->ev[k].node];
-        switch (g->ev[k].type) {
-        case EV_HSTART: {
-            const dg_change *hc = ch;
-            if (x->tail) hc = &none; /* the teardown after the results: as measured, after the call that waits for them */
-            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
-            int64_t rest = x->gap - x->data; /* host work outside data loading */
-            if (hc->host_floor_ns > 0 && rest > hc->host_floor_ns && (!hc->keep_phases || rest < DG_PHASE_NS)) rest = hc->host_floor_ns;
-            x->s2 = pe + (x->join >= 0 ? 0 : rest + (hc->no_data_wait ? 0 : x->data)); /* a join explains the gap */
-            x->jb = 0;
-            if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
-                const dg_node *J = &g->n[x->join];
-                int64_t jr = x->jgap - x->jdata;
-                if (hc->host_floor_ns > 0 && jr > hc->host_floor_ns && (!hc->keep_phases || jr < DG_PHASE_NS)) jr = hc->host_floor_ns;
-                int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (hc->no_data_wait ? 0 : x->jdata);
-                if (js > x->s2) x->s2 = js, x->jb = 1;
-            }
-            x->flags |= F_START;
-            x->bind = -1;
-            if (!x->nwait || (hc->no_sync_wait && !x->qwait && !x->fin)) {
-                int64_t own = x->own;
-                if (hc->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > hc->host_floor_ns) own = hc->host_floor_ns;
-                x->e2 = x->s2 + own;
-                x->flags |= F_END;
-            }
-            break;
-        }
-        case EV_HEND: {
-            if (x->flags & F_END) break; /* its waits are removed */
-            int64_t e = x->s2 + x->own;
-            for (int32_t w = 0; w < x->nwait; w++) {
-                const dg_wait *wt = &g->w[x->wait0 + w];
-                const dg_node *wn = wt->node >= 0 ? &g->n[wt->node] : NULL;
-                int64_t W = !wn ? wt->pin + shift(ch, wt->sid)
-                            : wt->at_start ? (wn->flags & F_START ? wn->s2 : wn->ts) : (wn->flags & F_END ? wn->e2 : wn->end);
-                if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
-            }
-            x->e2 = e;
-            x->flags |= F_END;
-            break;
-        }
-        default: {
-            const dg_node *L = &g->n[x->launch];
-            int64_t ls = x->lend ? (L->flags & F_END ? L->e2 : L->end) : L->flags & F_START ? L->s2 : L->ts;
-            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end)
-                         : x->pin == INT64_MIN ? x->pin : x->pin + shift(ch, x->sid);
-            int64_t b = ls + x->dl;
-            x->bind = 0, x->delay = x->dl;
-            if (pe != INT64_MIN && pe + x->dp > b) b = pe + x->dp, x->bind = x->prev >= 0 ? 1 : 2, x->delay = x->dp;
-            if (x->xw >= 0 || x->xpin != INT64_MIN) {
-                int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin + shift(ch, x->xsid);
-                if (W + x->dx > b) b = W + x->dx, x->bind = x->xw >= 0 ? 3 : 2, x->delay = x->dx;
-            }
-            x->s2 = b;
-            int64_t d = ch->scale && ch->scale[x->gi] != 1.0f ? scaled(x->own, ch->scale[x->gi]) : x->own;
-            x->e2 = x->s2 + d;
-            x->flags |= F_START | F_END;
-        }
-        }
+        if (g->ev[k].type == EV_HSTART) rp_host_start(g, x, ch);
+        else if (g->ev[k].type == EV_HEND) rp_host_end(g, x, ch);
+        else rp_gpu(g, x, ch);
     }
-    int64_t H = INT64_MIN, G = INT64_MIN, G2 = INT64_MIN;
-    for (size_t k = 0; k < g->nends; k++) {
-        const dg_node *x = &g->n[g->ends[k]];
-        if (x->e2 > H) H = x->e2, g->path_end = g->ends[k];
-    }
-    H -= g->wstart;
-    int32_t glast = -1;
-    for (size_t i = 0; i < g->nn; i++)
-        if (g->n[i].kind == N_GPU) {
-            if (g->n[i].end > G) G = g->n[i].end;
-            if (g->n[i].e2 > G2) G2 = g->n[i].e2, glast = (int32_t)i;
-        }
-    /* the GPU must finish the step's work: no later after the window than it did; when it ends
-     * the step (a GPU-bound step's window ends with its GPU work, #44), the path ends on its last op */
-    int64_t T = H;
-    if (G != INT64_MIN) {
-        int64_t lag = G > g->wend ? G - g->wend : 0;
-        if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag, g->path_end = glast;
-    }
-    if (T < 0) T = 0;
-    g->path_hi = g->wstart + T;
-    if (ch->carry) { /* the next step's work launched before it: how much earlier it ends */
-        for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
-        for (size_t i = 0; i < g->nn; i++) {
-            const dg_node *x = &g->n[i];
-            if (x->kind == N_GPU && x->e2 > g->rmax[x->sid]) g->rmax[x->sid] = x->e2;
-        }
-        int64_t save = (g->wend - g->wstart) - T; /* the next step starts this much earlier */
-        for (size_t s = 0; s < g->nstreams; s++) {
-            int64_t M = g->slatest_end[s], R = g->rmax[s];
-            if (M == INT64_MIN) continue; /* nothing on the stream yet */
-            if (g->carry[s] != INT64_MIN && g->carry[s] + ch->carry[s] > R) R = g->carry[s] + ch->carry[s];
-            if (R == INT64_MIN) continue;
-            int64_t d = R - M + save;
-            ch->carry[s] = d < 0 ? d : 0;
-        }
-    }
-    if (ch->gpu_ends_step) { /* the step ends with the later of the host's end and its GPU work's (no lag taken off) */
+    int64_t H, G2, T = rp_window(g, &H, &G2);
+    if (ch->carry) rp_carry(g, ch, T);
+    if (ch->gpu_ends_step) {
         int64_t Hh = H - g->gtail, Tg = G2 != INT64_MIN && G2 - g->wstart > Hh ? G2 - g->wstart : Hh;
         return Tg < 0 ? 0 : Tg;
     }

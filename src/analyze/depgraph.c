@@ -147,8 +147,11 @@ static int is_comm(dg_graph *g, uint32_t id) {
     return (g->cls[id] & 0x80) != 0;
 }
 
+/* a CPU event's thread, as a key of the threads' maps */
+static uint64_t thread_key(const pc_cpu_event *e) { return ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL; }
+
 static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
-    uint64_t key = ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL;
+    uint64_t key = thread_key(e);
     if (g->ix->numbered) {
         const uint32_t *n = hmap_find(&g->ix->threads, key);
         if (n) return *n;
@@ -168,6 +171,23 @@ static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
         g->twait[*v].sid = -1;
     }
     return *v;
+}
+
+/* Without steps: per thread numbered so far, the end of its last CPU event (any kind) in [i0, i1),
+ * INT64_MIN for a thread with none; looks threads up, never numbers one (the numbering is the join
+ * search's tie order). xmalloc'd, g->nthreads long (at least one). */
+static int64_t *thread_ends(const dg_graph *g, size_t i0, size_t i1) {
+    const pc_trace *t = g->c->t;
+    int64_t *te = xmalloc((g->nthreads ? g->nthreads : 1) * sizeof *te);
+    for (size_t k = 0; k < g->nthreads; k++) te[k] = INT64_MIN;
+    for (size_t i = i0; i < i1; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        uint64_t key = thread_key(e);
+        const uint32_t *n = g->ix->numbered ? hmap_find(&g->ix->threads, key) : NULL;
+        if (!n) n = hmap_find(&g->threads, key);
+        if (n && *n < g->nthreads && e->ts + e->dur > te[*n]) te[*n] = e->ts + e->dur;
+    }
+    return te;
 }
 
 static _Thread_local const pc_trace *sort_gpu; /* for cmp_end: one per thread (reports of several inputs analyze them in parallel) */
@@ -684,15 +704,26 @@ static void dg_end_node(dg_graph *g, int64_t ts, int32_t th, int32_t main_th) {
 
 /* The end nodes: with steps one, on the step range's thread, at the
  * host's end (its range's end: a step that ends with its GPU work, #44,
- * ends later); without, one per thread with calls at the window's end (one
- * alone when none has). After: at least one. */
-static void dg_ends(dg_graph *g, size_t si, int32_t main_th) {
+ * ends later); without, one per thread with calls, at its own last event
+ * in [i0, i1) (the window's end for the thread that ends last), or one
+ * alone at the window's end when no thread has calls. After: at least one. */
+static void dg_ends(dg_graph *g, size_t si, int32_t main_th, size_t i0, size_t i1) {
     if (g->c->step_source) {
         int64_t ce = g->c->steps[si].cpu_end;
         dg_end_node(g, ce > g->wstart ? ce : g->wstart, main_th, main_th);
     } else {
+        /* each thread ends with its own last event; the one that ends last (ties: each) at the window's
+         * end: a thread done early (autograd's, a worker) does not hold the window open while another
+         * waits for the GPU, which a gap to the window's end would (a GPU-side change then gave back 0) */
+        int64_t *te = thread_ends(g, i0, i1), last = INT64_MIN;
         for (size_t th = 0; th < g->nthreads; th++)
-            if (g->tlast[th] >= 0) dg_end_node(g, g->wend, (int32_t)th, -1);
+            if (g->tlast[th] >= 0 && te[th] > last) last = te[th];
+        for (size_t th = 0; th < g->nthreads; th++) {
+            if (g->tlast[th] < 0) continue;
+            assert(te[th] >= g->n[g->tlast[th]].end); /* its last call is one of its events */
+            dg_end_node(g, te[th] < last && te[th] < g->wend ? te[th] : g->wend, (int32_t)th, -1);
+        }
+        free(te);
         if (!g->nends) dg_end_node(g, g->wend, -1, -1);
     }
     assert(g->nends >= 1);
@@ -762,7 +793,7 @@ size_t dg_build(dg_graph *g, size_t si) {
         dg_host_call(g, i, main_th);
     }
     dg_program_end(g);
-    dg_ends(g, si, main_th);
+    dg_ends(g, si, main_th, i0, i1);
     dg_teardown(g);
     dg_data_events(g);
     return g->nn;

@@ -5,6 +5,7 @@
 #include "../util/xalloc.h"
 #include "../analyze/analyze.h"
 #include "../compare/diff.h"
+#include "../pipeline/pipeline.h"
 #include "../render/diffreport.h"
 #include "../summary/summary.h"
 #include <getopt.h>
@@ -142,7 +143,9 @@ int cmd_diff(int argc, char **argv) {
     if (cli_check_cmd_outputs("diff", out, formats, (char *const *)in, nin)) goto done;
     pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
-    int ec = cli_summarize_all((char *const *)in, nin, &an, s);
+    pl_opts p;
+    cli_pipeline(&p, &an, 0);
+    int ec = pl_summarize_all((char *const *)in, nin, &p, s);
     rc = ec;
     if (ec != EXIT_INPUT) {
         pc_diff_side *side = calloc((size_t)g.ng, sizeof *side);

@@ -17,7 +17,7 @@
  * (diff's report, the command's console lines, tests) read the struct. */
 #ifndef PC_DIFF_H
 #define PC_DIFF_H
-#include <cjson/cJSON.h>
+#include "../summary/doc.h"
 #include "../summary/summary.h"
 #include "verdict.h"
 
@@ -138,8 +138,8 @@ typedef struct pc_diff_result {
 
 pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *changes, int nchanges, const pc_diff_opts *o);
 void pc_diff_free(pc_diff_result *d);
-/* diff.json's document (caller frees with cJSON_Delete) */
-cJSON *pc_diff_json(const pc_diff_result *d);
+/* diff.json's document (caller frees with pc_doc_free) */
+pc_doc *pc_diff_json(const pc_diff_result *d);
 /* a figure by its label, or NULL */
 const pc_diff_figure *pc_diff_figure_named(const pc_diff_result *d, const char *label);
 /* Kernel name with template arguments, parameter lists and tile sizes removed. */

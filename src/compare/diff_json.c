@@ -118,7 +118,7 @@ static cJSON *table_json(const pc_diff_table *t, int nch) {
     return o;
 }
 
-cJSON *pc_diff_json(const pc_diff_result *d) {
+pc_doc *pc_diff_json(const pc_diff_result *d) {
     cJSON *o = cJSON_CreateObject();
     sj_str(o, "schema", PC_DIFF_SCHEMA);
     sj_num(o, "threshold_pct", d->threshold_pct);

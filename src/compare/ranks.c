@@ -2,7 +2,6 @@
 #include "verdict.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
-#include "../render/report.h"
 #include "../util/arena.h"
 #include "../util/shortname.h"
 #include "../util/strtab.h"
@@ -146,12 +145,11 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
  * the lowest rank's step), and keeps of the rank only each operation's group
  * and its arrival as an offset from the slot's first arrival (5 bytes; a float,
  * exact to the ns within 16.7 ms of it), for the wait it suffered. The job
- * holds at most pc_job_arrivals_max of them (PC_JOB_ARRIVALS): beyond, every rank keeps its first
+ * holds at most its arrivals_max of them (pc_job_opts): beyond, every rank keeps its first
  * OPS_PER_RANK >> s operations (s the least that fits), which the note says. */
 #define CLOCK_NS 50000.0
 enum { MATCH_GROUPS = 64, MATCH_TYPES = 16, SLOT_TYPES = 4, OPS_PER_RANK = 4096 };
 enum { OP_FIRST = 1, OP_LAST = 2 };
-size_t pc_job_arrivals_max = PC_JOB_ARRIVALS;
 typedef struct oslot {
     int64_t base;                             /* the first arrival folded in, on its rank's clock */
     int64_t lkey, larr, ldur, lref, lbusy;   /* the last arriver: its key, arrival, kernel time, reference point, GPU compute before */
@@ -214,6 +212,7 @@ struct pc_job {
     jkern *jk;           /* by name id */
     size_t njk;
     size_t tl_held, tl_cap; /* timeline events held over the ranks; at most tl_cap per rank */
+    size_t detail_bytes, arrivals_max; /* pc_job_opts: report.html's bytes for the detail; arrivals held */
 };
 
 static int64_t ival(tk_I v) { return tk_null_I(v) ? 0 : v; }
@@ -228,7 +227,7 @@ static int type_id(pc_job *j, const char *c) {
 
 /* fewer arrivals held per rank until the job's fit (the first ones of each rank kept) */
 static void job_fit(pc_job *j) {
-    while (j->held > pc_job_arrivals_max && j->ops_cap > 1) {
+    while (j->held > j->arrivals_max && j->ops_cap > 1) {
         j->ops_cap /= 2;
         j->held = 0;
         for (size_t i = 0; i < j->n; i++) {
@@ -334,8 +333,11 @@ static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
     job_fit(j);
 }
 
-pc_job *pc_job_new(void) {
+pc_job *pc_job_new(const pc_job_opts *o) {
+    assert(o);
     pc_job *j = xcalloc(1, sizeof *j);
+    j->detail_bytes = o->detail_bytes;
+    j->arrivals_max = o->arrivals_max ? o->arrivals_max : PC_JOB_ARRIVALS;
     j->scratch = pc_summary_new();
     cJSON *rs = cJSON_AddObjectToObject(j->scratch->doc, "ranks");
     j->rows = pc_summary_add_table(j->scratch, rs, "rows", TAB_rank);
@@ -492,7 +494,7 @@ static int match_collectives(const pc_job *j, pc_summary *jobs, cJSON *rs, jent 
     }
     if (j->ops_max > j->ops_cap) {
         snprintf(line, sizeof line, "each rank's first %zu collective operations are matched (of up to %zu: a job of %d ranks holds at most %zu arrivals)",
-                 j->ops_cap, j->ops_max, n, pc_job_arrivals_max);
+                 j->ops_cap, j->ops_max, n, j->arrivals_max);
         note_add(note, sizeof note, line);
     }
     if (j->grp_over) {
@@ -684,8 +686,6 @@ static double replay_straggler(const pc_job *j, jent *const *v, int n, const siz
 }
 
 /* ---- the job's first screen and the per-rank detail (report.html's rank selector) ---- */
-
-size_t pc_rank_detail_budget = PC_RANK_DETAIL_BUDGET;
 
 /* rank i's kernels over its devices, summed by name: names[] (into the
  * summary's strings) and totals, calls; returns the count */
@@ -1129,12 +1129,12 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
     }
     rr->headline = pc_summary_utf8(jobs, h);
     /* the detail: must-keep ranks first, then by rank while the budget holds */
-    size_t budget = pc_rank_detail_budget, used = SECTION_BYTES; /* bytes, as written */
+    size_t budget = j->detail_bytes, used = SECTION_BYTES; /* bytes, as written */
     char *keep = xcalloc((size_t)n, 1);
     size_t *need = xcalloc((size_t)n, sizeof *need);
     /* each rank's timeline but the shown one's (the Timeline section's): its longest k events, k
      * from half the budget over the ranks, within [TL_SHOW_MIN, TL_SHOW_MAX] */
-    size_t tk = pc_rank_detail_budget / 2 / (size_t)(n ? n : 1) / 45;
+    size_t tk = j->detail_bytes / 2 / (size_t)(n ? n : 1) / 45;
     tk = tk < TL_SHOW_MIN ? TL_SHOW_MIN : tk > TL_SHOW_MAX ? TL_SHOW_MAX : tk;
     for (int i = 0; i < n; i++) {
         need[i] = v[i]->need;
@@ -1394,8 +1394,8 @@ void pc_job_free(pc_job *j) {
     free(j);
 }
 
-pc_summary *pc_job_summary(pc_summary **ranks, int n) {
-    pc_job *j = pc_job_new();
+pc_summary *pc_job_summary(pc_summary **ranks, int n, const pc_job_opts *o) {
+    pc_job *j = pc_job_new(o);
     for (int i = 0; i < n; i++) pc_job_add(j, ranks[i], i);
     int k = pc_job_shown(j);
     pc_summary *jobs = ranks[k];

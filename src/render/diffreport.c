@@ -257,8 +257,8 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
 
 int pc_diff_write(const pc_diff_result *d, const pc_report_opts *o, pc_err *err) {
     static const int md_rows[] = {15, 8, 4, 1}; /* fewer rows per table until diff.md fits */
-    cJSON *doc = pc_diff_json(d);
+    pc_doc *doc = pc_diff_json(d);
     int rc = rv_write_doc(doc, d, o, "diff", build, 50, md_rows, 4, err);
-    cJSON_Delete(doc);
+    pc_doc_free(doc);
     return rc;
 }

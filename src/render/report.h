@@ -7,12 +7,14 @@
  */
 #ifndef PC_REPORT_H
 #define PC_REPORT_H
-#include <cjson/cJSON.h>
 #include "../summary/summary.h"
 #include "../util/err.h"
 
 enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8, OUT_EMAIL = 16 };
 enum { PC_HTML_MAX = 5 << 20, PC_MD_MAX = 60000, PC_HTML_ALL_ROWS = 100000 }; /* bytes of report.html; characters of summary.md; rows meaning "all" */
+/* the bytes of report.html a job's per-rank detail and timelines may take: a
+ * job's pc_job_opts.detail_bytes (compare/ranks.h), given by the caller */
+#define PC_REPORT_RANK_DETAIL ((size_t)PC_HTML_MAX / 4)
 enum { PC_HTML_ROW_MIN = 200 }; /* the fewest bytes a table row takes in report.html (cells, data-v, tags) */
 
 typedef struct pc_report_opts {
@@ -29,7 +31,4 @@ typedef struct pc_report_opts {
 } pc_report_opts;
 
 int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err);
-/* Returns the text of a template or asset: from templates_dir when it has the
- * file, else built in. Caller frees. NULL if unknown. */
-char *pc_asset(const char *templates_dir, const char *name, size_t *len);
 #endif

@@ -807,7 +807,7 @@ static cJSON *mindspore_job(const char *rel) {
     }
     int ok = 1;
     for (int i = 0; i < n; i++) ok &= sums[i] != NULL;
-    pc_summary *job = ok ? (n > 1 ? pc_job_summary(sums, n) : sums[0]) : NULL;
+    pc_summary *job = ok ? (n > 1 ? pc_job_summary(sums, n, &fix_job_opts) : sums[0]) : NULL;
     if (n == 1) sums[0] = NULL;
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     free(sums);
@@ -946,7 +946,7 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     pc_summary *sums[8] = {0};
     int n = summaries_in_dir(dir, sums, 8);
     CHECK_EQ_I(n, 8);
-    pc_summary *job = pc_job_summary(sums, n);
+    pc_summary *job = pc_job_summary(sums, n, &fix_job_opts);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     cJSON *s = summary_json(job); /* as summary.json has it */
     const cJSON *r;
@@ -1044,10 +1044,10 @@ TEST(realdata_dlrm_job_streamed_equals_held) {
         pc_trace_free(t);
         CHECK(sums[i] != NULL);
     }
-    pc_summary *held = pc_job_summary(sums, n);
+    pc_summary *held = pc_job_summary(sums, n, &fix_job_opts);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     /* streamed, last input first; the summary kept is the one of rank 0 */
-    pc_job *j = pc_job_new();
+    pc_job *j = pc_job_new(&fix_job_opts);
     pc_summary *kept = NULL;
     int kept_order = -1;
     for (int i = n - 1; i >= 0; i--) {

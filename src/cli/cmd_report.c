@@ -296,7 +296,7 @@ int cli_summarize(const char *path, const pc_analyze_opts *ao, int progress, int
     const cJSON *w;
     cJSON_ArrayForEach(w, pc_summary_warnings(*summary))
         if (cJSON_IsString(w)) cli_say(stderr, "perfcard: warning: %s: %s", path, w->valuestring);
-    int truncated = t->truncated;
+    int truncated = t->truncated || t->capture_killed; /* a killed capture's last flush interval is missing */
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0 || (*summary)->conformed > 0 || (*summary)->reshaped > 0;
     pc_trace_free(t);
     return truncated || skipped ? EXIT_TRUNCATED : EXIT_OK;

@@ -38,6 +38,7 @@ suite() {
         cli/*) sh "tests/cli/${1#cli/}.sh" ./build/perfcard ;;
         cli-smoke/*) PERFCARD_NO_BROWSER=1 sh "tests/cli/${1#cli-smoke/}.sh" ./build/perfcard ;;
         capture) sh tests/capture/run.sh ./build/perfcard ;;
+        capture-hostile) sh tests/capture/hostile.sh ./build/perfcard ;;
         diff-runs) d=$(mktemp -d); python3 tests/py/diff_runs.py ./build/perfcard ./build/gentrace "$d"; rm -rf "$d" ;;
         trend-runs) d=$(mktemp -d); python3 tests/py/trend_runs.py ./build/perfcard ./build/gentrace "$d"; rm -rf "$d" ;;
         findings) python3 tests/py/check_findings.py ./build/perfcard ../shared/data ;;
@@ -125,7 +126,7 @@ for t in $tiers; do
         # the hostile cases run in four parts, by name)
         test) echo diff-runs; echo trend-runs; echo cli/ranks_dlrm; echo cli/browser; echo 'hostile/[a-l]*'; echo parts
               echo cli/attribution; echo 'hostile/m*'; echo unit; echo 'hostile/[n-r]*'
-              echo 'hostile/[s-z]*'; echo cli/diff; echo cli/trend; echo cli/percent_of_peak; echo capture
+              echo 'hostile/[s-z]*'; echo cli/diff; echo cli/trend; echo cli/percent_of_peak; echo capture; echo capture-hostile
               cli_cases cli | grep -vx 'cli/ranks_dlrm\|cli/browser\|cli/attribution\|cli/diff\|cli/trend\|cli/percent_of_peak'
               echo findings; echo findings-gpu; echo replay-table; echo ci-recipes
               echo golden; echo install; echo setup; echo links; echo schemadoc; echo paths; echo layers

@@ -5,11 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 struct tw {
-    int fd;
+    int fd;              /* -1 once lost: the program closed it and the file cannot be opened again */
+    dev_t dev;           /* the file fd was opened on: a program that closes every descriptor */
+    ino_t ino;           /* may have given its number to a file of its own (own_fd) */
+    char *path;          /* NULL for tw_fdopen's descriptor */
     pthread_mutex_t mu;  /* the buffer */
     pthread_mutex_t wmu; /* the file: flushes in order */
     char *buf;
@@ -50,11 +54,32 @@ static void write_all(int fd, const char *p, size_t n) {
     }
 }
 
+/* The descriptor to write to, still on the writer's file, or -1: a program
+ * that closes every descriptor (closefrom, a daemon's start) closes the
+ * trace's too, and the next file it opens may get that number; so before
+ * each write the descriptor is checked against the file it was opened on,
+ * and when it no longer is, the file is opened again by its path (appending)
+ * and the old number, now the program's, is left alone. Under wmu. */
+static int own_fd(tw *w) {
+    struct stat st;
+    if (w->fd < 0 || (fstat(w->fd, &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino)) return w->fd;
+    w->fd = w->path ? open(w->path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    if (w->fd >= 0 && (fstat(w->fd, &st) != 0 || st.st_dev != w->dev || st.st_ino != w->ino)) {
+        close(w->fd); /* another file at the path now: not ours to write */
+        w->fd = -1;
+    }
+    return w->fd;
+}
+
 tw *tw_open(const char *path, const char *header) {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;
     tw *w = tw_fdopen(fd, header);
     if (!w) close(fd);
+    else if (!(w->path = strdup(path))) {
+        tw_abandon(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -62,6 +87,8 @@ tw *tw_fdopen(int fd, const char *header) {
     tw *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) == 0) w->dev = st.st_dev, w->ino = st.st_ino;
     pthread_mutex_init(&w->mu, NULL);
     pthread_mutex_init(&w->wmu, NULL);
     const char *head = "{\"schemaVersion\": 1, \"displayTimeUnit\": \"ns\", \"traceName\": \"perfcard capture\",\n";
@@ -101,7 +128,7 @@ void tw_flush(tw *w) {
     size_t n = w->len, cap = w->cap;
     w->buf = w->spare, w->cap = w->spare_cap, w->len = 0; /* emitters go on in the other buffer */
     pthread_mutex_unlock(&w->mu);
-    if (n) write_all(w->fd, b, n); /* outside the buffer's lock */
+    if (n && own_fd(w) >= 0) write_all(w->fd, b, n); /* outside the buffer's lock */
     w->spare = b, w->spare_cap = cap; /* only flushes (serialized by wmu) touch the spare */
     pthread_mutex_unlock(&w->wmu);
 }
@@ -110,8 +137,11 @@ void tw_close(tw *w) {
     if (!w) return;
     tw_flush(w);
     const char *tail = "{\"ph\": \"M\", \"name\": \"perfcard_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n]}\n";
-    write_all(w->fd, tail, strlen(tail));
-    close(w->fd);
+    if (own_fd(w) >= 0) {
+        write_all(w->fd, tail, strlen(tail));
+        close(w->fd);
+    }
+    free(w->path);
     free(w->buf);
     free(w->spare);
     pthread_mutex_destroy(&w->mu);
@@ -121,7 +151,8 @@ void tw_close(tw *w) {
 
 void tw_abandon(tw *w) {
     if (!w) return;
-    close(w->fd);
+    if (own_fd(w) >= 0) close(w->fd);
+    free(w->path);
     free(w->buf);
     free(w->spare);
     free(w);

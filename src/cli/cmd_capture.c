@@ -7,8 +7,8 @@
  * passes on signals sent to perfcard alone, waits for the processes CMD left
  * running, then turns each process's raw files into DIR/trace.<host>.<pid>.json
  * (src/capture/finalize.h) and writes the report of them into DIR (unless
- * --no-report). Exits with CMD's exit code, or 128 + signal; 4 when an
- * output of perfcard's own cannot be written. */
+ * --no-report). Exits with CMD's exit code, or 128 + signal; 126 or 127 when
+ * it cannot be started; 4 when an output of perfcard's own cannot be written. */
 #include "cli.h"
 #include "../util/xalloc.h"
 #include "../capture/finalize.h"
@@ -63,9 +63,12 @@ static const char capture_help[] =
     "\n"
     "Signals: Ctrl-C in the terminal reaches CMD directly (it is in the same process group)\n"
     "and is not sent again; a signal sent to perfcard alone (kill PID) is passed on to CMD.\n"
+    "A second one (Ctrl-C, SIGTERM) ends CMD with SIGKILL, should it ignore the first.\n"
     "\n"
-    "Exit code: CMD's own, or 128 + the signal that ended it; 2 for bad usage; 4 when perfcard\n"
-    "could not write its traces or report, whatever CMD returned.\n";
+    "Exit code: CMD's own, or 128 + the signal that ended it; 126 when CMD cannot be run (not\n"
+    "executable, its interpreter missing), 127 when there is no such command (nothing is\n"
+    "recorded then); 2 for bad usage; 4 when perfcard could not write its traces or report,\n"
+    "whatever CMD returned.\n";
 
 /* The output directory: made (and marked) by perfcard, or refused when it holds
  * someone else's files (unless force: then *foreign is set and DIR is not
@@ -135,19 +138,39 @@ static char *xstrdup_safe(const char *s) {
 static volatile pid_t g_child;
 static volatile sig_atomic_t g_stop_waiting; /* a signal while waiting for the command's leftover processes */
 static int g_child_in_our_group;             /* the command shares perfcard's process group (the usual case) */
+static volatile sig_atomic_t g_stops;        /* signals that ask the command to stop (all but SIGUSR1/2) */
 
 /* A signal the terminal sent (Ctrl-C, Ctrl-\, hang-up: si_code SI_KERNEL) went
  * to the whole foreground process group, the command included: sending it
  * again would make one Ctrl-C two (and a second Ctrl-C often means "force
  * quit"). A signal sent to perfcard alone (kill, a scheduler) is passed on. */
+/* A command that ignores the signal (a trap, a stuck program) would keep
+ * perfcard waiting for ever: a second one ends it with SIGKILL (the main loop
+ * says so after the first, stop_said). */
 static void forward(int sig, siginfo_t *info, void *uc) {
     (void)uc;
     if (g_child <= 0) {
         g_stop_waiting = 1;
         return;
     }
+    if (sig != SIGUSR1 && sig != SIGUSR2 && ++g_stops >= 2) {
+        kill(g_child, SIGKILL);
+        return;
+    }
     if (info && info->si_code == SI_KERNEL && g_child_in_our_group) return;
     kill(g_child, sig);
+}
+
+/* Once the command has had a second after a signal asking it to stop and
+ * still runs: how to end it. */
+static void stop_said(pid_t pid, uint64_t *since, int *said) {
+    if (!g_stops || *said) return;
+    uint64_t now = tw_now_ns();
+    if (!*since) *since = now;
+    if (now - *since < 1000000000ull) return;
+    fprintf(stderr, "perfcard: the command (pid %d) still runs a second after the signal; perfcard waits for it "
+                    "(another Ctrl-C or SIGTERM ends it with SIGKILL)\n", (int)pid);
+    *said = 1;
 }
 
 /* Processes the command started and left running (a daemonized grandchild, a
@@ -222,13 +245,46 @@ static char *expand_output(const char *o) {
     return b.data;
 }
 
-/* The child wrote its exec's errno to the pipe fd (then closed), or nothing: it ran. */
+/* The child wrote its exec's errno to the pipe fd (then closed), or nothing:
+ * it ran. Returns that errno, or 0. */
 static int exec_failed(int fd) {
     if (fd < 0) return 0;
     int e = 0;
     ssize_t n = read(fd, &e, sizeof e);
     close(fd);
-    return n == (ssize_t)sizeof e;
+    return n == (ssize_t)sizeof e ? (e ? e : EIO) : 0;
+}
+
+/* The file execvp would run for cmd (cmd itself with a '/', else the first
+ * match along PATH) into path; 0 when there is none. */
+static int command_file(const char *cmd, char *path, size_t n) {
+    if (strchr(cmd, '/')) return snprintf(path, n, "%s", cmd) < (int)n && access(path, F_OK) == 0;
+    const char *p = getenv("PATH");
+    for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        if (snprintf(path, n, "%.*s%s%s", (int)len, p, len ? "/" : "", cmd) < (int)n && access(path, F_OK) == 0) return 1;
+        p += len + (p[len] == ':');
+    }
+    return 0;
+}
+
+/* Why cmd could not be started (its exec's errno e), and the shell's exit
+ * code for it: 127 when there is no such command, 126 when there is one that
+ * cannot be run (not executable, or a script whose interpreter is missing). */
+static int say_exec_failure(const char *cmd, int e) {
+    char path[PATH_MAX], line[256] = "";
+    if (!command_file(cmd, path, sizeof path)) {
+        cli_say(stderr, "perfcard: cannot run %s: %s", cmd, strerror(e));
+        return 127;
+    }
+    FILE *f = e == ENOENT ? fopen(path, "r") : NULL;
+    if (f && fgets(line, sizeof line, f) && line[0] == '#' && line[1] == '!') {
+        char *interp = line + 2 + strspn(line + 2, " \t");
+        interp[strcspn(interp, " \t\r\n")] = 0;
+        cli_say(stderr, "perfcard: cannot run %s: its interpreter %s is missing (%s)", cmd, interp, strerror(e));
+    } else cli_say(stderr, "perfcard: cannot run %s: %s", cmd, strerror(e));
+    if (f) fclose(f);
+    return 126;
 }
 
 int cmd_capture(int argc, char **argv) {
@@ -336,8 +392,7 @@ int cmd_capture(int argc, char **argv) {
         }
         signal(SIGPIPE, SIG_DFL); /* perfcard ignores it (main.c); an ignored signal would stay ignored across exec */
         execvp(cmd[0], cmd);
-        int e = errno;
-        fprintf(stderr, "perfcard: cannot run %s: %s\n", cmd[0], strerror(e)); /* in the child: no allocation */
+        int e = errno; /* said by the parent (say_exec_failure) */
         if (efd[1] >= 0 && write(efd[1], &e, sizeof e) < 0) _exit(127);
         _exit(127);
     }
@@ -353,8 +408,10 @@ int cmd_capture(int argc, char **argv) {
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
     cpu_sample(pid, &prev);
     int status = 0;
-    uint64_t t_prev = tw_now_ns();
+    uint64_t t_prev = tw_now_ns(), stop_at = 0;
+    int stop_told = 0;
     for (;;) {
+        stop_said(pid, &stop_at, &stop_told);
         struct timespec ts = {cpu_ms / 1000, (long)(cpu_ms % 1000) * 1000000L};
         int done = 0;
         /* sleep in slices so a fast child does not wait a whole interval */
@@ -377,12 +434,14 @@ int cmd_capture(int argc, char **argv) {
     g_child = 0;
     wait_leftovers();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
-    if (exec_failed(efd[0])) {
+    int exec_errno = exec_failed(efd[0]);
+    if (exec_errno) {
         /* nothing ran: no trace (a CPU-only trace of nothing would read as a capture), no report */
+        code = say_exec_failure(cmd[0], exec_errno);
         cli_say(stderr, "perfcard: %s: nothing recorded: the command could not be started", out);
         rmdir(absraw); /* the run's raw directory, empty */
         free(cpu), free(lib), free(raw), free(out);
-        return 127;
+        return code;
     }
     cap_final fin = {absraw, out, origin, (int)pid, gzip, cpu, ncpu, foreign};
     char **traces = NULL;

@@ -131,7 +131,7 @@ static int trace_input(const char *path, const pl_opts *o, pc_summary **out) {
     const cJSON *w;
     cJSON_ArrayForEach(w, pc_summary_warnings(*out))
         if (cJSON_IsString(w)) pl_say(o, "perfcard: warning: %s: %s", path, w->valuestring);
-    int truncated = t->truncated;
+    int truncated = t->truncated || t->capture_killed; /* a killed capture's last flush interval is missing */
     int skipped = t->stats.bad_fields > 0 || t->stats.devices_dropped > 0 || t->stats.files_skipped > 0 || (*out)->conformed > 0 || (*out)->reshaped > 0;
     pc_trace_free(t);
     return truncated || skipped ? PL_INCOMPLETE : PL_OK;

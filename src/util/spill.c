@@ -1,9 +1,11 @@
+#include <assert.h>
 #include <errno.h>
 #include "spill.h"
 #include "xalloc.h"
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,17 @@
 typedef struct block { char *p; size_t len; int fd; } block;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+/* Whether this thread holds mu: its signal handler (on_cpu_tick) must not
+ * wait for it. mu is taken through lock() and unlock() for that. */
+static _Thread_local int holds_mu;
+static void lock(void) {
+    pthread_mutex_lock(&mu);
+    holds_mu = 1;
+}
+static void unlock(void) {
+    holds_mu = 0;
+    pthread_mutex_unlock(&mu);
+}
 static block *blocks;
 static size_t nblocks, capblocks, total;
 static size_t anon_big; /* bytes of big blocks handed out from malloc */
@@ -33,16 +46,16 @@ static char pol_dir[4096];
 void spill_configure(const spill_policy *p) {
     atomic_store(&pol_mem, p->mem_ceiling ? p->mem_ceiling : (size_t)128 << 20);
     atomic_store(&pol_tmp, p->tmp_limit ? p->tmp_limit : (size_t)8192 << 20);
-    pthread_mutex_lock(&mu);
+    lock();
     snprintf(pol_dir, sizeof pol_dir, "%s", p->tmp_dir && *p->tmp_dir ? p->tmp_dir : "");
-    pthread_mutex_unlock(&mu);
+    unlock();
 }
 
 /* The directory of temporary files, as the policy gives it, else /var/tmp. */
 static void tmp_dir(char *d, size_t n) {
-    pthread_mutex_lock(&mu);
+    lock();
     snprintf(d, n, "%s", pol_dir[0] ? pol_dir : "/var/tmp");
-    pthread_mutex_unlock(&mu);
+    unlock();
 }
 
 static int tmp_file(void) {
@@ -98,10 +111,12 @@ static block *find(const void *p) {
 
 /* The ceiling on resident memory, in bytes. */
 static size_t ceiling(void) { return atomic_load(&pol_mem); }
-/* Trimming starts at 5/8 of it: what the threads touch between two looks of
- * the watcher (bursts of ~10 MB/ms of page faults) stays under the ceiling. */
+/* Trimming starts at half of it: what a thread maps between two of its looks
+ * (a millisecond of running, thread_ticks: 10-20 MiB) stays under the
+ * ceiling, two threads at once too (at 5/8 the bomb peaked at 132-171 MiB
+ * with both cores busy, at 1/2 116-194 before thread_ticks). */
 static long pagesz = 4096; /* set once, before the first look (the signal handler calls no sysconf) */
-static long trim_pages(void) { return (long)(ceiling() / 8 * 5 / (size_t)pagesz); }
+static long trim_pages(void) { return (long)(ceiling() / 2 / (size_t)pagesz); }
 /* A forecast within 3/4 of the ceiling keeps big blocks in ordinary memory:
  * the loader forecasts its own peak and analysis adds to it (400 MB of
  * gentrace kept in memory at 7/8: peak 116-134 MiB, over the 128 MiB
@@ -122,8 +137,8 @@ static long resident(int fd) {
  * summary tree) stays above the threshold, and trimming again at every look
  * would only make the blocks fault back in (100,000 names: analysis 8.1 s
  * instead of 2.4 s); so trim again only once the blocks have grown by an
- * eighth of the threshold since. Under mu. */
-static long trim_floor;
+ * eighth of the threshold since. */
+static atomic_long trim_floor;
 static int statm_fd = -1; /* /proc/self/statm, opened once */
 
 /* A trim hands back 4 MiB at a time, from where the last one stopped
@@ -139,41 +154,142 @@ static int statm_fd = -1; /* /proc/self/statm, opened once */
  * 10-70 MiB a millisecond; from half the ceiling such a rise passed it (the
  * 3,000,000-event gzip bomb with both cores busy: peaks 114-231 MiB of 128;
  * from a quarter 94-129; 400 MB gentrace: 98,000 -> 114,000 faults, CPU
- * within noise). Under mu. */
+ * within noise). */
 enum { TRIM_STEP = 4 << 20 };
-static size_t trim_block, trim_at; /* where the next trim starts */
+static size_t trim_block, trim_at; /* where the next trim starts; under mu */
 static long trim_target(void) { return (long)(ceiling() / 4 / (size_t)pagesz); }
 
-static void trim(long res) {
-    size_t all = 0;
-    for (size_t i = 0; i < nblocks; i++) all += blocks[i].len;
-    long target = trim_target();
-    for (size_t done = 0; done < all && (res < 0 || res > target);) {
-        if (trim_block >= nblocks) trim_block = 0, trim_at = 0;
-        const block *b = &blocks[trim_block];
-        if (trim_at >= b->len) {
-            trim_block++, trim_at = 0;
-            continue;
+/* A trim hands its chunks back with mu released, so that a thread the busy
+ * machine preempts in its trim (the watcher, say) holds up no other: each
+ * thread that finds memory over the threshold trims for itself, at once,
+ * and touches nothing meanwhile (a watcher preempted for 10 ms with mu held
+ * let the 3,000,000-event gzip bomb, with both cores busy, reach 181 MiB of
+ * 128 while analysis mapped 10-20 MiB a millisecond). A chunk being handed
+ * back is counted in `inflight`; a block leaves the list under mu, and is
+ * unmapped or moved only once no chunk is in flight (wait_trims). */
+static atomic_int inflight;
+static _Thread_local int trims_here; /* this thread is in a trim: its signal handler stays out */
+
+/* The next chunk of a trim, from where the last one stopped (block by
+ * block, each from start to end), counted in flight; 0 when there is no
+ * file block. Under mu. */
+static size_t claim(char **p) {
+    if (!nblocks) return 0;
+    if (trim_block >= nblocks) trim_block = 0, trim_at = 0;
+    if (trim_at >= blocks[trim_block].len) trim_block = (trim_block + 1) % nblocks, trim_at = 0;
+    const block *b = &blocks[trim_block];
+    assert(trim_at < b->len);
+    size_t end = b->len - trim_at > TRIM_STEP ? trim_at + TRIM_STEP : b->len;
+    *p = b->p + trim_at;
+    atomic_fetch_add(&inflight, 1);
+    size_t n = end - trim_at;
+    trim_at = end;
+    return n;
+}
+
+/* Waits until no chunk is being handed back: a block that left the list may
+ * then be unmapped or moved. Without mu. */
+static void wait_trims(void) {
+    while (atomic_load(&inflight)) sched_yield();
+}
+
+/* Takes mu in a signal handler: never when the interrupted code holds it,
+ * else a few tries (the holder may be in malloc, whose lock the interrupted
+ * code may hold); 1 when taken. */
+static int lock_in_handler(void) {
+    if (holds_mu) return 0;
+    for (int i = 0; i < 64; i++) {
+        if (pthread_mutex_trylock(&mu) == 0) {
+            holds_mu = 1;
+            return 1;
         }
-        size_t end = b->len - trim_at > TRIM_STEP ? trim_at + TRIM_STEP : b->len;
-        madvise(b->p + trim_at, end - trim_at, MADV_DONTNEED);
-        done += end - trim_at;
-        trim_at = end;
-        if (res >= 0) res = resident(statm_fd);
+        sched_yield();
     }
+    return 0;
+}
+
+/* Hands back chunks of file blocks until resident memory (res pages, -1
+ * unknown: every chunk) is down to the target, at most every block's bytes
+ * once; without mu (in_handler: from on_cpu_tick). Sets trim_floor. */
+static void trim(long res, int in_handler) {
+    long target = trim_target();
+    trims_here = 1;
+    if (in_handler ? lock_in_handler() : (lock(), 1)) {
+        size_t all = total;
+        unlock();
+        for (size_t done = 0; done < all && (res < 0 || res > target);) {
+            if (in_handler ? !lock_in_handler() : (lock(), 0)) break;
+            char *p = NULL;
+            size_t n = claim(&p);
+            unlock();
+            if (!n) break;
+            madvise(p, n, MADV_DONTNEED);
+            atomic_fetch_sub(&inflight, 1);
+            done += n;
+            if (res >= 0) res = resident(statm_fd);
+        }
+    }
+    atomic_store(&trim_floor, statm_fd >= 0 ? resident(statm_fd) : 0);
+    trims_here = 0;
 }
 
 /* One look at resident memory (res pages, -1 unknown), with mu held: a wrong
- * forecast sends big blocks to files from now on; over the threshold, blocks
- * are trimmed. */
-static void look(long res) {
+ * forecast sends big blocks to files from now on; returns whether blocks are
+ * to be trimmed (the caller does it after unlock). */
+static int wants_trim(long res) {
     long trim_at_pages = trim_pages(), limit = (long)(forecast_limit() / (size_t)pagesz);
-    if (res >= 0 && res < trim_floor) trim_floor = res;
+    if (res >= 0 && res < atomic_load(&trim_floor)) atomic_store(&trim_floor, res);
     if (in_memory && (res < 0 || res > limit)) in_memory = 0;
-    if (res < 0 || (res > trim_at_pages && res > trim_floor + trim_at_pages / 8)) {
-        trim(statm_fd >= 0 ? res : -1);
-        trim_floor = statm_fd >= 0 ? resident(statm_fd) : 0;
+    return res < 0 || (res > trim_at_pages && res > atomic_load(&trim_floor) + trim_at_pages / 8);
+}
+
+/* A thread that makes file blocks also looks every millisecond of the
+ * clock that it runs, by a timer of its own (SIGEV_THREAD_ID, a high-resolution
+ * timer: it fires on time, and the signal is taken as soon as the thread
+ * runs): the CPU-time looks come only at the kernel's tick and only when it
+ * catches the thread running (the 3,000,000-event gzip bomb with both cores
+ * busy: 18 ms and 120 MiB mapped with no look), and the watcher runs late.
+ * So such a thread maps at most a millisecond's worth between two looks. The
+ * timer stops at the first look that finds no file block (on_cpu_tick), so a
+ * later sleep of the thread is not cut short; it is deleted when the thread
+ * ends. Per thread: */
+static _Thread_local int tt_state; /* 0 no timer yet, 1 running, 2 stopped, -1 none can be made */
+static _Thread_local timer_t tt_id;
+static pthread_key_t tt_key;
+static pthread_once_t tt_once = PTHREAD_ONCE_INIT;
+static atomic_int any_blocks; /* the watcher runs (mirrors `watching` for the handler) */
+
+static void tt_delete(void *p) {
+    timer_delete(*(timer_t *)p);
+    free(p);
+}
+static void tt_key_make(void) {
+    if (pthread_key_create(&tt_key, tt_delete) != 0) tt_key = (pthread_key_t)-1;
+}
+
+/* Starts (on) or stops this thread's timer; the first start makes it. Not
+ * with mu held (it allocates); a stop is async-signal-safe. */
+static void thread_ticks(int on) {
+    if (tt_state < 0 || tt_state == (on ? 1 : 2) || (!on && tt_state == 0)) return;
+    if (tt_state == 0) {
+        pthread_once(&tt_once, tt_key_make);
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = SIGPROF;
+        ev._sigev_un._tid = gettid();
+        timer_t *t = malloc(sizeof *t);
+        if (!t || timer_create(CLOCK_MONOTONIC, &ev, t) != 0) {
+            free(t);
+            tt_state = -1;
+            return;
+        }
+        tt_id = *t;
+        if (tt_key != (pthread_key_t)-1) pthread_setspecific(tt_key, t);
     }
+    struct itimerspec its = {{0, on ? 1000 * 1000 : 0}, {0, on ? 1000 * 1000 : 0}};
+    timer_settime(tt_id, 0, &its, NULL);
+    tt_state = on ? 1 : 2;
 }
 
 /* The watcher looks every millisecond of the clock; that alone lets memory
@@ -182,16 +298,19 @@ static void look(long res) {
  * events peaked at 130-816 MiB from run to run). So the process also looks
  * after every millisecond of its own CPU time (ITIMER_PROF, SIGPROF): on the
  * thread that spent it, which touches no memory meanwhile; what the threads
- * can touch between two looks no longer depends on the machine's load. The
- * handler only reads statm, takes mu when it is free (never waits: the
- * interrupted code may hold it) and calls madvise. */
+ * can touch between two looks no longer depends on the machine's load (but
+ * such looks come only at the tick, thread_ticks). The handler only reads
+ * statm, takes mu briefly when it is free (never while the interrupted code
+ * holds it, lock_in_handler) and calls madvise. */
 static void on_cpu_tick(int sig) {
     (void)sig;
     int e = errno;
+    if (!atomic_load(&any_blocks)) thread_ticks(0);
     long res = statm_fd >= 0 ? resident(statm_fd) : -1;
-    if (res > trim_pages() && pthread_mutex_trylock(&mu) == 0) {
-        look(res);
-        pthread_mutex_unlock(&mu);
+    if (res > trim_pages() && !trims_here && lock_in_handler()) {
+        int go = wants_trim(res);
+        unlock();
+        if (go) trim(res, 1);
     }
     errno = e;
 }
@@ -219,15 +338,17 @@ static void *watcher(void *arg) {
     for (;;) {
         nanosleep(&tick, NULL);
         long res = statm_fd >= 0 ? resident(statm_fd) : -1;
-        pthread_mutex_lock(&mu);
+        lock();
         if (!nblocks && !in_memory) {
             watching = 0;
+            atomic_store(&any_blocks, 0);
             cpu_ticks(0);
-            pthread_mutex_unlock(&mu);
+            unlock();
             break;
         }
-        look(res);
-        pthread_mutex_unlock(&mu);
+        int go = wants_trim(res);
+        unlock();
+        if (go) trim(statm_fd >= 0 ? res : -1, 0);
     }
     return NULL;
 }
@@ -244,16 +365,23 @@ static void watch(void) {
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     watching = pthread_create(&th, &at, watcher, NULL) == 0;
+    atomic_store(&any_blocks, watching);
     pthread_attr_destroy(&at);
     if (watching) cpu_ticks(1);
 }
 
 void spill_forecast(size_t peak) {
-    pthread_mutex_lock(&mu);
+    lock();
     in_memory = peak > 0 && peak <= forecast_limit();
     if (in_memory) watch();
-    pthread_mutex_unlock(&mu);
+    unlock();
 }
+
+/* File blocks are mapped 4 KiB pages at a time, never 2 MiB: the page cache
+ * holds large folios of such files (ext4 on Linux 6.x), which a read fault
+ * mapped whole, 2 MiB per fault (FilePmdMapped up to 40 MiB while the bomb was
+ * analyzed), so that memory rose faster than any look could follow. */
+static void no_pmd(void *p, size_t len) { madvise(p, len, MADV_NOHUGEPAGE); }
 
 /* A new file block of at least n bytes, or NULL (then malloc is used):
  * big blocks stay in ordinary memory while a forecast says they fit, else
@@ -261,26 +389,27 @@ void spill_forecast(size_t peak) {
  * threshold), so small traces never touch the disk. */
 static void *file_block(size_t n) {
     size_t anon_limit = ceiling() / 32 * 5;
-    pthread_mutex_lock(&mu);
+    lock();
     int off = no_files;
     if (!off && (in_memory || anon_big + n <= anon_limit)) {
         anon_big += n;
         off = 1;
     }
-    pthread_mutex_unlock(&mu);
+    unlock();
     if (off) return NULL;
     size_t len = round_len(n);
-    pthread_mutex_lock(&mu);
+    lock();
     size_t would = total + len;
-    pthread_mutex_unlock(&mu);
+    unlock();
     if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
     int fd = tmp_file();
     char *p = MAP_FAILED;
     if (fd >= 0 && grow_file(fd, 0, len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    pthread_mutex_lock(&mu);
+    if (p != MAP_FAILED) no_pmd(p, len);
+    lock();
     if (p == MAP_FAILED) {
         no_files = 1;
-        pthread_mutex_unlock(&mu);
+        unlock();
         if (fd >= 0) close(fd);
         return NULL;
     }
@@ -290,7 +419,8 @@ static void *file_block(size_t n) {
     b->fd = fd;
     total += len;
     watch();
-    pthread_mutex_unlock(&mu);
+    unlock();
+    thread_ticks(1);
     return p;
 }
 
@@ -332,9 +462,9 @@ static void *anon_block(size_t n, size_t want) {
     char *p = aligned_map(len, 1);
     if (!p) return NULL;
     madvise(p, len, MADV_HUGEPAGE);
-    pthread_mutex_lock(&mu);
+    lock();
     *VEC_PUSH(anons, nanons, capanons) = (anon){p, len, want};
-    pthread_mutex_unlock(&mu);
+    unlock();
     return p;
 }
 
@@ -375,46 +505,49 @@ static void anon_less(size_t want) { anon_big -= want < anon_big ? want : anon_b
 
 void *spill_realloc(void *p, size_t n) {
     if (!p) return spill_alloc(n);
-    pthread_mutex_lock(&mu);
+    lock();
     block *b = find(p);
     if (b) {
         size_t len = round_len(n);
         if (len <= b->len) {
-            pthread_mutex_unlock(&mu);
+            unlock();
             return p;
         }
         /* out of the list while it grows (slow system calls): the watcher
          * must neither wait for it nor trim an address mremap gave up */
         block x = *b;
         *b = blocks[--nblocks];
-        pthread_mutex_unlock(&mu);
+        unlock();
         void *q = MAP_FAILED;
-        pthread_mutex_lock(&mu);
+        lock();
         size_t would = total + len - x.len;
-        pthread_mutex_unlock(&mu);
+        unlock();
         if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
         if (grow_file(x.fd, x.len, len) != 0) tmp_fail("cannot grow (the disk is full?)", would);
+        wait_trims();
         q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
         if (q == MAP_FAILED) tmp_fail("cannot be mapped (out of address space: ulimit -v?)", would);
-        pthread_mutex_lock(&mu);
+        no_pmd(q, len);
+        lock();
         total += len - x.len;
         x.p = q;
         x.len = len;
         *VEC_PUSH(blocks, nblocks, capblocks) = x;
         watch(); /* the watcher ends when it sees no block, as it may have while this one grew */
-        pthread_mutex_unlock(&mu);
+        unlock();
+        thread_ticks(1);
         return q;
     }
     anon *ab = find_anon(p);
     if (ab) {
         if (round_len(n) <= ab->len) {
-            pthread_mutex_unlock(&mu);
+            unlock();
             return p;
         }
         anon x = *ab;
         *ab = anons[--nanons];
         anon_less(x.want);
-        pthread_mutex_unlock(&mu);
+        unlock();
         /* to a file when the forecast or the budget says so, as a new block would */
         void *q = file_block(n);
         if (q) {
@@ -432,14 +565,14 @@ void *spill_realloc(void *p, size_t n) {
             return g;
         }
         madvise(g, len, MADV_HUGEPAGE);
-        pthread_mutex_lock(&mu);
+        lock();
         *VEC_PUSH(anons, nanons, capanons) = (anon){g, len, n};
-        pthread_mutex_unlock(&mu);
+        unlock();
         return g;
     }
     size_t old = malloc_usable_size(p);
     if (old >= SPILL_MIN) anon_less(old);
-    pthread_mutex_unlock(&mu);
+    unlock();
     if (n >= SPILL_MIN) {
         void *q = file_block(n);
         if (!q && n >= HUGE) q = anon_block(n, n);
@@ -454,14 +587,15 @@ void *spill_realloc(void *p, size_t n) {
 
 void spill_free(void *p) {
     if (!p) return;
-    pthread_mutex_lock(&mu);
+    lock();
     block *b = find(p);
     if (b) {
         block x = *b;
         total -= x.len;
         *b = blocks[--nblocks];
-        pthread_mutex_unlock(&mu);
+        unlock();
         /* unmapping and closing free the file's pages: slow, so unlocked */
+        wait_trims();
         munmap(x.p, x.len);
         close(x.fd);
         return;
@@ -471,13 +605,13 @@ void spill_free(void *p) {
         anon x = *ab;
         *ab = anons[--nanons];
         anon_less(x.want);
-        pthread_mutex_unlock(&mu);
+        unlock();
         munmap(x.p, x.len);
         return;
     }
     size_t sz = malloc_usable_size(p);
     if (sz >= SPILL_MIN) anon_less(sz);
-    pthread_mutex_unlock(&mu);
+    unlock();
     free(p);
 }
 
@@ -517,9 +651,9 @@ void spill_release(void *p, size_t n) {
 }
 
 size_t spill_bytes(void) {
-    pthread_mutex_lock(&mu);
+    lock();
     size_t t = total;
-    pthread_mutex_unlock(&mu);
+    unlock();
     return t;
 }
 

@@ -22,9 +22,11 @@
  *
  * A watcher thread reads the process's resident size every millisecond, and
  * so do the process's own threads after each millisecond of CPU time they
- * spend (SIGPROF) and each 8 MiB a vector fills, so that a watcher the busy
- * machine gives no CPU cannot let memory run ahead; above
- * 5/8 of the ceiling (default 128 MiB) it unmaps the pages of file blocks,
+ * spend (SIGPROF), each millisecond of the clock that a thread which made
+ * file blocks runs (a timer of its own) and each 8 MiB a vector fills, so
+ * that a watcher the busy machine gives no CPU cannot let memory run ahead;
+ * whichever thread looks trims, and none waits for another's trim; above
+ * half of the ceiling (default 128 MiB) it unmaps the pages of file blocks,
  * 4 MiB at a time from where it stopped the last time, until resident memory
  * is down to a quarter of the ceiling (MADV_DONTNEED: the data stays in the
  * file and the page cache, and the next access maps it back). So resident memory stays near the

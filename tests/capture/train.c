@@ -222,6 +222,18 @@ int main(int argc, char **argv) {
         }
         waitpid(c, NULL, 0);
     }
+    if (!strcmp(mode, "closefds")) {
+        /* a program that closes every descriptor (a daemon's start), the injection's trace among them, then
+         * opens a file of its own (argv[3]), which gets the lowest free number, and goes on launching past a
+         * flush: the trace must go on in the trace's file, and the program's file hold only what it wrote */
+        sleep_ms(300); /* a flush first: the trace's descriptor is in use */
+        for (int fd = 3; fd < 1024; fd++) close(fd);
+        FILE *f = fopen(argv[3], "w");
+        if (f) fputs("the program's own line\n", f), fflush(f);
+        run(steps);
+        sleep_ms(300);
+        if (f) fclose(f);
+    }
     if (!strcmp(mode, "exec") || !strcmp(mode, "execlp") || !strcmp(mode, "execle")) { /* the list forms of exec */
         teardown();
         if (!strcmp(mode, "execle")) execle("/proc/self/exe", argv[0], "after-exec", "1", (char *)NULL, environ);

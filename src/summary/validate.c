@@ -261,34 +261,78 @@ static cJSON *sk_value(sk_walk *w, char kind) {
     return NULL;
 }
 
-/* a list of numbers (a record's V field) at the cursor, elements of kind at
- * w's path + "[]" (null: NAN), into *out (NULL: checked only) */
-static int sk_list(sk_walk *w, char kind, tk_V *out, pc_arena *strs) {
-    size_t s1, s2, n = 0, cap = 0;
+/* a list of numbers at the cursor (a record's V field, an event of
+ * trace_timeline), its elements of the kind at w's path + "[]" (null: NAN):
+ * *out a new vector (free it) of *n */
+static int sk_list(sk_walk *w, double **out, size_t *n) {
+    size_t s1, s2, cap = 0;
     double *v = NULL, x;
+    *n = 0;
     if (!sk_push(w, "", 0, &s1, &s2)) return PC_ERRF(w->err, PC_EINPUT, "%s: too deep", w->where);
     char ek = sk_kind(w->path);
     double bound = sk_bound(w->path);
     sk_pop(w, s1, s2);
     int e = jr_open(w->in, ']'), rc = e < 0 ? sk_syntax(w) : 0, c, lit;
     while (!e && !rc) {
-        sk_push(w, "", (int)n, &s1, &s2);
+        sk_push(w, "", (int)*n, &s1, &s2);
         if ((c = sk_peek_value(w)) < 0) rc = -1;
         else if (c == 'n') rc = jr_literal(w->in, &lit) ? sk_syntax(w) : 0, x = NAN;
-        else if (ek != 'U' || !(c == '-' || (c >= '0' && c <= '9'))) rc = sk_kind_error(w, ek ? ek : 'U', c);
+        else if ((ek != 'U' && ek != 'N') || !(c == '-' || (c >= '0' && c <= '9'))) rc = sk_kind_error(w, ek ? ek : 'U', c);
         else if (jr_number(w->in, &x)) rc = sk_syntax(w);
         else if (!sk_number(w, ek, x, bound)) rc = -1;
         sk_pop(w, s1, s2);
-        if (!rc) *VEC_PUSH(v, n, cap) = x;
+        if (!rc) *VEC_PUSH(v, *n, cap) = x;
         if (!rc) rc = sk_next(w, ']', &e);
     }
+    *out = v;
+    return rc;
+}
+
+/* a record's V field at the cursor into *out (NULL: checked only) */
+static int sk_numbers(sk_walk *w, tk_V *out) {
+    double *v;
+    size_t n;
+    int rc = sk_list(w, &v, &n);
     if (!rc && out) {
-        double *a = arena_alloc(strs, (n ? n : 1) * sizeof *a);
+        double *a = arena_alloc(&w->ps->strs, (n ? n : 1) * sizeof *a);
         if (n) memcpy(a, v, n * sizeof *a);
         *out = (tk_V){a, (int64_t)n};
     }
     free(v);
     return rc;
+}
+
+/* trace_timeline.events (lists.c's layout) at the cursor: each event kept
+ * as its text, as the writer writes a list of numbers ("[0, 100, 50, 0, 0,
+ * 0, -1]"): one item an event, not eight (20,000 events were 10 MiB of cJSON) */
+static cJSON *sk_events(sk_walk *w) {
+    cJSON *out = cJSON_CreateArray();
+    int e = jr_open(w->in, ']'), rc = e < 0 ? sk_syntax(w) : 0, c, lit;
+    sbuf t = {0};
+    for (int i = 0; !e && !rc; i++) {
+        size_t s1, s2, n;
+        double *v = NULL;
+        sk_push(w, "", i, &s1, &s2);
+        if ((c = sk_peek_value(w)) < 0) rc = -1;
+        else if (c == 'n') rc = jr_literal(w->in, &lit) ? sk_syntax(w) : (cJSON_AddItemToArray(out, cJSON_CreateNull()), 0);
+        else if (c != '[') rc = sk_kind_error(w, 'A', c);
+        else if (!(rc = sk_list(w, &v, &n))) {
+            t.len = 0;
+            sbuf_putc(&t, '[');
+            for (size_t k = 0; k < n; k++) {
+                if (k) sbuf_putn(&t, ", ", 2);
+                json_number(&t, v[k]);
+            }
+            sbuf_putc(&t, ']');
+            cJSON_AddItemToArray(out, cJSON_CreateRaw(t.data));
+        }
+        free(v);
+        sk_pop(w, s1, s2);
+        if (!rc) rc = sk_next(w, ']', &e);
+    }
+    sbuf_free(&t);
+    if (rc) cJSON_Delete(out), out = NULL;
+    return out;
 }
 
 /* the value at the cursor into column c of row (NULL: checked only), as the
@@ -313,7 +357,7 @@ static int sk_cell(sk_walk *w, const pc_col *c, char kind, double bound, char *r
         if (f) *(tk_B *)f = (tk_B)v;
         return 0;
     }
-    if (kind == 'A' && ch == '[') return sk_list(w, kind, f ? (tk_V *)f : NULL, &w->ps->strs);
+    if (kind == 'A' && ch == '[') return sk_numbers(w, f ? (tk_V *)f : NULL);
     if ((kind == 'U' || kind == 'N') && (ch == '-' || (ch >= '0' && ch <= '9'))) {
         if (jr_number(w->in, &x)) return sk_syntax(w);
         if (!sk_number(w, kind, x, bound)) return -1;
@@ -485,7 +529,7 @@ static int sk_member(sk_walk *w, cJSON *out, const char *key, int fits, sk_rec *
         cJSON_AddItemToObject(out, key, pcs_placeholder(t));
         rc = sk_rows(w, w->ps->tabs[t]);
     } else {
-        cJSON *v = sk_value(w, kind);
+        cJSON *v = !strcmp(w->path, "trace_timeline.events") && jr_peek(w->in) == '[' ? sk_events(w) : sk_value(w, kind);
         if (v) cJSON_AddItemToObject(out, key, v);
         else rc = -1;
     }

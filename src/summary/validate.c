@@ -208,11 +208,15 @@ static char *sk_text(sk_walk *w, size_t *n) {
     return t;
 }
 
+/* a figure the reader takes at path (kind U, N or X): finite, within the
+ * reader's bound for it (sk_bound: +-2^62 for times, sizes and counts), >= 0 for U */
+static int sk_number_in(double bound, char kind, double x) { return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0); }
+
 /* a number of kind (U, N, X) at w's path within bound: 1, else 0 with the error */
 static int sk_number(sk_walk *w, char kind, double x, double bound) {
     /* times and sizes stay within +-2^62 (int64 nanoseconds and bytes with room for sums);
      * other figures (FLOPs, rates, shares) need only be finite */
-    if (isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0)) return 1;
+    if (sk_number_in(bound, kind, x)) return 1;
     PC_ERRF(w->err, PC_EINPUT, "%s: %g is out of range (%s up to %s)", w->where, x, kind == 'U' ? "0" : "minus as much",
             bound == SK_MAX_NUM ? "2^62" : "the largest finite number");
     return 0;
@@ -721,9 +725,6 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
 
 /* ---- writing: what perfcard writes, perfcard reads ---- */
 
-/* a figure the reader takes at path (kind U, N or X): finite, within the
- * reader's bound for it (sk_bound: +-2^62 for times, sizes and counts), >= 0 for U */
-static int sk_number_in(double bound, char kind, double x) { return isfinite(x) && fabs(x) <= bound && (kind != 'U' || x >= 0); }
 static int sk_number_ok(const char *path, char kind, double x) { return sk_number_in(sk_bound(path), kind, x); }
 
 typedef struct sk_fix { size_t n; char *first; size_t first_size; } sk_fix;

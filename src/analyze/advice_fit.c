@@ -106,7 +106,7 @@ static const fit_row rows[] = {
      "Check CPU load and contention; the trace already replays HIP graphs, so these are launches made outside them."},
     {"slow_launches", NEED_AMD, FIT_TRY, ANY_PROG, "Check CPU load and contention, and use HIP graphs for repeated launch sequences."},
     {"slow_launches", NEED_GRAPHS, FIT_TRY, ANY_PROG,
-     "Check CPU load and contention, and set CUDA_MODULE_LOADING=LAZY effects; the trace already replays CUDA graphs, so these are launches made outside them."},
+     "Check CPU load and contention, and whether the slow calls are each kernel's first launch (lazy module loading, the default since CUDA 12.2, loads a kernel's module then: warm up before profiling, or set CUDA_MODULE_LOADING=EAGER); the trace already replays CUDA graphs, so these are launches made outside them."},
     /* memory_bound and communication: no optimizer or gradient advice on inference */
     {"memory_bound", NEED_INFER, FIT_TRY_PROG, PROG_PYTORCH,
      "torch.compile on the model (it fuses elementwise chains and norms), and autocast or lower-precision weights."},

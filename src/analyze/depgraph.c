@@ -147,8 +147,11 @@ static int is_comm(dg_graph *g, uint32_t id) {
     return (g->cls[id] & 0x80) != 0;
 }
 
+/* a CPU event's thread, as a key of the threads' maps */
+static uint64_t thread_key(const pc_cpu_event *e) { return ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL; }
+
 static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
-    uint64_t key = ((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->tid) ^ 0x9E3779B97F4A7C15ULL;
+    uint64_t key = thread_key(e);
     if (g->ix->numbered) {
         const uint32_t *n = hmap_find(&g->ix->threads, key);
         if (n) return *n;
@@ -168,6 +171,23 @@ static uint32_t thread_of(dg_graph *g, const pc_cpu_event *e) {
         g->twait[*v].sid = -1;
     }
     return *v;
+}
+
+/* Without steps: per thread numbered so far, the end of its last CPU event (any kind) in [i0, i1),
+ * INT64_MIN for a thread with none; looks threads up, never numbers one (the numbering is the join
+ * search's tie order). xmalloc'd, g->nthreads long (at least one). */
+static int64_t *thread_ends(const dg_graph *g, size_t i0, size_t i1) {
+    const pc_trace *t = g->c->t;
+    int64_t *te = xmalloc((g->nthreads ? g->nthreads : 1) * sizeof *te);
+    for (size_t k = 0; k < g->nthreads; k++) te[k] = INT64_MIN;
+    for (size_t i = i0; i < i1; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        uint64_t key = thread_key(e);
+        const uint32_t *n = g->ix->numbered ? hmap_find(&g->ix->threads, key) : NULL;
+        if (!n) n = hmap_find(&g->threads, key);
+        if (n && *n < g->nthreads && e->ts + e->dur > te[*n]) te[*n] = e->ts + e->dur;
+    }
+    return te;
 }
 
 static _Thread_local const pc_trace *sort_gpu; /* for cmp_end: one per thread (reports of several inputs analyze them in parallel) */
@@ -661,15 +681,23 @@ size_t dg_build(dg_graph *g, size_t si) {
         else x->gap = x->ts - g->anchor;
         *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
     } else {
+        /* each thread ends with its own last event; the one that ends last (ties: each) at the window's
+         * end: a thread done early (autograd's, a worker) does not hold the window open while another
+         * waits for the GPU, which a gap to the window's end would (a GPU-side change then gave back 0) */
+        int64_t *te = thread_ends(g, i0, i1), last = INT64_MIN;
+        for (size_t th = 0; th < g->nthreads; th++)
+            if (g->tlast[th] >= 0 && te[th] > last) last = te[th];
         for (size_t th = 0; th < g->nthreads; th++) {
             if (g->tlast[th] < 0) continue;
             int32_t id = (int32_t)g->nn;
             dg_node *x = node_new(g);
             x->kind = N_END;
-            x->ts = x->end = g->wend;
+            assert(te[th] >= g->n[g->tlast[th]].end); /* its last call is one of its events */
+            x->ts = x->end = te[th] < last && te[th] < g->wend ? te[th] : g->wend;
             chain(g, id, (uint32_t)th, -1);
             *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
         }
+        free(te);
         if (!g->nends) {
             int32_t id = (int32_t)g->nn;
             dg_node *x = node_new(g);

@@ -6,7 +6,8 @@
  *    two of them (or from the step's start to the first) is the later one's
  *    gap: host CPU work, the part of it inside data-loading ranges of that
  *    thread its data loading; a step ends with an end node on the step
- *    range's thread (every thread's last call, without steps);
+ *    range's thread (without steps one on every thread with calls, at its
+ *    last event's end; the thread that ends last at the window's end);
  *  - GPU nodes: the kernels, copies and memsets those calls launched
  *    (correlation id); each starts at max(its launch call's start, the end of
  *    the previous op on its stream) plus its measured delay; the first op of a

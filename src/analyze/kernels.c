@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* Tensor Core use by name: the matrix-core flag of kfamily.c's rules (docs/tensor-cores.md) */
-int kernel_uses_tensor_cores(const char *name) { return kf_classify(name).mc; }
+int kernel_uses_tensor_cores(const char *name) { return kf_matrix_core(name); }
 
 int kernel_is_conv_gemm(const char *name) {
     static const char *const yes[] = {"gemm", "scudnn", "dgrad", "wgrad", "convolve", "winograd", "conv2d", "conv3d", "conv1d",

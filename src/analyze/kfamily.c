@@ -34,6 +34,10 @@ static int bg_may(const uint64_t *bg, const char *p, size_t n) {
 }
 
 static int in(span s, const char *p) {
+    if (s.bg && p[0] && p[1]) { /* the first pair before strlen: most patterns end here */
+        unsigned h = bg_hash((unsigned char)p[0], (unsigned char)p[1]);
+        if (!(s.bg[h >> 6] >> (h & 63) & 1)) return 0;
+    }
     size_t n = strlen(p);
     return bg_may(s.bg, p, n) && memmem(s.s, s.n, p, n) != NULL;
 }
@@ -303,6 +307,27 @@ kf_info kf_classify(const char *name) {
     if (lowbuf != buf) free(lowbuf);
     assert(r.family < KF_NFAMILY && r.dtype < KF_NDTYPE && r.lib < KF_NLIB && r.mc >= -1 && r.mc <= 1);
     return r;
+}
+
+/* 0 when no rule of mc_of can answer other than 0 for the name: none of the patterns it reads
+ * (mc_yes, UMMA, Cijk_, fmha, triton) occurs, nor any that makes a GEMM, convolution or attention
+ * (the families its other rules need); 1 when one may. The same lists, so never out of step. */
+static int mc_may(span low) {
+    static const char *const mc_other[] = {"umma", "cijk_", "fmha", "triton", NULL};
+    return any(low, mc_yes) || any(low, mc_other) || any(low, p_attn) || any(low, p_conv) || any(low, p_gemm) ||
+           tok(low, "gemm", "b");
+}
+
+int kf_matrix_core(const char *name) {
+    if (!name) name = "";
+    char buf[1024];
+    size_t n = strlen(name);
+    char *lowbuf = lowered(name, n, buf, sizeof buf);
+    uint64_t bg[BG_BITS / 64];
+    bg_fill(bg, lowbuf, n);
+    int may = mc_may((span){lowbuf, n, bg});
+    if (lowbuf != buf) free(lowbuf);
+    return may ? kf_classify(name).mc : 0;
 }
 
 /* a matrix product's operator, by name (aten::mm, aten::addmm, ..., their autograd nodes) */

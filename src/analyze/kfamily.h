@@ -42,6 +42,11 @@ typedef struct kf_info {
  * 7.0: none) is the caller's to apply. */
 kf_info kf_classify(const char *name);
 
+/* kf_classify(name).mc, at a fraction of its cost on names that hold none
+ * of the patterns a matrix-core rule reads (those answer 0 at once): for
+ * per-row questions over many distinct names (kernels.c's rows). */
+int kf_matrix_core(const char *name);
+
 /* kf_classify(name).lib alone (KF_LIB_NONE: not communication), at a third
  * of its cost: for the per-event "is it communication" questions. */
 int kf_comm_lib(const char *name);

@@ -1008,8 +1008,9 @@ static double mb_ns(const tab_op *o, int64_t *n) {
  * replays), the GPU bounding the step (gk_family_bounds): the memory-bound
  * families' kernels (stakes_mb_families) over a tenth of the kernel time, 1%
  * of the step or more at stake. Their bytes are unknown: at stake, SK_MB's replay
- * of them at STAKE_MB_FAMILY_FACTOR of their time (an estimate, stated in the
- * evidence), else time x (1 - the factor), from the kernel time pool.
+ * of them without the layout conversions and the others at STAKE_MB_FAMILY_FACTOR
+ * of their time (an estimate, stated in the evidence; stakes.h), else what that
+ * takes off their time (stakes_mb_family_give), from the kernel time pool.
  * Contributors: their three kernels with the most time. */
 static int gk_gpu_bounds(const rule_in *in, double *busy, double *lag);
 static int gk_family_bounds(const rule_in *in, double busy, double lag);
@@ -1026,9 +1027,9 @@ static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
         units_ns(a, sizeof a, fam[f] / in->nsteps);
         snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s %s (%.1f%%)", *fams ? ", " : "", kf_family_label(f), a, 100 * fam[f] / kern);
     }
-    double rp = rules_replayed(in, SK_MB), want = ns / in->nsteps * (1 - STAKE_MB_FAMILY_FACTOR);
+    double rp = rules_replayed(in, SK_MB), want = stakes_mb_family_give(t) / in->nsteps;
     if ((rp >= 0 ? rp : want) < 0.01 * in->step) return; /* under 1% of the step at stake: no finding */
-    if (rp >= 0) replay_note(note, sizeof note, in, "with those kernels at 5/8 of their time", rp);
+    if (rp >= 0) replay_note(note, sizeof note, in, "without the layout transposes and with the other kernels at 5/8 of their time", rp);
     by_name names = {0};
     for (size_t g = 0; g < t->ngpu; g++)
         if (t->gpu[g].kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, t->gpu[g].name)).family & 1)
@@ -1039,7 +1040,7 @@ static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
     pc_rule rf = *r;
     rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction) over 10% of the kernel time";
     rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
-    top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate, those kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
+    top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate of what the fix gives back, the layout transposes gone (one memory layout end to end needs none) and the other kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
                                             a, PER(in), 100 * ns / kern, fams, note), rp >= 0),
             &top, in->nsteps);
 }

@@ -76,31 +76,56 @@ static float mb_factor(const tab_op *o) {
 
 unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns) {
     stakes_gpu_families(t, fam, kern);
-    static const int mbf[] = {KF_NORM, KF_LAYOUT, KF_ELEMENTWISE, KF_REDUCTION};
     unsigned mask = 0;
     *ns = 0;
-    for (int i = 0; i < 4; i++)
-        if (fam[mbf[i]] > 0) mask |= 1u << mbf[i], *ns += fam[mbf[i]];
+    for (int f = 0; f < KF_NFAMILY; f++)
+        if (STAKE_MB_FAMILIES >> f & 1 && fam[f] > 0) mask |= 1u << f, *ns += fam[f];
     return mask;
 }
 
-/* SK_MB's set by family: the memory-bound families' kernels at STAKE_MB_FAMILY_FACTOR */
-static float *mb_family_set(const an_ctx *c) {
-    const pc_trace *t = c->t;
+/* SK_MB's factor by family for a kernel of family fam (name: its name): a layout conversion
+ * (the layout / transpose family but a concatenation, CatArrayBatchedCopy: torch.cat is no
+ * conversion) at STAKE_MB_LAYOUT_FACTOR, the other families of mask at STAKE_MB_FAMILY_FACTOR, else 1 */
+static float mb_family_factor(const char *name, int fam, unsigned mask) {
+    if (!(mask >> fam & 1)) return 1;
+    if (fam == KF_LAYOUT && !strcasestr(name, "catarraybatchedcopy")) return (float)STAKE_MB_LAYOUT_FACTOR;
+    return (float)STAKE_MB_FAMILY_FACTOR;
+}
+
+/* SK_MB's set by family (mb_family_factor per kernel, one classification per name); *give (may be
+ * NULL): what it takes off the kernels' time, sum of time x (1 - factor); NULL when no family */
+static float *mb_family_set(const pc_trace *t, double *give) {
     double fam[KF_NFAMILY], kern, ns;
     unsigned mask = stakes_mb_families(t, fam, &kern, &ns);
+    if (give) *give = 0;
     if (!mask) return NULL;
     float *f = spill_alloc(t->ngpu * sizeof *f);
+    float *by_name = spill_alloc((t->strs.n ? t->strs.n : 1) * sizeof *by_name); /* < 0: not yet */
+    for (size_t i = 0; i < t->strs.n; i++) by_name[i] = -1;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        f[g] = e->kind == GPU_KERNEL && mask >> kf_classify(strtab_get(&t->strs, e->name)).family & 1 ? (float)STAKE_MB_FAMILY_FACTOR : 1;
+        f[g] = 1;
+        if (e->kind != GPU_KERNEL) continue;
+        if (by_name[e->name] < 0) {
+            const char *nm = strtab_get(&t->strs, e->name);
+            by_name[e->name] = mb_family_factor(nm, kf_classify(nm).family, mask);
+        }
+        f[g] = by_name[e->name];
+        if (give) *give += (double)e->dur * (1 - (double)f[g]);
     }
+    spill_free(by_name);
     return f;
+}
+
+double stakes_mb_family_give(const pc_trace *t) {
+    double give;
+    spill_free(mb_family_set(t, &give));
+    return give;
 }
 
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     const pc_trace *t = c->t;
-    if (t->ngpu && stakes_gpu_op_share(c) < STAKE_GPU_OP_SHARE) return mb_family_set(c);
+    if (t->ngpu && stakes_gpu_op_share(c) < STAKE_GPU_OP_SHARE) return mb_family_set(t, NULL);
     if (!c->peak || !t->ngpu || !c->links.gpu_inner || !PC_TAB(ps, op)) return NULL;
     float *f = spill_alloc(t->ngpu * sizeof *f);
     const pc_table *tab = PC_TAB(ps, op);
@@ -165,7 +190,7 @@ unsigned stakes_gpu_families(const pc_trace *t, double fam[], double *kern) {
     spill_free(fam_of);
     unsigned mask = 0;
     for (int f = 0; f < KF_NFAMILY; f++)
-        if (f != KF_COPY && f != KF_COMM && *kern > 0 && fam[f] >= STAKE_GPU_FAMILY_SHARE * *kern) mask |= 1u << f;
+        if (!(STAKE_GPU_NOT_FAMILIES >> f & 1) && *kern > 0 && fam[f] >= STAKE_GPU_FAMILY_SHARE * *kern) mask |= 1u << f;
     return mask;
 }
 

@@ -63,12 +63,18 @@ float *stakes_gpu_set(const an_ctx *c, const pc_summary *ps, double *ns, double 
 #define STAKE_GPU_OP_SHARE 0.5
 /* a family dominates at this share of the kernel time or more (copies and communication apart) */
 #define STAKE_GPU_FAMILY_SHARE 0.10
+/* memory_bound's families by name (normalization, layout / transpose, elementwise, reduction):
+ * their fix is fusion and fewer bytes, memory_bound's finding, so not gpu_kernels' (as by operator,
+ * where gpu_kernels takes the compute-bound operators only); copies and communication in neither */
+#define STAKE_MB_FAMILIES (1u << KF_NORM | 1u << KF_LAYOUT | 1u << KF_ELEMENTWISE | 1u << KF_REDUCTION)
+#define STAKE_GPU_NOT_FAMILIES (STAKE_MB_FAMILIES | 1u << KF_COPY | 1u << KF_COMM)
 /* The share of the trace's kernel time (GPU_KERNEL events) launched under an
  * operator (a CPU_OP around the launch, the launch not a graph's); 1 without kernels. */
 double stakes_gpu_op_share(const an_ctx *c);
 /* The trace's kernel time by family (kfamily.h) into fam, the total in *kern;
- * returns the dominant families' bit mask (1 << kf_family): those other than
- * copies and communication with STAKE_GPU_FAMILY_SHARE of *kern or more. */
+ * returns the dominant families' bit mask (1 << kf_family): those outside
+ * STAKE_GPU_NOT_FAMILIES (GEMM, convolution, attention, other) with
+ * STAKE_GPU_FAMILY_SHARE of *kern or more. */
 unsigned stakes_gpu_families(const pc_trace *t, double fam[], double *kern);
 /* SK_GPU's change with the set gk: its factors, the step ending with its GPU work. */
 dg_change stakes_gpu_change(const float *gk);
@@ -79,19 +85,28 @@ dg_change stakes_gpu_change(const float *gk);
 float *stakes_tc_set(const an_ctx *c, double *ns);
 /* The SK_MB change's factors, from the operators table of ps (NULL: none);
  * when operators launched under STAKE_GPU_OP_SHARE of the kernel time, by
- * family (stakes_mb_families): those kernels at STAKE_MB_FAMILY_FACTOR. */
+ * family (stakes_mb_families): the layout conversions at STAKE_MB_LAYOUT_FACTOR,
+ * the other kernels of those families at STAKE_MB_FAMILY_FACTOR. */
 float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
 /* memory_bound by family (#45 item 6): without operators the kernels' bytes
- * are unknown, so their attainable time is an estimate: 5/8 of the measured,
- * the memory traffic left when a chain of three pointwise kernels is fused
- * into one (8 global-memory operations -> 5: the PyTorch blog "Why is
- * PyTorch compile so fast: kernel fusion"; docs/replay.md). */
+ * are unknown, so their attainable time is an estimate of what the finding's
+ * fix gives back: the layout conversions (the layout / transpose family but
+ * concatenations) removed, STAKE_MB_LAYOUT_FACTOR: one memory layout end to
+ * end (channels-last throughout) needs none of them; the normalization,
+ * elementwise and reduction kernels (and concatenations) at 5/8 of the
+ * measured, the memory traffic left when a chain of three pointwise kernels
+ * is fused into one (8 global-memory operations -> 5: the PyTorch blog "Why
+ * is PyTorch compile so fast: kernel fusion"; docs/replay.md). */
+#define STAKE_MB_LAYOUT_FACTOR 0.0
 #define STAKE_MB_FAMILY_FACTOR 0.625
 /* The trace's kernel time by family (fam, *kern as stakes_gpu_families);
  * *ns: the memory-bound families' time (normalization, layout / transpose,
  * elementwise, reduction: copies apart, their fix is not fusion); returns
  * those with time as a bit mask (1 << kf_family). */
 unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns);
+/* What SK_MB's set by family takes off the kernels' time (sum of time x (1 -
+ * factor)): memory_bound's stake off the graph; 0 when no family has time. */
+double stakes_mb_family_give(const pc_trace *t);
 /* Per string id of the trace: the first of rows[0..n) whose name is that
  * string's text, -1 for none (names are interned: one pass over the rows and
  * one over the ids, where a scan of the rows per name was quadratic in the

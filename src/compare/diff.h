@@ -17,7 +17,7 @@
  * (diff's report, the command's console lines, tests) read the struct. */
 #ifndef PC_DIFF_H
 #define PC_DIFF_H
-#include <cjson/cJSON.h>
+#include "../summary/doc.h"
 #include "../summary/summary.h"
 #include "verdict.h"
 
@@ -138,11 +138,11 @@ typedef struct pc_diff_result {
 
 pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *changes, int nchanges, const pc_diff_opts *o);
 void pc_diff_free(pc_diff_result *d);
-/* diff.json's document (caller frees with cJSON_Delete) */
-cJSON *pc_diff_json(const pc_diff_result *d);
+/* diff.json's document (caller frees with pc_doc_free) */
+pc_doc *pc_diff_json(const pc_diff_result *d);
 /* the same with the first `rows` rows of each table: a view's (diff.html,
  * diff.md show at most that many; a table's count of rows is its nrows) */
-cJSON *pc_diff_json_view(const pc_diff_result *d, int rows);
+pc_doc *pc_diff_json_view(const pc_diff_result *d, int rows);
 /* diff.json's text, cJSON_Print's of pc_diff_json, written a row at a time
  * (40,000 rows of two tables were 110 MB of cJSON): appended to b, or
  * written atomically to path */

@@ -159,8 +159,8 @@ static cJSON *doc_json(const pc_diff_result *d, int limit, int marks) {
     return o;
 }
 
-cJSON *pc_diff_json(const pc_diff_result *d) { return doc_json(d, -1, 0); }
-cJSON *pc_diff_json_view(const pc_diff_result *d, int rows) { return doc_json(d, rows, 0); }
+pc_doc *pc_diff_json(const pc_diff_result *d) { return doc_json(d, -1, 0); }
+pc_doc *pc_diff_json_view(const pc_diff_result *d, int rows) { return doc_json(d, rows, 0); }
 
 /* the tabs cJSON_Print puts before a row's members inside diff.json: the
  * document, a table, its rows (a row printed alone has none) */

@@ -416,7 +416,7 @@ static const sj_field cp_fields[] = {SJ_F(pc_trend_cp, 'I', run),        SJ_F(pc
                                      SJ_F(pc_trend_cp, 'N', after_ns),   SJ_F(pc_trend_cp, 'N', change_pct),
                                      SJ_F(pc_trend_cp, 'S', direction),  SJ_F(pc_trend_cp, 'N', q),        SJ_F(pc_trend_cp, 'N', p_value)};
 
-cJSON *pc_trend_json(const pc_trend_result *t) {
+pc_doc *pc_trend_json(const pc_trend_result *t) {
     cJSON *d = cJSON_CreateObject();
     sj_str(d, "schema", PC_TREND_SCHEMA);
     sj_str(d, "order", t->order);

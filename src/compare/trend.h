@@ -44,7 +44,7 @@
  * command, tests) read the struct. */
 #ifndef PC_TREND_H
 #define PC_TREND_H
-#include <cjson/cJSON.h>
+#include "../summary/doc.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "changepoint.h"
@@ -150,6 +150,6 @@ int pc_trend_utc_ok(const char *s);
 pc_trend_result *pc_trend_points(const pc_trend_point *pts, int n, const pc_trend_opts *o);
 pc_trend_result *pc_trend(const pc_trend_run *runs, int n, const pc_trend_opts *o);
 void pc_trend_free(pc_trend_result *t);
-/* trend.json's document (caller frees with cJSON_Delete) */
-cJSON *pc_trend_json(const pc_trend_result *t);
+/* trend.json's document (caller frees with pc_doc_free) */
+pc_doc *pc_trend_json(const pc_trend_result *t);
 #endif

@@ -76,7 +76,6 @@
  * the number of runs per side that would decide it. */
 #ifndef PC_VERDICT_H
 #define PC_VERDICT_H
-#include <cjson/cJSON.h>
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 

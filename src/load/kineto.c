@@ -108,27 +108,15 @@ static int refill(reader *r, pc_err *err) {
         return PC_ERRF(err, PC_EINPUT, "reading of this part was abandoned");
     if (r->gz) return refill_gz(r, err);
     if (r->map) return refill_map(r, err);
-    if (r->pos > 0) {
-        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-        r->len -= r->pos;
-        r->base += r->pos;
-        r->pos = 0;
-    }
+    source_window_drop(r->buf, &r->len, &r->pos, &r->base);
     if (r->len == r->cap) {
         int rc = grow(r, err);
         if (rc) return rc;
         r->buf = xrealloc(r->buf, r->cap);
     }
-    ssize_t n;
-    if (r->src) {
-        n = source_read(r->src, r->buf + r->len, r->cap - r->len, err);
-        if (n < 0) return (int)n;
-        show_progress(r, 0);
-    } else {
-        n = (ssize_t)(r->memlen - r->mempos < r->cap - r->len ? r->memlen - r->mempos : r->cap - r->len);
-        memcpy(r->buf + r->len, r->mem + r->mempos, (size_t)n);
-        r->mempos += (size_t)n;
-    }
+    ssize_t n = source_window_read(r->src, r->mem, r->memlen, &r->mempos, r->buf + r->len, r->cap - r->len, err);
+    if (n < 0) return (int)n;
+    if (r->src) show_progress(r, 0);
     if (n == 0) r->eof = 1;
     r->len += (size_t)n;
     return 0;

@@ -642,12 +642,7 @@ static void show_progress(rp *r, int final) {
 }
 
 static int refill(rp *r, pc_err *err) {
-    if (r->pos > 0) {
-        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-        r->len -= r->pos;
-        r->base += r->pos;
-        r->pos = 0;
-    }
+    source_window_drop(r->buf, &r->len, &r->pos, &r->base);
     if (r->len == r->cap) {
         if (r->cap >= r->max_value)
             return PC_ERRF_AT(err, PC_EINPUT, r->base, "a single rocprofv3 record or table entry is larger than %zu MiB",
@@ -657,16 +652,9 @@ static int refill(rp *r, pc_err *err) {
         free(r->scratch);
         r->scratch = xmalloc(r->cap);
     }
-    ssize_t n;
-    if (r->src) {
-        n = source_read(r->src, r->buf + r->len, r->cap - r->len, err);
-        if (n < 0) return (int)n;
-        show_progress(r, 0);
-    } else {
-        n = (ssize_t)(r->memlen - r->mempos < r->cap - r->len ? r->memlen - r->mempos : r->cap - r->len);
-        memcpy(r->buf + r->len, r->mem + r->mempos, (size_t)n);
-        r->mempos += (size_t)n;
-    }
+    ssize_t n = source_window_read(r->src, r->mem, r->memlen, &r->mempos, r->buf + r->len, r->cap - r->len, err);
+    if (n < 0) return (int)n;
+    if (r->src) show_progress(r, 0);
     if (n == 0) r->eof = 1;
     r->len += (size_t)n;
     return 0;

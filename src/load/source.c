@@ -5,6 +5,7 @@
 #include "../util/worker.h"
 #include "../util/fsutil.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -515,4 +516,22 @@ void source_close(pc_source *s) {
     if (s->res) munmap(s->res, (size_t)s->res_size);
     close(s->fd);
     free(s);
+}
+
+void source_window_drop(char *buf, size_t *len, size_t *pos, uint64_t *base) {
+    assert(*pos <= *len);
+    if (!*pos) return;
+    memmove(buf, buf + *pos, *len - *pos);
+    *len -= *pos;
+    *base += *pos;
+    *pos = 0;
+}
+
+ssize_t source_window_read(pc_source *src, const char *mem, size_t memlen, size_t *mempos, char *dst, size_t n, pc_err *err) {
+    if (src) return source_read(src, dst, n, err);
+    assert(*mempos <= memlen);
+    size_t k = memlen - *mempos < n ? memlen - *mempos : n;
+    if (k) memcpy(dst, mem + *mempos, k);
+    *mempos += k;
+    return (ssize_t)k;
 }

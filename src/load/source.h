@@ -56,4 +56,14 @@ void source_stream_release(pc_source *s, uint64_t low);
 int source_stream_error(pc_source *s, pc_err *err);
 /* Reads up to n bytes from the start of path into buf (for sniffing). */
 ssize_t source_peek(const char *path, unsigned char *buf, size_t n);
+
+/* A reader's sliding window over its input (the Kineto and rocprofv3 readers'
+ * refill): buf[0..*len) holds the input from offset *base on, the reader is
+ * at *pos. source_window_drop moves the unread buf[*pos..*len) to the start
+ * (*base advances by *pos, *pos becomes 0). source_window_read reads the
+ * input's next bytes into dst[0..n): from src, or when src is NULL from
+ * mem[*mempos..memlen) (*mempos advances); returns the count, 0 at the end,
+ * or source_read's negative PC_E* code. */
+void source_window_drop(char *buf, size_t *len, size_t *pos, uint64_t *base);
+ssize_t source_window_read(pc_source *src, const char *mem, size_t memlen, size_t *mempos, char *dst, size_t n, pc_err *err);
 #endif

@@ -263,11 +263,11 @@ int pc_diff_write(const pc_diff_result *d, const pc_report_opts *o, pc_err *err)
     static const int md_rows[] = {15, 8, 4, 1}; /* fewer rows per table until diff.md fits */
     enum { HTML_ROWS = 50 };
     /* the views read a document of the rows they show; diff.json is written from the typed result, a row at a time */
-    cJSON *doc = pc_diff_json_view(d, HTML_ROWS);
+    pc_doc *doc = pc_diff_json_view(d, HTML_ROWS);
     pc_report_opts views = *o;
     views.formats &= ~OUT_JSON;
     int rc = rv_write_doc(doc, d, &views, "diff", build, HTML_ROWS, md_rows, 4, err);
-    cJSON_Delete(doc);
+    pc_doc_free(doc);
     if (!rc && (o->formats & OUT_JSON)) {
         char *p = fs_join(o->dir, "diff.json");
         rc = pc_diff_json_write(d, p, err);

@@ -4,7 +4,6 @@
  * characters), every string escaped for its output. */
 #ifndef PC_DIFFREPORT_H
 #define PC_DIFFREPORT_H
-#include <cjson/cJSON.h>
 #include "report.h"
 #include "../compare/diff.h"
 

@@ -7,7 +7,6 @@
  */
 #ifndef PC_REPORT_H
 #define PC_REPORT_H
-#include <cjson/cJSON.h>
 #include "../summary/summary.h"
 #include "../util/err.h"
 
@@ -29,7 +28,4 @@ typedef struct pc_report_opts {
 } pc_report_opts;
 
 int pc_report_write(const pc_summary *summary, const pc_report_opts *o, pc_err *err);
-/* Returns the text of a template or asset: from templates_dir when it has the
- * file, else built in. Caller frees. NULL if unknown. */
-char *pc_asset(const char *templates_dir, const char *name, size_t *len);
 #endif

@@ -152,8 +152,8 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
 
 int pc_trend_write(const pc_trend_result *t, const pc_report_opts *o, pc_err *err) {
     static const int md_rows[] = {0, 150, 40, 10}; /* every run, then only the newest until trend.md fits */
-    cJSON *doc = pc_trend_json(t);
+    pc_doc *doc = pc_trend_json(t);
     int rc = rv_write_doc(doc, t, o, "trend", build, 0, md_rows, 4, err);
-    cJSON_Delete(doc);
+    pc_doc_free(doc);
     return rc;
 }

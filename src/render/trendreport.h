@@ -4,7 +4,6 @@
  * string escaped for its output. */
 #ifndef PC_TRENDREPORT_H
 #define PC_TRENDREPORT_H
-#include <cjson/cJSON.h>
 #include "report.h"
 #include "../compare/trend.h"
 

@@ -1,6 +1,10 @@
-/* view.h - shared by the renderers (report.c, diffreport.c): the view is a
- * copy of a document plus what only presentation needs (charts, bounded
- * tables, formatted strings). Internal to src/render. */
+/* view.h - the view library shared by the renderers (report.c, email.c,
+ * report_charts.c, csv.c, diffreport.c, trendreport.c): the view is a copy
+ * of a document plus what only presentation needs (charts, bounded tables,
+ * formatted strings). view.c defines the library's core, view_names.c and
+ * view_tree.c its name and tree helpers; the report's own functions
+ * (rv_report_charts, rv_write_csvs, rv_write_email) are declared here too
+ * and defined in their files. Internal to src/render. */
 #ifndef PC_VIEW_H
 #define PC_VIEW_H
 #include <cjson/cJSON.h>
@@ -22,12 +26,15 @@ typedef struct chart_out {
     cJSON *none;       /* view.no_chart: id -> why that chart is left out */
 } chart_out;
 
+/* The built-in templates and assets (embedded.c, written by tools/embed.sh). */
+extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
+/* Returns the text of a template or asset: from templates_dir when it has the
+ * file, else built in. Caller frees. NULL if unknown. */
+char *pc_asset(const char *templates_dir, const char *name, size_t *len);
+
 /* Gives a copied document its "view" object: any "view" it held is removed
  * first (the view holds only what the renderer makes), then {version,
  * charts: {}}; returns the chart writer for it (PNGs into png_dir when set). */
-/* The built-in templates and assets (embedded.c, written by tools/embed.sh). */
-extern const struct embedded_file { const char *name; const unsigned char *data; size_t len; } pc_embedded[];
-
 chart_out rv_begin_view(cJSON *doc, const char *png_dir, pc_err *err);
 /* The view's charts (rv_begin_view's object, one member per chart id). */
 cJSON *rv_view_charts(const cJSON *doc);
@@ -39,6 +46,9 @@ cJSON *rv_add_chart(chart_out *co, const char *id, const chart *c, cJSON *data);
 cJSON *rv_series_rows(const chart *c);
 /* Rows {label, value} for a chart's data table, from parallel arrays. */
 cJSON *rv_data_rows(const char *const *labels, const double *vals, size_t n, int unit);
+/* Records beside obj[key] (a list of n rows of which the view keeps `keep`)
+ * key_total = n and key_more = the rows left out. */
+void rv_count_rows(cJSON *obj, const char *key, size_t n, size_t keep);
 /* Keeps the first keep elements of obj[key]; records key_more, key_total. */
 void rv_limit(cJSON *obj, const char *key, int keep);
 /* The same without the counts (for rows counted already). */

@@ -11,7 +11,8 @@ elements) and src/summary/tables.def (the tables' row columns):
     key, numbers standing for [];
   - any other path is relative to an object found before ("occupancy_pct" on a device), so it
     must end some key after an array element or an object ("gpu.devices[].occupancy_pct").
-Usage: check_paths.py [SRC_DIR]; prints each offending call, exits 1 if any."""
+Also runs check_headers.py (no cJSON in a header outside the summary and template modules).
+Usage: check_paths.py [SRC_DIR]; prints each offending call or header, exits 1 if any."""
 import os, re, sys
 src = sys.argv[1] if len(sys.argv) > 1 else 'src'
 schema = set(re.findall(r'SK\("([^"]*)"', open(os.path.join(src, 'summary/schema.def')).read()))
@@ -65,4 +66,9 @@ for d, _, files in os.walk(src):
 for b in bad: print('unknown summary path', b)
 print('FAIL summary_paths_known: %d path lookups in src/ are outside the reader or not keys of schema.def or tables.def' % len(bad) if bad
       else 'PASS summary_paths_known')
-sys.exit(1 if bad else 0)
+# and cJSON stays behind the summary and template modules (check_headers.py)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+import check_headers
+headers_rc = check_headers.main(src)
+sys.exit(1 if bad or headers_rc else 0)

@@ -91,6 +91,18 @@ TEST(advice_fit_rocm_words) {
     CHECK(advice_fit_text(&none, "x", PROG_CUDA, FIT_EVIDENCE, s, o, sizeof o) == s);
 }
 
+/* slow_launches on CUDA: lazy module loading named as a cause with what to do, a whole sentence
+ * (it read "set CUDA_MODULE_LOADING=LAZY effects") */
+TEST(advice_fit_slow_launches_lazy_loading) {
+    char b[2048];
+    advice_fit graphs = {.graphs = 1}, none = {0};
+    const char *t = text_of(&graphs, "slow_launches", PROG_CUDA, FIT_TRY, b, sizeof b);
+    CHECK(has(t, "each kernel's first launch") && has(t, "CUDA_MODULE_LOADING=EAGER") && has(t, "launches made outside them"));
+    CHECK(!has(t, "LAZY effects"));
+    t = text_of(&none, "slow_launches", PROG_CUDA, FIT_TRY, b, sizeof b);
+    CHECK(has(t, "CUDA_MODULE_LOADING=EAGER") && !has(t, "LAZY effects") && has(t, "CUDA graphs for repeated launch sequences"));
+}
+
 TEST(advice_fit_names) {
     CHECK(advice_fit_is_optimizer_op("Optimizer.step#AdamW.step"));
     CHECK(advice_fit_is_optimizer_op("aten::_foreach_add_"));

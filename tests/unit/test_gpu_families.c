@@ -2,7 +2,8 @@
  * when no operator launched the kernels (graph replays, GPU-only captures):
  * gpu_kernels names the dominant families and its stake is the GPU's margin
  * over the host (an upper bound), memory_bound replays the memory-bound
- * families at 5/8 of their time (stakes.h). Hand-computed fixtures. */
+ * families without their layout conversions and the rest at 5/8 of their
+ * time (stakes.h). Hand-computed fixtures. */
 #include "test.h"
 #include "fixtures.h"
 #include "analyze/kfamily.h"
@@ -59,6 +60,48 @@ TEST(gpu_families_memory_bound_without_operators) {
     s = fixture_summary("tests/fixtures/gpu_families_graph.json");
     CHECK(s);
     CHECK(!finding_of(s, "memory_bound"));
+    cJSON_Delete(s);
+}
+
+/* gpu_families_two_threads.json (µs, an A100, no steps: the window is the
+ * program's, 10-1630): thread 1 launches (10-15) a batch norm 20-620 and
+ * (40-45) a GEMM 1020-1620, then cudaDeviceSynchronize 50-1630 (returns 10
+ * after the GEMM); thread 2 (autograd's, in a real capture) launches (30-35)
+ * cuDNN's nchwToNhwcKernel 620-1020 and does nothing more. memory_bound's
+ * change: the layout conversion gone, the norm at 5/8 (375): norm 20-395,
+ * conversion 395-395 (its stream predecessor binds it: offset 0), GEMM
+ * 395-995 (its launch returned at 45, 2 µs cap), the sync returns at 1005:
+ * 1630 - 1005 = 625 = 400 + 600 x 3/8 given back. Thread 2's end is its own
+ * last call's (35): before, its end node sat at the window's end, 1595 of
+ * "host work" after its call, and every GPU-side change gave back 0 (the
+ * MI210 GPU-only capture's memory_bound). gpu_kernels takes the GEMM only
+ * (the norm and the conversion are memory_bound's): the GEMM taking no time,
+ * the sync returns at 1030: 600 given back. The _cat variant: the 400 µs
+ * kernel a CatArrayBatchedCopy (layout by name, but torch.cat converts no
+ * layout): at 5/8 as the norm, (600 + 400) x 3/8 = 375. */
+TEST(gpu_families_two_threads_stepless) {
+    cJSON *s = fixture_summary("tests/fixtures/gpu_families_two_threads.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "memory_bound");
+    CHECK_MSG(f, "no memory_bound finding: a thread done early holds the window open");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 625000, 1);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    CHECK_EQ_I(sj_getnum(f, "rank", 0), 1);
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "Normalization 600.0 µs (37.5%), Layout / transpose 400.0 µs (25.0%);"), "%s", ev);
+    CHECK_MSG(strstr(ev, "the layout transposes gone"), "%s", ev);
+    f = finding_of(s, "gpu_kernels");
+    CHECK(f);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 600000, 1);
+    ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "the families that dominate: GEMM 600.0 µs (37.5%);"), "%s", ev);
+    CHECK_MSG(!strstr(ev, "Normalization"), "%s", ev);
+    /* the unchanged replay still reproduces the window */
+    CHECK_NEAR(sj_getnum(s, "critical_path.error_max_pct", -1), 0, 1e-9);
+    cJSON_Delete(s);
+    s = fixture_summary("tests/fixtures/gpu_families_two_threads_cat.json");
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(finding_of(s, "memory_bound"), "at_stake_ns", -1), 375000, 1);
     cJSON_Delete(s);
 }
 

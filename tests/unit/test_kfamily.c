@@ -44,7 +44,7 @@ TEST(kfamily_real_kernel_names) {
         }
         fam_seen[k.family]++;
         mc_yes += k.mc == 1;
-        /* the two wired predicates say what the table says */
+        /* the wired predicates say what the table says (kernel_uses_tensor_cores: kf_matrix_core's short cut) */
         CHECK_MSG(name_is_nccl(f[4]) == !strcmp(f[0], "communication"), "name_is_nccl(%s)", f[4]);
         CHECK_MSG(kernel_uses_tensor_cores(f[4]) == k.mc, "kernel_uses_tensor_cores(%s)", f[4]);
         CHECK_MSG(kf_comm_lib(f[4]) == k.lib, "kf_comm_lib(%s)", f[4]);
@@ -99,6 +99,7 @@ TEST(kfamily_hostile_names) {
         CHECK(k.family < KF_NFAMILY && k.dtype < KF_NDTYPE && k.lib < KF_NLIB && k.mc >= -1 && k.mc <= 1);
         CHECK((k.lib != KF_LIB_NONE) == (k.family == KF_COMM));
         CHECK(kf_comm_lib(buf) == k.lib);
+        CHECK(kf_matrix_core(buf) == k.mc); /* its short cut answers as the full rules */
     }
     /* edges of the Tensile and matmul_ogs parsers */
     static const char *const edge[] = {"Cijk_", "Cijk_A", "Cijk_A_B", "Cijk_A_B_", "xCijk_A_B_F", "_MI", "Cijk__MI",
@@ -122,6 +123,7 @@ TEST(kfamily_hostile_names) {
     free(s);
     CHECK(comm);
     CHECK(k.family == KF_OTHER);
+    CHECK_EQ_I(kf_matrix_core(NULL), 0);
     CHECK_EQ_S(kf_family_name(99), "other");
     CHECK_EQ_S(kf_dtype_name(-1), "");
     CHECK_EQ_S(kf_lib_name(99), "");

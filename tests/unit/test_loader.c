@@ -2,6 +2,7 @@
 #include "test.h"
 #include "fixtures.h"
 #include "load/load.h"
+#include "load/source.h"
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -430,4 +431,29 @@ TEST(loader_bad_field_costs_one_event) {
         CHECK_EQ_I(t->gpu[1].ts, 50000);
         pc_trace_free(t);
     }
+}
+
+/* The readers' shared window (source.h), from memory into an 8-byte window of "abcdefghij":
+ * 4 bytes ("abcd"), then the 4 that fill it ("efgh"); the reader at 6, the drop moves "gh" to
+ * the start (base 6); a second drop with nothing read moves nothing; the next read appends the
+ * last 2 ("ij"), then 0 at the end. */
+TEST(loader_window_drop_and_read) {
+    const char *mem = "abcdefghij";
+    char buf[8];
+    size_t len = 0, pos = 0, mempos = 0;
+    uint64_t base = 0;
+    pc_err err = {0};
+    CHECK_EQ_I(source_window_read(NULL, mem, 10, &mempos, buf + len, 4, &err), 4);
+    len = 4;
+    CHECK(!memcmp(buf, "abcd", 4) && mempos == 4);
+    CHECK_EQ_I(source_window_read(NULL, mem, 10, &mempos, buf + len, sizeof buf - len, &err), 4);
+    len = 8, pos = 6;
+    source_window_drop(buf, &len, &pos, &base);
+    CHECK(len == 2 && pos == 0 && base == 6 && !memcmp(buf, "gh", 2));
+    source_window_drop(buf, &len, &pos, &base);
+    CHECK(len == 2 && base == 6);
+    CHECK_EQ_I(source_window_read(NULL, mem, 10, &mempos, buf + len, sizeof buf - len, &err), 2);
+    len += 2;
+    CHECK(!memcmp(buf, "ghij", 4) && mempos == 10);
+    CHECK_EQ_I(source_window_read(NULL, mem, 10, &mempos, buf + len, sizeof buf - len, &err), 0);
 }

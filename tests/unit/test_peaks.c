@@ -197,3 +197,54 @@ TEST(peaks_real_amd_trace_matched_by_signature) {
                "matched by compute capability 9.0, 104 CUs, 64 GiB (Instinct MI210 has the same peaks)");
     cJSON_Delete(s);
 }
+
+/* Figures pinned to the vendor's own text (docs/gpu-peaks.md, "Checked against the vendor's
+ * text"): AMD's ROCm microarchitecture pages give each data type's FLOPS per clock per CU and
+ * the package's peak; the peak is that x CUs x the peak engine clock, computed here, and the row
+ * must hold it (per GCD for the MI200s, as PyTorch sees them). MI300X: 304 CUs at 2.1 GHz,
+ * matrix FP16/BF16 2048, FP8 4096, TF32 1024, FP32 256 a clock per CU (1307.4, 2614.9, 653.7,
+ * 163.4 TFLOP/s), 5.3 TB/s. MI250 (one GCD: 104 CUs at 1.7 GHz): matrix FP16 1024, matrix FP32
+ * and FP64 256, vector FP32 128 (181.05, 45.25, 22.65; the page's OAM 362.1, 90.5, 45.3), 1.6 TB/s
+ * a GCD. MI210: the same GCD on a card (104 CUs, 1.7 GHz). MI300A: 228 CUs at 2.1 GHz (980.6).
+ * MI100: the page's table, 120 CUs at 1.502 GHz: FP16 1024 (184.6), BF16 512 (92.3), matrix
+ * FP32 256 (46.1). */
+static double peak_of(int per_clock_cu, int cus, double ghz) { return per_clock_cu * cus * ghz / 1000.0; }
+TEST(peaks_pinned_to_vendor_text) {
+    const gpu_peak *p = peak_lookup("AMD Instinct MI300X");
+    CHECK(p);
+    CHECK_NEAR(p->fp16, peak_of(2048, 304, 2.1), 0.05);
+    CHECK_NEAR(p->bf16, 1307.4, 0.05);
+    CHECK_NEAR(p->fp8, peak_of(4096, 304, 2.1), 0.05);
+    CHECK_NEAR(p->tf32, peak_of(1024, 304, 2.1), 0.05);
+    CHECK_NEAR(p->fp32, peak_of(256, 304, 2.1), 0.05);
+    CHECK_NEAR(p->mem_gbs, 5300, 0.5);
+    p = peak_lookup("AMD Instinct MI300A");
+    CHECK(p);
+    CHECK_NEAR(p->bf16, peak_of(2048, 228, 2.1), 0.05);
+    CHECK_NEAR(p->fp8, peak_of(4096, 228, 2.1), 0.05);
+    p = peak_lookup("AMD Instinct MI250");
+    CHECK(p);
+    CHECK_NEAR(p->fp16, peak_of(1024, 104, 1.7), 0.05);
+    CHECK_NEAR(2 * p->fp16, 362.1, 0.05);
+    CHECK_NEAR(p->tf32, peak_of(256, 104, 1.7), 0.05);
+    CHECK_NEAR(p->fp32, peak_of(128, 104, 1.7), 0.05);
+    CHECK_NEAR(p->mem_gbs, 1638.4, 0.05); /* half of 3276.8: "3.2 TB/sec (1.6 TB/sec per GCD)" */
+    p = peak_lookup("AMD Instinct MI210");
+    CHECK(p);
+    CHECK_NEAR(p->fp16, peak_of(1024, 104, 1.7), 0.1);
+    CHECK_NEAR(p->tf32, peak_of(256, 104, 1.7), 0.1);
+    p = peak_lookup("AMD Instinct MI100");
+    CHECK(p);
+    CHECK_NEAR(p->fp16, 184.6, 0.05);
+    CHECK_NEAR(p->bf16, 92.3, 0.05);
+    CHECK_NEAR(p->tf32, 46.1, 0.05);
+    CHECK_NEAR(p->fp16, peak_of(1024, 120, 1.502), 0.1);
+    /* B200: the DGX B200 datasheet's 8 GPUs with sparsity (TF32 18, FP16 36, FP8 72, FP4 144
+     * PFLOPS), per GPU and dense (TF32 was 1100 before #45's check) */
+    p = peak_lookup("NVIDIA B200");
+    CHECK(p);
+    CHECK_NEAR(p->tf32, 18000.0 / 8 / 2, 0.01);
+    CHECK_NEAR(p->bf16, 36000.0 / 8 / 2, 0.01);
+    CHECK_NEAR(p->fp8, 72000.0 / 8 / 2, 0.01);
+    CHECK_NEAR(p->fp4, 144000.0 / 8 / 2, 0.01);
+}

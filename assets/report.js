@@ -330,16 +330,21 @@
   fit();
   window.addEventListener("resize", fit);
 })();
-/* #47 item 10: "#timeline-slowest" zooms the timeline to the longest step */
+/* #47 item 10: "#timeline-slowest" zooms the timeline to the longest step; "#timeline-step-I"
+ * (item 3) to the step of the Steps table's row "step-I", found by its name */
 (function () {
   "use strict";
   function go() {
-    if (location.hash !== "#timeline-slowest") return;
+    var h = location.hash, m = /^#timeline-step-(\d+)$/.exec(h);
+    if (h !== "#timeline-slowest" && !m) return;
     var sel = document.getElementById("tl-step"), tl = document.getElementById("timeline");
     if (tl) tl.scrollIntoView();
     if (!sel || !window.pcTimeline) return;
     var d = window.pcTimeline.current || window.pcTimeline.initial, best = -1, k = -1;
-    ((d && d.steps) || []).forEach(function (s, i) { if (+s[2] > best) { best = +s[2]; k = i; } });
+    var row = m ? document.getElementById("step-" + m[1]) : null, want = row && row.cells.length ? row.cells[0].textContent : null;
+    ((d && d.steps) || []).forEach(function (s, i) {
+      if (m ? s[0] === want : +s[2] > best) { best = +s[2]; k = i; }
+    });
     if (k < 0) return;
     sel.value = String(k);
     sel.dispatchEvent(new Event("change"));

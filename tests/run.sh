@@ -5,10 +5,11 @@
 # anywhere in the output included.
 # Usage: run.sh [--only PATTERN] TIER...
 #   TIER: check  the plain build's unit tests without ../shared/data, golden outputs, the CLI
-#                smoke cases, the schema document and the summary paths, docs/contributing.md
+#                smoke cases, the schema document, the summary paths and the stages' includes
+#                (tests/py/check_layers.py), docs/contributing.md
 #         test   the set-up, install and link checks, every unit test, every CLI case, the capture
 #                mock, the simulated diff and trend runs, the real-data checks, the CI recipes,
-#                the schema, paths, contributing, golden and parts checks, the hostile inputs
+#                the schema, paths, layers, contributing, golden and parts checks, the hostile inputs
 #         asan   unit, CLI and hostile tests with build/asan (AddressSanitizer + UBSan)
 #         tsan   unit, CLI and hostile tests with build/tsan (ThreadSanitizer)
 #         fuzz   every fuzz target replayed over its corpus, seeds and past findings
@@ -46,6 +47,7 @@ suite() {
         ci-recipes) sh tests/ci_recipes.sh ./build/perfcard ;;
         schemadoc) sh tools/schemadoc.sh check ;;
         paths) python3 tests/py/check_paths.py src ;;
+        layers) python3 tests/py/check_layers.py src ;;
         contributing) python3 tests/py/check_contributing.py ;;
         golden) sh tests/golden.sh ./build/perfcard ;;
         parts) sh tests/parts.sh ./build/perfcard ;;
@@ -117,7 +119,7 @@ for t in $tiers; do
     fi
     case "$t" in
         check) echo unit-nodata; echo golden; cli_cases cli-smoke CLI_TIER=smoke
-               echo schemadoc; echo paths; echo contributing ;;
+               echo schemadoc; echo paths; echo layers; echo contributing ;;
         # (measured at load 13: the simulated diff and trend runs took 590 and 470 s, the ranks_dlrm
         # and browser cases, the hostile inputs and parts 200-300 s each, the attribution case 150;
         # the hostile cases run in four parts, by name)
@@ -126,7 +128,7 @@ for t in $tiers; do
               echo 'hostile/[s-z]*'; echo cli/diff; echo cli/trend; echo cli/percent_of_peak; echo capture
               cli_cases cli | grep -vx 'cli/ranks_dlrm\|cli/browser\|cli/attribution\|cli/diff\|cli/trend\|cli/percent_of_peak'
               echo findings; echo findings-gpu; echo replay-table; echo ci-recipes
-              echo golden; echo install; echo setup; echo links; echo schemadoc; echo paths
+              echo golden; echo install; echo setup; echo links; echo schemadoc; echo paths; echo layers
               echo contributing; echo fuzz-table ;;
         asan) cli_cases asan-cli; echo asan-hostile; echo asan-unit ;;
         tsan) cli_cases tsan-cli; echo tsan-hostile; echo tsan-unit ;;

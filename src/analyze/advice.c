@@ -204,9 +204,13 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
-                  cJSON_CreateArray(), &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
+                  &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
                   (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
     *in.hpool = rules_host_late(ps, in.nsteps);
+    /* the section the rules fire into (rules.h): its rows in the order they fire, ranked below */
+    cJSON *adv = sj_obj(s, "suggestions");
+    tab_suggestions *sr = PC_ADD_REC(ps, adv, suggestions);
+    cJSON *rows = sj_arr(adv, "rows");
     advice_fit fit;
     advice_fit_find(c, &fit);
     in.fit = &fit;
@@ -216,10 +220,10 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
     rules_host_gaps_free(in.hg);
     /* rank by time at stake */
-    int n = cJSON_GetArraySize(in.out);
+    int n = cJSON_GetArraySize(rows);
     fired *items = calloc((size_t)(n ? n : 1), sizeof *items);
     for (int i = 0; i < n; i++) {
-        items[i].item = cJSON_DetachItemFromArray(in.out, 0);
+        items[i].item = cJSON_DetachItemFromArray(rows, 0);
         items[i].rec = pc_summary_record_in(ps, items[i].item, TAB_suggestion);
         double st = PC_OR(items[i].rec->at_stake_ns, -1);
         items[i].tier = st < 0 ? 1 : in.step > 0 && 100 * st / in.step < 1 ? 2 : 0;
@@ -237,13 +241,10 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
         memmove(&items[i], &items[i + 1], (size_t)(last - i) * sizeof *items);
         items[last] = sym;
     }
-    cJSON *adv = sj_obj(s, "suggestions");
-    tab_suggestions *sr = PC_ADD_REC(ps, adv, suggestions);
     sr->count = n;
     static const char *const prog[] = {[PROG_CUDA] = "cuda", [PROG_PYTORCH] = "pytorch", [PROG_MINDSPORE] = "mindspore"};
     sr->program = prog[in.program];
     sr->mark_steps = rules_mark_steps(in.program);
-    cJSON *rows = sj_arr(adv, "rows");
     for (int i = 0; i < n; i++) {
         double st = PC_OR(items[i].rec->at_stake_ns, -1);
         if (st >= 0 && in.step > 0) items[i].rec->at_stake_pct = pc_figure(100 * st / in.step);
@@ -254,7 +255,6 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     waterfall(&in, items, n, adv, &comb);
     combined(&in, items, n, adv, comb);
     free(items);
-    cJSON_Delete(in.out);
 }
 
 /* Headline figures, each naming the section it comes from, and the one

@@ -3,7 +3,7 @@
  * threads (each fills its own summary), whose sections are then put in the
  * table's order, then the suggestions and the overview, which read them. */
 #include "analyze.h"
-#include "stakes.h"
+#include "handoff.h"
 #include "../util/side.h"
 #include "../util/spill.h"
 #include "../summary/summary.h"
@@ -56,8 +56,8 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     an_ctx c;
     memset(&c, 0, sizeof c);
     c.t = t;
-    stakes_kept kept = {0};
-    c.kept = &kept; /* critical_path's pass, for the suggestions' replays */
+    an_handoff handoff = {0};
+    c.handoff = &handoff; /* critical_path's pass, for the suggestions' replays (handoff.h) */
     if (o) c.o = *o;
     int timing = c.o.timing;
     TIMED("links", links_build(t, &c.links));
@@ -109,7 +109,7 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
                  nfix, where);
         cJSON_AddItemToArray(w, cJSON_CreateString(msg));
     }
-    stakes_kept_free(&kept);
+    an_handoff_free(&handoff);
     links_free(&c.links);
     spill_free(c.steps);
     free(c.step_source_own);

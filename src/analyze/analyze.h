@@ -7,7 +7,6 @@
  */
 #ifndef PC_ANALYZE_H
 #define PC_ANALYZE_H
-#include <cjson/cJSON.h>
 #include "../model/trace.h"
 #include "../summary/summary.h"
 #include "links.h"
@@ -54,7 +53,9 @@ typedef struct an_ctx {
     int clipped;              /* steps whose range ran past the profiler's window, cut at its end */
     size_t steps_nested, steps_overlap; /* step ranges dropped inside another, or overlapping the one before (steps.c's count_reshaped) */
     int64_t clipped_recorded_ns; uint32_t clipped_name; /* the first one: its recorded duration and name */
-    struct stakes_kept *kept; /* what critical_path's replays keep for the suggestions' (stakes.h); NULL: none */
+    /* The one thing analyzers pass each other outside the summary: critical_path's replay state
+     * for the suggestions (handoff.h says who writes and reads each field); NULL: none */
+    struct an_handoff *handoff;
 } an_ctx;
 
 /* Finds the steps (ProfilerStep#N, perfcard.step#N, or --step-pattern; without

@@ -522,11 +522,13 @@ static int32_t join_of(dg_graph *g, int64_t from, int64_t ts) {
     return g->njdone && g->jdone[0].end > from ? g->jdone[0].node : -1;
 }
 
-size_t dg_build(dg_graph *g, size_t si) {
-    const an_ctx *c = g->c;
-    const pc_trace *t = c->t;
-    const pc_step *st = &c->steps[si];
-    int has_steps = c->step_source != NULL;
+/* dg_build's first phase: the graph emptied for step si (its window, its
+ * anchor), the work launched before the step per stream carried in (its
+ * latest end; steps out of order start the carry again), the streams' and
+ * threads' cursors reset; [*i0, *i1) the CPU events of the step's range. */
+static void dg_reset(dg_graph *g, size_t si, size_t *i0, size_t *i1) {
+    const pc_trace *t = g->c->t;
+    const pc_step *st = &g->c->steps[si];
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) g->gnode[g->n[i].gi] = -1;
     g->nn = g->nw = g->nev = g->ndl = g->nends = g->njdone = g->njrun = g->nslog = 0;
@@ -535,151 +537,180 @@ size_t dg_build(dg_graph *g, size_t si) {
     g->wend = st->end;
     g->path_end = -1;
     g->phases = 0;
-    size_t i0 = lower_ts(t, st->cpu_start), i1 = has_steps ? lower_ts(t, st->cpu_end) : t->ncpu;
-    /* the work launched before the step, per stream: its latest end */
-    if (i0 < g->cursor) { /* steps out of order: start the carry again */
+    *i0 = lower_ts(t, st->cpu_start), *i1 = g->c->step_source ? lower_ts(t, st->cpu_end) : t->ncpu;
+    if (*i0 < g->cursor) { /* steps out of order: start the carry again */
         for (size_t s = 0; s < g->nstreams; s++) g->carry[s] = INT64_MIN;
         g->cursor = 0;
     }
-    for (size_t i = g->cursor; i < i0; i++)
+    for (size_t i = g->cursor; i < *i0; i++)
         for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
             const pc_gpu_event *e = &t->gpu[g->gidx[k]];
             int32_t s = g->sid[g->gidx[k]];
             if (e->ts + e->dur > g->carry[s]) g->carry[s] = e->ts + e->dur;
         }
-    g->cursor = i0;
+    g->cursor = *i0;
     for (size_t s = 0; s < g->nstreams; s++) g->slast[s] = -1, g->slatest[s] = -1, g->slatest_end[s] = g->carry[s];
     for (size_t k = 0; k < g->nthreads; k++) g->tlast[k] = -1, g->tcur[k] = SIZE_MAX, g->twait[k].sid = -1;
     g->dsync = -1, g->dsync_mark = 0;
-    int32_t main_th = -1;
-    for (size_t i = i0; i < i1; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        if (has_steps && main_th < 0 && e->ts == st->cpu_start && e->name == st->name) main_th = (int32_t)thread_of(g, e);
-        if (is_dl(g, e) && e->dur > 0) *SPILL_PUSH(g->dl, g->ndl, g->capdl) = (dg_dl){(int32_t)thread_of(g, e), e->ts, e->ts + e->dur};
-        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || top_call(t, &c->links, (int32_t)i) != (int32_t)i) continue;
-        uint32_t th = thread_of(g, e);
-        int32_t h = (int32_t)g->nn;
-        dg_node *x = node_new(g);
-        x->kind = N_HOST;
-        x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
-        chain(g, h, th, main_th);
-        if (x->prev >= 0 && g->n[x->prev].end > x->ts) g->tcur[th] = SIZE_MAX; /* overlapping calls: its next sync looks at every stream */
-        if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
-            x->join = join_of(g, x->ts - x->gap, x->ts);
-            if (x->join >= 0) x->jgap = x->ts - g->n[x->join].end;
-        }
-        SPILL_PUSH(g->jrun, g->njrun, g->capjrun);
-        je_push(g->jrun, g->njrun - 1, (dg_je){x->end, (int32_t)th, h}, 0);
-        x = &g->n[h];
-        int sy = sync_class(g, e->name);
-        x->wait0 = (int32_t)g->nw;
-        /* waits on work launched before the call */
-        if (sy == SY_DEVICE || sy == SY_STREAM) sync_waits(g, h, th, sy);
-        /* the ops it launched */
-        for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) {
-            int32_t gi = g->gidx[k], s = g->sid[gi];
-            const pc_gpu_event *ge = &t->gpu[gi];
-            int32_t id = (int32_t)g->nn;
-            dg_node *y = node_new(g);
-            x = &g->n[h];
-            y->kind = N_GPU;
-            y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
-            y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
-            y->launch = h;
-            y->gi = gi;
-            g->gnode[gi] = id;
-            y->sid = s;
-            y->prev = g->slast[s];
-            if (y->prev < 0) y->pin = g->carry[s];
-            int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
-            y->lend = ge->ts >= x->end; /* a launch that took long delays its op by its own time, which a change may cut */
-            int64_t lb = y->lend ? x->end : x->ts;
-            int64_t base = pe > lb ? pe : lb, W = INT64_MIN;
-            int32_t o = cross_wait(g, gi, base);
-            if (o >= 0) {
-                const pc_gpu_event *oe = &t->gpu[o];
-                if (g->gnode[o] >= 0) y->xw = g->gnode[o];
-                else y->xpin = oe->ts + oe->dur, y->xsid = g->sid[o]; /* launched before the step (or by no call of it): held */
-                base = W = oe->ts + oe->dur;
-            }
-            y->dl = off(y->ts, lb, base);
-            y->dp = pe == INT64_MIN ? 0 : off(y->ts, pe, base);
-            y->dx = W == INT64_MIN ? 0 : off(y->ts, W, base);
-            g->slast[s] = id;
-            if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) {
-                g->slatest[s] = id, g->slatest_end[s] = y->end;
-                *SPILL_PUSH(g->slog, g->nslog, g->capslog) = s;
-            }
-            int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
-            if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
-            else if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && ge->kind == GPU_MEMCPY && y->ts < x->end && y->ts > x->ts) {
-                add_wait(g, id, s, 0); /* a pageable copy's call returns as its last chunk goes: it waited for the copy to start */
-                g->w[g->nw - 1].at_start = 1;
-            }
-        }
-        x = &g->n[h];
-        /* a call the launch queue holds: it launched work that starts long after it returns (the GPU
-         * runs far behind) and returned as soon as an op ended: it waits for that op */
-        if ((int32_t)g->nw == x->wait0 && (sy == SY_NONE || sy == SY_ASYNC) && e->dur > QUEUE_MIN_NS && g->goff[i + 1] > g->goff[i] &&
-            t->gpu[g->gidx[g->goff[i]]].ts > x->end + QUEUE_BEHIND_NS) {
-            size_t lo = 0, hi = g->nbyend;
-            while (lo < hi) { /* first op ending after the call */
-                size_t m = (lo + hi) / 2;
-                const pc_gpu_event *oe = &t->gpu[g->byend[m]];
-                if (oe->ts + oe->dur <= x->end) lo = m + 1;
-                else hi = m;
-            }
-            if (lo > 0) {
-                int32_t o = g->byend[lo - 1];
-                int64_t oend = t->gpu[o].ts + t->gpu[o].dur;
-                if (oend > x->ts && oend >= x->end - XS_TOL) {
-                    add_wait(g, g->gnode[o], g->sid[o], oend);
-                    x->qwait = 1;
-                }
-            }
-        }
-        x->nwait = (int32_t)g->nw - x->wait0;
-        if (x->nwait) {
-            int64_t wm = INT64_MIN;
-            for (int32_t k = 0; k < x->nwait; k++) {
-                int64_t W = wait_end(g, &g->w[x->wait0 + k]);
-                if (W > wm) wm = W;
-            }
-            x->own = wm <= x->ts ? x->end - x->ts : x->end - wm;
-            x->post = wm <= x->ts ? 0 : x->end - wm;
-        }
+}
+
+/* The op (index k of event i's launches) that host call h launched (its
+ * sync class sy): a GPU node after its stream's last, its offsets from the
+ * launch, the stream before it and another stream it waits for
+ * (cross_wait); a blocking copy (or a pageable one an async call makes
+ * blocking) makes h wait for it. */
+static void dg_gpu_op(dg_graph *g, int32_t h, int32_t k, int sy) {
+    const pc_trace *t = g->c->t;
+    int32_t gi = g->gidx[k], s = g->sid[gi];
+    const pc_gpu_event *ge = &t->gpu[gi];
+    int32_t id = (int32_t)g->nn;
+    dg_node *y = node_new(g);
+    dg_node *x = &g->n[h];
+    y->kind = N_GPU;
+    y->ts = ge->ts, y->end = ge->ts + ge->dur, y->own = ge->dur, y->name = ge->name;
+    y->cat = ge->kind == GPU_KERNEL ? (is_comm(g, ge->name) ? DG_COMM : DG_KERNEL) : DG_COPY;
+    y->launch = h;
+    y->gi = gi;
+    g->gnode[gi] = id;
+    y->sid = s;
+    y->prev = g->slast[s];
+    if (y->prev < 0) y->pin = g->carry[s];
+    int64_t pe = y->prev >= 0 ? g->n[y->prev].end : y->pin;
+    y->lend = ge->ts >= x->end; /* a launch that took long delays its op by its own time, which a change may cut */
+    int64_t lb = y->lend ? x->end : x->ts;
+    int64_t base = pe > lb ? pe : lb, W = INT64_MIN;
+    int32_t o = cross_wait(g, gi, base);
+    if (o >= 0) {
+        const pc_gpu_event *oe = &t->gpu[o];
+        if (g->gnode[o] >= 0) y->xw = g->gnode[o];
+        else y->xpin = oe->ts + oe->dur, y->xsid = g->sid[o]; /* launched before the step (or by no call of it): held */
+        base = W = oe->ts + oe->dur;
     }
-    /* without steps the window is the program's: a call that waits for its last GPU op collects
-     * the results, and what follows it (cudaFree, exit) follows the GPU's end in any run */
-    if (!has_steps) {
-        int64_t G = INT64_MIN;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].kind == N_GPU && g->n[i].end > G) G = g->n[i].end;
-        for (size_t i = 0; G != INT64_MIN && i < g->nn; i++)
-            for (int32_t k = 0; g->n[i].kind == N_HOST && k < g->n[i].nwait; k++) {
-                const dg_wait *wt = &g->w[g->n[i].wait0 + k];
-                if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
-            }
+    y->dl = off(y->ts, lb, base);
+    y->dp = pe == INT64_MIN ? 0 : off(y->ts, pe, base);
+    y->dx = W == INT64_MIN ? 0 : off(y->ts, W, base);
+    g->slast[s] = id;
+    if (y->end > g->slatest_end[s] || g->slatest_end[s] == INT64_MIN) {
+        g->slatest[s] = id, g->slatest_end[s] = y->end;
+        *SPILL_PUSH(g->slog, g->nslog, g->capslog) = s;
     }
-    /* without steps the window may end with the GPU's last op: the end nodes' gaps then hold the
-     * GPU's tail after the host's last event, which gpu_ends_step counts as the GPU's (#44) */
+    int pageable = ge->kind == GPU_MEMCPY && (ge->src_mem == MEM_PAGEABLE || ge->dst_mem == MEM_PAGEABLE);
+    if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && y->end <= x->end) add_wait(g, id, s, 0);
+    else if ((sy == SY_COPY || (sy == SY_ASYNC && pageable)) && ge->kind == GPU_MEMCPY && y->ts < x->end && y->ts > x->ts) {
+        add_wait(g, id, s, 0); /* a pageable copy's call returns as its last chunk goes: it waited for the copy to start */
+        g->w[g->nw - 1].at_start = 1;
+    }
+}
+
+/* A call the launch queue holds (host call h, CPU event i, sync class sy,
+ * no wait yet): it launched work that starts long after it returns (the
+ * GPU runs far behind) and returned as soon as an op ended: it waits for
+ * that op (the last to end by the call's end, within XS_TOL). */
+static void dg_queue_wait(dg_graph *g, int32_t h, size_t i, int sy) {
+    const pc_trace *t = g->c->t;
+    dg_node *x = &g->n[h];
+    if ((int32_t)g->nw != x->wait0 || (sy != SY_NONE && sy != SY_ASYNC) || t->cpu[i].dur <= QUEUE_MIN_NS || g->goff[i + 1] <= g->goff[i] ||
+        t->gpu[g->gidx[g->goff[i]]].ts <= x->end + QUEUE_BEHIND_NS)
+        return;
+    size_t lo = 0, hi = g->nbyend;
+    while (lo < hi) { /* first op ending after the call */
+        size_t m = (lo + hi) / 2;
+        const pc_gpu_event *oe = &t->gpu[g->byend[m]];
+        if (oe->ts + oe->dur <= x->end) lo = m + 1;
+        else hi = m;
+    }
+    if (lo == 0) return;
+    int32_t o = g->byend[lo - 1];
+    int64_t oend = t->gpu[o].ts + t->gpu[o].dur;
+    if (oend > x->ts && oend >= x->end - XS_TOL) {
+        add_wait(g, g->gnode[o], g->sid[o], oend);
+        x->qwait = 1;
+    }
+}
+
+/* Host call i (a runtime or driver call not inside another) as node h on
+ * its thread's chain: its join (a thread resuming after another's calls),
+ * its waits (syncs on work launched before it, the ops it launched, the
+ * launch queue), and its own time after the latest wait. */
+static void dg_host_call(dg_graph *g, size_t i, int32_t main_th) {
+    const pc_cpu_event *e = &g->c->t->cpu[i];
+    uint32_t th = thread_of(g, e);
+    int32_t h = (int32_t)g->nn;
+    dg_node *x = node_new(g);
+    x->kind = N_HOST;
+    x->ts = e->ts, x->end = e->ts + e->dur, x->own = e->dur, x->name = e->name;
+    chain(g, h, th, main_th);
+    if (x->prev >= 0 && g->n[x->prev].end > x->ts) g->tcur[th] = SIZE_MAX; /* overlapping calls: its next sync looks at every stream */
+    if (x->gap > JOIN_MIN_NS) { /* a thread resumes after another thread's calls (the step's thread after backward's) */
+        x->join = join_of(g, x->ts - x->gap, x->ts);
+        if (x->join >= 0) x->jgap = x->ts - g->n[x->join].end;
+    }
+    SPILL_PUSH(g->jrun, g->njrun, g->capjrun);
+    je_push(g->jrun, g->njrun - 1, (dg_je){x->end, (int32_t)th, h}, 0);
+    x = &g->n[h];
+    int sy = sync_class(g, e->name);
+    x->wait0 = (int32_t)g->nw;
+    /* waits on work launched before the call */
+    if (sy == SY_DEVICE || sy == SY_STREAM) sync_waits(g, h, th, sy);
+    for (int32_t k = g->goff[i]; k < g->goff[i + 1]; k++) dg_gpu_op(g, h, k, sy);
+    dg_queue_wait(g, h, i, sy);
+    x = &g->n[h];
+    x->nwait = (int32_t)g->nw - x->wait0;
+    if (x->nwait) {
+        int64_t wm = INT64_MIN;
+        for (int32_t k = 0; k < x->nwait; k++) {
+            int64_t W = wait_end(g, &g->w[x->wait0 + k]);
+            if (W > wm) wm = W;
+        }
+        x->own = wm <= x->ts ? x->end - x->ts : x->end - wm;
+        x->post = wm <= x->ts ? 0 : x->end - wm;
+    }
+}
+
+/* Without steps the window is the program's: a call that waits for its
+ * last GPU op collects the results (fin), and what follows it (cudaFree,
+ * exit) follows the GPU's end in any run; and the window may end with the
+ * GPU's last op: the end nodes' gaps then hold the GPU's tail after the
+ * host's last event (gtail), which gpu_ends_step counts as the GPU's (#44). */
+static void dg_program_end(dg_graph *g) {
+    const pc_trace *t = g->c->t;
     g->gtail = 0;
-    if (!has_steps) {
-        int64_t hend = INT64_MIN;
-        for (size_t i = 0; i < t->ncpu; i++)
-            if (t->cpu[i].ts + t->cpu[i].dur > hend) hend = t->cpu[i].ts + t->cpu[i].dur;
-        if (hend != INT64_MIN && hend < g->wend) g->gtail = g->wend - hend;
-    }
-    /* the end nodes: the step range's thread (every thread's, without steps) */
-    if (has_steps) {
-        int32_t id = (int32_t)g->nn;
-        dg_node *x = node_new(g);
-        x->kind = N_END;
-        /* the host's end: its range's end (a step that ends with its GPU work, #44, ends later) */
-        x->ts = x->end = g->c->steps[si].cpu_end > g->wstart ? g->c->steps[si].cpu_end : g->wstart;
-        if (main_th >= 0) chain(g, id, (uint32_t)main_th, main_th);
-        else x->gap = x->ts - g->anchor;
-        *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+    if (g->c->step_source) return;
+    int64_t G = INT64_MIN;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind == N_GPU && g->n[i].end > G) G = g->n[i].end;
+    for (size_t i = 0; G != INT64_MIN && i < g->nn; i++)
+        for (int32_t k = 0; g->n[i].kind == N_HOST && k < g->n[i].nwait; k++) {
+            const dg_wait *wt = &g->w[g->n[i].wait0 + k];
+            if (wt->node >= 0 && !wt->at_start && g->n[wt->node].end == G) g->n[i].fin = 1;
+        }
+    int64_t hend = INT64_MIN;
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].ts + t->cpu[i].dur > hend) hend = t->cpu[i].ts + t->cpu[i].dur;
+    if (hend != INT64_MIN && hend < g->wend) g->gtail = g->wend - hend;
+}
+
+/* A new end node at ts on thread th's chain (th < 0: none, its gap from
+ * the anchor), in g->ends. */
+static void dg_end_node(dg_graph *g, int64_t ts, int32_t th, int32_t main_th) {
+    int32_t id = (int32_t)g->nn;
+    dg_node *x = node_new(g);
+    x->kind = N_END;
+    x->ts = x->end = ts;
+    if (th >= 0) chain(g, id, (uint32_t)th, main_th);
+    else x->gap = x->ts - g->anchor;
+    *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+}
+
+/* The end nodes: with steps one, on the step range's thread, at the
+ * host's end (its range's end: a step that ends with its GPU work, #44,
+ * ends later); without, one per thread with calls, at its own last event
+ * in [i0, i1) (the window's end for the thread that ends last), or one
+ * alone at the window's end when no thread has calls. After: at least one. */
+static void dg_ends(dg_graph *g, size_t si, int32_t main_th, size_t i0, size_t i1) {
+    if (g->c->step_source) {
+        int64_t ce = g->c->steps[si].cpu_end;
+        dg_end_node(g, ce > g->wstart ? ce : g->wstart, main_th, main_th);
     } else {
         /* each thread ends with its own last event; the one that ends last (ties: each) at the window's
          * end: a thread done early (autograd's, a worker) does not hold the window open while another
@@ -689,35 +720,34 @@ size_t dg_build(dg_graph *g, size_t si) {
             if (g->tlast[th] >= 0 && te[th] > last) last = te[th];
         for (size_t th = 0; th < g->nthreads; th++) {
             if (g->tlast[th] < 0) continue;
-            int32_t id = (int32_t)g->nn;
-            dg_node *x = node_new(g);
-            x->kind = N_END;
             assert(te[th] >= g->n[g->tlast[th]].end); /* its last call is one of its events */
-            x->ts = x->end = te[th] < last && te[th] < g->wend ? te[th] : g->wend;
-            chain(g, id, (uint32_t)th, -1);
-            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
+            dg_end_node(g, te[th] < last && te[th] < g->wend ? te[th] : g->wend, (int32_t)th, -1);
         }
         free(te);
-        if (!g->nends) {
-            int32_t id = (int32_t)g->nn;
-            dg_node *x = node_new(g);
-            x->kind = N_END;
-            x->ts = x->end = g->wend;
-            x->gap = x->ts - g->anchor;
-            *SPILL_PUSH(g->ends, g->nends, g->capends) = id;
-        }
+        if (!g->nends) dg_end_node(g, g->wend, -1, -1);
     }
-    /* the teardown after the call that collects the results, on its thread: no change touches it */
-    if (!has_steps && g->nthreads) {
-        int64_t *fe = xmalloc(g->nthreads * sizeof *fe);
-        for (size_t k = 0; k < g->nthreads; k++) fe[k] = INT64_MAX;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].fin && g->n[i].end < fe[g->n[i].sid]) fe[g->n[i].sid] = g->n[i].end;
-        for (size_t i = 0; i < g->nn; i++)
-            if (g->n[i].kind != N_GPU && g->n[i].sid >= 0 && g->n[i].ts >= fe[g->n[i].sid]) g->n[i].tail = 1;
-        free(fe);
-    }
-    /* data loading inside each gap, on the gap's thread */
+    assert(g->nends >= 1);
+}
+
+/* Without steps: the teardown after the call that collects the results,
+ * on its thread (tail): no change touches it. */
+static void dg_teardown(dg_graph *g) {
+    if (g->c->step_source || !g->nthreads) return;
+    int64_t *fe = xmalloc(g->nthreads * sizeof *fe);
+    for (size_t k = 0; k < g->nthreads; k++) fe[k] = INT64_MAX;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].fin && g->n[i].end < fe[g->n[i].sid]) fe[g->n[i].sid] = g->n[i].end;
+    for (size_t i = 0; i < g->nn; i++)
+        if (g->n[i].kind != N_GPU && g->n[i].sid >= 0 && g->n[i].ts >= fe[g->n[i].sid]) g->n[i].tail = 1;
+    free(fe);
+}
+
+/* Data loading inside each host node's gap (and join gap), on the gap's
+ * thread (the ranges merged per thread first); whether the step has a host
+ * phase; then the replay's events, sorted: each host or end node's start,
+ * a waiting call's end, each GPU node's start. After: one or two events
+ * per node. */
+static void dg_data_events(dg_graph *g) {
     if (g->ndl) {
         spill_sort(g->dl, g->ndl, sizeof *g->dl, cmp_dl);
         size_t k = 0;
@@ -740,7 +770,32 @@ size_t dg_build(dg_graph *g, size_t si) {
     }
     for (size_t i = 0; i < g->nn; i++)
         if (g->n[i].kind == N_GPU) *SPILL_PUSH(g->ev, g->nev, g->capev) = (dg_ev){g->n[i].ts, EV_GPU, (int32_t)i};
+    assert(g->nn <= g->nev && g->nev <= 2 * g->nn);
     ev_sort(g);
+}
+
+/* Step si's graph, in phases: reset and carry, the step's host calls (the
+ * step range's thread found as it starts; data-loading ranges noted), the
+ * program's end without steps, the end nodes, the teardown, the data
+ * loading in the gaps and the events. Returns the nodes. */
+size_t dg_build(dg_graph *g, size_t si) {
+    const pc_trace *t = g->c->t;
+    const pc_step *st = &g->c->steps[si];
+    int has_steps = g->c->step_source != NULL;
+    size_t i0, i1;
+    dg_reset(g, si, &i0, &i1);
+    int32_t main_th = -1;
+    for (size_t i = i0; i < i1; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        if (has_steps && main_th < 0 && e->ts == st->cpu_start && e->name == st->name) main_th = (int32_t)thread_of(g, e);
+        if (is_dl(g, e) && e->dur > 0) *SPILL_PUSH(g->dl, g->ndl, g->capdl) = (dg_dl){(int32_t)thread_of(g, e), e->ts, e->ts + e->dur};
+        if ((e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER) || top_call(t, &g->c->links, (int32_t)i) != (int32_t)i) continue;
+        dg_host_call(g, i, main_th);
+    }
+    dg_program_end(g);
+    dg_ends(g, si, main_th, i0, i1);
+    dg_teardown(g);
+    dg_data_events(g);
     return g->nn;
 }
 
@@ -754,6 +809,136 @@ static int64_t scaled(int64_t d, double f) {
     return v < 0 ? 0 : v > (double)PC_DUR_BUDGET ? PC_DUR_BUDGET : (int64_t)v;
 }
 
+/* The replay of host (or end) node x's start under change ch: after the
+ * node before it on its thread (replayed end) by its gap (host work outside
+ * data loading, cut to host_floor_ns by SK_HOST's change but the phases it
+ * keeps; its data loading unless no_data_wait), or after its join's end by
+ * the join's gap when later; a call without waits (or whose waits the
+ * change removes) ends here, its own time cut as its gap is. */
+static void rp_host_start(dg_graph *g, dg_node *x, const dg_change *ch) {
+    static const dg_change none = {0};
+    const dg_change *hc = x->tail ? &none : ch; /* the teardown after the results: as measured, after the call that waits for them */
+    int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
+    int64_t rest = x->gap - x->data; /* host work outside data loading */
+    if (hc->host_floor_ns > 0 && rest > hc->host_floor_ns && (!hc->keep_phases || rest < DG_PHASE_NS)) rest = hc->host_floor_ns;
+    x->s2 = pe + (x->join >= 0 ? 0 : rest + (hc->no_data_wait ? 0 : x->data)); /* a join explains the gap */
+    x->jb = 0;
+    if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
+        const dg_node *J = &g->n[x->join];
+        int64_t jr = x->jgap - x->jdata;
+        if (hc->host_floor_ns > 0 && jr > hc->host_floor_ns && (!hc->keep_phases || jr < DG_PHASE_NS)) jr = hc->host_floor_ns;
+        int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (hc->no_data_wait ? 0 : x->jdata);
+        if (js > x->s2) x->s2 = js, x->jb = 1;
+    }
+    x->flags |= F_START;
+    x->bind = -1;
+    if (!x->nwait || (hc->no_sync_wait && !x->qwait && !x->fin)) {
+        int64_t own = x->own;
+        if (hc->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > hc->host_floor_ns) own = hc->host_floor_ns;
+        x->e2 = x->s2 + own;
+        x->flags |= F_END;
+    }
+}
+
+/* The replay of waiting call x's end: its own time after its start, or
+ * after the latest of what it waits for (replayed, or held before the step
+ * and shifted by the carry) plus its time after the wait; bind: the wait
+ * that binds it. Nothing when its waits were removed (already ended). */
+static void rp_host_end(dg_graph *g, dg_node *x, const dg_change *ch) {
+    if (x->flags & F_END) return; /* its waits are removed */
+    int64_t e = x->s2 + x->own;
+    for (int32_t w = 0; w < x->nwait; w++) {
+        const dg_wait *wt = &g->w[x->wait0 + w];
+        const dg_node *wn = wt->node >= 0 ? &g->n[wt->node] : NULL;
+        int64_t W = !wn ? wt->pin + shift(ch, wt->sid)
+                    : wt->at_start ? (wn->flags & F_START ? wn->s2 : wn->ts) : (wn->flags & F_END ? wn->e2 : wn->end);
+        if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
+    }
+    x->e2 = e;
+    x->flags |= F_END;
+}
+
+/* The replay of GPU op x: it starts at the latest of its launch (the
+ * call's start, or its end for a launch that took long) plus its offset,
+ * the op before it on its stream (or the work held there before the step,
+ * shifted by the carry) plus its offset, and another stream's op it waits
+ * for plus its offset (bind: which of them); it lasts its time, scaled by
+ * the change. */
+static void rp_gpu(dg_graph *g, dg_node *x, const dg_change *ch) {
+    const dg_node *L = &g->n[x->launch];
+    int64_t ls = x->lend ? (L->flags & F_END ? L->e2 : L->end) : L->flags & F_START ? L->s2 : L->ts;
+    int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end)
+                 : x->pin == INT64_MIN ? x->pin : x->pin + shift(ch, x->sid);
+    int64_t b = ls + x->dl;
+    x->bind = 0, x->delay = x->dl;
+    if (pe != INT64_MIN && pe + x->dp > b) b = pe + x->dp, x->bind = x->prev >= 0 ? 1 : 2, x->delay = x->dp;
+    if (x->xw >= 0 || x->xpin != INT64_MIN) {
+        int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin + shift(ch, x->xsid);
+        if (W + x->dx > b) b = W + x->dx, x->bind = x->xw >= 0 ? 3 : 2, x->delay = x->dx;
+    }
+    x->s2 = b;
+    int64_t d = ch->scale && ch->scale[x->gi] != 1.0f ? scaled(x->own, ch->scale[x->gi]) : x->own;
+    x->e2 = x->s2 + d;
+    x->flags |= F_START | F_END;
+}
+
+/* The replayed step's time T (>= 0, from the window's start): the latest
+ * end node's, and the GPU's when it must finish the step's work no later
+ * after the window than it did (when it ends the step, a GPU-bound step's
+ * window ending with its GPU work, #44, the path ends on its last op);
+ * *H the host's end, *G2 the GPU's replayed end (INT64_MIN: no op). After:
+ * every node replayed (started and ended). */
+static int64_t rp_window(dg_graph *g, int64_t *H, int64_t *G2) {
+    int64_t G = INT64_MIN;
+    *H = INT64_MIN, *G2 = INT64_MIN;
+    for (size_t k = 0; k < g->nends; k++) {
+        const dg_node *x = &g->n[g->ends[k]];
+        if (x->e2 > *H) *H = x->e2, g->path_end = g->ends[k];
+    }
+    *H -= g->wstart;
+    int32_t glast = -1;
+    for (size_t i = 0; i < g->nn; i++) {
+        assert((g->n[i].flags & (F_START | F_END)) == (F_START | F_END));
+        if (g->n[i].kind == N_GPU) {
+            if (g->n[i].end > G) G = g->n[i].end;
+            if (g->n[i].e2 > *G2) *G2 = g->n[i].e2, glast = (int32_t)i;
+        }
+    }
+    int64_t T = *H;
+    if (G != INT64_MIN) {
+        int64_t lag = G > g->wend ? G - g->wend : 0;
+        if (*G2 - g->wstart - lag > T) T = *G2 - g->wstart - lag, g->path_end = glast;
+    }
+    if (T < 0) T = 0;
+    g->path_hi = g->wstart + T;
+    return T;
+}
+
+/* The next step's work launched before it, per stream: how much earlier it
+ * ends (ch->carry, <= 0) when this step takes T instead of its window. */
+static void rp_carry(dg_graph *g, const dg_change *ch, int64_t T) {
+    for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
+    for (size_t i = 0; i < g->nn; i++) {
+        const dg_node *x = &g->n[i];
+        if (x->kind == N_GPU && x->e2 > g->rmax[x->sid]) g->rmax[x->sid] = x->e2;
+    }
+    int64_t save = (g->wend - g->wstart) - T; /* the next step starts this much earlier */
+    for (size_t s = 0; s < g->nstreams; s++) {
+        int64_t M = g->slatest_end[s], R = g->rmax[s];
+        if (M == INT64_MIN) continue; /* nothing on the stream yet */
+        if (g->carry[s] != INT64_MIN && g->carry[s] + ch->carry[s] > R) R = g->carry[s] + ch->carry[s];
+        if (R == INT64_MIN) continue;
+        int64_t d = R - M + save;
+        ch->carry[s] = d < 0 ? d : 0;
+        assert(ch->carry[s] <= 0);
+    }
+}
+
+/* The step replayed under ch (NULL: unchanged), in phases: every event in
+ * order (a host node's start, a waiting call's end, a GPU op), then the
+ * step's time, then the carry into the next step. Returns the step's time,
+ * or with gpu_ends_step the later of the host's end and its GPU work's (no
+ * lag taken off). */
 int64_t dg_replay(dg_graph *g, const dg_change *ch) {
     static const dg_change none = {0};
     if (!ch) ch = &none;
@@ -761,103 +946,13 @@ int64_t dg_replay(dg_graph *g, const dg_change *ch) {
     for (size_t i = 0; i < g->nn; i++) g->n[i].flags = 0;
     for (size_t k = 0; k < g->nev; k++) {
         dg_node *x = &g->n[g->ev[k].node];
-        switch (g->ev[k].type) {
-        case EV_HSTART: {
-            const dg_change *hc = ch;
-            if (x->tail) hc = &none; /* the teardown after the results: as measured, after the call that waits for them */
-            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end) : g->anchor;
-            int64_t rest = x->gap - x->data; /* host work outside data loading */
-            if (hc->host_floor_ns > 0 && rest > hc->host_floor_ns && (!hc->keep_phases || rest < DG_PHASE_NS)) rest = hc->host_floor_ns;
-            x->s2 = pe + (x->join >= 0 ? 0 : rest + (hc->no_data_wait ? 0 : x->data)); /* a join explains the gap */
-            x->jb = 0;
-            if (x->join >= 0) { /* after the other thread's last call, by its measured distance */
-                const dg_node *J = &g->n[x->join];
-                int64_t jr = x->jgap - x->jdata;
-                if (hc->host_floor_ns > 0 && jr > hc->host_floor_ns && (!hc->keep_phases || jr < DG_PHASE_NS)) jr = hc->host_floor_ns;
-                int64_t js = (J->flags & F_END ? J->e2 : J->end) + jr + (hc->no_data_wait ? 0 : x->jdata);
-                if (js > x->s2) x->s2 = js, x->jb = 1;
-            }
-            x->flags |= F_START;
-            x->bind = -1;
-            if (!x->nwait || (hc->no_sync_wait && !x->qwait && !x->fin)) {
-                int64_t own = x->own;
-                if (hc->host_floor_ns > 0 && x->kind == N_HOST && !x->nwait && own > hc->host_floor_ns) own = hc->host_floor_ns;
-                x->e2 = x->s2 + own;
-                x->flags |= F_END;
-            }
-            break;
-        }
-        case EV_HEND: {
-            if (x->flags & F_END) break; /* its waits are removed */
-            int64_t e = x->s2 + x->own;
-            for (int32_t w = 0; w < x->nwait; w++) {
-                const dg_wait *wt = &g->w[x->wait0 + w];
-                const dg_node *wn = wt->node >= 0 ? &g->n[wt->node] : NULL;
-                int64_t W = !wn ? wt->pin + shift(ch, wt->sid)
-                            : wt->at_start ? (wn->flags & F_START ? wn->s2 : wn->ts) : (wn->flags & F_END ? wn->e2 : wn->end);
-                if (W + x->post > e) e = W + x->post, x->bind = x->wait0 + w;
-            }
-            x->e2 = e;
-            x->flags |= F_END;
-            break;
-        }
-        default: {
-            const dg_node *L = &g->n[x->launch];
-            int64_t ls = x->lend ? (L->flags & F_END ? L->e2 : L->end) : L->flags & F_START ? L->s2 : L->ts;
-            int64_t pe = x->prev >= 0 ? (g->n[x->prev].flags & F_END ? g->n[x->prev].e2 : g->n[x->prev].end)
-                         : x->pin == INT64_MIN ? x->pin : x->pin + shift(ch, x->sid);
-            int64_t b = ls + x->dl;
-            x->bind = 0, x->delay = x->dl;
-            if (pe != INT64_MIN && pe + x->dp > b) b = pe + x->dp, x->bind = x->prev >= 0 ? 1 : 2, x->delay = x->dp;
-            if (x->xw >= 0 || x->xpin != INT64_MIN) {
-                int64_t W = x->xw >= 0 ? (g->n[x->xw].flags & F_END ? g->n[x->xw].e2 : g->n[x->xw].end) : x->xpin + shift(ch, x->xsid);
-                if (W + x->dx > b) b = W + x->dx, x->bind = x->xw >= 0 ? 3 : 2, x->delay = x->dx;
-            }
-            x->s2 = b;
-            int64_t d = ch->scale && ch->scale[x->gi] != 1.0f ? scaled(x->own, ch->scale[x->gi]) : x->own;
-            x->e2 = x->s2 + d;
-            x->flags |= F_START | F_END;
-        }
-        }
+        if (g->ev[k].type == EV_HSTART) rp_host_start(g, x, ch);
+        else if (g->ev[k].type == EV_HEND) rp_host_end(g, x, ch);
+        else rp_gpu(g, x, ch);
     }
-    int64_t H = INT64_MIN, G = INT64_MIN, G2 = INT64_MIN;
-    for (size_t k = 0; k < g->nends; k++) {
-        const dg_node *x = &g->n[g->ends[k]];
-        if (x->e2 > H) H = x->e2, g->path_end = g->ends[k];
-    }
-    H -= g->wstart;
-    int32_t glast = -1;
-    for (size_t i = 0; i < g->nn; i++)
-        if (g->n[i].kind == N_GPU) {
-            if (g->n[i].end > G) G = g->n[i].end;
-            if (g->n[i].e2 > G2) G2 = g->n[i].e2, glast = (int32_t)i;
-        }
-    /* the GPU must finish the step's work: no later after the window than it did; when it ends
-     * the step (a GPU-bound step's window ends with its GPU work, #44), the path ends on its last op */
-    int64_t T = H;
-    if (G != INT64_MIN) {
-        int64_t lag = G > g->wend ? G - g->wend : 0;
-        if (G2 - g->wstart - lag > T) T = G2 - g->wstart - lag, g->path_end = glast;
-    }
-    if (T < 0) T = 0;
-    g->path_hi = g->wstart + T;
-    if (ch->carry) { /* the next step's work launched before it: how much earlier it ends */
-        for (size_t s = 0; s < g->nstreams; s++) g->rmax[s] = INT64_MIN;
-        for (size_t i = 0; i < g->nn; i++) {
-            const dg_node *x = &g->n[i];
-            if (x->kind == N_GPU && x->e2 > g->rmax[x->sid]) g->rmax[x->sid] = x->e2;
-        }
-        int64_t save = (g->wend - g->wstart) - T; /* the next step starts this much earlier */
-        for (size_t s = 0; s < g->nstreams; s++) {
-            int64_t M = g->slatest_end[s], R = g->rmax[s];
-            if (M == INT64_MIN) continue; /* nothing on the stream yet */
-            if (g->carry[s] != INT64_MIN && g->carry[s] + ch->carry[s] > R) R = g->carry[s] + ch->carry[s];
-            if (R == INT64_MIN) continue;
-            int64_t d = R - M + save;
-            ch->carry[s] = d < 0 ? d : 0;
-        }
-    }
-    if (ch->gpu_ends_step) { /* the step ends with the later of the host's end and its GPU work's (no lag taken off) */
+    int64_t H, G2, T = rp_window(g, &H, &G2);
+    if (ch->carry) rp_carry(g, ch, T);
+    if (ch->gpu_ends_step) {
         int64_t Hh = H - g->gtail, Tg = G2 != INT64_MIN && G2 - g->wstart > Hh ? G2 - g->wstart : Hh;
         return Tg < 0 ? 0 : Tg;
     }

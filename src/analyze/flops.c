@@ -1,4 +1,5 @@
 #include "flops.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,11 +252,10 @@ static int optimizer_flops(const char *n, const op_args *a, flops_result *r) {
     return 1;
 }
 
-int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops_result *r) {
-    memset(r, 0, sizeof *r);
-    const char *n = base_name(full);
-    r->dtype = a->dtype[0];
-    if (optimizer_flops(n, a, r)) return 1;
+/* The matrix products of two or three operands (mm, addmm, bmm, baddbmm):
+ * 1 and their FLOPs and bytes (operands read, product written) when the
+ * shapes are matrices (batches of them for bmm); 0 otherwise. */
+static int gemm_flops(const char *n, const op_args *a, flops_result *r) {
     if (!strcmp(n, "mm") && tensor(a, 0, 2) && tensor(a, 1, 2)) {
         gemm(r, 1, a->d[0][0], a->d[1][1], a->d[0][1]);
         r->bytes = (numel(a, 0) + numel(a, 1) + ((double)r->m * (double)r->n)) * esize(a, 0, 4);
@@ -278,6 +278,14 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + ((double)a->d[1][0] * (double)r->m * (double)r->n)) * esize(a, 1, 4);
         return 1;
     }
+    return 0;
+}
+
+/* linear(input [..., K], weight [N, K], bias): one GEMM of the input's
+ * leading dims as rows; and matmul's broadcasting product (a batch of the
+ * larger leading dims; vector products are no GEMM). 1 with their FLOPs,
+ * 0 when the shapes do not fit. */
+static int linear_matmul_flops(const char *n, const op_args *a, flops_result *r) {
     if (!strcmp(n, "linear") && a->n >= 2 && a->nd[0] >= 1 && tensor(a, 1, 2)) {
         int nd = a->nd[0];
         double m = 1;
@@ -287,77 +295,93 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2) + m * (double)a->d[1][0]) * esize(a, 0, 4);
         return 1;
     }
-    if (!strcmp(n, "matmul") && a->n >= 2 && a->nd[0] >= 1 && a->nd[1] >= 1) {
-        int na = a->nd[0], nb = a->nd[1];
-        if (na == 1 || nb == 1) return 0; /* vector products: not a GEMM */
-        int64_t m = a->d[0][na - 2], k = a->d[0][na - 1], n2 = a->d[1][nb - 1];
-        if (a->d[1][nb - 2] != k) return 0;
-        double batch = 1;
-        int nbat = (na > nb ? na : nb) - 2;
-        for (int i = 0; i < nbat; i++) {
-            int ia = na - 3 - i, ib = nb - 3 - i;
-            int64_t x = ia >= 0 ? a->d[0][ia] : 1, y = ib >= 0 ? a->d[1][ib] : 1;
-            batch *= (double)(x > y ? x : y);
-        }
-        gemm(r, batch, m, n2, k);
-        /* a batch of matrices times one matrix is folded into one product of batch x M rows
-         * (what the kernel sees): aligned or not by that M */
-        if (nb == 2 && na > 2) r->misaligned = ((int64_t)(batch * (double)m) % 8) || (n2 % 8) || (k % 8);
-        r->bytes = (numel(a, 0) + numel(a, 1) + batch * (double)(m * n2)) * esize(a, 0, 4);
-        return 1;
+    if (strcmp(n, "matmul") || a->n < 2 || a->nd[0] < 1 || a->nd[1] < 1) return 0;
+    int na = a->nd[0], nb = a->nd[1];
+    if (na == 1 || nb == 1) return 0; /* vector products: not a GEMM */
+    int64_t m = a->d[0][na - 2], k = a->d[0][na - 1], n2 = a->d[1][nb - 1];
+    if (a->d[1][nb - 2] != k) return 0;
+    double batch = 1;
+    int nbat = (na > nb ? na : nb) - 2;
+    for (int i = 0; i < nbat; i++) {
+        int ia = na - 3 - i, ib = nb - 3 - i;
+        int64_t x = ia >= 0 ? a->d[0][ia] : 1, y = ib >= 0 ? a->d[1][ib] : 1;
+        batch *= (double)(x > y ? x : y);
     }
+    gemm(r, batch, m, n2, k);
+    /* a batch of matrices times one matrix is folded into one product of batch x M rows
+     * (what the kernel sees): aligned or not by that M */
+    if (nb == 2 && na > 2) r->misaligned = ((int64_t)(batch * (double)m) % 8) || (n2 % 8) || (k % 8);
+    r->bytes = (numel(a, 0) + numel(a, 1) + batch * (double)(m * n2)) * esize(a, 0, 4);
+    return 1;
+}
+
+/* Convolutions forward (conv1d/2d/3d, convolution and the backends'
+ * names): the output's spatial dims from stride, padding and dilation where
+ * each signature holds them, else the ones the backward saw (hints); the
+ * groups given, else input channels / weight channels. 1 with their FLOPs
+ * (conv_fwd), 0 when the sizes are unknown. */
+static int conv_flops(const char *n, const op_args *a, const flops_hints *hints, flops_result *r) {
     static const char *const convs[] = {"conv1d", "conv2d", "conv3d", "convolution", "_convolution", "cudnn_convolution",
                                         "thnn_conv2d", "slow_conv2d", "_slow_conv2d_forward", "mkldnn_convolution", NULL};
-    if (is(n, convs) && a->n >= 2 && a->nd[0] >= 3 && a->nd[1] == a->nd[0]) {
-        int nsp = a->nd[0] - 2;
-        /* where stride, padding, dilation and groups sit in each signature */
-        int is_cudnn = !strcmp(n, "cudnn_convolution");
-        int si = is_cudnn ? 3 : 3, pi = is_cudnn ? 2 : 4, di = is_cudnn ? 4 : 5;
-        int gi = !strcmp(n, "convolution") || !strcmp(n, "_convolution") ? 8 : is_cudnn ? 5 : 6;
-        if (!strncmp(n, "conv", 4) && n[4] && n[5] == 'd') si = 3, pi = 4, di = 5, gi = 6;
-        if (!strcmp(n, "mkldnn_convolution")) pi = 3, si = 4, di = 5, gi = 6;
-        if (!strcmp(n, "thnn_conv2d") || !strcmp(n, "slow_conv2d") || !strcmp(n, "_slow_conv2d_forward")) si = 4, pi = 5, di = -1, gi = -1;
-        int64_t groups = gi >= 0 && a->ncon[gi] == 1 ? a->con[gi][0] : (a->d[1][1] ? a->d[0][1] / a->d[1][1] : 1);
-        if (groups <= 0) groups = 1;
-        if (a->ncon[si] < 1 || a->ncon[pi] < 1) {
-            /* stride and padding unknown: use the output size the backward saw, if any */
-            if (!hints || hints->nsp != nsp) return 0;
-            conv_fwd(r, a, 0, 1, hints->out_sp, nsp < 3 ? nsp : 3, groups);
-            return 1;
-        }
-        int64_t out[3];
-        for (int i = 0; i < nsp && i < 3; i++) {
-            int64_t st = a->con[si][a->ncon[si] == 1 ? 0 : i], pad = a->con[pi][a->ncon[pi] == 1 ? 0 : i];
-            int64_t dil = di >= 0 && a->ncon[di] >= 1 ? a->con[di][a->ncon[di] == 1 ? 0 : i] : 1;
-            if (st <= 0) return 0;
-            out[i] = (a->d[0][2 + i] + 2 * pad - dil * (a->d[1][2 + i] - 1) - 1) / st + 1;
-        }
-        conv_fwd(r, a, 0, 1, out, nsp < 3 ? nsp : 3, groups);
+    if (!is(n, convs) || a->n < 2 || a->nd[0] < 3 || a->nd[1] != a->nd[0]) return 0;
+    int nsp = a->nd[0] - 2;
+    /* where stride, padding, dilation and groups sit in each signature */
+    int is_cudnn = !strcmp(n, "cudnn_convolution");
+    int si = is_cudnn ? 3 : 3, pi = is_cudnn ? 2 : 4, di = is_cudnn ? 4 : 5;
+    int gi = !strcmp(n, "convolution") || !strcmp(n, "_convolution") ? 8 : is_cudnn ? 5 : 6;
+    if (!strncmp(n, "conv", 4) && n[4] && n[5] == 'd') si = 3, pi = 4, di = 5, gi = 6;
+    if (!strcmp(n, "mkldnn_convolution")) pi = 3, si = 4, di = 5, gi = 6;
+    if (!strcmp(n, "thnn_conv2d") || !strcmp(n, "slow_conv2d") || !strcmp(n, "_slow_conv2d_forward")) si = 4, pi = 5, di = -1, gi = -1;
+    int64_t groups = gi >= 0 && a->ncon[gi] == 1 ? a->con[gi][0] : (a->d[1][1] ? a->d[0][1] / a->d[1][1] : 1);
+    if (groups <= 0) groups = 1;
+    if (a->ncon[si] < 1 || a->ncon[pi] < 1) {
+        /* stride and padding unknown: use the output size the backward saw, if any */
+        if (!hints || hints->nsp != nsp) return 0;
+        conv_fwd(r, a, 0, 1, hints->out_sp, nsp < 3 ? nsp : 3, groups);
         return 1;
     }
+    int64_t out[3];
+    for (int i = 0; i < nsp && i < 3; i++) {
+        int64_t st = a->con[si][a->ncon[si] == 1 ? 0 : i], pad = a->con[pi][a->ncon[pi] == 1 ? 0 : i];
+        int64_t dil = di >= 0 && a->ncon[di] >= 1 ? a->con[di][a->ncon[di] == 1 ? 0 : i] : 1;
+        if (st <= 0) return 0;
+        out[i] = (a->d[0][2 + i] + 2 * pad - dil * (a->d[1][2 + i] - 1) - 1) / st + 1;
+    }
+    conv_fwd(r, a, 0, 1, out, nsp < 3 ? nsp : 3, groups);
+    return 1;
+}
+
+/* Convolutions backward: convolution_backward(grad_output [N,K,P,Q], input
+ * [N,C,H,W], weight [K,C/g,R,S], ...); cudnn_convolution_backward (older)
+ * has input first, then grad_output. The forward's FLOPs per gradient
+ * computed (the output mask, or the passes the hints counted); 1 with
+ * them, 0 when the shapes do not fit. */
+static int conv_bw_flops(const char *n, const op_args *a, const flops_hints *hints, flops_result *r) {
     int cudnn_bw = !strcmp(n, "cudnn_convolution_backward");
-    if ((cudnn_bw || !strcmp(n, "convolution_backward")) && a->n >= 3 && a->nd[0] >= 3 && a->nd[1] == a->nd[0] && a->nd[2] == a->nd[0]) {
-        /* convolution_backward(grad_output [N,K,P,Q], input [N,C,H,W], weight [K,C/g,R,S], ...);
-         * cudnn_convolution_backward (older) has input first, then grad_output */
-        int go = cudnn_bw ? 1 : 0, in = cudnn_bw ? 0 : 1;
-        int nsp = a->nd[0] - 2;
-        int gidx = cudnn_bw ? 6 : 9, midx = cudnn_bw ? 10 : 10;
-        int64_t groups = a->ncon[gidx] == 1 ? a->con[gidx][0] : (a->d[2][1] ? a->d[in][1] / a->d[2][1] : 1);
-        if (groups <= 0) groups = 1;
-        flops_result f;
-        memset(&f, 0, sizeof f);
-        conv_fwd(&f, a, in, 2, &a->d[go][2], nsp < 3 ? nsp : 3, groups);
-        int passes = 2;
-        if (a->ncon[midx] >= 2) passes = (int)(a->con[midx][0] != 0) + (int)(a->con[midx][1] != 0);
-        if (hints && hints->bw_passes > 0) passes = hints->bw_passes;
-        r->flops = f.flops * passes;
-        r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2)) * esize(a, 0, 4) * 2;
-        r->dtype = a->dtype[in];
-        return 1;
-    }
-    /* attention: each operator's layout and where its causal flag is (PyTorch's signatures):
-     * SDPA and its backends take (B, H, L, E); _flash_attention_forward (B, L, H, E), with
-     * is_causal at 8 and window_size_left/right at 11/12 */
+    if ((!cudnn_bw && strcmp(n, "convolution_backward")) || a->n < 3 || a->nd[0] < 3 || a->nd[1] != a->nd[0] || a->nd[2] != a->nd[0]) return 0;
+    int go = cudnn_bw ? 1 : 0, in = cudnn_bw ? 0 : 1;
+    int nsp = a->nd[0] - 2;
+    int gidx = cudnn_bw ? 6 : 9, midx = cudnn_bw ? 10 : 10;
+    int64_t groups = a->ncon[gidx] == 1 ? a->con[gidx][0] : (a->d[2][1] ? a->d[in][1] / a->d[2][1] : 1);
+    if (groups <= 0) groups = 1;
+    flops_result f;
+    memset(&f, 0, sizeof f);
+    conv_fwd(&f, a, in, 2, &a->d[go][2], nsp < 3 ? nsp : 3, groups);
+    int passes = 2;
+    if (a->ncon[midx] >= 2) passes = (int)(a->con[midx][0] != 0) + (int)(a->con[midx][1] != 0);
+    if (hints && hints->bw_passes > 0) passes = hints->bw_passes;
+    r->flops = f.flops * passes;
+    r->bytes = (numel(a, 0) + numel(a, 1) + numel(a, 2)) * esize(a, 0, 4) * 2;
+    r->dtype = a->dtype[in];
+    return 1;
+}
+
+/* Attention: each operator's layout and where its causal flag is (PyTorch's
+ * signatures): SDPA and its backends take (B, H, L, E);
+ * _flash_attention_forward (B, L, H, E), with is_causal at 8 and
+ * window_size_left/right at 11/12. 1 with the two products' FLOPs over the
+ * keys each query attends to, 0 when q, k, v are not 4-d. */
+static int attention_flops(const char *n, const op_args *a, flops_result *r) {
     static const struct { const char *name; int blhe, causal_at; } attn[] = {
         {"scaled_dot_product_attention", 0, 5},          {"_scaled_dot_product_flash_attention", 0, 4},
         {"_scaled_dot_product_efficient_attention", 0, 6}, {"_scaled_dot_product_cudnn_attention", 0, 6},
@@ -381,11 +405,16 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->dtype = a->dtype[0];
         return 1;
     }
-    /* normalizations (fvcore's count): 4 operations per element, 5 with an affine weight (mean,
-     * variance, normalize; scale and shift); RMS norm has no mean to subtract: 3, 4 with a
-     * weight. Bytes: the input read, the output written, the parameters read. The weight is
-     * argument 2 (layer_norm, native_layer_norm, group_norm), 1 (batch_norm, native_group_norm)
-     * or 2 (rms_norm) */
+    return 0;
+}
+
+/* Normalizations (fvcore's count): 4 operations per element, 5 with an
+ * affine weight (mean, variance, normalize; scale and shift); RMS norm has
+ * no mean to subtract: 3, 4 with a weight. Bytes: the input read, the
+ * output written, the parameters read. The weight is argument 2
+ * (layer_norm, native_layer_norm, group_norm), 1 (batch_norm,
+ * native_group_norm) or 2 (rms_norm). 1 with them, else 0. */
+static int norm_flops(const char *n, const op_args *a, flops_result *r) {
     static const struct { const char *name; int weight_at, per_elem; } norms[] = {
         {"layer_norm", 2, 4}, {"native_layer_norm", 2, 4}, {"group_norm", 2, 4}, {"native_group_norm", 1, 4},
         {"batch_norm", 1, 4}, {"native_batch_norm", 1, 4}, {"_batch_norm_impl_index", 1, 4}, {"cudnn_batch_norm", 1, 4},
@@ -398,32 +427,43 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
         r->bytes = (2 * x + params) * esize(a, 0, 4);
         return 1;
     }
-    /* softmax and log-softmax: 5 per element (max, subtract, exp, sum, divide or log); one read,
-     * one write */
+    return 0;
+}
+
+/* Softmax and log-softmax (5 per element: max, subtract, exp, sum, divide
+ * or log; one read, one write), reductions (one operation per input
+ * element; the input read: the output, one value per reduced row, is not
+ * known from the shapes and is left out) and embedding(weight [V, D],
+ * indices) (a gather, no arithmetic; the rows read and written and the
+ * indices, int64, read). 1 with them, else 0. */
+static int row_flops(const char *n, const op_args *a, flops_result *r) {
     static const char *const softmax[] = {"softmax", "_softmax", "log_softmax", "_log_softmax", NULL};
     if (is(n, softmax) && a->n >= 1 && a->nd[0] >= 1) {
         r->flops = 5 * numel(a, 0);
         r->bytes = 2 * numel(a, 0) * esize(a, 0, 4);
         return 1;
     }
-    /* reductions: one operation per input element; the input read (the output, one value per
-     * reduced row, is not known from the shapes and is left out) */
     static const char *const reductions[] = {"sum", "mean", "amax", "amin", "max", "min", "norm", "linalg_vector_norm", NULL};
     if (is(n, reductions) && a->n >= 1 && a->nd[0] >= 1 && a->dtype[0] != DT_UNKNOWN) {
         r->flops = numel(a, 0);
         r->bytes = numel(a, 0) * esize(a, 0, 4);
         return 1;
     }
-    /* embedding(weight [V, D], indices): a gather, no arithmetic; the rows read and written and
-     * the indices (int64) read */
     if (!strcmp(n, "embedding") && a->n >= 2 && tensor(a, 0, 2) && a->nd[1] >= 0) {
         double rows = numel(a, 1), d = (double)a->d[0][1];
         r->flops = 0;
         r->bytes = 2 * rows * d * esize(a, 0, 4) + rows * 8;
         return 1;
     }
-    /* elementwise operators and how many tensor operands each reads; a further tensor
-     * argument is an out= tensor, written (counted once as the output), not read */
+    return 0;
+}
+
+/* Elementwise operators and how many tensor operands each reads (a
+ * further tensor argument is an out= tensor, written: counted once as the
+ * output, not read): one operation per output element, the broadcast of
+ * the tensor inputs. 1 with them, 0 when the shapes do not broadcast or no
+ * operand is a tensor of known type. */
+static int elementwise_flops(const char *n, const op_args *a, flops_result *r) {
     static const struct { const char *name; int arity; } ew[] = {
         {"add", 2}, {"add_", 2}, {"sub", 2}, {"sub_", 2}, {"mul", 2}, {"mul_", 2}, {"div", 2}, {"div_", 2},
         {"relu", 1}, {"relu_", 1}, {"sigmoid", 1}, {"sigmoid_", 1}, {"tanh", 1}, {"tanh_", 1}, {"gelu", 1},
@@ -434,38 +474,48 @@ int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops
     int arity = 0;
     for (int k = 0; ew[k].name && !arity; k++)
         if (!strcmp(n, ew[k].name)) arity = ew[k].arity;
-    if (arity) {
-        /* output elements: the broadcast of the tensor inputs */
-        int ond = 0;
-        int64_t out[SHAPE_MAX] = {0};
-        double in_bytes = 0;
-        int any = 0;
-        for (int i = 0; i < a->n && any < arity; i++) {
-            if (a->nd[i] < 0 || a->dtype[i] == DT_UNKNOWN) continue;
-            any++;
-            in_bytes += stored_numel(a, i) * esize(a, i, 4);
-            int nd = a->nd[i];
-            if (nd > ond) {
-                int64_t tmp[SHAPE_MAX];
-                for (int k = 0; k < nd; k++) tmp[k] = 1;
-                for (int k = 0; k < ond; k++) tmp[nd - ond + k] = out[k];
-                memcpy(out, tmp, sizeof tmp);
-                ond = nd;
-            }
-            for (int k = 0; k < nd; k++) {
-                int64_t v = a->d[i][k], *o = &out[ond - nd + k];
-                if (*o == 1 || *o == 0) *o = v;
-                else if (v != 1 && v != *o) return 0; /* shapes do not broadcast */
-            }
+    if (!arity) return 0;
+    int ond = 0;
+    int64_t out[SHAPE_MAX] = {0};
+    double in_bytes = 0;
+    int any = 0;
+    for (int i = 0; i < a->n && any < arity; i++) {
+        if (a->nd[i] < 0 || a->dtype[i] == DT_UNKNOWN) continue;
+        any++;
+        in_bytes += stored_numel(a, i) * esize(a, i, 4);
+        int nd = a->nd[i];
+        if (nd > ond) {
+            int64_t tmp[SHAPE_MAX];
+            for (int k = 0; k < nd; k++) tmp[k] = 1;
+            for (int k = 0; k < ond; k++) tmp[nd - ond + k] = out[k];
+            memcpy(out, tmp, sizeof tmp);
+            ond = nd;
         }
-        if (!any) return 0;
-        double oe = 1;
-        for (int k = 0; k < ond; k++) oe *= (double)out[k];
-        r->flops = oe;
-        r->bytes = in_bytes + oe * esize(a, 0, 4);
-        return 1;
+        for (int k = 0; k < nd; k++) {
+            int64_t v = a->d[i][k], *o = &out[ond - nd + k];
+            if (*o == 1 || *o == 0) *o = v;
+            else if (v != 1 && v != *o) return 0; /* shapes do not broadcast */
+        }
     }
-    return 0;
+    if (!any) return 0;
+    double oe = 1;
+    for (int k = 0; k < ond; k++) oe *= (double)out[k];
+    r->flops = oe;
+    r->bytes = in_bytes + oe * esize(a, 0, 4);
+    return 1;
+}
+
+/* The families in turn (each operator name belongs to one of them, so at
+ * most one counts): 1 and r when one does, else 0. */
+int op_flops(const char *full, const op_args *a, const flops_hints *hints, flops_result *r) {
+    memset(r, 0, sizeof *r);
+    const char *n = base_name(full);
+    r->dtype = a->dtype[0];
+    int ok = optimizer_flops(n, a, r) || gemm_flops(n, a, r) || linear_matmul_flops(n, a, r) || conv_flops(n, a, hints, r) ||
+             conv_bw_flops(n, a, hints, r) || attention_flops(n, a, r) || norm_flops(n, a, r) || row_flops(n, a, r) ||
+             elementwise_flops(n, a, r);
+    assert(r->dtype >= 0 && r->dtype < DT_COUNT); /* pc_dtype_name's index (operators.c) */
+    return ok;
 }
 
 int op_flops_known(const char *full) {

@@ -187,30 +187,41 @@ static void idle_fill(const an_ctx *c, pc_summary *ps, tab_gpu_device_idle *idle
     idle_split_free(&sp);
 }
 
-void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
-    cJSON *s = ps->doc;
+/* The windows the gpu section measures: the steps' (ss, se: the first
+ * step's start to the last one's end), the profiler's or the trace's span
+ * (gs, ge), and the origin the summary's times start from; with the steps
+ * on another clock than the kernels (two_clocks), all of them the
+ * timeline's own span. */
+typedef struct gm_window { int64_t ss, se, gs, ge, origin; int two_clocks; } gm_window;
+static gm_window gm_window_of(const an_ctx *c) {
     const pc_trace *t = c->t;
-    int64_t ss = c->steps[0].start, se = c->steps[c->nsteps - 1].end;
-    int64_t gs = t->prof_end > t->prof_start ? t->prof_start : t->t_min, ge = t->prof_end > t->prof_start ? t->prof_end : t->t_max;
-    int64_t origin = t->t_min; /* times in the summary are from here */
-    int two_clocks = t->clock2_end > t->clock2_start;
-    if (two_clocks) /* the steps are on another clock than the kernels: the timeline's own span */
-        ss = gs = origin = t->clock2_start, se = ge = t->clock2_end;
-    cJSON *gm = sj_obj(s, "gpu");
+    gm_window w = {c->steps[0].start, c->steps[c->nsteps - 1].end, t->prof_end > t->prof_start ? t->prof_start : t->t_min,
+                   t->prof_end > t->prof_start ? t->prof_end : t->t_max, t->t_min, t->clock2_end > t->clock2_start};
+    if (w.two_clocks) w.ss = w.gs = w.origin = t->clock2_start, w.se = w.ge = t->clock2_end;
+    return w;
+}
+
+/* The gpu record: the window, the kernel-wait threshold, how long the trace
+ * runs before its first kernel (start-up, when no steps are marked), and a
+ * note when the window is not the steps' or nothing is measured. */
+static void gm_write_head(const pc_trace *t, pc_summary *ps, cJSON *gm, const gm_window *w) {
     tab_gpu *gr = PC_ADD_REC(ps, gm, gpu);
-    gr->window_start_ns = ss - origin;
-    gr->window_end_ns = se - origin;
+    gr->window_start_ns = w->ss - w->origin;
+    gr->window_end_ns = w->se - w->origin;
     gr->kernel_wait_threshold_ns = KERNEL_WAIT_NS;
-    /* how long the trace runs before its first kernel (start-up, when no steps are marked) */
     int64_t first = INT64_MAX;
     for (size_t i = 0; i < t->ngpu; i++)
         if (t->gpu[i].kind == GPU_KERNEL && t->gpu[i].ts < first) first = t->gpu[i].ts;
-    if (!two_clocks && first != INT64_MAX && first >= t->t_min) gr->first_kernel_ns = first - t->t_min;
-    if (two_clocks) gr->window_note = "measured over the timeline's span (its first to its last event), not the steps: the two use different clocks";
+    if (!w->two_clocks && first != INT64_MAX && first >= t->t_min) gr->first_kernel_ns = first - t->t_min;
+    if (w->two_clocks) gr->window_note = "measured over the timeline's span (its first to its last event), not the steps: the two use different clocks";
     else if (t->kernels_unknown)
         gr->window_note = "not measured: the input records its communication operators but no kernel timeline (MindSpore: gpu_timeline_display_N.json)";
-    cJSON *devs = sj_arr(gm, "devices");
-    int ids[64], nid = 0;
+}
+
+/* The devices that ran kernels (the first 64 met), in ids[] ascending;
+ * returns how many (none when the input has no kernel timeline). */
+static int gm_devices(const pc_trace *t, int ids[64]) {
+    int nid = 0;
     for (size_t i = 0; i < t->ngpu && nid < 64 && !t->kernels_unknown; i++) {
         if (t->gpu[i].kind != GPU_KERNEL) continue;
         int d = t->gpu[i].device, seen = 0;
@@ -220,49 +231,70 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     for (int a = 0; a < nid; a++)
         for (int b = a + 1; b < nid; b++)
             if (ids[b] < ids[a]) { int x = ids[a]; ids[a] = ids[b]; ids[b] = x; }
-    for (int q = 0; q < nid; q++) {
-        gm_result r;
-        gm_compute(t, ids[q], ss, se, gs, ge, 0, &r);
-        cJSON *d = cJSON_CreateObject();
-        tab_gpu_device *dr = PC_ADD_REC(ps, d, gpu_device);
-        dr->device = ids[q];
-        dr->busy_ns = r.busy_ns;
-        dr->utilization_pct = pc_figure(100 * r.util);
-        if (r.sm_eff >= 0) dr->sm_efficiency_pct = pc_figure(100 * r.sm_eff);
-        if (r.occupancy >= 0) dr->occupancy_pct = pc_figure(r.occupancy);
-        cJSON *tl = sj_obj(d, "timeline");
-        PC_ADD_REC(ps, tl, gpu_timeline)->bucket_ns = r.bucket_ns;
-        pc_table *pts = pc_summary_add_table(ps, tl, "points", TAB_gpu_point);
-        for (size_t b = 0; b < r.nbuckets; b++) {
-            tab_gpu_point *p = tab_push(pts);
-            p->t_ns = r.bucket_start[b] - origin;
-            p->utilization_pct = pc_figure(100 * r.bucket_util[b]);
+    for (int q = 1; q < nid; q++) assert(ids[q - 1] < ids[q]);
+    return nid;
+}
+
+/* Device dev's idle time inside the window [ss, se), split as Holistic
+ * Trace Analysis does: gaps between its kernels shorter than
+ * KERNEL_WAIT_NS (kernel wait), gaps whose ending kernel was launched after
+ * the gap began (host wait), the rest (other, the window's tail too).
+ * After: the gaps are disjoint inside the window, so they sum to at most
+ * its length. */
+static void gm_idle_split(const an_ctx *c, int dev, const gm_window *w, tab_gpu_device_idle *idle) {
+    const pc_trace *t = c->t;
+    int64_t host = 0, kwait = 0, other = 0, busy_end = w->ss;
+    for (size_t i = 0; i < t->ngpu; i++) {
+        const pc_gpu_event *g = &t->gpu[i];
+        if (g->kind != GPU_KERNEL || g->device != dev || g->ts + g->dur <= w->ss || g->ts >= w->se) continue;
+        if (g->ts > busy_end) {
+            int64_t gap = g->ts - busy_end;
+            int32_t L = c->links.gpu_launch[i];
+            if (gap < KERNEL_WAIT_NS) kwait += gap;
+            else if (L >= 0 && t->cpu[L].ts > busy_end) host += gap;
+            else other += gap;
         }
-        /* idle time inside the window, split as Holistic Trace Analysis does */
-        int64_t host = 0, kwait = 0, other = 0, busy_end = ss;
-        for (size_t i = 0; i < t->ngpu; i++) {
-            const pc_gpu_event *g = &t->gpu[i];
-            if (g->kind != GPU_KERNEL || g->device != ids[q] || g->ts + g->dur <= ss || g->ts >= se) continue;
-            if (g->ts > busy_end) {
-                int64_t gap = g->ts - busy_end;
-                int32_t L = c->links.gpu_launch[i];
-                if (gap < KERNEL_WAIT_NS) kwait += gap;
-                else if (L >= 0 && t->cpu[L].ts > busy_end) host += gap;
-                else other += gap;
-            }
-            if (g->ts + g->dur > busy_end) busy_end = g->ts + g->dur;
-        }
-        if (se > busy_end) other += se - busy_end;
-        tab_gpu_device_idle *idle = PC_ADD_REC(ps, sj_obj(d, "idle"), gpu_device_idle);
-        idle->host_wait_ns = host;
-        idle->kernel_wait_ns = kwait;
-        idle->other_ns = other;
-        idle->total_ns = host + kwait + other;
-        idle_fill(c, ps, idle, ids[q], ss, se, two_clocks);
-        cJSON_AddItemToArray(devs, d);
-        gm_free(&r);
+        if (g->ts + g->dur > busy_end) busy_end = g->ts + g->dur;
     }
-    /* launch overheads (Holistic Trace Analysis' rules of thumb) */
+    if (w->se > busy_end) other += w->se - busy_end;
+    assert(host >= 0 && kwait >= 0 && other >= 0 && host + kwait + other <= (w->se > w->ss ? w->se - w->ss : 0));
+    idle->host_wait_ns = host;
+    idle->kernel_wait_ns = kwait;
+    idle->other_ns = other;
+    idle->total_ns = host + kwait + other;
+}
+
+/* gpu.devices[] element of device dev: its busy time, utilization, SM
+ * efficiency and occupancy (gm_compute), its utilization over time, and its
+ * idle time (gm_idle_split, then idle.c's classes). */
+static void gm_write_device(const an_ctx *c, pc_summary *ps, cJSON *devs, int dev, const gm_window *w) {
+    gm_result r;
+    gm_compute(c->t, dev, w->ss, w->se, w->gs, w->ge, 0, &r);
+    cJSON *d = cJSON_CreateObject();
+    tab_gpu_device *dr = PC_ADD_REC(ps, d, gpu_device);
+    dr->device = dev;
+    dr->busy_ns = r.busy_ns;
+    dr->utilization_pct = pc_figure(100 * r.util);
+    if (r.sm_eff >= 0) dr->sm_efficiency_pct = pc_figure(100 * r.sm_eff);
+    if (r.occupancy >= 0) dr->occupancy_pct = pc_figure(r.occupancy);
+    cJSON *tl = sj_obj(d, "timeline");
+    PC_ADD_REC(ps, tl, gpu_timeline)->bucket_ns = r.bucket_ns;
+    pc_table *pts = pc_summary_add_table(ps, tl, "points", TAB_gpu_point);
+    for (size_t b = 0; b < r.nbuckets; b++) {
+        tab_gpu_point *p = tab_push(pts);
+        p->t_ns = r.bucket_start[b] - w->origin;
+        p->utilization_pct = pc_figure(100 * r.bucket_util[b]);
+    }
+    tab_gpu_device_idle *idle = PC_ADD_REC(ps, sj_obj(d, "idle"), gpu_device_idle);
+    gm_idle_split(c, dev, w, idle);
+    idle_fill(c, ps, idle, dev, w->ss, w->se, w->two_clocks);
+    cJSON_AddItemToArray(devs, d);
+    gm_free(&r);
+}
+
+/* gpu.launches: launch overheads by Holistic Trace Analysis' rules of
+ * thumb: kernels under 10 µs, launch calls over 50 µs. */
+static void gm_write_launches(const pc_trace *t, pc_summary *ps, cJSON *gm) {
     int64_t small = 0, nk = 0, small_ns = 0, long_launch = 0, nl = 0;
     for (size_t i = 0; i < t->ngpu; i++)
         if (t->gpu[i].kind == GPU_KERNEL) {
@@ -282,6 +314,7 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
         if (e->dur > 50000) long_launch++;
     }
     spill_free(launch_name);
+    assert(small <= nk && long_launch <= nl);
     tab_gpu_launches *ln = PC_ADD_REC(ps, sj_obj(gm, "launches"), gpu_launches);
     ln->kernels = nk;
     ln->kernels_under_10us = small;
@@ -289,4 +322,17 @@ void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
     ln->kernels_under_10us_ns = small_ns;
     ln->launch_calls = nl;
     ln->launch_calls_over_50us = long_launch;
+}
+
+/* The gpu section, in phases: the windows, the record, each device that
+ * ran kernels (ascending ids), the launch overheads. */
+void an_gpu_metrics(const an_ctx *c, pc_summary *ps) {
+    gm_window w = gm_window_of(c);
+    cJSON *gm = sj_obj(ps->doc, "gpu");
+    gm_write_head(c->t, ps, gm, &w);
+    cJSON *devs = sj_arr(gm, "devices");
+    int ids[64];
+    int nid = gm_devices(c->t, ids);
+    for (int q = 0; q < nid; q++) gm_write_device(c, ps, devs, ids[q], &w);
+    gm_write_launches(c->t, ps, gm);
 }

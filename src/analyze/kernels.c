@@ -236,142 +236,183 @@ static void family_table(const an_ctx *c, pc_summary *ps, cJSON *k) {
     }
 }
 
-void an_kernels(const an_ctx *c, pc_summary *ps) {
-    const pc_trace *t = c->t;
-    if (kernels_from_table(c, ps)) return;
-    cJSON *s = ps->doc;
-    hmap m = {0}, opm = {0};
-    krow *rows = NULL;
-    int64_t *optime = NULL; /* per (row, op) pair */
-    size_t n = 0, cap = 0, nop = 0, capop = 0;
-    /* per step: the steps after the first, when the trace has 3 steps or more */
-    hmap stm = {0};
-    kstep *ks_ = NULL;
-    size_t nks = 0, capks = 0;
-    int per_step = c->step_source && c->nsteps >= 3;
-    int64_t total = 0, calls = 0;
-    /* the map sized once for the distinct kernel names (of one device) */
+/* an_kernels' state: rows per (device, kernel name) and, per (row,
+ * operator) pair, the time the operator launched (for the row's operator
+ * of most time); per (row, step) pair the kernel's time in the steps after
+ * the first, when the trace has 3 steps or more (per_step); the totals. */
+typedef struct kn_pass {
+    const an_ctx *c;
+    hmap m, opm, stm;
+    krow *rows;
+    int64_t *optime; /* per (row, op) pair */
+    size_t n, cap, nop, capop;
+    kstep *ks;
+    size_t nks, capks;
+    int per_step;
+    int64_t total, calls;
+} kn_pass;
+
+/* The rows' map sized once for the distinct kernel names (of one device). */
+static void kn_reserve(kn_pass *p) {
+    const pc_trace *t = p->c->t;
     uint8_t *seen = spill_calloc(t->strs.n ? t->strs.n : 1, 1);
     size_t names = 0;
     for (size_t i = 0; i < t->ngpu; i++)
         if (t->gpu[i].kind == GPU_KERNEL && !seen[t->gpu[i].name]) seen[t->gpu[i].name] = 1, names++;
     spill_free(seen);
-    hmap_reserve(&m, names);
-    for (size_t i = 0; i < t->ngpu; i++) {
-        const pc_gpu_event *g = &t->gpu[i];
-        if (g->kind != GPU_KERNEL) continue;
-        int created;
-        uint32_t *slot = hmap_get(&m, hkey2((uint32_t)g->device, g->name), &created);
-        if (created) {
-            krow *r = SPILL_PUSH(rows, n, cap);
-            memset(r, 0, sizeof *r);
-            r->name = g->name;
-            r->device = g->device;
-            r->min = INT64_MAX;
-            r->longest = (int64_t)i;
-            *slot = (uint32_t)(n - 1);
-        }
-        uint32_t ri = *slot;
-        krow *r = &rows[ri];
-        r->total += g->dur;
-        r->calls++;
-        if (g->dur < r->min) r->min = g->dur;
-        if (g->dur > r->max) r->max = g->dur, r->longest = (int64_t)i;
-        if (g->occupancy >= 0) {
-            r->occ_weighted += (double)g->occupancy * (double)g->dur;
-            r->occ_time += (double)g->dur;
-        }
-        int32_t op = c->links.gpu_inner[i];
-        if (op >= 0) {
-            uint32_t *os = hmap_get(&opm, hkey2(ri, t->cpu[op].name), &created);
-            if (created) { *SPILL_PUSH(optime, nop, capop) = 0; *os = (uint32_t)(nop - 1); }
-            int64_t v = optime[*os] += g->dur;
-            if (v > r->op_time) r->op_time = v, r->op = t->cpu[op].name;
-        }
-        if (per_step) {
-            int32_t L = c->links.gpu_launch[i];
-            long si = L >= 0 ? step_span_index(c, t->cpu[L].ts) : step_index(c, g->ts);
-            if (si >= 1) {
-                step_pair(rows, ri, si, &ks_, &nks, &capks, &stm)->ns += g->dur;
-                r->step_total += g->dur;
-            }
-        }
-        total += g->dur;
-        calls++;
+    hmap_reserve(&p->m, names);
+}
+
+/* Kernel i into its row: time, calls, shortest and longest (and which
+ * launch), occupancy weighted by time, the operator of most time, and with
+ * per_step its time in its step (the step whose range launched it, else
+ * whose window it starts in; the first step not counted). */
+static void kn_event(kn_pass *p, size_t i) {
+    const an_ctx *c = p->c;
+    const pc_trace *t = c->t;
+    const pc_gpu_event *g = &t->gpu[i];
+    int created;
+    uint32_t *slot = hmap_get(&p->m, hkey2((uint32_t)g->device, g->name), &created);
+    if (created) {
+        krow *r = SPILL_PUSH(p->rows, p->n, p->cap);
+        memset(r, 0, sizeof *r);
+        r->name = g->name;
+        r->device = g->device;
+        r->min = INT64_MAX;
+        r->longest = (int64_t)i;
+        *slot = (uint32_t)(p->n - 1);
     }
-    hmap_free(&stm);
-    double nsteps_counted = per_step ? (double)(c->nsteps - 1) : 0;
-    if (per_step) {
-        /* squared deviations: the pairs that occur, then the steps without the kernel (0 each) */
-        size_t *present = xcalloc(n ? n : 1, sizeof *present);
-        for (size_t q = 0; q < nks; q++) {
-            krow *r = &rows[ks_[q].row];
-            double dv = (double)ks_[q].ns - (double)r->step_total / nsteps_counted;
-            r->step_m2 += dv * dv;
-            present[ks_[q].row]++;
-        }
-        for (size_t q = 0; q < n; q++) {
-            double mean = (double)rows[q].step_total / nsteps_counted;
-            rows[q].step_m2 += (nsteps_counted - (double)present[q]) * mean * mean;
-        }
-        free(present);
+    uint32_t ri = *slot;
+    krow *r = &p->rows[ri];
+    r->total += g->dur;
+    r->calls++;
+    if (g->dur < r->min) r->min = g->dur;
+    if (g->dur > r->max) r->max = g->dur, r->longest = (int64_t)i;
+    if (g->occupancy >= 0) {
+        r->occ_weighted += (double)g->occupancy * (double)g->dur;
+        r->occ_time += (double)g->dur;
     }
-    spill_free(ks_);
-    hmap_free(&m);
-    hmap_free(&opm);
-    spill_free(optime);
+    int32_t op = c->links.gpu_inner[i];
+    if (op >= 0) {
+        uint32_t *os = hmap_get(&p->opm, hkey2(ri, t->cpu[op].name), &created);
+        if (created) { *SPILL_PUSH(p->optime, p->nop, p->capop) = 0; *os = (uint32_t)(p->nop - 1); }
+        int64_t v = p->optime[*os] += g->dur;
+        if (v > r->op_time) r->op_time = v, r->op = t->cpu[op].name;
+    }
+    if (p->per_step) {
+        int32_t L = c->links.gpu_launch[i];
+        long si = L >= 0 ? step_span_index(c, t->cpu[L].ts) : step_index(c, g->ts);
+        if (si >= 1) {
+            step_pair(p->rows, ri, si, &p->ks, &p->nks, &p->capks, &p->stm)->ns += g->dur;
+            r->step_total += g->dur;
+        }
+    }
+    p->total += g->dur;
+    p->calls++;
+}
+
+/* Per row, the squared deviations of its per-step sums from their mean
+ * over the nsteps counted: the pairs that occur, then the steps without
+ * the kernel (0 each). After: each row's time in the steps within its
+ * time. */
+static void kn_step_m2(kn_pass *p, double nsteps) {
+    size_t *present = xcalloc(p->n ? p->n : 1, sizeof *present);
+    for (size_t q = 0; q < p->nks; q++) {
+        krow *r = &p->rows[p->ks[q].row];
+        double dv = (double)p->ks[q].ns - (double)r->step_total / nsteps;
+        r->step_m2 += dv * dv;
+        present[p->ks[q].row]++;
+    }
+    for (size_t q = 0; q < p->n; q++) {
+        assert(p->rows[q].step_total <= p->rows[q].total && present[q] <= (size_t)nsteps);
+        double mean = (double)p->rows[q].step_total / nsteps;
+        p->rows[q].step_m2 += (nsteps - (double)present[q]) * mean * mean;
+    }
+    free(present);
+}
+
+/* kernels.devices[] element of the device of rows rs[0..nr) (their order
+ * by time): its totals and its rows, each with the launch configuration of
+ * its longest launch, its occupancy, its per-step mean and deviation, and
+ * whether it ran on Tensor Cores. Returns the Tensor Core rows' time. */
+static int64_t kn_write_device(const kn_pass *p, pc_summary *ps, cJSON *devs, const krow *const *rs, size_t nr, double nsteps) {
+    const pc_trace *t = p->c->t;
+    int64_t dtot = 0, dcalls = 0, tc_ns = 0;
+    for (size_t q = 0; q < nr; q++) dtot += rs[q]->total, dcalls += rs[q]->calls;
+    cJSON *d = cJSON_CreateObject();
+    tab_kernel_device *kd = PC_ADD_REC(ps, d, kernel_device);
+    kd->device = rs[0]->device;
+    kd->total_ns = dtot;
+    kd->calls = dcalls;
+    pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
+    for (size_t q = 0; q < nr; q++) {
+        const krow *kr = rs[q];
+        const pc_gpu_event *lg = &t->gpu[kr->longest];
+        tab_kernel *r = kernel_row(ps, arr, t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
+        char buf[64];
+        if (lg->grid[0]) {
+            snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->grid[0], lg->grid[1], lg->grid[2]);
+            r->grid = pc_summary_str(ps, buf);
+            snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->block[0], lg->block[1], lg->block[2]);
+            r->block = pc_summary_str(ps, buf);
+        }
+        if (lg->regs >= 0) r->registers_per_thread = lg->regs; /* PC_NONE or a trace's nonsense: null */
+        if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
+        if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
+        if (p->per_step) {
+            /* as summary.json keeps them: a diff of traces equals a diff of their summaries */
+            r->step_mean_ns = pc_figure((double)kr->step_total / nsteps);
+            r->step_sd_ns = pc_figure(sqrt(kr->step_m2 / (nsteps - 1)));
+        }
+        int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
+        int cc = device_cc_major(t, kr->device);
+        if (kernel_row_tc(r, elig && (cc == 0 || cc >= 7), cc)) tc_ns += kr->total;
+    }
+    cJSON_AddItemToArray(devs, d);
+    return tc_ns;
+}
+
+/* The kernels section (an input's own kernel table when it has one), in
+ * phases: every kernel into its row, the per-step deviations, the rows by
+ * device and time, each device's rows, the families. After: the rows'
+ * time and calls sum to the section's. */
+void an_kernels(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    if (kernels_from_table(c, ps)) return;
+    kn_pass p = {.c = c, .per_step = c->step_source && c->nsteps >= 3};
+    kn_reserve(&p);
+    for (size_t i = 0; i < t->ngpu; i++)
+        if (t->gpu[i].kind == GPU_KERNEL) kn_event(&p, i);
+    hmap_free(&p.stm);
+    double nsteps_counted = p.per_step ? (double)(c->nsteps - 1) : 0;
+    if (p.per_step) kn_step_m2(&p, nsteps_counted);
+    spill_free(p.ks);
+    hmap_free(&p.m);
+    hmap_free(&p.opm);
+    spill_free(p.optime);
+    size_t n = p.n;
     kkey *ord = xmalloc((n ? n : 1) * sizeof *ord);
-    for (size_t i = 0; i < n; i++) ord[i] = (kkey){rows[i].total, rows[i].device, rows[i].name, (uint32_t)i};
+    for (size_t i = 0; i < n; i++) ord[i] = (kkey){p.rows[i].total, p.rows[i].device, p.rows[i].name, (uint32_t)i};
     if (n) qsort(ord, n, sizeof *ord, cmp_kkey);
-#define ROW(i) (&rows[ord[i].idx])
-    cJSON *k = sj_obj(s, "kernels");
-    tab_kernels *ks = PC_ADD_REC(ps, k, kernels);
-    ks->total_ns = total;
-    ks->calls = calls;
-    ks->distinct = (int64_t)n;
-    if (per_step) ks->steps_counted = (int64_t)nsteps_counted;
-    int64_t tc_ns = 0;
-    cJSON *devs = sj_arr(k, "devices");
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        int64_t dtot = 0, dcalls = 0;
-        while (j < n && ROW(j)->device == ROW(i)->device) dtot += ROW(j)->total, dcalls += ROW(j)->calls, j++;
-        cJSON *d = cJSON_CreateObject();
-        tab_kernel_device *kd = PC_ADD_REC(ps, d, kernel_device);
-        kd->device = ROW(i)->device;
-        kd->total_ns = dtot;
-        kd->calls = dcalls;
-        pc_table *arr = pc_summary_add_table(ps, d, "rows", TAB_kernel);
-        for (size_t q = i; q < j; q++) {
-            const krow *kr = ROW(q);
-            const pc_gpu_event *lg = &t->gpu[kr->longest];
-            tab_kernel *r = kernel_row(ps, arr, t, kr->name, kr->total, kr->calls, dtot, kr->min, kr->max, kr->op);
-            char buf[64];
-            if (lg->grid[0]) {
-                snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->grid[0], lg->grid[1], lg->grid[2]);
-                r->grid = pc_summary_str(ps, buf);
-                snprintf(buf, sizeof buf, "[%u, %u, %u]", lg->block[0], lg->block[1], lg->block[2]);
-                r->block = pc_summary_str(ps, buf);
-            }
-            if (lg->regs >= 0) r->registers_per_thread = lg->regs; /* PC_NONE or a trace's nonsense: null */
-            if (lg->smem >= 0) r->shared_memory_bytes = lg->smem;
-            if (kr->occ_time > 0) r->est_occupancy_pct = kr->occ_weighted / kr->occ_time;
-            if (per_step) {
-                /* as summary.json keeps them: a diff of traces equals a diff of their summaries */
-                r->step_mean_ns = pc_figure((double)kr->step_total / nsteps_counted);
-                r->step_sd_ns = pc_figure(sqrt(kr->step_m2 / (nsteps_counted - 1)));
-            }
-            int elig = kr->op ? op_tc_eligible(strtab_get(&t->strs, kr->op)) : 0;
-            int cc = device_cc_major(t, kr->device);
-            if (kernel_row_tc(r, elig && (cc == 0 || cc >= 7), cc)) tc_ns += kr->total;
-        }
-        cJSON_AddItemToArray(devs, d);
-        i = j;
-    }
-    ks->tensor_core_ns = tc_ns;
-    ks->tensor_core_pct = pc_figure(total ? 100.0 * (double)tc_ns / (double)total : 0);
-    family_table(c, ps, k);
-#undef ROW
+    const krow **rs = xmalloc((n ? n : 1) * sizeof *rs);
+    for (size_t i = 0; i < n; i++) rs[i] = &p.rows[ord[i].idx];
     free(ord);
-    spill_free(rows);
+    cJSON *k = sj_obj(ps->doc, "kernels");
+    tab_kernels *ks = PC_ADD_REC(ps, k, kernels);
+    ks->total_ns = p.total;
+    ks->calls = p.calls;
+    ks->distinct = (int64_t)n;
+    if (p.per_step) ks->steps_counted = (int64_t)nsteps_counted;
+    int64_t tc_ns = 0, sum = 0, calls = 0;
+    cJSON *devs = sj_arr(k, "devices");
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && rs[j]->device == rs[i]->device; j++) sum += rs[j]->total, calls += rs[j]->calls;
+        tc_ns += kn_write_device(&p, ps, devs, rs + i, j - i, nsteps_counted);
+    }
+    assert(sum == p.total && calls == p.calls && tc_ns <= p.total);
+    ks->tensor_core_ns = tc_ns;
+    ks->tensor_core_pct = pc_figure(p.total ? 100.0 * (double)tc_ns / (double)p.total : 0);
+    family_table(c, ps, k);
+    free(rs);
+    spill_free(p.rows);
 }

@@ -21,6 +21,7 @@
 #include "../summary/summary.h"
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,24 +146,24 @@ static void peak_blocks(const pc_trace *t, pc_summary *ps, cJSON *mem, const blo
     free(v);
 }
 
-void an_memory(const an_ctx *c, pc_summary *ps) {
-    cJSON *s = ps->doc;
-    const pc_trace *t = c->t;
-    cJSON *mem = sj_obj(s, "memory");
-    tab_memory *mr = PC_ADD_REC(ps, mem, memory);
-    mr->events = (int64_t)t->nmem;
-    cJSON *devs = sj_arr(mem, "devices");
-    pc_table *top = pc_summary_add_table(ps, mem, "top_operators", TAB_memop);
-    if (t->nmem == 0) return;
-    const pc_links *l = &c->links;
-    hmap bytid = {0};
+/* Per thread id, its index in the links' threads (bytid), for
+ * allocating_op; a thread without events has none. */
+static void mem_threads(const pc_trace *t, const pc_links *l, hmap *bytid) {
     for (size_t th = 0; th < l->nthreads; th++) {
         if (l->thread_start[th] == l->thread_start[th + 1]) continue;
         int created;
-        uint32_t *v = hmap_get(&bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
+        uint32_t *v = hmap_get(bytid, (uint64_t)t->cpu[l->thread_order[l->thread_start[th]]].tid, &created);
         if (created) *v = (uint32_t)th;
     }
-    devmem dm[32];
+}
+
+enum { MEM_DEVICES = 32 }; /* devices with memory events kept (the rest's events left out) */
+
+/* The devices' peaks, in one pass over the memory events: per device (the
+ * first MEM_DEVICES), the running sum of sizes and its peak, the peaks of
+ * the allocator's totals when the trace has them, the event of the peak,
+ * the allocations. Returns how many devices (at most MEM_DEVICES). */
+static int mem_devices(const pc_trace *t, devmem *dm) {
     int nd = 0;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
@@ -170,7 +171,7 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         for (k = 0; k < nd; k++)
             if (dm[k].type == e->device_type && dm[k].id == e->device_id) break;
         if (k == nd) {
-            if (nd == 32) continue;
+            if (nd == MEM_DEVICES) continue;
             memset(&dm[nd], 0, sizeof dm[nd]);
             dm[nd].type = e->device_type;
             dm[nd].id = e->device_id;
@@ -192,103 +193,124 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         }
         if (e->bytes > 0) d->nalloc++;
     }
-    int64_t cuda_peak = -1;
-    size_t peak_event = SIZE_MAX; /* the event at which the largest CUDA peak is reached */
-    for (int k = 0; k < nd; k++) {
-        if (dm[k].type == 1) {
-            int64_t p = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
-            if (p > cuda_peak) cuda_peak = p, peak_event = dm[k].at_peak;
-        }
-        cJSON *j = cJSON_CreateObject();
-        tab_memory_device *md = PC_ADD_REC(ps, j, memory_device);
-        int cuda = dm[k].type == 1;
-        md->device = cuda ? "cuda" : dm[k].type == 0 ? "cpu" : "other";
-        md->id = dm[k].id;
-        md->peak_allocated_bytes = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
-        if (dm[k].has_reserved) md->peak_reserved_bytes = dm[k].peak_res;
-        md->source = dm[k].has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes";
-        md->allocations = dm[k].nalloc;
-        if (dm[k].at_peak < t->nmem && t->mem[dm[k].at_peak].device_type == dm[k].type && t->mem[dm[k].at_peak].device_id == dm[k].id) {
-            const pc_mem_event *pe = &t->mem[dm[k].at_peak];
-            uint32_t op = allocating_op(t, l, &bytid, pe);
-            md->peak_t_ns = pe->ts - t->t_min;
-            if (op) md->peak_operator = pc_summary_utf8(ps, strtab_get(&t->strs, op));
-        }
-        mem_timeline(t, &dm[k], ps, j);
-        int64_t capb = 0;
-        for (size_t q = 0; cuda && q < t->ndev; q++)
-            if (t->dev[q].id == dm[k].id) capb = t->dev[q].total_mem;
-        if (capb > 0) {
-            md->device_memory_bytes = capb;
-            md->peak_reserved_pct = pc_figure(100.0 * (double)(dm[k].has_reserved ? dm[k].peak_res : dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running) / (double)capb);
-        }
-        cJSON_AddItemToArray(devs, j);
+    for (int k = 0; k < nd; k++) assert(dm[k].peak_running >= 0 && dm[k].at_peak < t->nmem);
+    return nd;
+}
+
+/* memory.devices[] element of device d: its peaks and where they come
+ * from, the peak's time and operator, its timeline, and its peak's share of
+ * the device's memory when the trace describes the device (CUDA only). */
+static void mem_write_device(const an_ctx *c, const devmem *d, const hmap *bytid, pc_summary *ps, cJSON *devs) {
+    const pc_trace *t = c->t;
+    cJSON *j = cJSON_CreateObject();
+    tab_memory_device *md = PC_ADD_REC(ps, j, memory_device);
+    int cuda = d->type == 1;
+    md->device = cuda ? "cuda" : d->type == 0 ? "cpu" : "other";
+    md->id = d->id;
+    md->peak_allocated_bytes = d->has_totals ? d->peak_alloc : d->peak_running;
+    if (d->has_reserved) md->peak_reserved_bytes = d->peak_res;
+    md->source = d->has_totals ? "Total Allocated / Total Reserved fields" : "running sum of allocation sizes";
+    md->allocations = d->nalloc;
+    if (d->at_peak < t->nmem && t->mem[d->at_peak].device_type == d->type && t->mem[d->at_peak].device_id == d->id) {
+        const pc_mem_event *pe = &t->mem[d->at_peak];
+        uint32_t op = allocating_op(t, &c->links, bytid, pe);
+        md->peak_t_ns = pe->ts - t->t_min;
+        if (op) md->peak_operator = pc_summary_utf8(ps, strtab_get(&t->strs, op));
     }
-    if (cuda_peak >= 0) mr->cuda_peak_allocated_bytes = cuda_peak;
-    /* operators that allocate the most device memory: the innermost cpu_op
-     * running on the allocating thread at the allocation's time */
-    hmap m = {0}, live = {0}, by_size = {0}; /* operator name -> row; address -> live block; size -> latest live block */
-    opmem *rows = NULL;
-    block *blocks = NULL;
-    size_t n = 0, cap = 0, nb = 0, capb = 0;
-    int64_t before_trace = 0;
-    int by_size_used = 0;
-    uint32_t *at_peak = NULL; /* blocks live at the peak */
-    size_t npk = 0, cappk = 0;
+    mem_timeline(t, d, ps, j);
+    int64_t capb = 0;
+    for (size_t q = 0; cuda && q < t->ndev; q++)
+        if (t->dev[q].id == d->id) capb = t->dev[q].total_mem;
+    if (capb > 0) {
+        md->device_memory_bytes = capb;
+        md->peak_reserved_pct = pc_figure(100.0 * (double)(d->has_reserved ? d->peak_res : d->has_totals ? d->peak_alloc : d->peak_running) / (double)capb);
+    }
+    cJSON_AddItemToArray(devs, j);
+}
+
+/* The operators' allocations on CUDA devices, as one pass keeps them:
+ * rows per operator name (m), the blocks allocated (live by address, or by
+ * size: the latest live block of each size, chained by prev), the frees of
+ * blocks from before the trace, and the blocks live at the peak. */
+typedef struct memops {
+    hmap m, live, by_size; /* operator name -> row; address -> live block; size -> latest live block (index + 1) */
+    opmem *rows;
+    block *blocks;
+    size_t n, cap, nb, capb;
+    int64_t before_trace;
+    int by_size_used;
+    uint32_t *at_peak; /* blocks live at the peak */
+    size_t npk, cappk;
+} memops;
+
+/* Free e (bytes < 0): charged to the allocation it frees (*at: found by its
+ * address, else by its size), else counted as freeing memory allocated
+ * before the trace. */
+static void mem_free(memops *o, const pc_mem_event *e, int by_addr, uint32_t *at) {
+    if (*at && *at <= o->nb) {
+        block *k = &o->blocks[*at - 1];
+        opmem *r = &o->rows[k->row];
+        r->freed = sat_add(r->freed, k->bytes), r->live = sat_add(r->live, -k->bytes);
+        k->freed_ts = e->ts;
+        *at = by_addr ? 0 : k->prev;
+    } else o->before_trace = sat_add(o->before_trace, -e->bytes);
+    o->by_size_used |= !by_addr;
+}
+
+/* Allocation e (bytes >= 0) to the row of the operator allocating it
+ * (allocating_op), a new block live at *at. */
+static void mem_alloc(memops *o, const an_ctx *c, const hmap *bytid, const pc_mem_event *e, int by_addr, uint32_t *at) {
+    uint32_t name = allocating_op(c->t, &c->links, bytid, e);
+    int created;
+    uint32_t *slot = hmap_get(&o->m, name, &created);
+    if (created) {
+        opmem *r = SPILL_PUSH(o->rows, o->n, o->cap);
+        memset(r, 0, sizeof *r);
+        r->name = name;
+        *slot = (uint32_t)(o->n - 1);
+    }
+    opmem *r = &o->rows[*slot];
+    if (e->bytes <= 0) return;
+    r->alloc = sat_add(r->alloc, e->bytes), r->count++, r->live = sat_add(r->live, e->bytes);
+    block *b = SPILL_PUSH(o->blocks, o->nb, o->capb);
+    *b = (block){.row = *slot, .prev = by_addr ? 0 : *at, .bytes = e->bytes, .ts = e->ts, .freed_ts = -1, .device = e->device_id};
+    *at = (uint32_t)o->nb; /* index + 1; 0: none live */
+}
+
+/* At the peak's event: each row's live bytes, and the blocks of the peak's
+ * device live now (indices: blocks may still move). */
+static void mem_peak_snapshot(memops *o, int64_t device) {
+    for (size_t q = 0; q < o->n; q++) o->rows[q].live_at_peak = o->rows[q].live;
+    for (size_t q = 0; q < o->nb; q++)
+        if (o->blocks[q].freed_ts < 0 && o->blocks[q].device == device) *SPILL_PUSH(o->at_peak, o->npk, o->cappk) = (uint32_t)q;
+    assert(o->npk <= o->nb);
+}
+
+/* Operators that allocate the most device memory (the innermost cpu_op
+ * running on the allocating thread at the allocation's time): every CUDA
+ * memory event in order, each free matched to its allocation, the rows
+ * snapshot at event peak_event. */
+static void mem_ops(memops *o, const an_ctx *c, const hmap *bytid, size_t peak_event) {
+    const pc_trace *t = c->t;
     for (size_t i = 0; i < t->nmem; i++) {
         const pc_mem_event *e = &t->mem[i];
         if (e->device_type != 1) continue;
         int by_addr = e->addr != PC_NONE;
-        hmap *index = by_addr ? &live : &by_size;
+        hmap *index = by_addr ? &o->live : &o->by_size;
         uint32_t *at = hmap_get(index, by_addr ? (uint64_t)e->addr : (uint64_t)(e->bytes < 0 ? -e->bytes : e->bytes), NULL);
-        if (e->bytes < 0) {
-            /* a free: charged to the allocation it frees, found by its address, else by its size */
-            if (*at && *at <= nb) {
-                block *k = &blocks[*at - 1];
-                opmem *r = &rows[k->row];
-                r->freed = sat_add(r->freed, k->bytes), r->live = sat_add(r->live, -k->bytes);
-                k->freed_ts = e->ts;
-                *at = by_addr ? 0 : k->prev;
-            } else before_trace = sat_add(before_trace, -e->bytes);
-            by_size_used |= !by_addr;
-        } else {
-            uint32_t name = allocating_op(t, l, &bytid, e);
-            int created;
-            uint32_t *slot = hmap_get(&m, name, &created);
-            if (created) {
-                opmem *r = SPILL_PUSH(rows, n, cap);
-                memset(r, 0, sizeof *r);
-                r->name = name;
-                *slot = (uint32_t)(n - 1);
-            }
-            opmem *r = &rows[*slot];
-            if (e->bytes > 0) {
-                r->alloc = sat_add(r->alloc, e->bytes), r->count++, r->live = sat_add(r->live, e->bytes);
-                block *b = SPILL_PUSH(blocks, nb, capb);
-                *b = (block){.row = *slot, .prev = by_addr ? 0 : *at, .bytes = e->bytes, .ts = e->ts, .freed_ts = -1, .device = e->device_id};
-                *at = (uint32_t)nb; /* index + 1; 0: none live */
-            }
-        }
-        if (i == peak_event) {
-            for (size_t q = 0; q < n; q++) rows[q].live_at_peak = rows[q].live;
-            /* the largest blocks of the peak's device live now (indices: blocks may still move) */
-            for (size_t q = 0; q < nb; q++)
-                if (blocks[q].freed_ts < 0 && blocks[q].device == e->device_id) *SPILL_PUSH(at_peak, npk, cappk) = (uint32_t)q;
-        }
+        if (e->bytes < 0) mem_free(o, e, by_addr, at);
+        else mem_alloc(o, c, bytid, e, by_addr, at);
+        if (i == peak_event) mem_peak_snapshot(o, e->device_id);
     }
-    peak_blocks(t, ps, mem, blocks, at_peak, npk, rows);
-    spill_free(at_peak);
-    hmap_free(&live);
-    hmap_free(&by_size);
-    spill_free(blocks);
-    mr->frees_before_trace_bytes = before_trace;
-    mr->free_matching = by_size_used ? "by size (the trace records no addresses): the latest live allocation of the freed size"
-                                     : "by address: the allocation at the freed address";
-    hmap_free(&m);
-    hmap_free(&bytid);
+}
+
+/* memory.top_operators: the first 50 rows by bytes live at the peak, then
+ * allocated, that allocated anything. After: freed within allocated. */
+static void mem_write_top(const pc_trace *t, pc_summary *ps, pc_table *top, opmem *rows, size_t n) {
     if (n) spill_sort(rows, n, sizeof *rows, cmp_opmem);
     for (size_t i = 0; i < n && i < 50; i++) {
         if (!rows[i].alloc) continue;
+        assert(0 <= rows[i].freed && rows[i].freed <= rows[i].alloc);
         tab_memop *j = tab_push(top);
         j->name = rows[i].name ? pc_summary_utf8(ps, strtab_get(&t->strs, rows[i].name)) : "(outside any operator)";
         j->allocated_bytes = rows[i].alloc;
@@ -297,5 +319,45 @@ void an_memory(const an_ctx *c, pc_summary *ps) {
         j->live_at_peak_bytes = rows[i].live_at_peak > 0 ? rows[i].live_at_peak : 0;
         j->allocations = rows[i].count;
     }
-    spill_free(rows);
+}
+
+/* The memory section, in phases: the devices' peaks, each device's object
+ * (the largest CUDA peak and its event found on the way), the operators'
+ * allocations and frees, the blocks live at the peak, the top operators. */
+void an_memory(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    cJSON *mem = sj_obj(ps->doc, "memory");
+    tab_memory *mr = PC_ADD_REC(ps, mem, memory);
+    mr->events = (int64_t)t->nmem;
+    cJSON *devs = sj_arr(mem, "devices");
+    pc_table *top = pc_summary_add_table(ps, mem, "top_operators", TAB_memop);
+    if (t->nmem == 0) return;
+    hmap bytid = {0};
+    mem_threads(t, &c->links, &bytid);
+    devmem dm[MEM_DEVICES];
+    int nd = mem_devices(t, dm);
+    int64_t cuda_peak = -1;
+    size_t peak_event = SIZE_MAX; /* the event at which the largest CUDA peak is reached */
+    for (int k = 0; k < nd; k++) {
+        if (dm[k].type == 1) {
+            int64_t p = dm[k].has_totals ? dm[k].peak_alloc : dm[k].peak_running;
+            if (p > cuda_peak) cuda_peak = p, peak_event = dm[k].at_peak;
+        }
+        mem_write_device(c, &dm[k], &bytid, ps, devs);
+    }
+    if (cuda_peak >= 0) mr->cuda_peak_allocated_bytes = cuda_peak;
+    memops o = {0};
+    mem_ops(&o, c, &bytid, peak_event);
+    peak_blocks(t, ps, mem, o.blocks, o.at_peak, o.npk, o.rows);
+    spill_free(o.at_peak);
+    hmap_free(&o.live);
+    hmap_free(&o.by_size);
+    spill_free(o.blocks);
+    mr->frees_before_trace_bytes = o.before_trace;
+    mr->free_matching = o.by_size_used ? "by size (the trace records no addresses): the latest live allocation of the freed size"
+                                       : "by address: the allocation at the freed address";
+    hmap_free(&o.m);
+    hmap_free(&bytid);
+    mem_write_top(t, ps, top, o.rows, o.n);
+    spill_free(o.rows);
 }

@@ -9,7 +9,7 @@
  * each step's path by category (critical_path.by_step, the report's per-step bars).
  * On the same graphs it replays host_wait's change (with steps) and keeps
  * it, with the graphs' index, each step's unchanged replay and the Tensor
- * Core set, for the suggestions (an_ctx.kept, stakes.h), which then build
+ * Core set, for the suggestions (an_ctx.handoff, handoff.h), which then build
  * the graphs again only for the combined replay (and memory_bound's).
  * PERFCARD_NO_REPLAY=1 in the environment skips the graph and its replays
  * (the section then says present false): for measuring their cost only. */
@@ -103,6 +103,48 @@ static void cp_step(dg_graph *g, size_t si, void *arg) {
     p->sum_d += (double)d;
 }
 
+/* critical_path.rows: per category its time on the path per step and its
+ * share of the measured steps (sum_d over ns steps), kernels and
+ * communication by name (the TOP_KERNELS longest, then the rest as one
+ * row). */
+static void cp_write_rows(const pc_trace *t, pc_summary *ps, pc_table *rows, const pacc *acc, double sum_d, double ns) {
+    uint32_t *ord = xmalloc((acc->n ? acc->n : 1) * sizeof *ord);
+    for (size_t i = 0; i < acc->n; i++) ord[i] = (uint32_t)i;
+    sort_acc = acc;
+    qsort(ord, acc->n, sizeof *ord, by_ns);
+    for (int cat = 0; cat < DG_NCAT; cat++) {
+        if (cat == DG_KERNEL || cat == DG_COMM) {
+            double rest = acc->cat[cat];
+            int shown = 0;
+            for (size_t i = 0; i < acc->n; i++) {
+                uint32_t k = ord[i];
+                if ((int)(acc->id[k] & 7) != cat || shown >= TOP_KERNELS || acc->ns[k] <= 0) continue;
+                tab_cpath *x = tab_push(rows);
+                x->category = dg_cat_name[cat];
+                x->name = pc_summary_utf8(ps, strtab_get(&t->strs, acc->id[k] >> 3));
+                x->avg_per_step_ns = pc_figure(acc->ns[k] / ns);
+                x->pct = pc_figure(sum_d > 0 ? 100.0 * acc->ns[k] / sum_d : 0);
+                rest -= acc->ns[k];
+                shown++;
+            }
+            if (rest > 0.5) {
+                tab_cpath *x = tab_push(rows);
+                x->category = dg_cat_name[cat];
+                x->name = cat == DG_KERNEL ? "(other kernels)" : "(other collectives)";
+                x->avg_per_step_ns = pc_figure(rest / ns);
+                x->pct = pc_figure(sum_d > 0 ? 100.0 * rest / sum_d : 0);
+            }
+            continue;
+        }
+        if (acc->cat[cat] <= 0) continue;
+        tab_cpath *x = tab_push(rows);
+        x->category = dg_cat_name[cat];
+        x->avg_per_step_ns = pc_figure(acc->cat[cat] / ns);
+        x->pct = pc_figure(sum_d > 0 ? 100.0 * acc->cat[cat] / sum_d : 0);
+    }
+    free(ord);
+}
+
 void an_critical_path(const an_ctx *c, pc_summary *ps) {
     const pc_trace *t = c->t;
     cJSON *so = sj_obj(ps->doc, "critical_path");
@@ -116,7 +158,7 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (!r->present) return;
     double tc_ns = 0;
     float *tc = stakes_tc_set(c, &tc_ns);
-    stakes_kept *kept = c->kept;
+    an_handoff *kept = c->handoff; /* this analyzer is its one writer (handoff.h) */
     /* host_wait's change for the suggestions: with steps only (a step's replay costs a fifth of its
      * build; without steps the one window's graph is the whole trace, replayed twice for the steady
      * state: the suggestions replay it themselves when host_wait asks) */
@@ -140,13 +182,14 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     int64_t over2 = p.over2;
     size_t nodes_max = p.nodes_max;
     if (kept) {
-        stakes_kept_free(kept);
+        an_handoff_free(kept);
         kept->ix = ix, kept->t0 = p.t0, ix = NULL;
         if ((kept->host_done = host)) {
             kept->host[0] = stakes_mean(save + CP_CHANGES * c->nsteps, c->nsteps);
             kept->host[1] = stakes_mean(save + (CP_CHANGES + 1) * c->nsteps, c->nsteps);
         }
         kept->sets = 1, kept->tc = tc, kept->tc_ns = tc_ns; /* for the suggestions (stakes_tc) */
+        an_handoff_check(kept);
     }
     dg_index_free(ix);
     double ns = (double)c->nsteps;
@@ -161,45 +204,10 @@ void an_critical_path(const an_ctx *c, pc_summary *ps) {
     if (tc) r->tc_saving_ns = pc_figure(stakes_mean(save + 2 * c->nsteps, c->nsteps));
     r->combined_saving_ns = pc_figure(stakes_mean(save + 3 * c->nsteps, c->nsteps));
     spill_free(save);
-    /* rows: the categories, kernels and communication by name (the longest first) */
-    uint32_t *ord = xmalloc((acc.n ? acc.n : 1) * sizeof *ord);
-    for (size_t i = 0; i < acc.n; i++) ord[i] = (uint32_t)i;
-    sort_acc = &acc;
-    qsort(ord, acc.n, sizeof *ord, by_ns);
-    for (int cat = 0; cat < DG_NCAT; cat++) {
-        if (cat == DG_KERNEL || cat == DG_COMM) {
-            double rest = acc.cat[cat];
-            int shown = 0;
-            for (size_t i = 0; i < acc.n; i++) {
-                uint32_t k = ord[i];
-                if ((int)(acc.id[k] & 7) != cat || shown >= TOP_KERNELS || acc.ns[k] <= 0) continue;
-                tab_cpath *x = tab_push(rows);
-                x->category = dg_cat_name[cat];
-                x->name = pc_summary_utf8(ps, strtab_get(&t->strs, acc.id[k] >> 3));
-                x->avg_per_step_ns = pc_figure(acc.ns[k] / ns);
-                x->pct = pc_figure(sum_d > 0 ? 100.0 * acc.ns[k] / sum_d : 0);
-                rest -= acc.ns[k];
-                shown++;
-            }
-            if (rest > 0.5) {
-                tab_cpath *x = tab_push(rows);
-                x->category = dg_cat_name[cat];
-                x->name = cat == DG_KERNEL ? "(other kernels)" : "(other collectives)";
-                x->avg_per_step_ns = pc_figure(rest / ns);
-                x->pct = pc_figure(sum_d > 0 ? 100.0 * rest / sum_d : 0);
-            }
-            continue;
-        }
-        if (acc.cat[cat] <= 0) continue;
-        tab_cpath *x = tab_push(rows);
-        x->category = dg_cat_name[cat];
-        x->avg_per_step_ns = pc_figure(acc.cat[cat] / ns);
-        x->pct = pc_figure(sum_d > 0 ? 100.0 * acc.cat[cat] / sum_d : 0);
-    }
-    free(ord);
+    cp_write_rows(t, ps, rows, &acc, sum_d, ns);
     hmap_free(&acc.names);
     free(acc.ns);
     free(acc.id);
     free(carry);
-    if (!kept) spill_free(tc); /* else kept's */
+    if (!kept) spill_free(tc); /* else the handoff's */
 }

@@ -60,7 +60,9 @@ static cJSON *fire(const rule_in *in, const pc_rule *r, double at_stake_ns, cons
     sg->try = pc_summary_utf8(in->ps, tr);
     sg->source = fitted(in, r, FIT_SOURCE, r->source);
     if (at_stake_ns >= 0) sg->at_stake_ns = pc_figure(at_stake_ns), sg->stake_source = "estimate";
-    cJSON_AddItemToArray(in->out, o);
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in->ps->doc, "suggestions"), "rows");
+    assert(cJSON_IsArray(rows)); /* an_advice makes it before any rule runs */
+    cJSON_AddItemToArray(rows, o);
     return o;
 }
 
@@ -104,8 +106,8 @@ double rules_replayed(const rule_in *in, int k) {
         if (k == SK_SYNC) v = PC_OR(cp->sync_saving_ns, -1);
         else if (k == SK_DATA) v = PC_OR(cp->data_saving_ns, -1);
         else if (k == SK_TC) v = PC_OR(cp->tc_saving_ns, -1);
-        else if (k == SK_HOST && in->c->kept && in->c->kept->host_done) /* replayed in critical_path's pass (stakes_kept) */
-            v = in->c->kept->host[in->keep_phases && *in->keep_phases];
+        else if (k == SK_HOST && in->c->handoff && in->c->handoff->host_done) /* replayed in critical_path's pass (handoff.h) */
+            v = in->c->handoff->host[in->keep_phases && *in->keep_phases];
         else if (k == SK_GPU) {
             float *set = stakes_gpu_set(in->c, in->ps, NULL, NULL, NULL);
             dg_change ch = stakes_gpu_change(set);
@@ -470,10 +472,9 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
      * (empty_queue, pipeline_bottleneck) took as its stake is theirs; the host phases inside the
      * interval (each step's, from the end of its earlier work) are host_phase's */
     double piped = 0;
-    const cJSON *f;
-    cJSON_ArrayForEach(f, in->out) {
-        const tab_suggestion *sg = pc_summary_record_in(in->ps, (cJSON *)f, TAB_suggestion);
-        const char *rule = sg ? PC_S(sg->rule, "") : "";
+    const tab_suggestion *sg;
+    for (size_t i = 0; (sg = PC_REC_AT(in->ps, suggestion, i)); i++) {
+        const char *rule = PC_S(sg->rule, "");
         if (!strcmp(rule, "empty_queue") || !strcmp(rule, "pipeline_bottleneck")) piped = fmax(piped, PC_OR(sg->at_stake_ns, 0));
     }
     double hp_in = 0;
@@ -1376,6 +1377,175 @@ static int ivl_cmp(const void *a, const void *b) {
 }
 typedef struct sync_group { uint32_t name, op; uint8_t src, dst; int64_t bytes; double ns; } sync_group;
 
+/* sync_in_step's state: the GPU's busy intervals, per host call the
+ * pageable copy it launched, the blocking calls counted (their time, by
+ * name, by group) and their intervals, and the refill gaps after them. */
+typedef struct si_pass {
+    ivl *busy, *blk, *refill;
+    size_t nbusy, capb, nblk, capk, nref, capr;
+    int32_t *copy_of;       /* per call: the pageable copy it launched, or -1 */
+    double sync_ns;
+    int64_t n, n_pageable;
+    by_name calls;
+    sync_group grp[64];
+    int ngrp;
+} si_pass;
+
+/* The GPU's side: its busy intervals (kernels, copies, memsets, merged)
+ * and, per host call, the copy with a pageable side it launched. */
+static void si_gpu_side(const pc_trace *t, const pc_links *l, si_pass *p) {
+    p->copy_of = spill_alloc((t->ncpu ? t->ncpu : 1) * sizeof *p->copy_of);
+    for (size_t i = 0; i < t->ncpu; i++) p->copy_of[i] = -1;
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch && l->gpu_launch[g] >= 0)
+            p->copy_of[l->gpu_launch[g]] = (int32_t)g;
+        if ((e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->dur > 0)
+            ivl_append_sorted(&p->busy, &p->nbusy, &p->capb, e->ts, e->ts + e->dur);
+    }
+}
+
+/* Blocking call i into its group (name, the copy's direction and bytes,
+ * the operator it was called in: the first 64 groups), and its interval
+ * with the refill gap after it (the GPU idle at the call's end until its
+ * next work starts). */
+static void si_call(const rule_in *in, si_pass *p, size_t i) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    const pc_cpu_event *e = &t->cpu[i];
+    const pc_gpu_event *cp = p->copy_of[i] >= 0 ? &t->gpu[p->copy_of[i]] : NULL;
+    int32_t op = l->parent ? links_op_outer(t, l, (int32_t)i, 0) : -1;
+    sync_group key = {e->name, op >= 0 ? t->cpu[op].name : 0, cp ? cp->src_mem : 0, cp ? cp->dst_mem : 0,
+                      cp && cp->bytes != PC_NONE ? cp->bytes : -1, 0};
+    int k = 0;
+    sync_group *grp = p->grp;
+    while (k < p->ngrp && (grp[k].name != key.name || grp[k].op != key.op || grp[k].src != key.src || grp[k].dst != key.dst || grp[k].bytes != key.bytes)) k++;
+    if (k == p->ngrp && p->ngrp < 64) grp[p->ngrp++] = key;
+    if (k < p->ngrp) grp[k].ns += (double)e->dur;
+    if (e->dur <= 0) return;
+    ivl c = {e->ts, e->ts + e->dur};
+    *SPILL_PUSH(p->blk, p->nblk, p->capk) = c;
+    size_t lo = 0, hi = p->nbusy; /* the first busy interval starting after the end */
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (p->busy[m].s <= c.e) lo = m + 1;
+        else hi = m;
+    }
+    if (lo < p->nbusy && !(lo > 0 && p->busy[lo - 1].e > c.e)) *SPILL_PUSH(p->refill, p->nref, p->capr) = (ivl){c.e, p->busy[lo].s};
+}
+
+/* The blocking calls in the steps' spans (host calls belong to spans):
+ * synchronizing calls by name, and calls that launched a pageable copy; a
+ * trace without CUDA calls (the GPU side not captured) still shows .item()
+ * / .cpu(): aten::_local_scalar_dense waits for the GPU; with CUDA calls,
+ * the call inside it is counted. */
+static void si_calls(const rule_in *in, si_pass *p) {
+    const pc_trace *t = in->c->t;
+    uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
+    int have_api = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
+    for (size_t i = 0; i < t->ncpu; i++) {
+        const pc_cpu_event *e = &t->cpu[i];
+        int scalar_op = !have_api && e->kind == CPU_OP && !strcmp(strtab_get(&t->strs, e->name), "aten::_local_scalar_dense");
+        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER && !scalar_op) continue;
+        const char *nm = strtab_get(&t->strs, e->name);
+        if (!is_sync[e->name]) is_sync[e->name] = scalar_op || rule_is_sync_call(nm) ? 2 : 1;
+        if ((is_sync[e->name] != 2 && p->copy_of[i] < 0) || step_span_index(in->c, e->ts) < 0) continue;
+        p->sync_ns += (double)e->dur;
+        p->n++;
+        p->n_pageable += is_sync[e->name] != 2;
+        by_name_add(&p->calls, e->name, (double)e->dur);
+        si_call(in, p, i);
+    }
+    spill_free(is_sync);
+    assert(p->n_pageable <= p->n && p->ngrp <= 64);
+}
+
+/* Of the idle inside the calls (idle[0..nidle)), what ends with GPU work
+ * launched before it began, inside the windows: queued before, it runs no
+ * sooner when the host stops waiting (events sorted by start). */
+static double si_queued(const rule_in *in, const ivl *idle, size_t nidle) {
+    const pc_trace *t = in->c->t;
+    const pc_links *l = &in->c->links;
+    double queued_ns = 0;
+    for (size_t k = 0; l->gpu_launch && k < nidle; k++) {
+        size_t lo = 0, hi = t->ngpu;
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (t->gpu[m].ts < idle[k].e) lo = m + 1;
+            else hi = m;
+        }
+        while (lo < t->ngpu && t->gpu[lo].kind != GPU_KERNEL && t->gpu[lo].kind != GPU_MEMCPY && t->gpu[lo].kind != GPU_MEMSET) lo++;
+        if (lo >= t->ngpu) continue;
+        int32_t L = l->gpu_launch[lo];
+        if (L < 0 || t->cpu[L].ts < idle[k].s)
+            for (size_t s = 0; s < in->c->nsteps; s++) queued_ns += (double)ivl_clip_sum(&idle[k], 1, in->c->steps[s].start, in->c->steps[s].end);
+    }
+    return queued_ns;
+}
+
+/* The GPU idle the calls cause, inside the steps' windows: *idle_ns the
+ * idle inside the calls united with the refill gaps, *in_ns the idle
+ * inside the calls alone, *queued_ns of it, ending with work queued before
+ * it (si_queued). Without GPU work (or calls) the host time blocked stands
+ * in. After: the idle inside the calls within all of it. */
+static void si_idle(const rule_in *in, si_pass *p, double *idle_ns, double *in_ns, double *queued_ns) {
+    *idle_ns = *in_ns = *queued_ns = 0;
+    if (!p->nbusy || !p->nblk) {
+        *idle_ns = p->sync_ns;
+        return;
+    }
+    spill_sort(p->blk, p->nblk, sizeof *p->blk, ivl_cmp);
+    spill_sort(p->refill, p->nref, sizeof *p->refill, ivl_cmp);
+    ivl *mb = NULL, *mr = NULL, *idle = NULL, *all = NULL;
+    size_t nmb = 0, capmb = 0, nmr = 0, capmr = 0;
+    for (size_t i = 0; i < p->nblk; i++) ivl_append_sorted(&mb, &nmb, &capmb, p->blk[i].s, p->blk[i].e);
+    for (size_t i = 0; i < p->nref; i++) ivl_append_sorted(&mr, &nmr, &capmr, p->refill[i].s, p->refill[i].e);
+    size_t nidle = ivl_subtract(mb, nmb, p->busy, p->nbusy, &idle);
+    size_t nall = ivl_union2(idle, nidle, mr, nmr, &all);
+    for (size_t s = 0; s < in->c->nsteps; s++) {
+        *idle_ns += (double)ivl_clip_sum(all, nall, in->c->steps[s].start, in->c->steps[s].end);
+        *in_ns += (double)ivl_clip_sum(idle, nidle, in->c->steps[s].start, in->c->steps[s].end);
+    }
+    assert(*in_ns <= *idle_ns); /* per step the idle's part within all's, and rounding is monotone */
+    *queued_ns = si_queued(in, idle, nidle);
+    spill_free(mb);
+    spill_free(mr);
+    spill_free(idle);
+    spill_free(all);
+}
+
+/* "; most: ..." the group of most time: its call, the copy's direction
+ * and bytes, the operator, its time per step (empty without groups). */
+static void si_most(const rule_in *in, const si_pass *p, char *most, size_t cap) {
+    const pc_trace *t = in->c->t;
+    int best = -1;
+    for (int k = 0; k < p->ngrp; k++)
+        if (best < 0 || p->grp[k].ns > p->grp[best].ns) best = k;
+    if (best < 0) return;
+    const sync_group *g = &p->grp[best];
+    char dir[64] = "", by[48] = "", op[200] = "", d[64];
+    if (g->src || g->dst) snprintf(dir, sizeof dir, " %s->%s", pc_mem_name[g->src < MEM_N ? g->src : 0], pc_mem_name[g->dst < MEM_N ? g->dst : 0]);
+    if (g->bytes >= 0) snprintf(by, sizeof by, ", %lld B", (long long)g->bytes);
+    if (g->op) snprintf(op, sizeof op, ", in %.160s", strtab_get(&t->strs, g->op));
+    units_ns(d, sizeof d, g->ns / in->nsteps);
+    snprintf(most, cap, "; most: %.100s%s%s%s: %s %s", strtab_get(&t->strs, g->name), dir, by, op, d, PER(in));
+}
+
+/* The note on the replayed saving rp (ns per step) against the idle per
+ * step: when the replay gives back much less, why (the idle is inside work
+ * queued before the calls, or it is mostly the refill), else the replay's
+ * own note. */
+static void si_note(const rule_in *in, char *note, size_t cap, double rp, double idle_ns, double in_ns, double queued_ns) {
+    double idle = idle_ns / in->nsteps;
+    char e[64];
+    units_ns(e, sizeof e, rp);
+    if (idle > 0.01 * in->step && rp < 0.5 * idle && queued_ns >= 0.5 * idle_ns)
+        snprintf(note, cap, "; the replay finds that idle inside work queued before the calls (the GPU waits on it whether or not the host blocks), so removing the waits gives back %s %s", e, PER(in));
+    else if (idle > 0.01 * in->step && rp < 0.5 * idle && in_ns < 0.5 * idle_ns)
+        snprintf(note, cap, "; most of that idle is the refill, the host's own work after the calls, which it still does without the waits: removing them gives back %s %s", e, PER(in));
+    else replay_note(note, cap, in, "without the waits", rp);
+}
+
 /* Synchronizing calls by name, and asynchronous copies that block all the
  * same: a cudaMemcpyAsync whose copy has a pageable side returns only once
  * the copy is done, so the host waits for everything queued before it.
@@ -1385,141 +1555,33 @@ typedef struct sync_group { uint32_t name, op; uint8_t src, dst; int64_t bytes; 
  * GPU is idle at its end), united so no instant counts twice, inside the
  * steps' windows. A blocking call while the GPU is busy costs nothing: the
  * GPU had work. Without any GPU work in the trace (the GPU side not captured)
- * the host time blocked stands in. */
+ * the host time blocked stands in. Without steps the one window is the
+ * whole trace: every call counts. In phases: the GPU's side, the calls, the
+ * idle, then the finding (its stake the replayed saving when the calls no
+ * longer wait, else the idle). */
 static void sync_in_step(const rule_in *in, const pc_rule *r) {
-    /* without steps the one window is the whole trace: every call counts */
-    const pc_trace *t = in->c->t;
-    const pc_links *l = &in->c->links;
-    double sync_ns = 0;
-    int64_t n = 0, n_pageable = 0;
-    by_name calls = {0};
-    uint8_t *is_sync = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 0 unknown, 1 no, 2 yes */
-    int32_t *copy_of = spill_alloc((t->ncpu ? t->ncpu : 1) * sizeof *copy_of); /* per call: the pageable copy it launched, or -1 */
-    for (size_t i = 0; i < t->ncpu; i++) copy_of[i] = -1;
-    ivl *busy = NULL;
-    size_t nbusy = 0, capb = 0;
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind == GPU_MEMCPY && (e->src_mem == MEM_PAGEABLE || e->dst_mem == MEM_PAGEABLE) && l->gpu_launch && l->gpu_launch[g] >= 0)
-            copy_of[l->gpu_launch[g]] = (int32_t)g;
-        if ((e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->dur > 0)
-            ivl_append_sorted(&busy, &nbusy, &capb, e->ts, e->ts + e->dur);
-    }
-    ivl *blk = NULL, *refill = NULL;
-    size_t nblk = 0, capk = 0, nref = 0, capr = 0;
-    sync_group grp[64];
-    int ngrp = 0;
-    /* a trace without CUDA calls (the GPU side not captured) still shows .item() / .cpu():
-     * aten::_local_scalar_dense waits for the GPU; with CUDA calls, the call inside it is counted */
-    int have_api = t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
-    for (size_t i = 0; i < t->ncpu; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        int scalar_op = !have_api && e->kind == CPU_OP && !strcmp(strtab_get(&t->strs, e->name), "aten::_local_scalar_dense");
-        if (e->kind != CPU_RUNTIME && e->kind != CPU_DRIVER && !scalar_op) continue;
-        const char *nm = strtab_get(&t->strs, e->name);
-        if (!is_sync[e->name]) is_sync[e->name] = scalar_op || rule_is_sync_call(nm) ? 2 : 1;
-        if ((is_sync[e->name] != 2 && copy_of[i] < 0) || step_span_index(in->c, e->ts) < 0) continue; /* host calls belong to spans */
-        sync_ns += (double)e->dur;
-        n++;
-        n_pageable += is_sync[e->name] != 2;
-        by_name_add(&calls, e->name, (double)e->dur);
-        /* its group: name, the copy's direction and bytes, the operator it was called in */
-        const pc_gpu_event *cp = copy_of[i] >= 0 ? &t->gpu[copy_of[i]] : NULL;
-        int32_t op = l->parent ? links_op_outer(t, l, (int32_t)i, 0) : -1;
-        sync_group key = {e->name, op >= 0 ? t->cpu[op].name : 0, cp ? cp->src_mem : 0, cp ? cp->dst_mem : 0,
-                          cp && cp->bytes != PC_NONE ? cp->bytes : -1, 0};
-        int k = 0;
-        while (k < ngrp && (grp[k].name != key.name || grp[k].op != key.op || grp[k].src != key.src || grp[k].dst != key.dst || grp[k].bytes != key.bytes)) k++;
-        if (k == ngrp && ngrp < 64) grp[ngrp++] = key;
-        if (k < ngrp) grp[k].ns += (double)e->dur;
-        if (e->dur <= 0) continue;
-        ivl c = {e->ts, e->ts + e->dur};
-        *SPILL_PUSH(blk, nblk, capk) = c;
-        /* the refill gap: the GPU idle at the call's end until its next work starts */
-        size_t lo = 0, hi = nbusy; /* the first busy interval starting after the end */
-        while (lo < hi) {
-            size_t m = (lo + hi) / 2;
-            if (busy[m].s <= c.e) lo = m + 1;
-            else hi = m;
-        }
-        if (lo < nbusy && !(lo > 0 && busy[lo - 1].e > c.e)) {
-            *SPILL_PUSH(refill, nref, capr) = (ivl){c.e, busy[lo].s};
-        }
-    }
+    si_pass p = {0};
+    si_gpu_side(in->c->t, &in->c->links, &p);
+    si_calls(in, &p);
     top3 top = {0};
-    by_name_top(&calls, t, &top);
-    spill_free(is_sync);
-    spill_free(copy_of);
-    /* idle inside the calls, united with the refill gaps, inside the windows */
-    double idle_ns = 0, in_ns = 0, queued_ns = 0; /* in_ns: the idle inside the calls (not the refill after
-                                                      them); queued_ns: of it, ending with work queued before it */
-    if (nbusy && nblk) {
-        spill_sort(blk, nblk, sizeof *blk, ivl_cmp);
-        spill_sort(refill, nref, sizeof *refill, ivl_cmp);
-        ivl *mb = NULL, *mr = NULL, *idle = NULL, *all = NULL;
-        size_t nmb = 0, capmb = 0, nmr = 0, capmr = 0;
-        for (size_t i = 0; i < nblk; i++) ivl_append_sorted(&mb, &nmb, &capmb, blk[i].s, blk[i].e);
-        for (size_t i = 0; i < nref; i++) ivl_append_sorted(&mr, &nmr, &capmr, refill[i].s, refill[i].e);
-        size_t nidle = ivl_subtract(mb, nmb, busy, nbusy, &idle);
-        size_t nall = ivl_union2(idle, nidle, mr, nmr, &all);
-        for (size_t s = 0; s < in->c->nsteps; s++) {
-            idle_ns += (double)ivl_clip_sum(all, nall, in->c->steps[s].start, in->c->steps[s].end);
-            in_ns += (double)ivl_clip_sum(idle, nidle, in->c->steps[s].start, in->c->steps[s].end);
-        }
-        /* the idle inside the calls that ends with GPU work launched before it began: queued
-         * before, it runs no sooner when the host stops waiting (events sorted by start) */
-        for (size_t k = 0; l->gpu_launch && k < nidle; k++) {
-            size_t lo = 0, hi = t->ngpu;
-            while (lo < hi) {
-                size_t m = (lo + hi) / 2;
-                if (t->gpu[m].ts < idle[k].e) lo = m + 1;
-                else hi = m;
-            }
-            while (lo < t->ngpu && t->gpu[lo].kind != GPU_KERNEL && t->gpu[lo].kind != GPU_MEMCPY && t->gpu[lo].kind != GPU_MEMSET) lo++;
-            if (lo >= t->ngpu) continue;
-            int32_t L = l->gpu_launch[lo];
-            if (L < 0 || t->cpu[L].ts < idle[k].s)
-                for (size_t s = 0; s < in->c->nsteps; s++) queued_ns += (double)ivl_clip_sum(&idle[k], 1, in->c->steps[s].start, in->c->steps[s].end);
-        }
-        spill_free(mb);
-        spill_free(mr);
-        spill_free(idle);
-        spill_free(all);
-    } else idle_ns = sync_ns;
-    spill_free(busy);
-    spill_free(blk);
-    spill_free(refill);
-    if (n <= 0) return;
-    char a[64], b[64], d[64], most[512] = "";
-    units_ns(a, sizeof a, sync_ns / in->nsteps);
+    by_name_top(&p.calls, in->c->t, &top);
+    spill_free(p.copy_of);
+    double idle_ns, in_ns, queued_ns;
+    si_idle(in, &p, &idle_ns, &in_ns, &queued_ns);
+    spill_free(p.busy);
+    spill_free(p.blk);
+    spill_free(p.refill);
+    if (p.n <= 0) return;
+    char a[64], b[64], most[512] = "";
+    units_ns(a, sizeof a, p.sync_ns / in->nsteps);
     units_ns(b, sizeof b, idle_ns / in->nsteps);
-    int best = -1;
-    for (int k = 0; k < ngrp; k++)
-        if (best < 0 || grp[k].ns > grp[best].ns) best = k;
-    if (best >= 0) {
-        const sync_group *g = &grp[best];
-        char dir[64] = "", by[48] = "", op[200] = "";
-        if (g->src || g->dst) snprintf(dir, sizeof dir, " %s->%s", pc_mem_name[g->src < MEM_N ? g->src : 0], pc_mem_name[g->dst < MEM_N ? g->dst : 0]);
-        if (g->bytes >= 0) snprintf(by, sizeof by, ", %lld B", (long long)g->bytes);
-        if (g->op) snprintf(op, sizeof op, ", in %.160s", strtab_get(&t->strs, g->op));
-        units_ns(d, sizeof d, g->ns / in->nsteps);
-        snprintf(most, sizeof most, "; most: %.100s%s%s%s: %s %s", strtab_get(&t->strs, g->name), dir, by, op, d, PER(in));
-    }
+    si_most(in, &p, most, sizeof most);
     char pg[96] = "", note[320] = "";
-    if (n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)n_pageable);
-    /* at stake: the replayed saving when they no longer wait; without a graph (or GPU work) the idle */
-    double rp = nbusy ? rules_replayed(in, SK_SYNC) : -1, idle = idle_ns / in->nsteps;
-    if (rp >= 0) {
-        char e[64];
-        units_ns(e, sizeof e, rp);
-        if (idle > 0.01 * in->step && rp < 0.5 * idle && queued_ns >= 0.5 * idle_ns)
-            snprintf(note, sizeof note, "; the replay finds that idle inside work queued before the calls (the GPU waits on it whether or not the host blocks), so removing the waits gives back %s %s", e, PER(in));
-        else if (idle > 0.01 * in->step && rp < 0.5 * idle && in_ns < 0.5 * idle_ns)
-            snprintf(note, sizeof note, "; most of that idle is the refill, the host's own work after the calls, which it still does without the waits: removing them gives back %s %s", e, PER(in));
-        else replay_note(note, sizeof note, in, "without the waits", rp);
-    }
+    if (p.n_pageable) snprintf(pg, sizeof pg, " (%lld of them asynchronous copies to or from pageable memory)", (long long)p.n_pageable);
+    double rp = p.nbusy ? rules_replayed(in, SK_SYNC) : -1, idle = idle_ns / in->nsteps;
+    if (rp >= 0) si_note(in, note, sizeof note, rp, idle_ns, in_ns, queued_ns);
     top_put(in, replayed(in, fire(in, r, hclaim(in, rp >= 0 ? rp : idle), "%lld synchronizing calls%s, %s %s blocked; the GPU idle %s %s in them and in the refill after them%s%s",
-                     (long long)n, pg, a, PER(in), b, PER(in), most, note), rp >= 0), &top, in->nsteps);
+                     (long long)p.n, pg, a, PER(in), b, PER(in), most, note), rp >= 0), &top, in->nsteps);
 }
 
 static void communication(const rule_in *in, const pc_rule *r) {
@@ -1576,12 +1638,10 @@ static void step_variance(const rule_in *in, const pc_rule *r) {
     const char *ov = NULL;
     char why[160] = "";
     const pc_table *rows = PC_TAB(in->ps, step);
-    const cJSON *f;
+    const tab_suggestion *fsg;
     int dl_fired = 0;
-    cJSON_ArrayForEach(f, in->out) {
-        const tab_suggestion *sg = pc_summary_record_in(in->ps, (cJSON *)f, TAB_suggestion);
-        if (sg && !strcmp(PC_S(sg->rule, ""), "data_loading")) dl_fired = 1;
-    }
+    for (size_t i = 0; (fsg = PC_REC_AT(in->ps, suggestion, i)); i++)
+        if (!strcmp(PC_S(fsg->rule, ""), "data_loading")) dl_fired = 1;
     if (dl_fired && rows && rows->n >= 3) {
         double *w = malloc(rows->n * sizeof *w), wsum = 0;
         if (!w) abort();

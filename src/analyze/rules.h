@@ -1,8 +1,10 @@
 /* rules.h - the suggestion rules as a table (rules.c): each row holds the
  * text a reader sees and the frameworks the rule applies to; its check reads
- * the sections through rule_in and fires zero or more suggestions into
- * rule_in.out (a cJSON array the caller owns). advice.c runs every row and
- * ranks what fired by the time at stake. A rule whose fix is a change to the
+ * the sections through rule_in and fires zero or more suggestions: each a
+ * suggestion record (tables.def) appended to suggestions.rows of rule_in.ps,
+ * which the rules after it read typed (PC_REC_AT(ps, suggestion, i), in the
+ * order they fired). advice.c makes that section, runs every row and then
+ * ranks the rows by the time at stake. A rule whose fix is a change to the
  * step's graph takes the replayed saving of that change as its stake
  * (stake_source "replay": rules_replayed, stakes.h); the others keep their
  * estimate (stake_source "estimate"; README's rule table says why). */
@@ -28,13 +30,12 @@ typedef struct rule_in {
     size_t nkern;
     double nsteps, step, step_med; /* steps (>= 1), average and median step (ns; 0 when none) */
     int has_steps, program; /* PROG_*: whose advice the suggestions give */
-    cJSON *out;
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
     double *kpool; /* kernel time per step not yet claimed by a finding about kernels (ns; < 0: no cap) */
     double *attn_mb; /* kernel time per step of memory-bound operators inside unfused attention,
                         which unfused_attention counted and memory_bound leaves out (NULL: none) */
-    pc_summary *ps; /* the summary so far (every section but suggestions and overview): its
-                       records (PC_REC) and tables (PC_TAB), and where suggestions are added */
+    pc_summary *ps; /* the summary so far (every section but overview): its records (PC_REC)
+                       and tables (PC_TAB), and suggestions.rows, where the rules add theirs */
     double *replay; /* per SK_* (stakes.h): the replayed saving per step of that rule's change (ns),
                        NAN until a rule asks (rules_replayed), < 0 when there is none (no graph, no set) */
     int *keep_phases; /* SK_HOST's change keeps the host phases (host_wait sets it: host_phase fired) */

@@ -3,14 +3,16 @@
 #include "peaks.h"
 #include "../util/utf8.h"
 #include "../summary/summary.h"
+#include <assert.h>
 #include <string.h>
 #include <time.h>
 
-void an_runinfo(const an_ctx *c, pc_summary *ps) {
-    cJSON *s = ps->doc;
+/* The run record's head: the input, its format and schema, its bytes, the
+ * first event's time (and its wall-clock date when believable), the span
+ * and where a truncated input ends. */
+static tab_run *ri_head(const an_ctx *c, pc_summary *ps, cJSON *ri) {
     const pc_trace *t = c->t;
     const pc_analyze_opts *o = &c->o;
-    cJSON *ri = sj_obj(s, "run");
     tab_run *run = PC_ADD_REC(ps, ri, run);
     run->input = pc_summary_utf8(ps, o && o->input_name ? o->input_name : "");
     const char *fmt = strtab_get(&t->strs, t->source_format);
@@ -32,6 +34,12 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
     run->span_ns = t->t_max - t->t_min;
     run->truncated = (tk_B)(t->truncated != 0);
     if (t->truncated) run->truncated_at_byte = (int64_t)t->truncated_at;
+    return run;
+}
+
+/* run.events: the events by kind as read, and the categories perfcard
+ * does not read (run.unknown_categories) with their counts. */
+static void ri_events(const pc_trace *t, pc_summary *ps, cJSON *ri) {
     tab_run_events *ev = PC_ADD_REC(ps, sj_obj(ri, "events"), run_events);
     ev->total = t->stats.events;
     ev->cpu_op = t->count_cpu[CPU_OP], ev->user_annotation = t->count_cpu[CPU_USER_ANNOT];
@@ -51,6 +59,11 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         u->category = t->unknown_cat[i] ? pc_summary_utf8(ps, strtab_get(&t->strs, t->unknown_cat[i])) : "(none)";
         u->count = t->unknown_cat_n[i];
     }
+}
+
+/* run.devices (each with the peaks it is matched to, and how) and
+ * run.distributed (null when the trace names no rank or world size). */
+static void ri_devices(const pc_trace *t, pc_summary *ps, cJSON *ri) {
     pc_table *devs = pc_summary_add_table(ps, ri, "devices", TAB_run_device);
     for (size_t i = 0; i < t->ndev; i++) {
         const pc_device *d = &t->dev[i];
@@ -75,7 +88,15 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
         d->world_size = t->world_size == PC_NONE ? 1 : t->world_size;
         d->backend = pc_summary_utf8(ps, t->backend ? strtab_get(&t->strs, t->backend) : "");
     } else cJSON_AddNullToObject(ri, "distributed");
-    cJSON *w = sj_arr(ri, "warnings");
+}
+
+/* A warning sentence appended to run.warnings (w). */
+static void ri_warn(cJSON *w, const char *msg) { cJSON_AddItemToArray(w, cJSON_CreateString(msg)); }
+
+/* The warnings about what the input lacks: truncated or damaged, a large
+ * part of it of categories perfcard does not read (the first four named,
+ * each cut to 48 bytes on a character's boundary). */
+static void ri_warn_input(const pc_trace *t, cJSON *w) {
     if (t->truncated) {
         char msg[512];
         if (t->truncated_why[0]) /* damaged, not cut: the cause first */
@@ -87,7 +108,7 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                      "the trace is truncated: complete data ends at byte %llu of %llu%s; the report covers the events before it",
                      (unsigned long long)t->truncated_at, (unsigned long long)t->stats.bytes,
                      t->stats.file_bytes != t->stats.bytes ? " (decompressed)" : "");
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (t->stats.unknown > 0 && t->stats.unknown * 20 >= (int64_t)(t->stats.unknown + t->ncpu + t->ngpu) && t->nunknown_cat > 0) {
         /* a large part of the trace is of kinds perfcard does not read (another accelerator's events) */
@@ -99,11 +120,18 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
             int keep = (int)utf8_valid_prefix(cat, len < 48 ? len : 48); /* never half a character */
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%.*s%s %lld", i ? ", " : "", keep, cat, (size_t)keep < len ? "..." : "",
                                   (long long)t->unknown_cat_n[i]);
+            assert(n < sizeof list); /* 80 bytes left before each, an entry takes at most 2 + 48 + 3 + 1 + 20 */
         }
         snprintf(msg, sizeof msg, "%lld events (%.0f%%) are of categories perfcard does not read (%s): the report does not cover them",
                  (long long)t->stats.unknown, 100.0 * (double)t->stats.unknown / (double)(t->stats.unknown + t->ncpu + t->ngpu), list);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
+}
+
+/* The warnings about how the input was recorded: CUPTI's range profiler
+ * (its replays in every time), device times moved onto the host's clock, a
+ * capture killed, records CUPTI dropped or left unfinished. */
+static void ri_warn_recording(const pc_trace *t, cJSON *w) {
     /* CUPTI's range profiler (performance counters) replays every kernel: its timings are not the program's */
     int64_t ranges = pc_trace_unknown_count(t, "cuda_profiler_range");
     if (ranges > 0) {
@@ -112,31 +140,37 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  "this trace was taken with CUPTI's range profiler (%lld cuda_profiler_range events: performance counters), which "
                  "replays kernels: API and operator times include the replays%s; profile again with activities only to time the run",
                  (long long)ranges, t->count_gpu[GPU_KERNEL] ? "" : " and there are no kernel records");
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     /* device timestamps moved onto the host's clock (model/clock.h): said once, with the offset */
-    if (t->clock_aligned) cJSON_AddItemToArray(w, cJSON_CreateString(strtab_get(&t->strs, t->clock_aligned)));
-    if (t->capture_killed) cJSON_AddItemToArray(w, cJSON_CreateString(
-        "the captured process did not exit normally: what it recorded after its last flush (at most one --flush-ms interval) is missing"));
+    if (t->clock_aligned) ri_warn(w, strtab_get(&t->strs, t->clock_aligned));
+    if (t->capture_killed)
+        ri_warn(w, "the captured process did not exit normally: what it recorded after its last flush (at most one --flush-ms interval) is missing");
     if (t->capture_dropped > 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "CUPTI dropped %lld activity records for lack of buffer space: device times and counts undercount",
                  (long long)t->capture_dropped);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (t->capture_incomplete > 0) {
         char msg[200];
         snprintf(msg, sizeof msg, "%lld activity records were not finished when the capture ended and are left out",
                  (long long)t->capture_incomplete);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
+}
+
+/* The warnings about what analysis placed otherwise than the trace has it
+ * (step ranges nested or overlapping, host ranges reattached: pc_summary's
+ * reshaped counts them). */
+static void ri_warn_reshaped(const an_ctx *c, cJSON *w) {
     if (c->steps_nested || c->steps_overlap) {
         char msg[400];
         snprintf(msg, sizeof msg,
                  "%zu step ranges lie inside another step range of another name and are left out (the outer range is one step); "
                  "%zu step ranges start before the step before them ends and are counted from its end",
                  c->steps_nested, c->steps_overlap);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (c->links.reattached) {
         char msg[400];
@@ -144,31 +178,52 @@ void an_runinfo(const an_ctx *c, pc_summary *ps) {
                  "%zu host ranges nest deeper than %d levels, or under %d ranges of their own start and end on one thread; each "
                  "is placed beside the range that holds it, not inside (call stacks and operator nesting there are cut)",
                  c->links.reattached, (int)LINKS_DEPTH_MAX, (int)LINKS_SAME_MAX);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
+}
+
+/* The warnings about what the reader skipped: input files, device
+ * descriptions past PC_MAX_DEVICES, invalid events or rows, names not
+ * valid UTF-8. */
+static void ri_warn_skipped(const pc_trace *t, cJSON *w) {
     if (t->stats.files_skipped) {
         char msg[260];
         snprintf(msg, sizeof msg, "%lld input files could not be read or parsed and were skipped (the first: %s)",
                  (long long)t->stats.files_skipped, t->stats.first_skipped);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (t->stats.devices_dropped) {
         char msg[200];
         snprintf(msg, sizeof msg, "more than %d devices described; %lld further descriptions were not read",
                  PC_MAX_DEVICES, (long long)t->stats.devices_dropped);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (t->stats.bad_fields) {
         char msg[240];
         snprintf(msg, sizeof msg,
                  "%lld events or rows were skipped as invalid (a time missing, negative or beyond 2^62 ns, a field of the "
                  "wrong type or beyond its range, or a row shorter than its header): the report covers the rest", (long long)t->stats.bad_fields);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
     if (t->strs.utf8_repaired) {
         char msg[200];
         snprintf(msg, sizeof msg, "%zu names in the input were not valid UTF-8; their invalid bytes are shown as U+FFFD",
                  t->strs.utf8_repaired);
-        cJSON_AddItemToArray(w, cJSON_CreateString(msg));
+        ri_warn(w, msg);
     }
+}
+
+/* The run section: the record's head, the events, the devices, then the
+ * warnings every report shows first, in this order (pc_analyze adds the
+ * figures it leaves empty at the end). */
+void an_runinfo(const an_ctx *c, pc_summary *ps) {
+    cJSON *ri = sj_obj(ps->doc, "run");
+    ri_head(c, ps, ri);
+    ri_events(c->t, ps, ri);
+    ri_devices(c->t, ps, ri);
+    cJSON *w = sj_arr(ri, "warnings");
+    ri_warn_input(c->t, w);
+    ri_warn_recording(c->t, w);
+    ri_warn_reshaped(c, w);
+    ri_warn_skipped(c->t, w);
 }

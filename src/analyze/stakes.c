@@ -279,19 +279,30 @@ int stakes_disabled(void) {
     return off && *off && strcmp(off, "0");
 }
 
-void stakes_kept_free(stakes_kept *k) {
-    if (!k) return;
-    dg_index_free(k->ix);
-    spill_free(k->t0);
-    spill_free(k->tc);
-    memset(k, 0, sizeof *k);
+void an_handoff_check(const an_handoff *h) {
+    if (!h) return;
+    assert((h->ix == NULL) == (h->t0 == NULL));
+    assert(!h->host_done || h->ix);
+    assert(h->sets || !h->tc);
+    assert(h->tc_ns >= 0);
+}
+
+void an_handoff_free(an_handoff *h) {
+    if (!h) return;
+    an_handoff_check(h);
+    dg_index_free(h->ix);
+    spill_free(h->t0);
+    spill_free(h->tc);
+    memset(h, 0, sizeof *h);
 }
 
 const float *stakes_tc(const an_ctx *c, double *ns, float **own) {
     *own = NULL;
-    if (c->kept && c->kept->sets) {
-        if (ns) *ns = c->kept->tc_ns;
-        return c->kept->tc;
+    const an_handoff *h = c->handoff;
+    an_handoff_check(h);
+    if (h && h->sets) {
+        if (ns) *ns = h->tc_ns;
+        return h->tc;
     }
     return *own = stakes_tc_set(c, ns);
 }
@@ -329,7 +340,8 @@ int stakes_replay_base(const an_ctx *c, const dg_change *chs, int n, double *sav
     }
     if (stakes_disabled()) return 0;
     if (t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0 || !c->nsteps) return 0;
-    const stakes_kept *kept = c->kept && c->kept->ix && c->kept->t0 ? c->kept : NULL;
+    an_handoff_check(c->handoff);
+    const an_handoff *kept = c->handoff && c->handoff->ix ? c->handoff : NULL;
     dg_index *ix = kept ? kept->ix : dg_index_new(c);
     size_t ns = dg_index_nstreams(ix) ? dg_index_nstreams(ix) : 1;
     int64_t *carry = xcalloc((size_t)(n ? n : 1) * ns, sizeof *carry);

@@ -26,11 +26,12 @@
  *            gives back at most its margin over the host.
  * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
  * figures (replay.c), and SK_HOST on the same graphs for the suggestions
- * (stakes_kept below); suggestions read those (rules.c), replay SK_MB, and
+ * (an_handoff, handoff.h); suggestions read those (rules.c), replay SK_MB, and
  * the top three findings' changes together (advice.c). */
 #ifndef PC_STAKES_H
 #define PC_STAKES_H
 #include "depgraph.h"
+#include "handoff.h"
 #include "../summary/summary.h"
 
 enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
@@ -116,33 +117,14 @@ int32_t *stakes_op_rows(const pc_trace *t, const tab_op *rows, size_t n);
  * SK_HOST keeps the host phases (gaps of DG_PHASE_NS or more) when
  * keep_phases (host_phase fired: they are its). */
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);
-/* What the critical_path section's pass keeps for the suggestions (#38):
- * the graphs' index (built once, its threads numbered), each step's
- * unchanged replay, the Tensor Core set, and with steps the saving of
- * SK_HOST (both ways of keep_phases: which one host_wait asks for depends on
- * sections made beside that pass), replayed on the same graphs as
- * critical_path's own changes, so the suggestions build the steps' graphs
- * again only for the combined replay and memory_bound's SK_MB (whose set
- * reads the operators table). pc_analyze makes it empty (an_ctx.kept) and
- * frees it; an an_ctx without one (NULL) replays everything itself. */
-typedef struct stakes_kept {
-    dg_index *ix;        /* NULL: nothing kept */
-    int64_t *t0;         /* per step: the unchanged replay (ns) */
-    int host_done;       /* host[] set */
-    double host[2];      /* SK_HOST's saving (stakes_replay's), keep_phases 0 and 1 */
-    int sets;            /* tc and tc_ns are critical_path's */
-    float *tc;           /* stakes_tc_set's (NULL: empty) */
-    double tc_ns;
-} stakes_kept;
-void stakes_kept_free(stakes_kept *k); /* its contents; accepts NULL */
-/* stakes_tc_set, the kept one when critical_path kept it (c->kept), else
+/* stakes_tc_set, critical_path's when it handed it over (c->handoff), else
  * made here: *own is what the caller spill_frees. */
 const float *stakes_tc(const an_ctx *c, double *ns, float **own);
 
 /* The mean of v[0..n) (0 when n is 0). */
 double stakes_mean(const double *v, size_t n);
 /* Replays every step under each of the n changes (one build per step, the
- * unchanged replay and one steady-state replay per change; with c->kept the
+ * unchanged replay and one steady-state replay per change; with c->handoff the
  * unchanged replay is critical_path's and the graphs are built on its index,
  * on two threads for a big trace: dg_each_step): save[k] the mean over the
  * steps of the step's saving (ns), the time per step the

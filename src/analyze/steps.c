@@ -693,147 +693,299 @@ static void steps_by_kind(pc_summary *ps, cJSON *so, const pc_step *st, size_t n
     spill_free(d);
 }
 
-void an_steps(const an_ctx *c, pc_summary *ps) {
-    cJSON *s = ps->doc;
-    const pc_trace *t = c->t;
-    const pc_links *l = &c->links;
-    size_t ns = c->nsteps;
-    const pc_step *st = c->steps;
-    stepacc *acc = spill_calloc(ns, sizeof *acc);
-    for (size_t i = 0; i < ns; i++) {
-        acc[i].fp_start = acc[i].cpu_fp = INT64_MAX;
-        acc[i].bp_end = acc[i].fwd_end = acc[i].cpu_bp = acc[i].cpu_fwd_end = INT64_MIN;
-    }
-    const char *fp_name = c->o.fp_point, *bp_name = c->o.bp_point;
-    name_caches(t);
-    /* the end of the GPU work launched before each step (in earlier steps or
-     * before them): the part of a window the GPU spends on it is no phase of
-     * this step's. carry[j] first holds the latest end of work launched
-     * between step j-1's start and step j's, then the running maximum. */
-    int64_t *carry = spill_calloc(ns, sizeof *carry);
-    for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
+/* an_steps' state from phase to phase: per step (ns of them, windows
+ * sorted and disjoint) its accumulators, the end of the GPU work launched
+ * before it (carry) and the GPU's lag; per breakdown category the merged
+ * intervals (u); and the sums over the steps the sections print. */
+typedef struct st_pass {
+    const an_ctx *c;
+    const pc_trace *t;
+    const pc_links *l;
+    const pc_step *st;
+    size_t ns;
+    const char *fp_name, *bp_name;  /* --fp-point, --bp-point, or NULL */
+    stepacc *acc;
+    int64_t *carry;                 /* per step: the latest end of GPU work launched before it */
+    ivl *u[BK_OTHER];               /* per category: merged intervals (BK_COMM's kept to the end) */
+    size_t nu[BK_OTHER];
+    int64_t *lag;                   /* per step: the GPU's lag behind the step's range */
+    int linked;                     /* some step's range launched GPU work the trace links */
+    bounds *bd;                     /* per step: host and GPU time (with a step source) */
+    uint32_t *oneoff_n, *oneoff_id; /* per step: one-off names and one of them */
+    double sum[16], sum1[16];       /* means' sums (all steps; without the first), means' order */
+    size_t cnt[16], cnt1[16], phases_known;
+    int64_t *durs;                  /* per step: its window's length */
+    int over5;                      /* steps waiting for data over 5% of their window */
+    double bsum[BK_N];
+    int64_t comm_total, overlap_total, total_dur;
+} st_pass;
+
+/* A step's phases: fp and bp the forward's start and the backward's end
+ * (start <= fp <= bp <= end), what they come from (basis: "input", "gpu",
+ * "cpu", "none"), and the parts of the window: earlier work, iteration
+ * interval, forward + backward and tail, which sum to the window. */
+typedef struct st_phases {
+    int64_t fp, bp, earlier, interval, fpbp, tail;
+    const char *basis;
+} st_phases;
+
+/* The end of the GPU work launched before each step (in earlier steps or
+ * before them): the part of a window the GPU spends on it is no phase of
+ * this step's. carry[j] first holds the latest end of work launched
+ * between step j-1's start and step j's, then the running maximum. After:
+ * carry is non-decreasing. */
+static void st_carry(st_pass *p) {
+    const pc_trace *t = p->t;
+    size_t ns = p->ns;
+    p->carry = spill_calloc(ns, sizeof *p->carry);
+    for (size_t g = 0; p->c->step_source && g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        int32_t L = l->gpu_launch[g];
+        int32_t L = p->l->gpu_launch[g];
         if (L < 0 || e->kind == GPU_ANNOT) continue;
         size_t lo = 0, hi = ns; /* the first step whose range starts after the launch */
         while (lo < hi) {
             size_t m = (lo + hi) / 2;
-            if (st[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
+            if (p->st[m].cpu_start <= t->cpu[L].ts) lo = m + 1;
             else hi = m;
         }
-        if (lo < ns && e->ts + e->dur > carry[lo]) carry[lo] = e->ts + e->dur;
+        if (lo < ns && e->ts + e->dur > p->carry[lo]) p->carry[lo] = e->ts + e->dur;
     }
     for (size_t i = 1; i < ns; i++)
-        if (carry[i - 1] > carry[i]) carry[i] = carry[i - 1];
-    /* kernels -> phases: a kernel is the phase of the step that launched it
-     * (the step whose window it starts in when the trace does not link it) */
+        if (p->carry[i - 1] > p->carry[i]) p->carry[i] = p->carry[i - 1];
+    for (size_t i = 1; i < ns; i++) assert(p->carry[i - 1] <= p->carry[i]);
+}
+
+/* Kernels -> phases: a kernel is the phase of the step that launched it
+ * (the step whose window it starts in when the trace does not link it):
+ * the forward's first start, the backward's (or forward's) last end. */
+static void st_kernel_phases(st_pass *p) {
+    const pc_trace *t = p->t;
+    const pc_links *l = p->l;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL) continue;
         int32_t L = l->gpu_launch[g];
-        long si = L >= 0 && c->step_source ? find_step(st, ns, t->cpu[L].ts, 1) : find_step(st, ns, e->ts, 0);
+        long si = L >= 0 && p->c->step_source ? find_step(p->st, p->ns, t->cpu[L].ts, 1) : find_step(p->st, p->ns, e->ts, 0);
         if (si < 0) continue;
-        stepacc *a = &acc[si];
+        stepacc *a = &p->acc[si];
         int32_t op = l->gpu_inner[g];
         if (op < 0) continue;
         if (under_dataloader(t, l, op)) continue;
         a->has_kernel = 1;
         int64_t end = e->ts + e->dur;
-        if (fp_name) {
-            if (under_name(t, l, op, fp_name) && e->ts < a->fp_start) a->fp_start = e->ts;
+        if (p->fp_name) {
+            if (under_name(t, l, op, p->fp_name) && e->ts < a->fp_start) a->fp_start = e->ts;
         } else if (!l->backward[op] && e->ts < a->fp_start) a->fp_start = e->ts;
-        if (bp_name) {
-            if (under_name(t, l, op, bp_name) && end > a->bp_end) a->bp_end = end, a->has_bwd = 1;
+        if (p->bp_name) {
+            if (under_name(t, l, op, p->bp_name) && end > a->bp_end) a->bp_end = end, a->has_bwd = 1;
         } else if (l->backward[op]) {
             if (end > a->bp_end) a->bp_end = end;
             a->has_bwd = 1;
         }
         if (!l->backward[op] && end > a->fwd_end) a->fwd_end = end;
     }
-    /* CPU operators -> phases for steps without kernels */
+}
+
+/* CPU operators -> phases, for steps without kernels: as st_kernel_phases
+ * from the operators in each step's window. */
+static void st_cpu_phases(st_pass *p) {
+    const pc_trace *t = p->t;
+    const pc_links *l = p->l;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         if (e->kind != CPU_OP || under_dataloader(t, l, (int32_t)i)) continue;
-        long si = find_step(st, ns, e->ts, 0);
+        long si = find_step(p->st, p->ns, e->ts, 0);
         if (si < 0) continue;
-        stepacc *a = &acc[si];
+        stepacc *a = &p->acc[si];
         int64_t end = e->ts + e->dur;
         a->cpu_has_op = 1;
-        int fp_hit = fp_name ? !strcmp(strtab_get(&t->strs, e->name), fp_name) : !l->backward[i];
-        int bp_hit = bp_name ? !strcmp(strtab_get(&t->strs, e->name), bp_name) : l->backward[i];
+        int fp_hit = p->fp_name ? !strcmp(strtab_get(&t->strs, e->name), p->fp_name) : !l->backward[i];
+        int bp_hit = p->bp_name ? !strcmp(strtab_get(&t->strs, e->name), p->bp_name) : l->backward[i];
         if (fp_hit && e->ts < a->cpu_fp) a->cpu_fp = e->ts;
         if (bp_hit && end > a->cpu_bp) a->cpu_bp = end, a->cpu_has_bwd = 1;
         if (!l->backward[i] && end > a->cpu_fwd_end) a->cpu_fwd_end = end;
     }
+}
 
-    /* breakdown: a merged interval list per category, each built in one
-     * pass over events already sorted by start; then, in priority order,
-     * each category counts only where no earlier category was active */
-    ivl *u[BK_OTHER];
-    size_t nu[BK_OTHER];
-    for (int k = 0; k < BK_OTHER; k++) u[k] = NULL, nu[k] = 0;
+/* A merged interval list per breakdown category (BK_* before BK_OTHER),
+ * each built in one pass over events already sorted by start. */
+static void st_intervals(st_pass *p) {
+    const pc_trace *t = p->t;
     size_t capu[BK_OTHER] = {0};
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int k = e->kind == GPU_KERNEL ? (name_is_nccl_id(t, e->name) ? BK_COMM : BK_KERNEL)
                 : e->kind == GPU_MEMCPY ? (name_is_nccl_id(t, e->name) ? BK_COMM : BK_MEMCPY) /* peer-to-peer: communication */
                 : e->kind == GPU_MEMSET ? BK_MEMSET : -1;
-        if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
+        if (k >= 0 && e->dur > 0) ivl_append_sorted(&p->u[k], &p->nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
         int k = e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER ? BK_RUNTIME
                 : e->kind == CPU_DATALOADER || name_is_dataloader_id(t, e->name) ? BK_DATA : e->kind == CPU_OP ? BK_CPU : -1;
-        if (k >= 0 && e->dur > 0) ivl_append_sorted(&u[k], &nu[k], &capu[k], e->ts, e->ts + e->dur);
+        if (k >= 0 && e->dur > 0) ivl_append_sorted(&p->u[k], &p->nu[k], &capu[k], e->ts, e->ts + e->dur);
     }
+}
+
+/* The breakdown per step: in priority order, each category counts only
+ * where no earlier category was active, and BK_OTHER is the rest of the
+ * window. After: per step, every category >= 0 and they sum to the window. */
+static void st_breakdown(st_pass *p) {
     ivl *covered = NULL;
     size_t ncov = 0;
     for (int k = 0; k < BK_OTHER; k++) {
-        if (!nu[k]) continue; /* nothing to count, nothing more covered */
+        if (!p->nu[k]) continue; /* nothing to count, nothing more covered */
         ivl *only = NULL;
-        size_t nonly = ivl_subtract(u[k], nu[k], covered, ncov, &only);
-        ivl_step_sums(only, nonly, st, ns, sizeof *st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), acc, sizeof *acc);
+        size_t nonly = ivl_subtract(p->u[k], p->nu[k], covered, ncov, &only);
+        ivl_step_sums(only, nonly, p->st, p->ns, sizeof *p->st, offsetof(stepacc, b) + (size_t)k * sizeof(int64_t), p->acc, sizeof *p->acc);
         spill_free(only);
         if (k == BK_OTHER - 1) break; /* no later category reads what is covered */
         ivl *m2 = NULL;
-        size_t nm = ivl_union2(covered, ncov, u[k], nu[k], &m2);
+        size_t nm = ivl_union2(covered, ncov, p->u[k], p->nu[k], &m2);
         spill_free(covered);
         covered = m2, ncov = nm;
     }
-    for (size_t si = 0; si < ns; si++) {
+    for (size_t si = 0; si < p->ns; si++) {
         int64_t used = 0;
-        for (int k = 0; k < BK_OTHER; k++) used += acc[si].b[k];
-        acc[si].b[BK_OTHER] = st[si].end - st[si].start - used;
+        for (int k = 0; k < BK_OTHER; k++) used += p->acc[si].b[k];
+        p->acc[si].b[BK_OTHER] = p->st[si].end - p->st[si].start - used;
+        for (int k = 0; k < BK_N; k++) assert(p->acc[si].b[k] >= 0);
     }
     spill_free(covered);
-    /* data wait, communication and its overlap with computation */
+}
+
+/* Per step: the data wait, the communication and its overlap with
+ * computation (kernels); frees every category's intervals but BK_COMM's. */
+static void st_comm(st_pass *p) {
     ivl *ov = NULL;
-    size_t no = ivl_intersect(u[BK_COMM], nu[BK_COMM], u[BK_KERNEL], nu[BK_KERNEL], &ov);
-    ivl_step_sums(u[BK_DATA], nu[BK_DATA], st, ns, sizeof *st, offsetof(stepacc, data_ns), acc, sizeof *acc);
-    ivl_step_sums(u[BK_COMM], nu[BK_COMM], st, ns, sizeof *st, offsetof(stepacc, comm_ns), acc, sizeof *acc);
-    ivl_step_sums(ov, no, st, ns, sizeof *st, offsetof(stepacc, overlap_ns), acc, sizeof *acc);
+    size_t no = ivl_intersect(p->u[BK_COMM], p->nu[BK_COMM], p->u[BK_KERNEL], p->nu[BK_KERNEL], &ov);
+    ivl_step_sums(p->u[BK_DATA], p->nu[BK_DATA], p->st, p->ns, sizeof *p->st, offsetof(stepacc, data_ns), p->acc, sizeof *p->acc);
+    ivl_step_sums(p->u[BK_COMM], p->nu[BK_COMM], p->st, p->ns, sizeof *p->st, offsetof(stepacc, comm_ns), p->acc, sizeof *p->acc);
+    ivl_step_sums(ov, no, p->st, p->ns, sizeof *p->st, offsetof(stepacc, overlap_ns), p->acc, sizeof *p->acc);
     spill_free(ov);
     for (int k = 0; k < BK_OTHER; k++)
-        if (k != BK_COMM) spill_free(u[k]);
+        if (k != BK_COMM) spill_free(p->u[k]), p->u[k] = NULL;
+    for (size_t si = 0; si < p->ns; si++) assert(p->acc[si].overlap_ns <= p->acc[si].comm_ns);
+}
 
-    /* the GPU's lag behind the host, and the step's GPU end: per step, the
-     * end of the GPU work launched inside its range */
-    int64_t *lag = spill_calloc(ns, sizeof *lag);
-    int linked = 0; /* some step's range launched GPU work the trace links: its host/GPU bound means something */
-    for (size_t g = 0; c->step_source && g < t->ngpu; g++) {
+/* The GPU's lag behind the host (per step, how far the end of the GPU work
+ * launched inside its range lies past the range's end, at least 0), and
+ * each step's host and GPU time (step_bounds), with a step source only. */
+static void st_lag(st_pass *p) {
+    const pc_trace *t = p->t;
+    p->lag = spill_calloc(p->ns, sizeof *p->lag);
+    for (size_t g = 0; p->c->step_source && g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        int32_t L = l->gpu_launch[g];
+        int32_t L = p->l->gpu_launch[g];
         if (L < 0 || e->kind == GPU_ANNOT) continue;
-        long si = find_step(st, ns, t->cpu[L].ts, 1);
+        long si = find_step(p->st, p->ns, t->cpu[L].ts, 1);
         if (si < 0) continue;
-        linked |= e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET;
-        if (e->ts + e->dur - st[si].cpu_end > lag[si]) lag[si] = e->ts + e->dur - st[si].cpu_end;
+        p->linked |= e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET;
+        if (e->ts + e->dur - p->st[si].cpu_end > p->lag[si]) p->lag[si] = e->ts + e->dur - p->st[si].cpu_end;
     }
-    bounds *bd_host = spill_calloc(ns, sizeof *bd_host);
-    if (c->step_source) step_bounds(st, ns, bd_host);
+    p->bd = spill_calloc(p->ns, sizeof *p->bd);
+    if (p->c->step_source) step_bounds(p->st, p->ns, p->bd);
+}
 
-    /* output */
-    cJSON *so = sj_obj(s, "steps");
+/* Step si's phases: the input's own (MindSpore's step trace) when they
+ * sum to the window, else from its kernels, else from its CPU operators,
+ * else none (fp = bp = the end); clamped into the window. With phases from
+ * the kernels, the GPU finishing earlier-launched work at the window's
+ * start is "earlier work", not interval. */
+static st_phases st_phases_of(const st_pass *p, size_t si) {
+    const pc_trace *t = p->t;
+    const pc_step *s = &p->st[si];
+    const stepacc *a = &p->acc[si];
+    int64_t dur = s->end - s->start;
+    st_phases ph;
+    const pc_phase *given = NULL;
+    for (size_t q = 0; q < t->nphase && !given; q++)
+        if (t->phase[q].number == s->number) given = &t->phase[q];
+    if (given && given->interval + given->fp_bp + given->tail == dur) {
+        ph.fp = s->start + given->interval;
+        ph.bp = ph.fp + given->fp_bp;
+        ph.basis = "input";
+    } else if (a->has_kernel && a->fp_start != INT64_MAX) {
+        ph.fp = a->fp_start;
+        ph.bp = a->has_bwd ? a->bp_end : a->fwd_end;
+        ph.basis = "gpu";
+    } else if (a->cpu_has_op && a->cpu_fp != INT64_MAX) {
+        ph.fp = a->cpu_fp;
+        ph.bp = a->cpu_has_bwd ? a->cpu_bp : a->cpu_fwd_end;
+        ph.basis = "cpu";
+    } else {
+        ph.fp = ph.bp = s->end;
+        ph.basis = "none";
+    }
+    if (ph.fp < s->start) ph.fp = s->start;
+    if (ph.fp > s->end) ph.fp = s->end;
+    if (ph.bp < ph.fp) ph.bp = ph.fp;
+    if (ph.bp > s->end) ph.bp = s->end;
+    int64_t cy = p->carry[si];
+    ph.earlier = ph.basis[0] == 'g' && cy > s->start ? (cy < ph.fp ? cy : ph.fp) - s->start : 0;
+    ph.interval = ph.fp - s->start - ph.earlier, ph.fpbp = ph.bp - ph.fp, ph.tail = s->end - ph.bp;
+    assert(s->start <= ph.fp && ph.fp <= ph.bp && ph.bp <= s->end);
+    assert(ph.earlier >= 0 && ph.interval >= 0 && ph.earlier + ph.interval + ph.fpbp + ph.tail == dur);
+    return ph;
+}
+
+/* Step si's row of the steps table (a sampled step's, or every step's). */
+static void st_write_row(const st_pass *p, pc_summary *ps, pc_table *rows, size_t si, const st_phases *ph) {
+    const an_ctx *c = p->c;
+    const pc_step *s = &p->st[si];
+    const stepacc *a = &p->acc[si];
+    int64_t dur = s->end - s->start;
+    tab_step *r = tab_push(rows);
+    r->name = s->name ? pc_summary_utf8(ps, strtab_get(&p->t->strs, s->name)) : "whole trace";
+    r->number = s->number;
+    r->start_ns = s->start - p->t->t_min;
+    r->duration_ns = dur;
+    if (c->step_source) r->span_ns = s->cpu_end - s->cpu_start, r->gpu_lag_ns = p->lag[si];
+    if (c->step_source && p->linked) {
+        r->host_ns = p->bd[si].host, r->gpu_ns = p->bd[si].gpu, r->margin_ns = p->bd[si].margin;
+        r->bound = p->bd[si].gpu_bound ? "gpu" : "host";
+    }
+    if (s->kind) r->kind = step_kind_name[s->kind];
+    if (ph->basis[0] != 'n') r->earlier_work_ns = ph->earlier, r->iteration_interval_ns = ph->interval, r->fp_bp_ns = ph->fpbp, r->tail_ns = ph->tail;
+    r->phase_basis = ph->basis;
+    r->has_backward = (tk_B)(ph->basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
+    r->data_wait_ns = a->data_ns;
+    r->data_wait_pct = pc_figure(dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
+    for (int k = 0; k < BK_N; k++) *(tk_F *)(void *)((char *)r + pc_bk[k].step_off) = (double)a->b[k];
+    r->communication_ns = a->comm_ns;
+    r->communication_overlap_ns = a->overlap_ns;
+    r->one_off_names = p->oneoff_n[si];
+    if (p->oneoff_id[si]) r->one_off_name = pc_summary_utf8(ps, strtab_get(&p->t->strs, p->oneoff_id[si]));
+}
+
+/* Step si's figures into the sums over the steps: the means' (phases only
+ * where they are known), the breakdown's, communication's, the data waits
+ * over 5% of the window, the windows' lengths. */
+static void st_accumulate(st_pass *p, size_t si, const st_phases *ph) {
+    stepacc *a = &p->acc[si];
+    int64_t dur = p->st[si].end - p->st[si].start;
+    int phased = ph->basis[0] != 'n';
+    p->phases_known += phased;
+    if (dur && a->data_ns * 20 > dur) p->over5++;
+    for (int k = 0; k < BK_N; k++) p->bsum[k] += (double)a->b[k];
+    double vals[7] = {(double)dur, (double)ph->interval, (double)ph->fpbp, (double)ph->tail, (double)a->data_ns, (double)a->comm_ns, (double)ph->earlier};
+    for (int k = 0; k < 7; k++) {
+        if (((k >= 1 && k <= 3) || k == 6) && !phased) continue;
+        p->sum[k] += vals[k], p->cnt[k]++;
+        if (si > 0) p->sum1[k] += vals[k], p->cnt1[k]++;
+    }
+    p->durs[si] = dur;
+    p->comm_total += a->comm_ns;
+    p->overlap_total += a->overlap_ns;
+    p->total_dur += dur;
+}
+
+/* The steps record's head: where the steps come from, the warning about
+ * them (a bad --step-pattern, ranges cut at the profiler's end), the
+ * clock's note, the count, the warm-up, the phase points. */
+static tab_steps *st_write_head(const st_pass *p, pc_summary *ps, cJSON *so) {
+    const an_ctx *c = p->c;
+    const pc_trace *t = p->t;
     tab_steps *sr = PC_ADD_REC(ps, so, steps);
     sr->source = pc_summary_utf8(ps, c->step_source);
     if (c->bad_pattern) sr->warning = "--step-pattern is not a valid regular expression; it was ignored";
@@ -846,200 +998,184 @@ void an_steps(const an_ctx *c, pc_summary *ps) {
         sr->warning = pc_summary_utf8(ps, w);
     }
     sr->note = pc_summary_utf8(ps, t->clock_note);
-    sr->count = c->step_source ? (int64_t)ns : 0;
+    sr->count = c->step_source ? (int64_t)p->ns : 0;
     if (c->warmup_end > c->warmup_start) {
         sr->marker_count = c->marker_count;
         sr->warmup_start_ns = c->warmup_start - t->t_min;
         sr->warmup_ns = c->warmup_end - c->warmup_start;
     }
-    sr->fp_point = pc_summary_utf8(ps, fp_name ? fp_name : "");
-    sr->bp_point = pc_summary_utf8(ps, bp_name ? bp_name : "");
-    /* per-step rows: all of them up to MAX_STEP_ROWS, else an even sample
-     * (first and last included); every duration is in durations_ns */
+    sr->fp_point = pc_summary_utf8(ps, p->fp_name ? p->fp_name : "");
+    sr->bp_point = pc_summary_utf8(ps, p->bp_name ? p->bp_name : "");
+    return sr;
+}
+
+/* Every step's phases into the sums, and the steps table's rows: all of
+ * them up to MAX_STEP_ROWS, else an even sample (first and last included);
+ * every duration is in durations_ns. After: the breakdown's categories sum
+ * to the windows' total. */
+static void st_write_rows(st_pass *p, pc_summary *ps, cJSON *so, tab_steps *sr) {
+    size_t ns = p->ns;
     enum { MAX_STEP_ROWS = 1000 };
     size_t every = ns > MAX_STEP_ROWS ? (ns + MAX_STEP_ROWS - 1) / MAX_STEP_ROWS : 1;
     sr->rows_sampled = every > 1;
     sr->rows_every = (int64_t)every;
     double *alld = pc_summary_numbers(ps, ns);
-    for (size_t si = 0; si < ns; si++) alld[si] = (double)(st[si].end - st[si].start);
+    for (size_t si = 0; si < ns; si++) alld[si] = (double)(p->st[si].end - p->st[si].start);
     sr->durations_ns = (tk_V){alld, (int64_t)ns};
-    uint32_t *oneoff_n = spill_calloc(ns, sizeof *oneoff_n), *oneoff_id = spill_calloc(ns, sizeof *oneoff_id);
-    if (c->step_source) one_off_names(t, st, ns, oneoff_n, oneoff_id);
+    p->oneoff_n = spill_calloc(ns, sizeof *p->oneoff_n), p->oneoff_id = spill_calloc(ns, sizeof *p->oneoff_id);
+    if (p->c->step_source) one_off_names(p->t, p->st, ns, p->oneoff_n, p->oneoff_id);
     pc_table *rows = pc_summary_add_table(ps, so, "rows", TAB_step);
-    double sum[16] = {0}, sum1[16] = {0};
-    size_t cnt[16] = {0}, cnt1[16] = {0}, phases_known = 0;
-    int64_t *durs = spill_alloc(ns * sizeof *durs);
-    int over5 = 0;
-    double bsum[BK_N] = {0};
-    int64_t comm_total = 0, overlap_total = 0, total_dur = 0;
+    p->durs = spill_alloc(ns * sizeof *p->durs);
     for (size_t si = 0; si < ns; si++) {
-        const pc_step *p = &st[si];
-        stepacc *a = &acc[si];
-        int64_t dur = p->end - p->start;
-        int64_t fp, bp;
-        const char *basis;
-        const pc_phase *given = NULL;
-        for (size_t q = 0; q < t->nphase && !given; q++)
-            if (t->phase[q].number == p->number) given = &t->phase[q];
-        if (given && given->interval + given->fp_bp + given->tail == dur) {
-            /* the input's own phases (MindSpore's step trace) */
-            fp = p->start + given->interval;
-            bp = fp + given->fp_bp;
-            basis = "input";
-        } else if (a->has_kernel && a->fp_start != INT64_MAX) {
-            fp = a->fp_start;
-            bp = a->has_bwd ? a->bp_end : a->fwd_end;
-            basis = "gpu";
-        } else if (a->cpu_has_op && a->cpu_fp != INT64_MAX) {
-            fp = a->cpu_fp;
-            bp = a->cpu_has_bwd ? a->cpu_bp : a->cpu_fwd_end;
-            basis = "cpu";
-        } else {
-            fp = bp = p->end;
-            basis = "none";
-        }
-        if (fp < p->start) fp = p->start;
-        if (fp > p->end) fp = p->end;
-        if (bp < fp) bp = fp;
-        if (bp > p->end) bp = p->end;
-        /* with phases from the kernels, the GPU finishing earlier-launched
-         * work at the window's start is "earlier work", not interval */
-        int64_t earlier = basis[0] == 'g' && carry[si] > p->start ? (carry[si] < fp ? carry[si] : fp) - p->start : 0;
-        int64_t interval = fp - p->start - earlier, fpbp = bp - fp, tail = p->end - bp;
+        st_phases ph = st_phases_of(p, si);
         /* the input's phases and no kernel of this step on the steps' clock
          * (MindSpore's step trace): the computation communication can overlap
          * is the forward and backward phase */
-        if (basis[0] == 'i' && !a->b[BK_KERNEL] && bp > fp) {
-            ivl fb = {fp, bp};
-            a->overlap_ns = ivl_overlap(u[BK_COMM], nu[BK_COMM], &fb, 1);
+        if (ph.basis[0] == 'i' && !p->acc[si].b[BK_KERNEL] && ph.bp > ph.fp) {
+            ivl fb = {ph.fp, ph.bp};
+            p->acc[si].overlap_ns = ivl_overlap(p->u[BK_COMM], p->nu[BK_COMM], &fb, 1);
         }
-        /* no forward or backward work found: the phases are unknown, not
-         * "all interval" (which would read as a 100% iteration interval) */
-        int phased = basis[0] != 'n';
-        phases_known += phased;
-        if (dur && a->data_ns * 20 > dur) over5++;
-        for (int k = 0; k < BK_N; k++) bsum[k] += (double)a->b[k];
-        if (si % every == 0 || si == ns - 1) {
-            tab_step *r = tab_push(rows);
-            r->name = p->name ? pc_summary_utf8(ps, strtab_get(&t->strs, p->name)) : "whole trace";
-            r->number = p->number;
-            r->start_ns = p->start - t->t_min;
-            r->duration_ns = dur;
-            if (c->step_source) {
-                r->span_ns = p->cpu_end - p->cpu_start, r->gpu_lag_ns = lag[si];
-            }
-            if (c->step_source && linked) {
-                r->host_ns = bd_host[si].host, r->gpu_ns = bd_host[si].gpu, r->margin_ns = bd_host[si].margin;
-                r->bound = bd_host[si].gpu_bound ? "gpu" : "host";
-            }
-            if (p->kind) r->kind = step_kind_name[p->kind];
-            if (phased) r->earlier_work_ns = earlier, r->iteration_interval_ns = interval, r->fp_bp_ns = fpbp, r->tail_ns = tail;
-            r->phase_basis = basis;
-            r->has_backward = (tk_B)(basis[0] == 'g' ? a->has_bwd : a->cpu_has_bwd);
-            r->data_wait_ns = a->data_ns;
-            r->data_wait_pct = pc_figure(dur ? 100.0 * (double)a->data_ns / (double)dur : 0);
-            for (int k = 0; k < BK_N; k++) *(tk_F *)(void *)((char *)r + pc_bk[k].step_off) = (double)a->b[k];
-            r->communication_ns = a->comm_ns;
-            r->communication_overlap_ns = a->overlap_ns;
-            r->one_off_names = oneoff_n[si];
-            if (oneoff_id[si]) r->one_off_name = pc_summary_utf8(ps, strtab_get(&t->strs, oneoff_id[si]));
-        }
-        double vals[7] = {(double)dur, (double)interval, (double)fpbp, (double)tail, (double)a->data_ns, (double)a->comm_ns, (double)earlier};
-        for (int k = 0; k < 7; k++) {
-            if (((k >= 1 && k <= 3) || k == 6) && !phased) continue;
-            sum[k] += vals[k], cnt[k]++;
-            if (si > 0) sum1[k] += vals[k], cnt1[k]++;
-        }
-        durs[si] = dur;
-        comm_total += a->comm_ns;
-        overlap_total += a->overlap_ns;
-        total_dur += dur;
+        st_accumulate(p, si, &ph);
+        if (si % every == 0 || si == ns - 1) st_write_row(p, ps, rows, si, &ph);
     }
-    spill_free(u[BK_COMM]);
+    double bsum = 0;
+    for (int k = 0; k < BK_N; k++) bsum += p->bsum[k];
+    assert(bsum == (double)p->total_dur || fabs(bsum - (double)p->total_dur) <= 1e-9 * (double)p->total_dur);
+    spill_free(p->u[BK_COMM]);
+    p->u[BK_COMM] = NULL;
+    spill_free(p->oneoff_n);
+    spill_free(p->oneoff_id);
+}
+
+/* The steps' statistics: the averages (all steps; without the first), the
+ * count with known phases, the windows' median, p90, min, max, standard
+ * deviation and coefficient of variation. After: min <= median <= p90 <= max. */
+static void st_write_stats(st_pass *p, pc_summary *ps, cJSON *so, tab_steps *sr) {
+    size_t ns = p->ns;
     double m[7];
-    means(m, sum, cnt);
+    means(m, p->sum, p->cnt);
     tab_step_average *avg = PC_ADD_REC(ps, sj_obj(so, "average"), step_average);
     SET_AVERAGE(avg, m);
     tab_step_average_after_first *avg1 = PC_ADD_REC(ps, sj_obj(so, "average_without_first"), step_average_after_first);
-    means(m, sum1, cnt1);
+    means(m, p->sum1, p->cnt1);
     if (ns > 1) SET_AVERAGE(avg1, m);
-    sr->phases_known = (int64_t)phases_known;
+    sr->phases_known = (int64_t)p->phases_known;
+    int64_t *durs = p->durs;
     spill_sort(durs, ns, sizeof *durs, cmp_i64);
     sr->median_ns = ns % 2 ? durs[ns / 2] : (durs[ns / 2 - 1] + durs[ns / 2]) / 2;
     sr->p90_ns = durs[(size_t)ceil(0.9 * (double)ns) - 1 < ns ? (size_t)ceil(0.9 * (double)ns) - 1 : ns - 1];
     sr->min_ns = durs[0];
     sr->max_ns = durs[ns - 1];
-    double mean = sum[0] / (double)ns, var = 0;
+    assert(sr->min_ns <= sr->median_ns && sr->median_ns <= sr->p90_ns && sr->p90_ns <= sr->max_ns);
+    double mean = p->sum[0] / (double)ns, var = 0;
     for (size_t i = 0; i < ns; i++) var += ((double)durs[i] - mean) * ((double)durs[i] - mean);
     sr->stddev_ns = pc_figure(ns > 1 ? sqrt(var / (double)(ns - 1)) : 0);
     sr->cv_pct = pc_figure(mean > 0 && ns > 1 ? 100.0 * sqrt(var / (double)(ns - 1)) / mean : 0);
     spill_free(durs);
-    spill_free(oneoff_n);
-    spill_free(oneoff_id);
-    /* the profiler's own step durations (the ranges' spans, exactly as the
-     * trace has them): the windows above start later when GPU work launched
-     * before the steps delays the first; the variability check reads these */
-    if (c->step_source) {
-        double *spans = pc_summary_numbers(ps, ns);
-        int64_t *sp = spill_alloc(ns * sizeof *sp);
-        double ssum = 0, svar = 0;
-        for (size_t i = 0; i < ns; i++) {
-            sp[i] = st[i].cpu_end - st[i].cpu_start;
-            ssum += (double)sp[i];
-            spans[i] = (double)sp[i];
-        }
-        sr->span_durations_ns = (tk_V){spans, (int64_t)ns};
-        spill_sort(sp, ns, sizeof *sp, cmp_i64);
-        double smean = ssum / (double)ns;
-        for (size_t i = 0; i < ns; i++) svar += ((double)sp[i] - smean) * ((double)sp[i] - smean);
-        sr->span_median_ns = ns % 2 ? sp[ns / 2] : (sp[ns / 2 - 1] + sp[ns / 2]) / 2;
-        sr->span_max_ns = sp[ns - 1];
-        sr->span_cv_pct = pc_figure(smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
-        spill_free(sp);
-        double lsum = 0;
-        int64_t lmax = 0;
-        for (size_t i = 0; i < ns; i++) {
-            lsum += (double)lag[i];
-            if (lag[i] > lmax) lmax = lag[i];
-        }
-        sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
-        sr->gpu_lag_max_ns = lmax;
-        sr->gpu_before_ns = st[0].start - st[0].cpu_start;
-        if (linked) steps_bound_summary(sr, bd_host, ns);
-    }
-    steps_by_kind(ps, so, st, ns);
-    spill_free(bd_host);
-    spill_free(lag);
-    spill_free(carry);
+    p->durs = NULL;
+}
 
-    cJSON *bd = sj_obj(s, "breakdown");
-    PC_ADD_REC(ps, bd, breakdown)->total_ns = total_dur;
+/* The profiler's own step durations (the ranges' spans, exactly as the
+ * trace has them: the windows start later when GPU work launched before
+ * the steps delays the first; the variability check reads these), the
+ * GPU's lag and the steps' bound; with a step source only. */
+static void st_write_spans(const st_pass *p, pc_summary *ps, tab_steps *sr) {
+    size_t ns = p->ns;
+    const pc_step *st = p->st;
+    double *spans = pc_summary_numbers(ps, ns);
+    int64_t *sp = spill_alloc(ns * sizeof *sp);
+    double ssum = 0, svar = 0;
+    for (size_t i = 0; i < ns; i++) {
+        sp[i] = st[i].cpu_end - st[i].cpu_start;
+        ssum += (double)sp[i];
+        spans[i] = (double)sp[i];
+    }
+    sr->span_durations_ns = (tk_V){spans, (int64_t)ns};
+    spill_sort(sp, ns, sizeof *sp, cmp_i64);
+    double smean = ssum / (double)ns;
+    for (size_t i = 0; i < ns; i++) svar += ((double)sp[i] - smean) * ((double)sp[i] - smean);
+    sr->span_median_ns = ns % 2 ? sp[ns / 2] : (sp[ns / 2 - 1] + sp[ns / 2]) / 2;
+    sr->span_max_ns = sp[ns - 1];
+    sr->span_cv_pct = pc_figure(smean > 0 && ns > 1 ? 100.0 * sqrt(svar / (double)(ns - 1)) / smean : 0);
+    spill_free(sp);
+    double lsum = 0;
+    int64_t lmax = 0;
+    for (size_t i = 0; i < ns; i++) {
+        lsum += (double)p->lag[i];
+        if (p->lag[i] > lmax) lmax = p->lag[i];
+    }
+    sr->gpu_lag_ns = pc_figure(lsum / (double)ns);
+    sr->gpu_lag_max_ns = lmax;
+    sr->gpu_before_ns = st[0].start - st[0].cpu_start;
+    if (p->linked) steps_bound_summary(sr, p->bd, ns);
+}
+
+/* The breakdown, dataloader and communication sections, from the sums over
+ * the steps. After: overlapped communication within all of it. */
+static void st_write_totals(const st_pass *p, pc_summary *ps) {
+    size_t ns = p->ns;
+    cJSON *bd = sj_obj(ps->doc, "breakdown");
+    PC_ADD_REC(ps, bd, breakdown)->total_ns = p->total_dur;
     pc_table *bcat = pc_summary_add_table(ps, bd, "categories", TAB_bkcat);
     for (int k = 0; k < BK_N; k++) {
         tab_bkcat *x = tab_push(bcat);
         x->category = pc_bk[k].name;
-        x->total_ns = (int64_t)bsum[k];
-        x->avg_per_step_ns = pc_figure(bsum[k] / (double)ns);
-        x->pct = pc_figure(total_dur ? 100.0 * bsum[k] / (double)total_dur : 0);
+        x->total_ns = (int64_t)p->bsum[k];
+        x->avg_per_step_ns = pc_figure(p->bsum[k] / (double)ns);
+        x->pct = pc_figure(p->total_dur ? 100.0 * p->bsum[k] / (double)p->total_dur : 0);
     }
-
-    tab_dataloader *dq = PC_ADD_REC(ps, sj_obj(s, "dataloader"), dataloader);
+    tab_dataloader *dq = PC_ADD_REC(ps, sj_obj(ps->doc, "dataloader"), dataloader);
     int has_dl = 0;
-    for (size_t si = 0; si < ns; si++) has_dl |= acc[si].data_ns > 0;
+    for (size_t si = 0; si < ns; si++) has_dl |= p->acc[si].data_ns > 0;
     dq->present = (tk_B)has_dl;
-    dq->avg_wait_ns = pc_figure(sum[4] / (double)ns);
-    dq->avg_wait_pct = pc_figure(total_dur ? 100.0 * sum[4] / (double)total_dur : 0);
-    dq->steps_over_5pct = over5;
+    dq->avg_wait_ns = pc_figure(p->sum[4] / (double)ns);
+    dq->avg_wait_pct = pc_figure(p->total_dur ? 100.0 * p->sum[4] / (double)p->total_dur : 0);
+    dq->steps_over_5pct = p->over5;
     dq->steps = (int64_t)ns;
+    tab_communication *cm = PC_ADD_REC(ps, sj_obj(ps->doc, "communication"), communication);
+    assert(p->overlap_total <= p->comm_total);
+    cm->present = p->comm_total > 0;
+    cm->nccl_ns = p->comm_total;
+    cm->overlap_ns = p->overlap_total;
+    cm->overlap_pct = pc_figure(p->comm_total ? 100.0 * (double)p->overlap_total / (double)p->comm_total : 0);
+    cm->pct_of_step = pc_figure(p->total_dur ? 100.0 * (double)p->comm_total / (double)p->total_dur : 0);
+    cm->exposed_pct_of_step = pc_figure(p->total_dur ? 100.0 * (double)(p->comm_total - p->overlap_total) / (double)p->total_dur : 0);
+}
 
-    tab_communication *cm = PC_ADD_REC(ps, sj_obj(s, "communication"), communication);
-    cm->present = comm_total > 0;
-    cm->nccl_ns = comm_total;
-    cm->overlap_ns = overlap_total;
-    cm->overlap_pct = pc_figure(comm_total ? 100.0 * (double)overlap_total / (double)comm_total : 0);
-    cm->pct_of_step = pc_figure(total_dur ? 100.0 * (double)comm_total / (double)total_dur : 0);
-    cm->exposed_pct_of_step = pc_figure(total_dur ? 100.0 * (double)(comm_total - overlap_total) / (double)total_dur : 0);
-    spill_free(acc);
+/* The steps, breakdown, dataloader and communication sections, in phases:
+ * the GPU work carried into each step, each step's phases from its kernels
+ * and CPU operators, the breakdown's intervals and their share per step,
+ * data wait and communication, the GPU's lag, then the sections. The
+ * windows (steps_find) are sorted and disjoint, as ivl_step_sums and
+ * find_step need. */
+void an_steps(const an_ctx *c, pc_summary *ps) {
+    size_t ns = c->nsteps;
+    st_pass p = {.c = c, .t = c->t, .l = &c->links, .st = c->steps, .ns = ns, .fp_name = c->o.fp_point, .bp_name = c->o.bp_point};
+    for (size_t i = 0; i < ns; i++) assert(p.st[i].start <= p.st[i].end && (i == 0 || p.st[i - 1].end <= p.st[i].start));
+    p.acc = spill_calloc(ns, sizeof *p.acc);
+    for (size_t i = 0; i < ns; i++) {
+        p.acc[i].fp_start = p.acc[i].cpu_fp = INT64_MAX;
+        p.acc[i].bp_end = p.acc[i].fwd_end = p.acc[i].cpu_bp = p.acc[i].cpu_fwd_end = INT64_MIN;
+    }
+    name_caches(p.t);
+    st_carry(&p);
+    st_kernel_phases(&p);
+    st_cpu_phases(&p);
+    st_intervals(&p);
+    st_breakdown(&p);
+    st_comm(&p);
+    st_lag(&p);
+    cJSON *so = sj_obj(ps->doc, "steps");
+    tab_steps *sr = st_write_head(&p, ps, so);
+    st_write_rows(&p, ps, so, sr);
+    st_write_stats(&p, ps, so, sr);
+    if (c->step_source) st_write_spans(&p, ps, sr);
+    steps_by_kind(ps, so, p.st, ns);
+    spill_free(p.bd);
+    spill_free(p.lag);
+    spill_free(p.carry);
+    st_write_totals(&p, ps);
+    spill_free(p.acc);
     spill_free(dl_cache);
     spill_free(nccl_cache);
     dl_cache = nccl_cache = NULL;

@@ -16,6 +16,7 @@
 #include "../util/hmap.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,36 +142,54 @@ static int dur_bucket(int64_t d) {
 }
 enum { NDB = 1 + 64 * 8 };
 
-void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
-    const pc_trace *t = c->t;
-    const pc_links *l = &c->links;
-    tllane *lanes = xcalloc(TL_LANES, sizeof *lanes);
-    int nl = 0;
-    uint8_t *nccl = nccl_flags(t);
-    size_t nk = t->ngpu + t->ncpu, total = 0;
-    /* pass 1: how many events, by duration bucket; the bucket where the
-     * TL_MAX longest end */
+/* an_trace_timeline's state: the lanes met (in first-use order), the events
+ * shown and the total, the cut bucket (events in buckets above it are all
+ * kept; those in it compete for the slots left) and its candidates. */
+typedef struct tl_pass {
+    const pc_trace *t;
+    const pc_links *l;
+    const uint8_t *nccl;
+    tllane *lanes;
+    int nl;
+    size_t total;      /* the events the timeline shows, before TL_MAX */
+    int cut;
+    tlev *ev, *cand;   /* kept events; the cut bucket's candidates (a heap of room) */
+    size_t n, cap, nc, room;
+} tl_pass;
+
+/* Pass 1: how many events the timeline shows (p->total), by duration
+ * bucket, and the bucket where the TL_MAX longest end (p->cut; 0 when all
+ * fit). After: the buckets above the cut hold at most TL_MAX events. */
+static void tl_count(tl_pass *p) {
+    const pc_trace *t = p->t;
+    size_t nk = t->ngpu + t->ncpu;
     int64_t *hist = xcalloc(NDB, sizeof *hist);
     for (size_t k = 0; k < nk; k++) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
+        if (!tl_event(t, p->l, p->nccl, k, &x, &g, &a, &b)) continue;
         hist[dur_bucket(x.d)]++;
-        total++;
+        p->total++;
     }
-    int cut = 0; /* events in buckets above cut are all kept; those in cut compete */
     size_t above = 0;
-    if (total > TL_MAX) {
-        for (cut = NDB - 1; cut > 0 && above + (size_t)hist[cut] <= TL_MAX; cut--) above += (size_t)hist[cut];
+    if (p->total > TL_MAX) {
+        for (p->cut = NDB - 1; p->cut > 0 && above + (size_t)hist[p->cut] <= TL_MAX; p->cut--) above += (size_t)hist[p->cut];
     }
+    assert(above <= TL_MAX);
     free(hist);
-    /* pass 2: the kept events and the candidates of the cut bucket, with their
-     * lanes; of the candidates only the slots left are held (a heap: a trace of
-     * 21,000,000 equal events held them all, sorted, and peaked at 330 MiB) */
-    size_t room = total > TL_MAX ? TL_MAX : 0; /* (events past the lanes are skipped: the cut bucket may fill more than TL_MAX - above) */
-    tlev *ev = NULL, *cand = room ? xmalloc(room * sizeof *cand) : NULL;
-    size_t n = 0, cap = 0, nc = 0;
+}
+
+/* Pass 2: the kept events and the candidates of the cut bucket, with their
+ * lanes; of the candidates only the slots left are held (a heap: a trace of
+ * 21,000,000 equal events held them all, sorted, and peaked at 330 MiB).
+ * Events past the lanes (TL_LANES) are skipped: the cut bucket may fill
+ * more than TL_MAX - above. */
+static void tl_collect(tl_pass *p) {
+    const pc_trace *t = p->t;
+    size_t nk = t->ngpu + t->ncpu;
+    p->room = p->total > TL_MAX ? TL_MAX : 0;
+    p->cand = p->room ? xmalloc(p->room * sizeof *p->cand) : NULL;
     int lg = -1;
     int64_t last_a = 0, last_b = 0;
     int lane_last = -1;
@@ -178,46 +197,56 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         tlev x;
         int g;
         int64_t a, b;
-        if (!tl_event(t, l, nccl, k, &x, &g, &a, &b)) continue;
-        int bk = total > TL_MAX ? dur_bucket(x.d) : NDB;
-        if (bk < cut) continue;
-        int lane = g == lg && a == last_a && b == last_b ? lane_last : lane_of(lanes, &nl, g, a, b);
+        if (!tl_event(t, p->l, p->nccl, k, &x, &g, &a, &b)) continue;
+        int bk = p->total > TL_MAX ? dur_bucket(x.d) : NDB;
+        if (bk < p->cut) continue;
+        int lane = g == lg && a == last_a && b == last_b ? lane_last : lane_of(p->lanes, &p->nl, g, a, b);
         lg = g, last_a = a, last_b = b, lane_last = lane;
         if (lane < 0) continue;
         x.lane = (uint16_t)lane;
-        if (bk > cut) *SPILL_PUSH(ev, n, cap) = x;
-        else heap_offer(cand, &nc, room, &x);
+        if (bk > p->cut) *SPILL_PUSH(p->ev, p->n, p->cap) = x;
+        else heap_offer(p->cand, &p->nc, p->room, &x);
     }
-    spill_free(nccl);
-    size_t dropped = 0;
-    int64_t shortest = 0;
-    if (total > TL_MAX) {
-        /* the longest of the cut bucket fill the slots left */
-        if (nc) qsort(cand, nc, sizeof *cand, cmp_cand);
-        for (size_t i = 0; i < nc && n < TL_MAX; i++) *SPILL_PUSH(ev, n, cap) = cand[i];
-        dropped = total - n;
-        shortest = INT64_MAX;
-        for (size_t i = 0; i < n; i++)
-            if (ev[i].d < shortest) shortest = ev[i].d;
+}
+
+/* Past TL_MAX: the longest of the cut bucket fill the slots left; *dropped
+ * the events left out, *shortest the shortest kept (both 0 when all fit).
+ * After: at most TL_MAX events, kept and dropped making the total. */
+static void tl_fill_cut(tl_pass *p, size_t *dropped, int64_t *shortest) {
+    *dropped = 0, *shortest = 0;
+    if (p->total > TL_MAX) {
+        if (p->nc) qsort(p->cand, p->nc, sizeof *p->cand, cmp_cand);
+        for (size_t i = 0; i < p->nc && p->n < TL_MAX; i++) *SPILL_PUSH(p->ev, p->n, p->cap) = p->cand[i];
+        *dropped = p->total - p->n;
+        *shortest = INT64_MAX;
+        for (size_t i = 0; i < p->n; i++)
+            if (p->ev[i].d < *shortest) *shortest = p->ev[i].d;
     }
-    free(cand);
-    /* lanes in a fixed order: GPU (device, stream) then CPU (pid, tid) */
+    assert(p->n <= p->total && p->n <= TL_MAX && *dropped <= p->total);
+    free(p->cand);
+    p->cand = NULL;
+}
+
+/* The lanes in a fixed order (GPU (device, stream), then CPU (pid, tid)),
+ * returned (the caller frees), and the events renumbered to them, sorted
+ * by lane and start. */
+static tllane *tl_order_lanes(tl_pass *p) {
+    int nl = p->nl;
     int *remap = xcalloc((size_t)(nl ? nl : 1), sizeof *remap);
     tllane *sorted = xcalloc((size_t)(nl ? nl : 1), sizeof *sorted);
-    memcpy(sorted, lanes, (size_t)nl * sizeof *lanes);
+    memcpy(sorted, p->lanes, (size_t)nl * sizeof *p->lanes);
     qsort(sorted, (size_t)nl, sizeof *sorted, cmp_lanes);
     for (int i = 0; i < nl; i++)
         for (int k = 0; k < nl; k++)
-            if (!memcmp(&lanes[i], &sorted[k], sizeof *lanes)) remap[i] = k;
-    for (size_t i = 0; i < n; i++) ev[i].lane = (uint16_t)remap[ev[i].lane];
-    spill_sort(ev, n, sizeof *ev, cmp_lane_start);
+            if (!memcmp(&p->lanes[i], &sorted[k], sizeof *p->lanes)) remap[i] = k;
+    for (size_t i = 0; i < p->n; i++) p->ev[i].lane = (uint16_t)remap[p->ev[i].lane];
+    spill_sort(p->ev, p->n, sizeof *p->ev, cmp_lane_start);
+    free(remap);
+    return sorted;
+}
 
-    cJSON *tl = sj_obj(ps->doc, "trace_timeline");
-    tab_trace_timeline *tr = PC_ADD_REC(ps, tl, trace_timeline);
-    tr->span_ns = t->t_max - t->t_min;
-    tr->events_total = (int64_t)total;
-    tr->dropped = (int64_t)dropped;
-    tr->shortest_kept_ns = shortest;
+/* trace_timeline.categories and .lanes (each lane's label). */
+static void tl_write_lanes(const pc_trace *t, cJSON *tl, const tllane *sorted, int nl) {
     cJSON *cats = sj_arr(tl, "categories");
     for (int k = 0; k < TC_N; k++) cJSON_AddItemToArray(cats, cJSON_CreateString(tl_cat[k]));
     cJSON *la = sj_arr(tl, "lanes");
@@ -228,7 +257,11 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
         else snprintf(lab, sizeof lab, "thread %lld", (long long)sorted[i].b);
         cJSON_AddItemToArray(la, sj_str_item(lab));
     }
-    /* names and arguments: each once, in first-use order */
+}
+
+/* trace_timeline.names, .args and .events: each name and argument text
+ * once, in first-use order, and the events pointing at them. */
+static void tl_write_events(const pc_trace *t, cJSON *tl, const tlev *ev, size_t n) {
     hmap ids = {0}, argids = {0};
     cJSON *names = sj_arr(tl, "names"), *args = sj_arr(tl, "args"), *arr = sj_arr(tl, "events");
     uint32_t nn = 0, na = 0;
@@ -261,8 +294,31 @@ void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
     hmap_free(&ids);
     hmap_free(&argids);
     free(argv);
-    spill_free(ev);
-    free(remap);
+}
+
+/* The trace_timeline section, in phases: count the events by duration,
+ * collect the kept ones and the cut bucket's candidates, fill the slots
+ * left, order the lanes, then the record, the lanes and the events. */
+void an_trace_timeline(const an_ctx *c, pc_summary *ps) {
+    const pc_trace *t = c->t;
+    uint8_t *nccl = nccl_flags(t);
+    tl_pass p = {.t = t, .l = &c->links, .nccl = nccl, .lanes = xcalloc(TL_LANES, sizeof *p.lanes)};
+    tl_count(&p);
+    tl_collect(&p);
+    spill_free(nccl);
+    size_t dropped;
+    int64_t shortest;
+    tl_fill_cut(&p, &dropped, &shortest);
+    tllane *sorted = tl_order_lanes(&p);
+    cJSON *tl = sj_obj(ps->doc, "trace_timeline");
+    tab_trace_timeline *tr = PC_ADD_REC(ps, tl, trace_timeline);
+    tr->span_ns = t->t_max - t->t_min;
+    tr->events_total = (int64_t)p.total;
+    tr->dropped = (int64_t)dropped;
+    tr->shortest_kept_ns = shortest;
+    tl_write_lanes(t, tl, sorted, p.nl);
+    tl_write_events(t, tl, p.ev, p.n);
+    spill_free(p.ev);
     free(sorted);
-    free(lanes);
+    free(p.lanes);
 }

@@ -11,11 +11,11 @@
  *      the trace)
  * When several apply, the lowest row above 0 that is not 1 wins over 1
  * except that 2 and 4 (nothing trustworthy was written) win over all.
- * Only this layer prints to the terminal. */
+ * Only this layer prints to the terminal: the commands parse their options,
+ * call the pipeline (src/pipeline: inputs to summaries), compare/ and
+ * render/, and print what they say. */
 #ifndef PC_CLI_H
 #define PC_CLI_H
-#include <cjson/cJSON.h>
-#include "../summary/summary.h"
 enum { EXIT_OK = 0, EXIT_GATE = 1, EXIT_INPUT = 2, EXIT_TRUNCATED = 3, EXIT_WRITE = 4 };
 /* The exit code of a failed writing step (report, summary, diff outputs)
  * from its PC_E* code: a malformed template or bad usage 2, the rest 4. */
@@ -65,15 +65,17 @@ void cli_error(const char *file, const void *err); /* prints "perfcard: FILE: ms
 struct sbuf;
 void cli_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_clean(struct sbuf *b, const char *s, size_t n);
-/* Reads and validates a summary.json from elsewhere, printing the error or what
- * the validator dropped: EXIT_OK with *out set, or EXIT_INPUT. */
-int cli_read_summary(const char *path, pc_summary **out);
-/* One input to its summary: a trace loaded and analyzed (warnings on
- * stderr), or a summary.json read. The exit code: EXIT_OK, EXIT_TRUNCATED
- * (incomplete input; *out set) or EXIT_INPUT (*out NULL). */
+/* The pipeline's options for a command (pipeline.h): analysis options an,
+ * each line it says printed on stderr by cli_say, the environment's test
+ * and bench settings (PERFCARD_THREADS, PERFCARD_SPLIT_MIN,
+ * PERFCARD_SQLITE_SECONDS, PERFCARD_TIMING); with progress, the loader's
+ * progress on one terminal line. */
+struct pl_opts;
 struct pc_analyze_opts;
-int cli_summarize(const char *path, const struct pc_analyze_opts *an, int progress, int read_threads, pc_summary **out);
-/* Every input summarized in order (out[i]); stops at the first unreadable one. The exit code:
- * EXIT_OK, EXIT_TRUNCATED (some input incomplete) or EXIT_INPUT. */
-int cli_summarize_all(char *const *paths, int n, const struct pc_analyze_opts *an, pc_summary **out);
+void cli_pipeline(struct pl_opts *p, const struct pc_analyze_opts *an, int progress);
+/* The report of nin traces (files, not folders) written into out as
+ * `perfcard report TRACE... -o OUT [--step-pattern RE]` writes it
+ * (step_pattern NULL: the default steps), its headline and paths printed:
+ * report's exit code. For capture. */
+int cli_report_traces(char *const *traces, int nin, const char *out, const char *step_pattern);
 #endif

@@ -404,18 +404,7 @@ int cmd_capture(int argc, char **argv) {
             nt = 0;
         }
     }
-    if (!no_report && nt > 0) {
-        char **rargv = xcalloc((size_t)nt + 8, sizeof *rargv);
-        int k = 0;
-        rargv[k++] = "report";
-        for (int i = 0; i < nt; i++) rargv[k++] = traces[i];
-        rargv[k++] = "-o";
-        rargv[k++] = report_dir ? report_dir : out;
-        if (step_pattern) { rargv[k++] = "--step-pattern"; rargv[k++] = (char *)step_pattern; }
-        rargv[k] = NULL;
-        failed |= cmd_report(k, rargv) == EXIT_WRITE;
-        free(rargv);
-    }
+    if (!no_report && nt > 0) failed |= cli_report_traces(traces, nt, report_dir ? report_dir : out, step_pattern) == EXIT_WRITE;
     /* the command's exit code says nothing of perfcard's own outputs: a full disk is exit 4, whatever the command returned */
     if (failed) {
         cli_say(stderr, "perfcard: the command %s %d, but perfcard could not write its outputs in %s (above): exit %d",

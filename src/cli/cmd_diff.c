@@ -2,9 +2,11 @@
  * the same options) or a summary.json; the diff is rendered from the
  * summaries alone, so both kinds give the same diff. */
 #include "cli.h"
+#include "../util/shortname.h"
 #include "../util/xalloc.h"
 #include "../analyze/analyze.h"
 #include "../compare/diff.h"
+#include "../pipeline/pipeline.h"
 #include "../render/diffreport.h"
 #include "../summary/summary.h"
 #include <getopt.h>
@@ -142,7 +144,9 @@ int cmd_diff(int argc, char **argv) {
     if (cli_check_cmd_outputs("diff", out, formats, (char *const *)in, nin)) goto done;
     pc_summary **s = calloc((size_t)nin, sizeof *s);
     /* every input summarized; an incomplete one makes the outcome 3 unless the gate says 1 */
-    int ec = cli_summarize_all((char *const *)in, nin, &an, s);
+    pl_opts p;
+    cli_pipeline(&p, &an, 0);
+    int ec = pl_summarize_all((char *const *)in, nin, &p, s);
     rc = ec;
     if (ec != EXIT_INPUT) {
         pc_diff_side *side = calloc((size_t)g.ng, sizeof *side);
@@ -163,15 +167,20 @@ int cmd_diff(int argc, char **argv) {
                     const pc_diff_change *x = &d->changes[r];
                     cli_say(stdout, "  %s: %s", x->side.label, x->headline);
                     /* components named beyond their own noise (#36), even when the step is inconclusive */
-                    for (int i = 0; i < x->ncomp && strcmp(x->comp[i].verdict, "within noise"); i++)
-                        if (x->comp[i].under && !strcmp(x->comp[i].verdict, "algorithm changed"))
-                            cli_say(stdout, "    kernel %.80s%s %+.1f%% per step: algorithm changed under %.60s, its kernels %+.2f ms net per step",
-                                    x->comp[i].name, strlen(x->comp[i].name) > 80 ? "…" : "", x->comp[i].delta_pct, x->comp[i].under,
-                                    (x->comp[i].under_new_ns - x->comp[i].under_base_ns) / 1e6);
-                        else
-                        cli_say(stdout, "    %s %s: %.80s%s %+.1f%% per step (95%% %+.1f%% to %+.1f%%; p = %.2g, its steps vary by %.1f%%)",
-                                x->comp[i].kind, x->comp[i].verdict, x->comp[i].name, strlen(x->comp[i].name) > 80 ? "…" : "",
-                                x->comp[i].delta_pct, x->comp[i].lo_pct, x->comp[i].hi_pct, x->comp[i].p, x->comp[i].base_sd_pct);
+                    for (int i = 0; i < x->ncomp && strcmp(x->comp[i].verdict, "within noise"); i++) {
+                        /* the one short name of report.html and diff.md (#47 item 7) */
+                        char *sn = pc_short_name(x->comp[i].name, 0, PC_SHORT_TABLE);
+                        if (x->comp[i].under && !strcmp(x->comp[i].verdict, "algorithm changed")) {
+                            char *su = pc_short_name(x->comp[i].under, 0, PC_SHORT_TABLE);
+                            cli_say(stdout, "    kernel %s %+.1f%% per step: algorithm changed under %s, its kernels %+.2f ms net per step",
+                                    sn, x->comp[i].delta_pct, su, (x->comp[i].under_new_ns - x->comp[i].under_base_ns) / 1e6);
+                            free(su);
+                        } else
+                            cli_say(stdout, "    %s %s: %s %+.1f%% per step (95%% %+.1f%% to %+.1f%%; p = %.2g, its steps vary by %.1f%%)",
+                                    x->comp[i].kind, x->comp[i].verdict, sn, x->comp[i].delta_pct, x->comp[i].lo_pct, x->comp[i].hi_pct,
+                                    x->comp[i].p, x->comp[i].base_sd_pct);
+                        free(sn);
+                    }
                 }
                 if (formats & OUT_HTML) cli_say(stdout, "%s/diff.html", out);
                 if (formats & OUT_MD) cli_say(stdout, "%s/diff.md", out);

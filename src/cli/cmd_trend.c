@@ -8,6 +8,7 @@
 #include "../analyze/analyze.h"
 #include "../compare/trend.h"
 #include "../compare/history.h"
+#include "../pipeline/pipeline.h"
 #include "../render/trendreport.h"
 #include "../summary/summary.h"
 #include "../util/fsutil.h"
@@ -90,13 +91,15 @@ static char *report_beside(const char *input, const char *outdir) {
  * summaries; flags[i]: RUN_OWN_LABEL, run i's summary has its own run.label; RUN_COMPLETE, its
  * input was read whole (not truncated, no event skipped) and its summary has a run and steps
  * (not an empty {"schema": ...}), so a history may keep it. Returns the first exit code
- * that is not EXIT_OK, stopping at EXIT_INPUT (as cli_summarize_all). */
+ * that is not EXIT_OK, stopping at EXIT_INPUT (as pl_summarize_all). */
 enum { RUN_OWN_LABEL = 1, RUN_COMPLETE = 2, RUN_HAS_RUN = 4 };
 static int read_points(char *const *paths, int n, const pc_analyze_opts *an, pc_trend_point *pts, uint8_t *flags) {
     int ec = EXIT_OK;
+    pl_opts p;
+    cli_pipeline(&p, an, 0);
     for (int i = 0; i < n && ec != EXIT_INPUT; i++) {
         pc_summary *s = NULL;
-        int code = cli_summarize(paths[i], an, 0, 0, &s);
+        int code = pl_summarize(paths[i], &p, &s);
         if (code != EXIT_OK) ec = code;
         if (!s) continue;
         pc_trend_point_of(s, NULL, NULL, &pts[i]);

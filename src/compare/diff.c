@@ -5,6 +5,7 @@
 #include "../summary/summary.h"
 #include "../summary/categories.h"
 #include "../util/fsutil.h"
+#include "../util/shortname.h"
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <math.h>
@@ -162,8 +163,10 @@ static void contributors(pc_diff_change *x, const double *bcat, const double *nc
     }
     if (dstep != 0 && nt && k < (int)cap) {
         units_ns(b, sizeof b, top[0].delta_ns);
-        snprintf(h + k, cap - (size_t)k, "%s%s %.80s%s %s%s (%.0f%%)", ncatc ? "; " : ": ", top[0].kind, top[0].name,
-                 strlen(top[0].name) > 80 ? "…" : "", top[0].delta_ns >= 0 ? "+" : "", b, 100 * top[0].delta_ns / dstep);
+        char *sn = pc_short_name(top[0].name, 0, PC_SHORT_TABLE); /* the one short name (#47 item 7) */
+        snprintf(h + k, cap - (size_t)k, "%s%s %s %s%s (%.0f%%)", ncatc ? "; " : ": ", top[0].kind, sn,
+                 top[0].delta_ns >= 0 ? "+" : "", b, 100 * top[0].delta_ns / dstep);
+        free(sn);
     }
 }
 

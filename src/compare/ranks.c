@@ -2,7 +2,6 @@
 #include "verdict.h"
 #include "../summary/summary.h"
 #include "../summary/categories.h"
-#include "../render/report.h"
 #include "../util/arena.h"
 #include "../util/shortname.h"
 #include "../util/strtab.h"
@@ -30,15 +29,17 @@ static double per_step(const pc_summary *s, int cat) {
     return c ? PC_OR(c->avg_per_step_ns, 0) : 0;
 }
 
-/* A rank's own work per step (mean): every category of the exclusive breakdown but
- * communication and idle (GPU kernels and copies, and the host work before
- * them). In a collective the ranks that finish their work first wait for the
- * others inside the NCCL kernels, so the rank with the most work is the one
- * everyone waits for, however long its own communication looks. */
+/* A rank's compute per step (mean; ranks.rows[].compute_ns): its own work,
+ * the exclusive breakdown's GPU kernels, copies and sets and the host's
+ * runtime calls and CPU operators; with exposed communication, data loading
+ * and idle (the breakdown's other categories) it makes the mean step. Without
+ * matched collectives the rank with the most compute is the straggler: in a
+ * collective the ranks that finish their work first wait for the others inside
+ * the NCCL kernels, however long their own communication looks. */
 static double work_per_step(const pc_summary *s) {
     double w = 0;
     for (int k = 0; k < BK_N; k++)
-        if (k != BK_COMM && k != BK_OTHER) w += per_step(s, k);
+        if (k != BK_COMM && k != BK_OTHER && k != BK_DATA) w += per_step(s, k);
     return w;
 }
 
@@ -89,10 +90,10 @@ static double median_of(const double *v, int n) {
 }
 
 /* ranks.collectives[] (arr) of one rank: each collective type of its summary s
- * over all sizes: calls, time per step, bytes, and nccl-tests' bus bandwidth
- * over the calls of known size (their bytes / their time x the type's bus
- * factor); by time */
-typedef struct ctype { const char *coll; double calls, total, bytes, sized, factor; } ctype;
+ * over all sizes: calls, time per step and bytes, by time (no bandwidth: a
+ * rank's kernel time holds its wait for the last arrival; the job's bandwidth
+ * from the transfer time is ranks.job_collectives') */
+typedef struct ctype { const char *coll; double calls, total, bytes; } ctype;
 static int cmp_ctype(const void *a, const void *b) {
     const ctype *x = a, *y = b;
     return (x->total < y->total) - (x->total > y->total);
@@ -107,9 +108,9 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
         const char *c = PC_S(r->collective, "");
         int k = 0;
         while (k < nt && strcmp(t[k].coll, c)) k++;
-        if (k == nt) t[nt++] = (ctype){.coll = c, .factor = PC_OR(r->bus_factor, 0)};
+        if (k == nt) t[nt++] = (ctype){.coll = c};
         t[k].calls += PC_OR(r->calls, 0), t[k].total += PC_OR(r->total_ns, 0);
-        t[k].bytes += PC_OR(r->bytes, 0), t[k].sized += PC_OR(r->sized_ns, 0);
+        t[k].bytes += PC_OR(r->bytes, 0);
     }
     qsort(t, (size_t)nt, sizeof *t, cmp_ctype);
     for (int k = 0; k < nt; k++) {
@@ -120,7 +121,6 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
         o->total_ns = pc_figure(t[k].total);
         o->per_step_ns = pc_figure(t[k].total / steps);
         o->bytes = pc_figure(t[k].bytes);
-        if (t[k].sized > 0 && t[k].bytes > 0 && t[k].factor > 0) o->busbw_gbs = pc_figure(t[k].bytes / t[k].sized * t[k].factor);
     }
     free(t);
 }
@@ -146,12 +146,11 @@ static void rank_collectives(pc_summary *job, pc_table *arr, int rank, const pc_
  * the lowest rank's step), and keeps of the rank only each operation's group
  * and its arrival as an offset from the slot's first arrival (5 bytes; a float,
  * exact to the ns within 16.7 ms of it), for the wait it suffered. The job
- * holds at most pc_job_arrivals_max of them (PC_JOB_ARRIVALS): beyond, every rank keeps its first
+ * holds at most its arrivals_max of them (pc_job_opts): beyond, every rank keeps its first
  * OPS_PER_RANK >> s operations (s the least that fits), which the note says. */
 #define CLOCK_NS 50000.0
 enum { MATCH_GROUPS = 64, MATCH_TYPES = 16, SLOT_TYPES = 4, OPS_PER_RANK = 4096 };
 enum { OP_FIRST = 1, OP_LAST = 2 };
-size_t pc_job_arrivals_max = PC_JOB_ARRIVALS;
 typedef struct oslot {
     int64_t base;                             /* the first arrival folded in, on its rank's clock */
     int64_t lkey, larr, ldur, lref, lbusy;   /* the last arriver: its key, arrival, kernel time, reference point, GPU compute before */
@@ -214,6 +213,7 @@ struct pc_job {
     jkern *jk;           /* by name id */
     size_t njk;
     size_t tl_held, tl_cap; /* timeline events held over the ranks; at most tl_cap per rank */
+    size_t detail_bytes, arrivals_max; /* pc_job_opts: report.html's bytes for the detail; arrivals held */
 };
 
 static int64_t ival(tk_I v) { return tk_null_I(v) ? 0 : v; }
@@ -228,7 +228,7 @@ static int type_id(pc_job *j, const char *c) {
 
 /* fewer arrivals held per rank until the job's fit (the first ones of each rank kept) */
 static void job_fit(pc_job *j) {
-    while (j->held > pc_job_arrivals_max && j->ops_cap > 1) {
+    while (j->held > j->arrivals_max && j->ops_cap > 1) {
         j->ops_cap /= 2;
         j->held = 0;
         for (size_t i = 0; i < j->n; i++) {
@@ -334,8 +334,11 @@ static void add_ops(pc_job *j, jent *e, const pc_summary *ps) {
     job_fit(j);
 }
 
-pc_job *pc_job_new(void) {
+pc_job *pc_job_new(const pc_job_opts *o) {
+    assert(o);
     pc_job *j = xcalloc(1, sizeof *j);
+    j->detail_bytes = o->detail_bytes;
+    j->arrivals_max = o->arrivals_max ? o->arrivals_max : PC_JOB_ARRIVALS;
     j->scratch = pc_summary_new();
     cJSON *rs = cJSON_AddObjectToObject(j->scratch->doc, "ranks");
     j->rows = pc_summary_add_table(j->scratch, rs, "rows", TAB_rank);
@@ -380,14 +383,15 @@ int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
         r->communication_ns = pc_figure(per_step(ps, BK_COMM));
         r->idle_ns = pc_figure(per_step(ps, BK_OTHER));
         r->gpu_ns = pc_figure(per_step(ps, BK_KERNEL) + per_step(ps, BK_MEMCPY) + per_step(ps, BK_MEMSET));
-        r->host_ns = pc_figure(per_step(ps, BK_RUNTIME) + per_step(ps, BK_CPU) + per_step(ps, BK_OTHER));
+        r->host_ns = pc_figure(per_step(ps, BK_RUNTIME) + per_step(ps, BK_CPU));
         r->data_ns = pc_figure(per_step(ps, BK_DATA));
     }
     tk_I peak = PC_REC(ps, memory)->cuda_peak_allocated_bytes;
     if (!tk_null_I(peak)) r->peak_memory_bytes = pc_figure((double)peak);
     r->nccl_ns = pc_figure(PC_OR(cm->nccl_ns, 0) / steps);
     r->nccl_overlap_pct = PC_OR(cm->overlap_pct, 0);
-    /* the rank's costliest collective (collectives.rows is by time), and its bus bandwidth */
+    /* the rank's costliest collective (collectives.rows is by time); no bus bandwidth of it: its
+     * kernel time holds its wait for the last rank (the job's, from the transfer, is in job_collectives) */
     const pc_table *ct = PC_TAB(ps, coll);
     if (ct && ct->n) {
         const tab_coll *top = TAB_ROWS(ct, coll);
@@ -395,7 +399,6 @@ int pc_job_add(pc_job *j, const pc_summary *ps, int order) {
         snprintf(lab, sizeof lab, "%s, %s", PC_S(top->collective, ""), PC_S(top->size_range, ""));
         r->top_collective = pc_summary_utf8(jobs, lab);
         r->top_collective_ns = pc_figure(PC_OR(top->total_ns, 0) / steps);
-        r->top_collective_busbw_gbs = top->busbw_gbs;
     }
     const tab_gpu_device *d0 = PC_REC_AT(ps, gpu_device, 0);
     if (d0) r->gpu_utilization_pct = d0->utilization_pct;
@@ -492,7 +495,7 @@ static int match_collectives(const pc_job *j, pc_summary *jobs, cJSON *rs, jent 
     }
     if (j->ops_max > j->ops_cap) {
         snprintf(line, sizeof line, "each rank's first %zu collective operations are matched (of up to %zu: a job of %d ranks holds at most %zu arrivals)",
-                 j->ops_cap, j->ops_max, n, pc_job_arrivals_max);
+                 j->ops_cap, j->ops_max, n, j->arrivals_max);
         note_add(note, sizeof note, line);
     }
     if (j->grp_over) {
@@ -684,8 +687,6 @@ static double replay_straggler(const pc_job *j, jent *const *v, int n, const siz
 }
 
 /* ---- the job's first screen and the per-rank detail (report.html's rank selector) ---- */
-
-size_t pc_rank_detail_budget = PC_RANK_DETAIL_BUDGET;
 
 /* rank i's kernels over its devices, summed by name: names[] (into the
  * summary's strings) and totals, calls; returns the count */
@@ -1114,11 +1115,11 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
                  (int)st->rank, n, PC_OR(st->behind_median_pct, 0));
     else {
         /* the largest part of the ranks' summed step time */
-        static const char *const what[] = {"GPU compute", "exposed communication", "host wait and idle time", "data loading"};
+        static const char *const what[] = {"compute", "exposed communication", "idle time", "data wait alone"};
         double sum[4] = {0}, all = 0;
         for (int i = 0; i < n; i++) {
-            sum[0] += PC_OR(r[i].gpu_ns, 0), sum[1] += PC_OR(r[i].communication_ns, 0);
-            sum[2] += PC_OR(r[i].host_ns, 0), sum[3] += PC_OR(r[i].data_ns, 0);
+            sum[0] += PC_OR(r[i].compute_ns, 0), sum[1] += PC_OR(r[i].communication_ns, 0);
+            sum[2] += PC_OR(r[i].idle_ns, 0), sum[3] += PC_OR(r[i].data_ns, 0);
         }
         int top = 0;
         for (int k = 0; k < 4; k++) all += sum[k], top = sum[k] > sum[top] ? k : top;
@@ -1129,12 +1130,12 @@ static void job_view(const pc_job *j, pc_summary *jobs, cJSON *rs, tab_ranks *rr
     }
     rr->headline = pc_summary_utf8(jobs, h);
     /* the detail: must-keep ranks first, then by rank while the budget holds */
-    size_t budget = pc_rank_detail_budget, used = SECTION_BYTES; /* bytes, as written */
+    size_t budget = j->detail_bytes, used = SECTION_BYTES; /* bytes, as written */
     char *keep = xcalloc((size_t)n, 1);
     size_t *need = xcalloc((size_t)n, sizeof *need);
     /* each rank's timeline but the shown one's (the Timeline section's): its longest k events, k
      * from half the budget over the ranks, within [TL_SHOW_MIN, TL_SHOW_MAX] */
-    size_t tk = pc_rank_detail_budget / 2 / (size_t)(n ? n : 1) / 45;
+    size_t tk = j->detail_bytes / 2 / (size_t)(n ? n : 1) / 45;
     tk = tk < TL_SHOW_MIN ? TL_SHOW_MIN : tk > TL_SHOW_MAX ? TL_SHOW_MAX : tk;
     for (int i = 0; i < n; i++) {
         need[i] = v[i]->need;
@@ -1311,9 +1312,15 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
         st->saving_ns = pc_figure(save[0]), st->saving_job_step_ns = pc_figure(save[jslow]), st->saving_mean_ns = pc_figure(mean);
         st->replay_error_ns = pc_figure(rerr);
     }
-    st->basis = by_phase == n ? "the median forward and backward phase per step (the input's step trace)"
-                : by_phase ? "per rank, the median forward and backward phase per step where the input gives phases, else the breakdown's categories but communication and idle (mean per step)"
-                           : "every category of the breakdown but communication and idle, mean per step";
+    st->basis = compared ? "by arrival: the n-th collective of a group (its stream) on every rank is one operation; a rank's arrival is its "
+                           "collective kernel's start; at each operation the last arriver (ties: the highest rank) causes the wait last - "
+                           "earliest arrival; the straggler is the rank whose caused wait, summed per step, is the largest, found at 5% of "
+                           "the job step time (the median over the ranks of their median step) or more"
+                : by_phase == n ? "by compute: the median forward and backward phase per step (the input's step trace), found over 10% above the median rank's"
+                : by_phase ? "by compute: per rank, the median forward and backward phase per step where the input gives phases, else the "
+                             "breakdown's kernel, memcpy, memset, runtime and CPU operator time (mean per step), found over 10% above the median rank's"
+                           : "by compute: the breakdown's kernel, memcpy, memset, runtime and CPU operator time, mean per step, found over 10% "
+                             "above the median rank's";
     st->rank = v[slow]->rank;
     st->compute_ns = pc_figure(work[slow]);
     st->step_median_ns = pc_figure(med[slow]);
@@ -1333,7 +1340,7 @@ pc_summary *pc_job_finish(pc_job *j, pc_summary *jobs) {
             r->rule = "straggler";
             r->title = compared ? "A rank arrives late at the collectives and the others wait" : "A straggler rank slows the whole job";
             r->threshold = compared ? "a rank's late arrivals at the collectives (matched across ranks) cause waits of at least 5% of the median step"
-                                    : "a rank's compute per step (all but communication and idle) over 10% above the median rank's";
+                                    : "a rank's compute per step (kernel, copy, runtime and CPU operator time) over 10% above the median rank's";
             char ev[1024];
             if (compared)
                 snprintf(ev, sizeof ev, "rank %d arrives last at %lld of %lld collective operations and causes %.2f ms of wait per step (last - earliest arrival): %.2f ms before the step (its step began after the others'), %.2f ms of in-step host gaps, %.2f ms of in-step GPU compute; replayed with it arriving no later than the median arrival, rank %d's step is %.2f ms shorter (the job's step, rank %d's, %.2f ms; %.2f ms on average over the ranks): the others' wait on it is their exposed communication",
@@ -1394,8 +1401,8 @@ void pc_job_free(pc_job *j) {
     free(j);
 }
 
-pc_summary *pc_job_summary(pc_summary **ranks, int n) {
-    pc_job *j = pc_job_new();
+pc_summary *pc_job_summary(pc_summary **ranks, int n, const pc_job_opts *o) {
+    pc_job *j = pc_job_new(o);
     for (int i = 0; i < n; i++) pc_job_add(j, ranks[i], i);
     int k = pc_job_shown(j);
     pc_summary *jobs = ranks[k];

@@ -19,7 +19,7 @@
  * shown rank (its finding's at_stake_ns), the slowest rank and the mean;
  * for report.html's rank selector, each rank's top kernels, operators, first
  * steps and memory peaks (ranks.kernels, .operators, .steps, .memory) for the
- * ranks pc_rank_detail_budget bytes of report.html hold (lowest, slowest and
+ * ranks pc_job_opts.detail_bytes of report.html hold (lowest, slowest and
  * straggler first; the rest named in ranks.detail_left_out; the budget
  * counts each rank's bytes as report.html writes them), with each one's
  * timeline but the shown rank's (ranks.timelines: its longest events, as
@@ -30,14 +30,15 @@
 #ifndef PC_RANKS_H
 #define PC_RANKS_H
 #include "../summary/summary.h"
-#include "../render/report.h"
 
 #include <stddef.h>
-#define PC_RANK_DETAIL_BUDGET ((size_t)PC_HTML_MAX / 4)
-extern size_t pc_rank_detail_budget; /* PC_RANK_DETAIL_BUDGET; tests lower it */
+/* What a job's summary may hold, from its caller: detail_bytes, the bytes of
+ * report.html its per-rank detail and timelines may take (the renderer's
+ * budget: render/report.h's PC_REPORT_RANK_DETAIL); arrivals_max, the
+ * collective arrivals the job holds (0: PC_JOB_ARRIVALS; tests lower it). */
+typedef struct pc_job_opts { size_t detail_bytes, arrivals_max; } pc_job_opts;
 #define PC_JOB_ARRIVALS ((size_t)8 << 20)
-extern size_t pc_job_arrivals_max; /* PC_JOB_ARRIVALS: the collective arrivals a job holds; tests lower it */
-pc_summary *pc_job_summary(pc_summary **ranks, int n);
+pc_summary *pc_job_summary(pc_summary **ranks, int n, const pc_job_opts *o);
 /* The same one rank at a time, so that a job of thousands of ranks holds
  * only what its view needs of each (a few hundred bytes and its collective
  * types), not every summary whole: pc_job_add copies those figures of the
@@ -57,9 +58,10 @@ pc_summary *pc_job_summary(pc_summary **ranks, int n);
  * match them. pc_job_shown is the
  * order of the input the report shows (the lowest rank kept; -1 if none);
  * pc_job_finish adds the ranks section to that input's whole summary and
- * returns it, freeing j. Not thread-safe: one caller at a time. */
+ * returns it, freeing j. Not thread-safe: one caller at a time. o is not
+ * NULL (pc_job_opts above). */
 typedef struct pc_job pc_job;
-pc_job *pc_job_new(void);
+pc_job *pc_job_new(const pc_job_opts *o);
 int pc_job_add(pc_job *j, const pc_summary *s, int order);
 int pc_job_drop(pc_job *j, int order);
 int pc_job_shown(const pc_job *j);

@@ -1,6 +1,7 @@
 /* verdict.c - kept steps, run statistics and the verdict (see verdict.h). */
 #include "verdict.h"
 #include "../summary/summary.h"
+#include "../util/shortname.h"
 #include "../util/xalloc.h"
 #include <math.h>
 #include <stdint.h>
@@ -82,8 +83,9 @@ void pc_run_steps_of(const pc_summary *ps, pc_run_steps *r) {
         for (i = 0; i < n; i++) {
             double k = row[i] ? PC_OR(row[i]->one_off_names, 0) : 0;
             if (!keep[i] || k <= 0) continue;
-            snprintf(buf, sizeof buf, "%.0f name%s only this step runs, e.g. %.90s", k, k == 1 ? "" : "s",
-                     PC_S(row[i]->one_off_name, "?"));
+            char *sn = pc_short_name(PC_S(row[i]->one_off_name, "?"), 0, PC_SHORT_CHART); /* the one short name, a chart label's length (#47 item 7) */
+            snprintf(buf, sizeof buf, "%.0f name%s only this step runs, e.g. %s", k, k == 1 ? "" : "s", sn);
+            free(sn);
             exclude(r, keep, i, num[i], "one-off work", buf);
         }
     /* extreme outliers among the rest */

@@ -13,7 +13,6 @@
 #include "source.h"
 #include "../util/xalloc.h"
 #include "../util/spill.h"
-#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>

@@ -1,6 +1,7 @@
 /* kineto_model.c - a parsed event classified (2021 and current dialects) and
  * committed to the model; small top-level values through cJSON. */
 #include "kineto_int.h"
+#include <cjson/cJSON.h>
 
 /* ---------- committing events to the model ---------- */
 

@@ -3,6 +3,7 @@
  * as CSS variables for dark mode) or PNG. */
 #include "chart_int.h"
 #include "../util/sbuf.h"
+#include "../util/shortname.h"
 #include "../util/xalloc.h"
 #include "png.h"
 #include "tmpl.h"
@@ -60,12 +61,15 @@ void ch_text(cairo_t *cr, double x, double y, const char *s, double max_w, int a
     cairo_text_extents_t te;
     cairo_text_extents(cr, buf, &te);
     size_t n = strlen(buf);
+    char *orig = xstrdup(buf);
     while (max_w > 0 && te.x_advance > max_w && n > 4) {
-        n--;
-        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80) n--; /* keep UTF-8 whole */
+        n = pc_name_cut_before(orig, n); /* between words, never inside one that fits (#47 item 7) */
+        while (n > 0 && orig[n - 1] == ' ') n--;
+        if (n == 0) break;
         memcpy(buf + n, "…", 4);
         cairo_text_extents(cr, buf, &te);
     }
+    free(orig);
     double dx = align == 1 ? -te.x_advance : align == 2 ? -te.x_advance / 2 : 0;
     cairo_move_to(cr, x + dx, y);
     cairo_show_text(cr, buf);

@@ -204,6 +204,21 @@ void md_to_text(const char *md, size_t n, sbuf *out) {
             i = j;
             continue;
         }
+        /* summary.md's folded parts (#47 item 2): "<details><summary>T</summary>"
+         * reads as a heading T, "</details>" as nothing */
+        static const char open_d[] = "<details><summary>", close_s[] = "</summary>", close_d[] = "</details>";
+        size_t od = sizeof open_d - 1, cs = sizeof close_s - 1;
+        if (l == sizeof close_d - 1 && !memcmp(s, close_d, l)) { i++; continue; }
+        if (l > od + cs && !memcmp(s, open_d, od) && !memcmp(s + l - cs, close_s, cs)) {
+            size_t before = out->len;
+            inline_text(s + od, l - od - cs, out, 0);
+            size_t w = width(out->data + before, out->len - before);
+            sbuf_putc(out, '\n');
+            for (size_t k = 0; k < w; k++) sbuf_putc(out, '-');
+            sbuf_putc(out, '\n');
+            i++;
+            continue;
+        }
         int level = 0;
         while ((size_t)level < l && s[level] == '#') level++;
         if (level >= 1 && level <= 6 && (size_t)level < l && s[level] == ' ') {

@@ -18,6 +18,7 @@
 #include "../util/units.h"
 #include "../util/xalloc.h"
 #include <stdio.h>
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,27 @@ static size_t rows_shown(const pc_summary *s, const cJSON *o, int rows) {
  * PyTorch's or a capture's), pytorch (suggestions.program), parsed_what
  * (what run.parsed_bytes counts) and top_category_def (what "other" means,
  * when it is the largest category). */
-enum { MD_SUGGESTIONS = 5 };
+enum { MD_SUGGESTIONS = 5, MD_TOP = 3 };
+
+/* A suggestion's "what to try" t as one line, malloc'd: its sentence in the
+ * input's framework ("In PyTorch: ..." to the end) when it has one, else its
+ * first sentence; line breaks as spaces. */
+static char *try_line(const char *t) {
+    const char *in = strstr(t, " In ");
+    const char *colon = in ? strchr(in + 4, ':') : NULL;
+    size_t n;
+    if (in && colon && colon - in < 24) t = in + 1, n = strlen(t);
+    else {
+        const char *dot = strstr(t, ". ");
+        n = dot ? (size_t)(dot - t + 1) : strlen(t);
+    }
+    char *one = xstrdup(t);
+    assert(n <= strlen(one));
+    one[n] = 0;
+    for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+    return one;
+}
+
 static void md_extras(const pc_summary *s, cJSON *v) {
     cJSON *view = cJSON_GetObjectItemCaseSensitive(v, "view");
     if (!view) return;
@@ -161,10 +182,25 @@ static void md_extras(const pc_summary *s, cJSON *v) {
     for (size_t i = 0; (sg = PC_REC_AT(s, suggestion, i)) && r; i++, r = r->next) {
         total++;
         double pct = PC_OR(sg->at_stake_pct, -1);
-        int worth = any_estimate ? pct >= 1 : 1;
+        const cJSON *mp = cJSON_GetObjectItemCaseSensitive(r, "merged_stake_pct");
+        if (cJSON_IsNumber(mp)) pct = mp->valuedouble; /* a rule listed once, its findings' stakes added */
+        int worth = (any_estimate ? pct >= 1 : 1) && !cJSON_GetObjectItemCaseSensitive(r, "repeat");
         if (worth && shown < MD_SUGGESTIONS) cJSON_AddItemToArray(md, cJSON_Duplicate(r, 1)), shown++;
     }
     if (total > shown) cJSON_AddNumberToObject(view, "md_suggestions_more", total - shown);
+    /* summary.md's opening (#47 item 2): the first MD_TOP of them, each with its
+     * what-to-try as one line */
+    cJSON *top = cJSON_AddArrayToObject(view, "md_top"), *x;
+    int k = 0;
+    cJSON_ArrayForEach(x, md) {
+        if (k++ == MD_TOP) break;
+        cJSON *c = cJSON_Duplicate(x, 1);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "try");
+        char *one = try_line(cJSON_IsString(t) ? t->valuestring : "");
+        cJSON_AddStringToObject(c, "try_line", one);
+        free(one);
+        cJSON_AddItemToArray(top, c);
+    }
 }
 
 /* view.step_bound (#44 item 2): one sentence of which side bounds the steps
@@ -277,6 +313,139 @@ static const char *const finding_sections[][2] = {
     {"straggler", "#ranks|Ranks|#communication|Communication"},
 };
 
+/* rows[i] of the view's list gets row_id "<prefix>i" (an anchor for report.html) */
+static void row_ids(cJSON *rows, const char *prefix) {
+    int i = 0;
+    for (cJSON *r = cJSON_IsArray(rows) ? rows->child : NULL; r; r = r->next, i++) {
+        char id[48];
+        snprintf(id, sizeof id, "%s%d", prefix, i);
+        cJSON_AddStringToObject(r, "row_id", id);
+    }
+}
+/* the row_id of the first row of rows named name, or NULL */
+static const char *row_named(const cJSON *rows, const char *name) {
+    for (const cJSON *r = cJSON_IsArray(rows) ? rows->child : NULL; r; r = r->next) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, "name"), *id = cJSON_GetObjectItemCaseSensitive(r, "row_id");
+        if (cJSON_IsString(n) && cJSON_IsString(id) && !strcmp(n->valuestring, name)) return id->valuestring;
+    }
+    return NULL;
+}
+
+/* The step a finding is most about (#47 item 3): for a rule about a figure
+ * of each step, the shown step row with the most of it; finding.step_link
+ * {href "#step-i", index i, name, what}. report.js zooms the timeline to it
+ * from "#timeline-step-i". */
+static const char *const step_rules[][3] = {
+    {"data_loading", "data_wait_ns", "the most data wait"},
+    {"iteration_interval", "iteration_interval_ns", "the longest iteration interval"},
+    {"step_variance", "duration_ns", "the longest"},
+    {"communication", "communication_ns", "the most communication"},
+};
+static void step_link(cJSON *r, const cJSON *steps) {
+    const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+    if (!cJSON_IsString(ru) || !cJSON_IsArray(steps)) return;
+    for (size_t k = 0; k < sizeof step_rules / sizeof *step_rules; k++) {
+        if (strcmp(ru->valuestring, step_rules[k][0])) continue;
+        int i = 0, best = -1;
+        double most = -1;
+        const char *name = NULL;
+        for (const cJSON *x = steps->child; x; x = x->next, i++) {
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(x, step_rules[k][1]), *n = cJSON_GetObjectItemCaseSensitive(x, "name");
+            if (cJSON_IsNumber(f) && cJSON_IsString(n) && f->valuedouble > most) most = f->valuedouble, best = i, name = n->valuestring;
+        }
+        if (best < 0) return;
+        char href[32];
+        snprintf(href, sizeof href, "#step-%d", best);
+        cJSON *o = cJSON_AddObjectToObject(r, "step_link");
+        cJSON_AddStringToObject(o, "href", href);
+        cJSON_AddNumberToObject(o, "index", best);
+        cJSON_AddStringToObject(o, "name", name);
+        cJSON_AddStringToObject(o, "what", step_rules[k][2]);
+        return;
+    }
+}
+
+/* From a finding to its own rows (#47 item 3): the rows report.html shows of
+ * the operators ("op-i"), each device's kernels ("kern-d-i"), the API calls
+ * ("api-i") and the steps ("step-i") get row_id; each finding's contributor
+ * (an operator, kernel or call it names) that is one of those rows gets
+ * href ("#op-3": the first row of that name, operators first), and the
+ * finding row_links [{href, label (its short name), name}] of them, in its
+ * contributors' order. */
+static void finding_rows(cJSON *v) {
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "operators"), "rows");
+    cJSON *api = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "api_calls"), "rows");
+    cJSON *devs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "kernels"), "devices");
+    row_ids(ops, "op-");
+    row_ids(api, "api-");
+    row_ids(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "steps"), "rows"), "step-");
+    int d = 0;
+    for (cJSON *dv = cJSON_IsArray(devs) ? devs->child : NULL; dv; dv = dv->next, d++) {
+        char pre[32];
+        snprintf(pre, sizeof pre, "kern-%d-", d);
+        row_ids(cJSON_GetObjectItemCaseSensitive(dv, "rows"), pre);
+    }
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "steps"), "rows");
+    for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        step_link(r, steps);
+        cJSON *links = cJSON_AddArrayToObject(r, "row_links"), *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "contributors")) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name"), *sh = cJSON_GetObjectItemCaseSensitive(c, "name_short");
+            if (!cJSON_IsString(n)) continue;
+            const char *id = row_named(ops, n->valuestring);
+            for (cJSON *dv = cJSON_IsArray(devs) ? devs->child : NULL; dv && !id; dv = dv->next)
+                id = row_named(cJSON_GetObjectItemCaseSensitive(dv, "rows"), n->valuestring);
+            if (!id) id = row_named(api, n->valuestring);
+            if (!id) continue;
+            char href[64];
+            snprintf(href, sizeof href, "#%s", id);
+            cJSON_AddStringToObject(c, "href", href);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "href", href);
+            cJSON_AddStringToObject(o, "label", cJSON_IsString(sh) ? sh->valuestring : n->valuestring);
+            cJSON_AddStringToObject(o, "name", n->valuestring);
+            cJSON_AddItemToArray(links, o);
+        }
+    }
+}
+
+/* Repeated findings merged (#47 item 4): a rule that fired more than once
+ * (pageable_memcpy for HtoD and for DtoH copies) is listed once, at its
+ * first row, whose merged_count (its findings), merged_stake_ns and
+ * merged_stake_pct (their stakes added: each finding of one rule counts its
+ * own events, different copies, kernels or operators, so none is counted
+ * twice; null when one has no estimate) and merged_parts [{evidence,
+ * at_stake_ns}] say so; the later rows get repeat (true), and leave the top
+ * lists (finding_links makes them minor, md_extras skips them). */
+static void merge_repeats(cJSON *v) {
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "suggestions"), "rows");
+    for (cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *ru = cJSON_GetObjectItemCaseSensitive(r, "rule");
+        if (!cJSON_IsString(ru) || cJSON_GetObjectItemCaseSensitive(r, "repeat")) continue;
+        int n = 1, all = 1;
+        double ns = 0, pct = 0;
+        cJSON *parts = cJSON_CreateArray();
+        for (cJSON *q = r; q; q = q->next) {
+            const cJSON *qr = cJSON_GetObjectItemCaseSensitive(q, "rule");
+            if (!cJSON_IsString(qr) || strcmp(qr->valuestring, ru->valuestring)) continue;
+            if (q != r) cJSON_AddBoolToObject(q, "repeat", 1), n++;
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(q, "at_stake_ns"), *p = cJSON_GetObjectItemCaseSensitive(q, "at_stake_pct"),
+                        *ev = cJSON_GetObjectItemCaseSensitive(q, "evidence");
+            all &= cJSON_IsNumber(a);
+            ns += cJSON_IsNumber(a) ? a->valuedouble : 0, pct += cJSON_IsNumber(p) ? p->valuedouble : 0;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "evidence", cJSON_IsString(ev) ? ev->valuestring : "");
+            if (cJSON_IsNumber(a)) cJSON_AddNumberToObject(o, "at_stake_ns", a->valuedouble);
+            cJSON_AddItemToArray(parts, o);
+        }
+        if (n == 1) { cJSON_Delete(parts); continue; }
+        cJSON_AddNumberToObject(r, "merged_count", n);
+        if (all) cJSON_AddNumberToObject(r, "merged_stake_ns", ns), cJSON_AddNumberToObject(r, "merged_stake_pct", pct);
+        cJSON_AddItemToObject(r, "merged_parts", parts);
+    }
+}
+
 /* Adds to each suggestions.rows item: anchor ("finding-N", N its rank),
  * links [{href, label}] to the sections holding its evidence (the timeline's
  * slowest step is the template's), and minor (#47 item 8): true for a
@@ -336,17 +505,7 @@ static void first_screen(const pc_summary *s, cJSON *v) {
     cJSON_AddNumberToObject(view, "first_try_rank", at);
     const char *t = sg ? PC_S(sg->try, "") : "";
     if (*t) {
-        const char *in = strstr(t, " In ");
-        const char *colon = in ? strchr(in + 4, ':') : NULL;
-        size_t n;
-        if (in && colon && colon - in < 24) t = in + 1, n = strlen(t); /* "In PyTorch: ..." to the end */
-        else {
-            const char *dot = strstr(t, ". ");
-            n = dot ? (size_t)(dot - t + 1) : strlen(t);
-        }
-        char *one = xstrdup(t);
-        one[n] = 0;
-        for (char *p = one; *p; p++) if (*p == '\n') *p = ' ';
+        char *one = try_line(t);
         cJSON_AddStringToObject(view, "first_try", one);
         free(one);
     }
@@ -644,10 +803,12 @@ static cJSON *build_view(const pc_summary *summary, const pc_report_opts *o, con
     }
     rv_short_names(v); /* over the rows shown */
     rv_tree_rows(v);
+    merge_repeats(v);
     md_extras(summary, v);
     cpath_view(summary, v);
     first_screen(summary, v);
     finding_links(v);
+    finding_rows(v);
     step_bound_view(summary, v);
     rank_detail(summary, v);
     if (png_dir) cJSON_DeleteItemFromObjectCaseSensitive(v, "trace_timeline"); /* summary.md and e-mail: not shown */

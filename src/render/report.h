@@ -12,6 +12,9 @@
 
 enum { OUT_HTML = 1, OUT_MD = 2, OUT_JSON = 4, OUT_CSV = 8, OUT_EMAIL = 16 };
 enum { PC_HTML_MAX = 5 << 20, PC_MD_MAX = 60000, PC_HTML_ALL_ROWS = 100000 }; /* bytes of report.html; characters of summary.md; rows meaning "all" */
+/* the bytes of report.html a job's per-rank detail and timelines may take: a
+ * job's pc_job_opts.detail_bytes (compare/ranks.h), given by the caller */
+#define PC_REPORT_RANK_DETAIL ((size_t)PC_HTML_MAX / 4)
 enum { PC_HTML_ROW_MIN = 200 }; /* the fewest bytes a table row takes in report.html (cells, data-v, tags) */
 
 typedef struct pc_report_opts {

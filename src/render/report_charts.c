@@ -308,9 +308,10 @@ static void timeline_chart(chart_out *co, const pc_summary *sm, cJSON *v) {
     cJSON_DeleteItemFromObject(tl, "rows");
 }
 
-/* Distributed jobs: where an average step goes, per rank: GPU compute,
- * exposed communication, host wait and idle, data loading (ranks.rows; an
- * input with phases and no kernels: its compute as GPU compute) */
+/* Distributed jobs: where an average step goes, per rank, in the Ranks
+ * table's four parts of the mean step: compute, exposed communication, data
+ * wait alone, idle (ranks.rows; an input with phases and no kernels: its
+ * compute and exposed communication) */
 static void rank_charts(chart_out *co, const pc_summary *sm, int keep) {
     const pc_table *rows = PC_TAB(sm, rank);
     size_t all = rows ? rows->n : 0, n = 0, i;
@@ -326,15 +327,15 @@ static void rank_charts(chart_out *co, const pc_summary *sm, int keep) {
         char b[32];
         snprintf(b, sizeof b, "rank %d", (int)PC_OR(r->rank, 0));
         labels[i] = xstrdup(b);
-        y[0][i] = PC_IS_NULL(r->gpu_ns) ? PC_OR(r->compute_ns, 0) : r->gpu_ns;
+        y[0][i] = PC_OR(r->compute_ns, 0);
         y[1][i] = PC_OR(r->communication_ns, 0);
-        y[2][i] = PC_IS_NULL(r->host_ns) ? PC_OR(r->idle_ns, 0) : r->host_ns;
-        y[3][i] = PC_OR(r->data_ns, 0);
+        y[2][i] = PC_OR(r->data_ns, 0);
+        y[3][i] = PC_OR(r->idle_ns, 0);
     }
-    chart_series s[4] = {{"GPU compute", NULL, y[0], n, chart_category_color("kernel")},
+    chart_series s[4] = {{"compute", NULL, y[0], n, chart_category_color("kernel")},
                          {"exposed communication", NULL, y[1], n, chart_category_color("communication")},
-                         {"host wait / idle", NULL, y[2], n, chart_category_color("idle")},
-                         {"data loading", NULL, y[3], n, chart_category_color("dataloader")}};
+                         {"data wait alone", NULL, y[2], n, chart_category_color("dataloader")},
+                         {"idle", NULL, y[3], n, chart_category_color("idle")}};
     char title[160] = "Per rank: where an average step goes";
     if (n < all) snprintf(title, sizeof title, "Per rank: where an average step goes (%zu of %zu ranks: the Ranks table's)", n, all);
     chart c = {.kind = CHART_STACKED, .title = title, .xlabel = "rank", .ylabel = "time per step",

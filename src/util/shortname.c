@@ -4,6 +4,8 @@
 #include "sbuf.h"
 #include "utf8.h"
 #include "xalloc.h"
+#include <assert.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +253,68 @@ static size_t count_cps(const char *s, size_t n) {
     return cps;
 }
 
-/* the first `max` code points of s[0..n), cut in its middle when longer */
+/* May a cut fall at byte i of s[0..n) at this tier? Tier 1: between two
+ * identifiers (never inside a run of identifier characters); tier 2: also
+ * between the words of one identifier (after '_', before an upper-case letter
+ * that follows a lower-case one); tier 3: also at
+ * any code point's start (a word alone longer than the room). Never inside a
+ * UTF-8 sequence. */
+static int cut_ok(const char *s, size_t n, size_t i, int tier) {
+    assert(i <= n);
+    if (i == 0 || i == n) return 1;
+    unsigned char a = (unsigned char)s[i - 1], c = (unsigned char)s[i];
+    if ((c & 0xC0) == 0x80) return 0;
+    if (!id_char(a) || !id_char(c)) return 1;
+    if (tier >= 3) return 1;
+    if (tier < 2 || a >= 0x80 || c >= 0x80) return 0;
+    return (a == '_' && c != '_') || (islower(a) && isupper(c));
+}
+
+/* The longest head s[0..a) of at most `room` code points that ends at a cut
+ * (tier 1 first; tier 2 when tier 1 keeps less than half the room; up to
+ * tier `finest`, the next only when one keeps nothing); spaces before the cut
+ * dropped. */
+static size_t cut_head(const char *s, size_t n, size_t room, int finest) {
+    size_t best = 0;
+    for (int tier = 1; tier <= finest; tier++) {
+        size_t k = 0, a = 0;
+        for (size_t i = 0; i <= n; i++) {
+            if (i < n && ((unsigned char)s[i] & 0xC0) == 0x80) continue;
+            if (k > room) break; /* s[0..i) holds k code points */
+            if (cut_ok(s, n, i, tier)) a = i;
+            k++;
+        }
+        best = a;
+        if (tier == 1 ? 2 * count_cps(s, a) >= room : a > 0) break;
+    }
+    while (best > 0 && s[best - 1] == ' ') best--;
+    return best;
+}
+/* The longest tail s[b..n) (b >= from) of at most `room` code points that
+ * starts at a cut, as cut_head; spaces after the cut dropped. */
+static size_t cut_tail(const char *s, size_t n, size_t from, size_t room, int finest) {
+    size_t best = n;
+    for (int tier = 1; tier <= finest; tier++) {
+        size_t k = 0, b = n;
+        for (size_t i = n + 1; i-- > from;) {
+            if (i < n && ((unsigned char)s[i] & 0xC0) == 0x80) continue;
+            if (i < n) k++; /* s[i..n) holds k code points */
+            if (k > room) break;
+            if (cut_ok(s, n, i, tier)) b = i;
+        }
+        best = b;
+        if (tier == 1 ? 2 * count_cps(s + b, n - b) >= room : b < n) break;
+    }
+    while (best < n && s[best] == ' ') best++;
+    return best;
+}
+
+/* s[0..n) when it has at most `max` code points, else cut in its middle
+ * ("…") to at most `max`, the head and the tail each ending or starting
+ * between identifiers, or between the words of one (cut_ok): never inside a
+ * word ("cunn_SoftMa…ward"), unless a word alone is longer than the room.
+ * The head gets about 5/8 of the room; what the tail leaves, the head takes
+ * back. */
 static char *cut_middle(const char *s, size_t n, size_t max) {
     size_t cps = count_cps(s, n);
     if (max < 8) max = 8;
@@ -261,14 +324,13 @@ static char *cut_middle(const char *s, size_t n, size_t max) {
         r[n] = 0;
         return r;
     }
-    size_t front = (max - 1) * 5 / 8, back = max - 1 - front, a = 0, k = 0, b = n;
-    for (a = 0; a < n; a++) {
-        if (((unsigned char)s[a] & 0xC0) != 0x80 && k++ == front) break;
+    size_t room = max - 1, a = 0, b = n;
+    for (int finest = 2; finest <= 3 && a == 0 && b == n; finest++) { /* inside a word only when nothing else is kept */
+        a = cut_head(s, n, room * 5 / 8, finest);
+        b = cut_tail(s, n, a, room - count_cps(s, a), finest);
+        a = cut_head(s, b, room - count_cps(s + b, n - b), finest);
     }
-    for (k = 0; b > 0 && k < back;) {
-        b--;
-        if (((unsigned char)s[b] & 0xC0) != 0x80) k++;
-    }
+    assert(a <= b && count_cps(s, a) + count_cps(s + b, n - b) + 1 <= max);
     sbuf o = {0};
     sbuf_putn(&o, s, a);
     sbuf_puts(&o, "…");
@@ -404,4 +466,13 @@ void pc_short_names(const char *const *names, size_t n, size_t max, char **out) 
     }
     for (size_t i = 0; i < n; i++) out[e[i].i] = e[i].shrt;
     free(e);
+}
+
+size_t pc_name_cut_before(const char *s, size_t i) {
+    size_t n = strlen(s);
+    if (i > n) i = n;
+    for (int tier = 2; tier <= 3; tier++)
+        for (size_t k = i; k-- > 1;)
+            if (cut_ok(s, n, k, tier)) return k;
+    return 0;
 }

@@ -35,4 +35,8 @@ char *pc_short_name(const char *name, int level, size_t max);
  * name (the next level for those that collide, then " #2", " #3"... in the
  * order given); equal names share one. */
 void pc_short_names(const char *const *names, size_t n, size_t max, char **out);
+/* The last place before byte i (< i; 0 when none) where a name may be cut
+ * short: between identifiers or the words of one, else at a code point
+ * (shortname.c's cut_ok) - for text cut to a width (a chart's labels). */
+size_t pc_name_cut_before(const char *s, size_t i);
 #endif

@@ -8,7 +8,8 @@
 // names rank PICK, the canvas's lanes, span or summed event time change, and with EXPECT_LANE (a
 // lane only rank PICK's trace has, read from its trace) that lane is drawn and
 // was not before, and the typical step drawn above it (the first rank's) hidden, said so; picking the first rank again draws the page's own; no
-// sideways scroll at 390 px, the timeline switched. Prints PASS/FAIL lines.
+// sideways scroll at 390 px, the timeline switched; the Ranks table's six figures wholly visible at
+// 1440 px, the other columns behind a <details> (#47 item 1). Prints PASS/FAIL lines.
 // Usage: node check_job.js REPORT.html TAG NRANKS PICK EXPECT_SLOWEST EXPECT_STRAGGLER [EXPECT_LANE]
 const path = require("path");
 const { launch, checker } = require("./launch");
@@ -36,11 +37,29 @@ const { result, failed } = checker(`${tag}job_`);
   result("first_screen_job_headline", first.headlineInside && /Rank \d+ holds the job|No straggler among/.test(first.headline || "") &&
          new RegExp(`${nranks} ranks`).test(first.headline), JSON.stringify(first));
   result("first_screen_per_rank_chart", first.chartInside, JSON.stringify(first));
-  const marks = await page.evaluate(() => Array.from(document.querySelectorAll("#ranks tbody tr.hl")).map((tr) => tr.cells[0].textContent + ":" + tr.cells[1].textContent));
+  // (the marks are in the rank's cell: "7 straggler")
+  const marks = await page.evaluate(() => Array.from(document.querySelectorAll("#ranks table.ranks-main tbody tr.hl")).map((tr) => tr.cells[0].textContent.replace(/^(\d+)\s*/, "$1:")));
   const want = [`${slowest}:`, `${straggler}:`];
   result("ranks_table_highlights", want.every((w) => marks.some((m) => m.startsWith(w))) &&
          marks.some((m) => m.startsWith(`${slowest}:`) && /slowest/.test(m)) && marks.some((m) => m.startsWith(`${straggler}:`) && /straggler/.test(m)),
          JSON.stringify(marks));
+  // the Ranks table (#47 item 1): at 1440 px its six figures and the rank, every column wholly visible
+  // without scrolling sideways, each header with its definition on hover; the other columns in a
+  // closed <details> under it that opens on a click (no request)
+  const rt = await page.evaluate(() => {
+    const t = document.querySelector("#ranks table.ranks-main"), wrap = t && t.closest(".tablewrap");
+    const w = wrap ? wrap.getBoundingClientRect() : null;
+    const ths = t ? Array.from(t.querySelectorAll("thead th")) : [];
+    const more = document.querySelector("#ranks details.ranks-more");
+    return { cols: ths.map((th) => th.textContent), titled: ths.every((th) => (th.getAttribute("title") || "").length > 20),
+             visible: ths.filter((th) => { const r = th.getBoundingClientRect(); return w && r.width > 0 && r.left >= w.left - 1 && r.right <= w.right + 1; }).length,
+             scrolls: wrap ? wrap.scrollWidth > wrap.clientWidth + 1 : true, moreClosed: !!more && !more.open,
+             moreCols: more ? more.querySelectorAll("thead th").length : 0 };
+  });
+  result("ranks_table_six_columns_at_1440", rt.cols.length === 7 && rt.visible === 7 && !rt.scrolls && rt.titled, JSON.stringify(rt));
+  await page.click("#ranks details.ranks-more > summary");
+  const opened = await page.evaluate(() => { const d = document.querySelector("#ranks details.ranks-more"); return !!d && d.open && d.querySelector("table").getBoundingClientRect().height > 0; });
+  result("ranks_table_more_on_demand", rt.moreClosed && rt.moreCols >= 8 && opened, JSON.stringify([rt.moreClosed, rt.moreCols, opened]));
   const shown = () => page.evaluate(() => {
     const v = Array.from(document.querySelectorAll(".rankview")).filter((d) => !d.hidden && d.getBoundingClientRect().height > 0);
     const row = v[0] && v[0].querySelector("table.rk-kernels tbody tr");

@@ -349,20 +349,45 @@ const { result, failed } = checker(`${tag}browser_`);
       // #47 item 10: each finding links to the sections of its evidence, every link's target on the page
       const links = await fp.evaluate(() => {
         const bad = [];
-        let n = 0;
+        let n = 0, rows = 0;
         for (const sg of document.querySelectorAll(".sugg")) {
           n++;
           const as = Array.from(sg.querySelectorAll("p.links a"));
           if (!sg.id || !as.length) bad.push((sg.querySelector("h3") || sg).textContent.slice(0, 40) + ": no links");
           for (const a of as) {
             const id = (a.getAttribute("href") || "").slice(1);
-            if (id !== "timeline-slowest" && !document.getElementById(id)) bad.push("#" + id + " missing");
+            const st = /^timeline-step-(\d+)$/.exec(id); /* #47 item 3: the timeline at the step of row step-N */
+            if (st && !document.getElementById("step-" + st[1])) bad.push("#" + id + ": no row step-" + st[1]);
+            if (id !== "timeline-slowest" && !st && !document.getElementById(id)) bad.push("#" + id + " missing");
             if (id === "timeline-slowest" && !document.getElementById("timeline")) bad.push("no timeline");
           }
+          /* #47 item 3: its own rows, each link to a table row whose name is the contributor's */
+          for (const a of sg.querySelectorAll("a.row-link")) {
+            rows++;
+            const t = document.getElementById((a.getAttribute("href") || "").slice(1));
+            if (!t || t.tagName !== "TR") bad.push(a.getAttribute("href") + " is no table row");
+            else if (!Array.from(t.cells).some((c) => c.getAttribute("title") === a.getAttribute("title") || c.textContent === a.getAttribute("title")))
+              bad.push(a.getAttribute("href") + " is not the row of " + a.getAttribute("title"));
+          }
         }
-        return { findings: n, bad: bad.slice(0, 5) };
+        return { findings: n, rows, bad: bad.slice(0, 5) };
       });
       result("findings_link_their_evidence", links.bad.length === 0, JSON.stringify(links));
+      if (tag === "cli_") result("findings_link_their_rows", links.rows >= 3, JSON.stringify(links)); /* the demo (report_full.sh): #1 names its 3 operators */
+      // a finding's step on the timeline: following its link selects that step (by the Steps row's name)
+      const stepLink = await fp.evaluate(() => { const a = document.querySelector('.sugg a[href^="#timeline-step-"]');
+                                                 return a ? a.getAttribute("href") : null; });
+      if (stepLink) {
+        await fp.evaluate((h) => { location.hash = h; }, stepLink);
+        await fp.waitForTimeout(300);
+        const picked = await fp.evaluate((h) => {
+          const sel = document.getElementById("tl-step"), row = document.getElementById("step-" + h.split("-").pop());
+          return { want: row ? row.cells[0].textContent : null, got: sel && sel.selectedOptions[0] ? sel.selectedOptions[0].textContent : null };
+        }, stepLink);
+        result("finding_step_on_timeline", !!picked.want && picked.want === picked.got, JSON.stringify(picked));
+        await fp.evaluate(() => { history.replaceState(null, "", location.pathname); window.scrollTo(0, 0); });
+        await fp.waitForTimeout(100);
+      }
       // the figures the first screen shows (visible text within the viewport): each once
       const figs = await fp.evaluate(() => {
         const W = window.innerWidth, H = window.innerHeight, out = [];

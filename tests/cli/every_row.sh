@@ -14,7 +14,7 @@ def rows(sec):  # rows of the section's first table of names (the unattributed r
     body = h[h.index('<section id=\"%s\"' % sec):]
     body = body[:body.index('</section>')]
     t = [t for t in re.findall('<tbody>(.*?)</tbody>', body, re.S) if 'class=\"name' in t][0]
-    return sum(1 for r in re.findall('<tr>.*?</tr>', t, re.S) if 'unattributed' not in r)
+    return sum(1 for r in re.findall('<tr[ >].*?</tr>', t, re.S) if 'unattributed' not in r)
 ops, ks = len(s['operators']['rows']), sum(len(d['rows']) for d in s['kernels']['devices'])
 sys.exit(0 if ops > 50 and rows('operators') == ops and rows('kernels') == ks else 1)"
 else

@@ -6,14 +6,16 @@ table is a header alone, that every image renders as <img> outside any table
 shows a Markdown escape (`host\_wait`: backslashes are literal there), that no
 raw HTML from the trace survives (no tag but those perfcard writes, no <img>
 but perfcard's own chart images, no link or autolink at all: cmark-gfm runs
-with GitHub's autolink extension), and that the text fits 60,000 characters.
-Usage: check_md.py SUMMARY.md"""
-import subprocess, sys
+with GitHub's autolink extension), and that the text fits 60,000 characters;
+with --opening=N, that at most N lines come before the first <details> (the
+headline and at most 3 top findings among them) and that every <details> is
+whole. Usage: check_md.py [--no-tables-ok] [--opening=N] SUMMARY.md"""
+import re, subprocess, sys
 from html.parser import HTMLParser
 
 # every tag perfcard's own Markdown produces
 OWN_TAGS = {"h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "code", "strong", "em", "ol", "ul", "li",
-            "sub", "blockquote", "img", "br", "hr", "del"}
+            "sub", "blockquote", "img", "br", "hr", "del", "details", "summary"}
 
 class Tables(HTMLParser):
     def __init__(self):
@@ -53,6 +55,23 @@ def main(path):
     if p.imgs_in_tables: errors.append("images inside a table: %s" % p.imgs_in_tables)
     if p.escaped_code: errors.append("Markdown escapes shown in code spans: %s" % p.escaped_code[:3])
     if p.bad_tags: errors.append("raw markup from the trace: %s" % p.bad_tags)
+    # the opening (#47 item 2): at most N lines before the first folded part, the headline and the
+    # top findings in it; every folded part a <details> with its <summary>, closed, its Markdown
+    # rendered inside (GitHub renders this raw HTML: cmark-gfm --unsafe shows what it makes of it)
+    for a in sys.argv:
+        if a.startswith("--opening="):
+            lines = md.split("\n")
+            first = next((i for i, l in enumerate(lines) if l.startswith("<details>")), len(lines))
+            if first > int(a.split("=")[1]): errors.append("the opening is %d lines (at most %s)" % (first, a.split("=")[1]))
+            if lines and not lines[0].startswith("## perfcard: "): errors.append("no title line")
+            body = "\n".join(lines[:first])
+            if "**Top findings**" not in body and "No rule fired." not in body: errors.append("no top findings in the opening")
+            if len(re.findall(r"^\d+\. \*\*", body, re.M)) > 3: errors.append("more than 3 findings in the opening")
+            full = subprocess.run(["cmark-gfm", "--unsafe", "-e", "table", "-e", "strikethrough", "-e", "autolink"], input=md,
+                                  capture_output=True, text=True, check=True).stdout
+            opens, closes = len(re.findall(r"<details><summary>[^<]+</summary>", full)), full.count("</details>")
+            if opens != closes or opens != md.count("<details>"): errors.append("folded parts: %d opened, %d closed" % (opens, closes))
+            if "&lt;details" in full or "&lt;/details" in full: errors.append("a <details> shown as text")
     print("\n".join(errors) if errors else "ok: %d tables, %d characters" % (len(p.tables), len(md)))
     return 1 if errors else 0
 

@@ -29,7 +29,7 @@ assert job["slowest_rank"] == slowest and job["fastest_rank"] == fastest, (slowe
 strag = job["straggler"]["rank"]
 sec = h[h.index('<section id="ranks">'):]
 sec = sec[:sec.index("</table>")]
-rows = dict(re.findall(r'<tr[^>]*><td class="n" data-v="(\d+)">\d+</td><td>(.*?)</td>', sec))
+rows = dict(re.findall(r'<tr id="rank-row-(\d+)"[^>]*><td class="n" data-v="\d+">(.*?)</td>', sec))  # the rank and its marks
 assert 0 < len(rows) <= n, "%d rows shown" % len(rows)
 assert "slowest" in rows.get(str(slowest), ""), ("slowest", slowest, rows.get(str(slowest)))
 assert "straggler" in rows.get(str(strag), ""), ("straggler", strag, rows.get(str(strag)))

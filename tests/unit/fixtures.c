@@ -1,10 +1,14 @@
 #include "fixtures.h"
+#include "compare/ranks.h"
 #include "load/load.h"
+#include "render/report.h"
 #include "summary/summary.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const pc_job_opts fix_job_opts = {.detail_bytes = PC_REPORT_RANK_DETAIL};
 
 const char FIX_CURRENT[] =
     "{\n"

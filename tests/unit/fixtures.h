@@ -27,4 +27,7 @@ cJSON *fixture_summary(const char *path);
 int summaries_in_dir(const char *dir, pc_summary **sums, int max);
 /* The suggestion row of rule in a summary's tree, or NULL when the rule did not fire. */
 const cJSON *finding_of(const cJSON *s, const char *rule);
+/* A job's options as report gives them (report.html's budget for the per-rank detail). */
+struct pc_job_opts;
+extern const struct pc_job_opts fix_job_opts;
 #endif

@@ -12,19 +12,21 @@
 #include <stdio.h>
 #include <string.h>
 
-/* the job summary of every .json in dir, as summary.json has it */
-static cJSON *job_of(const char *dir, int want) {
+/* the job summary of every .json in dir, as summary.json has it, under opts o */
+static cJSON *job_of_opts(const char *dir, int want, const pc_job_opts *o) {
     pc_summary *sums[16] = {0};
     int n = summaries_in_dir(dir, sums, 16);
     if (n != want) {
         for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
         return NULL;
     }
-    pc_summary *job = pc_job_summary(sums, n);
+    pc_summary *job = pc_job_summary(sums, n, o);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     cJSON *s = summary_json(job);
     return s;
 }
+/* the same under the options report gives */
+static cJSON *job_of(const char *dir, int want) { return job_of_opts(dir, want, &fix_job_opts); }
 
 /* tests/fixtures/job4, by hand (µs, one clock; tests/expectations/dlrm_collectives.py
  * tests/fixtures/job4 prints the same): 4 ranks, one step each, ending at 8,000; steps
@@ -128,7 +130,7 @@ TEST(job_collectives_host_gap_rank) {
     }
     CHECK_EQ_I(n, 3);
     if (n != 3) return;
-    pc_summary *job = pc_job_summary(sums, n);
+    pc_summary *job = pc_job_summary(sums, n, &fix_job_opts);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     s = summary_json(job);
     CHECK_EQ_I(sj_getnum(s, "ranks.straggler.rank", -1), 3);
@@ -228,17 +230,16 @@ TEST(realdata_dlrm_collectives_matched) {
 }
 
 /* A job that holds fewer arrivals than its ranks' operations (at scale: 8,192 ranks of 4,096
- * collective kernels; here pc_job_arrivals_max lowered to 6 for job4's 4 ranks x 2 operations):
+ * collective kernels; here pc_job_opts.arrivals_max lowered to 6 for job4's 4 ranks x 2 operations):
  * every rank keeps its first operations only, 2 >> 1 = 1 (4 held), which the note says, and the
  * ranks added before the cap was lowered are cut to it too. By hand, from op 0 alone (see
  * job_collectives_matched_fixture): 1 operation, wait 2,000 µs (rank 2 last), transfer 1,000,
  * 4,000,000 B / 1,000,000 ns = 4 GB/s; caused 0 / 0 / 2,000 / 0; suffered 2,000 / 2,000 / 0 /
  * 2,000; the straggler rank 2, all before the step. */
 TEST(job_collectives_arrivals_capped) {
-    size_t saved = pc_job_arrivals_max;
-    pc_job_arrivals_max = 6;
-    cJSON *s = job_of("tests/fixtures/job4", 4);
-    pc_job_arrivals_max = saved;
+    pc_job_opts six = fix_job_opts;
+    six.arrivals_max = 6;
+    cJSON *s = job_of_opts("tests/fixtures/job4", 4, &six);
     CHECK(s);
     if (!s) return;
     CHECK(cJSON_IsTrue(sj_get(s, "ranks.collective_ops.compared")));

@@ -807,7 +807,7 @@ static cJSON *mindspore_job(const char *rel) {
     }
     int ok = 1;
     for (int i = 0; i < n; i++) ok &= sums[i] != NULL;
-    pc_summary *job = ok ? (n > 1 ? pc_job_summary(sums, n) : sums[0]) : NULL;
+    pc_summary *job = ok ? (n > 1 ? pc_job_summary(sums, n, &fix_job_opts) : sums[0]) : NULL;
     if (n == 1) sums[0] = NULL;
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     free(sums);
@@ -946,7 +946,7 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     pc_summary *sums[8] = {0};
     int n = summaries_in_dir(dir, sums, 8);
     CHECK_EQ_I(n, 8);
-    pc_summary *job = pc_job_summary(sums, n);
+    pc_summary *job = pc_job_summary(sums, n, &fix_job_opts);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     cJSON *s = summary_json(job); /* as summary.json has it */
     const cJSON *r;
@@ -981,15 +981,15 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
     CHECK_MSG(!strncmp(h, "Rank 7 holds the job of 8 ranks back", 36) && !strcmp(h + strlen(h) - 1, "."), "headline: %s", h);
     CHECK_MSG(!strncmp(h, sj_getstr(s, "ranks.headline", "?"), strlen(sj_getstr(s, "ranks.headline", "?"))), "headline: %s", h);
     /* per rank, its costliest collective (tests/expectations/collectives.md: rank 0's all_to_all of 16-256 KiB,
-     * 2,660 µs in its one step, 0.0162 GB/s of bus bandwidth) */
+     * 2,660 µs in its one step); no bus bandwidth of it (#47 item 1: its kernel time holds its wait,
+     * 0.0162 GB/s beside the job's 1.34 GB/s from the transfer time) */
     CHECK_EQ_S(sj_getstr(s, "ranks.rows.0.top_collective", ""), "all_to_all, 16-256 KiB");
     CHECK_EQ_I(sj_getnum(s, "ranks.rows.0.top_collective_ns", 0), 2660000);
-    CHECK_NEAR(sj_getnum(s, "ranks.rows.0.top_collective_busbw_gbs", 0), 0.0162, 0.00005);
+    CHECK(sj_get(s, "ranks.rows.0.top_collective_busbw_gbs") == NULL);
     /* every rank's collectives by type (collectives.md, "Per rank": collectives.py --by-type on each
-     * worker): all_to_all 5 calls of 64,448 bytes, its time and bus bandwidth per rank; all_reduce
-     * 3 calls of unknown size */
-    static const double a2a[8][2] = {{3999, 0.0141}, {9506, 0.0059}, {1807, 0.0312}, {8002, 0.0070},
-                                     {6353, 0.0089}, {6056, 0.0093}, {1823, 0.0309}, {389, 0.1450}};
+     * worker): all_to_all 5 calls of 64,448 bytes, its time per rank; all_reduce 3 calls of unknown
+     * size; no bus bandwidth per rank (#47 item 1) */
+    static const double a2a[8][1] = {{3999}, {9506}, {1807}, {8002}, {6353}, {6056}, {1823}, {389}};
     static const double ar[8] = {1799, 1830, 1685, 1772, 234, 195, 1735, 1357};
     int seen = 0;
     cJSON_ArrayForEach(r, sj_get(s, "ranks.collectives")) {
@@ -1000,12 +1000,11 @@ TEST(realdata_dlrm_job_ranked_by_stake) {
             CHECK_EQ_I(sj_getnum(r, "calls", 0), 5);
             CHECK_EQ_I(sj_getnum(r, "bytes", 0), 64448);
             CHECK_EQ_I(sj_getnum(r, "per_step_ns", 0), a2a[k][0] * 1000);
-            CHECK_NEAR(sj_getnum(r, "busbw_gbs", 0), a2a[k][1], 0.00005 + a2a[k][1] * 0.001);
+            CHECK(sj_get(r, "busbw_gbs") == NULL);
         } else {
             CHECK_EQ_S(sj_getstr(r, "collective", ""), "all_reduce");
             CHECK_EQ_I(sj_getnum(r, "calls", 0), 3);
             CHECK_EQ_I(sj_getnum(r, "per_step_ns", 0), ar[k] * 1000);
-            CHECK(cJSON_IsNull(sj_get(r, "busbw_gbs")));
         }
         seen++;
     }
@@ -1044,10 +1043,10 @@ TEST(realdata_dlrm_job_streamed_equals_held) {
         pc_trace_free(t);
         CHECK(sums[i] != NULL);
     }
-    pc_summary *held = pc_job_summary(sums, n);
+    pc_summary *held = pc_job_summary(sums, n, &fix_job_opts);
     for (int i = 0; i < n; i++) pc_summary_free(sums[i]);
     /* streamed, last input first; the summary kept is the one of rank 0 */
-    pc_job *j = pc_job_new();
+    pc_job *j = pc_job_new(&fix_job_opts);
     pc_summary *kept = NULL;
     int kept_order = -1;
     for (int i = n - 1; i >= 0; i--) {

@@ -264,6 +264,18 @@ TEST(md_to_text_reads_as_plain_text) {
     free(t);
 }
 
+/* summary.md's folded parts (#47 item 2) in the e-mail's text part: the
+ * summary line reads as a heading, the closing tag as nothing. Expected
+ * output written by hand. */
+TEST(md_to_text_reads_details_as_headings) {
+    const char *md = "1. **A**\n\n<details><summary>Key figures</summary>\n\n| F | V |\n|---|---:|\n| step | 2 ms |\n\n</details>\n";
+    sbuf o = {0};
+    md_to_text(md, strlen(md), &o);
+    char *t = sbuf_take(&o);
+    CHECK_EQ_S(t, "1. A\n\nKey figures\n-----------\n\nF        V\n----  ----\nstep  2 ms\n\n");
+    free(t);
+}
+
 /* Chart PNGs are drawn at twice their layout size (#20: 1x looked blurry on
  * HiDPI screens and in GitHub): a 760x300 chart is a 1520x600 PNG. */
 TEST(chart_png_drawn_at_twice_the_size) {

@@ -1,8 +1,10 @@
 /* Short names of kernels and operators (src/util/shortname.h): the table of
  * tests/expectations/short-names.tsv, collisions, and hostile names. */
 #include "test.h"
+#include "util/sbuf.h"
 #include "util/shortname.h"
 #include "util/utf8.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -61,9 +63,9 @@ TEST(shortname_collisions_told_apart) {
         "cask_cudnn_infer::computeOffsetsKernel(cask_cudnn_infer::ComputeOffsetsParams)",
         "aten::mm",
         "aten::mm",
-        /* the same 120 first and 60 last characters: told apart by a number */
-        "nvtx_range_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_1_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
-        "nvtx_range_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_2_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+        /* the same words kept at both ends (the words between them too long for the room): told apart by a number */
+        "nvtx_range_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_1_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+        "nvtx_range_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_2_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
     };
     enum { N = sizeof names / sizeof *names };
     char *out[N];
@@ -160,4 +162,79 @@ TEST(shortname_hostile_names) {
         }
         for (int i = 0; i < G; i++) free(rn[i]), free(ro[i]);
     }
+}
+
+/* the words of s (runs of identifier characters, split after '_' and before
+ * an upper-case letter that follows a lower-case one), each as "|word|" in
+ * out: the test's own reading of a word, independent of shortname.c's */
+static void words_of(const char *s, sbuf *out) {
+    size_t n = strlen(s), i = 0;
+    sbuf_putc(out, '|');
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        int id = isalnum(c) || c == '$' || (c >= 0x80 && !(i + 2 < n && !memcmp(s + i, "…", 3)));
+        if (!id || c == '_') { i += !id && c == 0xE2 && i + 2 < n && !memcmp(s + i, "…", 3) ? 3 : 1; continue; }
+        size_t j = i + 1;
+        while (j < n) {
+            unsigned char d = (unsigned char)s[j], p = (unsigned char)s[j - 1];
+            if (d == '_' || !(isalnum(d) || d == '$' || d >= 0x80) || (d == 0xE2 && j + 2 < n && !memcmp(s + j, "…", 3))) break;
+            if (islower(p) && isupper(d)) break;
+            j++;
+        }
+        sbuf_putn(out, s + i, j - i);
+        sbuf_putc(out, '|');
+        i = j;
+    }
+}
+
+/* #47 item 7: a short name is cut only between identifiers or between the
+ * words of one (never "cunn_SoftMa…ward"): on every real kernel name of
+ * tests/data/kernel_names.tsv, at a table's, a chart's and the trend's
+ * widths, every word of the short name is a whole word of the full name; a
+ * cut inside a word only where one word alone is longer than the room (none
+ * at the table's and the chart's widths) */
+TEST(shortname_cut_at_word_boundaries) {
+    FILE *f = fopen("tests/data/kernel_names.tsv", "r");
+    CHECK_MSG(f, "tests/data/kernel_names.tsv is missing");
+    char *line = NULL;
+    size_t cap = 0, names = 0, cut = 0;
+    ssize_t len;
+    static const size_t widths[] = {PC_SHORT_TABLE, PC_SHORT_CHART};
+    while ((len = getline(&line, &cap, f)) > 0 && !test_failed_flag) {
+        if (line[len - 1] == '\n') line[--len] = 0;
+        if (!len || line[0] == '#') continue;
+        char *name = line;
+        for (int k = 0; k < 4 && name; k++) name = strchr(name, '\t') ? strchr(name, '\t') + 1 : NULL;
+        if (!name) continue;
+        names++;
+        sbuf fw = {0};
+        words_of(name, &fw);
+        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+            char *s = pc_short_name(name, 0, widths[w]);
+            sbuf sw = {0};
+            words_of(s, &sw);
+            for (const char *e = s; (e = strstr(e, "…")); e += 3) cut += e == s || e[-1] != '<';
+            /* each |word| of the short name is one of the full name's */
+            for (char *p = sw.data + 1, *q; *p && (q = strchr(p, '|')); p = q + 1) {
+                char want[300];
+                snprintf(want, sizeof want, "|%.*s|", (int)(q - p), p);
+                if (!strstr(fw.data, want)) {
+                    test_fail(__FILE__, __LINE__, "width %zu: \"%s\" holds %s, no word of %.160s", widths[w], s, want, name);
+                    break;
+                }
+            }
+            if (code_points(s) > widths[w]) test_fail(__FILE__, __LINE__, "\"%s\" is over %zu", s, widths[w]);
+            sbuf_free(&sw);
+            free(s);
+        }
+        sbuf_free(&fw);
+    }
+    free(line);
+    fclose(f);
+    CHECK(names >= 200);
+    CHECK(cut >= 20); /* the widths do cut many of them */
+    /* the example, at a width that cuts it */
+    char *s = pc_short_name("void cunn_SoftMaxBackward<2, float, float, float, LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)", 0, 16);
+    CHECK_MSG(!strstr(s, "SoftMa…") && !strstr(s, "…ward"), s);
+    free(s);
 }

@@ -17,12 +17,12 @@ cd "$(dirname "$0")/.."
 B=${FUZZ_BUILD:-build/fuzz}
 S=$B/seeds
 TIME=${FUZZ_TIME:-60}
-TARGETS=${FUZZ_TARGETS:-"kineto gzip sqlite mindspore summary tmpl escape"}
+TARGETS=${FUZZ_TARGETS:-"kineto gzip sqlite mindspore summary history tmpl escape"}
 SHARED=../shared/data
 mkdir -p "$S"
 
 # ---- seeds ----
-mkdir -p "$S/kineto" "$S/gzip" "$S/sqlite" "$S/mindspore" "$S/summary" "$S/tmpl" "$S/escape"
+mkdir -p "$S/kineto" "$S/gzip" "$S/sqlite" "$S/mindspore" "$S/summary" "$S/history" "$S/tmpl" "$S/escape"
 cp tests/fuzz/seeds/* tests/hostile/*.json "$S/kineto/"
 cp examples/demo.pt.trace.json.gz "$S/gzip/"
 # several members, an empty one among them (pigz, cat a.gz b.gz): both inflaters, each member's reset
@@ -54,6 +54,15 @@ fi
 printf '\000step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail\n1,100,200,100,120,180,20,60,20\n' > "$S/mindspore/tiny_step"
 [ -x build/perfcard ] && build/perfcard summarize examples/demo.pt.trace.json.gz -o "$S/summary/demo.json" -q || true
 cp tests/hostile/*.summary.json "$S/summary/"
+# histories (trend --db): one perfcard made of two runs, a hostile one, one without indexes, an empty file
+if [ ! -s "$S/history/two_runs.sqlite" ] && [ -s "$S/summary/demo.json" ]; then
+    rm -rf "$S/history/out" && build/perfcard trend --db "$S/history/two_runs.sqlite" "$S/summary/demo.json" \
+        tests/hostile/summary_view_script.summary.json -o "$S/history/out" -q --no-fail > /dev/null 2>&1 || true
+    rm -rf "$S/history/out"
+fi
+[ -s "$S/history/hostile.sqlite" ] || python3 tests/hostile/gen_history.py "$S/history/hostile.sqlite"
+[ -s "$S/history/noindex.sqlite" ] || python3 tests/hostile/gen_history_noindex.py 4 3 "$S/history/noindex.sqlite"
+: > "$S/history/empty"
 for t in templates/summary.md templates/diff.md; do
     { cat "$t"; printf '\000'; cat "$S/summary/demo.json" 2> /dev/null || echo '{}'; } > "$S/tmpl/$(basename "$t")"
 done

@@ -140,6 +140,14 @@ pc_diff_result *pc_diff(const pc_diff_side *base, const pc_diff_side *changes, i
 void pc_diff_free(pc_diff_result *d);
 /* diff.json's document (caller frees with pc_doc_free) */
 pc_doc *pc_diff_json(const pc_diff_result *d);
+/* the same with the first `rows` rows of each table: a view's (diff.html,
+ * diff.md show at most that many; a table's count of rows is its nrows) */
+pc_doc *pc_diff_json_view(const pc_diff_result *d, int rows);
+/* diff.json's text, cJSON_Print's of pc_diff_json, written a row at a time
+ * (40,000 rows of two tables were 110 MB of cJSON): appended to b, or
+ * written atomically to path */
+void pc_diff_json_text(const pc_diff_result *d, sbuf *b);
+int pc_diff_json_write(const pc_diff_result *d, const char *path, pc_err *err);
 /* a figure by its label, or NULL */
 const pc_diff_figure *pc_diff_figure_named(const pc_diff_result *d, const char *label);
 /* Kernel name with template arguments, parameter lists and tile sizes removed. */

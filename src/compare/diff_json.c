@@ -1,7 +1,12 @@
 /* diff_json.c - pc_diff_json (diff.h): diff.json, schema perfcard.diff/2,
  * written from the typed result; NaN figures are written as null. */
 #include "diff.h"
+#include "../util/fsutil.h"
+#include "../util/sbuf.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* the members each struct writes, in diff.json's order */
 static const sj_field contrib_fields[] = {SJ_F(pc_diff_contrib, 'S', kind), SJ_F(pc_diff_contrib, 'S', name),
@@ -98,27 +103,37 @@ static cJSON *figure_json(const pc_diff_figure *f, int nch) {
     return o;
 }
 
-static cJSON *table_json(const pc_diff_table *t, int nch) {
-    cJSON *o = cJSON_CreateObject(), *arr = sj_arr(o, "rows");
-    for (int i = 0; i < t->nrows; i++) {
-        const pc_diff_row *w = &t->rows[i];
-        cJSON *j = cJSON_CreateObject();
-        SJ_FIELDS(j, w, row_fields);
-        cJSON *rr = sj_arr(j, "runs");
-        for (int r = 0; r < nch; r++) {
-            cJSON *y = cJSON_CreateObject();
-            SJ_FIELDS(y, &w->runs[r], row_run_fields);
-            cJSON_AddItemToArray(rr, y);
-        }
-        cJSON_AddItemToArray(arr, j);
+static cJSON *row_json(const pc_diff_row *w, int nch) {
+    cJSON *j = cJSON_CreateObject();
+    SJ_FIELDS(j, w, row_fields);
+    cJSON *rr = sj_arr(j, "runs");
+    for (int r = 0; r < nch; r++) {
+        cJSON *y = cJSON_CreateObject();
+        SJ_FIELDS(y, &w->runs[r], row_run_fields);
+        cJSON_AddItemToArray(rr, y);
     }
+    return j;
+}
+
+/* ROWS_MARK i: where table i's rows go in the text (write_text); a raw
+ * item, which cJSON prints as it is (a string holding \1 prints escaped) */
+#define ROWS_MARK "\1rows %d"
+
+/* a table with its first limit rows (limit < 0: all); mark >= 0: a marker
+ * in place of its rows (when it has some) */
+static cJSON *table_json(const pc_diff_table *t, int nch, int limit, int mark) {
+    cJSON *o = cJSON_CreateObject(), *arr = sj_arr(o, "rows");
+    char m[32];
+    snprintf(m, sizeof m, ROWS_MARK, mark);
+    if (mark >= 0 && t->nrows) cJSON_AddItemToArray(arr, cJSON_CreateRaw(m));
+    for (int i = 0; mark < 0 && i < t->nrows && (limit < 0 || i < limit); i++) cJSON_AddItemToArray(arr, row_json(&t->rows[i], nch));
     sj_int(o, "added", t->added);
     sj_int(o, "removed", t->removed);
     sj_int(o, "total", t->total);
     return o;
 }
 
-pc_doc *pc_diff_json(const pc_diff_result *d) {
+static cJSON *doc_json(const pc_diff_result *d, int limit, int marks) {
     cJSON *o = cJSON_CreateObject();
     sj_str(o, "schema", PC_DIFF_SCHEMA);
     sj_num(o, "threshold_pct", d->threshold_pct);
@@ -139,6 +154,60 @@ pc_doc *pc_diff_json(const pc_diff_result *d) {
     sj_str(o, "headline", d->headline);
     cJSON *fa = sj_arr(o, "figures");
     for (int i = 0; i < d->nfigures; i++) cJSON_AddItemToArray(fa, figure_json(&d->figures[i], d->nchanges));
-    for (int i = 0; i < PC_DT_N; i++) cJSON_AddItemToObject(o, pc_diff_table_keys[i], table_json(&d->tables[i], d->nchanges));
+    for (int i = 0; i < PC_DT_N; i++)
+        cJSON_AddItemToObject(o, pc_diff_table_keys[i], table_json(&d->tables[i], d->nchanges, limit, marks ? i : -1));
     return o;
+}
+
+pc_doc *pc_diff_json(const pc_diff_result *d) { return doc_json(d, -1, 0); }
+pc_doc *pc_diff_json_view(const pc_diff_result *d, int rows) { return doc_json(d, rows, 0); }
+
+/* the tabs cJSON_Print puts before a row's members inside diff.json: the
+ * document, a table, its rows (a row printed alone has none) */
+enum { ROW_DEPTH = 3 };
+
+/* diff.json's text (cJSON_Print's of pc_diff_json) into b, drained into out
+ * as it grows: the document printed without its rows, each row printed alone
+ * into its place (every newline of cJSON_Print's is its layout: a string's
+ * are escaped) */
+static void write_text(const pc_diff_result *d, sbuf *b, const sbuf_out *out) {
+    cJSON *doc = doc_json(d, -1, 1);
+    char *txt = cJSON_Print(doc), *p = txt;
+    cJSON_Delete(doc);
+    for (int i = 0; i < PC_DT_N; i++) {
+        char m[32];
+        snprintf(m, sizeof m, ROWS_MARK, i);
+        char *at = d->tables[i].nrows ? strstr(p, m) : NULL;
+        if (!at) continue;
+        sbuf_putn(b, p, (size_t)(at - p));
+        for (int k = 0; k < d->tables[i].nrows; k++) {
+            cJSON *r = row_json(&d->tables[i].rows[k], d->nchanges);
+            char *rt = cJSON_Print(r);
+            cJSON_Delete(r);
+            if (k) sbuf_putn(b, ", ", 2);
+            for (const char *q = rt; *q; q++) {
+                sbuf_putc(b, *q);
+                if (*q == '\n') sbuf_putn(b, "\t\t\t", ROW_DEPTH);
+            }
+            free(rt);
+            sbuf_drain(b, out, 1 << 20);
+        }
+        p = at + strlen(m);
+    }
+    sbuf_puts(b, p);
+    free(txt);
+}
+
+void pc_diff_json_text(const pc_diff_result *d, sbuf *b) { write_text(d, b, NULL); }
+
+int pc_diff_json_write(const pc_diff_result *d, const char *path, pc_err *err) {
+    fs_atomic f;
+    int rc = fs_atomic_open(&f, path, err);
+    if (rc) return rc;
+    sbuf b = {0};
+    sbuf_out out = {fs_atomic_write, &f};
+    write_text(d, &b, &out);
+    fs_atomic_write(&f, b.data ? b.data : "", b.len);
+    sbuf_free(&b);
+    return fs_atomic_commit(&f, err);
 }

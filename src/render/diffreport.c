@@ -4,6 +4,7 @@
  * colours, and the charts: step phases and breakdown for every run on
  * one scale, and the largest kernel changes as a diverging bar chart. */
 #include "diffreport.h"
+#include "../util/fsutil.h"
 #include "view.h"
 #include "../summary/categories.h"
 #include "../summary/summary.h"
@@ -122,6 +123,9 @@ static void format_tables(cJSON *v, const pc_diff_result *d, int rows) {
         cJSON *tab = cJSON_GetObjectItem(v, pc_diff_table_keys[i]);
         rv_limit(tab, "rows", rows);
         const pc_diff_table *t = &d->tables[i];
+        /* the document holds the rows a view shows (pc_diff_json_view): the counts are the table's */
+        cJSON_ReplaceItemInObjectCaseSensitive(tab, "rows_total", cJSON_CreateNumber(t->nrows));
+        cJSON_ReplaceItemInObjectCaseSensitive(tab, "rows_more", cJSON_CreateNumber(t->nrows > rows ? t->nrows - rows : 0));
         cJSON *r = cJSON_GetObjectItem(tab, "rows")->child;
         for (int k = 0; k < t->nrows && r; k++, r = r->next) {
             cJSON *x = cJSON_GetObjectItem(r, "runs")->child;
@@ -257,8 +261,17 @@ static cJSON *build(const cJSON *doc, const void *typed, const char *png_dir, in
 
 int pc_diff_write(const pc_diff_result *d, const pc_report_opts *o, pc_err *err) {
     static const int md_rows[] = {15, 8, 4, 1}; /* fewer rows per table until diff.md fits */
-    pc_doc *doc = pc_diff_json(d);
-    int rc = rv_write_doc(doc, d, o, "diff", build, 50, md_rows, 4, err);
+    enum { HTML_ROWS = 50 };
+    /* the views read a document of the rows they show; diff.json is written from the typed result, a row at a time */
+    pc_doc *doc = pc_diff_json_view(d, HTML_ROWS);
+    pc_report_opts views = *o;
+    views.formats &= ~OUT_JSON;
+    int rc = rv_write_doc(doc, d, &views, "diff", build, HTML_ROWS, md_rows, 4, err);
     pc_doc_free(doc);
+    if (!rc && (o->formats & OUT_JSON)) {
+        char *p = fs_join(o->dir, "diff.json");
+        rc = pc_diff_json_write(d, p, err);
+        free(p);
+    }
     return rc;
 }

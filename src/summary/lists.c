@@ -2,6 +2,7 @@
  * only, so their element layout is stated once.
  *   trace_timeline.events[]:  [lane, start_ns, duration_ns, name, category, depth, args or -1]
  *   timeline.rows[].boxes[]:  [start_ns, end_ns, category]
+ * (an event read from summary.json is that text, a raw item: one item, not eight)
  * A reader skips an element of another shape (a summary.json from elsewhere). */
 #include "summary.h"
 #include "../util/xalloc.h"
@@ -17,6 +18,21 @@ cJSON *pc_tl_event_item(const pc_tl_event *e) {
 
 static const cJSON *member(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
 
+/* an event read from summary.json, kept as its text (validate.c's
+ * sk_events: "[n, n, ...]", numbers or null): its numbers into v; how many,
+ * -1 when one is not a number or there are more than PC_TL_EVENT_FIELDS */
+static int event_text(const char *t, int64_t *v) {
+    int k = 0;
+    for (t++; *t && *t != ']'; t += *t == ',' ? 2 : 0) {
+        char *end;
+        double x = strtod(t, &end);
+        if (end == t || k == PC_TL_EVENT_FIELDS) return -1;
+        v[k++] = (int64_t)x;
+        t = end;
+    }
+    return k;
+}
+
 pc_tl_event *pc_summary_trace_events(const pc_summary *s, size_t *n) {
     const cJSON *ev = member(member(s->doc, "trace_timeline"), "events"), *x;
     pc_tl_event *out = xcalloc((size_t)cJSON_GetArraySize(ev) + 1, sizeof *out);
@@ -25,10 +41,11 @@ pc_tl_event *pc_summary_trace_events(const pc_summary *s, size_t *n) {
         int64_t v[PC_TL_EVENT_FIELDS];
         int k = 0;
         const cJSON *y;
-        cJSON_ArrayForEach(y, x) {
-            if (k == PC_TL_EVENT_FIELDS || !cJSON_IsNumber(y)) { k = -1; break; }
-            v[k++] = (int64_t)y->valuedouble;
-        }
+        if (cJSON_IsRaw(x)) k = event_text(x->valuestring, v);
+        else cJSON_ArrayForEach(y, x) {
+                if (k == PC_TL_EVENT_FIELDS || !cJSON_IsNumber(y)) { k = -1; break; }
+                v[k++] = (int64_t)y->valuedouble;
+            }
         if (k != PC_TL_EVENT_FIELDS) continue;
         out[(*n)++] = (pc_tl_event){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     }

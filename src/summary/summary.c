@@ -325,6 +325,7 @@ static void write_value(const pc_summary *s, const cJSON *v, sbuf *b, int indent
     } else if (cJSON_IsString(v)) json_string(b, v->valuestring);
     else if (cJSON_IsNumber(v)) json_number(b, v->valuedouble);
     else if (cJSON_IsBool(v)) sbuf_puts(b, cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsRaw(v) && v->valuestring && v->valuestring[0] == '[') sbuf_puts(b, v->valuestring); /* a list read as its text (lists.c) */
     else sbuf_puts(b, "null"); /* null, or a raw member that is no table of this summary */
 }
 

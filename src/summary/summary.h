@@ -135,8 +135,13 @@ const char *sj_getstr(const cJSON *o, const char *path, const char *dflt);
 int pc_summary_write(const pc_summary *s, const char *path, pc_err *err);
 /* summary.json's text, appended to b */
 void pc_summary_text(const pc_summary *s, sbuf *b);
-/* Reads a summary.json (at most 1 GiB) and validates it: pc_summary_validate. */
+/* Reads a summary.json (at most 1 GiB) and validates it as
+ * pc_summary_validate does, streamed: the text is read in order through a
+ * bounded window (twice: first only to check it is JSON and find its schema)
+ * and never held whole or as a tree; the rows go straight into their tables. */
 int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_size, pc_err *err);
+/* The same for a summary.json's text in memory, text[0, n). */
+int pc_summary_parse(const char *text, size_t n, pc_summary **out, char *note, size_t note_size, pc_err *err);
 /* Validates a parsed summary against schema.def and tables.def (every key
  * summary.json may hold, with its kind). *out is a new summary with only known keys, each value of
  * its kind: numbers finite and within +-2^62 (>= 0 where the kind says so),
@@ -145,6 +150,7 @@ int pc_summary_read(const char *path, pc_summary **out, char *note, size_t note_
  * run.warnings. A schema other than PC_SUMMARY_SCHEMA is PC_EUNSUP; a value of
  * the wrong kind or out of range PC_EINPUT naming its key path. */
 int pc_summary_validate(const cJSON *in, pc_summary **out, char *note, size_t note_size, pc_err *err);
+/* (pc_summary_validate reads in's text: one reader, whatever the source) */
 /* Whatever perfcard writes, perfcard reads: each figure of s that the reader
  * would refuse (beyond +-2^62 for a time or size, negative where the schema
  * wants >= 0) becomes null, a figure the input cannot give. Returns how many;

@@ -100,11 +100,6 @@ void tab_write_record(const pc_table *t, sbuf *b, int indent, int first, const s
 const void *tab_null_row(int id);
 /* a table of kind id with no rows */
 const pc_table *tab_empty(int id);
-/* rows from an array already validated against the columns' kinds (every
- * string copied into strs); 0, or -1 when a row is not an object */
-int tab_from_json(pc_table *t, const cJSON *arr, pc_arena *strs);
-/* a record's one row from the members of object o (validated as above) */
-void tab_record_from_json(pc_table *t, const cJSON *o, pc_arena *strs);
 /* 1 when the column's numbers stay within +-2^62 (its unit ns, µs, bytes or
  * count: times, sizes and counts), 0 when any finite number is in range */
 int tab_col_bounded(const pc_col *c);

@@ -1,5 +1,6 @@
 /* perfcard diff: statistics, name normalization, matching and verdicts. */
 #include "test.h"
+#include "util/sbuf.h"
 #include "fixtures.h"
 #include "compare/changepoint.h"
 #include "compare/diff.h"
@@ -301,6 +302,21 @@ TEST(diff_verdicts_and_matching) {
     CHECK_NEAR(sj_getnum(j, "kernels.rows.0.runs.0.delta_ns", 0), 50, 1e-9);
     CHECK(cJSON_IsNull(sj_get(j, "runs.1.step_time.p_value")) == !d->changes[1].v.has_test);
     CHECK_EQ_I(cJSON_GetArraySize(sj_get(j, "figures")), d->nfigures);
+    /* diff.json streamed a row at a time is cJSON's text of the whole document, byte for byte (two
+     * changes) */
+    char *whole = cJSON_Print(j);
+    sbuf txt = {0};
+    pc_diff_json_text(d, &txt);
+    CHECK_EQ_S(txt.data, whole);
+    free(whole);
+    sbuf_free(&txt);
+    /* a view's document: the first rows of each table, nothing else left out */
+    cJSON *v1 = pc_diff_json_view(d, 1);
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(v1, "kernels.rows")), 1);
+    CHECK_EQ_S(sj_getstr(v1, "kernels.rows.0.name", ""), "volta_sgemm_128x64_nn");
+    CHECK_EQ_I(sj_getnum(v1, "kernels.total", -1), sj_getnum(j, "kernels.total", -2));
+    CHECK_EQ_I(cJSON_GetArraySize(sj_get(v1, "figures")), d->nfigures);
+    cJSON_Delete(v1);
     cJSON_Delete(j);
     pc_diff_free(d);
     /* a run against itself: every delta zero */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pc_summary *read_text(const char *text, pc_err *err, char *note, size_t n) {
     cJSON *doc = cJSON_Parse(text);
@@ -275,4 +276,118 @@ TEST(timeline_lists_read_typed_skipping_other_shapes) {
     pc_tl_rows_free(pc_summary_timeline_rows(s, &n), n);
     CHECK_EQ_I(n, 0);
     pc_summary_free(s);
+}
+
+/* the file as it is read: through a window of 256 KiB that refills between tokens; text of a summary
+ * written to a scratch file and read back with pc_summary_read */
+static pc_summary *read_file_text(const char *text, size_t n, pc_err *err, char *note, size_t note_n) {
+    char path[] = "/tmp/perfcard-test-summary-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, n) != (ssize_t)n) return NULL;
+    close(fd);
+    pc_summary *s = NULL;
+    if (pc_summary_read(path, &s, note, note_n, err)) s = NULL;
+    unlink(path);
+    return s;
+}
+
+/* 30,000 operator rows (about 4 MB of text: the window refills a few dozen times, tokens cut at its end)
+ * read from a file: every row kept, the text written again byte for byte; the same from memory */
+TEST(summary_read_streamed_rows_across_the_window) {
+    sbuf b = {0};
+    sbuf_puts(&b, "{\"schema\": \"perfcard.summary/1\", \"operators\": {\"rows\": [");
+    for (int i = 0; i < 30000; i++)
+        sbuf_printf(&b, "%s\n{\"name\": \"aten::op_%d \\u00e9\\ud83d\\ude00\", \"calls\": %d, \"cpu_avg_ns\": %d.25, \"bogus\": [1, {\"x\": 2}]}",
+                    i ? "," : "", i, i + 1, 1000 * i);
+    sbuf_puts(&b, "]}}");
+    pc_err err = {0};
+    char note[512];
+    pc_summary *s = read_file_text(b.data, b.len, &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    const pc_table *t = PC_TAB(s, op);
+    CHECK(t && t->n == 30000);
+    const tab_op *r = TAB_ROWS(t, op);
+    CHECK_EQ_S(r[29999].name, "aten::op_29999 \xc3\xa9\xf0\x9f\x98\x80"); /* é and U+1F600 from their escapes */
+    CHECK_EQ_I(r[29999].calls, 30000);
+    CHECK_NEAR(r[12345].cpu_avg_ns, 12345000.25, 0);
+    CHECK_MSG(strstr(note, "30000 unknown or repeated keys") && strstr(note, "operators.rows[0].bogus (unknown)"), "note: %s", note);
+    sbuf a = {0}, c = {0};
+    pc_summary_text(s, &a);
+    pc_summary *m = read_text(a.data, &err, note, sizeof note), *f = read_file_text(a.data, a.len, &err, note, sizeof note);
+    CHECK(m && f);
+    pc_summary_text(f, &c);
+    CHECK_EQ_S(c.data, a.data);
+    pc_summary_free(m);
+    pc_summary_free(f);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    sbuf_free(&b);
+    sbuf_free(&c);
+}
+
+/* errors in the order a reader of the whole text gives them: the text is JSON first (a bad byte at the
+ * end beats a bad value at the start), then the schema wherever its member sits, then the values */
+TEST(summary_read_errors_in_order) {
+    static const char *const cases[][3] = {
+        {"{\"steps\": {\"median_ns\": -1}, \"schema\": \"perfcard.summary/1\", \"x\": [1,]}", "not valid JSON", "expected a value at byte 69"},
+        {"{\"steps\": {\"median_ns\": -1}, \"schema\": \"perfcard.summary/9\"}", "summary schema \"perfcard.summary/9\"", ""},
+        {"{\"steps\": {\"median_ns\": -1}, \"schema\": \"perfcard.summary/1\"}", "steps.median_ns: -1 is out of range", ""},
+        {"[{\"schema\": \"perfcard.summary/1\"}]", "not a JSON object", ""},
+        {"{\"schema\": \"perfcard.summary/1\", \"steps\": {\"median_ns\": 5}", "not valid JSON", "expected ',' or '}' at byte 58"},
+        {"\xef\xbb\xbf{\"schema\": \"perfcard.summary/1\", \"steps\": {\"median_ns\": 5e300}}", "steps.median_ns: 5e+300 is out of range", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pc_err err = {0};
+        char note[256];
+        pc_summary *s = NULL;
+        int rc = pc_summary_parse(cases[i][0], strlen(cases[i][0]), &s, note, sizeof note, &err);
+        CHECK_MSG(rc && !s, "case %zu accepted", i);
+        CHECK_MSG(strstr(err.msg, cases[i][1]) && strstr(err.msg, cases[i][2]), "case %zu: %s", i, err.msg);
+    }
+}
+
+/* a string longer than the reader's window (8 MiB of text) is read through: refused where a figure's
+ * string is, dropped in an unknown member */
+TEST(summary_read_string_longer_than_the_window) {
+    size_t n = (size_t)9 << 20;
+    for (int known = 0; known < 2; known++) {
+        sbuf b = {0};
+        sbuf_printf(&b, "{\"schema\": \"perfcard.summary/1\", \"%s\": \"", known ? "overview\": {\"headline" : "zz_unknown");
+        sbuf_reserve(&b, n + 64);
+        memset(b.data + b.len, 'a', n);
+        b.len += n;
+        b.data[b.len] = 0;
+        sbuf_puts(&b, known ? "\"}}" : "\"}");
+        pc_err err = {0};
+        char note[256];
+        pc_summary *s = read_file_text(b.data, b.len, &err, note, sizeof note);
+        if (known) CHECK_MSG(!s && strstr(err.msg, "overview.headline: a string of over"), "%s", s ? "accepted" : err.msg);
+        else CHECK_MSG(s && strstr(note, "zz_unknown (unknown)"), "%s", s ? note : err.msg);
+        pc_summary_free(s);
+        sbuf_free(&b);
+    }
+}
+
+/* keys dropped: the sentence joins run.warnings, made where missing, before run's record when run has
+ * no field of it (where a reader of the whole document put it) */
+TEST(summary_read_dropped_keys_warn_before_the_run_record) {
+    pc_err err = {0};
+    char note[256];
+    pc_summary *s = read_text("{\"schema\": \"perfcard.summary/1\", \"bogus\": 1, \"run\": {\"warnings\": null}}", &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    sbuf a = {0};
+    pc_summary_text(s, &a);
+    CHECK_MSG(strstr(a.data, "\"run\": {\n\t\t\"warnings\": [\"1 unknown or repeated keys of the summary were dropped: bogus (unknown)\"],\n"
+                             "\t\t\"input\": null,"),
+              "%s", a.data);
+    pc_summary_free(s);
+    sbuf_free(&a);
+    /* without run: made at the end, its record after its warnings */
+    s = read_text("{\"schema\": \"perfcard.summary/1\", \"bogus\": 1}", &err, note, sizeof note);
+    CHECK_MSG(s, "%s", err.msg);
+    pc_summary_text(s, &a);
+    CHECK_MSG(strstr(a.data, "\"run\": {\n\t\t\"warnings\": [\"1 unknown") && strstr(a.data, "],\n\t\t\"input\": null,"), "%s", a.data);
+    CHECK_NEAR(PC_OR(PC_REC(s, run)->file_bytes, -1), -1, 0);
+    pc_summary_free(s);
+    sbuf_free(&a);
 }

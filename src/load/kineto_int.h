@@ -9,7 +9,7 @@
 #define PC_KINETO_INT_H
 #include "../util/sigbus.h"
 #include "load.h"
-#include "jsontok.h"
+#include "../util/jsontok.h"
 #include "source.h"
 #include "../util/xalloc.h"
 #include "../util/spill.h"

@@ -48,7 +48,7 @@
  * document whose keys were reordered) are resolved when the process ends.
  */
 #include "rocprof.h"
-#include "jsontok.h"
+#include "../util/jsontok.h"
 #include "../util/hmap.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"

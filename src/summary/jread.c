@@ -2,7 +2,7 @@
  * jsontok's; the window only refills between tokens, so a token that needs
  * more input is read again whole from its first byte. */
 #include "jread.h"
-#include "../load/jsontok.h"
+#include "../util/jsontok.h"
 #include "../util/xalloc.h"
 #include <assert.h>
 #include <errno.h>

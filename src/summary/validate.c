@@ -6,7 +6,7 @@
 #include "summary.h"
 #include "summary_int.h"
 #include "jread.h"
-#include "../load/jsontok.h"
+#include "../util/jsontok.h"
 #include "../util/fsutil.h"
 #include "../util/utf8.h"
 #include "../util/sbuf.h"

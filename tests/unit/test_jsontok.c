@@ -1,7 +1,7 @@
 /* The tokenizer and exact decimal -> nanosecond parsing. */
 #include "test.h"
 #include "load/kineto_int.h"
-#include "load/jsontok.h"
+#include "util/jsontok.h"
 #include <stdlib.h>
 
 static char scratch[4096];

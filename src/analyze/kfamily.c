@@ -262,34 +262,36 @@ static int mc_of(span low, const char *name, int family, int dtype) {
     return 0;
 }
 
-/* the name lowercased into buf (n < its size) or a heap copy the caller frees when it is not buf */
-static char *lowered(const char *name, size_t n, char *buf, size_t cap) {
-    char *low = n < cap ? buf : xmalloc(n + 1);
-    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)name[i]);
-    low[n] = 0;
-    return low;
+/* A name lowercased with its bigram filter: held in buf when it fits, else on the heap
+ * (low_done frees it). low_of fills one and returns its span; a NULL name reads as "". */
+typedef struct lowname { char buf[1024]; char *s; uint64_t bg[BG_BITS / 64]; } lowname;
+
+static span low_of(lowname *l, const char *name) {
+    if (!name) name = "";
+    size_t n = strlen(name);
+    l->s = n < sizeof l->buf ? l->buf : xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++) l->s[i] = (char)tolower((unsigned char)name[i]);
+    l->s[n] = 0;
+    bg_fill(l->bg, l->s, n);
+    return (span){l->s, n, l->bg};
+}
+
+static void low_done(lowname *l) {
+    if (l->s != l->buf) free(l->s);
 }
 
 int kf_comm_lib(const char *name) {
     if (!name) name = "";
-    char buf[1024];
-    size_t n = strlen(name);
-    char *lowbuf = lowered(name, n, buf, sizeof buf);
-    uint64_t bg[BG_BITS / 64];
-    bg_fill(bg, lowbuf, n);
-    int lib = comm_lib((span){lowbuf, n, bg}, name);
-    if (lowbuf != buf) free(lowbuf);
+    lowname l;
+    int lib = comm_lib(low_of(&l, name), name);
+    low_done(&l);
     return lib;
 }
 
 kf_info kf_classify(const char *name) {
     if (!name) name = "";
-    char buf[1024];
-    size_t n = strlen(name);
-    char *lowbuf = lowered(name, n, buf, sizeof buf);
-    uint64_t bg[BG_BITS / 64];
-    bg_fill(bg, lowbuf, n);
-    span low = {lowbuf, n, bg};
+    lowname l;
+    span low = low_of(&l, name);
     kf_info r = {KF_OTHER, 0, KF_DT_NONE, KF_LIB_NONE};
     int lib = comm_lib(low, name);
     if (lib != KF_LIB_NONE) {
@@ -304,7 +306,7 @@ kf_info kf_classify(const char *name) {
     }
     r.dtype = (uint8_t)dtype_of(low, name);
     r.mc = r.family == KF_COMM || r.family == KF_COPY ? 0 : (int8_t)mc_of(low, name, r.family, r.dtype);
-    if (lowbuf != buf) free(lowbuf);
+    low_done(&l);
     assert(r.family < KF_NFAMILY && r.dtype < KF_NDTYPE && r.lib < KF_NLIB && r.mc >= -1 && r.mc <= 1);
     return r;
 }
@@ -320,13 +322,9 @@ static int mc_may(span low) {
 
 int kf_matrix_core(const char *name) {
     if (!name) name = "";
-    char buf[1024];
-    size_t n = strlen(name);
-    char *lowbuf = lowered(name, n, buf, sizeof buf);
-    uint64_t bg[BG_BITS / 64];
-    bg_fill(bg, lowbuf, n);
-    int may = mc_may((span){lowbuf, n, bg});
-    if (lowbuf != buf) free(lowbuf);
+    lowname l;
+    int may = mc_may(low_of(&l, name));
+    low_done(&l);
     return may ? kf_classify(name).mc : 0;
 }
 

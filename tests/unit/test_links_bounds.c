@@ -38,61 +38,35 @@ static void shape(const pc_trace *t, const pc_links *l, int *maxd, int *roots) {
     }
 }
 
-TEST(links_bounds_same_range_chain) {
-    /* 300 ops of one start and 5 us: the first 64 nest (levels 0..63), each of the other 236 is
-     * placed beside the 64th, under the 63rd (level 63 too), counted */
-    pc_trace *t = ranges(300, 1);
+/* Links ranges(n, kind) and checks its shape: the deepest level, the number of roots (roots < 0:
+ * not checked) and how many ranges were placed beside instead of nested (reattached). */
+static void expect_shape(int n, int kind, int want_maxd, int want_roots, int want_reattached) {
+    pc_trace *t = ranges(n, kind);
     CHECK(t != NULL);
     if (!t) return;
     pc_links l;
     links_build(t, &l);
     int maxd, roots;
     shape(t, &l, &maxd, &roots);
-    CHECK_EQ_I(maxd, 63);
-    CHECK_EQ_I(roots, 1);
-    CHECK_EQ_I(l.reattached, 236);
-    links_free(&l);
-    pc_trace_free(t);
-    /* of no length: the same shape, not counted (they hold nothing) */
-    t = ranges(300, 2);
-    CHECK(t != NULL);
-    if (!t) return;
-    links_build(t, &l);
-    shape(t, &l, &maxd, &roots);
-    CHECK_EQ_I(maxd, 63);
-    CHECK_EQ_I(roots, 1);
-    CHECK_EQ_I(l.reattached, 0);
+    CHECK_EQ_I(maxd, want_maxd);
+    if (want_roots >= 0) CHECK_EQ_I(roots, want_roots);
+    CHECK_EQ_I(l.reattached, want_reattached);
     links_free(&l);
     pc_trace_free(t);
 }
 
+TEST(links_bounds_same_range_chain) {
+    /* 300 ops of one start and 5 us: the first 64 nest (levels 0..63), each of the other 236 is
+     * placed beside the 64th, under the 63rd (level 63 too), counted */
+    expect_shape(300, 1, 63, 1, 236);
+    /* of no length: the same shape, not counted (they hold nothing) */
+    expect_shape(300, 2, 63, 1, 0);
+}
+
 TEST(links_bounds_deep_nesting) {
     /* 300 strictly nested ranges: levels 0..255 nest, the other 44 are placed at level 255 */
-    pc_trace *t = ranges(300, 0);
-    CHECK(t != NULL);
-    if (!t) return;
-    pc_links l;
-    links_build(t, &l);
-    int maxd, roots;
-    shape(t, &l, &maxd, &roots);
-    CHECK_EQ_I(maxd, 255);
-    CHECK_EQ_I(roots, 1);
-    CHECK_EQ_I(l.reattached, 44);
-    links_free(&l);
-    pc_trace_free(t);
+    expect_shape(300, 0, 255, 1, 44);
     /* within the bounds nothing moves: 60 of each */
-    t = ranges(60, 0);
-    links_build(t, &l);
-    shape(t, &l, &maxd, &roots);
-    CHECK_EQ_I(maxd, 59);
-    CHECK_EQ_I(l.reattached, 0);
-    links_free(&l);
-    pc_trace_free(t);
-    t = ranges(60, 1);
-    links_build(t, &l);
-    shape(t, &l, &maxd, &roots);
-    CHECK_EQ_I(maxd, 59);
-    CHECK_EQ_I(l.reattached, 0);
-    links_free(&l);
-    pc_trace_free(t);
+    expect_shape(60, 0, 59, -1, 0);
+    expect_shape(60, 1, 59, -1, 0);
 }

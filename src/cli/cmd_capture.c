@@ -440,6 +440,8 @@ int cmd_capture(int argc, char **argv) {
         code = say_exec_failure(cmd[0], exec_errno);
         cli_say(stderr, "perfcard: %s: nothing recorded: the command could not be started", out);
         rmdir(absraw); /* the run's raw directory, empty */
+        char *parent = strrchr(absraw, '/');
+        if (parent) *parent = 0, rmdir(absraw); /* DIR/raw too, when no earlier run left files in it */
         free(cpu), free(lib), free(raw), free(out);
         return code;
     }

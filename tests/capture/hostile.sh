@@ -35,6 +35,10 @@ check missing_interpreter_no_trace [ "$(traces "$T/nointerp")" -eq 0 ]
 timeout 30 "$PC" capture -o "$T/nocmd" -- perfcard-no-such-command > /dev/null 2> "$T/nocmd.err"
 check no_such_command_127 [ $? -eq 127 ]
 check no_such_command_said grep -q 'nothing recorded: the command could not be started' "$T/nocmd.err"
+check no_such_command_no_raw_dir [ ! -e "$T/nocmd/raw" ]
+mkdir -p "$T/nocmd/raw/run-earlier" && : > "$T/nocmd/raw/run-earlier/keep"
+timeout 30 "$PC" capture -o "$T/nocmd" -- perfcard-no-such-command > /dev/null 2>&1
+check no_such_command_earlier_runs_kept [ -f "$T/nocmd/raw/run-earlier/keep" ]
 
 # 200 children started at once, each exiting at once (each loads the injection library): no hang, the
 # command's exit code, one trace (the CUDA program's), its records whole

@@ -519,7 +519,8 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
  * talks to the GPU: fewer than one CUDA API call per ms of the gap, and the
  * calls cover under a tenth of it (a gap spent in a synchronizing call is
  * sync_in_step's). That is CPU work, I/O, sleeps, preprocessing: not launch
- * overhead, which shows as many short gaps with a launch in each. Counted
+ * overhead, which shows as many short gaps with a launch in each, or as one
+ * call of the operator launching the work after the gap (one_call_gap). Counted
  * inside the windows, less data-loading ranges (data_loading's); the time
  * before the first GPU work is start-up's. Returns the time summed over the
  * windows; the gaps in *ngaps, the longest in *longest, the counted instants

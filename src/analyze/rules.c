@@ -519,7 +519,8 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
  * talks to the GPU: fewer than one CUDA API call per ms of the gap, and the
  * calls cover under a tenth of it (a gap spent in a synchronizing call is
  * sync_in_step's). That is CPU work, I/O, sleeps, preprocessing: not launch
- * overhead, which shows as many short gaps with a launch in each. Counted
+ * overhead, which shows as many short gaps with a launch in each, or as one
+ * call of the operator launching the work after the gap (one_call_gap). Counted
  * inside the windows, less data-loading ranges (data_loading's); the time
  * before the first GPU work is start-up's. Returns the time summed over the
  * windows; the gaps in *ngaps, the longest in *longest, the counted instants
@@ -552,6 +553,21 @@ void rules_host_gaps_free(rule_host_gaps *hg) {
     if (hg->pending) side_finish(&hg->sd), hg->pending = 0;
     spill_free(hg->gaps);
     memset(hg, 0, sizeof *hg);
+}
+/* Whether the GPU idle gap [gs, ge) is one call of the operator op (the innermost one that launched
+ * the GPU op ending the gap; -1: none): it covers at least half of the gap and spends at least half
+ * of its own time in it. The host is then on that operator's own launch path (its dispatch, a
+ * library's heuristics, the lazy loading of a kernel's module at its first call): per-launch host
+ * overhead, which a CUDA graph's replay runs without and a warm-up takes out of the steady state,
+ * host_wait's, not a phase of host work of its own. The second half keeps out a range around many
+ * launches (an NVTX range over the whole iteration) that merely encloses the gap. */
+static int one_call_gap(const pc_trace *t, int32_t op, int64_t gs, int64_t ge) {
+    assert(ge >= gs);
+    if (op < 0) return 0;
+    const pc_cpu_event *o = &t->cpu[op];
+    int64_t oe = o->ts + (o->dur > 0 ? o->dur : 0);
+    int64_t in = (oe < ge ? oe : ge) - (o->ts > gs ? o->ts : gs);
+    return in > 0 && 2 * in >= ge - gs && 2 * in >= oe - o->ts;
 }
 static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     const pc_trace *t = in->c->t;
@@ -588,7 +604,8 @@ static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *long
         int32_t L = l->gpu_launch[g];
         int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
         head = 0;
-        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end) {
+        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end &&
+            !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts))) {
             int64_t gs = busy_end, ge = e->ts;
             size_t lo = 0, hi = napi; /* the calls starting in the gap */
             while (lo < hi) {

@@ -140,6 +140,17 @@ def launch_latency(tr):
     d = sorted(k['ts'] - k['launch']['ts'] for k in tr.kernels if k['launch'] and not k['copy'])
     return (d[0], d[len(d) // 2]) if d else (None, None)
 
+def idle_gaps(busy, ws, we):
+    """The gaps [(a, b)] of [ws, we) that the sorted disjoint busy intervals leave, the tail included."""
+    gaps, t = [], ws
+    for a, b in busy:
+        if a > t:
+            gaps.append((t, a))
+        t = max(t, b)
+    if t < we:
+        gaps.append((t, we))
+    return gaps
+
 def read_step(tr, hs, he, dev=None, window=None):
     """One step's figures (dict), on device dev (default: the device with the most kernel time in
     the step's work). window=(ws, we) replaces [hs, max(he, gpu_end)) (a GPU-bound pipeline's
@@ -158,13 +169,7 @@ def read_step(tr, hs, he, dev=None, window=None):
     busy = union([(max(k['ts'], ws), min(k['end'], we)) for k in ks])
     busy_ns = sum(b - a for a, b in busy)
     # idle gaps and what ends them
-    gaps, t = [], ws
-    for a, b in busy:
-        if a > t:
-            gaps.append((t, a))
-        t = max(t, b)
-    if t < we:
-        gaps.append((t, we))
+    gaps = idle_gaps(busy, ws, we)
     split = collections.Counter()
     nsplit = collections.Counter()
     starts = collections.defaultdict(list)

@@ -248,3 +248,36 @@ TEST(peaks_pinned_to_vendor_text) {
     CHECK_NEAR(p->fp8, 72000.0 / 8 / 2, 0.01);
     CHECK_NEAR(p->fp4, 144000.0 / 8 / 2, 0.01);
 }
+
+/* Figures pinned to the vendor's tables as reproduced by others (docs/gpu-peaks.md, the third
+ * pass). B100: NVIDIA's HGX B100 "Per GPU Specifications", with sparsity but FP64: FP4 14, FP8 7,
+ * INT8 7 (peta), FP16/BF16 3.5 PFLOPS, FP64 Tensor Core 30 TFLOPS dense, up to 8 TB/s; TF32 is
+ * half of FP16 (its printed 1.8 PFLOPS* is 1.75 rounded, as B200's 2.2 is 2.25). H20: the HGX H20
+ * table (INT8/FP8 296, BF16/FP16 148, TF32 74, 4.0 TB/s). P100 PCIe: the datasheet's 4.7 FP64,
+ * 9.3 FP32, 16 GB at 732 GB/s, 12 GB at 549 GB/s. */
+TEST(peaks_pinned_to_reproduced_tables) {
+    const gpu_peak *p = peak_lookup("NVIDIA B100");
+    CHECK(p);
+    CHECK_NEAR(p->fp4, 14000.0 / 2, 0.01);
+    CHECK_NEAR(p->fp8, 7000.0 / 2, 0.01);
+    CHECK_NEAR(p->int8, 7000.0 / 2, 0.01);
+    CHECK_NEAR(p->fp16, 3500.0 / 2, 0.01);
+    CHECK_NEAR(p->bf16, 3500.0 / 2, 0.01);
+    CHECK_NEAR(p->tf32, p->fp16 / 2, 0.01);
+    CHECK_NEAR(p->fp64, 30, 0.01);
+    CHECK_NEAR(p->mem_gbs, 8000, 0.5);
+    p = peak_lookup("NVIDIA H20");
+    CHECK(p);
+    CHECK_NEAR(p->fp8, 296, 0.01);
+    CHECK_NEAR(p->int8, 296, 0.01);
+    CHECK_NEAR(p->fp16, 148, 0.01);
+    CHECK_NEAR(p->bf16, 148, 0.01);
+    CHECK_NEAR(p->tf32, 74, 0.01);
+    CHECK_NEAR(p->mem_gbs, 4000, 0.5);
+    p = peak_lookup("Tesla P100-PCIE-16GB");
+    CHECK(p);
+    CHECK_NEAR(p->fp64, 4.7, 0.001);
+    CHECK_NEAR(p->fp32, 9.3, 0.001);
+    CHECK_NEAR(p->mem_gbs, 732, 0.5);
+    CHECK_NEAR(peak_lookup("Tesla P100-PCIE-12GB")->mem_gbs, 549, 0.5);
+}

@@ -60,6 +60,37 @@ TEST(phases_long_host_phase_is_not_launch_overhead) {
     cJSON_Delete(s);
 }
 
+/* A gap that is one call of the operator launching the work after it (#45, vllm-b200-gptoss-tp8: a
+ * first call's cuBLASLt heuristics and lazy module loading). One 10 ms step on an H100 (µs):
+ * aten::add 100-130 launches (110-120) k1 200-1200; aten::addmm 1250-3300 launches (3250-3270) the
+ * GEMM 3300-8300; aten::add 8320-8350 launches (8330-8340) k3 8400-9900. The gap 1200-3300 (2.1 ms,
+ * 1 call of 20 µs) passes host_phase's call tests, but aten::addmm covers 2050 µs of it (97.6%, at
+ * least half) and all its own 2050 µs lie in it: its own launch path, no host phase (before: host_phase
+ * 2.10 ms, 21.0%). host_wait: host-late gaps 0-200, 1200-3300, 8300-8400 = 2.4 ms (24.0%); replayed
+ * with host gaps and launch calls at 2 µs: calls at 2-4, 6-8, 10-12; each kernel started after
+ * its call returned, so it keeps its offset from the return: k1 4 + 80 = 84-1084, the GEMM 8 + 30
+ * = 38 but after k1 by at most 2: 1086-6086, k3 12 + 60 = 72, after the GEMM: 6088-7588; the
+ * step ends at 7588: 10000 - 7588 = 2412 µs given back. host_phase_enclosing_range.json: the same
+ * with one range `forward` 50-9950 around all three launches instead of aten::addmm: it covers the
+ * gap but only 21% of its own time lies in it, so the gap stays a host phase (2.10 ms) and
+ * host_wait (2.4 - 2.1 = 0.3 ms, under 10%) does not fire. */
+TEST(phases_one_call_gap_is_launch_path) {
+    cJSON *s = fixture_summary("tests/fixtures/host_phase_one_call.json");
+    CHECK(s);
+    CHECK_MSG(!finding_of(s, "host_phase"), "host_phase fired");
+    const cJSON *f = finding_of(s, "host_wait");
+    CHECK_MSG(f, "no host_wait finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 2412000, 0.5);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "idle waiting for the host 2.40 ms per step (24.0% of the step)"));
+    CHECK_EQ_S(sj_getstr(s, "suggestions.rows.0.rule", ""), "host_wait");
+    cJSON_Delete(s);
+    s = fixture_summary("tests/fixtures/host_phase_enclosing_range.json");
+    CHECK(s);
+    CHECK_NEAR(sj_getnum(finding_of(s, "host_phase"), "at_stake_ns", -1), 2100000, 0.5);
+    CHECK_MSG(!finding_of(s, "host_wait"), "host_wait fired");
+    cJSON_Delete(s);
+}
+
 /* One 4 ms step (µs): 40 launches, i = 0..39, at 100i+10 for 80 µs each, kernel i at 100i+50 for
  * 50 µs: each launch ends after the GPU went idle, so 40 gaps of 50 µs (0-50, then
  * 100i+100..100i+150) are host waits: 2.0 ms, 50%, all launch overhead (every gap is under 1 ms

@@ -228,6 +228,15 @@ static double hclaim(const rule_in *in, double want) {
 static void hspend(const rule_in *in, double got) {
     if (in->hpool && *in->hpool >= 0) *in->hpool = fmax(0, *in->hpool - got);
 }
+/* The part of a host-side finding's measure (ns per step) that can be host-late: at most the
+ * step's host-late idle (rules_host_late: the gaps up to their ending launch's return, before the
+ * first kernel and after the last), never the queued idle after a launch returned. A finding
+ * tests its threshold on this, as its stake is claimed from it (hclaim): a gap the device held
+ * queued (work launched before the capture, graph nodes) is no host-side cause however long. */
+static double host_part(const rule_in *in, double measure) {
+    double hl = rules_host_late(in->ps, in->nsteps);
+    return hl >= 0 && hl < measure ? hl : measure;
+}
 double rules_host_late(const pc_summary *summary, double nsteps) {
     const tab_gpu_device_idle *idle;
     double best = -1;
@@ -464,7 +473,9 @@ static int ivl_cmp(const void *a, const void *b);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
 static void iteration_interval(const rule_in *in, const pc_rule *r) {
     double ii = PC_OR(PC_REC(in->ps, step_average)->iteration_interval_ns, 0), dw = PC_OR(PC_REC(in->ps, dataloader)->avg_wait_ns, 0);
-    if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
+    /* the threshold on the interval's host-side part: the device held queued before the first
+     * kernel (a capture opened during earlier work, a graph replay) is queued_idle's */
+    if (!in->has_steps || in->step <= 0 || host_part(in, ii) <= 0.2 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, ii);
     units_ns(b, sizeof b, in->step);
@@ -732,7 +743,9 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
     const tab_gpu_device *dev;
     for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
         double hw = PC_OR(PC_REC_AT(in->ps, gpu_device_idle, i)->host_wait_ns, 0) / in->nsteps;
-        if (in->step <= 0 || hw <= 0.1 * in->step) continue;
+        /* the threshold on the host-late part of those gaps (the rest after a launch returned was
+         * held queued: queued_idle's) */
+        if (in->step <= 0 || host_part(in, hw) <= 0.1 * in->step) continue;
         /* at stake: at most the host time no GPU work overlapped, less data
          * loading (data_loading's): runtime, CPU and idle categories */
         double host = category(in, BK_RUNTIME), want = hw;

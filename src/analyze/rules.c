@@ -1052,7 +1052,7 @@ static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
     by_name_top(&names, t, &top);
     units_ns(a, sizeof a, ns / in->nsteps);
     pc_rule rf = *r;
-    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction) over 10% of the kernel time";
+    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction; not the kernels a compiler already fused) over 10% of the kernel time";
     rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
     top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate of what the fix gives back, the layout transposes gone (one memory layout end to end needs none) and the other kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
                                             a, PER(in), 100 * ns / kern, fams, note), rp >= 0),

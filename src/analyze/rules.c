@@ -1081,7 +1081,7 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
     if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
-    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
+    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
                      (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
 }

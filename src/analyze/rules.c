@@ -228,6 +228,15 @@ static double hclaim(const rule_in *in, double want) {
 static void hspend(const rule_in *in, double got) {
     if (in->hpool && *in->hpool >= 0) *in->hpool = fmax(0, *in->hpool - got);
 }
+/* The part of a host-side finding's measure (ns per step) that can be host-late: at most the
+ * step's host-late idle (rules_host_late: the gaps up to their ending launch's return, before the
+ * first kernel and after the last), never the queued idle after a launch returned. A finding
+ * tests its threshold on this, as its stake is claimed from it (hclaim): a gap the device held
+ * queued (work launched before the capture, graph nodes) is no host-side cause however long. */
+static double host_part(const rule_in *in, double measure) {
+    double hl = rules_host_late(in->ps, in->nsteps);
+    return hl >= 0 && hl < measure ? hl : measure;
+}
 double rules_host_late(const pc_summary *summary, double nsteps) {
     const tab_gpu_device_idle *idle;
     double best = -1;
@@ -464,7 +473,9 @@ static int ivl_cmp(const void *a, const void *b);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
 static void iteration_interval(const rule_in *in, const pc_rule *r) {
     double ii = PC_OR(PC_REC(in->ps, step_average)->iteration_interval_ns, 0), dw = PC_OR(PC_REC(in->ps, dataloader)->avg_wait_ns, 0);
-    if (!in->has_steps || in->step <= 0 || ii <= 0.2 * in->step) return;
+    /* the threshold on the interval's host-side part: the device held queued before the first
+     * kernel (a capture opened during earlier work, a graph replay) is queued_idle's */
+    if (!in->has_steps || in->step <= 0 || host_part(in, ii) <= 0.2 * in->step) return;
     char a[64], b[64];
     units_ns(a, sizeof a, ii);
     units_ns(b, sizeof b, in->step);
@@ -749,7 +760,9 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
     const tab_gpu_device *dev;
     for (size_t i = 0; (dev = PC_REC_AT(in->ps, gpu_device, i)); i++) {
         double hw = PC_OR(PC_REC_AT(in->ps, gpu_device_idle, i)->host_wait_ns, 0) / in->nsteps;
-        if (in->step <= 0 || hw <= 0.1 * in->step) continue;
+        /* the threshold on the host-late part of those gaps (the rest after a launch returned was
+         * held queued: queued_idle's) */
+        if (in->step <= 0 || host_part(in, hw) <= 0.1 * in->step) continue;
         /* at stake: at most the host time no GPU work overlapped, less data
          * loading (data_loading's): runtime, CPU and idle categories */
         double host = category(in, BK_RUNTIME), want = hw;
@@ -1056,7 +1069,7 @@ static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
     by_name_top(&names, t, &top);
     units_ns(a, sizeof a, ns / in->nsteps);
     pc_rule rf = *r;
-    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction) over 10% of the kernel time";
+    rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction; not the kernels a compiler already fused) over 10% of the kernel time";
     rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
     top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate of what the fix gives back, the layout transposes gone (one memory layout end to end needs none) and the other kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
                                             a, PER(in), 100 * ns / kern, fams, note), rp >= 0),
@@ -1085,7 +1098,7 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
     if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
-    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, copies, norms) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
+    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
                      (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
 }

@@ -74,8 +74,22 @@ static float mb_factor(const tab_op *o) {
     return (float)(pct >= 100 ? 1 : pct / 100);
 }
 
+int stakes_compiler_fused(const char *n) {
+    return !strncmp(n, "triton_poi_fused", 16) || !strncmp(n, "triton_per_fused", 16) || !strncmp(n, "triton_red_fused", 16);
+}
+
 unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns) {
     stakes_gpu_families(t, fam, kern);
+    uint8_t *fc = spill_calloc(t->strs.n ? t->strs.n : 1, 1); /* per name: 2 compiler-fused, 1 not */
+    for (size_t g = 0; g < t->ngpu; g++) { /* a compiler's fused kernels: their fusion is done */
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL) continue;
+        if (!fc[e->name]) fc[e->name] = stakes_compiler_fused(strtab_get(&t->strs, e->name)) ? 2 : 1;
+        if (fc[e->name] != 2) continue;
+        int f = kf_classify(strtab_get(&t->strs, e->name)).family;
+        if (STAKE_MB_FAMILIES >> f & 1) fam[f] -= (double)e->dur;
+    }
+    spill_free(fc);
     unsigned mask = 0;
     *ns = 0;
     for (int f = 0; f < KF_NFAMILY; f++)
@@ -87,7 +101,7 @@ unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, doubl
  * (the layout / transpose family but a concatenation, CatArrayBatchedCopy: torch.cat is no
  * conversion) at STAKE_MB_LAYOUT_FACTOR, the other families of mask at STAKE_MB_FAMILY_FACTOR, else 1 */
 static float mb_family_factor(const char *name, int fam, unsigned mask) {
-    if (!(mask >> fam & 1)) return 1;
+    if (!(mask >> fam & 1) || stakes_compiler_fused(name)) return 1;
     if (fam == KF_LAYOUT && !strcasestr(name, "catarraybatchedcopy")) return (float)STAKE_MB_LAYOUT_FACTOR;
     return (float)STAKE_MB_FAMILY_FACTOR;
 }

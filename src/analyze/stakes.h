@@ -105,6 +105,9 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps);
  * elementwise, reduction: copies apart, their fix is not fusion); returns
  * those with time as a bit mask (1 << kf_family). */
 unsigned stakes_mb_families(const pc_trace *t, double fam[], double *kern, double *ns);
+/* 1 for a kernel a compiler already fused (Inductor's triton_poi_fused_*, triton_per_fused_*,
+ * triton_red_fused_*): fusion, memory_bound's fix, is done; it stays out of its families' time */
+int stakes_compiler_fused(const char *name);
 /* What SK_MB's set by family takes off the kernels' time (sum of time x (1 -
  * factor)): memory_bound's stake off the graph; 0 when no family has time. */
 double stakes_mb_family_give(const pc_trace *t);

@@ -29,7 +29,10 @@
  * a host-bound step or work before the steps): such a step's GPU end is late
  * by that backlog, not by its own GPU time, so its window stays its range
  * (else the window would take the whole backlog and the next one lose it);
- * its gpu_ns, bound and margin still say which side bounds it.
+ * its gpu_ns, bound and margin still say which side bounds it. A serving
+ * batch (steps from serving markers) ends when its GPU work ends whenever no
+ * later batch's range begins before that end, host-bound or held back alike:
+ * the batch is done only then, and no other window holds that work.
  * Windows never overlap: in a pipelined GPU-bound loop (the host ahead, the
  * GPU's next work queued when it ends the previous one's) step N's window is
  * [G(N-1), G(N)), the GPU's time per step (the loop's steady-state step
@@ -409,8 +412,9 @@ static size_t marker_steps(an_ctx *c, pc_step **out) {
  * Requires v sorted by cpu_start with disjoint ranges (steps_find's), the
  * launch links made. Ensures, per step, start <= end, start >= cpu_start,
  * windows disjoint and in order; gpu_ns set; a GPU-bound step (gpu_ns >
- * host) that the GPU did not hold back ends at its GPU work's end, any
- * other at its range's end. */
+ * host) that the GPU did not hold back ends at its GPU work's end, as does a
+ * serving batch (serving) whose GPU work ends before the next range begins;
+ * any other at its range's end. */
 /* a - b, saturated at int64's ends (timestamps of a hostile trace reach them) */
 static int64_t sub_sat(int64_t a, int64_t b) {
     if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
@@ -418,7 +422,7 @@ static int64_t sub_sat(int64_t a, int64_t b) {
     return a - b;
 }
 
-static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
+static void step_windows(const an_ctx *c, pc_step *v, size_t n, int serving) {
     const pc_trace *t = c->t;
     int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
             *pre = spill_alloc((n ? n : 1) * sizeof *pre), *prerun = spill_alloc((n ? n : 1) * sizeof *prerun);
@@ -461,6 +465,11 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n) {
          * part of the window (the range, when the window starts at it) */
         int64_t gspan = gend[i] == INT64_MIN ? 0 : sub_sat(gend[i], gfirst[i] > s ? gfirst[i] : s); /* INT64_MIN: no GPU work */
         int ends_gpu = gend[i] > v[i].cpu_end && !held && (gspan > sub_sat(v[i].cpu_end, s) || chained);
+        /* a serving batch (its range the model runner's call; the engine schedules between the
+         * ranges) is done when its GPU work is: its window reaches that end whenever no later
+         * batch's range begins before it, host-bound or held back alike (no other window holds
+         * that work: nothing is taken from the next one) */
+        if (serving && gend[i] > v[i].cpu_end && (i + 1 == n || gend[i] <= v[i + 1].cpu_start)) ends_gpu = 1;
         int64_t e = ends_gpu ? gend[i] : v[i].cpu_end;
         if (gend[i] > before) before = gend[i];
         if (e < s) e = s;
@@ -493,7 +502,7 @@ static void count_reshaped(const pc_step *v, size_t n, an_ctx *c) {
 void steps_find(an_ctx *c) {
     const pc_trace *t = c->t;
     regex_t re;
-    int use_re = 0;
+    int use_re = 0, serving = 0; /* serving: the steps come from serving markers (step_windows) */
     if (c->o.step_pattern) {
         if (regcomp(&re, c->o.step_pattern, REG_EXTENDED | REG_NOSUB) == 0) use_re = 1;
         else c->bad_pattern = 1;
@@ -541,6 +550,7 @@ void steps_find(an_ctx *c) {
     if (n == 0 && !c->o.step_pattern && !t->step_source) {
         pc_step *m = NULL;
         size_t nm = serving_steps(c, &m);
+        serving = nm > 0;
         if (!nm) nm = marker_steps(c, &m);
         if (nm) spill_free(v), v = m, n = nm;
     }
@@ -556,7 +566,7 @@ void steps_find(an_ctx *c) {
     }
     c->step_source = use_re ? "ranges matching --step-pattern" : c->step_source_own ? c->step_source_own
                                                               : t->step_source ? t->step_source : "ProfilerStep#N or perfcard.step#N ranges";
-    step_windows(c, v, n);
+    step_windows(c, v, n, serving);
     c->steps = v;
     c->nsteps = n;
 }

@@ -26,3 +26,11 @@ for hs, he, name in steps:
             fl += 2 * M * N * K
     g = r["fam"]["gemm"]
     print("  aten::linear FLOPs %.4g; GEMM family %s -> %.1f TFLOP/s (MI300X dense BF16 peak 1307.4: %.1f%%)" % (fl, ms(g), fl / g * 1e9 / 1e12, 100 * fl / g * 1e9 / 1e12 / 1307.4))
+    # memory_bound's threshold (rules.def): memory-bound work over 10% of the kernel time. Neither of
+    # its paths counts copies (by operator: flops.c estimates no copy's bytes; by family: copies apart,
+    # their fix is not fusion), so the share is normalization + layout + elementwise + reduction.
+    kt = sum(r["fam"].values())
+    mb = sum(r["fam"].get(f, 0) for f in ("normalization", "layout_transpose", "elementwise", "reduction"))
+    cp = r["fam"].get("copy_cast", 0)
+    print("  memory-bound families %s of kernel time %s = %.2f%% (memory_bound's threshold: over 10%%); with the copies %s: %.2f%%"
+          % (ms(mb), ms(kt), 100.0 * mb / kt, ms(mb + cp), 100.0 * (mb + cp) / kt))

@@ -63,6 +63,24 @@ TEST(gpu_families_memory_bound_without_operators) {
     cJSON_Delete(s);
 }
 
+/* gpu_families_memory_fused.json: gpu_families_memory.json with the add a kernel torch.compile
+ * already fused (triton_poi_fused_add_relu_0): memory_bound's fix, fusion, is done for it, so it
+ * counts in no memory-bound family. Normalization 600 of 1800 (33.3%, over 10%); replayed with the
+ * norm at 5/8: GEMM 50-650, the add 650-1250, the norm 1250-1625, the sync returns at 1635 and the
+ * range ends 40 later, 1675: 1900 - 1675 = 225 = 600 x 3/8 given back (450 with the add counted:
+ * the finding failed before on that stake and on its 1.20 ms). */
+TEST(gpu_families_memory_bound_leaves_compiler_fused_kernels) {
+    cJSON *s = fixture_summary("tests/fixtures/gpu_families_memory_fused.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "memory_bound");
+    CHECK_MSG(f, "no memory_bound finding for the norm");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 225000, 1);
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "memory-bound kernels 600.0 µs per step (33.3% of the kernel time): Normalization 600.0 µs (33.3%);"), "%s", ev);
+    CHECK_MSG(!strstr(ev, "Elementwise"), "%s", ev);
+    cJSON_Delete(s);
+}
+
 /* gpu_families_two_threads.json (µs, an A100, no steps: the window is the
  * program's, 10-1630): thread 1 launches (10-15) a batch norm 20-620 and
  * (40-45) a GEMM 1020-1620, then cudaDeviceSynchronize 50-1630 (returns 10

@@ -228,3 +228,40 @@ TEST(gpu_steps_queued_work_before_a_step_keeps_its_start) {
     CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 700000);
     cJSON_Delete(s);
 }
+
+/* A serving batch is done when its GPU work is: its window reaches that end whenever no later
+ * batch's range begins before it (SGLang's MI300X decode: its graph's kernels ran 8.31 ms past
+ * step[DECODE bs=32]'s 465.25 ms range, a window of 473.56 ms, and gpu_kernels' kernels were
+ * left out of it). Times in µs, from the trace's first event at 5:
+ *   a graph node launched at 5 (before every batch) runs 900-950: queued, the batch held back;
+ *   step[DECODE bs=32] [10, 1000) launches K2 at 20, run 960-1030: 30 past its range, and the
+ *   next batch begins at 1100: window [10, 1030) = 1020 (it was the range, 990); gpu_ns =
+ *   1030 - max(10, 960, 950) = 70, host 990: host-bound, bound and margin unchanged;
+ *   step[DECODE bs=32] [1100, 1200) launches K3 at 1110, run 1120-1150: its range, 100.
+ * The same trace with ProfilerStep ranges keeps the range (a training step's lag is the next
+ * window's earlier work): 990. */
+#define SERVING_LAG(S1, S2) "{\"traceEvents\": [\n" \
+    ANN(S1, 10, 990) ANN(S2, 1100, 100) \
+    RT(5, 1) K("graph_node", 900, 50, 1) \
+    RT(20, 2) K("gemm_k", 960, 70, 2) \
+    RT(1110, 3) K("gemm_k", 1120, 30, 3) \
+    END
+
+TEST(gpu_steps_serving_batch_window_reaches_its_gpu_work) {
+    cJSON *s = analyze_doc(SERVING_LAG("step[DECODE bs=32]", "step[DECODE bs=32]"));
+    CHECK(s);
+    CHECK_EQ_S(sj_getstr(s, "steps.source", ""), "serving markers: SGLang batches (step[...])");
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 5000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 1020000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_ns", -1), 70000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.host_ns", -1), 990000);
+    CHECK_EQ_S(sj_getstr(s, "steps.rows.0.bound", ""), "host");
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 1095000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 100000);
+    cJSON_Delete(s);
+    s = analyze_doc(SERVING_LAG("ProfilerStep#1", "ProfilerStep#2"));
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 990000);
+    cJSON_Delete(s);
+}

@@ -166,7 +166,7 @@ TEST(phases_memory_bound_elementwise) {
     CHECK_EQ_S(sj_getstr(s, "suggestions.findings_combined.left_out", ""), "gpu_utilization");
     CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.saving_ns", -1), 220000, 0.5);
     CHECK_NEAR(sj_getnum(s, "suggestions.findings_combined.sum_of_stakes_ns", -1), 420000, 0.5);
-    CHECK(strstr(sj_getstr(f, "evidence", ""), "3 memory-bound operators (elementwise, copies, norms) with 50.0 µs of kernel time per step (11.1% of it)"));
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "3 memory-bound operators (elementwise, norms, reductions) with 50.0 µs of kernel time per step (11.1% of it)"));
     CHECK_EQ_S(sj_getstr(f, "contributors.2.name", ""), "aten::relu");
     /* in unfused attention the softmax and the scaling are unfused_attention's: memory_bound leaves them */
     cJSON_Delete(s);

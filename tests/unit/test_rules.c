@@ -49,6 +49,17 @@ static const rcase cases[] = {
     {"iteration_interval", 1, 200000, 3, 0, NULL,
      "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 300000}}, \"dataloader\": {\"present\": true, \"avg_wait_ns\": 100000}"},
     {"iteration_interval", 0, 0, 3, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 200000}}"},
+    /* the threshold counts the interval's host-side part only: an interval of 400 µs of a 1 ms step
+     * (40%), but the device's host-late idle 90 µs over 3 steps (30 µs per step, 3%) and 1,110 µs
+     * queued (370 µs per step: held by work launched before the step, queued_idle's): no finding */
+    {"iteration_interval", 0, 0, 3, 0, NULL,
+     "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 400000}},"
+     " \"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_late_ns\": 90000, \"queued_ns\": 1110000}}]}"},
+    /* the same interval with 900 µs host-late over 3 steps (300 µs per step, 30% > 20%): it fires, its
+     * stake the host-side part, 300 µs (the 400 µs interval capped by the host-late idle) */
+    {"iteration_interval", 1, 300000, 3, 0, NULL,
+     "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 400000}},"
+     " \"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_late_ns\": 900000, \"queued_ns\": 300000}}]}"},
     /* without steps there is no interval between them */
     {"iteration_interval", 0, 0, 0, 0, NULL, "\"steps\": {\"average\": {\"duration_ns\": 1000000, \"iteration_interval_ns\": 900000}}"},
     /* exclusive: 400 µs of data wait per 1 ms step, 300 µs of it with no GPU work beside it (the breakdown's
@@ -78,6 +89,12 @@ static const rcase cases[] = {
      "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 450000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
     {"host_wait", 0, 0, 3, 0, NULL,
      "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 300000}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
+    /* host wait (HTA's: gaps whose kernel was launched after they began) 450 µs over 3 steps, 150 µs
+     * per step (15%), but 300 µs of those gaps lie after their launch returned (queued) and only 150 µs
+     * are host-late (50 µs per step, 5% < 10%): no finding */
+    {"host_wait", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"host_wait_ns\": 450000, \"host_late_ns\": 150000, \"queued_ns\": 300000}}]},"
+     " \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},
     /* #44: 450 µs of queued idle over 3 steps = 150 µs per step (15% > 10%): at stake that idle */
     {"queued_idle", 1, 150000, 3, 0, NULL,
      "\"gpu\": {\"devices\": [{\"device\": 0, \"idle\": {\"queued_ns\": 450000, \"host_late_ns\": 0}}]}, \"steps\": {\"average\": {\"duration_ns\": 1000000}}"},

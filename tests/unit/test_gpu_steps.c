@@ -228,3 +228,59 @@ TEST(gpu_steps_queued_work_before_a_step_keeps_its_start) {
     CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 700000);
     cJSON_Delete(s);
 }
+
+/* The capture begins while the GPU still runs work launched before it (a GPU-bound loop's earlier
+ * steps: the ResNet DDP training on MI300X, 30.08 ms of step 14's kernels and RCCL, 24.3 ms of it
+ * communication, before step 15's first op). Those ops link to no launch call in the trace: they
+ * are no step's work, and the first window starts once they have ended.
+ * ProfilerStep#1 [0, 100), #2 [100, 200). Backlog, no launch (correlations 90, 91 match no call):
+ * gemm_k 1-50 (stream 7), ncclDevKernel_Generic 50-120 (stream 9). Step 1 launches gemm_k at 10,
+ * run 120-180, and an NCCL kernel at 20, run 150-230; step 2 gemm_k at 110, run 230-290, NCCL at
+ * 120, run 260-340.
+ * Step 1: first own op 120, backlog ends at 120: window [120, 230) (GPU-bound: gpu_ns 230 - 120 =
+ *   110 > host 100), past its range's end; gpu_before = 120 - 0 = 120.
+ * Step 2: chained at 230: [230, 340) = 110. Median 110; the windows sum to 220.
+ * Communication per window: NCCL 150-230 = 80, of it overlapped by gemm 120-180: 150-180 = 30;
+ *   step 2 alike (260-340 = 80, 260-290 = 30): exposed (50 + 50) / 2 = 50 µs per step, NCCL
+ *   160 / 220 = 72.7% of the steps. Before the fix step 1 was [0, 230) and held the backlog's
+ *   NCCL 50-120 (nothing beside it): exposed (120 + 50) / 2 = 85 µs, step 1 230 µs long. */
+#define KS(name, ts, dur, corr, st) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #st ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"device\":0,\"stream\":" #st ",\"correlation\":" #corr "}},\n"
+static const char BACKLOG[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 0, 100) ANN("ProfilerStep#2", 100, 100)
+    KS("gemm_k", 1, 49, 90, 7) KS("ncclDevKernel_Generic", 50, 70, 91, 9)
+    RT(10, 1) KS("gemm_k", 120, 60, 1, 7) RT(20, 2) KS("ncclDevKernel_Generic", 150, 80, 2, 9)
+    RT(110, 3) KS("gemm_k", 230, 60, 3, 7) RT(120, 4) KS("ncclDevKernel_Generic", 260, 80, 4, 9)
+    END;
+/* A stray unlinked op in an idle GPU is no backlog (HTA's negative-queue rank 0: four 1 µs memsets
+ * in the 3.4 ms before its first step's first op): ProfilerStep#1 [0, 100), an unlinked 1 µs kernel
+ * at 30 (busy 1 of the 31 µs from the step's start: under half), gemm_k launched at 10, run 60-170:
+ * gpu_ns 110 > host 100, the window is [0, 170), gpu_before 0 (with it as a backlog: [31, 170)). */
+static const char STRAY[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 0, 100)
+    KS("memset_k", 30, 1, 90, 7)
+    RT(10, 1) KS("gemm_k", 60, 110, 1, 7)
+    END;
+
+TEST(gpu_steps_backlog_before_the_capture_is_no_steps) {
+    cJSON *s = analyze_doc(BACKLOG);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 120000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 230000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_before_ns", -1), 120000);
+    CHECK_EQ_I(sj_getnum(s, "steps.median_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "communication.nccl_ns", -1), 160000);
+    CHECK_EQ_I(sj_getnum(s, "communication.overlap_ns", -1), 60000);
+    CHECK_NEAR(sj_getnum(s, "communication.pct_of_step", -1), 100.0 * 160 / 220, 1e-9);
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "at_stake_ns", -1), 50000, 0.5);
+    cJSON_Delete(s);
+    s = analyze_doc(STRAY);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 170000);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_before_ns", -1), 0);
+    cJSON_Delete(s);
+}

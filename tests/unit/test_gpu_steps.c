@@ -276,6 +276,8 @@ TEST(gpu_steps_backlog_before_the_capture_is_no_steps) {
     CHECK_EQ_I(sj_getnum(s, "communication.overlap_ns", -1), 60000);
     CHECK_NEAR(sj_getnum(s, "communication.pct_of_step", -1), 100.0 * 160 / 220, 1e-9);
     CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "at_stake_ns", -1), 50000, 0.5);
+    /* its kernel, per step, in the windows: (80 + 80) / 2 = 80 µs (the capture's (70 + 160) / 2 = 115) */
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "contributors.0.ns", -1), 80000, 0.5);
     cJSON_Delete(s);
     s = analyze_doc(STRAY);
     CHECK(s);
@@ -300,5 +302,6 @@ TEST(gpu_steps_resnet_ddp_backlog_and_exposed_rccl) {
     CHECK_NEAR(sj_getnum(s, "steps.gpu_before_ns", -1), 30.082e6, 1000);
     CHECK_NEAR(sj_getnum(s, "communication.nccl_ns", -1), 47.200e6, 1000);
     CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "at_stake_ns", -1), (11.885e6 + 11.955e6 + 11.443e6) / 3, 1000);
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "contributors.0.ns", -1), 47.200e6 / 3, 1000); /* was 23.84 ms */
     cJSON_Delete(s);
 }

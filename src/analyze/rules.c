@@ -1614,6 +1614,33 @@ static void sync_in_step(const rule_in *in, const pc_rule *r) {
                      (long long)p.n, pg, a, PER(in), b, PER(in), most, note), rp >= 0), &top, in->nsteps);
 }
 
+/* The collective kernels' time inside the steps' windows, by name, into top:
+ * the time the stake counts (communication.nccl_ns is the same union per
+ * window), not work the GPU ran before the first window (queued before the
+ * capture: steps.c, trace_backlog) or between windows. Each kernel is
+ * clipped to the windows it runs in (sorted, disjoint); the sums are kept
+ * per string id (every name, however many). */
+static void comm_in_windows(const rule_in *in, top3 *top) {
+    const an_ctx *c = in->c;
+    const pc_trace *t = c->t;
+    double *by_id = spill_calloc(t->strs.n ? t->strs.n : 1, sizeof *by_id);
+    for (size_t g = 0; g < t->ngpu; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (e->kind != GPU_KERNEL || e->name >= t->strs.n || !name_is_nccl(strtab_get(&t->strs, e->name))) continue;
+        int64_t end = e->ts + e->dur, in_ns = 0;
+        long si = step_index(c, e->ts);
+        for (size_t j = si >= 0 ? (size_t)si : 0; j < c->nsteps && c->steps[j].start < end; j++) {
+            int64_t lo = e->ts > c->steps[j].start ? e->ts : c->steps[j].start, hi = end < c->steps[j].end ? end : c->steps[j].end;
+            if (hi > lo) in_ns += hi - lo;
+        }
+        assert(in_ns >= 0 && in_ns <= e->dur);
+        by_id[e->name] += (double)in_ns;
+    }
+    for (size_t id = 0; id < t->strs.n; id++)
+        if (by_id[id] > 0) top_add(top, strtab_get(&t->strs, (uint32_t)id), by_id[id]);
+    spill_free(by_id);
+}
+
 static void communication(const rule_in *in, const pc_rule *r) {
     const tab_communication *cm = PC_REC(in->ps, communication);
     if (!tk_true(cm->present)) return;
@@ -1623,8 +1650,7 @@ static void communication(const rule_in *in, const pc_rule *r) {
     char a[64];
     units_ns(a, sizeof a, exposed);
     top3 top = {0};
-    for (size_t i = 0; i < in->nkern; i++)
-        if (in->kern[i].name && name_is_nccl(in->kern[i].name)) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
+    comm_in_windows(in, &top);
     top_put(in, fire(in, r, exposed, "NCCL %.1f%% of step time, %.0f%% overlapped; %s exposed %s", pct, ov, a, PER(in)), &top, in->nsteps);
 }
 

@@ -16,7 +16,9 @@
  *             most before the other one bounds.
  * Window [start, end): start = the range's start, or later: the previous
  * window's end, or once GPU work launched outside every step before it has
- * ended (capped at the range's end); end = the end of the step's GPU work
+ * ended (capped at the range's end), or for the first step once the work
+ * queued before the trace has ended (trace_backlog; past the range's end
+ * when the GPU ends the step); end = the end of the step's GPU work
  * (when later than its range's end) for a step the GPU bounds (gpu_ns
  * greater than the host's part of the window: host_ns when the window
  * starts at the range's start) and did not hold back, and for a step whose window starts at a previous window's
@@ -422,6 +424,37 @@ static int64_t sub_sat(int64_t a, int64_t b) {
     return a - b;
 }
 
+/* The end of the work queued before the trace began, INT64_MIN for none:
+ * the GPU ops (kernels, copies, memsets) that no launch call in the trace
+ * links and that start before first (the first step's first linked op;
+ * INT64_MAX when it has none: a trace without launches tells no backlog from
+ * the step's own work), from the step's start s to their latest end b (at
+ * most first), when they kept the GPU busy for most of [s, b) (half or more).
+ * A kernel cannot start before its launch, and none of the traced calls
+ * launched these: the profiler started while the GPU still ran work launched
+ * before it (a GPU-bound loop's earlier steps: the ResNet DDP trace, 30.08 ms
+ * of them). A few stray unlinked ops in an idle GPU (1 µs memsets) are no
+ * backlog: the idle before the step's first op is the host's lead. t->gpu is
+ * sorted by start (pc_trace_finish). */
+static int64_t trace_backlog(const pc_trace *t, const pc_links *l, int64_t s, int64_t first) {
+    if (first == INT64_MAX) return INT64_MIN;
+    int64_t b = INT64_MIN, busy = 0, cur_s = 0, cur_e = INT64_MIN;
+    for (size_t g = 0; g < t->ngpu && t->gpu[g].ts < first; g++) {
+        const pc_gpu_event *e = &t->gpu[g];
+        if (l->gpu_launch[g] >= 0 || (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET)) continue;
+        int64_t lo = e->ts > s ? e->ts : s, hi = e->ts + e->dur < first ? e->ts + e->dur : first;
+        if (hi <= lo) continue;
+        if (lo > cur_e) { /* a new busy run: the previous one is counted */
+            if (cur_e > cur_s) busy += cur_e - cur_s;
+            cur_s = lo, cur_e = hi;
+        } else if (hi > cur_e) cur_e = hi;
+        if (hi > b) b = hi;
+    }
+    if (cur_e > cur_s) busy += cur_e - cur_s;
+    assert(b == INT64_MIN || (b > s && b <= first && busy <= b - s));
+    return b != INT64_MIN && 2 * busy >= b - s ? b : INT64_MIN;
+}
+
 static void step_windows(const an_ctx *c, pc_step *v, size_t n, int serving) {
     const pc_trace *t = c->t;
     int64_t *gend = spill_alloc((n ? n : 1) * sizeof *gend), *gfirst = spill_alloc((n ? n : 1) * sizeof *gfirst),
@@ -447,6 +480,7 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n, int serving) {
         if (lo < n && end > pre[lo]) pre[lo] = end;
         if (lo < n && e->ts <= v[lo].cpu_start && end > prerun[lo]) prerun[lo] = end; /* running at the step's start */
     }
+    int64_t backlog = n ? trace_backlog(t, &c->links, v[0].cpu_start, gfirst[0]) : INT64_MIN;
     int64_t prev = INT64_MIN, before = INT64_MIN; /* the previous window's end; the end of the GPU work launched before the step */
     for (size_t i = 0; i < n; i++) {
         int64_t s = v[i].cpu_start;
@@ -457,6 +491,9 @@ static void step_windows(const an_ctx *c, pc_step *v, size_t n, int serving) {
          * launched before the step that the GPU only began later was queued (SGLang's decode: a
          * graph launched before the step ran 463 ms into it), and the range keeps its start */
         if (prerun[i] > s) s = prerun[i] < v[i].cpu_end ? prerun[i] : v[i].cpu_end;
+        /* the backlog the capture began with is no step's: the first window starts once it has
+         * ended, past the range's end when the GPU ends the step (a GPU-bound loop's first step) */
+        if (i == 0 && backlog > s) s = held && backlog > v[i].cpu_end ? v[i].cpu_end : backlog;
         if (prev > s) s = prev;
         int64_t from = gfirst[i] > s ? gfirst[i] : s;
         if (before > from) from = before;

@@ -265,3 +265,80 @@ TEST(gpu_steps_serving_batch_window_reaches_its_gpu_work) {
     CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 990000);
     cJSON_Delete(s);
 }
+
+/* The capture begins while the GPU still runs work launched before it (a GPU-bound loop's earlier
+ * steps: the ResNet DDP training on MI300X, 30.08 ms of step 14's kernels and RCCL, 24.3 ms of it
+ * communication, before step 15's first op). Those ops link to no launch call in the trace: they
+ * are no step's work, and the first window starts once they have ended.
+ * ProfilerStep#1 [0, 100), #2 [100, 200). Backlog, no launch (correlations 90, 91 match no call):
+ * gemm_k 1-50 (stream 7), ncclDevKernel_Generic 50-120 (stream 9). Step 1 launches gemm_k at 10,
+ * run 120-180, and an NCCL kernel at 20, run 150-230; step 2 gemm_k at 110, run 230-290, NCCL at
+ * 120, run 260-340.
+ * Step 1: first own op 120, backlog ends at 120: window [120, 230) (GPU-bound: gpu_ns 230 - 120 =
+ *   110 > host 100), past its range's end; gpu_before = 120 - 0 = 120.
+ * Step 2: chained at 230: [230, 340) = 110. Median 110; the windows sum to 220.
+ * Communication per window: NCCL 150-230 = 80, of it overlapped by gemm 120-180: 150-180 = 30;
+ *   step 2 alike (260-340 = 80, 260-290 = 30): exposed (50 + 50) / 2 = 50 µs per step, NCCL
+ *   160 / 220 = 72.7% of the steps. Before the fix step 1 was [0, 230) and held the backlog's
+ *   NCCL 50-120 (nothing beside it): exposed (120 + 50) / 2 = 85 µs, step 1 230 µs long. */
+#define KS(name, ts, dur, corr, st) "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":" #st ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{\"device\":0,\"stream\":" #st ",\"correlation\":" #corr "}},\n"
+static const char BACKLOG[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 0, 100) ANN("ProfilerStep#2", 100, 100)
+    KS("gemm_k", 1, 49, 90, 7) KS("ncclDevKernel_Generic", 50, 70, 91, 9)
+    RT(10, 1) KS("gemm_k", 120, 60, 1, 7) RT(20, 2) KS("ncclDevKernel_Generic", 150, 80, 2, 9)
+    RT(110, 3) KS("gemm_k", 230, 60, 3, 7) RT(120, 4) KS("ncclDevKernel_Generic", 260, 80, 4, 9)
+    END;
+/* A stray unlinked op in an idle GPU is no backlog (HTA's negative-queue rank 0: four 1 µs memsets
+ * in the 3.4 ms before its first step's first op): ProfilerStep#1 [0, 100), an unlinked 1 µs kernel
+ * at 30 (busy 1 of the 31 µs from the step's start: under half), gemm_k launched at 10, run 60-170:
+ * gpu_ns 110 > host 100, the window is [0, 170), gpu_before 0 (with it as a backlog: [31, 170)). */
+static const char STRAY[] = "{\"traceEvents\": [\n"
+    ANN("ProfilerStep#1", 0, 100)
+    KS("memset_k", 30, 1, 90, 7)
+    RT(10, 1) KS("gemm_k", 60, 110, 1, 7)
+    END;
+
+TEST(gpu_steps_backlog_before_the_capture_is_no_steps) {
+    cJSON *s = analyze_doc(BACKLOG);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.count", -1), 2);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 120000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.gpu_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.start_ns", -1), 230000);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.1.duration_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_before_ns", -1), 120000);
+    CHECK_EQ_I(sj_getnum(s, "steps.median_ns", -1), 110000);
+    CHECK_EQ_I(sj_getnum(s, "communication.nccl_ns", -1), 160000);
+    CHECK_EQ_I(sj_getnum(s, "communication.overlap_ns", -1), 60000);
+    CHECK_NEAR(sj_getnum(s, "communication.pct_of_step", -1), 100.0 * 160 / 220, 1e-9);
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "at_stake_ns", -1), 50000, 0.5);
+    /* its kernel, per step, in the windows: (80 + 80) / 2 = 80 µs (the capture's (70 + 160) / 2 = 115) */
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "contributors.0.ns", -1), 80000, 0.5);
+    cJSON_Delete(s);
+    s = analyze_doc(STRAY);
+    CHECK(s);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.start_ns", -1), 0);
+    CHECK_EQ_I(sj_getnum(s, "steps.rows.0.duration_ns", -1), 170000);
+    CHECK_EQ_I(sj_getnum(s, "steps.gpu_before_ns", -1), 0);
+    cJSON_Delete(s);
+}
+
+/* The ResNet DDP training on MI300X (tests/data/real/mi300x-resnet-ddp-train; reading
+ * mi300x-resnet-ddp-train.md, written before perfcard ran): the capture opens on 968 GPU ops no
+ * traced call launched (step 14's, 24.3 ms of them RCCL) from +31 us to +30.082 ms into
+ * ProfilerStep#15. The windows are the GPU periods: 18.980, 18.983, 18.554 ms (the reading's table,
+ * mi300x_resnet_ddp_train.py); the RCCL in them 15.865 + 15.909 + 15.426 = 47.200 ms; exposed, against
+ * the other kernels, 11.885 + 11.955 + 11.443 ms: 11.761 ms per step (the reading's 11.680 also
+ * counts copies and memsets as overlap). Before: step 15 was 49.06 ms and the stake 18.54 ms. */
+TEST(gpu_steps_resnet_ddp_backlog_and_exposed_rccl) {
+    cJSON *s = fixture_summary("tests/data/real/mi300x-resnet-ddp-train/resnet_act_checkpoint.json.gz");
+    if (!s) SKIP("tests/data/real is missing");
+    static const double dur[3] = {18.980e6, 18.983e6, 18.554e6};
+    for (int i = 0; i < 3; i++) CHECK_NEAR(sj_getnum(cJSON_GetArrayItem(sj_get(s, "steps.rows"), i), "duration_ns", -1), dur[i], 1000);
+    CHECK_NEAR(sj_getnum(s, "steps.gpu_before_ns", -1), 30.082e6, 1000);
+    CHECK_NEAR(sj_getnum(s, "communication.nccl_ns", -1), 47.200e6, 1000);
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "at_stake_ns", -1), (11.885e6 + 11.955e6 + 11.443e6) / 3, 1000);
+    CHECK_NEAR(sj_getnum(finding_of(s, "communication"), "contributors.0.ns", -1), 47.200e6 / 3, 1000); /* was 23.84 ms */
+    cJSON_Delete(s);
+}

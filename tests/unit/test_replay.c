@@ -109,9 +109,10 @@ static cJSON *sql_summary(const char *name, const char *sql, const char *file) {
 
 /* The golden fixtures' graphs (tests/golden.sh builds the same databases).
  * tests/fixtures/nsys.sql (ns): step NVTX 800-3600; cudaLaunchKernel 900-950 (saxpy 1000-2000)
- * and 2900-2950 (saxpy 3000-3500); the copy 500-900 has no call. Nodes: 2 calls, 2 kernels, the
- * end = 5. Nothing waits, so the path is the host thread's: gaps 800-900 (100), 950-2900 (1950),
- * 2950-3600 (650) = host 2700, the calls' own 50 + 50 = launch 100: 2800, the step.
+ * and 2900-2950 (saxpy 3000-3500); the copy 500-900 has no call: work queued before the trace,
+ * running at the step's start, so the window is 900-3600 (steps.c, trace_backlog). Nodes: 2
+ * calls, 2 kernels, the end = 5. Nothing waits, so the path is the host thread's: gaps 950-2900
+ * (1950), 2950-3600 (650) = host 2600, the calls' own 50 + 50 = launch 100: 2700, the step.
  * tests/fixtures/nvprof.sql (ns), no steps: the window is the calls' 10-510 (the GPU ends at 450).
  * Calls 10-18 (cudaMemcpyAsync from pinned: no wait), 50-90, 250-290 (launches), 500-510
  * (cudaMemset, no memset record): launch 8 + 40 + 40 + 10 = 98, host gaps 32 + 160 + 210 = 402;
@@ -121,8 +122,8 @@ TEST(replay_sqlite_golden_fixtures) {
     CHECK(s);
     CHECK(cJSON_IsTrue(sj_get(s, "critical_path.present")));
     CHECK_NEAR(sj_getnum(s, "critical_path.nodes_max", -1), 5, 0);
-    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 2800, 0.5);
-    CHECK_NEAR(row_ns(s, "host", NULL), 2700, 0.5);
+    CHECK_NEAR(sj_getnum(s, "critical_path.step_ns", -1), 2700, 0.5);
+    CHECK_NEAR(row_ns(s, "host", NULL), 2600, 0.5);
     CHECK_NEAR(row_ns(s, "launch", NULL), 100, 0.5);
     CHECK_NEAR(sj_getnum(s, "critical_path.sync_saving_ns", -1), 0, 0.5);
     cJSON_Delete(s);

@@ -72,6 +72,14 @@ static void add_gap(const an_ctx *c, idle_split *o, int64_t ss, int64_t se, size
     }
 }
 
+/* 1 when copy g reads pageable host memory and its call c was running at a:
+ * the host stages that memory into a pinned buffer inside the call (after a
+ * stream sync for cudaMemcpy), so the device waits on the host's staging,
+ * not on queued work, while the call runs */
+static int host_stages(const pc_gpu_event *g, const pc_cpu_event *c, int64_t a) {
+    return g->kind == GPU_MEMCPY && g->src_mem == MEM_PAGEABLE && c->ts <= a && c->ts + c->dur > a;
+}
+
 /* The gap [a, b) that work gi (a kernel, copy or memset) ends (first: it is
  * the device's first work and the trace has no steps, so the gap is the
  * trace's start-up). Work launched after the gap began makes the gap
@@ -79,7 +87,9 @@ static void add_gap(const an_ctx *c, idle_split *o, int64_t ss, int64_t se, size
  * then starts IDLE_HELD_NS or more after that return, the device held it
  * queued (no launch latency comes near a millisecond: a few to tens of µs):
  * that rest is classified as queued work's gap (a launch made 0.04 ms late
- * that runs 463 ms later leaves 463 ms of queued idle, not of host-late). */
+ * that runs 463 ms later leaves 463 ms of queued idle, not of host-late). A
+ * copy from pageable memory whose call was running when the gap began is
+ * late as well (host_stages). */
 static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, size_t gi, int64_t a,
                       int64_t b, int64_t short_ns, int first) {
     const pc_trace *t = c->t;
@@ -90,7 +100,7 @@ static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
     int32_t L = c->links.gpu_launch[gi];
     int graph = L >= 0 && (name_flags(p, t->cpu[L].name) & NF_GRAPH);
     int64_t qs = a; /* where the queued part begins */
-    if (first || (L >= 0 && t->cpu[L].ts > a)) {
+    if (first || (L >= 0 && (t->cpu[L].ts > a || host_stages(&t->gpu[gi], &t->cpu[L], a)))) {
         int64_t ret = L >= 0 ? t->cpu[L].ts + t->cpu[L].dur : b;
         int q = first ? IDLE_STARTUP : IDLE_HOST_LATE;
         if (ret <= a || ret >= b || b - ret < IDLE_HELD_NS) {

@@ -9,9 +9,11 @@
  * most the rest of the window, less by the copies run outside kernels.
  * By what ends it:
  *   IDLE_HOST_LATE  that work's launch call (a kernel launch, cudaMemcpyAsync,
- *                   cudaMemsetAsync...) began after the gap began: the host was
- *                   late (what host-side changes can give back), up to that
- *                   call's return; when the work starts IDLE_HELD_NS (1 ms) or
+ *                   cudaMemsetAsync...) began after the gap began, or it is a
+ *                   copy from pageable host memory whose call was running when
+ *                   the gap began (the host stages that memory inside the call):
+ *                   the host was late (what host-side changes can give back),
+ *                   up to that call's return; when the work starts IDLE_HELD_NS (1 ms) or
  *                   more after the return, the device held it queued and the
  *                   rest of the gap is classified as below;
  *   IDLE_DEPENDENCY it was launched at or before the gap's start (or the rest

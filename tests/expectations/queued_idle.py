@@ -22,7 +22,9 @@ bounds them: #44 item 2, gpu_step_windows.py), per step and summed.
 With --copies-busy, copies and memsets are the device's work like kernels (Holistic Trace Analysis'
 temporal breakdown: non-compute time, not idle): a gap is an interval with no kernel, copy or memset
 running, the work that ends it (kernel, copy or memset) classifies it by its own launch call, and no
-copy instant is dependency (none lies in a gap). perfcard's idle split (src/analyze/idle.h) has it so.
+copy instant is dependency (none lies in a gap); a copy from pageable memory ("(Pageable -> ...") whose
+call was running when the gap began makes it host-late too (the host stages pageable memory inside
+the call: CUDA's API synchronization behavior). perfcard's idle split (src/analyze/idle.h) has it so.
 Usage: queued_idle.py [--copies-busy] TRACE.json.gz"""
 import json, gzip, re, sys, collections
 
@@ -68,7 +70,9 @@ for dev in devices:
     def ended(g, a, b, is_first):
             c = g["args"].get("correlation")
             L = by_corr.get(c)
-            if is_first or (L is not None and L["ts"] > a):
+            stages = copies_busy and L is not None and g.get("cat") == "gpu_memcpy" and "(Pageable ->" in g["name"] \
+                and L["ts"] <= a < L["ts"] + L.get("dur", 0)
+            if is_first or (L is not None and (L["ts"] > a or stages)):
                 cls0 = "start-up" if is_first else "host-late"
                 ret = L["ts"] + L.get("dur", 0) if L is not None else b
                 if ret <= a or ret >= b or b - ret < 1000:

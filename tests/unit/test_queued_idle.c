@@ -136,13 +136,17 @@ TEST(queued_idle_classes_per_step_and_window) {
  *   K3 620-700 (launched at 615, after the gap [610, 620) began): host-late
  *      10, a short one (under 30); the kernels-only timeline made [550, 620)
  *      one host-late gap of 70 with M's 10 in it;
- *   tail [700, 1000) 300.
- * Idle: host-late 210 (10 short), queued 100, dependency 0, dispatch 0,
- * tail 300: 610 = 1000 - (K 280 + C 100 + M 10). Holistic Trace Analysis'
- * split on the same timeline: host wait 100 + 100 = 200 (K1, C launched
- * after their gaps began), kernel wait 10, other 50 + 50 + 300 = 400.
- * GPU utilization stays the kernels' (TensorBoard plugin): 280 / 1000 =
- * 28%, so idle is 610, not 720: the copies' 110 are neither. */
+ *   copy P 800-850 from pageable memory (a synchronous cudaMemcpy 690-860,
+ *      begun before the gap [700, 800) began and running through it: the
+ *      host stages pageable memory inside the call): host-late 100;
+ *   tail [850, 1000) 150.
+ * Idle: host-late 310 (10 short), queued 100, dependency 0, dispatch 0,
+ * tail 150: 560 = 1000 - (K 280 + C 100 + M 10 + P 50). Holistic Trace
+ * Analysis' split on the same timeline, by its own rule (the ending work's
+ * launch after the gap's start): host wait 100 + 100 = 200 (K1, C), kernel
+ * wait 10, other 50 + 50 + 100 + 150 = 350. GPU utilization stays the
+ * kernels' (TensorBoard plugin): 280 / 1000 = 28%, so idle is 560, not
+ * 720: the copies' 160 are neither. */
 static const char COPY_TRACE[] = "{\"traceEvents\": [\n"
     "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
     RT(50, 1) RT(120, 3) RTN("cudaMemsetAsync", 130, 4) RTN("cudaMemcpyAsync", 250, 2) RT(615, 5)
@@ -153,6 +157,9 @@ static const char COPY_TRACE[] = "{\"traceEvents\": [\n"
     "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":600,\"dur\":10,"
     "\"args\":{\"device\":0,\"stream\":7,\"correlation\":4,\"bytes\":4096}},\n"
     K("K3", 620, 80, 5)
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpy\",\"pid\":1,\"tid\":1,\"ts\":690,\"dur\":170,\"args\":{\"correlation\":6}},\n"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,\"ts\":800,\"dur\":50,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":6,\"bytes\":65536}},\n"
     "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}}\n"
     "]}";
 
@@ -169,15 +176,15 @@ TEST(idle_copies_and_memsets_are_busy) {
     CHECK_EQ_I(sj_getnum(s, "gpu.devices.0.busy_ns", -1), 280000);
     CHECK(fabs(sj_getnum(s, "gpu.devices.0.utilization_pct", -1) - 28) < 1e-9);
     static const struct { const char *key; double v; } want[] = {
-        {"total_ns", 610000}, {"host_late_ns", 210000}, {"host_late_short_ns", 10000}, {"queued_ns", 100000},
-        {"dependency_ns", 0}, {"dispatch_ns", 0}, {"tail_ns", 300000}, {"startup_ns", 0},
-        {"host_wait_ns", 200000}, {"kernel_wait_ns", 10000}, {"other_ns", 400000}};
+        {"total_ns", 560000}, {"host_late_ns", 310000}, {"host_late_short_ns", 10000}, {"queued_ns", 100000},
+        {"dependency_ns", 0}, {"dispatch_ns", 0}, {"tail_ns", 150000}, {"startup_ns", 0},
+        {"host_wait_ns", 200000}, {"kernel_wait_ns", 10000}, {"other_ns", 350000}};
     for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
         char p[96];
         snprintf(p, sizeof p, "gpu.devices.0.idle.%s", want[k].key);
         CHECK_MSG(sj_getnum(s, p, -1) == want[k].v, "%s = %.0f, expected %.0f", want[k].key, sj_getnum(s, p, -1), want[k].v);
     }
-    CHECK(nth(s, "gpu.devices.0.idle.host_late_steps_ns", 0) == 210000);
+    CHECK(nth(s, "gpu.devices.0.idle.host_late_steps_ns", 0) == 310000);
     CHECK(nth(s, "gpu.devices.0.idle.queued_steps_ns", 0) == 100000);
     cJSON_Delete(s);
 }

@@ -236,9 +236,10 @@ static int gm_devices(const pc_trace *t, int ids[64]) {
 }
 
 /* Device dev's idle time inside the window [ss, se), split as Holistic
- * Trace Analysis does: gaps between its kernels shorter than
- * KERNEL_WAIT_NS (kernel wait), gaps whose ending kernel was launched after
- * the gap began (host wait), the rest (other, the window's tail too).
+ * Trace Analysis does: the gaps between its work (kernels, copies and
+ * memsets: idle.h, idle_is_work) shorter than KERNEL_WAIT_NS (kernel wait),
+ * gaps whose ending work was launched after the gap began (host wait), the
+ * rest (other, the window's tail too).
  * After: the gaps are disjoint inside the window, so they sum to at most
  * its length. */
 static void gm_idle_split(const an_ctx *c, int dev, const gm_window *w, tab_gpu_device_idle *idle) {
@@ -246,7 +247,7 @@ static void gm_idle_split(const an_ctx *c, int dev, const gm_window *w, tab_gpu_
     int64_t host = 0, kwait = 0, other = 0, busy_end = w->ss;
     for (size_t i = 0; i < t->ngpu; i++) {
         const pc_gpu_event *g = &t->gpu[i];
-        if (g->kind != GPU_KERNEL || g->device != dev || g->ts + g->dur <= w->ss || g->ts >= w->se) continue;
+        if (!idle_is_work(g) || g->device != dev || g->ts + g->dur <= w->ss || g->ts >= w->se) continue;
         if (g->ts > busy_end) {
             int64_t gap = g->ts - busy_end;
             int32_t L = c->links.gpu_launch[i];

@@ -1,8 +1,8 @@
 /* GPU idle gaps by what ends them (idle.h; #44 item 1). One sweep over the
- * device's kernels (gpu[] is sorted by start): each gap goes to one class
- * and its parts inside the window and the step windows are summed. */
+ * device's work, kernels, copies and memsets (gpu[] is sorted by start):
+ * each gap goes to one class and its parts inside the window and the step
+ * windows are summed. */
 #include "idle.h"
-#include "intervals.h"
 #include "../util/apiname.h"
 #include "../util/spill.h"
 #include <assert.h>
@@ -20,15 +20,17 @@ int idle_is_graph_launch(const char *name) {
 }
 
 /* What the sweep needs besides the trace: per name id, flags decided once
- * (NF_*); whether the trace records launches; the device's copies. */
+ * (NF_*); whether the trace records launches. */
 enum { NF_KNOWN = 1, NF_GRAPH = 4, NF_COLL = 8 };
 typedef struct idle_prep {
     const an_ctx *c;
     uint8_t *nf;
     int linked;      /* launches recorded and linked: when a kernel was launched is known */
-    ivl *copies;     /* the device's copies and memsets, merged */
-    size_t ncopies;
 } idle_prep;
+
+int idle_is_work(const pc_gpu_event *e) {
+    return e->kind == GPU_KERNEL || e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET;
+}
 
 static uint8_t name_flags(const idle_prep *p, uint32_t id) {
     const pc_trace *t = p->c->t;
@@ -40,13 +42,12 @@ static uint8_t name_flags(const idle_prep *p, uint32_t id) {
     return p->nf[id];
 }
 
-/* The class of a gap, or of its part after the ending kernel's launch call
- * returned, when that kernel was queued: dependency for a collective (it
+/* The class of a gap, or of its part after the ending work's launch call
+ * returned, when that work was queued: dependency for a collective (it
  * waits on its peers, other devices), else dispatch for a part under
  * short_ns, else queued. A stream's wait on an event is no dependency here:
- * in a gap no traced kernel runs on the device, so an event that holds the
- * kernel through it is held by work the trace does not show (or by a copy,
- * whose instants add_split counts as dependency). */
+ * in a gap no traced kernel, copy or memset runs on the device, so an event
+ * that holds the work through it is held by work the trace does not show. */
 static int queued_class(const idle_prep *p, size_t gi, int64_t len, int64_t short_ns) {
     if (name_flags(p, p->c->t->gpu[gi].name) & NF_COLL) return IDLE_DEPENDENCY;
     return len < short_ns ? IDLE_DISPATCH : IDLE_QUEUED;
@@ -71,35 +72,24 @@ static void add_gap(const an_ctx *c, idle_split *o, int64_t ss, int64_t se, size
     }
 }
 
-/* adds a gap of class q that is not host-late (nor unlinked): its parts
- * covered by the device's copies and memsets are dependency (the kernels
- * wait on work the trace shows), the rest q, in time order */
-static void add_split(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, int64_t a, int64_t b,
-                      int q, int graph) {
-    size_t lo = 0, hi = p->ncopies; /* the first copy ending after a */
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (p->copies[m].e <= a) lo = m + 1;
-        else hi = m;
-    }
-    int64_t x = a;
-    for (size_t k = lo; k < p->ncopies && p->copies[k].s < b; k++) {
-        int64_t cs = p->copies[k].s > x ? p->copies[k].s : x, ce = p->copies[k].e < b ? p->copies[k].e : b;
-        if (cs > x) add_gap(c, o, ss, se, sp, x, cs, q, 0, graph);
-        if (ce > cs) add_gap(c, o, ss, se, sp, cs, ce, IDLE_DEPENDENCY, 0, 0);
-        if (ce > x) x = ce;
-    }
-    if (x < b) add_gap(c, o, ss, se, sp, x, b, q, 0, graph);
+/* 1 when copy g reads pageable host memory and its call c was running at a:
+ * the host stages that memory into a pinned buffer inside the call (after a
+ * stream sync for cudaMemcpy), so the device waits on the host's staging,
+ * not on queued work, while the call runs */
+static int host_stages(const pc_gpu_event *g, const pc_cpu_event *c, int64_t a) {
+    return g->kind == GPU_MEMCPY && g->src_mem == MEM_PAGEABLE && c->ts <= a && c->ts + c->dur > a;
 }
 
-/* The gap [a, b) that kernel gi ends (first: it is the device's first kernel
- * and the trace has no steps, so the gap is the trace's start-up). A kernel
- * launched after the gap began makes the gap host-late (start-up for the
- * first) up to its launch call's return; when it then starts IDLE_HELD_NS or
- * more after that return, the device held it queued (no launch latency comes
- * near a millisecond: a few to tens of µs): that rest is classified as a
- * queued kernel's gap (a launch made 0.04 ms late that runs 463 ms later
- * leaves 463 ms of queued idle, not of host-late). */
+/* The gap [a, b) that work gi (a kernel, copy or memset) ends (first: it is
+ * the device's first work and the trace has no steps, so the gap is the
+ * trace's start-up). Work launched after the gap began makes the gap
+ * host-late (start-up for the first) up to its launch call's return; when it
+ * then starts IDLE_HELD_NS or more after that return, the device held it
+ * queued (no launch latency comes near a millisecond: a few to tens of µs):
+ * that rest is classified as queued work's gap (a launch made 0.04 ms late
+ * that runs 463 ms later leaves 463 ms of queued idle, not of host-late). A
+ * copy from pageable memory whose call was running when the gap began is
+ * late as well (host_stages). */
 static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_t ss, int64_t se, size_t *sp, size_t gi, int64_t a,
                       int64_t b, int64_t short_ns, int first) {
     const pc_trace *t = c->t;
@@ -110,7 +100,7 @@ static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
     int32_t L = c->links.gpu_launch[gi];
     int graph = L >= 0 && (name_flags(p, t->cpu[L].name) & NF_GRAPH);
     int64_t qs = a; /* where the queued part begins */
-    if (first || (L >= 0 && t->cpu[L].ts > a)) {
+    if (first || (L >= 0 && (t->cpu[L].ts > a || host_stages(&t->gpu[gi], &t->cpu[L], a)))) {
         int64_t ret = L >= 0 ? t->cpu[L].ts + t->cpu[L].dur : b;
         int q = first ? IDLE_STARTUP : IDLE_HOST_LATE;
         if (ret <= a || ret >= b || b - ret < IDLE_HELD_NS) {
@@ -120,7 +110,7 @@ static void add_ended(const an_ctx *c, const idle_prep *p, idle_split *o, int64_
         add_gap(c, o, ss, se, sp, a, ret, q, 0, 0);
         qs = ret;
     }
-    add_split(c, p, o, ss, se, sp, qs, b, queued_class(p, gi, b - qs, short_ns), graph);
+    add_gap(c, o, ss, se, sp, qs, b, queued_class(p, gi, b - qs, short_ns), 0, graph);
 }
 
 void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t short_ns, idle_split *out) {
@@ -128,21 +118,15 @@ void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t 
     memset(out, 0, sizeof *out);
     out->step_ns = spill_calloc((c->nsteps ? c->nsteps : 1) * IDLE_N, sizeof *out->step_ns);
     idle_prep p = {.c = c, .nf = spill_calloc(t->strs.n ? t->strs.n : 1, 1)};
-    size_t capc = 0;
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        if ((e->kind == GPU_MEMCPY || e->kind == GPU_MEMSET) && e->device == device && e->dur > 0)
-            ivl_append_sorted(&p.copies, &p.ncopies, &capc, e->ts, e->ts + e->dur);
-    }
     p.linked = c->links.gpu_launch && t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] > 0;
     int64_t busy_end = INT64_MIN;
     int any = 0;
     size_t sp = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
-        if (e->kind != GPU_KERNEL || e->device != device) continue;
+        if (!idle_is_work(e) || e->device != device) continue;
         if (!any && e->ts > INT64_MIN) {
-            /* with steps, what the device did from the steps' start to its first kernel is a gap like any other */
+            /* with steps, what the device did from the steps' start to its first work is a gap like any other */
             int64_t cut = c->step_source && ss > INT64_MIN && ss < e->ts ? ss : INT64_MIN;
             if (cut == INT64_MIN) add_ended(c, &p, out, ss, se, &sp, g, INT64_MIN, e->ts, short_ns, 1);
             else add_gap(c, out, ss, se, &sp, INT64_MIN, cut, IDLE_STARTUP, 0, 0);
@@ -154,7 +138,6 @@ void idle_classify(const an_ctx *c, int device, int64_t ss, int64_t se, int64_t 
     }
     if (any && busy_end < INT64_MAX) add_gap(c, out, ss, se, &sp, busy_end, INT64_MAX, IDLE_TAIL, short_ns, 0);
     spill_free(p.nf);
-    spill_free(p.copies);
 }
 
 void idle_split_free(idle_split *s) {

@@ -250,7 +250,7 @@ double rules_host_late(const pc_summary *summary, double nsteps) {
 }
 /* A device's idle split by what ends it (idle.h), per step, for evidence, when some of it is not
  * host-side: "; of its idle 9.07 ms per step host-side (...), 119.74 ms queued before its gap
- * (queued_idle's), 13.87 ms waiting on a collective, copy or event" ("" otherwise) */
+ * (queued_idle's), 13.87 ms waiting on a collective" ("" otherwise) */
 static void idle_split_note(const rule_in *in, size_t dev, char *out, size_t n) {
     const tab_gpu_device_idle *idle = PC_REC_AT(in->ps, gpu_device_idle, dev);
     out[0] = 0;
@@ -259,7 +259,7 @@ static void idle_split_note(const rule_in *in, size_t dev, char *out, size_t n) 
     units_ns(a, sizeof a, (double)(idle->host_late_ns + PC_OR(idle->startup_ns, 0) + PC_OR(idle->tail_ns, 0)) / in->nsteps);
     units_ns(b, sizeof b, (double)PC_OR(idle->queued_ns, 0) / in->nsteps);
     units_ns(d, sizeof d, (double)PC_OR(idle->dependency_ns, 0) / in->nsteps);
-    snprintf(out, n, "; of its idle %s %s host-side (the next kernel launched after the GPU went idle, or none queued), %s queued before its gap (queued_idle's), %s waiting on a collective, copy or event",
+    snprintf(out, n, "; of its idle %s %s host-side (the next kernel or copy launched after the GPU went idle, or none queued), %s queued before its gap (queued_idle's), %s waiting on a collective",
              a, PER(in), b, d);
 }
 double rules_gpu_free(const pc_summary *summary) {
@@ -720,7 +720,7 @@ static void gpu_utilization(const rule_in *in, const pc_rule *r) {
     }
 }
 
-/* Queued idle (#44 item 1): GPU idle whose ending kernel was launched before the gap began and
+/* Queued idle (#44 item 1): GPU idle whose ending kernel or copy was launched before the gap began and
  * that waits on nothing the trace shows (idle.h): the host was not late, the device waited on work
  * the trace does not record (a graph's nodes, work launched before the capture, another device).
  * Over 10% of the step on a device; at stake, the queued idle itself from the GPU-free pool, an
@@ -751,7 +751,7 @@ static void queued_idle(const rule_in *in, const pc_rule *r) {
             units_ns(b, sizeof b, lg);
             snprintf(lag, sizeof lag, "; the GPU finishes each step's work %s after its range on average: the host runs ahead", b);
         }
-        fire(in, r, stake, "device %d idle %s %s (%.1f%% of the %s) in gaps whose ending kernel was launched before the gap began and waits on nothing the trace shows%s%s",
+        fire(in, r, stake, "device %d idle %s %s (%.1f%% of the %s) in gaps whose ending kernel or copy was launched before the gap began and waits on nothing the trace shows%s%s",
              (int)PC_OR(dev ? dev->device : 0, 0), a, PER(in), 100 * q / in->step, in->has_steps ? "step" : "trace", g, lag);
     }
 }

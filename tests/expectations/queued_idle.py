@@ -19,10 +19,18 @@ kernels' busy time to the start of the next kernel). Its class:
               1 ms or more after it (the rest classified as below).
 Counted inside the steps' windows (ProfilerStep#N ranges, until their GPU work ends when the GPU
 bounds them: #44 item 2, gpu_step_windows.py), per step and summed.
-Usage: queued_idle.py TRACE.json.gz"""
+With --copies-busy, copies and memsets are the device's work like kernels (Holistic Trace Analysis'
+temporal breakdown: non-compute time, not idle): a gap is an interval with no kernel, copy or memset
+running, the work that ends it (kernel, copy or memset) classifies it by its own launch call, and no
+copy instant is dependency (none lies in a gap); a copy from pageable memory ("(Pageable -> ...") whose
+call was running when the gap began makes it host-late too (the host stages pageable memory inside
+the call: CUDA's API synchronization behavior). perfcard's idle split (src/analyze/idle.h) has it so.
+Usage: queued_idle.py [--copies-busy] TRACE.json.gz"""
 import json, gzip, re, sys, collections
 
-ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+args = [a for a in sys.argv[1:] if a != "--copies-busy"]
+copies_busy = len(args) < len(sys.argv) - 1
+ev = json.load(gzip.open(args[0]))["traceEvents"]
 steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("name", "").startswith("ProfilerStep"))
 have_steps = bool(steps)
 if steps:  # #44 item 2: a GPU-bound step ends when its GPU work ends (gpu_step_windows.py), the next starts there
@@ -49,8 +57,8 @@ def clip(a, b, lo, hi): return max(0, min(b, hi) - max(a, lo))
 devices = sorted({g["args"].get("device") for g in gpu_all if g.get("cat") == "kernel"})
 graphs = any(base(e["name"]) in ("cudaGraphLaunch", "hipGraphLaunch") for e in api)
 for dev in devices:
-    kern = [g for g in gpu_all if g.get("cat") == "kernel" and g["args"].get("device") == dev]
-    copies = sorted((g["ts"], g["ts"] + g["dur"]) for g in gpu_all if g.get("cat") != "kernel" and g["args"].get("device") == dev and g["dur"] > 0)
+    kern = [g for g in gpu_all if (copies_busy or g.get("cat") == "kernel") and g["args"].get("device") == dev]
+    copies = [] if copies_busy else sorted((g["ts"], g["ts"] + g["dur"]) for g in gpu_all if g.get("cat") != "kernel" and g["args"].get("device") == dev and g["dur"] > 0)
     per = [collections.Counter() for _ in steps]
     graph_q = 0
     def add(a, b, cls, graph=False):
@@ -62,7 +70,9 @@ for dev in devices:
     def ended(g, a, b, is_first):
             c = g["args"].get("correlation")
             L = by_corr.get(c)
-            if is_first or (L is not None and L["ts"] > a):
+            stages = copies_busy and L is not None and g.get("cat") == "gpu_memcpy" and "(Pageable ->" in g["name"] \
+                and L["ts"] <= a < L["ts"] + L.get("dur", 0)
+            if is_first or (L is not None and (L["ts"] > a or stages)):
                 cls0 = "start-up" if is_first else "host-late"
                 ret = L["ts"] + L.get("dur", 0) if L is not None else b
                 if ret <= a or ret >= b or b - ret < 1000:

@@ -3,7 +3,7 @@
 (tests/expectations/vllm-b200-gptoss-tp8.md, "The gaps of 1 ms or more"), and the short gaps that
 small kernels leave. Standard library only; the trace's own events (gpu_bound_common.py's loading
 and step definitions), independently of perfcard. Usage: vllm_b200_long_gaps.py [--kernels-only] [TRACE]
-(--kernels-only: copies and memsets are not GPU busy, as perfcard's idle split has it)
+(--kernels-only: copies and memsets are not GPU busy, as perfcard's idle split had it before #45's copies-busy change)
 
 For each host-late gap of 1 ms or more (the kernel or copy ending it was launched after the gap
 began): the innermost cpu_op enclosing its launch call on the launching thread, the share of the

@@ -4,7 +4,7 @@ Falconsai/nsfw_image_detection (a ViT-base image classifier), one ViTModel forwa
 ProfilerStep#6. Standard library only. Usage: hf_falconsai_mi300x_infer.py [TRACE]"""
 import os, sys, collections
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hf_pipeline_common import common, gemm_efficiency, py_phases, real_path, ms, ns, fam, kernel_ops
+from hf_pipeline_common import common, gemm_efficiency, py_phases, real_path, ms, ns, fam, kernel_ops, sync_idle
 path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(real_path('hf-falconsai-mi300x-infer'), 'Falconsai_nsfw_image_detection__1016002.json.gz')
 DEVICE = 'MI300X'
 tr, hs, he, r, own, c, tot = common(path, DEVICE)
@@ -46,3 +46,4 @@ for a, b in idle_gaps(busy, hs, max(he, r['gpu_end_rel'] + hs)):
         else:
             small += b - a; nsm += 1
 print('  host-late gaps >= 30 us: %d, %s; under 30 us: %d, %s' % (nb, ms(big), nsm, ms(small)))
+sync_idle(tr, hs, he, r['dev'])

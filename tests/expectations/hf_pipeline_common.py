@@ -215,3 +215,32 @@ def memory_bound_bytes(tr, own, bw):
     for n, t in per.most_common():
         print('    %-24s %s, at peak %s' % (n, ms(t), ms(perp[n])))
     return t_all, t_peak
+
+SKEW = 50000
+SYNC = ('cudaDeviceSynchronize', 'cudaStreamSynchronize', 'hipDeviceSynchronize', 'hipStreamSynchronize',
+        'hipMemcpyWithStream', 'cudaMemcpy')
+
+def sync_idle(tr, hs, he, dev):
+    """For each blocking call in the step (SYNC; a cudaMemcpyAsync counts through the
+    cudaStreamSynchronize after it), the device's idle gap that is open when the call returns, until
+    the next op starts: the idle the sync leaves (the GPU drained, the host not yet launching). The GPU's
+    last op may end up to SKEW after the call returns (host and device clocks differ by µs: on the MI300X
+    Qwen trace the sync returns 8 µs before the backlog's last op ends)."""
+    busy = union([(k['ts'], k['end']) for k in tr.kernels if k['dev'] == dev])
+    tot = 0
+    for e in tr.ev:
+        if e.get('ph') == 'X' and e.get('cat') in ('cuda_runtime', 'cuda_driver') and e['name'] in SYNC and hs <= ns(e['ts']) < he:
+            ret = ns(e['ts']) + ns(e['dur'])
+            prev_end = max((b for a, b in busy if a <= ret), default=None)
+            nxt = min((a for a, b in busy if a > ret), default=None)
+            prev_end = max((b for a, b in busy if a <= ret + SKEW), default=None)
+            if prev_end is not None and prev_end <= ret + SKEW and nxt is not None:
+                nxt = min(a for a, b in busy if a >= prev_end and a > ret - SKEW and (a, b) != (None, None) and a > prev_end - 1)
+                gap = nxt - prev_end
+                tot += gap
+                print('  %s at +%s returns +%s: the GPU idle from +%s to +%s (%s)' % (e['name'], ms(ns(e['ts']) - hs), ms(ret - hs),
+                      ms(prev_end - hs), ms(nxt - hs), ms(gap)))
+            else:
+                print('  %s at +%s returns +%s with the GPU busy' % (e['name'], ms(ns(e['ts']) - hs), ms(ret - hs)))
+    print('  idle the step\'s blocking calls leave: %s' % ms(tot))
+    return tot

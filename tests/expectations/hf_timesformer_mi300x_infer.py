@@ -5,7 +5,7 @@ ProfilerStep#6: preprocess on the CPU, then the forward. Standard library only.
 Usage: hf_timesformer_mi300x_infer.py [TRACE]"""
 import os, sys, collections
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hf_pipeline_common import common, gemm_efficiency, py_phases, real_path, ms, ns, fam, kernel_ops
+from hf_pipeline_common import common, gemm_efficiency, py_phases, real_path, ms, ns, fam, kernel_ops, sync_idle
 path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(real_path('hf-timesformer-mi300x-infer'), 'facebook_timesformer-base-finetuned-k400__1016002.json.gz')
 DEVICE = 'MI300X'
 tr, hs, he, r, own, c, tot = common(path, DEVICE)
@@ -39,3 +39,4 @@ print('  runtime calls in the head gap (+0 .. +%s): %d, %s inside it (%.2f%%)' %
 le = max(k['launch']['end'] for k in own if k['launch']['name'] != 'hipMemcpyWithStream')
 print('  the forward: kernel launches end +%s, GPU ends +%s (%s later, the host blocked in the logits DtoH copy); host range ends %s after the GPU' % (
     ms(le - hs), ms(max(k['end'] for k in own) - hs), ms(max(k['end'] for k in own) - le), ms(r['margin'])))
+sync_idle(tr, hs, he, r['dev'])

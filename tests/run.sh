@@ -43,6 +43,7 @@ suite() {
         trend-runs) d=$(mktemp -d); python3 tests/py/trend_runs.py ./build/perfcard ./build/gentrace "$d"; rm -rf "$d" ;;
         findings) python3 tests/py/check_findings.py ./build/perfcard ../shared/data ;;
         findings-gpu) python3 tests/py/check_findings.py ./build/perfcard ../shared/data tests/expectations/findings_gpu_bound.tsv ;;
+        findings-heldout) python3 tests/py/check_findings.py ./build/perfcard ../shared/data tests/expectations/findings_heldout.tsv ;;
         replay-table) python3 tests/py/check_replay_table.py ./build/perfcard ../shared/data ;;
         fuzz-table) python3 tests/py/check_fuzz_table.py ;;
         ci-recipes) sh tests/ci_recipes.sh ./build/perfcard ;;
@@ -128,7 +129,7 @@ for t in $tiers; do
               echo cli/attribution; echo 'hostile/m*'; echo unit; echo 'hostile/[n-r]*'
               echo 'hostile/[s-z]*'; echo cli/diff; echo cli/trend; echo cli/percent_of_peak; echo capture; echo capture-hostile
               cli_cases cli | grep -vx 'cli/ranks_dlrm\|cli/browser\|cli/attribution\|cli/diff\|cli/trend\|cli/percent_of_peak'
-              echo findings; echo findings-gpu; echo replay-table; echo ci-recipes
+              echo findings; echo findings-gpu; echo findings-heldout; echo replay-table; echo ci-recipes
               echo golden; echo install; echo setup; echo links; echo schemadoc; echo paths; echo layers
               echo contributing; echo fuzz-table ;;
         asan) cli_cases asan-cli; echo asan-hostile; echo asan-unit ;;

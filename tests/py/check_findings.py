@@ -12,7 +12,7 @@ A row flagged (`;`-separated) `xfail:<why>` (verdict), `xfail-shares:<why>` or `
 while perfcard disagrees and XPASS (loudly, to promote it) once it agrees; anything else that
 disagrees is a FAIL. Prints PASS/FAIL/XFAIL/XPASS/SKIP lines; exit 1 on a FAIL.
 Usage: check_findings.py PERFCARD [DATA_DIR [TSV]]  (DATA_DIR default ../shared/data)
-tests/expectations/findings_gpu_bound.tsv (#44, #45) names its inputs by the project's own
+tests/expectations/findings_gpu_bound.tsv (#44, #45) and findings_heldout.tsv (read before perfcard ran on them) name their inputs by the project's own
 tests/data/real/ or a fetched mirror's git object (resolve()); its rows run whatever DATA_DIR is."""
 import json, os, subprocess, sys, tempfile
 

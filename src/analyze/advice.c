@@ -31,8 +31,12 @@
  * pool before it (rules.def) holding 10% of the step or more (host_wait's and
  * host_phase's own threshold), whatever the stakes: such a cause names what
  * the idle is and what to change, the symptom only that the GPU waits; a
- * minor cause does not push a large residual idle down. */
-typedef struct fired { cJSON *item; tab_suggestion *rec; int tier; } fired;
+ * minor cause does not push a large residual idle down.
+ * Equal stakes (the same cap binding both: a GPU-bound step's margin over the
+ * host, #45 hf-qwen15-h100-infer) rank by what each fix gives back uncapped
+ * (rule_in.unc), the larger first: that fix alone reaches the cap with more to
+ * spare; then by rule id, so the order is reproducible. */
+typedef struct fired { cJSON *item; tab_suggestion *rec; int tier; double uncapped; } fired;
 static int is_idle_cause(const char *rule) {
     static const char *const causes[] = {"data_loading", "empty_queue", "pipeline_bottleneck", "sync_in_step", "startup", "host_phase",
                                          "small_kernels", "iteration_interval", "host_wait", NULL};
@@ -46,6 +50,7 @@ static int cmp_stake(const void *a, const void *b) {
     if (fa->tier != fb->tier) return fa->tier < fb->tier ? -1 : 1;
     double p = PC_OR(x->at_stake_ns, -1), q = PC_OR(y->at_stake_ns, -1);
     if (p != q) return p > q ? -1 : 1;
+    if (fa->uncapped != fb->uncapped) return fa->uncapped > fb->uncapped ? -1 : 1;
     return strcmp(PC_S(x->rule, ""), PC_S(y->rule, ""));
 }
 
@@ -205,7 +210,8 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
                   &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL,
+                  &(double){NAN}, &(rule_uncapped){0}};
     *in.hpool = rules_host_late(ps, in.nsteps);
     /* the section the rules fire into (rules.h): its rows in the order they fire, ranked below */
     cJSON *adv = sj_obj(s, "suggestions");
@@ -219,12 +225,14 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     for (const pc_rule *r = pc_rules; r->id; r++)
         if (r->fw == FW_ANY || (r->fw == FW_PYTORCH && in.program == PROG_PYTORCH)) r->check(&in, r);
     rules_host_gaps_free(in.hg);
+    assert(in.unc->n <= (size_t)cJSON_GetArraySize(rows)); /* one per row, in the order they fired */
     /* rank by time at stake */
     int n = cJSON_GetArraySize(rows);
     fired *items = calloc((size_t)(n ? n : 1), sizeof *items);
     for (int i = 0; i < n; i++) {
         items[i].item = cJSON_DetachItemFromArray(rows, 0);
         items[i].rec = pc_summary_record_in(ps, items[i].item, TAB_suggestion);
+        items[i].uncapped = (size_t)i < in.unc->n ? in.unc->ns[i] : -1;
         double st = PC_OR(items[i].rec->at_stake_ns, -1);
         items[i].tier = st < 0 ? 1 : in.step > 0 && 100 * st / in.step < 1 ? 2 : 0;
     }
@@ -255,6 +263,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     waterfall(&in, items, n, adv, &comb);
     combined(&in, items, n, adv, comb);
     free(items);
+    spill_free(in.unc->ns);
 }
 
 /* Headline figures, each naming the section it comes from, and the one

@@ -128,6 +128,47 @@ double rules_replayed(const rule_in *in, int k) {
     return in->replay[k] = v;
 }
 
+/* Records what the fix of row o (the row just fired: the last of suggestions.rows) gives back
+ * before any cap, ns per step (rule_in.unc), the rank's tie-break between equal stakes. */
+static void uncapped(const rule_in *in, const cJSON *o, double ns) {
+    cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(in->ps->doc, "suggestions"), "rows");
+    int at = cJSON_GetArraySize(rows) - 1;
+    if (!in->unc || !o || at < 0) return;
+    assert(cJSON_GetArrayItem(rows, at) == o); /* o is the row just fired */
+    while (in->unc->n <= (size_t)at) *SPILL_PUSH(in->unc->ns, in->unc->n, in->unc->cap) = -1;
+    in->unc->ns[at] = ns;
+}
+
+double rules_gpu_ceiling(const rule_in *in) {
+    if (!isnan(*in->gpu_ceil)) return *in->gpu_ceil;
+    const pc_trace *t = in->c->t;
+    const tab_critical_path *cp = PC_REC(in->ps, critical_path);
+    double v = -1, save;
+    if (t->ngpu && cp && tk_true(cp->present)) {
+        float *set = spill_calloc(t->ngpu, sizeof *set);
+        for (size_t g = 0; g < t->ngpu; g++) set[g] = t->gpu[g].kind == GPU_KERNEL ? 0.0f : 1.0f;
+        dg_change ch = stakes_gpu_change(set);
+        if (stakes_replay(in->c, &ch, 1, &save)) v = fmax(0, save);
+        spill_free(set);
+    }
+    return *in->gpu_ceil = v;
+}
+
+/* A GPU-side estimate (a change that only shortens kernels: gemm_alignment, unfused_attention,
+ * no_cudnn) capped by rules_gpu_ceiling: on a step the host bounds no faster kernel gives wall
+ * time back. Writes "; at most X per step here: ..." to note when the cap binds ("" else). */
+static double gpu_capped(const rule_in *in, double want, char *note, size_t n) {
+    double ceil = rules_gpu_ceiling(in);
+    note[0] = 0;
+    if (ceil < 0 || want <= ceil) return want;
+    char a[64], b[64];
+    units_ns(a, sizeof a, want);
+    units_ns(b, sizeof b, ceil);
+    snprintf(note, n, "; %s of kernel time off, but the replay with every kernel taking no time gives back %s %s: %s", a, b, PER(in),
+             ceil < 0.1 * want ? "the step is host-bound, faster kernels give back nothing until the host is shortened" : "the most faster kernels give back here");
+    return ceil;
+}
+
 /* "; replayed ...: X per step given back" for evidence */
 static void replay_note(char *buf, size_t n, const rule_in *in, const char *change, double ns) {
     char a[64];
@@ -1018,8 +1059,12 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
     units_ns(b, sizeof b, fused / in->nsteps);
     top3 top = {0};
     by_name_top(&scopes, t, &top);
-    top_put(in, fire(in, r, kclaim(in, want), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s",
-                     (long long)count, count == 1 ? "" : "es", a, PER(in), b), &top, in->nsteps);
+    char note[400];
+    double stake = gpu_capped(in, want, note, sizeof note);
+    cJSON *o = fire(in, r, kclaim(in, stake), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s%s",
+                    (long long)count, count == 1 ? "" : "es", a, PER(in), b, note);
+    uncapped(in, o, want);
+    top_put(in, o, &top, in->nsteps);
 }
 
 /* memory_bound's measure: a qualifying operator's own device time (mb_row) */
@@ -1098,9 +1143,10 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
     if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
-    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
-                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
-            &top, in->nsteps);
+    cJSON *o = fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
+                    (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note);
+    uncapped(in, o, want);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
 /* ---- gpu_kernels (#44 item 4): what the kernels of a GPU-bound step cost ---- */
@@ -1329,6 +1375,7 @@ static void gpu_kernels(const rule_in *in, const pc_rule *r) {
     cJSON *o = fire(in, r, kclaim(in, stake),
                     "the GPU is busy %s %s (%.0f%% of the %s)%s; kernel time by family: %s; compute-bound kernels %s at %.1f%% of their data type's peak on average, %s at %.0f%% of it%s",
                     c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, *fams ? fams : "none over 5%", a, pct, b, 100 * STAKE_GPU_PEAK_SHARE, note);
+    uncapped(in, o, give);
     top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
@@ -1346,8 +1393,12 @@ static void gemm_alignment(const rule_in *in, const pc_rule *r) {
     top3 top = {0};
     double mis_ns = ops_measured(in, misaligned_ns, &mis, &top);
     /* without device time (the GPU side not captured) nothing is at stake: no finding */
-    if (mis > 0 && mis_ns > 0)
-        top_put(in, fire(in, r, kclaim(in, mis_ns / in->nsteps / 4), "%lld GEMM calls with a dimension not divisible by 8", (long long)mis), &top, in->nsteps);
+    if (mis <= 0 || mis_ns <= 0) return;
+    char note[400];
+    double want = mis_ns / in->nsteps / 4, stake = gpu_capped(in, want, note, sizeof note);
+    cJSON *o = fire(in, r, kclaim(in, stake), "%lld GEMM calls with a dimension not divisible by 8%s", (long long)mis, note);
+    uncapped(in, o, want);
+    top_put(in, o, &top, in->nsteps);
 }
 
 /* non-cuDNN convolutions' time (device, else CPU); their calls counted */
@@ -1362,9 +1413,15 @@ static void no_cudnn(const rule_in *in, const pc_rule *r) {
     top3 top = {0};
     double slow = ops_measured(in, slow_conv_ns, &n, &top);
     if (n <= 0) return;
-    char a[64];
+    char a[64], note[400] = "";
     units_ns(a, sizeof a, slow / in->nsteps);
-    top_put(in, fire(in, r, slow / in->nsteps / 2, "%lld calls of non-cuDNN convolutions, %s %s", (long long)n, a, PER(in)), &top, in->nsteps);
+    double want = slow / in->nsteps / 2, dev = 0;
+    for (size_t i = 0; i < in->nops; i++) dev += isnan(slow_conv_ns(&in->ops[i], &(int64_t){0})) ? 0 : (double)in->ops[i].device_total_ns;
+    /* on the GPU (device time): a change that only shortens kernels; on the CPU: host work, as measured */
+    double stake = dev > 0 ? gpu_capped(in, want, note, sizeof note) : want;
+    cJSON *o = fire(in, r, stake, "%lld calls of non-cuDNN convolutions, %s %s%s", (long long)n, a, PER(in), note);
+    uncapped(in, o, want);
+    top_put(in, o, &top, in->nsteps);
 }
 
 static void pageable_memcpy(const rule_in *in, const pc_rule *r) {

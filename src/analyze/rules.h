@@ -44,7 +44,21 @@ typedef struct rule_in {
     double *hpool; /* host-late GPU idle per step not yet claimed by a host-side finding (ns; < 0:
                       unknown, no cap): rules_host_late's, then what the host-side rules leave (#44) */
     const struct advice_fit *fit; /* what the run is (graphs, inference, vendor: advice_fit.h); NULL: nothing known */
+    double *gpu_ceil; /* the most a change that only shortens kernels gives back per step (ns): NAN
+                         until a rule asks (rules_gpu_ceiling), < 0 when there is no graph */
+    struct rule_uncapped *unc; /* per row of suggestions.rows (the order they fired): what the
+                                  row's fix gives back before any cap (ns per step; < 0: unknown),
+                                  the rank's tie-break (advice.c); NULL: none kept */
 } rule_in;
+/* What each fired row's fix gives back uncapped (rule_in.unc): ns[i] for row i, -1 when unknown. */
+typedef struct rule_uncapped { double *ns; size_t n, cap; } rule_uncapped;
+/* The most a change that only shortens GPU kernels gives back per step (ns), cached in
+ * in->gpu_ceil: SK_GPU's replay (the step ending when its GPU work ends) with every kernel
+ * taking no time. ~0 on a step the host bounds (no kernel, however fast, makes the host
+ * launch sooner), the GPU's margin over the host (or the kernels' time, when less) on one
+ * the GPU bounds, more where the host waits for the kernels inside the step (a sync, a
+ * blocking copy). < 0 when there is no graph (no replay): no cap known. */
+double rules_gpu_ceiling(const rule_in *in);
 
 /* The host-side GPU idle per step of a summary (#44 item 1): the host-late gaps (whose ending
  * kernel was launched after the gap began) and the idle before the device's first kernel and after

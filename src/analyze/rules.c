@@ -1116,9 +1116,10 @@ static void memory_bound_by_family(const rule_in *in, const pc_rule *r) {
     pc_rule rf = *r;
     rf.threshold = "without operators (GPU-only captures, graph replays): memory-bound kernel families (normalization, layout / transpose, elementwise, reduction; not the kernels a compiler already fused) over 10% of the kernel time";
     rf.try_ = "Fuse the normalizations and elementwise kernels with their neighbours (a compiler, or fused norm + activation kernels), keep one memory layout end to end so that no transposes are needed (channels-last throughout), and keep the data in a lower precision.";
-    top_put(in, replayed(in, fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate of what the fix gives back, the layout transposes gone (one memory layout end to end needs none) and the other kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
-                                            a, PER(in), 100 * ns / kern, fams, note), rp >= 0),
-            &top, in->nsteps);
+    cJSON *o = fire(in, &rf, kclaim(in, rp >= 0 ? rp : want), "memory-bound kernels %s %s (%.1f%% of the kernel time): %s; no operator launched them, so their bytes are unknown: at stake, an estimate of what the fix gives back, the layout transposes gone (one memory layout end to end needs none) and the other kernels at 5/8 of their time (the memory traffic a chain of three pointwise kernels keeps when fused into one)%s",
+                    a, PER(in), 100 * ns / kern, fams, note);
+    uncapped(in, o, want);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
 static void memory_bound(const rule_in *in, const pc_rule *r) {
@@ -1300,6 +1301,7 @@ static void gpu_kernels_by_family(const rule_in *in, const pc_rule *r, double bu
     cJSON *o = fire(in, &rf, kclaim(in, stake),
                     "the GPU is busy %s %s (%.0f%% of the %s)%s; most of its kernel time has no operator that launched it (graph replays, a GPU-only capture): its FLOPs are unknown; the families that dominate: %s; at stake, an upper bound: the GPU's margin over the host, or those kernels' time when less%s",
                     c, PER(in), 100 * busy / in->step, in->has_steps ? "step" : "trace", lagw, fams, note);
+    uncapped(in, o, set_ns); /* those kernels taking no time: the most they give back before any cap */
     top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 

@@ -1,8 +1,9 @@
 /* Issue #45 (held-out readings hf-falconsai-mi300x-infer, hf-qwen15-h100-infer): a change that
  * only shortens GPU kernels gives back wall time only where the GPU bounds the step (or the host
  * waits for it inside the step). gemm_alignment, unfused_attention and no_cudnn (on the GPU)
- * estimate their kernel time off; their stake is that estimate capped by rules_gpu_ceiling: the
- * replay (the step ending when its GPU work ends) with every kernel taking no time. Equal stakes
+ * estimate their kernel time off; their stake is that estimate capped by a replay with the step
+ * ending when its GPU work ends: gemm_alignment's of its own change (its kernels at 3/4), the
+ * others' with every kernel taking no time (rules_gpu_ceiling). Equal stakes
  * (one cap binding two findings) rank by what each fix gives back uncapped. Hand-worked fixtures
  * (µs), then the real trace the tie came from. */
 #include "test.h"
@@ -14,10 +15,10 @@
  * [1000,4095] x [4095,1000] fp16 (K = 4095 not a multiple of 8) at 10-50, its launch 20-30, its
  * Tensor Core kernel 40-76: 2 x 1000 x 4095 x 1000 = 8.19 GFLOP in 36 µs = 227.5 TFLOP/s, 72.9% of
  * the peak, so gpu_kernels (below 70%) does not fire. The estimate: a quarter of the kernel's
- * 36 µs = 9 µs. Host-bound (the step 0-1000: the GPU done at 76, the host at 1000): with the
- * kernel taking no time the host still ends at 1000: 0 back, and the evidence says why.
- * GPU-bound (the step 0-50, the kernel ending 26 after the host): with no kernel time the GPU ends
- * at 40 < 50, so 76 - 50 = 26 back at most; 9 < 26: the estimate stands. */
+ * 36 µs = 9 µs, capped by the replay of that change (the kernel at 3/4: 27 µs). Host-bound (the
+ * step 0-1000: the GPU done at 76, the host at 1000): the host still ends at 1000: 0 back, and the
+ * evidence says why. GPU-bound (the step 0-50, the kernel ending 26 after the host): at 3/4 the
+ * kernel ends at 67, still after the host's 50: 9 µs back, the estimate. */
 TEST(gpu_caps_gemm_alignment_host_bound_gives_nothing) {
     CHECK_NEAR(2.0 * 1000 * 4095 * 1000 / 36e-6 / 312e12, 0.729, 1e-3);
     cJSON *s = fixture_summary("tests/fixtures/gemm_alignment_host_bound.json");
@@ -25,7 +26,7 @@ TEST(gpu_caps_gemm_alignment_host_bound_gives_nothing) {
     const cJSON *f = finding_of(s, "gemm_alignment");
     CHECK_MSG(f, "no gemm_alignment finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 0, 0.5);
-    CHECK(strstr(sj_getstr(f, "evidence", ""), "9.0 µs of kernel time off, but the replay with every kernel taking no time gives back 0 ns per step: the step is host-bound"));
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "9.0 µs of kernel time off, but the replay with those kernels at 3/4 of their time gives back 0 ns per step: the step is host-bound"));
     CHECK_MSG(!finding_of(s, "gpu_kernels"), "gpu_kernels fired");
     cJSON_Delete(s);
     s = fixture_summary("tests/fixtures/gemm_alignment_gpu_bound.json");
@@ -50,7 +51,7 @@ TEST(gpu_caps_unfused_attention_capped_by_the_margin) {
     const cJSON *f = finding_of(s, "unfused_attention");
     CHECK_MSG(f, "no unfused_attention finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 320000 - 300000, 0.5);
-    CHECK(strstr(sj_getstr(f, "evidence", ""), "123.1 µs of kernel time off, but the replay with every kernel taking no time gives back 20.0 µs per step: the most faster kernels give back here"));
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "123.1 µs of kernel time off, but the replay with every kernel taking no time gives back 20.0 µs per step: the most those kernels give back here"));
     cJSON_Delete(s);
 }
 

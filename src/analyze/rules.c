@@ -792,10 +792,17 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
     }
 }
 
+/* More than half of the kernels under 10 µs. At stake: the short host-late gaps (under the
+ * kernel-wait threshold, 30 µs) that fewer, fused launches take away, and the device's dispatch gaps
+ * between queued kernels; host_wait, checked after it, takes the longer host-late gaps from what is
+ * left. With gaps to give back it needs only two short kernels per step, a pair to fuse (a floor on
+ * the trace's count of kernels, all its steps together, made the capture's length decide: a
+ * 60-kernel step fired when two steps were captured, not when one was); with none measured its
+ * evidence is the share alone, which needs 100 kernels or more. */
 static void small_kernels(const rule_in *in, const pc_rule *r) {
     const tab_gpu_launches *ln = PC_REC(in->ps, gpu_launches);
     double nsmall = PC_OR(ln->kernels_under_10us, 0), nk = PC_OR(ln->kernels, 0);
-    if (nk < 100 || nsmall / nk <= 0.5) return;
+    if (nk <= 0 || nsmall / nk <= 0.5) return;
     /* the short gaps the host's launches leave (host-late: #44); short gaps inside work queued
      * before them (a graph's nodes) are queued_idle's */
     double kw = 0, kd = 0; /* host-late short gaps, and the device's dispatch between queued kernels */
@@ -807,6 +814,7 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     kw += kd;
     double stake = hclaim(in, (kw - kd) / in->nsteps) + claim(in, kd / in->nsteps);
     if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
+    if (stake <= 0 ? nk < 100 : nsmall / in->nsteps < 2) return; /* too few for the share alone; nothing to fuse */
     top3 top = {0};
     for (size_t i = 0; i < in->nkern; i++)
         if (in->kern[i].avg_ns < 10000 && in->kern[i].total_ns > 0) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);

@@ -114,7 +114,15 @@ static const rcase cases[] = {
     {"small_kernels", 1, 30000, 3, 0, NULL,
      "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 60}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
     {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 50}}"},
+    /* no gap measured: the share alone, under 100 kernels, is no finding */
     {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 99, \"kernels_under_10us\": 99}}"},
+    /* hf-bertsmall-h100-infer's shape: 58 of 60 kernels under 10 µs, fewer than 100, with 90 µs of
+     * short host-late gaps over 3 steps to give back: 30 µs per step */
+    {"small_kernels", 1, 30000, 3, 0, NULL,
+     "\"gpu\": {\"launches\": {\"kernels\": 60, \"kernels_under_10us\": 58}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
+    /* 3 short kernels over 3 steps, one a step: no pair to fuse, whatever the gaps */
+    {"small_kernels", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"launches\": {\"kernels\": 3, \"kernels_under_10us\": 3}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
     {"slow_launches", 1, -1, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 1}}"},
     {"slow_launches", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 0}}"},
     /* 600 µs on non-Tensor-Core kernels over 3 steps, halved: 100 µs */

@@ -168,13 +168,8 @@ static void by_name_top(const by_name *b, const pc_trace *t, top3 *top) {
 }
 
 int rule_is_sync_call(const char *n) {
-    static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaMemcpy", "cudaMemset",
-                                       "cuCtxSynchronize", "cuStreamSynchronize", "cuMemcpyHtoD", "cuMemcpyDtoH",
-                                       "cudaEventSynchronize", "cuEventSynchronize", NULL};
-    size_t len = api_name_len(n);
-    for (int i = 0; sync[i]; i++)
-        if (strlen(sync[i]) == len && !strncmp(n, sync[i], len)) return 1;
-    return 0;
+    int k = api_sync_kind(n);
+    return k == API_SYNC_DEVICE || k == API_SYNC_STREAM || k == API_SYNC_COPY;
 }
 
 

@@ -102,7 +102,9 @@ double rules_gpu_free(const pc_summary *summary);
  * back at most its own time); -1 when it has no breakdown. */
 double rules_kernel_time(const pc_summary *summary);
 
-/* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
- * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */
+/* A call that blocks the host until the GPU work it waits for is done: a device, stream or event
+ * synchronize or a copy or memset without "Async", CUDA's or HIP's (api_sync_kind: the classes the
+ * replay's dependency graph uses), with or without a version suffix ("cudaDeviceSynchronize_v3020",
+ * "cuMemcpyDtoH_v2", "hipMemcpyWithStream"). */
 int rule_is_sync_call(const char *name);
 #endif

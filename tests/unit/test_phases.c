@@ -232,3 +232,27 @@ TEST(phases_startup_before_first_kernel) {
     CHECK_MSG(sum <= 100 + 1e-6, "shares sum to %.2f%%", sum);
     cJSON_Delete(s);
 }
+
+/* A blocking HIP copy (#45, xdit-sd35-mi300x: the image's .cpu(), hipMemcpyWithStream, 42 ms while
+ * the GPU runs the VAE, then numpy_to_pil). One 1000 µs step on an MI300X (µs): hipLaunchKernel
+ * 10-20 launches a convolution kernel at 30-630; hipMemcpyWithStream (in aten::to) 100-700
+ * waits for its Device -> Host copy at 640-690 (its own time after the copy: 10), the host then
+ * works 700-1000 (numpy_to_pil 710-990) and launches nothing. The GPU idle in the call: 630-640
+ * and 690-700 (20 µs); no GPU work after it (no refill). Replayed without the wait the call ends
+ * at 100 + 10 = 110 and the host's 300 µs after it at 410; the kernel and the copy keep their
+ * times (the copy 10 after the kernel: 640-690), so the step ends with the GPU at 690: 310 µs
+ * given back (the tail 690-1000 the host's work now overlaps), inside the host-side idle (30
+ * before the first op + 310 tail). Before: hipMemcpyWithStream was no synchronizing call for the
+ * rule (CUDA's names only), though the replay's dependency graph waited on it: no finding. */
+TEST(phases_hip_blocking_copy) {
+    cJSON *s = fixture_summary("tests/fixtures/hip_blocking_copy.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "sync_in_step");
+    CHECK_MSG(f, "no sync_in_step finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 310000, 0.5);
+    CHECK_EQ_S(sj_getstr(f, "stake_source", ""), "replay");
+    const char *ev = sj_getstr(f, "evidence", "");
+    CHECK_MSG(strstr(ev, "1 synchronizing calls, 600.0 µs per step blocked; the GPU idle 20.0 µs per step"), "evidence: %s", ev);
+    CHECK_MSG(strstr(ev, "most: hipMemcpyWithStream, in aten::to"), "evidence: %s", ev);
+    cJSON_Delete(s);
+}

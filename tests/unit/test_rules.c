@@ -4,6 +4,7 @@
  * expected when a rule fires is computed by hand from the rule's stated
  * definition, beside each case. */
 #include "test.h"
+#include "util/apiname.h"
 #include "fixtures.h"
 #include "analyze/rules.h"
 #include "summary/summary.h"
@@ -343,6 +344,23 @@ TEST(rules_sync_call_names) {
     CHECK(!rule_is_sync_call("cudaLaunchKernel_v7000"));
     CHECK(!rule_is_sync_call("cudaDeviceSynchronize_vx"));
     CHECK(!rule_is_sync_call("_v2"));
+    /* HIP's (ROCm traces), the classes the replay's dependency graph uses: hipMemcpyWithStream is
+     * the synchronous copy PyTorch's ROCm build calls for .cpu() / .item() */
+    CHECK(rule_is_sync_call("hipMemcpyWithStream"));
+    CHECK(rule_is_sync_call("hipDeviceSynchronize"));
+    CHECK(rule_is_sync_call("hipStreamSynchronize"));
+    CHECK(rule_is_sync_call("hipEventSynchronize"));
+    CHECK(rule_is_sync_call("hipMemcpy"));
+    CHECK(rule_is_sync_call("cudaThreadSynchronize"));
+    CHECK(!rule_is_sync_call("hipMemcpyAsync"));
+    CHECK(!rule_is_sync_call("hipMemsetAsync"));
+    CHECK(!rule_is_sync_call("hipLaunchKernel"));
+    CHECK(!rule_is_sync_call("hipGetDevicePropertiesR0600"));
+    CHECK_EQ_I(api_sync_kind("hipMemcpyWithStream"), API_SYNC_COPY);
+    CHECK_EQ_I(api_sync_kind("hipMemcpyDtoHAsync"), API_SYNC_ASYNC);
+    CHECK_EQ_I(api_sync_kind("hipDeviceSynchronize"), API_SYNC_DEVICE);
+    CHECK_EQ_I(api_sync_kind("cuStreamSynchronize_v2"), API_SYNC_STREAM);
+    CHECK_EQ_I(api_sync_kind("hipLaunchKernel"), API_SYNC_NONE);
 }
 
 /* A cudaMemcpyAsync whose copy lands in pageable memory blocks like a sync

@@ -204,7 +204,7 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
-                  &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
+                  &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, ps,
                   (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL};
     *in.hpool = rules_host_late(ps, in.nsteps);
     /* the section the rules fire into (rules.h): its rows in the order they fire, ranked below */

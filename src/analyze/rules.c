@@ -18,6 +18,7 @@
 #include "stakes.h"
 #include "advice_fit.h"
 #include "kfamily.h"
+#include "attention.h"
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -897,30 +898,23 @@ static double mb_row(const tab_op *o) {
     return 1 - pct / 100;
 }
 
-/* Unfused attention (#32 class 5a): a softmax between two batched matrix
- * products (aten::bmm, baddbmm or matmul) that are its siblings under the
- * same range (an operator, a module, a record_function), the nearest before
- * and after it: attention written by hand, where one fused kernel
+/* Unfused attention (#32 class 5a, #45): the patterns of attention.h, a
+ * softmax between two batched matrix products (aten::bmm, baddbmm or matmul)
+ * written in the same scope (an operator, an nn.Module, a record_function,
+ * through the Python frames of a with_stack trace), the nearest before and
+ * after it: attention written by hand, where one fused kernel
  * (scaled_dot_product_attention's flash or memory-efficient kernels) could
- * run. The pattern's time: the kernel time of the siblings from the first
- * product to the second (the scaling, masking and dropout between included).
- * The fused kernel's estimate: the two products' FLOPs (flops.c) at half the
- * device's Tensor Core peak for their data type (FlashAttention-2 attains
- * 50-73% of an A100's; half is the conservative end), or, with the FLOPs or
- * the peak unknown, the two products' own kernel time (the fused kernel does
- * the same products and drops the passes between them). At stake: the
- * pattern's time less that estimate, less what tensor_cores counted on those
- * products (half of a product that ran on no Tensor Core), from the kernel
- * time pool. */
+ * run. The pattern's time: the GPU work launched from the first product's
+ * start to the second's end (the scaling, masking, softmax and dropout
+ * between included, each kernel once). The fused kernel's estimate: the two
+ * products' FLOPs (flops.c) at half the device's Tensor Core peak for their
+ * data type (FlashAttention-2 attains 50-73% of an A100's; half is the
+ * conservative end), or, with the FLOPs or the peak unknown, the two
+ * products' own kernel time (the fused kernel does the same products and
+ * drops the passes between them). At stake: the pattern's time less that
+ * estimate, less what tensor_cores counted on those products (half of a
+ * product that ran on no Tensor Core), from the kernel time pool. */
 #define FUSED_ATTN_PEAK_SHARE 0.5
-static int is_softmax(const char *n) { return !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax"); }
-static int is_batched_mm(const char *n) { return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul"); }
-typedef struct sib { int32_t scope, i; int64_t ts; } sib;
-static int sib_cmp(const void *a, const void *b) {
-    const sib *x = a, *y = b;
-    if (x->scope != y->scope) return x->scope < y->scope ? -1 : 1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
 /* a product's share counted by tensor_cores: half its time when its operator ran on no Tensor Core */
 static double tc_counted(const rule_in *in, const char *name) {
     if (!tensor_core_device(in)) return 0;
@@ -932,87 +926,39 @@ static double tc_counted(const rule_in *in, const char *name) {
     }
     return 0;
 }
+/* A product's FLOPs at FUSED_ATTN_PEAK_SHARE of the device's Tensor Core peak for its data type (ns); < 0 when unknown */
+static double fused_product_ns(const rule_in *in, int32_t i) {
+    const pc_trace *t = in->c->t;
+    const pc_cpu_event *e = &t->cpu[i];
+    op_args args;
+    flops_result fr;
+    op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
+                  e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
+    double peak = 0;
+    if (!op_flops(strtab_get(&t->strs, e->name), &args, NULL, &fr) || fr.flops <= 0 || (peak = peak_tflops(in->c->peak, fr.dtype, 1)) <= 0) return -1;
+    return fr.flops / (FUSED_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
+}
 static void unfused_attention(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
-    const pc_links *l = &in->c->links;
-    if (!l->parent || !l->gpu_inner || !t->ncpu) return;
-    /* the scopes holding a softmax */
-    uint8_t *scope = spill_calloc(t->ncpu, 1);
-    int any = 0;
-    for (size_t i = 0; i < t->ncpu; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        int32_t p = l->parent[i];
-        if (e->kind != CPU_OP || p < 0 || !is_softmax(strtab_get(&t->strs, e->name))) continue;
-        if (t->cpu[p].kind == CPU_OP && is_softmax(strtab_get(&t->strs, t->cpu[p].name))) continue; /* _softmax inside softmax */
-        scope[p] = 1, any = 1;
-    }
-    if (!any) {
-        spill_free(scope);
-        return;
-    }
-    /* each host event's device time, its own and its children's (kernels, copies, memsets) */
-    double *dev = spill_calloc(t->ncpu, sizeof *dev), *mb = spill_calloc(t->ncpu, sizeof *mb);
-    int32_t *row = stakes_op_rows(t, in->ops, in->nops); /* the operators table's row per name id */
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int32_t op = l->gpu_inner[g];
-        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
-        int32_t at = row[t->cpu[op].name];
-        double above = at < 0 ? 0 : mb_row(&in->ops[at]);
-        for (int32_t j = op; j >= 0; j = l->parent[j]) dev[j] += (double)e->dur, mb[j] += (double)e->dur * above;
-    }
-    spill_free(row);
-    double mb_in = 0; /* memory_bound's count of the pattern's operators between the products */
-    sib *v = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < t->ncpu; i++)
-        if (t->cpu[i].kind == CPU_OP && l->parent[i] >= 0 && scope[l->parent[i]])
-            *SPILL_PUSH(v, n, cap) = (sib){l->parent[i], (int32_t)i, t->cpu[i].ts};
-    spill_sort(v, n, sizeof *v, sib_cmp);
+    attn_set s;
+    if (!attn_find(t, &in->c->links, &s)) return;
     double pattern = 0, fused = 0, tc = 0;
     int64_t count = 0;
     by_name scopes = {0};
-    const gpu_peak *pk = in->c->peak;
-    for (size_t k = 0; k < n; k++) {
-        if (!is_softmax(strtab_get(&t->strs, t->cpu[v[k].i].name))) continue;
-        size_t a = k, b = k;
-        while (a > 0 && v[a - 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[a - 1].i].name))) a--;
-        while (b + 1 < n && v[b + 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[b + 1].i].name))) b++;
-        if (a == 0 || v[a - 1].scope != v[k].scope || b + 1 >= n || v[b + 1].scope != v[k].scope) continue;
-        a--, b++;
-        double ns = 0, mbs = 0;
-        for (size_t j = a; j <= b; j++) ns += dev[v[j].i], mbs += j > a && j < b ? mb[v[j].i] : 0;
-        if (ns <= 0) continue;
-        double est = 0, mm_ns = 0;
-        int known = 1;
-        for (int end = 0; end < 2; end++) {
-            const pc_cpu_event *e = &t->cpu[v[end ? b : a].i];
-            const char *nm = strtab_get(&t->strs, e->name);
-            mm_ns += dev[v[end ? b : a].i];
-            tc += dev[v[end ? b : a].i] * tc_counted(in, nm);
-            op_args args;
-            flops_result fr;
-            op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
-                          e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
-            double peak = 0;
-            if (known && op_flops(nm, &args, NULL, &fr) && fr.flops > 0 && (peak = peak_tflops(pk, fr.dtype, 1)) > 0)
-                est += fr.flops / (FUSED_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
-            else known = 0;
-        }
-        fused += known ? est : mm_ns;
-        pattern += ns;
-        mb_in += mbs;
+    for (size_t k = 0; k < s.n; k++) {
+        const attn_pattern *p = &s.p[k];
+        if (p->ns <= 0) continue;
+        double f1 = fused_product_ns(in, p->first), f2 = fused_product_ns(in, p->second);
+        fused += f1 >= 0 && f2 >= 0 ? f1 + f2 : p->first_ns + p->second_ns;
+        tc += p->first_ns * tc_counted(in, strtab_get(&t->strs, t->cpu[p->first].name)) +
+              p->second_ns * tc_counted(in, strtab_get(&t->strs, t->cpu[p->second].name));
+        pattern += p->ns;
         count++;
-        by_name_add(&scopes, t->cpu[v[k].scope].name, ns);
-        k = b - 1; /* the second product may open the next pattern */
+        by_name_add(&scopes, t->cpu[p->scope].name, p->ns);
     }
-    spill_free(scope);
-    spill_free(dev);
-    spill_free(mb);
-    spill_free(v);
+    attn_free(&s);
     double want = (pattern - fused - tc) / in->nsteps;
     if (!count || want <= 0) return;
-    if (in->attn_mb) *in->attn_mb = mb_in / in->nsteps;
     char a[64], b[64];
     units_ns(a, sizeof a, pattern / in->nsteps);
     units_ns(b, sizeof b, fused / in->nsteps);
@@ -1022,18 +968,33 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
                      (long long)count, count == 1 ? "" : "es", a, PER(in), b), &top, in->nsteps);
 }
 
-/* memory_bound's measure: a qualifying operator's own device time (mb_row) */
-static double mb_ns(const tab_op *o, int64_t *n) {
-    if (mb_row(o) <= 0) return NAN;
-    ++*n;
-    return (double)o->self_device_ns;
+/* Per row of the operators table (spill_calloc'd, in->nops of them, NULL
+ * when none): the kernel time (whole trace) of its calls inside unfused
+ * attention (attention.h), which is unfused_attention's, so not memory_bound's. */
+static double *attn_row_ns(const rule_in *in) {
+    const pc_trace *t = in->c->t;
+    attn_set s;
+    if (!in->nops || !attn_find(t, &in->c->links, &s)) return NULL;
+    double *v = spill_calloc(in->nops, sizeof *v);
+    int32_t *row = stakes_op_rows(t, in->ops, in->nops); /* the operators table's row per name id */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        int32_t at = s.gpu[g] ? row[t->cpu[in->c->links.gpu_inner[g]].name] : -1;
+        if (at >= 0) v[at] += (double)t->gpu[g].dur;
+    }
+    spill_free(row);
+    attn_free(&s);
+    return v;
 }
+
 /* Memory-bound work (#32 class 5b): the kernel time of memory-bound
  * operators (mb_row) over a tenth of the kernel time: elementwise chains,
  * copies, norms that each read and write memory, a fusion (torch.compile)
- * candidate. At stake: their time above what their bytes need at the
- * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what
- * unfused_attention counted of the same operators, from the kernel time pool. */
+ * candidate. Their calls inside unfused attention (attention.h: the softmax,
+ * the scaling, the copies of the products' inputs) are unfused_attention's,
+ * whose fix replaces them, and count in neither the tenth nor the stake
+ * (attn_row_ns; SK_MB's set leaves their kernels out too). At stake: the
+ * rest's time above what their bytes need at the device's peak bandwidth
+ * (time x (1 - % of bandwidth peak)), replayed, from the kernel time pool. */
 /* memory_bound by kernel family (#45 item 6) when operators launched under
  * half the kernel time (stakes_gpu_op_share: GPU-only captures, graph
  * replays), the GPU bounding the step (gk_family_bounds): the memory-bound
@@ -1084,22 +1045,33 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     if (in->program != PROG_PYTORCH) return; /* the operators' byte estimates are PyTorch's */
     double kern = rules_kernel_time(in->ps);
     if (!in->c->peak || kern <= 0) return;
-    int64_t n;
+    /* the memory-bound operators' kernel time outside unfused attention, and its part above their bytes' need */
+    double *attn = attn_row_ns(in), ns = 0, above = 0, in_attn = 0;
+    int64_t n = 0;
     top3 top = {0};
-    double ns = ops_measured(in, mb_ns, &n, &top) / in->nsteps, above = 0;
-    for (size_t i = 0; i < in->nops; i++) above += (double)in->ops[i].self_device_ns * mb_row(&in->ops[i]);
-    above /= in->nsteps;
+    for (size_t i = 0; i < in->nops; i++) {
+        double f = mb_row(&in->ops[i]), own = attn ? attn[i] : 0, left = (double)in->ops[i].self_device_ns - own;
+        if (f <= 0) continue;
+        in_attn += own;
+        if (left <= 0) continue;
+        n++, ns += left, above += left * f;
+        top_add(&top, in->ops[i].name, left);
+    }
+    spill_free(attn);
+    ns /= in->nsteps, above /= in->nsteps, in_attn /= in->nsteps;
     if (!n || ns <= 0.1 * kern) return;
-    double want = above - (in->attn_mb ? *in->attn_mb : 0);
-    if (want <= 0) return;
+    double want = above;
     /* the change: their kernels at the device's peak bandwidth (time x % of bandwidth peak), replayed */
     double rp = rules_replayed(in, SK_MB);
     char a[64], b[64], note[200] = "";
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
     if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
-    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
-                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
+    char c[64], held[160] = "";
+    units_ns(c, sizeof c, in_attn);
+    if (in_attn > 0) snprintf(held, sizeof held, " (%s more in unfused attention, unfused_attention's, not counted)", c);
+    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it)%s; %s of it above what their bytes need at %s's %.0f GB/s%s",
+                     (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, held, b, in->c->peak->label, in->c->peak->mem_gbs, note), rp >= 0),
             &top, in->nsteps);
 }
 

@@ -3,6 +3,7 @@
 #include "stakes.h"
 #include "flops.h"
 #include "kfamily.h"
+#include "attention.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <assert.h>
@@ -144,17 +145,20 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     float *f = spill_alloc(t->ngpu * sizeof *f);
     const pc_table *tab = PC_TAB(ps, op);
     int32_t *row = stakes_op_rows(t, TAB_ROWS(tab, op), tab->n); /* per operator name */
+    attn_set attn; /* unfused attention's GPU work: its fix (a fused kernel) replaces it, so not this set's */
+    attn_find(t, &c->links, &attn);
     int any = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t op = c->links.gpu_inner[g];
         f[g] = 1;
-        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
+        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0 || (attn.gpu && attn.gpu[g])) continue;
         int32_t r = row[t->cpu[op].name];
         f[g] = r < 0 ? 1 : mb_factor(&TAB_ROWS(tab, op)[r]);
         any |= f[g] < 1;
     }
     spill_free(row);
+    attn_free(&attn);
     if (!any) spill_free(f), f = NULL;
     return f;
 }

@@ -17,7 +17,8 @@
  *            DG_PHASE_NS or more kept when host_phase fired (they are its);
  *   SK_MB    memory_bound: the kernels, copies and memsets of memory-bound
  *            leaf operators at the device's peak bandwidth (their time x
- *            their % of bandwidth peak);
+ *            their % of bandwidth peak), but those of unfused attention
+ *            (attention.h: unfused_attention's, replaced by a fused kernel);
  *   SK_GPU   gpu_kernels (#44 item 4): the kernels of compute-bound operators
  *            (matrix products, convolutions, attention: bound_by "compute")
  *            below STAKE_GPU_PEAK_SHARE of their data type's peak brought to

@@ -134,6 +134,46 @@ TEST(phases_unfused_attention) {
     cJSON_Delete(s);
 }
 
+/* Unfused attention in an eager with_stack trace (#45: HF TimeSformer's
+ * TimesformerSelfAttention): each call is wrapped in Python frames
+ * (`<built-in method matmul ...>`, the forward's source line), so the softmax's
+ * parent is its own `<built-in method softmax>` frame, with no product beside
+ * it; the scope is the nn.Module frame around them. One 1 ms step on an H100
+ * SXM (bf16, µs): nn.Module: SelfAttention_0 100-380 holds aten::matmul
+ * [8,16,512,64] x [8,16,64,512] (its aten::bmm's gemm 200-260), aten::mul (the
+ * scaling, 260-310), aten::softmax (cunn_SoftMaxForward 310-390), a nested
+ * nn.Module: Dropout_0 (its kernel 390-420) and aten::matmul [8,16,512,512] x
+ * [8,16,512,64] (420-480): 280 µs of kernels. Each product is 2·128·512·64·512
+ * = 4,294,967,296 FLOPs; both at half of 989.4 TFLOP/s: 8,589,934,592 / 494.7e3
+ * = 17,363.93 ns; at stake 280,000 - 17,363.93 = 262,636.07 ns. Then aten::add of
+ * two [4096,4096] bf16 tensors outside the module (480-580, queued behind the
+ * attention; the host waits in cudaDeviceSynchronize until 585): its 3 x 32 MiB
+ * need 100,663,296 / 3350 = 30,048.7 ns at peak, 69,951.3 above. memory_bound
+ * replays the add alone (the scaling's and the softmax's kernels, 130 µs, are
+ * the attention's): the sync returns 69,951 ns earlier (the kernel rounded to
+ * the ns: 30,049). Before: no pattern (the softmax had no sibling), and
+ * memory_bound's replay also sped up the scaling and the softmax queued before
+ * the add. */
+TEST(phases_unfused_attention_with_stack) {
+    cJSON *s = fixture_summary("tests/fixtures/unfused_attention_stack.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "unfused_attention");
+    CHECK_MSG(f, "no unfused_attention finding");
+    CHECK_NEAR(8589934592 / 494.7e3, 17363.93, 0.01);
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 280000 - 8589934592 / 494.7e3, 0.01);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "1 softmax between two batched matrix products, 280.0 µs per step"));
+    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "nn.Module: SelfAttention_0");
+    CHECK_NEAR(sj_getnum(f, "contributors.0.ns", -1), 280000, 0.5);
+    const cJSON *m = finding_of(s, "memory_bound");
+    CHECK_MSG(m, "no memory_bound finding");
+    CHECK_NEAR(100000 - 100663296 / 3350.0, 69951.3, 0.05);
+    CHECK_NEAR(sj_getnum(m, "at_stake_ns", -1), 69951, 1);
+    CHECK(strstr(sj_getstr(m, "evidence", ""), "1 memory-bound operator (elementwise, norms, reductions) with 100.0 µs of kernel time per step (26.3% of it) (130.0 µs more in unfused attention"));
+    CHECK_EQ_S(sj_getstr(m, "contributors.0.name", ""), "aten::add");
+    CHECK_MSG(!sj_get(m, "contributors.1"), "memory_bound counted an attention operator");
+    cJSON_Delete(s);
+}
+
 /* Memory-bound operators (#32 class 5b). One 1 ms step on an A100 40GB (1555 GB/s), FP32 (µs):
  * aten::mm 40-440 (ampere_sgemm, compute-bound, launched 20-30), then aten::add 450-470 and
  * aten::mul 480-500 of two 1,048,576-element tensors (read 2 x 4 MiB, write 4 MiB: 12,582,912 B,

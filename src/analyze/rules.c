@@ -533,24 +533,27 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
  * sync_in_step's). That is CPU work, I/O, sleeps, preprocessing: not launch
  * overhead, which shows as many short gaps with a launch in each, or as one
  * call of the operator launching the work after the gap (one_call_gap). Counted
- * inside the windows, less data-loading ranges (data_loading's); the time
- * before the first GPU work is start-up's. Returns the time summed over the
+ * inside the windows, less data-loading ranges (data_loading's); without
+ * steps the time before the first GPU work is start-up's and after the last
+ * teardown; with steps the last step's tail after the GPU's last op counts
+ * (#45: a pipeline's cleanup; every earlier step's is in the gap to the next
+ * op, and nothing queued ends it: the host's own). Returns the time summed over the
  * windows; the gaps in *ngaps, the longest in *longest, the counted instants
  * in *gaps (in->hg's: not to be freed). Found once (host_phases_find), as three
  * rules ask. */
 enum { HOST_PHASE_NS = 1000000 };
-static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
+static void host_phases_find(const rule_in *in, rule_host_gaps *hg);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     rule_host_gaps *hg = in->hg;
     if (hg->pending) side_finish(&hg->sd), hg->pending = 0;
-    if (!hg->done) hg->sum = host_phases_find(in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    if (!hg->done) host_phases_find(in, hg), hg->done = 1;
     *ngaps = hg->n, *longest = hg->longest;
     if (gaps) *gaps = hg->gaps, *ngap_ivl = hg->ngaps;
     return hg->sum;
 }
 static void *host_gaps_side(void *arg) {
     rule_host_gaps *hg = arg;
-    hg->sum = host_phases_find(hg->in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    host_phases_find(hg->in, hg), hg->done = 1;
     return NULL;
 }
 void rules_host_gaps_start(const rule_in *in) {
@@ -581,85 +584,103 @@ static int one_call_gap(const pc_trace *t, int32_t op, int64_t gs, int64_t ge) {
     int64_t in = (oe < ge ? oe : ge) - (o->ts > gs ? o->ts : gs);
     return in > 0 && 2 * in >= ge - gs && 2 * in >= oe - o->ts;
 }
-static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
+/* host_phases_find's inputs (sorted): the CUDA calls by start (api) and merged
+ * (mapi), data loading merged (mdl) and inside the windows (dw), the windows
+ * (win); and what it finds: the time counted, the gaps, the longest, the
+ * counted instants (gaps, spill memory). */
+typedef struct hp_find {
+    ivl *api, *mapi, *mdl, *dw, *win;
+    size_t napi, nmapi, nmdl, ndw, nwin;
+    int64_t sum, n, longest;
+    ivl *gaps;
+    size_t ngaps, capg;
+} hp_find;
+
+/* Counts the GPU idle [gs, ge) when it is a host phase: HOST_PHASE_NS or
+ * longer, under one CUDA call starting in it per ms, the calls covering under
+ * a tenth of it; its part inside the windows less data loading. */
+static void hp_count(hp_find *h, int64_t gs, int64_t ge) {
+    int64_t len = ge - gs;
+    if (len < HOST_PHASE_NS) return;
+    size_t lo = 0, hi = h->napi; /* the calls starting in the gap */
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (h->api[m].s < gs) lo = m + 1;
+        else hi = m;
+    }
+    size_t calls = 0;
+    while (lo + calls < h->napi && h->api[lo + calls].s < ge) calls++;
+    if ((double)calls * 1e6 >= (double)len || 10 * ivl_clip_sum(h->mapi, h->nmapi, gs, ge) >= len) return;
+    int64_t part = ivl_clip_sum(h->win, h->nwin, gs, ge) - ivl_clip_sum(h->dw, h->ndw, gs, ge);
+    if (part <= 0) return;
+    ivl gap = {gs, ge}, *rest = NULL; /* the gap less data loading: which instants it counted */
+    size_t d0 = 0, d1 = h->nmdl; /* from the first range ending after the gap's start */
+    while (d0 < d1) {
+        size_t m = d0 + (d1 - d0) / 2;
+        if (h->mdl[m].e <= gs) d0 = m + 1;
+        else d1 = m;
+    }
+    size_t nrest = ivl_subtract(&gap, 1, h->mdl + d0, h->nmdl - d0, &rest);
+    for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(h->gaps, h->ngaps, h->capg) = rest[k];
+    spill_free(rest);
+    h->sum += part;
+    h->n++;
+    if (part > h->longest) h->longest = part;
+}
+
+/* Finds in->hg's host phases (host_phases' contract) into hg: its sum, n,
+ * longest, tail and gaps (spill memory, rules_host_gaps_free's). */
+static void host_phases_find(const rule_in *in, rule_host_gaps *hg) {
     const pc_trace *t = in->c->t;
     const pc_links *l = &in->c->links;
-    *ngaps = 0, *longest = 0;
-    size_t capg = 0;
-    *gaps = NULL, *ngap_ivl = 0;
+    hg->sum = hg->n = hg->longest = hg->tail = 0;
+    hg->gaps = NULL, hg->ngaps = 0;
     /* without CUDA calls recorded (MindSpore's timelines) or links, whose launch came when is unknown */
-    if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return 0;
-    ivl *api = NULL, *dl = NULL, *mapi = NULL, *mdl = NULL, *win = NULL;
-    size_t napi = 0, capa = 0, ndl = 0, capd = 0, nmapi = 0, capma = 0, nmdl = 0, capmd = 0, nwin = 0, capw = 0;
+    if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return;
+    hp_find h = {0};
+    ivl *dl = NULL;
+    size_t ndl = 0, capa = 0, capd = 0, capma = 0, capmd = 0, capw = 0;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) *SPILL_PUSH(api, napi, capa) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) *SPILL_PUSH(h.api, h.napi, capa) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
         else if (e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name)))
             *SPILL_PUSH(dl, ndl, capd) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
     }
-    spill_sort(api, napi, sizeof *api, ivl_cmp); /* by start: also what the call count searches */
+    spill_sort(h.api, h.napi, sizeof *h.api, ivl_cmp); /* by start: also what the call count searches */
     spill_sort(dl, ndl, sizeof *dl, ivl_cmp);
-    for (size_t i = 0; i < napi; i++) ivl_append_sorted(&mapi, &nmapi, &capma, api[i].s, api[i].e);
-    for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&mdl, &nmdl, &capmd, dl[i].s, dl[i].e);
-    for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&win, &nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
+    for (size_t i = 0; i < h.napi; i++) ivl_append_sorted(&h.mapi, &h.nmapi, &capma, h.api[i].s, h.api[i].e);
+    for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&h.mdl, &h.nmdl, &capmd, dl[i].s, dl[i].e);
+    spill_free(dl);
+    for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&h.win, &h.nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
     /* data loading inside the windows: the same for every gap, made once */
-    ivl *dw = NULL;
-    size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
+    h.ndw = ivl_intersect(h.mdl, h.nmdl, h.win, h.nwin, &h.dw);
     /* the first gap runs from the first step's start (the host's work before the GPU's first op in it:
      * a pipeline's preprocessing), without steps (the whole trace) from none; not when the operator that launches that
      * op began in the gap's first half (its own launch path: guards, a compiled region's wrapper) */
-    int head = in->has_steps && nwin > 0; /* without steps the time before the first op is startup's */
-    int64_t sum = 0, busy_end = head ? win[0].s : PC_NONE;
+    int head = in->has_steps && h.nwin > 0; /* without steps the time before the first op is startup's */
+    int64_t busy_end = head ? h.win[0].s : PC_NONE;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
         int32_t L = l->gpu_launch[g];
         int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
         head = 0;
-        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end &&
-            !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts))) {
-            int64_t gs = busy_end, ge = e->ts;
-            size_t lo = 0, hi = napi; /* the calls starting in the gap */
-            while (lo < hi) {
-                size_t m = (lo + hi) / 2;
-                if (api[m].s < gs) lo = m + 1;
-                else hi = m;
-            }
-            size_t calls = 0;
-            while (lo + calls < napi && api[lo + calls].s < ge) calls++;
-            int64_t len = ge - gs;
-            if ((double)calls * 1e6 < (double)len && 10 * ivl_clip_sum(mapi, nmapi, gs, ge) < len) {
-                /* its part inside the windows, less data loading */
-                int64_t inw = ivl_clip_sum(win, nwin, gs, ge);
-                int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
-                if (part > 0) { /* the gap less data loading: which instants it counted */
-                    ivl gap = {gs, ge}, *rest = NULL;
-                    size_t d0 = 0, d1 = nmdl; /* from the first range ending after the gap's start */
-                    while (d0 < d1) {
-                        size_t m = d0 + (d1 - d0) / 2;
-                        if (mdl[m].e <= gs) d0 = m + 1;
-                        else d1 = m;
-                    }
-                    size_t nrest = ivl_subtract(&gap, 1, mdl + d0, nmdl - d0, &rest);
-                    for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(*gaps, *ngap_ivl, capg) = rest[k];
-                    spill_free(rest);
-                }
-                if (part > 0) {
-                    sum += part;
-                    ++*ngaps;
-                    if (part > *longest) *longest = part;
-                }
-            }
-        }
+        if (busy_end != PC_NONE && !own_path && L >= 0 && t->cpu[L].ts > busy_end &&
+            !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts)))
+            hp_count(&h, busy_end, e->ts);
         if (busy_end == PC_NONE || e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;
     }
-    spill_free(api);
-    spill_free(dl);
-    spill_free(mapi);
-    spill_free(mdl);
-    spill_free(win);
-    spill_free(dw);
-    return sum;
+    /* the last gap runs to the last step's end (the host's work after the GPU's last op: a pipeline's
+     * cleanup), as every earlier step's does to the next op; without steps the time after it is teardown */
+    int64_t before = h.sum;
+    if (in->has_steps && busy_end != PC_NONE && h.nwin > 0 && h.win[h.nwin - 1].e > busy_end) hp_count(&h, busy_end, h.win[h.nwin - 1].e);
+    spill_free(h.api);
+    spill_free(h.mapi);
+    spill_free(h.mdl);
+    spill_free(h.win);
+    spill_free(h.dw);
+    hg->sum = h.sum, hg->n = h.n, hg->longest = h.longest, hg->tail = h.sum - before, hg->gaps = h.gaps, hg->ngaps = h.ngaps;
+    assert(hg->tail >= 0 && hg->tail <= hg->sum);
 }
 
 static void host_phase(const rule_in *in, const pc_rule *r) {
@@ -774,12 +795,13 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
         int64_t ng, lg;
         double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
-        if (hp <= 0.1 * in->step) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
+        int keep = hp > 0.1 * in->step; /* host_phase fires: its gaps are its own */
+        if (!keep) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
+        else hp -= (double)in->hg->tail / in->nsteps; /* the tail after the GPU's last op is no host wait (hw has none of it) */
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
         /* the first device's: host gaps (but host_phase's, when it fired) and launch calls at a CUDA
          * graph's launch, replayed */
-        int keep = hp > 0.1 * in->step;
         if (in->keep_phases) *in->keep_phases = keep;
         double rp = i == 0 ? rules_replayed(in, SK_HOST) : -1;
         double stake = hclaim(in, rp >= 0 ? rp : want);

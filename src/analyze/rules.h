@@ -68,6 +68,7 @@ typedef struct rule_host_gaps {
     int done;
     side sd; int pending; const struct rule_in *in; /* found on a second thread (rules_host_gaps_start) */
     int64_t sum, n, longest; /* the time counted, the gaps, the longest gap's part */
+    int64_t tail;             /* of sum, the last step's part after the GPU's last op (no kernel ends it) */
     struct ivl *gaps;         /* each counted gap less data loading, in order of time */
     size_t ngaps;
 } rule_host_gaps;

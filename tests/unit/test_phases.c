@@ -222,18 +222,46 @@ TEST(phases_memory_bound_elementwise) {
  * (interval 2000-10200 = 8200). Mean interval (100 + 8200) / 2 = 4150 of a mean step of 11000
  * (37.7% > 20%). The GPU idles 1900-10200 = 8.3 ms with one call in it: a host phase, 8300 / 2 =
  * 4150 per step, host_phase's. Of it, 2000-10200 = 8200 lies in step 2's interval: 4100 per step;
- * the interval's own rest is 4150 - 4100 = 50 µs per step (step 1's 100 µs over 2 steps). Before:
- * iteration_interval claimed the GPU-free time host_phase left, 1050 µs (GPU-free 22000 - 11600
- * = 10400, 5200 per step, less 4150). */
+ * the interval's own rest is 4150 - 4100 = 50 µs per step (step 1's 100 µs over 2 steps). The
+ * last step's tail, 20000-22000 after the GPU's last op with no call in it, is a host phase too
+ * (#45; each earlier step's is part of the gap to the next op): host_phase (8300 + 2000) / 2 = 5150
+ * per step (4150 before #45). Before: iteration_interval claimed the GPU-free time host_phase
+ * left, 1050 µs (GPU-free 22000 - 11600 = 10400, 5200 per step, less 4150). */
 TEST(phases_interval_less_host_phases) {
     cJSON *s = fixture_summary("tests/fixtures/interval_host_phase.json");
     CHECK(s);
     CHECK_NEAR(sj_getnum(s, "steps.average.iteration_interval_ns", -1), 4150000, 0.5);
-    CHECK_NEAR(sj_getnum(finding_of(s, "host_phase"), "at_stake_ns", -1), 4150000, 0.5);
+    CHECK_NEAR(sj_getnum(finding_of(s, "host_phase"), "at_stake_ns", -1), (8300000 + 2000000) / 2, 0.5);
     const cJSON *f = finding_of(s, "iteration_interval");
     CHECK_MSG(f, "no iteration_interval finding");
     CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 50000, 0.5);
     CHECK(strstr(sj_getstr(f, "evidence", ""), "4.10 ms of it in host phases (host_phase's)"));
+    cJSON_Delete(s);
+}
+
+/* The last step's tail as a host phase (#45: xDiT FLUX's 10.8 ms of model-hook cleanup after its
+ * GPU work). tests/fixtures/host_phase_tail.json, one step on an A100 (µs): ProfilerStep#1
+ * 0-10,000; aten::mm launched at 55 runs 100-4,000; then `maybe_free_model_hooks` 4,100-9,900 and
+ * no CUDA call to the step's end. The GPU idles 4,000-10,000 = 6,000 µs with no call in it: a host
+ * phase (60% of the step). Its fix gives back all of it: no GPU work follows, so the step ends
+ * when the host's work does. At stake 6,000,000 ns (the GPU-free time, 10,000 - 3,900 = 6,100,
+ * and the host-side idle, the tail 6,000 and the 100 before the kernel, hold it); gpu_utilization
+ * keeps the 100 µs left. Every earlier step's tail was already counted, in the gap to the next
+ * step's first op. Without steps (host_phase_tail_nosteps.json: the same under a `<module>` frame)
+ * the time after the last op is teardown: no host_phase. Before: no gap ends the tail, no finding
+ * (gpu_utilization 6.10 ms). */
+TEST(phases_host_phase_tail) {
+    cJSON *s = fixture_summary("tests/fixtures/host_phase_tail.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "host_phase");
+    CHECK_MSG(f, "no host_phase finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 10000000 - 4000000, 0.5);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "1 GPU idle gap over 1 ms with under 1 CUDA call per ms in them: 6.00 ms per step (60.0% of the step)"));
+    CHECK_NEAR(sj_getnum(finding_of(s, "gpu_utilization"), "at_stake_ns", -1), 100000, 0.5);
+    cJSON_Delete(s);
+    s = fixture_summary("tests/fixtures/host_phase_tail_nosteps.json");
+    CHECK(s);
+    CHECK_MSG(!finding_of(s, "host_phase"), "host_phase counted the teardown of a trace without steps");
     cJSON_Delete(s);
 }
 

@@ -8,13 +8,32 @@ static int is_softmax(const char *n) { return !strcmp(n, "aten::softmax") || !st
 static int is_product(const char *n) { return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul"); }
 static const char *cpu_name(const pc_trace *t, int32_t i) { return strtab_get(&t->strs, t->cpu[i].name); }
 
+/* Whether host event p can be a scope: an operator, a user range or an nn.Module frame. */
+static int is_scope(const pc_trace *t, int32_t p) {
+    return t->cpu[p].kind == CPU_OP || t->cpu[p].kind == CPU_USER_ANNOT || links_is_module(t, p);
+}
+
 int32_t attn_scope(const pc_trace *t, const pc_links *l, int32_t i) {
     int hops = 0;
-    for (int32_t p = l->parent[i]; p >= 0 && hops < LINKS_DEPTH_MAX; p = l->parent[p], hops++) {
-        int k = t->cpu[p].kind;
-        if (k == CPU_OP || k == CPU_USER_ANNOT || links_is_module(t, p)) return p;
-    }
+    for (int32_t p = l->parent[i]; p >= 0 && hops < LINKS_DEPTH_MAX; p = l->parent[p], hops++)
+        if (is_scope(t, p)) return p;
     return -1;
+}
+
+/* attn_scope of every operator (-1 for other host events), spill_alloc'd: one
+ * pass with each event's scope for its children (itself when it can be one,
+ * else its parent's) kept, the parent's taken when it came earlier in the
+ * array (the usual order: by start, the longer first), else walked. */
+static int32_t *scopes_of(const pc_trace *t, const pc_links *l) {
+    int32_t *inner = spill_alloc(t->ncpu * sizeof *inner), *scope = spill_alloc(t->ncpu * sizeof *scope);
+    for (size_t i = 0; i < t->ncpu; i++) {
+        int32_t p = l->parent[i];
+        int32_t up = p < 0 ? -1 : (size_t)p < i ? inner[p] : attn_scope(t, l, (int32_t)i);
+        inner[i] = is_scope(t, (int32_t)i) ? (int32_t)i : up;
+        scope[i] = t->cpu[i].kind == CPU_OP ? up : -1;
+    }
+    spill_free(inner);
+    return scope;
 }
 
 /* An operator in a scope holding a softmax, in order of (scope, time). */
@@ -102,9 +121,7 @@ static int inside(const pc_trace *t, int32_t op, int32_t p) {
 size_t attn_find(const pc_trace *t, const pc_links *l, attn_set *s) {
     memset(s, 0, sizeof *s);
     if (!l->parent || !l->gpu_inner || !t->ncpu) return 0;
-    int32_t *scope = spill_alloc(t->ncpu * sizeof *scope);
-    for (size_t i = 0; i < t->ncpu; i++)
-        scope[i] = t->cpu[i].kind == CPU_OP ? attn_scope(t, l, (int32_t)i) : -1;
+    int32_t *scope = scopes_of(t, l);
     size_t n;
     sib *v = scope_members(t, scope, &n);
     spill_free(scope);

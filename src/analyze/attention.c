@@ -5,7 +5,9 @@
 #include <string.h>
 
 static int is_softmax(const char *n) { return !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax"); }
-static int is_product(const char *n) { return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul"); }
+static int is_product(const char *n) {
+    return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul") || !strcmp(n, "aten::einsum");
+}
 static const char *cpu_name(const pc_trace *t, int32_t i) { return strtab_get(&t->strs, t->cpu[i].name); }
 
 /* Whether host event p can be a scope: an operator, a user range or an nn.Module frame. */
@@ -13,10 +15,16 @@ static int is_scope(const pc_trace *t, int32_t p) {
     return t->cpu[p].kind == CPU_OP || t->cpu[p].kind == CPU_USER_ANNOT || links_is_module(t, p);
 }
 
+/* Whether host event p is an nn.Softmax module's frame ("nn.Module: Softmax_N"): a softmax
+ * written as a module, which belongs to the scope around it as aten::softmax would */
+static int softmax_module(const pc_trace *t, int32_t p) {
+    return links_is_module(t, p) && !strncmp(cpu_name(t, p) + 11, "Softmax_", 8);
+}
+
 int32_t attn_scope(const pc_trace *t, const pc_links *l, int32_t i) {
     int hops = 0;
     for (int32_t p = l->parent[i]; p >= 0 && hops < LINKS_DEPTH_MAX; p = l->parent[p], hops++)
-        if (is_scope(t, p)) return p;
+        if (is_scope(t, p) && !softmax_module(t, p)) return p;
     return -1;
 }
 
@@ -29,7 +37,7 @@ static int32_t *scopes_of(const pc_trace *t, const pc_links *l) {
     for (size_t i = 0; i < t->ncpu; i++) {
         int32_t p = l->parent[i];
         int32_t up = p < 0 ? -1 : (size_t)p < i ? inner[p] : attn_scope(t, l, (int32_t)i);
-        inner[i] = is_scope(t, (int32_t)i) ? (int32_t)i : up;
+        inner[i] = is_scope(t, (int32_t)i) && !softmax_module(t, (int32_t)i) ? (int32_t)i : up;
         scope[i] = t->cpu[i].kind == CPU_OP ? up : -1;
     }
     spill_free(inner);

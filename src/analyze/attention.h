@@ -3,10 +3,11 @@
  * which memory_bound's set leaves out (a kernel's time is claimed once).
  *
  * A pattern: a softmax (aten::softmax or aten::_softmax, not one inside
- * another) and the nearest batched matrix products (aten::bmm, baddbmm or
- * matmul) before and after it written in the same scope (attn_scope: the
- * operator, nn.Module or record_function range around them, through the
- * Python frames of a with_stack trace), with no product between. Its window
+ * another) and the nearest batched matrix products (aten::bmm, baddbmm,
+ * matmul or einsum) before and after it written in the same scope
+ * (attn_scope: the operator, nn.Module or record_function range around them,
+ * through the Python frames of a with_stack trace and an nn.Softmax module's
+ * frame), with no product between. Its window
  * is its host time from the first product's start to the second's end, on
  * that thread; its GPU work: the kernels, copies and memsets launched by the
  * operators in the window (the products' own, the scaling, masking, softmax
@@ -40,7 +41,8 @@ typedef struct attn_set {
 /* The range operator i is written in: its nearest enclosing operator, user
  * range or nn.Module frame, skipping the other Python frames between (a
  * with_stack trace wraps each call in `<built-in method ...>` and source-line
- * frames); -1 when none. */
+ * frames) and nn.Softmax modules' frames ("nn.Module: Softmax_N": the softmax
+ * written as a module); -1 when none. */
 int32_t attn_scope(const pc_trace *t, const pc_links *l, int32_t i);
 /* Finds the patterns of t (none without parent and gpu_inner links); returns s->n. */
 size_t attn_find(const pc_trace *t, const pc_links *l, attn_set *s);

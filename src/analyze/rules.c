@@ -921,9 +921,10 @@ static double mb_row(const tab_op *o) {
 }
 
 /* Unfused attention (#32 class 5a, #45): the patterns of attention.h, a
- * softmax between two batched matrix products (aten::bmm, baddbmm or matmul)
- * written in the same scope (an operator, an nn.Module, a record_function,
- * through the Python frames of a with_stack trace), the nearest before and
+ * softmax between two batched matrix products (aten::bmm, baddbmm, matmul or
+ * einsum) written in the same scope (an operator, an nn.Module, a
+ * record_function, through the Python frames of a with_stack trace and an
+ * nn.Softmax module's), the nearest before and
  * after it: attention written by hand, where one fused kernel
  * (scaled_dot_product_attention's flash or memory-efficient kernels) could
  * run. The pattern's time: the GPU work launched from the first product's

@@ -174,6 +174,26 @@ TEST(phases_unfused_attention_with_stack) {
     cJSON_Delete(s);
 }
 
+/* Attention written with einsum and an nn.Softmax module (Stable Diffusion's older CrossAttention
+ * style). tests/fixtures/unfused_attention_einsum.json, an A100, fp16 (µs): nn.Module:
+ * CrossAttention_0 holds aten::einsum "b i d, b j d -> b i j" (its bmm's gemm 200-250), nn.Module:
+ * Softmax_0 around aten::softmax (softmax_warp_forward 250-290), aten::einsum "b i j, b j d -> b i d"
+ * (290-340): 140 µs of kernels. einsum has no FLOP formula, so the fused kernel's estimate is the two
+ * products' own time, 100 µs: at stake 40,000 ns; the softmax is the attention's, so no memory_bound.
+ * Before: einsum was no product and the softmax's scope was its own module: no pattern, and
+ * memory_bound counted the softmax. */
+TEST(phases_unfused_attention_einsum_softmax_module) {
+    cJSON *s = fixture_summary("tests/fixtures/unfused_attention_einsum.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "unfused_attention");
+    CHECK_MSG(f, "no unfused_attention finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 140000 - 100000, 0.5);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "140.0 µs per step of kernels; a fused attention kernel estimated at 100.0 µs"));
+    CHECK_EQ_S(sj_getstr(f, "contributors.0.name", ""), "nn.Module: CrossAttention_0");
+    CHECK_MSG(!finding_of(s, "memory_bound"), "memory_bound counted the attention's softmax");
+    cJSON_Delete(s);
+}
+
 /* Memory-bound operators (#32 class 5b). One 1 ms step on an A100 40GB (1555 GB/s), FP32 (µs):
  * aten::mm 40-440 (ampere_sgemm, compute-bound, launched 20-30), then aten::add 450-470 and
  * aten::mul 480-500 of two 1,048,576-element tensors (read 2 x 4 MiB, write 4 MiB: 12,582,912 B,

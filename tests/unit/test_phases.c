@@ -194,6 +194,23 @@ TEST(phases_unfused_attention_einsum_softmax_module) {
     cJSON_Delete(s);
 }
 
+/* Two patterns sharing a product (bmm, softmax, bmm, softmax, bmm in one range: the second bmm
+ * ends the first pattern and opens the next): each kernel counts once. tests/fixtures/
+ * unfused_attention_chain.json, an A100 (µs): kernels bmm 10, softmax 20, bmm 10, softmax 20, bmm 10,
+ * back to back; no shapes, so each pattern's fused estimate is its products' own kernels. The
+ * shared bmm's kernel is the second pattern's (the later window holding its operator): patterns
+ * 10 + 20 = 30 and 10 + 20 + 10 = 40, 70 µs; fused 10 + (10 + 10) = 30; at stake 40,000 ns, the two
+ * softmaxes. Before: the shared bmm counted in both, 80 µs of kernels and 40 µs fused. */
+TEST(phases_unfused_attention_shared_product) {
+    cJSON *s = fixture_summary("tests/fixtures/unfused_attention_chain.json");
+    CHECK(s);
+    const cJSON *f = finding_of(s, "unfused_attention");
+    CHECK_MSG(f, "no unfused_attention finding");
+    CHECK_NEAR(sj_getnum(f, "at_stake_ns", -1), 20000 + 20000, 0.5);
+    CHECK(strstr(sj_getstr(f, "evidence", ""), "2 softmaxes between two batched matrix products, 70.0 µs per step of kernels; a fused attention kernel estimated at 30.0 µs"));
+    cJSON_Delete(s);
+}
+
 /* Memory-bound operators (#32 class 5b). One 1 ms step on an A100 40GB (1555 GB/s), FP32 (µs):
  * aten::mm 40-440 (ampere_sgemm, compute-bound, launched 20-30), then aten::add 450-470 and
  * aten::mul 480-500 of two 1,048,576-element tensors (read 2 x 4 MiB, write 4 MiB: 12,582,912 B,

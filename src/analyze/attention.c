@@ -144,7 +144,7 @@ size_t attn_find(const pc_trace *t, const pc_links *l, attn_set *s) {
         attn_pattern *p = &s->p[k], *q = k ? p - 1 : NULL;
         p->reach = q && q->pid == p->pid && q->tid == p->tid && q->reach > p->t1 ? q->reach : p->t1;
     }
-    s->gpu = spill_calloc(t->ngpu ? t->ngpu : 1, 1);
+    s->gpu = spill_calloc(t->ngpu ? t->ngpu : 1, sizeof *s->gpu);
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t op = l->gpu_inner[g];
@@ -152,7 +152,7 @@ size_t attn_find(const pc_trace *t, const pc_links *l, attn_set *s) {
         long k = window_of(t, s, op);
         if (k < 0) continue;
         attn_pattern *p = &s->p[k];
-        s->gpu[g] = 1;
+        s->gpu[g] = (int32_t)k + 1;
         p->ns += (double)e->dur;
         if (inside(t, op, p->first)) p->first_ns += (double)e->dur;
         else if (inside(t, op, p->second)) p->second_ns += (double)e->dur;

@@ -35,7 +35,7 @@ typedef struct attn_pattern {
 typedef struct attn_set {
     attn_pattern *p; /* in order of (process, thread, time); spill memory */
     size_t n;
-    uint8_t *gpu;    /* [ngpu]: 1 for a GPU event counted in a pattern; NULL when n is 0 */
+    int32_t *gpu;    /* [ngpu]: 1 + the index in p of the pattern a GPU event counts in, 0 for none; NULL when n is 0 */
 } attn_set;
 
 /* The range operator i is written in: its nearest enclosing operator, user

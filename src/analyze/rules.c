@@ -92,7 +92,8 @@ int rules_program(const an_ctx *c, const pc_summary *ps) {
 int rules_change_of(const char *rule) {
     static const struct { const char *rule; int k; } map[] = {
         {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
-        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU}, {NULL, 0}};
+        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU},
+        {"unfused_attention", SK_ATTN}, {NULL, 0}};
     for (int i = 0; map[i].rule; i++)
         if (!strcmp(rule, map[i].rule)) return map[i].k;
     return -1;
@@ -116,7 +117,7 @@ double rules_replayed(const rule_in *in, int k) {
             if (set && stakes_replay(in->c, &ch, 1, &save)) v = save;
             spill_free(set);
         } else {
-            float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
+            float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : k == SK_ATTN ? stakes_attn_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);
                 double save;
@@ -929,38 +930,15 @@ static double mb_row(const tab_op *o) {
  * (scaled_dot_product_attention's flash or memory-efficient kernels) could
  * run. The pattern's time: the GPU work launched from the first product's
  * start to the second's end (the scaling, masking, softmax and dropout
- * between included, each kernel once). The fused kernel's estimate: the two
- * products' FLOPs (flops.c) at half the device's Tensor Core peak for their
- * data type (FlashAttention-2 attains 50-73% of an A100's; half is the
- * conservative end), or, with the FLOPs or the peak unknown, the two
- * products' own kernel time (the fused kernel does the same products and
- * drops the passes between them). At stake: the pattern's time less that
- * estimate, less what tensor_cores counted on those products (half of a
- * product that ran on no Tensor Core), from the kernel time pool. */
-#define FUSED_ATTN_PEAK_SHARE 0.5
-/* a product's share counted by tensor_cores: half its time when its operator ran on no Tensor Core */
-static double tc_counted(const rule_in *in, const char *name) {
-    if (!tensor_core_device(in)) return 0;
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        if (o->name && (!strcmp(o->name, name) || !strcmp(o->name, "aten::bmm")) && o->tc_eligible == 1 && o->tensor_cores &&
-            !strcmp(o->tensor_cores, "no"))
-            return 1 - 1 / TC_SPEEDUP;
-    }
-    return 0;
-}
-/* A product's FLOPs at FUSED_ATTN_PEAK_SHARE of the device's Tensor Core peak for its data type (ns); < 0 when unknown */
-static double fused_product_ns(const rule_in *in, int32_t i) {
-    const pc_trace *t = in->c->t;
-    const pc_cpu_event *e = &t->cpu[i];
-    op_args args;
-    flops_result fr;
-    op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
-                  e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
-    double peak = 0;
-    if (!op_flops(strtab_get(&t->strs, e->name), &args, NULL, &fr) || fr.flops <= 0 || (peak = peak_tflops(in->c->peak, fr.dtype, 1)) <= 0) return -1;
-    return fr.flops / (FUSED_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
-}
+ * between included, each kernel once). The fused kernel's estimate
+ * (stakes_attn_fused): the two products' FLOPs at half the device's Tensor
+ * Core peak for their data type, or their own kernel time. The fix: each
+ * pattern's kernels taking that estimate (and the part tensor_cores counts on
+ * its products, stakes_attn_tc) instead of their time, scaled alike
+ * (SK_ATTN), replayed: what the step gives back, nothing where the host
+ * bounds it (an eager text encoder that launches late). At stake: that
+ * replay, without a graph the pattern's time less the estimate and
+ * tensor_cores' part, from the kernel time pool. */
 static void unfused_attention(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
     attn_set s;
@@ -971,10 +949,8 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
     for (size_t k = 0; k < s.n; k++) {
         const attn_pattern *p = &s.p[k];
         if (p->ns <= 0) continue;
-        double f1 = fused_product_ns(in, p->first), f2 = fused_product_ns(in, p->second);
-        fused += f1 >= 0 && f2 >= 0 ? f1 + f2 : p->first_ns + p->second_ns;
-        tc += p->first_ns * tc_counted(in, strtab_get(&t->strs, t->cpu[p->first].name)) +
-              p->second_ns * tc_counted(in, strtab_get(&t->strs, t->cpu[p->second].name));
+        fused += stakes_attn_fused(in->c, p);
+        tc += stakes_attn_tc(in->c, in->ops, in->nops, p);
         pattern += p->ns;
         count++;
         by_name_add(&scopes, t->cpu[p->scope].name, p->ns);
@@ -982,13 +958,17 @@ static void unfused_attention(const rule_in *in, const pc_rule *r) {
     attn_free(&s);
     double want = (pattern - fused - tc) / in->nsteps;
     if (!count || want <= 0) return;
-    char a[64], b[64];
+    /* the change: each pattern's kernels scaled to the fused kernel's time, replayed */
+    double rp = rules_replayed(in, SK_ATTN);
+    char a[64], b[64], note[200] = "";
     units_ns(a, sizeof a, pattern / in->nsteps);
     units_ns(b, sizeof b, fused / in->nsteps);
+    if (rp >= 0) replay_note(note, sizeof note, in, "with each pattern's kernels taking the fused kernel's time", rp);
     top3 top = {0};
     by_name_top(&scopes, t, &top);
-    top_put(in, fire(in, r, kclaim(in, want), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s",
-                     (long long)count, count == 1 ? "" : "es", a, PER(in), b), &top, in->nsteps);
+    top_put(in, replayed(in, fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s%s",
+                                  (long long)count, count == 1 ? "" : "es", a, PER(in), b, note), rp >= 0),
+            &top, in->nsteps);
 }
 
 /* Per row of the operators table (spill_calloc'd, in->nops of them, NULL

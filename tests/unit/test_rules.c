@@ -451,5 +451,5 @@ TEST(rules_stake_column_matches_the_replay) {
         CHECK_MSG(says == (rules_change_of(r->id) >= 0), "%s: stake '%.40s' but rules_change_of %d", r->id, r->stake, rules_change_of(r->id));
         replayed += rules_change_of(r->id) >= 0;
     }
-    CHECK_EQ_I(replayed, 8); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound, gpu_kernels */
+    CHECK_EQ_I(replayed, 9); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound, gpu_kernels, unfused_attention (#45) */
 }

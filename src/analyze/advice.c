@@ -56,7 +56,7 @@ static int cmp_stake(const void *a, const void *b) {
 
 /* The change of the fixes whose kinds are in mask (1 << SK_*), made together:
  * the flags, the host floor, per GPU event the smallest factor of the sets
- * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, NULL for none); *scale is what the
+ * (sets[k]: SK_TC's, SK_MB's, SK_GPU's, SK_ATTN's, NULL for none); *scale is what the
  * caller spill_frees. gpu_ends: the step ends with its GPU work (SK_GPU's
  * measure, set for every prefix when any row is gpu_kernels, so that the
  * rows' steps are of one kind). */
@@ -64,8 +64,8 @@ static dg_change wf_change(const an_ctx *c, int mask, const float *const sets[SK
     dg_change ch = {.no_sync_wait = !!(mask & 1 << SK_SYNC), .no_data_wait = !!(mask & 1 << SK_DATA),
                     .host_floor_ns = mask & 1 << SK_HOST ? STAKE_HOST_FLOOR_NS : 0, .keep_phases = keep_phases, .gpu_ends_step = gpu_ends};
     *scale = NULL;
-    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU};
-    for (int i = 0; i < 3; i++) {
+    static const int scaled_k[] = {SK_TC, SK_MB, SK_GPU, SK_ATTN};
+    for (int i = 0; i < 4; i++) {
         const float *f = mask & 1 << scaled_k[i] ? sets[scaled_k[i]] : NULL;
         if (!f) continue;
         if (!*scale) {
@@ -106,6 +106,7 @@ static void combined(const rule_in *in, const fired *items, int n, cJSON *adv, d
         if (kinds & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
         if (kinds & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
         if (kinds & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+        if (kinds & 1 << SK_ATTN) sets[SK_ATTN] = own[SK_ATTN] = stakes_attn_set(c, in->ps);
         dg_change ch = wf_change(c, kinds, sets, *in->keep_phases, !!(kinds & 1 << SK_GPU), &scale);
         ok = stakes_replay(c, &ch, 1, &save);
         spill_free(scale);
@@ -165,6 +166,7 @@ static void waterfall(const rule_in *in, const fired *items, int n, cJSON *adv, 
     if (mask & 1 << SK_TC) sets[SK_TC] = stakes_tc(c, NULL, &own[SK_TC]);
     if (mask & 1 << SK_MB) sets[SK_MB] = own[SK_MB] = stakes_mb_set(c, in->ps);
     if (mask & 1 << SK_GPU) sets[SK_GPU] = own[SK_GPU] = stakes_gpu_set(c, in->ps, NULL, NULL, NULL);
+    if (mask & 1 << SK_ATTN) sets[SK_ATTN] = own[SK_ATTN] = stakes_attn_set(c, in->ps);
     int gpu_ends = !!(mask & 1 << SK_GPU);
     dg_change ch[WF_MAX + 2];
     float *scale[WF_MAX + 2] = {0};
@@ -209,8 +211,8 @@ void an_advice(const an_ctx *c, pc_summary *ps) {
     rule_in in = {c, optab ? TAB_ROWS(optab, op) : NULL, optab ? optab->n : 0, ktab ? TAB_ROWS(ktab, kernel) : NULL, ktab ? ktab->n : 0,
                   (double)c->nsteps,
                   PC_OR(PC_REC(ps, step_average)->duration_ns, 0), PC_OR(PC_REC(ps, steps)->median_ns, 0), c->step_source != NULL, PROG_CUDA,
-                  &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, &(double){0}, ps,
-                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL,
+                  &(double){rules_gpu_free(ps)}, &(double){rules_kernel_time(ps)}, ps,
+                  (double[SK_N]){NAN, NAN, NAN, NAN, NAN, NAN, NAN}, &(int){0}, &(rule_host_gaps){0}, &(double){-1}, NULL,
                   &(double){NAN}, &(rule_uncapped){0}};
     *in.hpool = rules_host_late(ps, in.nsteps);
     /* the section the rules fire into (rules.h): its rows in the order they fire, ranked below */

@@ -22,7 +22,8 @@ const char *const dg_cat_def[DG_NCAT] = {
     "waiting for GPU work launched before the step"};
 
 enum { N_HOST = 0, N_END, N_GPU };
-enum { SY_NONE = 1, SY_DEVICE, SY_STREAM, SY_COPY, SY_ASYNC }; /* 0: not yet classified */
+/* a call's sync class (api_sync_kind; 0: not yet classified) */
+enum { SY_NONE = API_SYNC_NONE, SY_DEVICE = API_SYNC_DEVICE, SY_STREAM = API_SYNC_STREAM, SY_COPY = API_SYNC_COPY, SY_ASYNC = API_SYNC_ASYNC };
 enum { EV_HEND = 0, EV_HSTART = 1, EV_GPU = 2 };
 enum { F_START = 1, F_END = 2 };
 
@@ -120,20 +121,7 @@ static int32_t top_call(const pc_trace *t, const pc_links *l, int32_t i) {
 
 static int sync_class(dg_graph *g, uint32_t id) {
     if (g->cls[id] & 0x0f) return g->cls[id] & 0x0f;
-    const char *n = strtab_get(&g->c->t->strs, id);
-    size_t len = api_name_len(n);
-    /* CUDA's and HIP's (ROCm traces: hipDeviceSynchronize, hipMemcpyWithStream, ...) */
-    static const char *const dev[] = {"cudaDeviceSynchronize", "cuCtxSynchronize", "cudaThreadSynchronize", "hipDeviceSynchronize", "hipCtxSynchronize", NULL};
-    static const char *const str[] = {"cudaStreamSynchronize", "cuStreamSynchronize", "cudaEventSynchronize", "cuEventSynchronize",
-                                      "hipStreamSynchronize",  "hipEventSynchronize", NULL};
-    int k = SY_NONE;
-    for (int i = 0; dev[i]; i++)
-        if (strlen(dev[i]) == len && !strncmp(n, dev[i], len)) k = SY_DEVICE;
-    for (int i = 0; str[i]; i++)
-        if (strlen(str[i]) == len && !strncmp(n, str[i], len)) k = SY_STREAM;
-    if (k == SY_NONE && (!strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) || !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
-                         !strncmp(n, "hipMemcpy", 9) || !strncmp(n, "hipMemset", 9)))
-        k = memmem(n, len, "Async", 5) ? SY_ASYNC : SY_COPY;
+    int k = api_sync_kind(strtab_get(&g->c->t->strs, id));
     g->cls[id] = (uint8_t)((g->cls[id] & 0xf0) | k);
     return k;
 }

@@ -35,10 +35,14 @@ int32_t links_op_outer(const pc_trace *t, const pc_links *l, int32_t i, int incl
     return best;
 }
 
+int links_is_module(const pc_trace *t, int32_t i) {
+    return t->cpu[i].kind == CPU_PYFUNC && !strncmp(strtab_get(&t->strs, t->cpu[i].name), "nn.Module: ", 11);
+}
+
 static int mod_depth(const pc_trace *t, const pc_links *l, int32_t i) {
     int d = 0;
     for (i = l->parent[i]; i >= 0; i = l->parent[i])
-        if (t->cpu[i].kind == CPU_PYFUNC && !strncmp(strtab_get(&t->strs, t->cpu[i].name), "nn.Module: ", 11)) d++;
+        if (links_is_module(t, i)) d++;
     return d;
 }
 
@@ -217,7 +221,7 @@ static void modules(const pc_trace *t, pc_links *l) {
     int maxd = 0;
     for (size_t i = 0; i < nc; i++) {
         l->module[i] = -1;
-        if (t->cpu[i].kind == CPU_PYFUNC && !strncmp(strtab_get(&t->strs, t->cpu[i].name), "nn.Module: ", 11)) {
+        if (links_is_module(t, i)) {
             int d = mod_depth(t, l, (int32_t)i);
             if (d > maxd) maxd = d;
         }
@@ -226,7 +230,7 @@ static void modules(const pc_trace *t, pc_links *l) {
         uint32_t first = 0;
         int distinct = 0, any = 0;
         for (size_t i = 0; i < nc && distinct < 2; i++) {
-            if (t->cpu[i].kind != CPU_PYFUNC || strncmp(strtab_get(&t->strs, t->cpu[i].name), "nn.Module: ", 11)) continue;
+            if (!links_is_module(t, i)) continue;
             if (mod_depth(t, l, (int32_t)i) != level) continue;
             if (!any) first = t->cpu[i].name, any = 1, distinct = 1;
             else if (t->cpu[i].name != first) distinct = 2;
@@ -240,7 +244,7 @@ static void modules(const pc_trace *t, pc_links *l) {
         int32_t chain[64];
         int n = 0;
         for (int32_t p = l->parent[i]; p >= 0 && n < 64; p = l->parent[p])
-            if (t->cpu[p].kind == CPU_PYFUNC && !strncmp(strtab_get(&t->strs, t->cpu[p].name), "nn.Module: ", 11)) chain[n++] = p;
+            if (links_is_module(t, p)) chain[n++] = p;
         /* chain runs innermost..outermost */
         if (n > l->module_level) l->module[i] = chain[n - 1 - l->module_level];
         else if (n > 0) l->module[i] = chain[0];

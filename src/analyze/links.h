@@ -47,4 +47,6 @@ void links_free(pc_links *l);
 /* Nearest ancestor (or self when include_self) of kind CPU_OP, or -1. */
 int32_t links_op_inner(const pc_trace *t, const pc_links *l, int32_t i, int include_self);
 int32_t links_op_outer(const pc_trace *t, const pc_links *l, int32_t i, int include_self);
+/* Whether host event i is an nn.Module frame (a python_function named "nn.Module: NAME"). */
+int links_is_module(const pc_trace *t, int32_t i);
 #endif

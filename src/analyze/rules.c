@@ -18,6 +18,7 @@
 #include "stakes.h"
 #include "advice_fit.h"
 #include "kfamily.h"
+#include "attention.h"
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -91,7 +92,8 @@ int rules_program(const an_ctx *c, const pc_summary *ps) {
 int rules_change_of(const char *rule) {
     static const struct { const char *rule; int k; } map[] = {
         {"sync_in_step", SK_SYNC}, {"data_loading", SK_DATA}, {"empty_queue", SK_DATA}, {"pipeline_bottleneck", SK_DATA},
-        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU}, {NULL, 0}};
+        {"tensor_cores", SK_TC},   {"host_wait", SK_HOST},    {"memory_bound", SK_MB},  {"gpu_kernels", SK_GPU},
+        {"unfused_attention", SK_ATTN}, {NULL, 0}};
     for (int i = 0; map[i].rule; i++)
         if (!strcmp(rule, map[i].rule)) return map[i].k;
     return -1;
@@ -115,7 +117,7 @@ double rules_replayed(const rule_in *in, int k) {
             if (set && stakes_replay(in->c, &ch, 1, &save)) v = save;
             spill_free(set);
         } else {
-            float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : NULL;
+            float *set = k == SK_MB ? stakes_mb_set(in->c, in->ps) : k == SK_ATTN ? stakes_attn_set(in->c, in->ps) : NULL;
             if (k == SK_HOST || set) {
                 dg_change ch = stakes_change(k, NULL, set, in->keep_phases && *in->keep_phases);
                 double save;
@@ -154,11 +156,11 @@ double rules_gpu_ceiling(const rule_in *in) {
     return *in->gpu_ceil = v;
 }
 
-/* A GPU-side estimate (a change that only shortens kernels: gemm_alignment, unfused_attention,
- * no_cudnn) capped by what a replay gives back (ceil, ns per step; < 0: no replay, no cap): on a
- * step the host bounds no faster kernel gives wall time back. change names the replayed change
- * for evidence ("with every kernel taking no time"); writes "; X of kernel time off, but the replay
- * ... gives back Y per step: ..." to note when the cap binds ("" else). */
+/* A GPU-side estimate (a change that only shortens kernels: gemm_alignment, no_cudnn) capped by
+ * what a replay gives back (ceil, ns per step; < 0: no replay, no cap): on a step the host bounds
+ * no faster kernel gives wall time back. change names the replayed change for evidence ("with
+ * every kernel taking no time"); writes "; X of kernel time off, but the replay ... gives back Y
+ * per step: ..." to note when the cap binds ("" else). */
 static double gpu_capped(const rule_in *in, double want, double ceil, const char *change, char *note, size_t n) {
     note[0] = 0;
     if (ceil < 0 || want <= ceil) return want;
@@ -210,13 +212,8 @@ static void by_name_top(const by_name *b, const pc_trace *t, top3 *top) {
 }
 
 int rule_is_sync_call(const char *n) {
-    static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaMemcpy", "cudaMemset",
-                                       "cuCtxSynchronize", "cuStreamSynchronize", "cuMemcpyHtoD", "cuMemcpyDtoH",
-                                       "cudaEventSynchronize", "cuEventSynchronize", NULL};
-    size_t len = api_name_len(n);
-    for (int i = 0; sync[i]; i++)
-        if (strlen(sync[i]) == len && !strncmp(n, sync[i], len)) return 1;
-    return 0;
+    int k = api_sync_kind(n);
+    return k == API_SYNC_DEVICE || k == API_SYNC_STREAM || k == API_SYNC_COPY;
 }
 
 
@@ -574,24 +571,27 @@ static void iteration_interval(const rule_in *in, const pc_rule *r) {
  * sync_in_step's). That is CPU work, I/O, sleeps, preprocessing: not launch
  * overhead, which shows as many short gaps with a launch in each, or as one
  * call of the operator launching the work after the gap (one_call_gap). Counted
- * inside the windows, less data-loading ranges (data_loading's); the time
- * before the first GPU work is start-up's. Returns the time summed over the
+ * inside the windows, less data-loading ranges (data_loading's); without
+ * steps the time before the first GPU work is start-up's and after the last
+ * teardown; with steps the last step's tail after the GPU's last op counts
+ * (#45: a pipeline's cleanup; every earlier step's is in the gap to the next
+ * op, and nothing queued ends it: the host's own). Returns the time summed over the
  * windows; the gaps in *ngaps, the longest in *longest, the counted instants
  * in *gaps (in->hg's: not to be freed). Found once (host_phases_find), as three
  * rules ask. */
 enum { HOST_PHASE_NS = 1000000 };
-static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl);
+static void host_phases_find(const rule_in *in, rule_host_gaps *hg);
 static int64_t host_phases(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
     rule_host_gaps *hg = in->hg;
     if (hg->pending) side_finish(&hg->sd), hg->pending = 0;
-    if (!hg->done) hg->sum = host_phases_find(in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    if (!hg->done) host_phases_find(in, hg), hg->done = 1;
     *ngaps = hg->n, *longest = hg->longest;
     if (gaps) *gaps = hg->gaps, *ngap_ivl = hg->ngaps;
     return hg->sum;
 }
 static void *host_gaps_side(void *arg) {
     rule_host_gaps *hg = arg;
-    hg->sum = host_phases_find(hg->in, &hg->n, &hg->longest, &hg->gaps, &hg->ngaps), hg->done = 1;
+    host_phases_find(hg->in, hg), hg->done = 1;
     return NULL;
 }
 void rules_host_gaps_start(const rule_in *in) {
@@ -622,85 +622,103 @@ static int one_call_gap(const pc_trace *t, int32_t op, int64_t gs, int64_t ge) {
     int64_t in = (oe < ge ? oe : ge) - (o->ts > gs ? o->ts : gs);
     return in > 0 && 2 * in >= ge - gs && 2 * in >= oe - o->ts;
 }
-static int64_t host_phases_find(const rule_in *in, int64_t *ngaps, int64_t *longest, ivl **gaps, size_t *ngap_ivl) {
+/* host_phases_find's inputs (sorted): the CUDA calls by start (api) and merged
+ * (mapi), data loading merged (mdl) and inside the windows (dw), the windows
+ * (win); and what it finds: the time counted, the gaps, the longest, the
+ * counted instants (gaps, spill memory). */
+typedef struct hp_find {
+    ivl *api, *mapi, *mdl, *dw, *win;
+    size_t napi, nmapi, nmdl, ndw, nwin;
+    int64_t sum, n, longest;
+    ivl *gaps;
+    size_t ngaps, capg;
+} hp_find;
+
+/* Counts the GPU idle [gs, ge) when it is a host phase: HOST_PHASE_NS or
+ * longer, under one CUDA call starting in it per ms, the calls covering under
+ * a tenth of it; its part inside the windows less data loading. */
+static void hp_count(hp_find *h, int64_t gs, int64_t ge) {
+    int64_t len = ge - gs;
+    if (len < HOST_PHASE_NS) return;
+    size_t lo = 0, hi = h->napi; /* the calls starting in the gap */
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (h->api[m].s < gs) lo = m + 1;
+        else hi = m;
+    }
+    size_t calls = 0;
+    while (lo + calls < h->napi && h->api[lo + calls].s < ge) calls++;
+    if ((double)calls * 1e6 >= (double)len || 10 * ivl_clip_sum(h->mapi, h->nmapi, gs, ge) >= len) return;
+    int64_t part = ivl_clip_sum(h->win, h->nwin, gs, ge) - ivl_clip_sum(h->dw, h->ndw, gs, ge);
+    if (part <= 0) return;
+    ivl gap = {gs, ge}, *rest = NULL; /* the gap less data loading: which instants it counted */
+    size_t d0 = 0, d1 = h->nmdl; /* from the first range ending after the gap's start */
+    while (d0 < d1) {
+        size_t m = d0 + (d1 - d0) / 2;
+        if (h->mdl[m].e <= gs) d0 = m + 1;
+        else d1 = m;
+    }
+    size_t nrest = ivl_subtract(&gap, 1, h->mdl + d0, h->nmdl - d0, &rest);
+    for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(h->gaps, h->ngaps, h->capg) = rest[k];
+    spill_free(rest);
+    h->sum += part;
+    h->n++;
+    if (part > h->longest) h->longest = part;
+}
+
+/* Finds in->hg's host phases (host_phases' contract) into hg: its sum, n,
+ * longest, tail and gaps (spill memory, rules_host_gaps_free's). */
+static void host_phases_find(const rule_in *in, rule_host_gaps *hg) {
     const pc_trace *t = in->c->t;
     const pc_links *l = &in->c->links;
-    *ngaps = 0, *longest = 0;
-    size_t capg = 0;
-    *gaps = NULL, *ngap_ivl = 0;
+    hg->sum = hg->n = hg->longest = hg->tail = 0;
+    hg->gaps = NULL, hg->ngaps = 0;
     /* without CUDA calls recorded (MindSpore's timelines) or links, whose launch came when is unknown */
-    if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return 0;
-    ivl *api = NULL, *dl = NULL, *mapi = NULL, *mdl = NULL, *win = NULL;
-    size_t napi = 0, capa = 0, ndl = 0, capd = 0, nmapi = 0, capma = 0, nmdl = 0, capmd = 0, nwin = 0, capw = 0;
+    if (!l->gpu_launch || t->count_cpu[CPU_RUNTIME] + t->count_cpu[CPU_DRIVER] == 0) return;
+    hp_find h = {0};
+    ivl *dl = NULL;
+    size_t ndl = 0, capa = 0, capd = 0, capma = 0, capmd = 0, capw = 0;
     for (size_t i = 0; i < t->ncpu; i++) {
         const pc_cpu_event *e = &t->cpu[i];
-        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) *SPILL_PUSH(api, napi, capa) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
+        if (e->kind == CPU_RUNTIME || e->kind == CPU_DRIVER) *SPILL_PUSH(h.api, h.napi, capa) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
         else if (e->kind == CPU_DATALOADER || name_is_dataloader(strtab_get(&t->strs, e->name)))
             *SPILL_PUSH(dl, ndl, capd) = (ivl){e->ts, e->ts + (e->dur > 0 ? e->dur : 0)};
     }
-    spill_sort(api, napi, sizeof *api, ivl_cmp); /* by start: also what the call count searches */
+    spill_sort(h.api, h.napi, sizeof *h.api, ivl_cmp); /* by start: also what the call count searches */
     spill_sort(dl, ndl, sizeof *dl, ivl_cmp);
-    for (size_t i = 0; i < napi; i++) ivl_append_sorted(&mapi, &nmapi, &capma, api[i].s, api[i].e);
-    for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&mdl, &nmdl, &capmd, dl[i].s, dl[i].e);
-    for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&win, &nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
+    for (size_t i = 0; i < h.napi; i++) ivl_append_sorted(&h.mapi, &h.nmapi, &capma, h.api[i].s, h.api[i].e);
+    for (size_t i = 0; i < ndl; i++) ivl_append_sorted(&h.mdl, &h.nmdl, &capmd, dl[i].s, dl[i].e);
+    spill_free(dl);
+    for (size_t w = 0; w < in->c->nsteps; w++) ivl_append_sorted(&h.win, &h.nwin, &capw, in->c->steps[w].start, in->c->steps[w].end);
     /* data loading inside the windows: the same for every gap, made once */
-    ivl *dw = NULL;
-    size_t ndw = ivl_intersect(mdl, nmdl, win, nwin, &dw);
+    h.ndw = ivl_intersect(h.mdl, h.nmdl, h.win, h.nwin, &h.dw);
     /* the first gap runs from the first step's start (the host's work before the GPU's first op in it:
      * a pipeline's preprocessing), without steps (the whole trace) from none; not when the operator that launches that
      * op began in the gap's first half (its own launch path: guards, a compiled region's wrapper) */
-    int head = in->has_steps && nwin > 0; /* without steps the time before the first op is startup's */
-    int64_t sum = 0, busy_end = head ? win[0].s : PC_NONE;
+    int head = in->has_steps && h.nwin > 0; /* without steps the time before the first op is startup's */
+    int64_t busy_end = head ? h.win[0].s : PC_NONE;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         if (e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) continue;
         int32_t L = l->gpu_launch[g];
         int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
         head = 0;
-        if (busy_end != PC_NONE && !own_path && e->ts - busy_end >= HOST_PHASE_NS && L >= 0 && t->cpu[L].ts > busy_end &&
-            !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts))) {
-            int64_t gs = busy_end, ge = e->ts;
-            size_t lo = 0, hi = napi; /* the calls starting in the gap */
-            while (lo < hi) {
-                size_t m = (lo + hi) / 2;
-                if (api[m].s < gs) lo = m + 1;
-                else hi = m;
-            }
-            size_t calls = 0;
-            while (lo + calls < napi && api[lo + calls].s < ge) calls++;
-            int64_t len = ge - gs;
-            if ((double)calls * 1e6 < (double)len && 10 * ivl_clip_sum(mapi, nmapi, gs, ge) < len) {
-                /* its part inside the windows, less data loading */
-                int64_t inw = ivl_clip_sum(win, nwin, gs, ge);
-                int64_t part = inw - ivl_clip_sum(dw, ndw, gs, ge);
-                if (part > 0) { /* the gap less data loading: which instants it counted */
-                    ivl gap = {gs, ge}, *rest = NULL;
-                    size_t d0 = 0, d1 = nmdl; /* from the first range ending after the gap's start */
-                    while (d0 < d1) {
-                        size_t m = d0 + (d1 - d0) / 2;
-                        if (mdl[m].e <= gs) d0 = m + 1;
-                        else d1 = m;
-                    }
-                    size_t nrest = ivl_subtract(&gap, 1, mdl + d0, nmdl - d0, &rest);
-                    for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(*gaps, *ngap_ivl, capg) = rest[k];
-                    spill_free(rest);
-                }
-                if (part > 0) {
-                    sum += part;
-                    ++*ngaps;
-                    if (part > *longest) *longest = part;
-                }
-            }
-        }
+        if (busy_end != PC_NONE && !own_path && L >= 0 && t->cpu[L].ts > busy_end &&
+            !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts)))
+            hp_count(&h, busy_end, e->ts);
         if (busy_end == PC_NONE || e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;
     }
-    spill_free(api);
-    spill_free(dl);
-    spill_free(mapi);
-    spill_free(mdl);
-    spill_free(win);
-    spill_free(dw);
-    return sum;
+    /* the last gap runs to the last step's end (the host's work after the GPU's last op: a pipeline's
+     * cleanup), as every earlier step's does to the next op; without steps the time after it is teardown */
+    int64_t before = h.sum;
+    if (in->has_steps && busy_end != PC_NONE && h.nwin > 0 && h.win[h.nwin - 1].e > busy_end) hp_count(&h, busy_end, h.win[h.nwin - 1].e);
+    spill_free(h.api);
+    spill_free(h.mapi);
+    spill_free(h.mdl);
+    spill_free(h.win);
+    spill_free(h.dw);
+    hg->sum = h.sum, hg->n = h.n, hg->longest = h.longest, hg->tail = h.sum - before, hg->gaps = h.gaps, hg->ngaps = h.ngaps;
+    assert(hg->tail >= 0 && hg->tail <= hg->sum);
 }
 
 static void host_phase(const rule_in *in, const pc_rule *r) {
@@ -815,12 +833,13 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
         /* long gaps without launches are host_phase's: only the launch-bound rest is this finding's */
         int64_t ng, lg;
         double hp = i == 0 ? (double)host_phases(in, &ng, &lg, NULL, NULL) / in->nsteps : 0;
-        if (hp <= 0.1 * in->step) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
+        int keep = hp > 0.1 * in->step; /* host_phase fires: its gaps are its own */
+        if (!keep) hp = 0; /* host_phase does not fire: the gaps stay this finding's */
+        else hp -= (double)in->hg->tail / in->nsteps; /* the tail after the GPU's last op is no host wait (hw has none of it) */
         if (hw - hp <= 0.1 * in->step) continue;
         want -= hp;
         /* the first device's: host gaps (but host_phase's, when it fired) and launch calls at a CUDA
          * graph's launch, replayed */
-        int keep = hp > 0.1 * in->step;
         if (in->keep_phases) *in->keep_phases = keep;
         double rp = i == 0 ? rules_replayed(in, SK_HOST) : -1;
         double stake = hclaim(in, rp >= 0 ? rp : want);
@@ -834,10 +853,17 @@ static void host_wait(const rule_in *in, const pc_rule *r) {
     }
 }
 
+/* More than half of the kernels under 10 µs. At stake: the short host-late gaps (under the
+ * kernel-wait threshold, 30 µs) that fewer, fused launches take away, and the device's dispatch gaps
+ * between queued kernels; host_wait, checked after it, takes the longer host-late gaps from what is
+ * left. With gaps to give back it needs only two short kernels per step, a pair to fuse (a floor on
+ * the trace's count of kernels, all its steps together, made the capture's length decide: a
+ * 60-kernel step fired when two steps were captured, not when one was); with none measured its
+ * evidence is the share alone, which needs 100 kernels or more. */
 static void small_kernels(const rule_in *in, const pc_rule *r) {
     const tab_gpu_launches *ln = PC_REC(in->ps, gpu_launches);
     double nsmall = PC_OR(ln->kernels_under_10us, 0), nk = PC_OR(ln->kernels, 0);
-    if (nk < 100 || nsmall / nk <= 0.5) return;
+    if (nk <= 0 || nsmall / nk <= 0.5) return;
     /* the short gaps the host's launches leave (host-late: #44); short gaps inside work queued
      * before them (a graph's nodes) are queued_idle's */
     double kw = 0, kd = 0; /* host-late short gaps, and the device's dispatch between queued kernels */
@@ -849,6 +875,7 @@ static void small_kernels(const rule_in *in, const pc_rule *r) {
     kw += kd;
     double stake = hclaim(in, (kw - kd) / in->nsteps) + claim(in, kd / in->nsteps);
     if (kw > 0 && stake <= 0) return; /* the gaps are explained by the findings above */
+    if (stake <= 0 ? nk < 100 : nsmall / in->nsteps < 2) return; /* too few for the share alone; nothing to fuse */
     top3 top = {0};
     for (size_t i = 0; i < in->nkern; i++)
         if (in->kern[i].avg_ns < 10000 && in->kern[i].total_ns > 0) top_add(&top, in->kern[i].name, (double)in->kern[i].total_ns);
@@ -939,147 +966,84 @@ static double mb_row(const tab_op *o) {
     return 1 - pct / 100;
 }
 
-/* Unfused attention (#32 class 5a): a softmax between two batched matrix
- * products (aten::bmm, baddbmm or matmul) that are its siblings under the
- * same range (an operator, a module, a record_function), the nearest before
- * and after it: attention written by hand, where one fused kernel
+/* Unfused attention (#32 class 5a, #45): the patterns of attention.h, a
+ * softmax between two batched matrix products (aten::bmm, baddbmm, matmul or
+ * einsum) written in the same scope (an operator, an nn.Module, a
+ * record_function, through the Python frames of a with_stack trace and an
+ * nn.Softmax module's), the nearest before and
+ * after it: attention written by hand, where one fused kernel
  * (scaled_dot_product_attention's flash or memory-efficient kernels) could
- * run. The pattern's time: the kernel time of the siblings from the first
- * product to the second (the scaling, masking and dropout between included).
- * The fused kernel's estimate: the two products' FLOPs (flops.c) at half the
- * device's Tensor Core peak for their data type (FlashAttention-2 attains
- * 50-73% of an A100's; half is the conservative end), or, with the FLOPs or
- * the peak unknown, the two products' own kernel time (the fused kernel does
- * the same products and drops the passes between them). At stake: the
- * pattern's time less that estimate, less what tensor_cores counted on those
- * products (half of a product that ran on no Tensor Core), from the kernel
- * time pool. */
-#define FUSED_ATTN_PEAK_SHARE 0.5
-static int is_softmax(const char *n) { return !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax"); }
-static int is_batched_mm(const char *n) { return !strcmp(n, "aten::bmm") || !strcmp(n, "aten::baddbmm") || !strcmp(n, "aten::matmul"); }
-typedef struct sib { int32_t scope, i; int64_t ts; } sib;
-static int sib_cmp(const void *a, const void *b) {
-    const sib *x = a, *y = b;
-    if (x->scope != y->scope) return x->scope < y->scope ? -1 : 1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-/* a product's share counted by tensor_cores: half its time when its operator ran on no Tensor Core */
-static double tc_counted(const rule_in *in, const char *name) {
-    if (!tensor_core_device(in)) return 0;
-    for (size_t i = 0; i < in->nops; i++) {
-        const tab_op *o = &in->ops[i];
-        if (o->name && (!strcmp(o->name, name) || !strcmp(o->name, "aten::bmm")) && o->tc_eligible == 1 && o->tensor_cores &&
-            !strcmp(o->tensor_cores, "no"))
-            return 1 - 1 / TC_SPEEDUP;
-    }
-    return 0;
-}
+ * run. The pattern's time: the GPU work launched from the first product's
+ * start to the second's end (the scaling, masking, softmax and dropout
+ * between included, each kernel once). The fused kernel's estimate
+ * (stakes_attn_fused): the two products' FLOPs at half the device's Tensor
+ * Core peak for their data type, or their own kernel time. The fix: each
+ * pattern's kernels taking that estimate (and the part tensor_cores counts on
+ * its products, stakes_attn_tc) instead of their time, scaled alike
+ * (SK_ATTN), replayed: what the step gives back, nothing where the host
+ * bounds it (an eager text encoder that launches late). At stake: that
+ * replay, without a graph the pattern's time less the estimate and
+ * tensor_cores' part, from the kernel time pool. */
 static void unfused_attention(const rule_in *in, const pc_rule *r) {
     const pc_trace *t = in->c->t;
-    const pc_links *l = &in->c->links;
-    if (!l->parent || !l->gpu_inner || !t->ncpu) return;
-    /* the scopes holding a softmax */
-    uint8_t *scope = spill_calloc(t->ncpu, 1);
-    int any = 0;
-    for (size_t i = 0; i < t->ncpu; i++) {
-        const pc_cpu_event *e = &t->cpu[i];
-        int32_t p = l->parent[i];
-        if (e->kind != CPU_OP || p < 0 || !is_softmax(strtab_get(&t->strs, e->name))) continue;
-        if (t->cpu[p].kind == CPU_OP && is_softmax(strtab_get(&t->strs, t->cpu[p].name))) continue; /* _softmax inside softmax */
-        scope[p] = 1, any = 1;
-    }
-    if (!any) {
-        spill_free(scope);
-        return;
-    }
-    /* each host event's device time, its own and its children's (kernels, copies, memsets) */
-    double *dev = spill_calloc(t->ncpu, sizeof *dev), *mb = spill_calloc(t->ncpu, sizeof *mb);
-    int32_t *row = stakes_op_rows(t, in->ops, in->nops); /* the operators table's row per name id */
-    for (size_t g = 0; g < t->ngpu; g++) {
-        const pc_gpu_event *e = &t->gpu[g];
-        int32_t op = l->gpu_inner[g];
-        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
-        int32_t at = row[t->cpu[op].name];
-        double above = at < 0 ? 0 : mb_row(&in->ops[at]);
-        for (int32_t j = op; j >= 0; j = l->parent[j]) dev[j] += (double)e->dur, mb[j] += (double)e->dur * above;
-    }
-    spill_free(row);
-    double mb_in = 0; /* memory_bound's count of the pattern's operators between the products */
-    sib *v = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < t->ncpu; i++)
-        if (t->cpu[i].kind == CPU_OP && l->parent[i] >= 0 && scope[l->parent[i]])
-            *SPILL_PUSH(v, n, cap) = (sib){l->parent[i], (int32_t)i, t->cpu[i].ts};
-    spill_sort(v, n, sizeof *v, sib_cmp);
+    attn_set s;
+    if (!attn_find(t, &in->c->links, &s)) return;
     double pattern = 0, fused = 0, tc = 0;
     int64_t count = 0;
     by_name scopes = {0};
-    const gpu_peak *pk = in->c->peak;
-    for (size_t k = 0; k < n; k++) {
-        if (!is_softmax(strtab_get(&t->strs, t->cpu[v[k].i].name))) continue;
-        size_t a = k, b = k;
-        while (a > 0 && v[a - 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[a - 1].i].name))) a--;
-        while (b + 1 < n && v[b + 1].scope == v[k].scope && !is_batched_mm(strtab_get(&t->strs, t->cpu[v[b + 1].i].name))) b++;
-        if (a == 0 || v[a - 1].scope != v[k].scope || b + 1 >= n || v[b + 1].scope != v[k].scope) continue;
-        a--, b++;
-        double ns = 0, mbs = 0;
-        for (size_t j = a; j <= b; j++) ns += dev[v[j].i], mbs += j > a && j < b ? mb[v[j].i] : 0;
-        if (ns <= 0) continue;
-        double est = 0, mm_ns = 0;
-        int known = 1;
-        for (int end = 0; end < 2; end++) {
-            const pc_cpu_event *e = &t->cpu[v[end ? b : a].i];
-            const char *nm = strtab_get(&t->strs, e->name);
-            mm_ns += dev[v[end ? b : a].i];
-            tc += dev[v[end ? b : a].i] * tc_counted(in, nm);
-            op_args args;
-            flops_result fr;
-            op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
-                          e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
-            double peak = 0;
-            if (known && op_flops(nm, &args, NULL, &fr) && fr.flops > 0 && (peak = peak_tflops(pk, fr.dtype, 1)) > 0)
-                est += fr.flops / (FUSED_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
-            else known = 0;
-        }
-        fused += known ? est : mm_ns;
-        pattern += ns;
-        mb_in += mbs;
+    for (size_t k = 0; k < s.n; k++) {
+        const attn_pattern *p = &s.p[k];
+        if (p->ns <= 0) continue;
+        fused += stakes_attn_fused(in->c, p);
+        tc += stakes_attn_tc(in->c, in->ops, in->nops, p);
+        pattern += p->ns;
         count++;
-        by_name_add(&scopes, t->cpu[v[k].scope].name, ns);
-        k = b - 1; /* the second product may open the next pattern */
+        by_name_add(&scopes, t->cpu[p->scope].name, p->ns);
     }
-    spill_free(scope);
-    spill_free(dev);
-    spill_free(mb);
-    spill_free(v);
+    attn_free(&s);
     double want = (pattern - fused - tc) / in->nsteps;
     if (!count || want <= 0) return;
-    if (in->attn_mb) *in->attn_mb = mb_in / in->nsteps;
-    char a[64], b[64];
+    /* the change: each pattern's kernels scaled to the fused kernel's time, replayed */
+    double rp = rules_replayed(in, SK_ATTN);
+    char a[64], b[64], note[200] = "";
     units_ns(a, sizeof a, pattern / in->nsteps);
     units_ns(b, sizeof b, fused / in->nsteps);
+    if (rp >= 0) replay_note(note, sizeof note, in, "with each pattern's kernels taking the fused kernel's time", rp);
     top3 top = {0};
     by_name_top(&scopes, t, &top);
-    char note[400];
-    double stake = gpu_capped(in, want, rules_gpu_ceiling(in), "with every kernel taking no time", note, sizeof note);
-    cJSON *o = fire(in, r, kclaim(in, stake), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s%s",
+    cJSON *o = fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld softmax%s between two batched matrix products, %s %s of kernels; a fused attention kernel estimated at %s%s",
                     (long long)count, count == 1 ? "" : "es", a, PER(in), b, note);
     uncapped(in, o, want);
-    top_put(in, o, &top, in->nsteps);
+    top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }
 
-/* memory_bound's measure: a qualifying operator's own device time (mb_row) */
-static double mb_ns(const tab_op *o, int64_t *n) {
-    if (mb_row(o) <= 0) return NAN;
-    ++*n;
-    return (double)o->self_device_ns;
+/* Per row of the operators table (spill_calloc'd, in->nops of them, NULL
+ * when none): the kernel time (whole trace) of its calls inside unfused
+ * attention (attention.h), which is unfused_attention's, so not memory_bound's. */
+static double *attn_row_ns(const rule_in *in) {
+    const pc_trace *t = in->c->t;
+    attn_set s;
+    if (!in->nops || !attn_find(t, &in->c->links, &s)) return NULL;
+    double *v = spill_calloc(in->nops, sizeof *v);
+    int32_t *row = stakes_op_rows(t, in->ops, in->nops); /* the operators table's row per name id */
+    for (size_t g = 0; g < t->ngpu; g++) {
+        int32_t at = s.gpu[g] ? row[t->cpu[in->c->links.gpu_inner[g]].name] : -1;
+        if (at >= 0) v[at] += (double)t->gpu[g].dur;
+    }
+    spill_free(row);
+    attn_free(&s);
+    return v;
 }
+
 /* Memory-bound work (#32 class 5b): the kernel time of memory-bound
  * operators (mb_row) over a tenth of the kernel time: elementwise chains,
  * copies, norms that each read and write memory, a fusion (torch.compile)
- * candidate. At stake: their time above what their bytes need at the
- * device's peak bandwidth (time x (1 - % of bandwidth peak)), less what
- * unfused_attention counted of the same operators, from the kernel time pool. */
+ * candidate. Their calls inside unfused attention (attention.h: the softmax,
+ * the scaling, the copies of the products' inputs) are unfused_attention's,
+ * whose fix replaces them, and count in neither the tenth nor the stake
+ * (attn_row_ns; SK_MB's set leaves their kernels out too). At stake: the
+ * rest's time above what their bytes need at the device's peak bandwidth
+ * (time x (1 - % of bandwidth peak)), replayed, from the kernel time pool. */
 /* memory_bound by kernel family (#45 item 6) when operators launched under
  * half the kernel time (stakes_gpu_op_share: GPU-only captures, graph
  * replays), the GPU bounding the step (gk_family_bounds): the memory-bound
@@ -1131,22 +1095,33 @@ static void memory_bound(const rule_in *in, const pc_rule *r) {
     if (in->program != PROG_PYTORCH) return; /* the operators' byte estimates are PyTorch's */
     double kern = rules_kernel_time(in->ps);
     if (!in->c->peak || kern <= 0) return;
-    int64_t n;
+    /* the memory-bound operators' kernel time outside unfused attention, and its part above their bytes' need */
+    double *attn = attn_row_ns(in), ns = 0, above = 0, in_attn = 0;
+    int64_t n = 0;
     top3 top = {0};
-    double ns = ops_measured(in, mb_ns, &n, &top) / in->nsteps, above = 0;
-    for (size_t i = 0; i < in->nops; i++) above += (double)in->ops[i].self_device_ns * mb_row(&in->ops[i]);
-    above /= in->nsteps;
+    for (size_t i = 0; i < in->nops; i++) {
+        double f = mb_row(&in->ops[i]), own = attn ? attn[i] : 0, left = (double)in->ops[i].self_device_ns - own;
+        if (f <= 0) continue;
+        in_attn += own;
+        if (left <= 0) continue;
+        n++, ns += left, above += left * f;
+        top_add(&top, in->ops[i].name, left);
+    }
+    spill_free(attn);
+    ns /= in->nsteps, above /= in->nsteps, in_attn /= in->nsteps;
     if (!n || ns <= 0.1 * kern) return;
-    double want = above - (in->attn_mb ? *in->attn_mb : 0);
-    if (want <= 0) return;
+    double want = above;
     /* the change: their kernels at the device's peak bandwidth (time x % of bandwidth peak), replayed */
     double rp = rules_replayed(in, SK_MB);
     char a[64], b[64], note[200] = "";
     units_ns(a, sizeof a, ns);
     units_ns(b, sizeof b, above);
     if (rp >= 0) replay_note(note, sizeof note, in, "with their kernels at the peak bandwidth", rp);
-    cJSON *o = fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it); %s of it above what their bytes need at %s's %.0f GB/s%s",
-                    (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, b, in->c->peak->label, in->c->peak->mem_gbs, note);
+    char c[64], held[160] = "";
+    units_ns(c, sizeof c, in_attn);
+    if (in_attn > 0) snprintf(held, sizeof held, " (%s more in unfused attention, unfused_attention's, not counted)", c);
+    cJSON *o = fire(in, r, kclaim(in, rp >= 0 ? rp : want), "%lld memory-bound operator%s (elementwise, norms, reductions) with %s of kernel time %s (%.1f%% of it)%s; %s of it above what their bytes need at %s's %.0f GB/s%s",
+                    (long long)n, n == 1 ? "" : "s", a, PER(in), 100 * ns / kern, held, b, in->c->peak->label, in->c->peak->mem_gbs, note);
     uncapped(in, o, want);
     top_put(in, replayed(in, o, rp >= 0), &top, in->nsteps);
 }

@@ -32,8 +32,6 @@ typedef struct rule_in {
     int has_steps, program; /* PROG_*: whose advice the suggestions give */
     double *pool; /* GPU-free time per step not yet claimed by a finding (ns; < 0: no breakdown, no cap) */
     double *kpool; /* kernel time per step not yet claimed by a finding about kernels (ns; < 0: no cap) */
-    double *attn_mb; /* kernel time per step of memory-bound operators inside unfused attention,
-                        which unfused_attention counted and memory_bound leaves out (NULL: none) */
     pc_summary *ps; /* the summary so far (every section but overview): its records (PC_REC)
                        and tables (PC_TAB), and suggestions.rows, where the rules add theirs */
     double *replay; /* per SK_* (stakes.h): the replayed saving per step of that rule's change (ns),
@@ -84,6 +82,7 @@ typedef struct rule_host_gaps {
     int done;
     side sd; int pending; const struct rule_in *in; /* found on a second thread (rules_host_gaps_start) */
     int64_t sum, n, longest; /* the time counted, the gaps, the longest gap's part */
+    int64_t tail;             /* of sum, the last step's part after the GPU's last op (no kernel ends it) */
     struct ivl *gaps;         /* each counted gap less data loading, in order of time */
     size_t ngaps;
 } rule_host_gaps;
@@ -116,7 +115,9 @@ double rules_gpu_free(const pc_summary *summary);
  * back at most its own time); -1 when it has no breakdown. */
 double rules_kernel_time(const pc_summary *summary);
 
-/* cudaDeviceSynchronize, cudaMemcpy, ... with or without a version suffix
- * ("cudaDeviceSynchronize_v3020", "cuMemcpyDtoH_v2"). */
+/* A call that blocks the host until the GPU work it waits for is done: a device, stream or event
+ * synchronize or a copy or memset without "Async", CUDA's or HIP's (api_sync_kind: the classes the
+ * replay's dependency graph uses), with or without a version suffix ("cudaDeviceSynchronize_v3020",
+ * "cuMemcpyDtoH_v2", "hipMemcpyWithStream"). */
 int rule_is_sync_call(const char *name);
 #endif

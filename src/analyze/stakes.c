@@ -3,6 +3,8 @@
 #include "stakes.h"
 #include "flops.h"
 #include "kfamily.h"
+#include "attention.h"
+#include "peaks.h"
 #include "../util/spill.h"
 #include "../util/xalloc.h"
 #include <assert.h>
@@ -144,18 +146,72 @@ float *stakes_mb_set(const an_ctx *c, const pc_summary *ps) {
     float *f = spill_alloc(t->ngpu * sizeof *f);
     const pc_table *tab = PC_TAB(ps, op);
     int32_t *row = stakes_op_rows(t, TAB_ROWS(tab, op), tab->n); /* per operator name */
+    attn_set attn; /* unfused attention's GPU work: its fix (a fused kernel) replaces it, so not this set's */
+    attn_find(t, &c->links, &attn);
     int any = 0;
     for (size_t g = 0; g < t->ngpu; g++) {
         const pc_gpu_event *e = &t->gpu[g];
         int32_t op = c->links.gpu_inner[g];
         f[g] = 1;
-        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0) continue;
+        if ((e->kind != GPU_KERNEL && e->kind != GPU_MEMCPY && e->kind != GPU_MEMSET) || op < 0 || (attn.gpu && attn.gpu[g])) continue;
         int32_t r = row[t->cpu[op].name];
         f[g] = r < 0 ? 1 : mb_factor(&TAB_ROWS(tab, op)[r]);
         any |= f[g] < 1;
     }
     spill_free(row);
+    attn_free(&attn);
     if (!any) spill_free(f), f = NULL;
+    return f;
+}
+
+/* A product's FLOPs at STAKE_ATTN_PEAK_SHARE of the device's Tensor Core peak for its data type (ns); < 0 when unknown */
+static double attn_product_ns(const an_ctx *c, int32_t i) {
+    const pc_trace *t = c->t;
+    const pc_cpu_event *e = &t->cpu[i];
+    op_args args;
+    flops_result fr;
+    op_args_parse(&args, e->input_dims ? strtab_get(&t->strs, e->input_dims) : NULL, e->input_types ? strtab_get(&t->strs, e->input_types) : NULL,
+                  e->concrete ? strtab_get(&t->strs, e->concrete) : NULL);
+    double peak = 0;
+    if (!op_flops(strtab_get(&t->strs, e->name), &args, NULL, &fr) || fr.flops <= 0 || (peak = peak_tflops(c->peak, fr.dtype, 1)) <= 0) return -1;
+    return fr.flops / (STAKE_ATTN_PEAK_SHARE * peak * 1e3); /* TFLOP/s = 1e3 FLOP/ns */
+}
+double stakes_attn_fused(const an_ctx *c, const attn_pattern *p) {
+    double f1 = attn_product_ns(c, p->first), f2 = attn_product_ns(c, p->second);
+    return f1 >= 0 && f2 >= 0 ? f1 + f2 : p->first_ns + p->second_ns;
+}
+/* a product's share counted by tensor_cores: 1 - 1/STAKE_TC_SPEEDUP of its time when its operator ran on no Tensor Core */
+static double attn_tc_share(const an_ctx *c, const tab_op *rows, size_t n, int32_t i) {
+    if (!c->dev0 || c->dev0->cc_major < 7) return 0;
+    const char *name = strtab_get(&c->t->strs, c->t->cpu[i].name);
+    for (size_t k = 0; k < n; k++) {
+        const tab_op *o = &rows[k];
+        if (o->name && (!strcmp(o->name, name) || !strcmp(o->name, "aten::bmm")) && o->tc_eligible == 1 && o->tensor_cores &&
+            !strcmp(o->tensor_cores, "no"))
+            return 1 - 1 / STAKE_TC_SPEEDUP;
+    }
+    return 0;
+}
+double stakes_attn_tc(const an_ctx *c, const tab_op *rows, size_t n, const attn_pattern *p) {
+    return p->first_ns * attn_tc_share(c, rows, n, p->first) + p->second_ns * attn_tc_share(c, rows, n, p->second);
+}
+float *stakes_attn_set(const an_ctx *c, const pc_summary *ps) {
+    const pc_trace *t = c->t;
+    attn_set s;
+    if (!t->ngpu || !attn_find(t, &c->links, &s)) return NULL;
+    const pc_table *tab = PC_TAB(ps, op);
+    const tab_op *rows = tab ? TAB_ROWS(tab, op) : NULL;
+    size_t nrows = tab ? tab->n : 0;
+    double *fac = spill_alloc(s.n * sizeof *fac);
+    for (size_t k = 0; k < s.n; k++) {
+        const attn_pattern *p = &s.p[k];
+        double to = stakes_attn_fused(c, p) + stakes_attn_tc(c, rows, nrows, p);
+        fac[k] = p->ns > 0 && to < p->ns ? to / p->ns : 1;
+    }
+    float *f = spill_alloc(t->ngpu * sizeof *f);
+    for (size_t g = 0; g < t->ngpu; g++) f[g] = s.gpu[g] ? (float)fac[s.gpu[g] - 1] : 1;
+    spill_free(fac);
+    attn_free(&s);
     return f;
 }
 
@@ -276,7 +332,8 @@ dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases
     case SK_DATA: ch.no_data_wait = 1; break;
     case SK_TC: ch.scale = tc; break;
     case SK_HOST: ch.host_floor_ns = STAKE_HOST_FLOOR_NS, ch.keep_phases = keep_phases; break;
-    case SK_MB: ch.scale = mb; break;
+    case SK_MB:
+    case SK_ATTN: ch.scale = mb; break;
     }
     return ch;
 }

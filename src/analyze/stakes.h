@@ -17,13 +17,18 @@
  *            DG_PHASE_NS or more kept when host_phase fired (they are its);
  *   SK_MB    memory_bound: the kernels, copies and memsets of memory-bound
  *            leaf operators at the device's peak bandwidth (their time x
- *            their % of bandwidth peak);
+ *            their % of bandwidth peak), but those of unfused attention
+ *            (attention.h: unfused_attention's, replaced by a fused kernel);
  *   SK_GPU   gpu_kernels (#44 item 4): the kernels of compute-bound operators
  *            (matrix products, convolutions, attention: bound_by "compute")
  *            below STAKE_GPU_PEAK_SHARE of their data type's peak brought to
  *            it (time x their % of peak / 70%), replayed with the step ending
  *            when its GPU work ends (dg_change.gpu_ends_step): a faster GPU
- *            gives back at most its margin over the host.
+ *            gives back at most its margin over the host;
+ *   SK_ATTN  unfused_attention (#45): each hand-written attention pattern's
+ *            GPU work (attention.h) scaled to the fused kernel's estimate
+ *            (stakes_attn_fused, with the part tensor_cores counts on its
+ *            products: stakes_attn_tc), one factor per pattern.
  * The critical_path section replays SK_SYNC, SK_DATA and SK_TC for its own
  * figures (replay.c), and SK_HOST on the same graphs for the suggestions
  * (an_handoff, handoff.h); suggestions read those (rules.c), replay SK_MB, and
@@ -34,7 +39,7 @@
 #include "handoff.h"
 #include "../summary/summary.h"
 
-enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_N };
+enum { SK_SYNC = 0, SK_DATA, SK_TC, SK_HOST, SK_MB, SK_GPU, SK_ATTN, SK_N };
 #define STAKE_TC_SPEEDUP 2.0      /* Tensor Cores' attainable speed-up on FP32 convolutions and GEMMs (docs/tensor-cores.md) */
 #define STAKE_HOST_FLOOR_NS 2000  /* a launch inside a CUDA graph, ns */
 /* The share of a data type's dense peak that large GEMMs attain with the
@@ -84,6 +89,22 @@ dg_change stakes_gpu_change(const float *gk);
  * the set); NULL when the device has no Tensor Cores or the set is empty.
  * *ns (may be NULL): the set's kernel time in the whole trace. spill_free. */
 float *stakes_tc_set(const an_ctx *c, double *ns);
+/* unfused_attention's fused kernel (#45), for a pattern p of attention.h: the
+ * two products' FLOPs (flops.c) at STAKE_ATTN_PEAK_SHARE of the device's
+ * Tensor Core peak for their data type (FlashAttention-2 attains 50-73% of an
+ * A100's; half is the conservative end), or, with the FLOPs or the peak
+ * unknown, the products' own kernel time (p->first_ns + p->second_ns: the
+ * fused kernel does the same products and drops the passes between them); ns. */
+#define STAKE_ATTN_PEAK_SHARE 0.5
+struct attn_pattern;
+double stakes_attn_fused(const an_ctx *c, const struct attn_pattern *p);
+/* The part of p's products tensor_cores counts (ns): 1 - 1 / STAKE_TC_SPEEDUP of
+ * a product's kernel time when an operator of its name (or aten::bmm) in
+ * rows[0..n) is Tensor-Core-eligible and ran on none, on a Tensor Core device. */
+double stakes_attn_tc(const an_ctx *c, const tab_op *rows, size_t n, const struct attn_pattern *p);
+/* The SK_ATTN change's factors per GPU event: a pattern's events at (fused +
+ * tensor_cores' part) / its time, 1 elsewhere; NULL when there is no pattern. */
+float *stakes_attn_set(const an_ctx *c, const pc_summary *ps);
 /* The SK_MB change's factors, from the operators table of ps (NULL: none);
  * when operators launched under STAKE_GPU_OP_SHARE of the kernel time, by
  * family (stakes_mb_families): the layout conversions at STAKE_MB_LAYOUT_FACTOR,
@@ -116,7 +137,7 @@ double stakes_mb_family_give(const pc_trace *t);
  * one over the ids, where a scan of the rows per name was quadratic in the
  * distinct names; every id of empty text gets the first row named ""). spill_free. */
 int32_t *stakes_op_rows(const pc_trace *t, const tab_op *rows, size_t n);
-/* The change of kind k (SK_*) with the sets given (tc, mb; either NULL);
+/* The change of kind k (SK_*) with the sets given (tc; mb: SK_MB's or SK_ATTN's; either NULL);
  * SK_HOST keeps the host phases (gaps of DG_PHASE_NS or more) when
  * keep_phases (host_phase fired: they are its). */
 dg_change stakes_change(int k, const float *tc, const float *mb, int keep_phases);

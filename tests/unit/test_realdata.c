@@ -748,7 +748,7 @@ TEST(realdata_first_findings_small_and_other_devices) {
 }
 
 /* tests/expectations/hta-trace-filter.md: two ranks of a 128-rank job; exposed NCCL communication
- * first (20-30%), host_phase (20-30%), then gpu_utilization (25-35% of the step: a symptom ranks
+ * first (20-30%; host_phase first on a tie within half a point), host_phase (20-30%), then gpu_utilization (25-35% of the step: a symptom ranks
  * after a cause of idle holding 10% of the step), no host_wait (failed before #32 class 3:
  * host_wait first, no host_phase; before the ranking of symptoms: gpu_utilization first). */
 TEST(realdata_trace_filter_ranks) {
@@ -784,7 +784,11 @@ TEST(realdata_trace_filter_ranks) {
          * queued_idle's (#44): queued_idle.py --copies-busy (copies are the device's work, #45), 162.6680
          * ms per step on rank 0, 129.2180 on rank 1 */
         double want_q = rank ? 129218000 : 162668000;
-        CHECK_MSG(!strcmp(first, "communication") && fabs(pct - want_q) < 1000, "rank %d: first %s, queued_idle third at %.0f ns", rank, first, pct);
+        /* #45: the last step's tail after the GPU's last op (4.510 ms on rank 1, 4.506 on rank 0, no
+         * call in it: host_phase_tail.py) is a host phase too, 2.25 ms per step: on rank 1 host_phase
+         * (24.5%) and communication (24.5%) then tie within 0.02% of the step, either first */
+        int first_ok = !strcmp(first, "communication") || (!strcmp(first, "host_phase") && fabs(phase - comm) < 0.5);
+        CHECK_MSG(first_ok && fabs(pct - want_q) < 1000, "rank %d: first %s, queued_idle third at %.0f ns", rank, first, pct);
         CHECK_MSG(phase >= 20 && phase <= 30 && !host_wait, "rank %d: host_phase %.1f%%, host_wait %d", rank, phase, host_wait);
         CHECK_MSG(comm >= 20 && comm <= 30, "rank %d: communication %.1f%%", rank, comm);
         CHECK_MSG(nccl >= 30 && nccl <= 33, "rank %d: NCCL %.1f%% of the step", rank, nccl);

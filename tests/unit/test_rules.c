@@ -4,6 +4,7 @@
  * expected when a rule fires is computed by hand from the rule's stated
  * definition, beside each case. */
 #include "test.h"
+#include "util/apiname.h"
 #include "fixtures.h"
 #include "analyze/rules.h"
 #include "summary/summary.h"
@@ -114,7 +115,15 @@ static const rcase cases[] = {
     {"small_kernels", 1, 30000, 3, 0, NULL,
      "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 60}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
     {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 100, \"kernels_under_10us\": 50}}"},
+    /* no gap measured: the share alone, under 100 kernels, is no finding */
     {"small_kernels", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"kernels\": 99, \"kernels_under_10us\": 99}}"},
+    /* hf-bertsmall-h100-infer's shape: 58 of 60 kernels under 10 µs, fewer than 100, with 90 µs of
+     * short host-late gaps over 3 steps to give back: 30 µs per step */
+    {"small_kernels", 1, 30000, 3, 0, NULL,
+     "\"gpu\": {\"launches\": {\"kernels\": 60, \"kernels_under_10us\": 58}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
+    /* 3 short kernels over 3 steps, one a step: no pair to fuse, whatever the gaps */
+    {"small_kernels", 0, 0, 3, 0, NULL,
+     "\"gpu\": {\"launches\": {\"kernels\": 3, \"kernels_under_10us\": 3}, \"devices\": [{\"device\": 0, \"idle\": {\"kernel_wait_ns\": 90000}}]}"},
     {"slow_launches", 1, -1, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 1}}"},
     {"slow_launches", 0, 0, 3, 0, NULL, "\"gpu\": {\"launches\": {\"launch_calls\": 10, \"launch_calls_over_50us\": 0}}"},
     /* 600 µs on non-Tensor-Core kernels over 3 steps, halved: 100 µs */
@@ -335,6 +344,23 @@ TEST(rules_sync_call_names) {
     CHECK(!rule_is_sync_call("cudaLaunchKernel_v7000"));
     CHECK(!rule_is_sync_call("cudaDeviceSynchronize_vx"));
     CHECK(!rule_is_sync_call("_v2"));
+    /* HIP's (ROCm traces), the classes the replay's dependency graph uses: hipMemcpyWithStream is
+     * the synchronous copy PyTorch's ROCm build calls for .cpu() / .item() */
+    CHECK(rule_is_sync_call("hipMemcpyWithStream"));
+    CHECK(rule_is_sync_call("hipDeviceSynchronize"));
+    CHECK(rule_is_sync_call("hipStreamSynchronize"));
+    CHECK(rule_is_sync_call("hipEventSynchronize"));
+    CHECK(rule_is_sync_call("hipMemcpy"));
+    CHECK(rule_is_sync_call("cudaThreadSynchronize"));
+    CHECK(!rule_is_sync_call("hipMemcpyAsync"));
+    CHECK(!rule_is_sync_call("hipMemsetAsync"));
+    CHECK(!rule_is_sync_call("hipLaunchKernel"));
+    CHECK(!rule_is_sync_call("hipGetDevicePropertiesR0600"));
+    CHECK_EQ_I(api_sync_kind("hipMemcpyWithStream"), API_SYNC_COPY);
+    CHECK_EQ_I(api_sync_kind("hipMemcpyDtoHAsync"), API_SYNC_ASYNC);
+    CHECK_EQ_I(api_sync_kind("hipDeviceSynchronize"), API_SYNC_DEVICE);
+    CHECK_EQ_I(api_sync_kind("cuStreamSynchronize_v2"), API_SYNC_STREAM);
+    CHECK_EQ_I(api_sync_kind("hipLaunchKernel"), API_SYNC_NONE);
 }
 
 /* A cudaMemcpyAsync whose copy lands in pageable memory blocks like a sync
@@ -425,5 +451,5 @@ TEST(rules_stake_column_matches_the_replay) {
         CHECK_MSG(says == (rules_change_of(r->id) >= 0), "%s: stake '%.40s' but rules_change_of %d", r->id, r->stake, rules_change_of(r->id));
         replayed += rules_change_of(r->id) >= 0;
     }
-    CHECK_EQ_I(replayed, 8); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound, gpu_kernels */
+    CHECK_EQ_I(replayed, 9); /* sync_in_step, data_loading, empty_queue, pipeline_bottleneck, tensor_cores, host_wait, memory_bound, gpu_kernels, unfused_attention (#45) */
 }

@@ -117,14 +117,14 @@ static size_t resident(void) {
 
 /* ---------- the window ----------
  * File blocks are mapped PROT_NONE: no page of theirs is resident until an
- * access faults (SIGSEGV) and the handler (on_fault) opens the CHUNK around
- * it for reading and writing. At most window_slots() chunks are open at once
- * (fewer while the rest of the process holds much: window_now): before
- * opening one more the handler closes the one open longest (PROT_NONE, then
- * MADV_DONTNEED: its pages leave this process, the data stays in the file and
- * the page cache). The pages of file blocks resident in this process are
- * therefore at most window_slots() * CHUNK bytes at every instant, whatever
- * the threads do and however late the machine runs them: the bound holds by
+ * access faults (SIGSEGV) and the handler (on_fault) opens the chunk around
+ * it for reading and writing. The chunks open total at most window_limit()
+ * bytes (less while the rest of the process holds much: window_now): before
+ * opening one more the handler closes the ones open longest (PROT_NONE, then
+ * MADV_DONTNEED: their pages leave this process, the data stays in the file
+ * and the page cache). The pages of file blocks resident in this process are
+ * therefore at most window_limit() bytes at every instant, whatever the
+ * threads do and however late the machine runs them: the bound holds by
  * construction, not by a timer that looks (until #48 a watcher thread and a
  * timer per thread looked at resident memory every millisecond and trimmed;
  * with both cores busy the looks came late and the 3,000,000-event gzip
@@ -132,19 +132,18 @@ static size_t resident(void) {
  * mapping (VMA), so the kernel's fault-around stays inside it.
  *
  * The cost is one fault, two mprotect and one madvise per chunk opened, and a
- * chunk read again after it closed maps its pages from the page cache again.
- * Chunks of 2 MiB: the 3,000,000-event bomb opens about 4,400 of them (22
- * passes over 375 MiB of files) for 0.8-1.0 s of system time, about what the
- * trims cost; at 1 MiB 1.2-1.4 s, at 128 KiB (70,000 openings) 2.2-2.6 s.
+ * chunk read again after it closed maps its pages from the page cache again
+ * (chunk_for: their size).
  *
  * Contract for callers: the kernel does not take such faults for the
  * program, so a system call must never be given a pointer into a file block
  * (read into it, write from it): it would fail with EFAULT where the chunk is
  * closed. Nothing in perfcard does; the spill layer itself never touches a
  * file block's contents with wlock held (the handler takes it). */
-enum { CHUNK = 2 << 20, MAX_SLOTS = 4096, MIN_SLOTS = 4 };
+enum { CHUNK_MAX = 2 << 20, CHUNK_MIN = 64 << 10, CHUNKS = 16, FLOOR = 4 << 20, MAX_SLOTS = 4096 };
 typedef struct slot { char *p; size_t len; uint64_t age; } slot; /* p NULL: free */
 static slot slots[MAX_SLOTS];
+static size_t slots_hw;      /* slots from this index on have never been used */
 static size_t nopen;         /* slots in use */
 static uint64_t opened;      /* chunks opened so far (the age of the next) */
 static size_t open_bytes, open_max; /* bytes of open chunks now, and the most ever */
@@ -160,23 +159,39 @@ static void wlock(void) {
 }
 static void wunlock(void) { atomic_flag_clear_explicit(&wlock_flag, memory_order_release); }
 
-/* The window's bound, in chunks: a quarter of the ceiling (32 MiB of 128),
- * at least MIN_SLOTS (the arrays a loop walks together), at most MAX_SLOTS. */
-static size_t window_slots(void) {
-    size_t n = ceiling() / 4 / CHUNK;
-    return n < MIN_SLOTS ? MIN_SLOTS : n > MAX_SLOTS ? MAX_SLOTS : n;
+/* The window's bound, in bytes: a quarter of the ceiling (32 MiB of 128),
+ * at least FLOOR. */
+static size_t window_limit(void) {
+    size_t n = ceiling() / 4;
+    return n < FLOOR ? FLOOR : n;
 }
 
-/* Chunks open at most now: the bound, or less where the rest of the process
- * (resident memory outside the window, read at each opening) leaves less of
- * half the ceiling, but never under MIN_SLOTS. So file blocks give way to
- * ordinary memory: diff of a 57 MB summary holds 106 MiB of it, and with the
- * whole window beside it peaked at 138-144 MiB of 128 (the timer before #48
- * handed back every file page there: 116-118; now 120-124). Under wlock. */
+/* The window now, in bytes: the bound, or less where the rest of the
+ * process (resident memory outside the window, read at each opening) leaves
+ * less of 3/4 of the ceiling, but never under FLOOR. So file blocks give way
+ * to ordinary memory: diff of a 57 MB summary holds 106 MiB of it, and with
+ * the whole window beside it peaked at 138-144 MiB of 128 (the timer before
+ * #48 handed back every file page there: 112-118; now 119-126). Not from half
+ * the ceiling: at a 64 MiB ceiling the rest of a report is about half, and
+ * the window's least made the 419 MB gentrace trace 2.9 s against 1.8 s.
+ * Under wlock. */
 static size_t window_now(void) {
-    size_t res = resident(), rest = res > open_bytes ? res - open_bytes : 0, half = ceiling() / 2;
-    size_t room = half > rest ? (half - rest) / CHUNK : 0, n = window_slots();
-    return room < MIN_SLOTS ? MIN_SLOTS : room < n ? room : n;
+    size_t res = resident(), rest = res > open_bytes ? res - open_bytes : 0, most = ceiling() / 4 * 3;
+    size_t room = most > rest ? most - rest : 0, n = window_limit();
+    return room < FLOOR ? FLOOR : room < n ? room : n;
+}
+
+/* The size of the chunks a window of w bytes opens: a sixteenth of it, a
+ * power of two from CHUNK_MIN to CHUNK_MAX. Analysis walks up to 16 arrays at
+ * once (depgraph.c's dg_build: the 419 MB gentrace trace at a 64 MiB
+ * ceiling took 146 s with 4 chunks of 2 MiB, 11 s with 8, 3.1 s with 16;
+ * main 1.8 s); 2 MiB, not less, where the window allows: the 3,000,000-event
+ * bomb opens about 4,400 chunks of 2 MiB for 0.8-1.0 s of system time, about
+ * what the trims cost; at 1 MiB 1.2-1.4 s, at 128 KiB 2.2-2.6 s. */
+static size_t chunk_for(size_t w) {
+    size_t c = CHUNK_MAX;
+    while (c > CHUNK_MIN && c * CHUNKS > w) c /= 2;
+    return c;
 }
 
 /* The file block holding address a, or NULL; under wlock. */
@@ -202,39 +217,48 @@ static void close_slot(slot *s) {
     s->p = NULL;
 }
 
-/* Opens the chunk of block b around address a, closing the oldest open
- * chunks first while the window is full; under wlock. Returns 0, or -1 when
- * mprotect fails (no memory for one more mapping). */
+/* Closes the chunk open longest; under wlock, with a chunk open. */
+static void close_oldest(void) {
+    slot *old = NULL;
+    for (size_t i = 0; i < slots_hw; i++)
+        if (slots[i].p && (!old || slots[i].age < old->age)) old = &slots[i];
+    assert(old);
+    close_slot(old);
+}
+
+/* Opens the chunk of block b around address a (aligned to its size from the
+ * block's start, cut short where it would meet an open one), closing the
+ * oldest open chunks first while the window would pass its size; under
+ * wlock. Returns 0, or -1 when mprotect fails (no memory for one more
+ * mapping). */
 static int open_chunk(const block *b, const char *a) {
-    size_t off = (size_t)(a - b->p) / CHUNK * CHUNK, len = b->len - off < CHUNK ? b->len - off : CHUNK;
-    char *p = b->p + off;
-    slot *free_slot = NULL;
-    for (size_t i = 0; i < MAX_SLOTS; i++) {
-        if (slots[i].p == p) return 0; /* another thread opened it meanwhile */
-        if (!slots[i].p && !free_slot) free_slot = &slots[i];
+    size_t cap = window_now(), ch = chunk_for(cap), off = (size_t)(a - b->p) / ch * ch;
+    char *lo = b->p + off, *hi = b->len - off < ch ? b->p + b->len : lo + ch;
+    for (size_t i = 0; i < slots_hw; i++) {
+        char *p = slots[i].p, *e = p + slots[i].len;
+        if (!p) continue;
+        if (p <= a && a < e) return 0; /* another thread opened it meanwhile */
+        if (e <= a && e > lo) lo = e;
+        if (p > a && p < hi) hi = p;
     }
-    size_t cap = window_now();
-    while (nopen >= cap || !free_slot) {
-        slot *old = NULL;
-        for (size_t i = 0; i < MAX_SLOTS; i++)
-            if (slots[i].p && (!old || slots[i].age < old->age)) old = &slots[i];
-        assert(old);
-        close_slot(old);
-        if (!free_slot) free_slot = old;
-    }
-    if (mprotect(p, len, PROT_READ | PROT_WRITE) != 0) return -1;
-    *free_slot = (slot){p, len, opened++};
+    size_t len = (size_t)(hi - lo);
+    while (nopen && (open_bytes + len > cap || nopen == MAX_SLOTS)) close_oldest();
+    slot *s = slots;
+    while (s->p) s++;
+    if (mprotect(lo, len, PROT_READ | PROT_WRITE) != 0) return -1;
+    *s = (slot){lo, len, opened++};
+    if ((size_t)(s - slots) >= slots_hw) slots_hw = (size_t)(s - slots) + 1;
     nopen++;
     open_bytes += len;
     if (open_bytes > open_max) open_max = open_bytes;
-    assert(open_bytes <= window_slots() * CHUNK && nopen <= MAX_SLOTS);
+    assert(open_bytes <= window_limit());
     return 0;
 }
 
 /* Closes every open chunk of block b (it is about to be unmapped or moved);
  * under wlock. */
 static void close_block(const block *b) {
-    for (size_t i = 0; i < MAX_SLOTS; i++)
+    for (size_t i = 0; i < slots_hw; i++)
         if (slots[i].p && slots[i].p >= b->p && slots[i].p < b->p + b->len) close_slot(&slots[i]);
 }
 
@@ -345,11 +369,11 @@ void spill_forecast(size_t peak) {
 
 void spill_window(spill_window_stats *w) {
     wlock();
-    w->limit = window_slots() * CHUNK;
+    w->limit = window_limit();
     w->open = open_bytes;
     w->open_max = open_max;
     w->opened = opened;
-    w->chunk = CHUNK;
+    w->chunk = chunk_for(window_limit());
     wunlock();
 }
 

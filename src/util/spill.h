@@ -21,12 +21,14 @@
  * --tmp-mib, and PERFCARD_TMPDIR or TMPDIR onto it).
  *
  * File blocks are never free for the program to touch: each is mapped with no
- * access, and a fault opens the 128 KiB chunk around the address (a SIGSEGV
- * handler), closing the chunk open longest once a quarter of the ceiling
- * (default 128 MiB: 32 MiB) is open, its pages handed back to the file
- * (MADV_DONTNEED: the data stays in the file and the page cache). So the
- * pages of file blocks resident in this process never pass a quarter of the
- * ceiling, at any instant, whatever the load: no thread has to look in time.
+ * access, and a fault opens the chunk around the address (a SIGSEGV handler;
+ * a sixteenth of the window, at most 2 MiB), closing the chunks open longest
+ * once the window is full, their pages handed back to the file (MADV_DONTNEED:
+ * the data stays in the file and the page cache). The window is a quarter of
+ * the ceiling (default 128 MiB: 32 MiB), less while the rest of the process
+ * holds more than 3/4 of the ceiling less the window, never under 8 MiB. So
+ * the pages of file blocks resident in this process never pass the window,
+ * at any instant, whatever the load: no thread has to look in time.
  * Under memory pressure the kernel writes the pages to the file and evicts
  * them instead of running out of memory. A pointer into a file block must
  * not be given to a system call (its chunk may be closed: EFAULT).

@@ -276,12 +276,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     wunlock();
     errno = e;
     if (ok) return;
+    if (b) { /* mprotect failed: out of mappings (vm.max_map_count) or memory; exit 4 as tmp_fail does */
+        static const char msg[] = "perfcard: temporary files for this trace cannot be mapped (out of memory mappings)\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        _exit(4);
+    }
     if (prev_segv.sa_flags & SA_SIGINFO) prev_segv.sa_sigaction(sig, si, uc);
     else if (prev_segv.sa_handler != SIG_DFL && prev_segv.sa_handler != SIG_IGN) prev_segv.sa_handler(sig);
-    else {
-        signal(sig, SIG_DFL); /* the access faults again and the process dies of it */
-        if (b) raise(sig);    /* an mprotect that failed would not fault again */
-    }
+    else signal(sig, SIG_DFL); /* the access faults again and the process dies of it */
 }
 
 /* Once, before the first file block or look at resident memory (init):

@@ -26,7 +26,7 @@
  * once the window is full, their pages handed back to the file (MADV_DONTNEED:
  * the data stays in the file and the page cache). The window is a quarter of
  * the ceiling (default 128 MiB: 32 MiB), less while the rest of the process
- * holds more than 3/4 of the ceiling less the window, never under 8 MiB. So
+ * holds more than 3/4 of the ceiling less the window, never under 4 MiB. So
  * the pages of file blocks resident in this process never pass the window,
  * at any instant, whatever the load: no thread has to look in time.
  * Under memory pressure the kernel writes the pages to the file and evicts

@@ -70,9 +70,10 @@ pc_summary *pc_analyze(const pc_trace *t, const pc_analyze_opts *o) {
     stage_run first = {&c, s, STAGE_FIRST}, a = {&c, pc_summary_new(), STAGE_A}, b = {&c, pc_summary_new(), STAGE_B};
     run_stage(&first);
     side sd;
-    /* Two threads for big traces, also when the events live in files: since
-     * the spill watcher trims only after its blocks grow (spill.c), two passes
-     * over spilled events no longer outrun it. Measured (2 cores): 800 MB
+    /* Two threads for big traces, also when the events live in files: the
+     * pages of spilled events resident at once are bounded by spill.c's window
+     * whatever the two threads touch. Measured (2 cores, with the watcher
+     * that preceded the window): 800 MB
      * trace 4.7 s, 85-96 MiB on two threads vs 5.9 s, 84 MiB on one; a
      * 3,000,000-event gzip bomb 93 vs 100-104 MiB; 500,000 + 500,000 names
      * analyzed in 3.6 s vs 4.6-5.7 s at 158 MiB either way. */

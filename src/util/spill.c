@@ -13,28 +13,17 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct block { char *p; size_t len; int fd; } block;
 
+/* mu guards the policy's directory, the forecast and the blocks in ordinary
+ * memory; the file blocks and the window are under wlock (below), which the
+ * fault handler takes too. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-/* Whether this thread holds mu: its signal handler (on_cpu_tick) must not
- * wait for it. mu is taken through lock() and unlock() for that. */
-static _Thread_local int holds_mu;
-static void lock(void) {
-    pthread_mutex_lock(&mu);
-    holds_mu = 1;
-}
-static void unlock(void) {
-    holds_mu = 0;
-    pthread_mutex_unlock(&mu);
-}
-static block *blocks;
-static size_t nblocks, capblocks, total;
+static void lock(void) { pthread_mutex_lock(&mu); }
+static void unlock(void) { pthread_mutex_unlock(&mu); }
 static size_t anon_big; /* bytes of big blocks handed out from malloc */
-static int watching;   /* the watcher thread runs */
 static int in_memory;  /* a forecast said everything fits: no file blocks while it holds */
 static int no_files;   /* no temporary file could be made: malloc from now on */
 
@@ -103,293 +92,246 @@ static void tmp_fail(const char *why, size_t want) {
 
 static size_t round_len(size_t n) { return (n + 65535) & ~(size_t)65535; }
 
-static block *find(const void *p) {
-    for (size_t i = 0; i < nblocks; i++)
-        if (blocks[i].p == p) return &blocks[i];
-    return NULL;
-}
-
 /* The ceiling on resident memory, in bytes. */
 static size_t ceiling(void) { return atomic_load(&pol_mem); }
-/* Trimming starts at half of it: what a thread maps between two of its looks
- * (a millisecond of running, thread_ticks: 10-20 MiB) stays under the
- * ceiling, two threads at once too (at 5/8 the bomb peaked at 132-171 MiB
- * with both cores busy, at 1/2 116-194 before thread_ticks). */
-static long pagesz = 4096; /* set once, before the first look (the signal handler calls no sysconf) */
-static long trim_pages(void) { return (long)(ceiling() / 2 / (size_t)pagesz); }
 /* A forecast within 3/4 of the ceiling keeps big blocks in ordinary memory:
  * the loader forecasts its own peak and analysis adds to it (400 MB of
  * gentrace kept in memory at 7/8: peak 116-134 MiB, over the 128 MiB
  * ceiling; at 3/4 it goes to files: 93-98 MiB, 0.59-0.63 s). */
 static size_t forecast_limit(void) { return ceiling() / 4 * 3; }
 
-/* Resident pages of this process, from /proc/self/statm; -1 if unknown. */
-static long resident(int fd) {
+/* Resident bytes of this process, from /proc/self/statm; 0 if unknown.
+ * Async-signal-safe once spill_init has run (the fault handler calls it). */
+static int statm_fd = -1;
+static size_t pagesz = 4096;
+static size_t resident(void) {
     char b[128];
-    ssize_t n = pread(fd, b, sizeof b - 1, 0);
-    if (n <= 0) return -1;
+    ssize_t n = statm_fd >= 0 ? pread(statm_fd, b, sizeof b - 1, 0) : -1;
+    if (n <= 0) return 0;
     b[n] = 0;
-    long size, res;
-    return sscanf(b, "%ld %ld", &size, &res) == 2 ? res : -1;
+    const char *p = strchr(b, ' '); /* size, then resident, in pages */
+    size_t res = 0;
+    for (p = p ? p + 1 : b + n; *p >= '0' && *p <= '9'; p++) res = res * 10 + (size_t)(*p - '0');
+    return res * pagesz;
 }
 
-/* resident pages after the last trim: memory that is not ours to trim (a big
- * summary tree) stays above the threshold, and trimming again at every look
- * would only make the blocks fault back in (100,000 names: analysis 8.1 s
- * instead of 2.4 s); so trim again only once the blocks have grown by an
- * eighth of the threshold since. */
-static atomic_long trim_floor;
-static int statm_fd = -1; /* /proc/self/statm, opened once */
+/* ---------- the window ----------
+ * File blocks are mapped PROT_NONE: no page of theirs is resident until an
+ * access faults (SIGSEGV) and the handler (on_fault) opens the chunk around
+ * it for reading and writing. The chunks open total at most window_limit()
+ * bytes (less while the rest of the process holds much: window_now): before
+ * opening one more the handler closes the ones open longest (PROT_NONE, then
+ * MADV_DONTNEED: their pages leave this process, the data stays in the file
+ * and the page cache). The pages of file blocks resident in this process are
+ * therefore at most window_limit() bytes at every instant, whatever the
+ * threads do and however late the machine runs them: the bound holds by
+ * construction, not by a timer that looks (until #48 a watcher thread and a
+ * timer per thread looked at resident memory every millisecond and trimmed;
+ * with both cores busy the looks came late and the 3,000,000-event gzip
+ * bomb peaked at up to 214 MiB of a 160 MiB bound). A chunk is its own
+ * mapping (VMA), so the kernel's fault-around stays inside it.
+ *
+ * The cost is one fault, two mprotect and one madvise per chunk opened, and a
+ * chunk read again after it closed maps its pages from the page cache again
+ * (chunk_for: their size).
+ *
+ * Contract for callers: the kernel does not take such faults for the
+ * program, so a system call must never be given a pointer into a file block
+ * (read into it, write from it): it would fail with EFAULT where the chunk is
+ * closed. Nothing in perfcard does; the spill layer itself never touches a
+ * file block's contents with wlock held (the handler takes it). */
+enum { CHUNK_MAX = 2 << 20, CHUNK_MIN = 64 << 10, CHUNKS = 16, FLOOR = 4 << 20, MAX_SLOTS = 4096 };
+typedef struct slot { char *p; size_t len; uint64_t age; } slot; /* p NULL: free */
+static slot slots[MAX_SLOTS];
+static size_t slots_hw;      /* slots from this index on have never been used */
+static size_t nopen;         /* slots in use */
+static uint64_t opened;      /* chunks opened so far (the age of the next) */
+static size_t open_bytes, open_max; /* bytes of open chunks now, and the most ever */
+static block *blocks;
+static size_t nblocks, capblocks, total;
 
-/* A trim hands back 4 MiB at a time, from where the last one stopped
- * (block by block, each from start to end), until resident memory is down
- * to a quarter of the ceiling: not every page of every block. Analysis reads
- * the event arrays again and again, and whatever a trim handed back faults in
- * again on the next pass: handing back everything made each trim (55-60 on
- * the 400 MB gentrace trace) fault back 45-60 MiB, most of the faults and
- * 0.3 s of the run's CPU (with no trims: 81,052 faults instead of 140,911).
- * Not half the ceiling: looks come at most every millisecond and, on a busy
- * machine, every 4-9 ms (the CPU-time looks at the kernel's timer tick, 4 ms
- * at HZ=250), while a pass over spilled arrays maps page-cache folios at
- * 10-70 MiB a millisecond; from half the ceiling such a rise passed it (the
- * 3,000,000-event gzip bomb with both cores busy: peaks 114-231 MiB of 128;
- * from a quarter 94-129; 400 MB gentrace: 98,000 -> 114,000 faults, CPU
- * within noise). */
-enum { TRIM_STEP = 4 << 20 };
-static size_t trim_block, trim_at; /* where the next trim starts; under mu */
-static long trim_target(void) { return (long)(ceiling() / 4 / (size_t)pagesz); }
+/* wlock: a spin lock that a signal handler may take. No thread takes it
+ * twice: the handler runs only on a fault in a file block, and code under the
+ * lock never touches one. */
+static atomic_flag wlock_flag = ATOMIC_FLAG_INIT;
+static void wlock(void) {
+    while (atomic_flag_test_and_set_explicit(&wlock_flag, memory_order_acquire)) sched_yield();
+}
+static void wunlock(void) { atomic_flag_clear_explicit(&wlock_flag, memory_order_release); }
 
-/* A trim hands its chunks back with mu released, so that a thread the busy
- * machine preempts in its trim (the watcher, say) holds up no other: each
- * thread that finds memory over the threshold trims for itself, at once,
- * and touches nothing meanwhile (a watcher preempted for 10 ms with mu held
- * let the 3,000,000-event gzip bomb, with both cores busy, reach 181 MiB of
- * 128 while analysis mapped 10-20 MiB a millisecond). A chunk being handed
- * back is counted in `inflight`; a block leaves the list under mu, and is
- * unmapped or moved only once no chunk is in flight (wait_trims). */
-static atomic_int inflight;
-static _Thread_local int trims_here; /* this thread is in a trim: its signal handler stays out */
-
-/* The next chunk of a trim, from where the last one stopped (block by
- * block, each from start to end), counted in flight; 0 when there is no
- * file block. Under mu. */
-static size_t claim(char **p) {
-    if (!nblocks) return 0;
-    if (trim_block >= nblocks) trim_block = 0, trim_at = 0;
-    if (trim_at >= blocks[trim_block].len) trim_block = (trim_block + 1) % nblocks, trim_at = 0;
-    const block *b = &blocks[trim_block];
-    assert(trim_at < b->len);
-    size_t end = b->len - trim_at > TRIM_STEP ? trim_at + TRIM_STEP : b->len;
-    *p = b->p + trim_at;
-    atomic_fetch_add(&inflight, 1);
-    size_t n = end - trim_at;
-    trim_at = end;
-    return n;
+/* The window's bound, in bytes: a quarter of the ceiling (32 MiB of 128),
+ * at least FLOOR. */
+static size_t window_limit(void) {
+    size_t n = ceiling() / 4;
+    return n < FLOOR ? FLOOR : n;
 }
 
-/* Waits until no chunk is being handed back: a block that left the list may
- * then be unmapped or moved. Without mu. */
-static void wait_trims(void) {
-    while (atomic_load(&inflight)) sched_yield();
+/* The window now, in bytes: the bound, or less where the rest of the
+ * process (resident memory outside the window, read at each opening) leaves
+ * less of 3/4 of the ceiling, but never under FLOOR. So file blocks give way
+ * to ordinary memory: diff of a 57 MB summary holds 106 MiB of it, and with
+ * the whole window beside it peaked at 138-144 MiB of 128 (the timer before
+ * #48 handed back every file page there: 112-118; now 119-126). Not from half
+ * the ceiling: at a 64 MiB ceiling the rest of a report is about half, and
+ * the window's least made the 419 MB gentrace trace 2.9 s against 1.8 s.
+ * Under wlock. */
+static size_t window_now(void) {
+    size_t res = resident(), rest = res > open_bytes ? res - open_bytes : 0, most = ceiling() / 4 * 3;
+    size_t room = most > rest ? most - rest : 0, n = window_limit();
+    return room < FLOOR ? FLOOR : room < n ? room : n;
 }
 
-/* Takes mu in a signal handler: never when the interrupted code holds it,
- * else a few tries (the holder may be in malloc, whose lock the interrupted
- * code may hold); 1 when taken. */
-static int lock_in_handler(void) {
-    if (holds_mu) return 0;
-    for (int i = 0; i < 64; i++) {
-        if (pthread_mutex_trylock(&mu) == 0) {
-            holds_mu = 1;
-            return 1;
-        }
-        sched_yield();
-    }
-    return 0;
+/* The size of the chunks a window of w bytes opens: a sixteenth of it, a
+ * power of two from CHUNK_MIN to CHUNK_MAX. Analysis walks up to 16 arrays at
+ * once (depgraph.c's dg_build: the 419 MB gentrace trace at a 64 MiB
+ * ceiling took 146 s with 4 chunks of 2 MiB, 11 s with 8, 3.1 s with 16;
+ * main 1.8 s); 2 MiB, not less, where the window allows: the 3,000,000-event
+ * bomb opens about 4,400 chunks of 2 MiB for 0.8-1.0 s of system time, about
+ * what the trims cost; at 1 MiB 1.2-1.4 s, at 128 KiB 2.2-2.6 s. */
+static size_t chunk_for(size_t w) {
+    size_t c = CHUNK_MAX;
+    while (c > CHUNK_MIN && c * CHUNKS > w) c /= 2;
+    return c;
 }
 
-/* Hands back chunks of file blocks until resident memory (res pages, -1
- * unknown: every chunk) is down to the target, at most every block's bytes
- * once; without mu (in_handler: from on_cpu_tick). Sets trim_floor. */
-static void trim(long res, int in_handler) {
-    long target = trim_target();
-    trims_here = 1;
-    if (in_handler ? lock_in_handler() : (lock(), 1)) {
-        size_t all = total;
-        unlock();
-        for (size_t done = 0; done < all && (res < 0 || res > target);) {
-            if (in_handler ? !lock_in_handler() : (lock(), 0)) break;
-            char *p = NULL;
-            size_t n = claim(&p);
-            unlock();
-            if (!n) break;
-            madvise(p, n, MADV_DONTNEED);
-            atomic_fetch_sub(&inflight, 1);
-            done += n;
-            if (res >= 0) res = resident(statm_fd);
-        }
-    }
-    atomic_store(&trim_floor, statm_fd >= 0 ? resident(statm_fd) : 0);
-    trims_here = 0;
-}
-
-/* One look at resident memory (res pages, -1 unknown), with mu held: a wrong
- * forecast sends big blocks to files from now on; returns whether blocks are
- * to be trimmed (the caller does it after unlock). */
-static int wants_trim(long res) {
-    long trim_at_pages = trim_pages(), limit = (long)(forecast_limit() / (size_t)pagesz);
-    if (res >= 0 && res < atomic_load(&trim_floor)) atomic_store(&trim_floor, res);
-    if (in_memory && (res < 0 || res > limit)) in_memory = 0;
-    return res < 0 || (res > trim_at_pages && res > atomic_load(&trim_floor) + trim_at_pages / 8);
-}
-
-/* A thread that makes file blocks also looks every millisecond of the
- * clock that it runs, by a timer of its own (SIGEV_THREAD_ID, a high-resolution
- * timer: it fires on time, and the signal is taken as soon as the thread
- * runs): the CPU-time looks come only at the kernel's tick and only when it
- * catches the thread running (the 3,000,000-event gzip bomb with both cores
- * busy: 18 ms and 120 MiB mapped with no look), and the watcher runs late.
- * So such a thread maps at most a millisecond's worth between two looks. The
- * timer stops at the first look that finds no file block (on_cpu_tick), so a
- * later sleep of the thread is not cut short; it is deleted when the thread
- * ends. Per thread: */
-static _Thread_local int tt_state; /* 0 no timer yet, 1 running, 2 stopped, -1 none can be made */
-static _Thread_local timer_t tt_id;
-static pthread_key_t tt_key;
-static pthread_once_t tt_once = PTHREAD_ONCE_INIT;
-static atomic_int any_blocks; /* the watcher runs (mirrors `watching` for the handler) */
-
-static void tt_delete(void *p) {
-    timer_delete(*(timer_t *)p);
-    free(p);
-}
-static void tt_key_make(void) {
-    if (pthread_key_create(&tt_key, tt_delete) != 0) tt_key = (pthread_key_t)-1;
-}
-
-/* Starts (on) or stops this thread's timer; the first start makes it. Not
- * with mu held (it allocates); a stop is async-signal-safe. */
-static void thread_ticks(int on) {
-    if (tt_state < 0 || tt_state == (on ? 1 : 2) || (!on && tt_state == 0)) return;
-    if (tt_state == 0) {
-        pthread_once(&tt_once, tt_key_make);
-        struct sigevent ev;
-        memset(&ev, 0, sizeof ev);
-        ev.sigev_notify = SIGEV_THREAD_ID;
-        ev.sigev_signo = SIGPROF;
-        ev._sigev_un._tid = gettid();
-        timer_t *t = malloc(sizeof *t);
-        if (!t || timer_create(CLOCK_MONOTONIC, &ev, t) != 0) {
-            free(t);
-            tt_state = -1;
-            return;
-        }
-        tt_id = *t;
-        if (tt_key != (pthread_key_t)-1) pthread_setspecific(tt_key, t);
-    }
-    struct itimerspec its = {{0, on ? 1000 * 1000 : 0}, {0, on ? 1000 * 1000 : 0}};
-    timer_settime(tt_id, 0, &its, NULL);
-    tt_state = on ? 1 : 2;
-}
-
-/* The watcher looks every millisecond of the clock; that alone lets memory
- * run ahead when the machine is busy (the watcher waits for a CPU while the
- * analysis threads, running, touch 10 MB a millisecond: a 2 GiB bomb of tiny
- * events peaked at 130-816 MiB from run to run). So the process also looks
- * after every millisecond of its own CPU time (ITIMER_PROF, SIGPROF): on the
- * thread that spent it, which touches no memory meanwhile; what the threads
- * can touch between two looks no longer depends on the machine's load (but
- * such looks come only at the tick, thread_ticks). The handler only reads
- * statm, takes mu briefly when it is free (never while the interrupted code
- * holds it, lock_in_handler) and calls madvise. */
-static void on_cpu_tick(int sig) {
-    (void)sig;
-    int e = errno;
-    if (!atomic_load(&any_blocks)) thread_ticks(0);
-    long res = statm_fd >= 0 ? resident(statm_fd) : -1;
-    if (res > trim_pages() && !trims_here && lock_in_handler()) {
-        int go = wants_trim(res);
-        unlock();
-        if (go) trim(res, 1);
-    }
-    errno = e;
-}
-
-/* arms (on) or disarms the CPU-time looks; with mu held */
-static void cpu_ticks(int on) {
-    static int installed;
-    if (on && !installed) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_cpu_tick;
-        sa.sa_flags = SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        installed = sigaction(SIGPROF, &sa, NULL) == 0;
-        if (!installed) return;
-    }
-    if (!installed) return;
-    struct itimerval it = {{0, on ? 1000 : 0}, {0, on ? 1000 : 0}};
-    setitimer(ITIMER_PROF, &it, NULL);
-}
-
-static void *watcher(void *arg) {
-    (void)arg;
-    struct timespec tick = {0, 1000 * 1000};
-    for (;;) {
-        nanosleep(&tick, NULL);
-        long res = statm_fd >= 0 ? resident(statm_fd) : -1;
-        lock();
-        if (!nblocks && !in_memory) {
-            watching = 0;
-            atomic_store(&any_blocks, 0);
-            cpu_ticks(0);
-            unlock();
-            break;
-        }
-        int go = wants_trim(res);
-        unlock();
-        if (go) trim(statm_fd >= 0 ? res : -1, 0);
-    }
+/* The file block holding address a, or NULL; under wlock. */
+static block *block_at(const char *a) {
+    for (size_t i = 0; i < nblocks; i++)
+        if (a >= blocks[i].p && a < blocks[i].p + blocks[i].len) return &blocks[i];
     return NULL;
 }
 
-/* Starts the watcher if it is not running; called with mu held. */
-static void watch(void) {
-    if (watching) return;
-    if (statm_fd < 0) {
-        pagesz = sysconf(_SC_PAGESIZE);
-        statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    }
-    pthread_t th;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    watching = pthread_create(&th, &at, watcher, NULL) == 0;
-    atomic_store(&any_blocks, watching);
-    pthread_attr_destroy(&at);
-    if (watching) cpu_ticks(1);
+/* The file block starting at p, or NULL; under wlock. */
+static block *find(const void *p) {
+    for (size_t i = 0; i < nblocks; i++)
+        if (blocks[i].p == p) return &blocks[i];
+    return NULL;
 }
 
-void spill_forecast(size_t peak) {
-    lock();
-    in_memory = peak > 0 && peak <= forecast_limit();
-    if (in_memory) watch();
-    unlock();
+/* Closes open slot s: no access, no resident page; under wlock. */
+static void close_slot(slot *s) {
+    mprotect(s->p, s->len, PROT_NONE);
+    madvise(s->p, s->len, MADV_DONTNEED);
+    open_bytes -= s->len;
+    nopen--;
+    s->p = NULL;
 }
+
+/* Closes the chunk open longest; under wlock, with a chunk open. */
+static void close_oldest(void) {
+    slot *old = NULL;
+    for (size_t i = 0; i < slots_hw; i++)
+        if (slots[i].p && (!old || slots[i].age < old->age)) old = &slots[i];
+    assert(old);
+    close_slot(old);
+}
+
+/* Opens the chunk of block b around address a (aligned to its size from the
+ * block's start, cut short where it would meet an open one), closing the
+ * oldest open chunks first while the window would pass its size; under
+ * wlock. Returns 0, or -1 when mprotect fails (no memory for one more
+ * mapping). */
+static int open_chunk(const block *b, const char *a) {
+    size_t cap = window_now(), ch = chunk_for(cap), off = (size_t)(a - b->p) / ch * ch;
+    char *lo = b->p + off, *hi = b->len - off < ch ? b->p + b->len : lo + ch;
+    for (size_t i = 0; i < slots_hw; i++) {
+        char *p = slots[i].p, *e = p + slots[i].len;
+        if (!p) continue;
+        if (p <= a && a < e) return 0; /* another thread opened it meanwhile */
+        if (e <= a && e > lo) lo = e;
+        if (p > a && p < hi) hi = p;
+    }
+    size_t len = (size_t)(hi - lo);
+    while (nopen && (open_bytes + len > cap || nopen == MAX_SLOTS)) close_oldest();
+    slot *s = slots;
+    while (s->p) s++;
+    if (mprotect(lo, len, PROT_READ | PROT_WRITE) != 0) return -1;
+    *s = (slot){lo, len, opened++};
+    if ((size_t)(s - slots) >= slots_hw) slots_hw = (size_t)(s - slots) + 1;
+    nopen++;
+    open_bytes += len;
+    if (open_bytes > open_max) open_max = open_bytes;
+    assert(open_bytes <= window_limit());
+    return 0;
+}
+
+/* Closes every open chunk of block b (it is about to be unmapped or moved);
+ * under wlock. */
+static void close_block(const block *b) {
+    for (size_t i = 0; i < slots_hw; i++)
+        if (slots[i].p && slots[i].p >= b->p && slots[i].p < b->p + b->len) close_slot(&slots[i]);
+}
+
+static struct sigaction prev_segv; /* the handler before ours: faults not in a file block go to it */
+
+/* SIGSEGV: an access to a closed chunk opens it and the access is retried;
+ * any other fault goes to the handler that was there before, or kills the
+ * process as it would have. */
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+    int e = errno;
+    const char *a = si->si_addr;
+    wlock();
+    block *b = si->si_code == SEGV_ACCERR ? block_at(a) : NULL;
+    int ok = b && open_chunk(b, a) == 0;
+    wunlock();
+    errno = e;
+    if (ok) return;
+    if (b) { /* mprotect failed: out of mappings (vm.max_map_count) or memory; exit 4 as tmp_fail does */
+        static const char msg[] = "perfcard: temporary files for this trace cannot be mapped (out of memory mappings)\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        _exit(4);
+    }
+    if (prev_segv.sa_flags & SA_SIGINFO) prev_segv.sa_sigaction(sig, si, uc);
+    else if (prev_segv.sa_handler != SIG_DFL && prev_segv.sa_handler != SIG_IGN) prev_segv.sa_handler(sig);
+    else signal(sig, SIG_DFL); /* the access faults again and the process dies of it */
+}
+
+/* Once, before the first file block or look at resident memory (init):
+ * statm opened, the handler installed. */
+static void spill_init(void) {
+    pagesz = (size_t)sysconf(_SC_PAGESIZE);
+    statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &prev_segv);
+}
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void init(void) { pthread_once(&init_once, spill_init); }
 
 /* File blocks are mapped 4 KiB pages at a time, never 2 MiB: the page cache
  * holds large folios of such files (ext4 on Linux 6.x), which a read fault
  * mapped whole, 2 MiB per fault (FilePmdMapped up to 40 MiB while the bomb was
- * analyzed), so that memory rose faster than any look could follow. */
+ * analyzed). */
 static void no_pmd(void *p, size_t len) { madvise(p, len, MADV_NOHUGEPAGE); }
+
+/* Maps len bytes of file fd, every chunk closed; MAP_FAILED if it cannot. */
+static char *map_closed(int fd, size_t len) {
+    init();
+    char *p = mmap(NULL, len, PROT_NONE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) no_pmd(p, len);
+    return p;
+}
+
+/* A forecast that proves wrong: resident memory past 3/4 of the ceiling
+ * while a forecast keeps big blocks in memory sends them to files from now
+ * on. Looked at on each big allocation; under mu. */
+static void check_forecast(void) {
+    init();
+    if (in_memory && resident() > forecast_limit()) in_memory = 0;
+}
 
 /* A new file block of at least n bytes, or NULL (then malloc is used):
  * big blocks stay in ordinary memory while a forecast says they fit, else
- * while they total at most 5/32 of the ceiling (a quarter of the trimming
- * threshold), so small traces never touch the disk. */
+ * while they total at most 5/32 of the ceiling, so small traces never touch
+ * the disk. */
 static void *file_block(size_t n) {
     size_t anon_limit = ceiling() / 32 * 5;
     lock();
+    check_forecast();
     int off = no_files;
     if (!off && (in_memory || anon_big + n <= anon_limit)) {
         anon_big += n;
@@ -398,30 +340,44 @@ static void *file_block(size_t n) {
     unlock();
     if (off) return NULL;
     size_t len = round_len(n);
-    lock();
+    wlock();
     size_t would = total + len;
-    unlock();
+    wunlock();
     if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
     int fd = tmp_file();
     char *p = MAP_FAILED;
-    if (fd >= 0 && grow_file(fd, 0, len) == 0) p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) no_pmd(p, len);
-    lock();
+    if (fd >= 0 && grow_file(fd, 0, len) == 0) p = map_closed(fd, len);
     if (p == MAP_FAILED) {
+        lock();
         no_files = 1;
         unlock();
         if (fd >= 0) close(fd);
         return NULL;
     }
+    wlock();
     block *b = VEC_PUSH(blocks, nblocks, capblocks);
     b->p = p;
     b->len = len;
     b->fd = fd;
     total += len;
-    watch();
-    unlock();
-    thread_ticks(1);
+    wunlock();
     return p;
+}
+
+void spill_forecast(size_t peak) {
+    lock();
+    in_memory = peak > 0 && peak <= forecast_limit();
+    unlock();
+}
+
+void spill_window(spill_window_stats *w) {
+    wlock();
+    w->limit = window_limit();
+    w->open = open_bytes;
+    w->open_max = open_max;
+    w->opened = opened;
+    w->chunk = chunk_for(window_limit());
+    wunlock();
 }
 
 /* Big blocks that stay in ordinary memory (2 MiB or more) are anonymous
@@ -503,41 +459,50 @@ void *spill_calloc(size_t n, size_t size) {
 /* anon_big less what a block in ordinary memory counted for; under mu */
 static void anon_less(size_t want) { anon_big -= want < anon_big ? want : anon_big; }
 
-void *spill_realloc(void *p, size_t n) {
-    if (!p) return spill_alloc(n);
-    lock();
+/* Takes file block p out of the list with its chunks closed: a copy of it
+ * in *x; 0 when p is no file block. */
+static int take_block(const void *p, block *x) {
+    wlock();
     block *b = find(p);
     if (b) {
-        size_t len = round_len(n);
-        if (len <= b->len) {
-            unlock();
-            return p;
-        }
-        /* out of the list while it grows (slow system calls): the watcher
-         * must neither wait for it nor trim an address mremap gave up */
-        block x = *b;
+        close_block(b);
+        *x = *b;
+        total -= x->len;
         *b = blocks[--nblocks];
-        unlock();
-        void *q = MAP_FAILED;
-        lock();
-        size_t would = total + len - x.len;
-        unlock();
-        if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
-        if (grow_file(x.fd, x.len, len) != 0) tmp_fail("cannot grow (the disk is full?)", would);
-        wait_trims();
-        q = mremap(x.p, x.len, len, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED) tmp_fail("cannot be mapped (out of address space: ulimit -v?)", would);
-        no_pmd(q, len);
-        lock();
-        total += len - x.len;
-        x.p = q;
-        x.len = len;
-        *VEC_PUSH(blocks, nblocks, capblocks) = x;
-        watch(); /* the watcher ends when it sees no block, as it may have while this one grew */
-        unlock();
-        thread_ticks(1);
-        return q;
     }
+    wunlock();
+    return b != NULL;
+}
+
+/* Grows file block x (out of the list) to len bytes: a new mapping of the
+ * grown file, every chunk closed (the contents are in the file, so nothing
+ * is copied). */
+static void *grow_block(block x, size_t len) {
+    wlock();
+    size_t would = total + len;
+    wunlock();
+    if (would > tmp_limit()) tmp_fail("would pass the bound on temporary disk", would);
+    if (grow_file(x.fd, x.len, len) != 0) tmp_fail("cannot grow (the disk is full?)", would);
+    munmap(x.p, x.len);
+    char *q = map_closed(x.fd, len);
+    if (q == MAP_FAILED) tmp_fail("cannot be mapped (out of address space: ulimit -v?)", would);
+    wlock();
+    *VEC_PUSH(blocks, nblocks, capblocks) = (block){q, len, x.fd};
+    total += len;
+    wunlock();
+    return q;
+}
+
+void *spill_realloc(void *p, size_t n) {
+    if (!p) return spill_alloc(n);
+    wlock();
+    block *b = find(p);
+    int fits = b && round_len(n) <= b->len;
+    wunlock();
+    if (fits) return p;
+    block fb;
+    if (take_block(p, &fb)) return grow_block(fb, round_len(n));
+    lock();
     anon *ab = find_anon(p);
     if (ab) {
         if (round_len(n) <= ab->len) {
@@ -587,19 +552,14 @@ void *spill_realloc(void *p, size_t n) {
 
 void spill_free(void *p) {
     if (!p) return;
-    lock();
-    block *b = find(p);
-    if (b) {
-        block x = *b;
-        total -= x.len;
-        *b = blocks[--nblocks];
-        unlock();
+    block fb;
+    if (take_block(p, &fb)) {
         /* unmapping and closing free the file's pages: slow, so unlocked */
-        wait_trims();
-        munmap(x.p, x.len);
-        close(x.fd);
+        munmap(fb.p, fb.len);
+        close(fb.fd);
         return;
     }
+    lock();
     anon *ab = find_anon(p);
     if (ab) {
         anon x = *ab;
@@ -619,20 +579,26 @@ void spill_free_each(void *const *p, size_t n) {
     for (size_t i = 0; i < n; i++) spill_free(p[i]);
 }
 
-/* A vector filled in order: each time its end enters a new 2 MiB, those
- * 2 MiB are made present in one call, not one page fault per 4 KiB (file
- * blocks have no huge pages; 1,000,000 names: 80,000 faults fewer). */
+/* Whether p lies in a file block */
+static int in_file_block(const void *p) {
+    wlock();
+    int r = block_at(p) != NULL;
+    wunlock();
+    return r;
+}
+
+/* A vector in ordinary memory filled in order: each time its end enters a
+ * new 2 MiB, those 2 MiB are made present in one call, not one page fault
+ * per 4 KiB (1,000,000 names: 80,000 faults fewer). Not a file block: its
+ * chunks open one at a time, on access (MADV_POPULATE_WRITE would fail on a
+ * closed one). */
 enum { PREFAULT = 2 << 20 };
 static void prefault(char *base, size_t cap_bytes, size_t from, size_t to) {
-    if (from / PREFAULT == to / PREFAULT || cap_bytes < PREFAULT) return;
+    if (from / PREFAULT == to / PREFAULT || cap_bytes < PREFAULT || in_file_block(base)) return;
     size_t lo = to / PREFAULT * PREFAULT, hi = lo + PREFAULT < cap_bytes ? lo + PREFAULT : cap_bytes;
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)base + lo + pg - 1) & ~(pg - 1),
               e = ((uintptr_t)base + hi) & ~(pg - 1);
     if (e > a) madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-    /* the thread that fills also looks, every 8 MiB it made present: a CPU
-     * timer ticks only every jiffy (4 ms), time to fill 40 MB */
-    static _Atomic size_t filled;
-    if (e > a && atomic_fetch_add(&filled, e - a) % ((size_t)8 << 20) + (e - a) >= ((size_t)8 << 20)) on_cpu_tick(0);
 }
 
 void spill_vec_reserve(void **arr, size_t *cap, size_t need, size_t es) {
@@ -651,9 +617,9 @@ void spill_release(void *p, size_t n) {
 }
 
 size_t spill_bytes(void) {
-    lock();
+    wlock();
     size_t t = total;
-    unlock();
+    wunlock();
     return t;
 }
 

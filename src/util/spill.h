@@ -20,26 +20,25 @@
  * reads no environment (the CLI maps PERFCARD_MEM_MIB, PERFCARD_TMP_MIB or
  * --tmp-mib, and PERFCARD_TMPDIR or TMPDIR onto it).
  *
- * A watcher thread reads the process's resident size every millisecond, and
- * so do the process's own threads after each millisecond of CPU time they
- * spend (SIGPROF), each millisecond of the clock that a thread which made
- * file blocks runs (a timer of its own) and each 8 MiB a vector fills, so
- * that a watcher the busy machine gives no CPU cannot let memory run ahead;
- * whichever thread looks trims, and none waits for another's trim; above
- * half of the ceiling (default 128 MiB) it unmaps the pages of file blocks,
- * 4 MiB at a time from where it stopped the last time, until resident memory
- * is down to a quarter of the ceiling (MADV_DONTNEED: the data stays in the
- * file and the page cache, and the next access maps it back). So resident memory stays near the
- * working set however large the trace, and under memory pressure the kernel
- * writes the pages to the file and evicts them instead of running out of
- * memory.
+ * File blocks are never free for the program to touch: each is mapped with no
+ * access, and a fault opens the chunk around the address (a SIGSEGV handler;
+ * a sixteenth of the window, at most 2 MiB), closing the chunks open longest
+ * once the window is full, their pages handed back to the file (MADV_DONTNEED:
+ * the data stays in the file and the page cache). The window is a quarter of
+ * the ceiling (default 128 MiB: 32 MiB), less while the rest of the process
+ * holds more than 3/4 of the ceiling less the window, never under 4 MiB. So
+ * the pages of file blocks resident in this process never pass the window,
+ * at any instant, whatever the load: no thread has to look in time.
+ * Under memory pressure the kernel writes the pages to the file and evicts
+ * them instead of running out of memory. A pointer into a file block must
+ * not be given to a system call (its chunk may be closed: EFAULT).
  *
  * Files cost page faults through the file system. A caller that can tell the
  * run's peak early (the loader, from the events per byte of the first
  * megabytes) says so with spill_forecast: when it is within 3/4 of the
- * ceiling, big blocks stay in ordinary memory, and the watcher checks the
- * forecast: should resident memory pass 3/4 of the ceiling all the same, new
- * big blocks go to files from then on.
+ * ceiling, big blocks stay in ordinary memory, and each big allocation
+ * checks the forecast: should resident memory pass 3/4 of the ceiling all
+ * the same, new big blocks go to files from then on.
  *
  * Thread-safe. spill_free and spill_realloc accept pointers from malloc too.
  */
@@ -85,4 +84,8 @@ void spill_forecast(size_t peak_bytes);
 void spill_release(void *p, size_t n);
 /* Bytes of file blocks now allocated, and the most ever (for --verbose). */
 size_t spill_bytes(void);
+/* The window on file blocks: its bound, the bytes of chunks open now and the
+ * most ever open (never above the bound), the chunks opened so far. */
+typedef struct spill_window_stats { size_t limit, open, open_max, chunk; unsigned long long opened; } spill_window_stats;
+void spill_window(spill_window_stats *w);
 #endif

@@ -137,14 +137,18 @@ def gemm_efficiency(tr, hs, he, own, c, device):
     print('  16-bit GEMMs at 70%% of peak: %s, given back %s (before any cap)' % (ms(at70), ms(max(0, gb16 - at70))))
     return gb16, at70
 
-def kernel_ops(tr):
-    """{id(kernel): (innermost cpu_op name, its Input Dims)} through the launch call's thread and time."""
-    import bisect
+def launch_calls(tr):
+    """{correlation: (tid, start ns)} of the runtime/driver calls that carry one (the launches)."""
     calls = {}
     for e in tr.ev:
         if e.get('ph') == 'X' and e.get('cat') in ('cuda_runtime', 'cuda_driver') and 'correlation' in e.get('args', {}):
             calls[e['args']['correlation']] = (e['tid'], ns(e['ts']))
-    ops = collections.defaultdict(list)
+    return calls
+
+def kernel_ops(tr):
+    """{id(kernel): (innermost cpu_op name, its Input Dims)} through the launch call's thread and time."""
+    import bisect
+    calls, ops = launch_calls(tr), collections.defaultdict(list)
     for e in tr.ev:
         if e.get('ph') == 'X' and e.get('cat') == 'cpu_op':
             ops[e['tid']].append((ns(e['ts']), ns(e['ts']) + ns(e['dur']), e['name'], str(e.get('args', {}).get('Input Dims'))))
@@ -174,11 +178,7 @@ def memory_bound_bytes(tr, own, bw):
     sizes plus an output the size of the largest input (mean's: the input over its last dimension), each at
     the element size of its type; 'at peak' = bytes / bw. Prints time, bytes, % of bandwidth peak."""
     import json
-    calls = {}
-    for e in tr.ev:
-        if e.get('ph') == 'X' and e.get('cat') in ('cuda_runtime', 'cuda_driver') and 'correlation' in e.get('args', {}):
-            calls[e['args']['correlation']] = (e['tid'], ns(e['ts']))
-    ops = collections.defaultdict(list)
+    calls, ops = launch_calls(tr), collections.defaultdict(list)
     for e in tr.ev:
         if e.get('ph') == 'X' and e.get('cat') == 'cpu_op':
             ops[e['tid']].append(e)

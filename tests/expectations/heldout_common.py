@@ -122,9 +122,19 @@ def prod(l):
     p = 1
     for x in l: p *= x
     return p
-def flops(name, dims):
-    """FLOPs of a matrix operator from its Input Dims (None when unknown)."""
+def conv_flops(dims, concrete):
+    """FLOPs of aten::convolution: 2 x N x output positions x the weight's elements (Cout x Cin/groups
+    x kernel), the output's size from the input's, stride, padding and dilation (Concrete Inputs 3-5)."""
+    x, wt = dims[0], dims[1]
+    st, pad, dil = (eval(concrete[i]) for i in (3, 4, 5))
+    nd = len(wt) - 2
+    out = [(x[2 + i] + 2 * pad[i] - dil[i] * (wt[2 + i] - 1) - 1) // st[i] + 1 for i in range(nd)]
+    return 2 * x[0] * prod(out) * prod(wt)
+def flops(name, dims, concrete=None):
+    """FLOPs of a matrix operator from its Input Dims (None when unknown); a convolution's only with
+    its Concrete Inputs given (stride, padding, dilation)."""
     try:
+        if name == 'aten::convolution' and concrete: return conv_flops(dims, concrete)
         if name == 'aten::mm': (m, k), (k2, n) = dims[0][:2], dims[1][:2]; return 2 * m * k * n
         if name == 'aten::addmm': (m, k), (k2, n) = dims[1][:2], dims[2][:2]; return 2 * m * k * n
         if name == 'aten::bmm': (b, m, k), (b2, k2, n) = dims[0], dims[1]; return 2 * b * m * k * n
@@ -147,8 +157,16 @@ def op_kernels(tr, hs, he, names):
             key = (e['name'], str(e['args'].get('Input Dims')))
             rows[key][0] += 1; rows[key][1] += flops(e['name'], e['args'].get('Input Dims')) or 0; rows[key][2] += kt
     return rows
-def scale_to_70(tr, hs, he, names, peak):
-    """{id(kernel): factor} bringing each matrix operator's kernels below 70% of `peak` to 70% (gpu_kernels' change)."""
+def scale_to_70(tr, hs, he, names, peak, nested_out=()):
+    """{id(kernel): factor} bringing each matrix operator's kernels (convolutions' too, when named) below
+    70% of `peak` to 70% (gpu_kernels' change). nested_out: operators nested inside one of them whose
+    kernels are their own, not scaled (a convolution's bias aten::add_: an elementwise operator)."""
+    inner = sorted((ns(e['ts']), ns(e['ts']) + ns(e['dur'])) for e in tr.ev if e.get('ph') == 'X'
+                   and e.get('cat') == 'cpu_op' and e['name'] in nested_out and hs <= ns(e['ts']) < he)
+    ist = [x[0] for x in inner]
+    def nested(t):
+        i = bisect.bisect_right(ist, t) - 1
+        return i >= 0 and inner[i][0] <= t <= inner[i][1]
     calls = sorted([(c['ts'], corr) for corr, c in tr.calls.items()])
     cts = [c[0] for c in calls]
     kby = collections.defaultdict(list)
@@ -160,11 +178,12 @@ def scale_to_70(tr, hs, he, names, peak):
             i, j = bisect.bisect_left(cts, a), bisect.bisect_right(cts, b)
             ks = [k for _, corr in calls[i:j] for k in kby.get(corr, []) if not k['copy']]
             kt = sum(k['end'] - k['ts'] for k in ks)
-            f = flops(e['name'], e['args'].get('Input Dims'))
+            f = flops(e['name'], e['args'].get('Input Dims'), e['args'].get('Concrete Inputs'))
             if not kt or not f: continue
             eff = f / (kt * 1e-9) / peak
             if eff < 0.7:
-                for k in ks: out[id(k)] = eff / 0.7
+                for k in ks:
+                    if not (k['launch'] and nested(k['launch']['ts'])): out[id(k)] = eff / 0.7
     return out
 def print_efficiency(rows, peak, top=14):
     """Each matrix operator's achieved rate against `peak` (FLOP/s); returns (kernel ns, ns given back at 70%)."""

@@ -703,7 +703,7 @@ static void host_phases_find(const rule_in *in, rule_host_gaps *hg) {
         int32_t L = l->gpu_launch[g];
         int own_path = head && l->gpu_outer && l->gpu_outer[g] >= 0 && t->cpu[l->gpu_outer[g]].ts - busy_end < (e->ts - busy_end) / 2;
         head = 0;
-        if (busy_end != PC_NONE && !own_path && L >= 0 && t->cpu[L].ts > busy_end &&
+        if (busy_end != PC_NONE && e->ts > busy_end && !own_path && L >= 0 && t->cpu[L].ts > busy_end &&
             !(l->gpu_inner && one_call_gap(t, l->gpu_inner[g], busy_end, e->ts)))
             hp_count(&h, busy_end, e->ts);
         if (busy_end == PC_NONE || e->ts + e->dur > busy_end) busy_end = e->ts + e->dur;

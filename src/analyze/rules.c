@@ -658,7 +658,7 @@ static void hp_count(hp_find *h, int64_t gs, int64_t ge) {
         if (h->mdl[m].e <= gs) d0 = m + 1;
         else d1 = m;
     }
-    size_t nrest = ivl_subtract(&gap, 1, h->mdl + d0, h->nmdl - d0, &rest);
+    size_t nrest = ivl_subtract(&gap, 1, h->nmdl ? h->mdl + d0 : NULL, h->nmdl - d0, &rest);
     for (size_t k = 0; k < nrest; k++) *SPILL_PUSH(h->gaps, h->ngaps, h->capg) = rest[k];
     spill_free(rest);
     h->sum += part;
